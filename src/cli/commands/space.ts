@@ -1,0 +1,33 @@
+import { readFile } from 'node:fs/promises';
+import { invalid } from '../../shared/errors.js';
+import type { Opened } from '../open.js';
+
+export async function spaceCreate(
+  { core, caller }: Opened,
+  spaceId: string,
+  options: { description?: string; owner?: string; rules?: string; rulesFile?: string },
+) {
+  if (options.rules !== undefined && options.rulesFile !== undefined) throw invalid('give --rules or --rules-file, not both');
+  const rules = options.rulesFile !== undefined ? await readFile(options.rulesFile, 'utf8') : options.rules;
+  return core.spaces.create(caller, {
+    space_id: spaceId,
+    ...(options.description !== undefined ? { description: options.description } : {}),
+    ...(options.owner !== undefined ? { owner: options.owner } : {}),
+    ...(rules !== undefined ? { rules } : {}),
+  });
+}
+
+export const spaceList = ({ core, caller }: Opened) => core.spaces.list(caller);
+export const spaceInfo = ({ core, caller }: Opened, spaceId: string) => core.spaces.info(caller, { space_id: spaceId });
+export const spaceRules = ({ core, caller }: Opened, spaceId: string) => core.spaces.rules(caller, { space_id: spaceId });
+export const spaceSummary = ({ core, caller }: Opened, spaceId: string) => core.spaces.summary(caller, { space_id: spaceId });
+
+export const spaceUpdate = ({ core, caller }: Opened, spaceId: string, options: { description?: string; owner?: string }) =>
+  core.spaces.update(caller, {
+    space_id: spaceId,
+    ...(options.description !== undefined ? { description: options.description } : {}),
+    ...(options.owner !== undefined ? { owner: options.owner } : {}),
+  });
+
+export const spaceDelete = ({ core, caller }: Opened, spaceId: string, options: { yes?: boolean }) =>
+  core.spaces.delete(caller, { space_id: spaceId, confirm: options.yes === true });

@@ -1,0 +1,64 @@
+import { isLiveMemError, statusOf } from '../shared/errors.js';
+
+type Result = Record<string, unknown>;
+type Formatter = (result: Result) => string;
+
+/**
+ * Renders a command's result: the JSON itself with --json (the same shape the MCP tool returns),
+ * else a text view for people. Every command goes through here.
+ */
+export function render(result: Result, options: { json?: boolean | undefined }, view: keyof typeof VIEWS = 'fields'): string {
+  if (options.json) return `${JSON.stringify(result, null, 2)}\n`;
+  return `${VIEWS[view](result)}\n`;
+}
+
+/** An error as the user sees it: JSON on stdout with --json, else one line for stderr. */
+export function renderError(error: unknown, options: { json?: boolean | undefined }): { stdout: string; stderr: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  if (options.json && isLiveMemError(error)) {
+    return { stdout: `${JSON.stringify({ status: statusOf(error), code: error.code, message, ...error.data }, null, 2)}\n`, stderr: '' };
+  }
+  return { stdout: '', stderr: `live-mem: ${message}\n` };
+}
+
+const scalar = (value: unknown): string =>
+  value === null || value === undefined ? '-' : Array.isArray(value) ? value.join(', ') : typeof value === 'object' ? JSON.stringify(value) : String(value);
+
+const table = (rows: Array<Record<string, unknown>>, columns: string[]): string => {
+  if (rows.length === 0) return '(none)';
+  const cells = rows.map((row) => columns.map((column) => scalar(row[column])));
+  const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((row) => (row[i] ?? '').length)));
+  const line = (values: string[]) => values.map((value, i) => value.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  return [line(columns), ...cells.map(line)].join('\n');
+};
+
+const fields: Formatter = (result) =>
+  Object.entries(result)
+    .filter(([key]) => key !== 'status')
+    .map(([key, value]) => (typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? `${key}:\n${Object.entries(value).map(([k, v]) => `  ${k}: ${scalar(v)}`).join('\n')}`
+      : `${key}: ${scalar(value)}`))
+    .join('\n');
+
+const notes: Formatter = (result) => {
+  const list = (result.notes as Result[]) ?? [];
+  const body = list
+    .map((note) => `── ${scalar(note.timestamp)}  ${scalar(note.agent)}  [${scalar(note.category)}]${(note.tags as string[]).length ? `  #${(note.tags as string[]).join(' #')}` : ''}\n${String(note.content)}`)
+    .join('\n\n');
+  const footer = `${list.length} note(s)${result.has_more ? ', more available (raise --limit)' : ''}`;
+  return list.length ? `${body}\n\n${footer}` : footer;
+};
+
+const VIEWS = {
+  fields,
+  notes,
+  spaces: (result: Result) => table((result.spaces as Result[]) ?? [], ['space_id', 'live_notes_count', 'bank_files_count', 'owner', 'description']),
+  bankList: (result: Result) => table((result.files as Result[]) ?? [], ['filename', 'size', 'last_modified']),
+  content: (result: Result) => String(result.content ?? result.rules ?? ''),
+  bankAll: (result: Result) =>
+    [
+      ...((result.files as Result[]) ?? []).map((file) => `═══ ${scalar(file.filename)} ═══\n${String(file.content)}`),
+      ...(result.truncated ? [`(truncated: ${scalar(result.omitted_files)} left out; read them with \`live-mem bank read\`)`] : []),
+    ].join('\n\n') || '(the bank is empty)',
+  written: (result: Result) => `${scalar(result.status)}: ${scalar(result.filename ?? result.space_id)}`,
+} satisfies Record<string, Formatter>;

@@ -1,0 +1,110 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { CATEGORIES } from '../core/validate.js';
+import { bankList, bankRead, bankReadAll } from './commands/bank.js';
+import { note, read, search } from './commands/live.js';
+import { serveStdio } from './commands/serve.js';
+import { spaceCreate, spaceDelete, spaceInfo, spaceList, spaceRules, spaceSummary, spaceUpdate } from './commands/space.js';
+import { openCore, type GlobalOptions, type Opened } from './open.js';
+import { render } from './output.js';
+import { VERSION } from './version.js';
+
+type View = Parameters<typeof render>[2];
+type CommandFn = (opened: Opened, ...args: never[]) => Promise<Record<string, unknown>>;
+
+/** Wraps a command function: open the core, run, render, close. Errors go up to main's boundary. */
+function action(fn: CommandFn, view: View = 'fields') {
+  return async (...args: unknown[]) => {
+    const command = args[args.length - 1] as Command;
+    const globals = command.optsWithGlobals<GlobalOptions>();
+    const opened = await openCore(globals);
+    try {
+      const result = await (fn as (opened: Opened, ...rest: unknown[]) => Promise<Record<string, unknown>>)(opened, ...args.slice(0, -1));
+      process.stdout.write(render(result, globals, view));
+    } finally {
+      await opened.close();
+    }
+  };
+}
+
+const integer = (value: string): number => {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed)) throw new InvalidArgumentError('not an integer');
+  return parsed;
+};
+
+export function buildProgram(): Command {
+  const program = new Command('live-mem')
+    .description('Shared, persistent working memory for AI agents. With no command, serves MCP on stdio.')
+    .version(VERSION, '-V, --version')
+    .option('--config <file>', 'settings file (default: live-mem.yaml in the home folder, if present)')
+    .option('--home <dir>', 'root folder of the local store (env LIVE_MEM_HOME, default ~/.live-mem)')
+    .addOption(new Option('--storage <driver>', 'storage driver (env LIVE_MEM_STORAGE)').choices(['fs', 's3']))
+    .option('--agent <name>', 'agent name written on notes (env LIVE_MEM_AGENT, default the OS user)')
+    .option('--json', 'machine-readable output: the same JSON the MCP tools return')
+    .showHelpAfterError('(run with --help for usage)')
+    .action(action(async (opened) => (await serveStdio(opened), {}), 'fields'));
+
+  program.command('serve').description('serve MCP on stdio (what MCP clients launch; same as no command)').action(
+    action(async (opened) => (await serveStdio(opened), {})),
+  );
+
+  const space = program.command('space').description('create, inspect and delete memory spaces');
+  space
+    .command('create <space_id>')
+    .description('create a space (with the standard memory-bank rules unless given others)')
+    .option('-d, --description <text>', 'what the space is for')
+    .option('--owner <name>', 'who owns it (informative)')
+    .option('--rules <markdown>', 'the rules, inline')
+    .option('--rules-file <file>', 'the rules, from a Markdown file')
+    .action(action(spaceCreate, 'fields'));
+  space.command('list').description('list spaces').action(action(spaceList, 'spaces'));
+  space.command('info <space_id>').description('details of a space').action(action(spaceInfo, 'fields'));
+  space.command('rules <space_id>').description('print the rules of a space').action(action(spaceRules, 'content'));
+  space.command('summary <space_id>').description('info, rules, synthesis and bank in one').action(action(spaceSummary, 'fields'));
+  space
+    .command('update <space_id>')
+    .description('change the description or owner')
+    .option('-d, --description <text>', 'new description')
+    .option('--owner <name>', 'new owner')
+    .action(action(spaceUpdate, 'fields'));
+  space
+    .command('delete <space_id>')
+    .description('delete a space and all its data (irreversible)')
+    .option('-y, --yes', 'confirm the deletion')
+    .action(action(spaceDelete, 'fields'));
+
+  program
+    .command('note <space_id> [content...]')
+    .description('write a live note (content from the arguments, or standard input when absent or "-")')
+    .addOption(new Option('-c, --category <category>', 'note category').choices(CATEGORIES).default('observation'))
+    .option('-t, --tags <tags>', 'comma-separated tags')
+    .option('--as <agent>', 'sign as this agent name (default: --agent / LIVE_MEM_AGENT)')
+    .action(action((opened, spaceId: string, words: string[], options: { category: string; tags?: string; as?: string }) =>
+      note(opened, spaceId, words, { category: options.category, ...(options.tags !== undefined ? { tags: options.tags } : {}), ...(options.as !== undefined ? { agent: options.as } : {}) }), 'written'));
+
+  program
+    .command('read <space_id>')
+    .description('read the newest live notes')
+    .option('-n, --limit <n>', 'most notes to show (1-1000)', integer, 50)
+    .option('-c, --category <category>', 'only this category')
+    .option('--from <agent>', 'only notes by this agent')
+    .option('--since <datetime>', 'only notes from this ISO 8601 date-time on')
+    .action(action((opened, spaceId: string, options: { limit: number; category?: string; from?: string; since?: string }) =>
+      read(opened, spaceId, { limit: options.limit, ...(options.category !== undefined ? { category: options.category } : {}), ...(options.from !== undefined ? { agent: options.from } : {}), ...(options.since !== undefined ? { since: options.since } : {}) }), 'notes'));
+
+  program
+    .command('search <space_id> <query>')
+    .description('find live notes containing a text (case-insensitive)')
+    .option('-n, --limit <n>', 'most notes to show (1-1000)', integer, 20)
+    .action(action(search, 'notes'));
+
+  const bank = program.command('bank').description('read the memory bank');
+  bank.command('list <space_id>').description('list bank files').action(action(bankList, 'bankList'));
+  bank.command('read <space_id> <filename>').description('print one bank file').action(action(bankRead, 'content'));
+  bank.command('read-all <space_id>').description('print every bank file').action(action(bankReadAll, 'bankAll'));
+
+  for (const command of [program, ...program.commands, ...program.commands.flatMap((c) => c.commands)]) {
+    command.exitOverride().configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  }
+  return program;
+}

@@ -1,0 +1,138 @@
+import { homedir, userInfo } from 'node:os';
+import path from 'node:path';
+import { LiveMemError } from '../shared/errors.js';
+import type { LogLevel } from '../shared/log.js';
+
+/**
+ * Every setting live-mem reads, in one place. Precedence: defaults < config file < environment <
+ * flags. `resolveSettings` is pure (no I/O); `load.ts` gathers its inputs.
+ */
+export interface S3Settings {
+  endpoint?: string;
+  bucket?: string;
+  region?: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  prefix?: string;
+  forcePathStyle?: boolean;
+}
+
+export interface Settings {
+  home: string;
+  storage: 'fs' | 's3' | 'memory';
+  s3: S3Settings;
+  agent: string;
+  logLevel: LogLevel;
+  maxNoteChars: number;
+  bankReadAllMaxBytes: number;
+  /** Where the settings file was read from, if any (for messages). */
+  configFile?: string;
+}
+
+/** A setting: its env name, its aliases (the Python server's names), its config-file path and its parser. */
+interface Field {
+  key: string;
+  env: string;
+  aliases?: string[];
+  file: string;
+  parse: (raw: string, source: string) => unknown;
+  description: string;
+  defaultText: string;
+}
+
+const str = (raw: string) => raw;
+const int = (min: number, max: number) => (raw: string, source: string) => {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new LiveMemError('config_error', `${source} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+};
+const bool = (raw: string, source: string) => {
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new LiveMemError('config_error', `${source} must be true or false, got ${JSON.stringify(raw)}`);
+};
+const oneOf = (...values: string[]) => (raw: string, source: string) => {
+  if (!values.includes(raw)) throw new LiveMemError('config_error', `${source} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+  return raw;
+};
+
+export const FIELDS: Field[] = [
+  { key: 'home', env: 'LIVE_MEM_HOME', file: 'home', parse: str, description: 'Root folder of the fs store, and where live-mem.yaml is looked for', defaultText: '~/.live-mem' },
+  { key: 'storage', env: 'LIVE_MEM_STORAGE', file: 'storage', parse: oneOf('fs', 's3', 'memory'), description: 'Storage driver: fs, s3 (memory is for tests)', defaultText: 'fs' },
+  { key: 'agent', env: 'LIVE_MEM_AGENT', file: 'agent', parse: str, description: 'Agent name written on notes (reduced to a filename-safe form)', defaultText: 'the OS user name' },
+  { key: 'logLevel', env: 'LIVE_MEM_LOG_LEVEL', file: 'log_level', parse: oneOf('debug', 'info', 'warn', 'error', 'silent'), description: 'Logging to stderr', defaultText: 'info' },
+  { key: 'maxNoteChars', env: 'LIVE_MEM_MAX_NOTE_CHARS', file: 'max_note_chars', parse: int(1, 10_000_000), description: 'Largest note content accepted, in characters', defaultText: '100000' },
+  { key: 'bankReadAllMaxBytes', env: 'LIVE_MEM_BANK_READ_ALL_MAX_BYTES', file: 'bank_read_all_max_bytes', parse: int(1_000, 100_000_000), description: 'bank_read_all stops past this many bytes and says it truncated', defaultText: '1000000' },
+  { key: 's3.endpoint', env: 'LIVE_MEM_S3_ENDPOINT', aliases: ['S3_ENDPOINT_URL'], file: 's3.endpoint', parse: str, description: 'S3 endpoint URL (unset: AWS)', defaultText: '(AWS)' },
+  { key: 's3.bucket', env: 'LIVE_MEM_S3_BUCKET', aliases: ['S3_BUCKET_NAME'], file: 's3.bucket', parse: str, description: 'S3 bucket (required with s3)', defaultText: '' },
+  { key: 's3.region', env: 'LIVE_MEM_S3_REGION', aliases: ['S3_REGION_NAME'], file: 's3.region', parse: str, description: 'S3 region', defaultText: 'us-east-1' },
+  { key: 's3.accessKeyId', env: 'LIVE_MEM_S3_ACCESS_KEY_ID', aliases: ['S3_ACCESS_KEY_ID'], file: 's3.access_key_id', parse: str, description: 'S3 access key (unset: the AWS default credential chain)', defaultText: '' },
+  { key: 's3.secretAccessKey', env: 'LIVE_MEM_S3_SECRET_ACCESS_KEY', aliases: ['S3_SECRET_ACCESS_KEY'], file: 's3.secret_access_key', parse: str, description: 'S3 secret key', defaultText: '' },
+  { key: 's3.prefix', env: 'LIVE_MEM_S3_PREFIX', file: 's3.prefix', parse: str, description: 'Key prefix inside the bucket, to share one bucket between stores', defaultText: '' },
+  { key: 's3.forcePathStyle', env: 'LIVE_MEM_S3_FORCE_PATH_STYLE', file: 's3.force_path_style', parse: bool, description: 'Path-style URLs (Ceph, MinIO); default true when an endpoint is set', defaultText: 'true with an endpoint' },
+];
+
+export interface SettingsInputs {
+  /** The parsed config file (snake_case keys, `s3:` section), if one was read. */
+  file?: Record<string, unknown>;
+  configFile?: string;
+  env: Record<string, string | undefined>;
+  /** Flags, by field key ('home', 'storage', 'agent', …), already strings. */
+  flags?: Record<string, string | undefined>;
+}
+
+export function resolveSettings(inputs: SettingsInputs): Settings {
+  const values = new Map<string, unknown>();
+  for (const field of FIELDS) {
+    const fromFile = readPath(inputs.file, field.file);
+    if (fromFile !== undefined && fromFile !== null) values.set(field.key, field.parse(String(fromFile), `${field.file} in ${inputs.configFile ?? 'the config file'}`));
+    for (const name of [...(field.aliases ?? []), field.env]) {
+      const fromEnv = inputs.env[name];
+      if (fromEnv !== undefined && fromEnv !== '') values.set(field.key, field.parse(fromEnv, name));
+    }
+    const fromFlag = inputs.flags?.[field.key];
+    if (fromFlag !== undefined) values.set(field.key, field.parse(fromFlag, `--${field.key}`));
+  }
+  const get = <T>(key: string, fallback: T): T => (values.has(key) ? (values.get(key) as T) : fallback);
+  const s3: S3Settings = {};
+  for (const name of ['endpoint', 'bucket', 'region', 'accessKeyId', 'secretAccessKey', 'prefix', 'forcePathStyle'] as const) {
+    if (values.has(`s3.${name}`)) Object.assign(s3, { [name]: values.get(`s3.${name}`) });
+  }
+  const settings: Settings = {
+    home: path.resolve(expandHome(get('home', path.join(homedir(), '.live-mem')))),
+    storage: get('storage', 'fs'),
+    s3,
+    agent: get('agent', defaultAgent()),
+    logLevel: get('logLevel', 'info'),
+    maxNoteChars: get('maxNoteChars', 100_000),
+    bankReadAllMaxBytes: get('bankReadAllMaxBytes', 1_000_000),
+    ...(inputs.configFile ? { configFile: inputs.configFile } : {}),
+  };
+  if (settings.storage === 's3' && !settings.s3.bucket) {
+    throw new LiveMemError('config_error', 'the s3 storage needs a bucket: set LIVE_MEM_S3_BUCKET (or s3.bucket in live-mem.yaml)');
+  }
+  return settings;
+}
+
+function readPath(object: Record<string, unknown> | undefined, dotted: string): unknown {
+  let value: unknown = object;
+  for (const part of dotted.split('.')) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+function expandHome(value: string): string {
+  return value === '~' || value.startsWith('~/') ? path.join(homedir(), value.slice(1)) : value;
+}
+
+function defaultAgent(): string {
+  try {
+    return userInfo().username || 'local';
+  } catch {
+    return 'local';
+  }
+}

@@ -1,0 +1,186 @@
+import { mapLimit } from '../../shared/concurrency.js';
+import { invalid, isLiveMemError } from '../../shared/errors.js';
+import { listAll } from '../../storage/list.js';
+import { authorize, toAgentName, type Caller } from '../caller.js';
+import type { CoreContext } from '../context.js';
+import { baseName, spaceKeys } from '../layout.js';
+import { requireSpace } from '../space/meta.js';
+import { parseSince, validateCategory, validateLimit, validateSpaceId } from '../validate.js';
+import { formatNoteFile, parseNoteFile, splitTags } from './note-file.js';
+import { formatNoteName, isoSeconds, parseNoteName, type NoteName } from './note-name.js';
+
+export const MAX_READ_LIMIT = 1000;
+const MAX_TAGS = 32;
+const MAX_TAG_CHARS = 64;
+
+export interface NoteWriteInput {
+  space_id: string;
+  category: string;
+  content: string;
+  /** Only the local owner may choose; other callers always write as themselves. */
+  agent?: string;
+  /** Comma-separated, or a list. */
+  tags?: string | string[];
+}
+
+export interface NoteView {
+  filename: string;
+  timestamp: string;
+  agent: string;
+  category: string;
+  tags: string[];
+  content: string;
+}
+
+export interface NoteReadInput {
+  space_id: string;
+  limit?: number;
+  category?: string;
+  agent?: string;
+  since?: string;
+}
+
+export interface NoteSearchInput {
+  space_id: string;
+  query: string;
+  limit?: number;
+}
+
+export function createNoteService(context: CoreContext) {
+  const { storage, limits } = context;
+
+  /** Live note names of a space, newest first, filtered on what the names carry. */
+  const listNoteNames = async (spaceId: string, filter: (name: NoteName) => boolean = () => true): Promise<NoteName[]> => {
+    const names: NoteName[] = [];
+    for await (const object of listAll(storage, spaceKeys(spaceId).live)) {
+      const name = parseNoteName(baseName(object.key));
+      if (name && filter(name)) names.push(name);
+    }
+    return names.sort((a, b) => b.time.getTime() - a.time.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  };
+
+  /** Reads one note; `null` when it was consolidated (moved away) since it was listed. */
+  const readNote = async (spaceId: string, name: NoteName): Promise<NoteView | null> => {
+    const object = await storage.get(spaceKeys(spaceId).note(name.filename));
+    if (!object) return null;
+    const parsed = parseNoteFile(object.body.toString('utf8'));
+    return {
+      filename: name.filename,
+      timestamp: parsed.timestamp ?? isoSeconds(name.time),
+      agent: parsed.agent ?? name.agent,
+      category: parsed.category ?? name.category,
+      tags: parsed.tags ?? [],
+      content: parsed.content,
+    };
+  };
+
+  const readNotes = async (spaceId: string, names: NoteName[]): Promise<NoteView[]> =>
+    (await mapLimit(names, limits.readConcurrency, (name) => readNote(spaceId, name))).filter((note): note is NoteView => note !== null);
+
+  return {
+    async write(caller: Caller, input: NoteWriteInput) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'write', spaceId);
+      const category = validateCategory(input.category);
+      const content = typeof input.content === 'string' ? input.content : '';
+      if (content.trim().length === 0) throw invalid('content is empty');
+      if (content.length > limits.maxNoteChars) {
+        throw invalid(`content has ${content.length} characters; the limit is ${limits.maxNoteChars}`, { limit: limits.maxNoteChars });
+      }
+      const tags = normalizeTags(input.tags);
+      const agent = caller.canChooseAgent && input.agent ? toAgentName(input.agent) : caller.agent;
+      await requireSpace(context, spaceId);
+
+      for (let attempt = 0; ; attempt++) {
+        const time = context.clock();
+        const filename = formatNoteName(time, agent, category, context.randomId());
+        const timestamp = isoSeconds(time);
+        const body = formatNoteFile({ timestamp, agent, category, tags, space_id: spaceId }, content);
+        try {
+          await storage.put(spaceKeys(spaceId).note(filename), body, { ifNoneMatch: '*', contentType: 'text/markdown; charset=utf-8' });
+          return { status: 'created' as const, space_id: spaceId, filename, category, agent, tags, size: Buffer.byteLength(body), timestamp };
+        } catch (error) {
+          // Same millisecond and same six random characters: astronomically rare, but never an overwrite.
+          if (!isLiveMemError(error, 'precondition_failed') || attempt >= 4) throw error;
+        }
+      }
+    },
+
+    async read(caller: Caller, input: NoteReadInput) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'read', spaceId);
+      const limit = validateLimit(input.limit ?? 50, MAX_READ_LIMIT);
+      const category = input.category ? validateCategory(input.category) : undefined;
+      const agent = input.agent ? toAgentName(input.agent) : undefined;
+      const since = parseSince(input.since ?? '');
+      // Names carry seconds: `since` is inclusive at one-second resolution, so a note is never missed.
+      const sinceSecond = since ? Math.floor(since.getTime() / 1000) * 1000 : undefined;
+      await requireSpace(context, spaceId);
+
+      const matches = await listNoteNames(
+        spaceId,
+        (name) =>
+          (category === undefined || name.category === category) &&
+          (agent === undefined || name.agent === agent) &&
+          (sinceSecond === undefined || name.time.getTime() >= sinceSecond),
+      );
+      const notes = await readNotes(spaceId, matches.slice(0, limit));
+      return { status: 'ok' as const, space_id: spaceId, notes, total: notes.length, has_more: matches.length > limit };
+    },
+
+    async search(caller: Caller, input: NoteSearchInput) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'read', spaceId);
+      const query = typeof input.query === 'string' ? input.query.trim() : '';
+      if (query.length === 0) throw invalid('query is empty');
+      const limit = validateLimit(input.limit ?? 20, MAX_READ_LIMIT);
+      await requireSpace(context, spaceId);
+
+      const needle = query.toLocaleLowerCase();
+      const matches = (note: NoteView) =>
+        note.content.toLocaleLowerCase().includes(needle) || note.tags.some((tag) => tag.toLocaleLowerCase().includes(needle));
+      const names = await listNoteNames(spaceId);
+      const found: NoteView[] = [];
+      // Newest first, one bounded batch at a time, stopping as soon as one match past the limit proves has_more.
+      const batch = limits.readConcurrency * 4;
+      for (let start = 0; start < names.length && found.length <= limit; start += batch) {
+        const notes = await readNotes(spaceId, names.slice(start, start + batch));
+        found.push(...notes.filter(matches));
+      }
+      const notes = found.slice(0, limit);
+      return { status: 'ok' as const, space_id: spaceId, query, notes, total: notes.length, has_more: found.length > limit };
+    },
+
+    /** Count, total size and time range of a space's live notes (sizes cost a stat per note on fs). */
+    async stats(spaceId: string) {
+      const objects = [];
+      for await (const object of listAll(storage, spaceKeys(spaceId).live)) {
+        const name = parseNoteName(baseName(object.key));
+        if (name) objects.push({ object, time: name.time.getTime() });
+      }
+      const sizes = await mapLimit(objects, limits.readConcurrency, async ({ object }) => object.size ?? (await storage.stat(object.key))?.size ?? 0);
+      let oldest = Infinity;
+      let newest = -Infinity;
+      for (const { time } of objects) {
+        oldest = Math.min(oldest, time);
+        newest = Math.max(newest, time);
+      }
+      return {
+        notes_count: objects.length,
+        total_size: sizes.reduce((sum, size) => sum + size, 0),
+        oldest_note: objects.length > 0 ? isoSeconds(new Date(oldest)) : null,
+        newest_note: objects.length > 0 ? isoSeconds(new Date(newest)) : null,
+      };
+    },
+  };
+}
+
+export type NoteService = ReturnType<typeof createNoteService>;
+
+function normalizeTags(tags: string | string[] | undefined): string[] {
+  const list = tags === undefined ? [] : Array.isArray(tags) ? tags.map((tag) => String(tag).trim()).filter(Boolean) : splitTags(tags);
+  if (list.length > MAX_TAGS) throw invalid(`at most ${MAX_TAGS} tags, got ${list.length}`);
+  const long = list.find((tag) => tag.length > MAX_TAG_CHARS);
+  if (long !== undefined) throw invalid(`tag ${JSON.stringify(long.slice(0, 20))}… is longer than ${MAX_TAG_CHARS} characters`);
+  return [...new Set(list)];
+}

@@ -1,0 +1,75 @@
+import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import type { CoreContext } from '../context.js';
+import { spaceKeys } from '../layout.js';
+import { validateSpaceId } from '../validate.js';
+
+/** `{space}/_meta.json`. Fields unknown to this version are kept as they are on every rewrite. */
+export interface SpaceMeta {
+  space_id: string;
+  description: string;
+  owner: string;
+  created_at: string;
+  updated_at?: string;
+  last_consolidation: string | null;
+  consolidation_count: number;
+  total_notes_processed: number;
+  [field: string]: unknown;
+}
+
+export interface LoadedMeta {
+  meta: SpaceMeta;
+  etag: string;
+}
+
+/** Reads a space's meta; `not_found` when the space does not exist. */
+export async function loadMeta(context: CoreContext, spaceId: string): Promise<LoadedMeta> {
+  validateSpaceId(spaceId);
+  const object = await context.storage.get(spaceKeys(spaceId).meta);
+  if (!object) throw new LiveMemError('not_found', `space '${spaceId}' does not exist`, { space_id: spaceId });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(object.body.toString('utf8'));
+  } catch (cause) {
+    throw new LiveMemError('storage_error', `space '${spaceId}' has an unreadable _meta.json`, { space_id: spaceId }, { cause });
+  }
+  const raw = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Partial<SpaceMeta>;
+  const meta: SpaceMeta = {
+    ...raw,
+    space_id: spaceId,
+    description: String(raw.description ?? ''),
+    owner: String(raw.owner ?? ''),
+    created_at: String(raw.created_at ?? object.lastModified.toISOString()),
+    last_consolidation: typeof raw.last_consolidation === 'string' ? raw.last_consolidation : null,
+    consolidation_count: Number(raw.consolidation_count ?? 0),
+    total_notes_processed: Number(raw.total_notes_processed ?? 0),
+  };
+  return { meta, etag: object.etag };
+}
+
+/**
+ * Applies `change` to the meta with compare-and-swap, re-reading and retrying when another writer
+ * got there first, so concurrent updates never lose each other.
+ */
+export async function updateMeta(context: CoreContext, spaceId: string, change: (meta: SpaceMeta) => SpaceMeta): Promise<SpaceMeta> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const { meta, etag } = await loadMeta(context, spaceId);
+    const next = change(meta);
+    try {
+      await context.storage.put(spaceKeys(spaceId).meta, serializeMeta(next), { ifMatch: etag });
+      return next;
+    } catch (error) {
+      if (!isLiveMemError(error, 'precondition_failed')) throw error;
+    }
+  }
+  throw new LiveMemError('conflict', `space '${spaceId}' metadata kept changing; try again`, { space_id: spaceId });
+}
+
+export const serializeMeta = (meta: SpaceMeta): string => `${JSON.stringify(meta, null, 2)}\n`;
+
+/** Throws `not_found` unless the space exists. One stat: cheap enough for every note write. */
+export async function requireSpace(context: CoreContext, spaceId: string): Promise<void> {
+  if (!(await context.storage.stat(spaceKeys(spaceId).meta))) {
+    throw new LiveMemError('not_found', `space '${spaceId}' does not exist`, { space_id: spaceId });
+  }
+}
+

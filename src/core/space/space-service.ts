@@ -1,0 +1,197 @@
+import { mapLimit } from '../../shared/concurrency.js';
+import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import { listKeys, listPrefixes } from '../../storage/list.js';
+import { authorize, canAccessSpace, type Caller } from '../caller.js';
+import type { CoreContext } from '../context.js';
+import { KEEP_FILE, spaceKeys } from '../layout.js';
+import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
+import { DEFAULT_RULES } from './default-rules.js';
+import { loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from './meta.js';
+
+const MAX_RULES_CHARS = 200_000;
+const MAX_DESCRIPTION_CHARS = 2_000;
+const MAX_OWNER_CHARS = 200;
+
+export interface SpaceCreateInput {
+  space_id: string;
+  description?: string;
+  rules?: string;
+  owner?: string;
+}
+
+export interface SpaceUpdateInput {
+  space_id: string;
+  description?: string;
+  owner?: string;
+}
+
+/** Which parts of a space describe it; `space_info` and friends are assembled from these. */
+export interface SpaceParts {
+  countLiveNotes(spaceId: string): Promise<{ notes_count: number; total_size: number; oldest_note: string | null; newest_note: string | null }>;
+  listBank(spaceId: string): Promise<Array<{ filename: string; size: number }>>;
+  readBank(spaceId: string): Promise<Record<string, unknown>>;
+}
+
+export function createSpaceService(context: CoreContext, parts: SpaceParts) {
+  const { storage } = context;
+
+  const info = async (spaceId: string) => {
+    const keys = spaceKeys(spaceId);
+    const { meta } = await loadMeta(context, spaceId);
+    const [rules, synthesis, live, bank] = await Promise.all([
+      storage.stat(keys.rules),
+      storage.stat(keys.synthesis),
+      parts.countLiveNotes(spaceId),
+      parts.listBank(spaceId),
+    ]);
+    return {
+      space_id: spaceId,
+      description: meta.description,
+      owner: meta.owner,
+      created_at: meta.created_at,
+      rules_size: rules?.size ?? 0,
+      live,
+      bank: {
+        files_count: bank.length,
+        total_size: bank.reduce((sum, file) => sum + file.size, 0),
+        files: bank.map((file) => file.filename),
+      },
+      last_consolidation: meta.last_consolidation,
+      consolidation_count: meta.consolidation_count,
+      total_notes_processed: meta.total_notes_processed,
+      synthesis_exists: synthesis !== null,
+    };
+  };
+
+  const readText = async (key: string): Promise<string> => (await storage.get(key))?.body.toString('utf8') ?? '';
+
+  return {
+    async create(caller: Caller, input: SpaceCreateInput) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'write', spaceId);
+      const description = boundedText('description', input.description ?? '', MAX_DESCRIPTION_CHARS);
+      const owner = boundedText('owner', input.owner ?? '', MAX_OWNER_CHARS);
+      const rules = input.rules && input.rules.trim().length > 0 ? input.rules : DEFAULT_RULES;
+      if (rules.length > MAX_RULES_CHARS) throw invalid(`rules have ${rules.length} characters; the limit is ${MAX_RULES_CHARS}`);
+
+      const keys = spaceKeys(spaceId);
+      const createdAt = context.clock().toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const meta: SpaceMeta = {
+        space_id: spaceId,
+        description,
+        owner: owner || caller.agent,
+        created_at: createdAt,
+        last_consolidation: null,
+        consolidation_count: 0,
+        total_notes_processed: 0,
+      };
+      // The meta is the claim: of two creators, exactly one wins it; the other gets already_exists.
+      try {
+        await storage.put(keys.meta, serializeMeta(meta), { ifNoneMatch: '*', contentType: 'application/json' });
+      } catch (error) {
+        if (isLiveMemError(error, 'precondition_failed')) {
+          throw new LiveMemError('already_exists', `space '${spaceId}' already exists`, { space_id: spaceId });
+        }
+        throw error;
+      }
+      try {
+        await storage.put(keys.rules, rules, { contentType: 'text/markdown; charset=utf-8' });
+        // Folder sentinels, as the Python server lays a space out.
+        await Promise.all([storage.put(`${keys.live}${KEEP_FILE}`, ''), storage.put(`${keys.bank}${KEEP_FILE}`, '')]);
+      } catch (error) {
+        await storage.deleteMany([keys.rules, `${keys.live}${KEEP_FILE}`, `${keys.bank}${KEEP_FILE}`, keys.meta]).catch(() => undefined);
+        throw error;
+      }
+      return { status: 'created' as const, space_id: spaceId, description, owner: meta.owner, rules_size: Buffer.byteLength(rules), created_at: createdAt };
+    },
+
+    async list(caller: Caller) {
+      authorize(caller, 'read');
+      const ids = (await listPrefixes(storage, ''))
+        .map((prefix) => prefix.slice(0, -1))
+        .filter((id) => SPACE_ID_PATTERN.test(id) && canAccessSpace(caller, id));
+      const spaces = await mapLimit(ids, context.limits.readConcurrency, async (spaceId) => {
+        try {
+          const { meta } = await loadMeta(context, spaceId);
+          const [notes, bank] = await Promise.all([listKeys(storage, spaceKeys(spaceId).live), parts.listBank(spaceId)]);
+          return {
+            space_id: spaceId,
+            description: meta.description,
+            owner: meta.owner,
+            created_at: meta.created_at,
+            live_notes_count: notes.filter((key) => !key.endsWith(`/${KEEP_FILE}`)).length,
+            bank_files_count: bank.length,
+          };
+        } catch (error) {
+          if (isLiveMemError(error, 'not_found')) return null; // a folder without meta is not a space
+          throw error;
+        }
+      });
+      const found = spaces.filter((space) => space !== null);
+      return { status: 'ok' as const, spaces: found, total: found.length };
+    },
+
+    async info(caller: Caller, input: { space_id: string }) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'read', spaceId);
+      return { status: 'ok' as const, ...(await info(spaceId)) };
+    },
+
+    async rules(caller: Caller, input: { space_id: string }) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'read', spaceId);
+      await requireSpace(context, spaceId);
+      return { status: 'ok' as const, space_id: spaceId, rules: await readText(spaceKeys(spaceId).rules) };
+    },
+
+    async summary(caller: Caller, input: { space_id: string }) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'read', spaceId);
+      const keys = spaceKeys(spaceId);
+      const [spaceInfo, rules, synthesis, bank] = await Promise.all([
+        info(spaceId),
+        readText(keys.rules),
+        readText(keys.synthesis),
+        parts.readBank(spaceId),
+      ]);
+      return { status: 'ok' as const, ...spaceInfo, rules, synthesis, ...bank };
+    },
+
+    async update(caller: Caller, input: SpaceUpdateInput) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'write', spaceId);
+      if (input.description === undefined && input.owner === undefined) throw invalid('nothing to update: give a description or an owner');
+      const description = input.description === undefined ? undefined : boundedText('description', input.description, MAX_DESCRIPTION_CHARS);
+      const owner = input.owner === undefined ? undefined : boundedText('owner', input.owner, MAX_OWNER_CHARS);
+      const updatedAt = context.clock().toISOString();
+      const meta = await updateMeta(context, spaceId, (current) => ({
+        ...current,
+        ...(description === undefined ? {} : { description }),
+        ...(owner === undefined ? {} : { owner }),
+        updated_at: updatedAt,
+      }));
+      return { status: 'ok' as const, space_id: spaceId, description: meta.description, owner: meta.owner, updated_at: updatedAt };
+    },
+
+    async delete(caller: Caller, input: { space_id: string; confirm?: boolean }) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'admin', spaceId);
+      if (input.confirm !== true) throw invalid(`deleting space '${spaceId}' erases all its notes and bank: call again with confirm=true`);
+      await requireSpace(context, spaceId);
+      const keys = spaceKeys(spaceId);
+      // The meta goes last: a delete cut short leaves a space that still exists and can be deleted again.
+      const all = await listKeys(storage, keys.root);
+      await storage.deleteMany(all.filter((key) => key !== keys.meta));
+      await storage.delete(keys.meta);
+      return { status: 'deleted' as const, space_id: spaceId, files_deleted: all.length };
+    },
+  };
+}
+
+export type SpaceService = ReturnType<typeof createSpaceService>;
+
+function boundedText(field: string, value: string, max: number): string {
+  if (typeof value !== 'string') throw invalid(`${field} must be a string`);
+  if (value.length > max) throw invalid(`${field} has ${value.length} characters; the limit is ${max}`);
+  return value;
+}

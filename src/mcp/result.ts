@@ -1,0 +1,33 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isLiveMemError, statusOf, type ErrorCode } from '../shared/errors.js';
+import type { Logger } from '../shared/log.js';
+
+/** What a model can do about each kind of error. */
+const HINTS: Partial<Record<ErrorCode, string>> = {
+  not_found: 'Check the name with space_list or bank_list.',
+  already_exists: 'Pick another space_id, or use the existing space.',
+  invalid_input: 'Fix the argument named in the message and call again.',
+  conflict: 'Another writer holds this; wait a moment and call again.',
+  forbidden: 'This token lacks the permission or the space; ask an admin.',
+  storage_error: 'The store failed; call system_health or retry later.',
+};
+
+export function toolSuccess(result: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+}
+
+/**
+ * The one place where an error becomes a tool result: domain errors keep their message and the
+ * seed's status; anything else is reported as an internal error, with the stack on stderr only.
+ */
+export function toolError(error: unknown, logger: Logger, toolName: string): CallToolResult {
+  let result: Record<string, unknown>;
+  if (isLiveMemError(error) && error.code !== 'internal') {
+    const hint = HINTS[error.code];
+    result = { status: statusOf(error), code: error.code, message: error.message, ...error.data, ...(hint ? { hint } : {}) };
+  } else {
+    logger.error(`tool ${toolName} failed`, { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    result = { status: 'error', code: 'internal', message: `internal error in ${toolName}; the server's log (stderr) has the details` };
+  }
+  return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError: true };
+}

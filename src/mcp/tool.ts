@@ -1,0 +1,37 @@
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import type { Caller } from '../core/caller.js';
+import type { Core } from '../core/core.js';
+
+export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What a tool's handler gets: the core, who is calling, and the MCP request context. */
+export interface ToolContext {
+  core: Core;
+  caller: Caller;
+  extra: ToolExtra;
+}
+
+/**
+ * A tool is data: name, description for the model, schemas, annotations and a handler that calls
+ * the core. The server registers the list; README's tool table is generated from it.
+ */
+export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: string;
+  input: Input;
+  /** The success shape; error results carry `status` and `message` instead (and `isError`). */
+  output: z.ZodRawShape;
+  annotations: ToolAnnotations;
+  /** The permission the tool needs (seed 004's matrix), for the docs; the core enforces it. */
+  permission: 'read' | 'write' | 'admin' | 'public';
+  handler(args: z.infer<z.ZodObject<Input>>, context: ToolContext): Promise<Record<string, unknown>>;
+}
+
+export function defineTool<Input extends z.ZodRawShape>(definition: ToolDefinition<Input>): ToolDefinition {
+  return definition as unknown as ToolDefinition;
+}
+
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };

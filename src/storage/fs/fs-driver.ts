@@ -1,0 +1,216 @@
+import { randomBytes } from 'node:crypto';
+import { promises as fsp, type BigIntStats, type Dirent } from 'node:fs';
+import path from 'node:path';
+import { LiveMemError } from '../../shared/errors.js';
+import { normalizeKey, normalizePrefix, RESERVED_SUFFIXES } from '../../shared/keys.js';
+import { paginate } from '../list.js';
+import type { ListOptions, ObjectInfo, PutOptions, StorageDriver, StoredObject } from '../types.js';
+import { withKeyLock } from './key-lock.js';
+
+/**
+ * The local filesystem driver (the default). A key is a file below `root`.
+ *
+ * Durability: every body is written to a temp file in the target folder and fsynced before it
+ * becomes visible by rename (replace) or link (create-only), so a crash leaves the old version or
+ * the new one, never a torn file. Create-only relies on link(2) failing with EEXIST, which is atomic
+ * across processes; compare-and-swap, replace and delete of one key are serialised across processes
+ * by a lock file beside it (see key-lock.ts).
+ */
+export function createFsDriver(rootDir: string): StorageDriver {
+  const root = path.resolve(rootDir);
+
+  const pathOf = (key: string): string => {
+    const file = path.join(root, ...normalizeKey(key).split('/'));
+    if (!file.startsWith(root + path.sep)) throw new LiveMemError('invalid_input', `key escapes the store: ${key}`);
+    return file;
+  };
+
+  const etagOf = (stats: BigIntStats): string =>
+    `${stats.ino.toString(36)}-${stats.mtimeNs.toString(36)}-${stats.size.toString(36)}`;
+
+  const infoOf = (key: string, stats: BigIntStats): ObjectInfo & { etag: string; size: number; lastModified: Date } => ({
+    key,
+    size: Number(stats.size),
+    lastModified: new Date(Number(stats.mtimeMs)),
+    etag: etagOf(stats),
+  });
+
+  const statFile = async (file: string): Promise<BigIntStats | null> => {
+    try {
+      const stats = await fsp.stat(file, { bigint: true });
+      return stats.isFile() ? stats : null;
+    } catch (error) {
+      if (isCode(error, 'ENOENT', 'ENOTDIR')) return null;
+      throw storageError('stat', file, error);
+    }
+  };
+
+  /** Writes `body` to a fresh, fsynced temp file beside `file`, creating folders as needed. */
+  const writeTemp = async (file: string, body: Buffer | string): Promise<string> => {
+    const temp = `${file}.${randomBytes(6).toString('hex')}${RESERVED_SUFFIXES[0]}`;
+    for (let attempt = 0; ; attempt++) {
+      let handle: fsp.FileHandle | undefined;
+      try {
+        handle = await fsp.open(temp, 'wx', 0o600);
+        await handle.writeFile(body);
+        await handle.datasync();
+        return temp;
+      } catch (error) {
+        await handle?.close().catch(() => undefined);
+        handle = undefined;
+        // A folder may be missing, or pruned by a concurrent delete: create it and try again.
+        if (isCode(error, 'ENOENT') && attempt < 3) {
+          await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+          continue;
+        }
+        await fsp.rm(temp, { force: true });
+        throw storageError('write', file, error);
+      } finally {
+        await handle?.close();
+      }
+    }
+  };
+
+  /** Removes now-empty folders from `dir` up to (not including) the root. */
+  const pruneEmptyDirs = async (dir: string): Promise<void> => {
+    while (dir.startsWith(root + path.sep)) {
+      try {
+        await fsp.rmdir(dir);
+      } catch {
+        return; // not empty, already gone, or busy: all fine
+      }
+      dir = path.dirname(dir);
+    }
+  };
+
+  const removeFile = async (key: string): Promise<void> => {
+    const file = pathOf(key);
+    await withKeyLock(file, async () => {
+      try {
+        await fsp.unlink(file);
+      } catch (error) {
+        if (isCode(error, 'ENOENT', 'ENOTDIR')) return;
+        throw storageError('delete', file, error);
+      }
+    });
+    await pruneEmptyDirs(path.dirname(file));
+  };
+
+  /** Every file key below `dir` (recursively unless `shallow`), plus sub-folder names when shallow. */
+  const walk = async (dir: string, keyPrefix: string, shallow: boolean, keys: string[]): Promise<void> => {
+    let entries: Dirent[];
+    try {
+      entries = await fsp.readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if (isCode(error, 'ENOENT', 'ENOTDIR')) return;
+      throw storageError('list', dir, error);
+    }
+    for (const entry of entries) {
+      const key = `${keyPrefix}${entry.name}`;
+      if (entry.isDirectory()) {
+        if (shallow) keys.push(`${key}/`);
+        else await walk(path.join(dir, entry.name), `${key}/`, false, keys);
+      } else if (entry.isFile() && !RESERVED_SUFFIXES.some((suffix) => entry.name.endsWith(suffix))) {
+        keys.push(key);
+      }
+    }
+  };
+
+  return {
+    name: 'fs',
+    location: root,
+
+    async get(key): Promise<StoredObject | null> {
+      const file = pathOf(key);
+      let handle: fsp.FileHandle;
+      try {
+        handle = await fsp.open(file, 'r');
+      } catch (error) {
+        if (isCode(error, 'ENOENT', 'ENOTDIR', 'EISDIR')) return null;
+        throw storageError('read', file, error);
+      }
+      try {
+        const stats = await handle.stat({ bigint: true });
+        if (!stats.isFile()) return null;
+        const body = await handle.readFile();
+        return { ...infoOf(key, stats), body };
+      } catch (error) {
+        if (isCode(error, 'EISDIR')) return null;
+        throw storageError('read', file, error);
+      } finally {
+        await handle.close();
+      }
+    },
+
+    async stat(key) {
+      const stats = await statFile(pathOf(key));
+      return stats ? infoOf(key, stats) : null;
+    },
+
+    async put(key, body, options: PutOptions = {}) {
+      const file = pathOf(key);
+      const temp = await writeTemp(file, body);
+      try {
+        if (options.ifNoneMatch === '*') {
+          try {
+            await fsp.link(temp, file);
+          } catch (error) {
+            if (isCode(error, 'EEXIST')) throw new LiveMemError('precondition_failed', `${key} already exists`, { key });
+            throw storageError('create', file, error);
+          }
+        } else {
+          await withKeyLock(file, async () => {
+            if (options.ifMatch !== undefined) {
+              const current = await statFile(file);
+              if (!current || etagOf(current) !== options.ifMatch) {
+                throw new LiveMemError('precondition_failed', `${key} changed since it was read`, { key });
+              }
+            }
+            await fsp.rename(temp, file);
+          });
+        }
+      } finally {
+        await fsp.rm(temp, { force: true });
+      }
+      const stats = await statFile(file);
+      return { etag: stats ? etagOf(stats) : '' };
+    },
+
+    async list(prefix, options: ListOptions = {}) {
+      const normalized = normalizePrefix(prefix);
+      // The folder that holds every match: the prefix itself when it ends in '/', else its parent.
+      const cut = normalized.lastIndexOf('/') + 1;
+      const folderKey = normalized.slice(0, cut);
+      const dir = folderKey === '' ? root : path.join(root, ...folderKey.slice(0, -1).split('/'));
+      const shallow = options.delimiter === '/' && folderKey === normalized;
+      const found: string[] = [];
+      await walk(dir, folderKey, shallow, found);
+      // A shallow walk already yields sub-folders as 'name/'; a deep one yields only files.
+      const keys = found.filter((key) => key.startsWith(normalized)).sort(compareKeys);
+      return paginate(keys, normalized, options, (key) => ({ key }));
+    },
+
+    async delete(key) {
+      await removeFile(key);
+    },
+
+    async deleteMany(keys) {
+      for (const key of keys) await removeFile(key);
+    },
+  };
+}
+
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function isCode(error: unknown, ...codes: string[]): boolean {
+  return typeof error === 'object' && error !== null && codes.includes((error as { code?: string }).code ?? '');
+}
+
+function storageError(operation: string, file: string, cause: unknown): LiveMemError {
+  if (cause instanceof LiveMemError) return cause;
+  const code = (cause as { code?: string }).code;
+  const hint = code === 'ENOSPC' ? ' (the disk is full)' : code === 'EACCES' || code === 'EPERM' ? ' (permission denied)' : '';
+  return new LiveMemError('storage_error', `fs ${operation} failed for ${file}${hint}: ${String((cause as Error).message ?? cause)}`, { code }, { cause });
+}

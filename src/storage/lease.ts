@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import { isLiveMemError, LiveMemError } from '../shared/errors.js';
+import type { StorageDriver } from './types.js';
+
+/**
+ * A lease lock stored as an object, built only on the driver contract (create-only and
+ * compare-and-swap), so it holds across processes on fs and across machines on S3.
+ * A holder that crashes blocks nobody past `expires_at`; a live holder renews before then.
+ */
+export interface LeaseRecord {
+  owner: string;
+  token: string;
+  acquired_at: string;
+  expires_at: string;
+}
+
+export interface Lease {
+  readonly key: string;
+  readonly record: LeaseRecord;
+  /** Extends the lease; throws `conflict` if it was lost (expired and taken by another holder). */
+  renew(): Promise<void>;
+  /** Releases the lease if still ours; idempotent. */
+  release(): Promise<void>;
+}
+
+export interface LeaseOptions {
+  owner: string;
+  ttlMs: number;
+  clock?: () => Date;
+}
+
+export async function acquireLease(driver: StorageDriver, key: string, options: LeaseOptions): Promise<Lease> {
+  const clock = options.clock ?? (() => new Date());
+  const token = randomUUID();
+  const recordAt = (): LeaseRecord => {
+    const now = clock();
+    return {
+      owner: options.owner,
+      token,
+      acquired_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + options.ttlMs).toISOString(),
+    };
+  };
+
+  let record = recordAt();
+  let etag: string | undefined;
+  for (let attempt = 0; attempt < 3 && etag === undefined; attempt++) {
+    try {
+      ({ etag } = await driver.put(key, JSON.stringify(record), { ifNoneMatch: '*' }));
+    } catch (error) {
+      if (!isLiveMemError(error, 'precondition_failed')) throw error;
+      const current = await driver.get(key);
+      if (!current) continue; // released meanwhile: try to create again
+      const held = parseRecord(current.body);
+      if (held && Date.parse(held.expires_at) > clock().getTime()) {
+        throw new LiveMemError('conflict', `${key} is held by ${held.owner} until ${held.expires_at}`, {
+          key,
+          holder: held.owner,
+          expires_at: held.expires_at,
+        });
+      }
+      // Expired (or unreadable): take it over, but only from the version we just read.
+      try {
+        ({ etag } = await driver.put(key, JSON.stringify(record), { ifMatch: current.etag }));
+      } catch (takeover) {
+        if (!isLiveMemError(takeover, 'precondition_failed')) throw takeover;
+      }
+    }
+  }
+  if (etag === undefined) throw new LiveMemError('conflict', `${key} is being taken by another holder`, { key });
+
+  let released = false;
+  return {
+    key,
+    get record() {
+      return record;
+    },
+    async renew() {
+      const next = { ...recordAt(), acquired_at: record.acquired_at };
+      try {
+        ({ etag } = await driver.put(key, JSON.stringify(next), { ifMatch: etag as string }));
+        record = next;
+      } catch (error) {
+        if (isLiveMemError(error, 'precondition_failed')) {
+          throw new LiveMemError('conflict', `lost the lease on ${key}`, { key });
+        }
+        throw error;
+      }
+    },
+    async release() {
+      if (released) return;
+      released = true;
+      const current = await driver.get(key);
+      if (current && parseRecord(current.body)?.token === token) await driver.delete(key);
+    },
+  };
+}
+
+function parseRecord(body: Buffer): LeaseRecord | null {
+  try {
+    const value = JSON.parse(body.toString('utf8')) as Partial<LeaseRecord>;
+    return typeof value.token === 'string' && typeof value.expires_at === 'string' ? (value as LeaseRecord) : null;
+  } catch {
+    return null;
+  }
+}

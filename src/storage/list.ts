@@ -1,0 +1,67 @@
+import type { ListOptions, ListPage, ObjectInfo, StorageDriver } from './types.js';
+
+export const DEFAULT_PAGE_SIZE = 1000;
+
+/**
+ * Pages a sorted key list the way S3 does: with a delimiter, keys below a sub-folder collapse into
+ * one prefix entry; the cursor is the last key or prefix returned.
+ */
+export function paginate(
+  sortedKeys: readonly string[],
+  prefix: string,
+  options: ListOptions,
+  describe: (key: string) => ObjectInfo,
+): ListPage {
+  const limit = Math.max(1, options.limit ?? DEFAULT_PAGE_SIZE);
+  const objects: ObjectInfo[] = [];
+  const prefixes: string[] = [];
+  let last: string | undefined;
+  let more = false;
+  for (const key of sortedKeys) {
+    if (options.cursor !== undefined && key <= options.cursor) continue;
+    let entry = key;
+    if (options.delimiter) {
+      const slash = key.indexOf('/', prefix.length);
+      if (slash >= 0) entry = key.slice(0, slash + 1);
+    }
+    if (entry === last) continue;
+    if (options.cursor !== undefined && entry.endsWith('/') && options.cursor.startsWith(entry)) continue;
+    if (objects.length + prefixes.length >= limit) {
+      more = true;
+      break;
+    }
+    if (entry.endsWith('/')) prefixes.push(entry);
+    else objects.push(describe(key));
+    last = entry;
+  }
+  return more && last !== undefined ? { objects, prefixes, cursor: last } : { objects, prefixes };
+}
+
+/** Every object under `prefix`, across pages. */
+export async function* listAll(driver: StorageDriver, prefix: string, options: Omit<ListOptions, 'cursor'> = {}): AsyncGenerator<ObjectInfo> {
+  let cursor: string | undefined;
+  do {
+    const page = await driver.list(prefix, { ...options, ...(cursor === undefined ? {} : { cursor }) });
+    yield* page.objects;
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+}
+
+/** Every key under `prefix`, as an array (keys only: cheap on every driver). */
+export async function listKeys(driver: StorageDriver, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const object of listAll(driver, prefix)) keys.push(object.key);
+  return keys;
+}
+
+/** The immediate sub-folder prefixes of `prefix`, across pages. */
+export async function listPrefixes(driver: StorageDriver, prefix: string): Promise<string[]> {
+  const prefixes: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await driver.list(prefix, { delimiter: '/', ...(cursor === undefined ? {} : { cursor }) });
+    prefixes.push(...page.prefixes);
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return prefixes;
+}

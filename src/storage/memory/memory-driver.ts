@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import { LiveMemError } from '../../shared/errors.js';
+import { normalizeKey, normalizePrefix } from '../../shared/keys.js';
+import type { ListOptions, ListPage, ObjectInfo, PutOptions, StorageDriver, StoredObject } from '../types.js';
+import { paginate } from '../list.js';
+
+interface Entry {
+  body: Buffer;
+  etag: string;
+  lastModified: Date;
+}
+
+/** An in-process store for tests: same contract, no I/O. */
+export function createMemoryDriver(clock: () => Date = () => new Date()): StorageDriver {
+  const entries = new Map<string, Entry>();
+  let version = 0;
+
+  const info = (key: string, entry: Entry): ObjectInfo => ({
+    key,
+    size: entry.body.length,
+    lastModified: entry.lastModified,
+    etag: entry.etag,
+  });
+
+  return {
+    name: 'memory',
+    location: 'memory',
+
+    async get(key): Promise<StoredObject | null> {
+      const entry = entries.get(normalizeKey(key));
+      if (!entry) return null;
+      return { key, body: Buffer.from(entry.body), size: entry.body.length, lastModified: entry.lastModified, etag: entry.etag };
+    },
+
+    async stat(key) {
+      const entry = entries.get(normalizeKey(key));
+      return entry ? info(key, entry) : null;
+    },
+
+    async put(key, body, options: PutOptions = {}) {
+      normalizeKey(key);
+      const current = entries.get(key);
+      if (options.ifNoneMatch === '*' && current) {
+        throw new LiveMemError('precondition_failed', `${key} already exists`, { key });
+      }
+      if (options.ifMatch !== undefined && current?.etag !== options.ifMatch) {
+        throw new LiveMemError('precondition_failed', `${key} changed since it was read`, { key });
+      }
+      const bytes = Buffer.from(body);
+      const etag = `${createHash('md5').update(bytes).digest('hex')}-${++version}`;
+      entries.set(key, { body: bytes, etag, lastModified: clock() });
+      return { etag };
+    },
+
+    async list(prefix, options: ListOptions = {}): Promise<ListPage> {
+      const normalized = normalizePrefix(prefix);
+      const keys = [...entries.keys()].filter((key) => key.startsWith(normalized)).sort();
+      return paginate(keys, normalized, options, (key) => info(key, entries.get(key) as Entry));
+    },
+
+    async delete(key) {
+      entries.delete(normalizeKey(key));
+    },
+
+    async deleteMany(keys) {
+      for (const key of keys) entries.delete(normalizeKey(key));
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The storage driver contract. Keys are '/'-separated relative paths (see shared/keys.ts); every
+ * driver normalises and confines them before any I/O.
+ *
+ * Contract, identical for every driver (test/storage/suite.ts proves it):
+ * - `get` / `stat` of a missing key resolve to `null`, never throw.
+ * - `put` replaces atomically: a reader sees the old body or the new one, never a mix.
+ * - `put` with `ifNoneMatch: '*'` creates only; with `ifMatch: etag` replaces only that version.
+ *   A lost condition throws LiveMemError('precondition_failed') and writes nothing. Both work across
+ *   processes (and, on S3, across machines).
+ * - `list` returns keys in ascending byte order, one page at a time (`cursor` continues).
+ *   With `delimiter: '/'` it returns the immediate children: objects, and `prefixes` for sub-folders.
+ * - `delete` / `deleteMany` are idempotent: a missing key is not an error.
+ */
+export interface ObjectInfo {
+  key: string;
+  /** Bytes. Always set by `stat`/`get`; `list` may leave it undefined where it costs an extra call (fs). */
+  size?: number;
+  /** Always set by `stat`/`get`; `list` may leave it undefined (fs). */
+  lastModified?: Date;
+  /** An opaque version tag for compare-and-swap. */
+  etag?: string;
+}
+
+export interface StoredObject extends Required<Pick<ObjectInfo, 'key' | 'size' | 'lastModified' | 'etag'>> {
+  body: Buffer;
+}
+
+export interface PutOptions {
+  /** '*' = create only: fail if the key exists. */
+  ifNoneMatch?: '*';
+  /** Replace only if the current version has this etag. */
+  ifMatch?: string;
+  contentType?: string;
+}
+
+export interface ListOptions {
+  /** Continue after this cursor (from a previous page). */
+  cursor?: string;
+  /** Page size; drivers may return fewer. Default 1000. */
+  limit?: number;
+  /** '/' lists one level: immediate objects plus sub-folder `prefixes`. */
+  delimiter?: '/';
+}
+
+export interface ListPage {
+  objects: ObjectInfo[];
+  /** With a delimiter: the sub-folder prefixes (each ending in '/'), ascending. */
+  prefixes: string[];
+  /** Set when more pages follow. */
+  cursor?: string;
+}
+
+export type DriverName = 'memory' | 'fs' | 's3';
+
+export interface StorageDriver {
+  readonly name: DriverName;
+  /** A human-readable location for messages ("/home/u/.live-mem", "s3://bucket/prefix"). */
+  readonly location: string;
+  get(key: string): Promise<StoredObject | null>;
+  stat(key: string): Promise<ObjectInfo | null>;
+  put(key: string, body: Buffer | string, options?: PutOptions): Promise<{ etag: string }>;
+  list(prefix: string, options?: ListOptions): Promise<ListPage>;
+  delete(key: string): Promise<void>;
+  deleteMany(keys: readonly string[]): Promise<void>;
+  /** Releases clients and handles. Optional. */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,168 @@
+/**
+ * The storage conformance suite: one set of behaviours every driver must show, run unchanged by
+ * memory.test.ts, fs.test.ts and s3.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { isLiveMemError } from '../../src/shared/errors.js';
+import { acquireLease } from '../../src/storage/lease.js';
+import { listKeys } from '../../src/storage/list.js';
+import type { StorageDriver } from '../../src/storage/types.js';
+
+export interface DriverHarness {
+  driver: StorageDriver;
+  cleanup(): Promise<void>;
+}
+
+const rejectsWith = (code: string) => (error: unknown) => isLiveMemError(error) && error.code === code;
+
+export function runStorageSuite(name: string, makeHarness: () => Promise<DriverHarness>): void {
+  describe(`storage conformance: ${name}`, () => {
+    let harness: DriverHarness;
+    let driver: StorageDriver;
+    before(async () => {
+      harness = await makeHarness();
+      driver = harness.driver;
+    });
+    after(async () => harness?.cleanup());
+
+    it('answers null for a missing key', async () => {
+      assert.equal(await driver.get('missing/key.md'), null);
+      assert.equal(await driver.stat('missing/key.md'), null);
+    });
+
+    it('stores and returns bodies byte for byte, with size, date and etag', async () => {
+      const bytes = Buffer.from([0, 1, 2, 255, 254, 10, 13]);
+      await driver.put('rt/bin.dat', bytes);
+      const got = await driver.get('rt/bin.dat');
+      assert.ok(got);
+      assert.deepEqual(got.body, bytes);
+      assert.equal(got.size, bytes.length);
+      assert.ok(got.lastModified instanceof Date && !Number.isNaN(got.lastModified.getTime()));
+      assert.ok(got.etag.length > 0);
+      const text = 'héllo — 日本語 ✓\n';
+      await driver.put('rt/ünicode name.md', text);
+      assert.equal((await driver.get('rt/ünicode name.md'))?.body.toString('utf8'), text);
+      const stat = await driver.stat('rt/bin.dat');
+      assert.equal(stat?.size, bytes.length);
+      assert.equal(stat?.etag, got.etag);
+    });
+
+    it('replaces a body and changes its etag', async () => {
+      const first = await driver.put('rp/a.md', 'one');
+      const second = await driver.put('rp/a.md', 'two');
+      assert.notEqual(first.etag, second.etag);
+      assert.equal((await driver.get('rp/a.md'))?.body.toString(), 'two');
+    });
+
+    it('creates only when asked, and refuses to overwrite', async () => {
+      await driver.put('co/a.md', 'first', { ifNoneMatch: '*' });
+      await assert.rejects(driver.put('co/a.md', 'second', { ifNoneMatch: '*' }), rejectsWith('precondition_failed'));
+      assert.equal((await driver.get('co/a.md'))?.body.toString(), 'first');
+    });
+
+    it('compares and swaps against the etag it was given', async () => {
+      const { etag } = await driver.put('cas/a.md', 'v1');
+      const next = await driver.put('cas/a.md', 'v2', { ifMatch: etag });
+      await assert.rejects(driver.put('cas/a.md', 'v3', { ifMatch: etag }), rejectsWith('precondition_failed'));
+      assert.equal((await driver.get('cas/a.md'))?.body.toString(), 'v2');
+      await driver.put('cas/a.md', 'v4', { ifMatch: next.etag });
+      assert.equal((await driver.get('cas/a.md'))?.body.toString(), 'v4');
+      await assert.rejects(driver.put('cas/missing.md', 'x', { ifMatch: etag }), rejectsWith('precondition_failed'));
+      assert.equal(await driver.get('cas/missing.md'), null);
+    });
+
+    it('lets exactly one of many racing creators win', async () => {
+      const results = await Promise.allSettled(
+        Array.from({ length: 16 }, (_, i) => driver.put('race/create.md', `writer ${i}`, { ifNoneMatch: '*' })),
+      );
+      const winners = results.filter((r) => r.status === 'fulfilled');
+      assert.equal(winners.length, 1);
+      for (const r of results) if (r.status === 'rejected') assert.ok(rejectsWith('precondition_failed')(r.reason));
+      assert.match((await driver.get('race/create.md'))?.body.toString() ?? '', /^writer \d+$/);
+    });
+
+    it('lets exactly one of many racing compare-and-swap writers win', async () => {
+      const { etag } = await driver.put('race/cas.md', 'base');
+      const results = await Promise.allSettled(
+        Array.from({ length: 16 }, (_, i) => driver.put('race/cas.md', `writer ${i}`, { ifMatch: etag })),
+      );
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+      for (const r of results) if (r.status === 'rejected') assert.ok(rejectsWith('precondition_failed')(r.reason));
+    });
+
+    it('lists by prefix in ascending order, page by page', async () => {
+      const keys = ['ls/b/2.md', 'ls/a.md', 'ls/b/1.md', 'ls/c.md', 'ls/b/3/deep.md', 'lsx/other.md'];
+      for (const key of keys) await driver.put(key, key);
+      assert.deepEqual(await listKeys(driver, 'ls/'), ['ls/a.md', 'ls/b/1.md', 'ls/b/2.md', 'ls/b/3/deep.md', 'ls/c.md']);
+      const pages: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await driver.list('ls/', { limit: 2, ...(cursor ? { cursor } : {}) });
+        pages.push(page.objects.map((o) => o.key));
+        cursor = page.cursor;
+      } while (cursor);
+      assert.deepEqual(pages.flat(), ['ls/a.md', 'ls/b/1.md', 'ls/b/2.md', 'ls/b/3/deep.md', 'ls/c.md']);
+      assert.ok(pages.length >= 3);
+      const shallow = await driver.list('ls/', { delimiter: '/' });
+      assert.deepEqual(shallow.objects.map((o) => o.key), ['ls/a.md', 'ls/c.md']);
+      assert.deepEqual(shallow.prefixes, ['ls/b/']);
+      assert.deepEqual(await listKeys(driver, 'ls/b/'), ['ls/b/1.md', 'ls/b/2.md', 'ls/b/3/deep.md']);
+      assert.deepEqual(await listKeys(driver, 'ls/b/1'), ['ls/b/1.md']);
+      assert.deepEqual(await listKeys(driver, 'nothing-here/'), []);
+    });
+
+    it('pages through a delimiter listing without repeating a folder', async () => {
+      for (const key of ['dl/a/1.md', 'dl/a/2.md', 'dl/b/1.md', 'dl/c.md', 'dl/d/1.md']) await driver.put(key, 'x');
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await driver.list('dl/', { delimiter: '/', limit: 1, ...(cursor ? { cursor } : {}) });
+        seen.push(...page.prefixes, ...page.objects.map((o) => o.key));
+        cursor = page.cursor;
+      } while (cursor);
+      assert.deepEqual(seen, ['dl/a/', 'dl/b/', 'dl/c.md', 'dl/d/']);
+    });
+
+    it('deletes idempotently, one or many', async () => {
+      for (const key of ['del/1.md', 'del/2.md', 'del/3.md']) await driver.put(key, 'x');
+      await driver.delete('del/1.md');
+      await driver.delete('del/1.md');
+      await driver.delete('del/never.md');
+      assert.equal(await driver.get('del/1.md'), null);
+      await driver.deleteMany(['del/2.md', 'del/3.md', 'del/never.md']);
+      assert.deepEqual(await listKeys(driver, 'del/'), []);
+    });
+
+    it('refuses keys that would escape the store, before any I/O', async () => {
+      for (const key of ['../escape.md', 'a/../../escape.md', '/etc/passwd', 'a\\b.md', 'a\u0000b.md', 'a//b.md', './a.md', '', 'x.lmtmp']) {
+        await assert.rejects(driver.put(key, 'x'), rejectsWith('invalid_input'), `put ${JSON.stringify(key)}`);
+        await assert.rejects(driver.get(key), rejectsWith('invalid_input'), `get ${JSON.stringify(key)}`);
+      }
+      await assert.rejects(driver.list('../'), rejectsWith('invalid_input'));
+      assert.equal(await driver.get('escape.md'), null);
+    });
+
+    it('holds a lease for one holder at a time, and lets an expired one be taken over', async () => {
+      const lease = await acquireLease(driver, 'lease/lock.json', { owner: 'a', ttlMs: 60_000 });
+      await assert.rejects(acquireLease(driver, 'lease/lock.json', { owner: 'b', ttlMs: 60_000 }), rejectsWith('conflict'));
+      await lease.renew();
+      await lease.release();
+      const second = await acquireLease(driver, 'lease/lock.json', { owner: 'b', ttlMs: 1 });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const third = await acquireLease(driver, 'lease/lock.json', { owner: 'c', ttlMs: 60_000 });
+      await assert.rejects(second.renew(), rejectsWith('conflict'));
+      await second.release(); // not ours any more: must not remove c's lease
+      await assert.rejects(acquireLease(driver, 'lease/lock.json', { owner: 'd', ttlMs: 60_000 }), rejectsWith('conflict'));
+      await third.release();
+      assert.equal(await driver.get('lease/lock.json'), null);
+    });
+
+    it('lets exactly one of many racing lease takers win', async () => {
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) => acquireLease(driver, 'lease/race.json', { owner: `o${i}`, ttlMs: 60_000 })),
+      );
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+    });
+  });
+}
