@@ -9,7 +9,8 @@ type Formatter = (result: Result) => string;
  */
 export function render(result: Result, options: { json?: boolean | undefined }, view: keyof typeof VIEWS = 'fields'): string {
   if (options.json) return `${JSON.stringify(result, null, 2)}\n`;
-  return `${VIEWS[view](result)}\n`;
+  const text = VIEWS[view](result);
+  return text.endsWith('\n') ? text : `${text}\n`;
 }
 
 /** An error as the user sees it: JSON on stdout with --json, else one line for stderr. */

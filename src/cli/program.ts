@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { CATEGORIES } from '../core/validate.js';
 import { bankList, bankRead, bankReadAll } from './commands/bank.js';
 import { note, read, search } from './commands/live.js';
-import { serveStdio } from './commands/serve.js';
+import { serve } from './commands/serve.js';
 import { spaceCreate, spaceDelete, spaceInfo, spaceList, spaceRules, spaceSummary, spaceUpdate } from './commands/space.js';
 import { openCore, type GlobalOptions, type Opened } from './open.js';
 import { render } from './output.js';
@@ -42,11 +42,9 @@ export function buildProgram(): Command {
     .option('--agent <name>', 'agent name written on notes (env LIVE_MEM_AGENT, default the OS user)')
     .option('--json', 'machine-readable output: the same JSON the MCP tools return')
     .showHelpAfterError('(run with --help for usage)')
-    .action(action(async (opened) => (await serveStdio(opened), {}), 'fields'));
+    .action(action(serve));
 
-  program.command('serve').description('serve MCP on stdio (what MCP clients launch; same as no command)').action(
-    action(async (opened) => (await serveStdio(opened), {})),
-  );
+  program.command('serve').description('serve MCP on stdio (what MCP clients launch; same as no command)').action(action(serve));
 
   const space = program.command('space').description('create, inspect and delete memory spaces');
   space

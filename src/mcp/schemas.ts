@@ -5,7 +5,7 @@ import { z } from 'zod';
  * ok/created/deleted, with `message`), and both travel as structuredContent, so every success field
  * is optional here: present whenever the status is a success.
  */
-export function outputShape(success: z.ZodRawShape): z.ZodRawShape {
+export function outputShape(success: z.ZodRawShape): z.ZodObject {
   const shape: Record<string, z.ZodType> = {
     status: z
       .enum(['ok', 'created', 'deleted', 'partial', 'error', 'not_found', 'already_exists', 'forbidden', 'conflict'])
@@ -15,7 +15,8 @@ export function outputShape(success: z.ZodRawShape): z.ZodRawShape {
     hint: z.string().optional().describe('on error: how to recover'),
   };
   for (const [key, schema] of Object.entries(success)) shape[key] = (schema as z.ZodType).optional();
-  return shape;
+  // Loose: error results carry the error's details (space_id, filename, limit…) beside status.
+  return z.looseObject(shape);
 }
 
 export const spaceId = z.string().describe('Space identifier: letters, digits, "_" or "-", 1-64 characters, starting with a letter or digit');

@@ -23,7 +23,7 @@ export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape> {
   description: string;
   input: Input;
   /** The success shape; error results carry `status` and `message` instead (and `isError`). */
-  output: z.ZodRawShape;
+  output: z.ZodObject;
   annotations: ToolAnnotations;
   /** The permission the tool needs (seed 004's matrix), for the docs; the core enforces it. */
   permission: 'read' | 'write' | 'admin' | 'public';

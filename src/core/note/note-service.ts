@@ -111,7 +111,8 @@ export function createNoteService(context: CoreContext) {
       authorize(caller, 'read', spaceId);
       const limit = validateLimit(input.limit ?? 50, MAX_READ_LIMIT);
       const category = input.category ? validateCategory(input.category) : undefined;
-      const agent = input.agent ? toAgentName(input.agent) : undefined;
+      // Exact match, on the name as given or its filename-safe form (names the Python server wrote may hold '_').
+      const agents = input.agent ? new Set([input.agent, toAgentName(input.agent)]) : undefined;
       const since = parseSince(input.since ?? '');
       // Names carry seconds: `since` is inclusive at one-second resolution, so a note is never missed.
       const sinceSecond = since ? Math.floor(since.getTime() / 1000) * 1000 : undefined;
@@ -121,7 +122,7 @@ export function createNoteService(context: CoreContext) {
         spaceId,
         (name) =>
           (category === undefined || name.category === category) &&
-          (agent === undefined || name.agent === agent) &&
+          (agents === undefined || agents.has(name.agent)) &&
           (sinceSecond === undefined || name.time.getTime() >= sinceSecond),
       );
       const notes = await readNotes(spaceId, matches.slice(0, limit));

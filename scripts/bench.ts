@@ -1,0 +1,340 @@
+/**
+ * live-mem benchmark: prints figures, never fails on a threshold.
+ *
+ * Everything runs over MCP stdio against the built binary (bin/live-mem.js) on the fs driver,
+ * driven by the SDK's own Client + StdioClientTransport, each section in a fresh temp store:
+ *
+ *   1. start-up      spawn → `initialize` answered (client.connect resolves), median/p90 of 15 spawns
+ *   2. live_note     2,000 sequential calls into one space: p50/p99 latency and notes/s
+ *   3. append        2,000 and 10,000 notes over one connection (fresh space each), sequential and
+ *                    pipelined (32 calls in flight), against the official MCP memory server
+ *                    (2,000 facts in ~2.7 s, 10,000 in ~19 s over stdio)
+ *   4. live_read     limit 50 on a space of 10,000 notes seeded in-process through the core
+ *                    (several agents and categories, timestamps spread over four hours):
+ *                    p50/p99 of 200 sequential reads, and p50 of a category + agent filtered read
+ *   5. peak RSS      VmHWM of the server process at the end of section 3 (Linux only)
+ *
+ * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
+ *
+ * Run: npm run bench        (builds dist/, then `node --import tsx scripts/bench.ts`)
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { ownerCaller } from '../src/core/caller.js';
+import { createCore } from '../src/core/core.js';
+import { CATEGORIES } from '../src/core/validate.js';
+import { mapLimit } from '../src/shared/concurrency.js';
+import { createFsDriver } from '../src/storage/fs/fs-driver.js';
+
+const BIN = fileURLToPath(new URL('../bin/live-mem.js', import.meta.url));
+
+const STARTUP_SPAWNS = 15;
+const LATENCY_NOTES = 2_000;
+const PIPELINE_IN_FLIGHT = 32;
+/** The official MCP memory server's append times over stdio, and the speed-up we aim for. */
+const APPEND_RUNS = [
+  { count: 2_000, peerMs: 2_700, speedupTarget: 2 },
+  { count: 10_000, peerMs: 19_000, speedupTarget: 10 },
+] as const;
+const APPEND_MODES = [
+  { name: 'sequential', inFlight: 1 },
+  { name: 'pipelined', inFlight: PIPELINE_IN_FLIGHT },
+] as const;
+const READ_SPACE_NOTES = 10_000;
+const READ_CALLS = 200;
+const FILTERED_READ_CALLS = 50;
+const READ_LIMIT = 50;
+const SEED_SPAN_MS = 4 * 60 * 60 * 1000;
+const SEED_CONCURRENCY = 32;
+const SEED_AGENTS = ['claude', 'cline', 'cursor', 'codex', 'gemini'] as const;
+const FILTER = { category: 'decision', agent: 'cline' } as const;
+
+// ---------------------------------------------------------------------------------------------
+// Figures and the report
+
+type Unit = 'ms' | 'notes/s' | 'x' | 'MiB';
+
+interface Target {
+  op: '<' | '>=';
+  limit: number;
+}
+
+interface Figure {
+  /** snake_case key for the JSON summary. */
+  key: string;
+  label: string;
+  /** null when the measure is unavailable (e.g. no /proc). */
+  value: number | null;
+  unit: Unit;
+  target?: Target;
+}
+
+const figure = (key: string, label: string, value: number | null, unit: Unit, target?: Target): Figure =>
+  target ? { key, label, value, unit, target } : { key, label, value, unit };
+
+const below = (limit: number): Target => ({ op: '<', limit });
+const atLeast = (limit: number): Target => ({ op: '>=', limit });
+
+function formatValue(value: number | null, unit: Unit): string {
+  if (value === null) return 'n/a';
+  const digits = unit === 'notes/s' ? 0 : unit === 'ms' && value >= 100 ? 0 : unit === 'ms' && value >= 10 ? 1 : 2;
+  return `${value.toFixed(digits)} ${unit}`;
+}
+
+function verdict(fig: Figure): string {
+  if (!fig.target || fig.value === null) return ' ';
+  const met = fig.target.op === '<' ? fig.value < fig.target.limit : fig.value >= fig.target.limit;
+  return met ? '✓' : '✗';
+}
+
+function printReport(figures: readonly Figure[]): void {
+  const rows = figures.map((fig) => [
+    fig.label,
+    formatValue(fig.value, fig.unit),
+    fig.target ? `${fig.target.op} ${formatValue(fig.target.limit, fig.unit)}` : '—',
+    verdict(fig),
+  ]);
+  const widths = [0, 1, 2].map((col) => Math.max(...rows.map((row) => (row[col] ?? '').length)));
+  const pad = (text: string, col: number, right = false) => (right ? text.padStart(widths[col] ?? 0) : text.padEnd(widths[col] ?? 0));
+  console.log('\nlive-mem benchmark (fs driver, MCP stdio)');
+  for (const [label = '', value = '', target = '', mark = ''] of rows) {
+    console.log(`  ${pad(label, 0)}  ${pad(value, 1, true)}  target ${pad(target, 2)}  ${mark}`);
+  }
+}
+
+function printJsonSummary(figures: readonly Figure[]): void {
+  const round = (value: number | null) => (value === null ? null : Math.round(value * 100) / 100);
+  console.log(JSON.stringify(Object.fromEntries(figures.map((fig) => [fig.key, round(fig.value)]))));
+}
+
+const progress = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+/** Nearest-rank percentile of `values` (not necessarily sorted). */
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const value = sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
+  if (value === undefined) throw new Error('percentile of no values');
+  return value;
+}
+
+async function timeMs(run: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await run();
+  return performance.now() - start;
+}
+
+interface CallTimings {
+  totalMs: number;
+  latenciesMs: number[];
+}
+
+/** Runs `call(0..count-1)` with at most `inFlight` calls pending, timing each call and the whole. */
+async function timeCalls(count: number, inFlight: number, call: (index: number) => Promise<unknown>): Promise<CallTimings> {
+  const indices = Array.from({ length: count }, (_, index) => index);
+  const start = performance.now();
+  const latenciesMs = await mapLimit(indices, inFlight, (index) => timeMs(() => call(index)));
+  return { totalMs: performance.now() - start, latenciesMs };
+}
+
+/** The process's peak resident set size in MiB, from /proc (null elsewhere). */
+async function peakRssMiB(pid: number | null): Promise<number | null> {
+  if (pid === null) return null;
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kib = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status)?.[1];
+    return kib === undefined ? null : Number(kib) / 1024;
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server under test
+
+interface BenchServer {
+  pid: number | null;
+  /** Spawn to `initialize` answered. */
+  connectMs: number;
+  /** Calls a tool; throws on a tool error; returns its structuredContent. */
+  call(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+async function startServer(home: string): Promise<BenchServer> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), LIVE_MEM_HOME: home, LIVE_MEM_AGENT: 'bench', LIVE_MEM_LOG_LEVEL: 'warn' },
+    stderr: 'inherit',
+  });
+  const client = new Client({ name: 'live-mem-bench', version: '0.0.0' });
+  const connectMs = await timeMs(() => client.connect(transport));
+  return {
+    pid: transport.pid,
+    connectMs,
+    async call(tool, args) {
+      const result = await client.callTool({ name: tool, arguments: args });
+      const structured = (result.structuredContent ?? {}) as Record<string, unknown>;
+      if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(structured)}`);
+      return structured;
+    },
+    close: () => client.close(),
+  };
+}
+
+async function withTempHome<T>(section: string, run: (home: string) => Promise<T>): Promise<T> {
+  const home = await mkdtemp(path.join(tmpdir(), `live-mem-bench-${section}-`));
+  try {
+    return await run(home);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+async function withServer<T>(home: string, run: (server: BenchServer) => Promise<T>): Promise<T> {
+  const server = await startServer(home);
+  try {
+    return await run(server);
+  } finally {
+    await server.close();
+  }
+}
+
+const noteContent = (index: number): string =>
+  `Bench note ${index}: the token refresh path retries twice before surfacing the error to the caller.`;
+
+const noteArgs = (spaceId: string, index: number) => ({
+  space_id: spaceId,
+  category: CATEGORIES[index % CATEGORIES.length] ?? 'observation',
+  content: noteContent(index),
+  tags: 'bench,perf',
+});
+
+async function appendNotes(server: BenchServer, spaceId: string, count: number, inFlight: number): Promise<CallTimings> {
+  await server.call('space_create', { space_id: spaceId });
+  return timeCalls(count, inFlight, (index) => server.call('live_note', noteArgs(spaceId, index)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sections
+
+async function benchStartup(): Promise<Figure[]> {
+  const connectMs = await withTempHome('startup', async (home) => {
+    const times: number[] = [];
+    for (let spawn = 0; spawn < STARTUP_SPAWNS; spawn++) times.push(await withServer(home, async (server) => server.connectMs));
+    return times;
+  });
+  return [
+    figure('startup_median_ms', `start-up median (${STARTUP_SPAWNS} spawns)`, percentile(connectMs, 50), 'ms', below(300)),
+    figure('startup_p90_ms', 'start-up p90', percentile(connectMs, 90), 'ms', below(300)),
+  ];
+}
+
+async function benchNoteLatency(): Promise<Figure[]> {
+  const { totalMs, latenciesMs } = await withTempHome('latency', (home) =>
+    withServer(home, (server) => appendNotes(server, 'latency', LATENCY_NOTES, 1)),
+  );
+  return [
+    figure('live_note_p50_ms', `live_note p50 (${LATENCY_NOTES.toLocaleString('en')} sequential)`, percentile(latenciesMs, 50), 'ms', below(3)),
+    figure('live_note_p99_ms', 'live_note p99', percentile(latenciesMs, 99), 'ms'),
+    figure('live_note_per_s', 'live_note throughput', (LATENCY_NOTES / totalMs) * 1000, 'notes/s'),
+  ];
+}
+
+/** Sections 3 and 5: append throughput on one connection, then the server's peak RSS. */
+async function benchAppendThroughput(): Promise<Figure[]> {
+  return withTempHome('append', (home) =>
+    withServer(home, async (server) => {
+      const figures: Figure[] = [];
+      for (const mode of APPEND_MODES) {
+        for (const run of APPEND_RUNS) {
+          progress(`  append ${run.count} ${mode.name}`);
+          const { totalMs } = await appendNotes(server, `append-${mode.name}-${run.count}`, run.count, mode.inFlight);
+          const what = `append ${run.count.toLocaleString('en')} ${mode.name}`;
+          const key = `append_${run.count}_${mode.name}`;
+          figures.push(
+            figure(`${key}_ms`, what, totalMs, 'ms', below(run.peerMs / run.speedupTarget)),
+            figure(`${key}_speedup`, `  speed-up vs MCP memory server`, run.peerMs / totalMs, 'x', atLeast(run.speedupTarget)),
+          );
+        }
+      }
+      figures.push(figure('server_peak_rss_mib', 'server peak RSS (VmHWM, after 3)', await peakRssMiB(server.pid), 'MiB'));
+      return figures;
+    }),
+  );
+}
+
+/** Writes `count` notes in-process through the core, as several agents over four hours. */
+async function seedSpace(home: string, spaceId: string, count: number): Promise<void> {
+  const storage = createFsDriver(home);
+  const firstMs = Date.now() - SEED_SPAN_MS;
+  let tick = 0;
+  const clock = () => new Date(firstMs + Math.floor((tick++ * SEED_SPAN_MS) / count));
+  const core = createCore({ storage, clock });
+  const caller = ownerCaller('seed');
+  await core.spaces.create(caller, { space_id: spaceId });
+  await mapLimit(Array.from({ length: count }, (_, index) => index), SEED_CONCURRENCY, (index) =>
+    core.notes.write(caller, { ...noteArgs(spaceId, index), agent: SEED_AGENTS[index % SEED_AGENTS.length] }),
+  );
+  await storage.close?.();
+}
+
+/** Fails loudly if a read does not return what the seeded space holds: a fast wrong answer is no figure. */
+function checkRead(result: Record<string, unknown>, filter: Partial<typeof FILTER>): void {
+  const notes = result.notes as Array<Record<string, unknown>> | undefined;
+  const matches = (note: Record<string, unknown>) => Object.entries(filter).every(([field, value]) => note[field] === value);
+  if (notes?.length !== READ_LIMIT || result.has_more !== true || !notes.every(matches)) {
+    throw new Error(`unexpected live_read result: ${JSON.stringify(result).slice(0, 300)}`);
+  }
+}
+
+async function benchRead(): Promise<Figure[]> {
+  return withTempHome('read', async (home) => {
+    const spaceId = 'read';
+    const seedMs = await timeMs(() => seedSpace(home, spaceId, READ_SPACE_NOTES));
+    progress(`  seeded ${READ_SPACE_NOTES} notes in-process in ${(seedMs / 1000).toFixed(1)} s`);
+    return withServer(home, async (server) => {
+      const read = async (filter: Partial<typeof FILTER>) =>
+        checkRead(await server.call('live_read', { space_id: spaceId, limit: READ_LIMIT, ...filter }), filter);
+      const all = await timeCalls(READ_CALLS, 1, () => read({}));
+      const filtered = await timeCalls(FILTERED_READ_CALLS, 1, () => read(FILTER));
+      const notes = READ_SPACE_NOTES.toLocaleString('en');
+      return [
+        figure('live_read_p50_ms', `live_read p50 (limit ${READ_LIMIT}, ${notes} notes)`, percentile(all.latenciesMs, 50), 'ms', below(50)),
+        figure('live_read_p99_ms', 'live_read p99', percentile(all.latenciesMs, 99), 'ms'),
+        figure('live_read_filtered_p50_ms', 'live_read p50, category + agent filter', percentile(filtered.latenciesMs, 50), 'ms', below(50)),
+      ];
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const SECTIONS = [
+  { title: '1. start-up', run: benchStartup },
+  { title: '2. live_note latency', run: benchNoteLatency },
+  { title: '3. append throughput (+ 5. peak RSS)', run: benchAppendThroughput },
+  { title: '4. live_read on 10,000 notes', run: benchRead },
+] as const;
+
+async function main(): Promise<void> {
+  const figures: Figure[] = [];
+  const start = performance.now();
+  for (const section of SECTIONS) {
+    progress(section.title);
+    figures.push(...(await section.run()));
+  }
+  progress(`done in ${((performance.now() - start) / 1000).toFixed(1)} s`);
+  printReport(figures);
+  printJsonSummary(figures);
+}
+
+await main();

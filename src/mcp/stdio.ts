@@ -1,0 +1,20 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createMcpServer, type McpServerOptions } from './server.js';
+
+/**
+ * Serves MCP on stdio until stdin closes or a signal arrives. stdout carries JSON-RPC only; logs go
+ * to stderr. In-flight calls finish before the server closes: a note being written is either
+ * answered or was never acknowledged, and the store never holds half of one.
+ */
+export async function serveStdio(options: McpServerOptions): Promise<void> {
+  const server = createMcpServer(options);
+  await server.connect(new StdioServerTransport());
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.stdin.once('end', stop);
+    process.stdin.once('close', stop);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.close();
+}

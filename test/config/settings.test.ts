@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { loadSettings } from '../../src/config/load.js';
+import { resolveSettings } from '../../src/config/settings.js';
+import { isLiveMemError } from '../../src/shared/errors.js';
+import { tempDir } from '../helpers/tmp.js';
+
+describe('settings', () => {
+  it('defaults to the fs store in ~/.live-mem, agent = OS user', () => {
+    const settings = resolveSettings({ env: {} });
+    assert.equal(settings.storage, 'fs');
+    assert.match(settings.home, /\.live-mem$/);
+    assert.ok(settings.agent.length > 0);
+    assert.equal(settings.maxNoteChars, 100_000);
+  });
+
+  it('applies defaults < file < environment < flags', () => {
+    const file = { storage: 's3', agent: 'from-file', max_note_chars: 10, s3: { bucket: 'file-bucket', region: 'eu-west-3', force_path_style: false } };
+    const settings = resolveSettings({
+      file,
+      env: { LIVE_MEM_AGENT: 'from-env', LIVE_MEM_S3_BUCKET: 'env-bucket' },
+      flags: { agent: 'from-flag' },
+    });
+    assert.equal(settings.agent, 'from-flag');
+    assert.equal(settings.s3.bucket, 'env-bucket');
+    assert.equal(settings.s3.region, 'eu-west-3');
+    assert.equal(settings.s3.forcePathStyle, false);
+    assert.equal(settings.maxNoteChars, 10);
+  });
+
+  it("accepts the Python server's S3 variable names, the new names winning", () => {
+    const settings = resolveSettings({
+      env: { LIVE_MEM_STORAGE: 's3', S3_ENDPOINT_URL: 'http://old', S3_BUCKET_NAME: 'b', S3_ACCESS_KEY_ID: 'ak', S3_SECRET_ACCESS_KEY: 'sk', S3_REGION_NAME: 'r', LIVE_MEM_S3_ENDPOINT: 'http://new' },
+    });
+    assert.deepEqual(settings.s3, { endpoint: 'http://new', bucket: 'b', region: 'r', accessKeyId: 'ak', secretAccessKey: 'sk' });
+  });
+
+  it('refuses bad values with a message naming the setting', () => {
+    const bad: Array<[Record<string, string>, RegExp]> = [
+      [{ LIVE_MEM_STORAGE: 'ftp' }, /LIVE_MEM_STORAGE must be one of/],
+      [{ LIVE_MEM_MAX_NOTE_CHARS: 'lots' }, /LIVE_MEM_MAX_NOTE_CHARS must be an integer/],
+      [{ LIVE_MEM_STORAGE: 's3' }, /needs a bucket/],
+      [{ LIVE_MEM_S3_FORCE_PATH_STYLE: 'maybe' }, /true or false/],
+    ];
+    for (const [env, message] of bad) {
+      assert.throws(() => resolveSettings({ env }), (e) => isLiveMemError(e, 'config_error') && message.test(e.message));
+    }
+  });
+
+  it('reads live-mem.yaml from the home folder, or the file given', async () => {
+    const tmp = await tempDir();
+    try {
+      await writeFile(path.join(tmp.dir, 'live-mem.yaml'), 'agent: yaml-agent\nmax_note_chars: 500\n');
+      const settings = loadSettings({ env: { LIVE_MEM_HOME: tmp.dir } });
+      assert.equal(settings.agent, 'yaml-agent');
+      assert.equal(settings.maxNoteChars, 500);
+      assert.throws(() => loadSettings({ env: {}, configFile: path.join(tmp.dir, 'missing.yaml') }), /config file not found/);
+      await writeFile(path.join(tmp.dir, 'bad.yaml'), '- a list\n');
+      assert.throws(() => loadSettings({ env: {}, configFile: path.join(tmp.dir, 'bad.yaml') }), /must be a YAML mapping/);
+    } finally {
+      await tmp.remove();
+    }
+  });
+});

@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { formatNoteFile, parseNoteFile } from '../../src/core/note/note-file.js';
+import { formatNoteName, parseNoteName } from '../../src/core/note/note-name.js';
+import { toAgentName } from '../../src/core/caller.js';
+import { isLiveMemError } from '../../src/shared/errors.js';
+import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
+import { counting, makeCore, owner, steppingClock } from '../helpers/core.js';
+
+describe('note names', () => {
+  it('formats {YYYYMMDDTHHMMSS}_{agent}_{category}_{id8}.md and parses it back', () => {
+    const name = formatNoteName(new Date('2026-02-20T18:05:12.345Z'), 'cline-dev', 'observation', 'abcdef');
+    assert.equal(name, `20260220T180512_cline-dev_observation_${(345).toString(36)}abcdef.md`);
+    const parsed = parseNoteName(name);
+    assert.equal(parsed?.agent, 'cline-dev');
+    assert.equal(parsed?.category, 'observation');
+    assert.equal(parsed?.time.toISOString(), '2026-02-20T18:05:12.000Z');
+  });
+
+  it('sorts names written in the same second by millisecond', () => {
+    const early = formatNoteName(new Date('2026-02-20T18:05:12.009Z'), 'a', 'todo', 'zzzzzz');
+    const late = formatNoteName(new Date('2026-02-20T18:05:12.999Z'), 'a', 'todo', '000000');
+    assert.ok(parseNoteName(early)!.id < parseNoteName(late)!.id);
+  });
+
+  it('parses names written by the Python server, agents with underscores included', () => {
+    const parsed = parseNoteName('20260220T180512_my_agent_decision_a3f8b2c1.md');
+    assert.equal(parsed?.agent, 'my_agent');
+    assert.equal(parsed?.category, 'decision');
+    assert.equal(parseNoteName('.keep'), null);
+    assert.equal(parseNoteName('notes.md'), null);
+  });
+
+  it('reduces agent names to a filename-safe form', () => {
+    assert.equal(toAgentName('Cline Dev'), 'Cline-Dev');
+    assert.equal(toAgentName('../../etc'), 'etc');
+    assert.equal(toAgentName('Émile_Zola/2'), 'Emile-Zola-2');
+    assert.equal(toAgentName('   '), 'agent');
+    assert.equal(toAgentName('x'.repeat(100)).length, 64);
+  });
+});
+
+describe('note files', () => {
+  it('writes the seed format byte for byte', () => {
+    const text = formatNoteFile(
+      { timestamp: '2026-02-20T18:05:12Z', agent: 'cline-dev', category: 'observation', tags: ['auth', 'module'], space_id: 'projet-alpha' },
+      "Le module d'authentification fonctionne correctement.",
+    );
+    assert.equal(
+      text,
+      '---\ntimestamp: "2026-02-20T18:05:12Z"\nagent: "cline-dev"\ncategory: "observation"\ntags: ["auth", "module"]\nspace_id: "projet-alpha"\n---\n\nLe module d\'authentification fonctionne correctement.',
+    );
+    const parsed = parseNoteFile(text);
+    assert.deepEqual(parsed.tags, ['auth', 'module']);
+    assert.equal(parsed.content, "Le module d'authentification fonctionne correctement.");
+  });
+
+  it('round-trips awkward content and tags', () => {
+    const content = '---\nnot: front-matter\n---\n"quotes" \\ back\\slash\n\ttab\u2028';
+    const text = formatNoteFile({ timestamp: 't', agent: 'a', category: 'todo', tags: ['x"y', 'ü'], space_id: 's' }, content);
+    const parsed = parseNoteFile(text);
+    assert.equal(parsed.content, content);
+    assert.deepEqual(parsed.tags, ['x"y', 'ü']);
+  });
+
+  it('treats a file without front-matter as all content', () => {
+    assert.deepEqual(parseNoteFile('just text'), { content: 'just text' });
+    assert.equal(parseNoteFile('---\n: : bad yaml [\n---\nbody').content, '---\n: : bad yaml [\n---\nbody');
+  });
+});
+
+describe('note service', () => {
+  const setup = async () => {
+    const clock = steppingClock();
+    const storage = counting(createMemoryDriver());
+    const { core } = makeCore({ storage, clock });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    return { core, storage, clock };
+  };
+
+  it('reads newest first, with category, agent and since filters answered from names', async () => {
+    const { core, clock } = await setup();
+    for (let i = 0; i < 30; i++) {
+      await core.notes.write(owner, { space_id: 'proj', category: i % 3 === 0 ? 'decision' : 'observation', content: `note ${i}`, agent: i % 2 ? 'odd' : 'even' });
+    }
+    const all = await core.notes.read(owner, { space_id: 'proj', limit: 1000 });
+    assert.equal(all.total, 30);
+    assert.deepEqual(all.notes.slice(0, 3).map((n) => n.content), ['note 29', 'note 28', 'note 27']);
+    const decisions = await core.notes.read(owner, { space_id: 'proj', category: 'decision', agent: 'even', limit: 100 });
+    assert.deepEqual(decisions.notes.map((n) => n.content), ['note 24', 'note 18', 'note 12', 'note 6', 'note 0']);
+    const since = all.notes.find((n) => n.content === 'note 25')!.timestamp;
+    const recent = await core.notes.read(owner, { space_id: 'proj', since });
+    assert.deepEqual(recent.notes.map((n) => n.content), ['note 29', 'note 28', 'note 27', 'note 26', 'note 25']);
+    clock.set('2030-01-01T00:00:00Z');
+    assert.equal((await core.notes.read(owner, { space_id: 'proj', since: '2029-12-31T00:00:00Z' })).total, 0);
+  });
+
+  it('reads at most `limit` note bodies, however many notes exist', async () => {
+    const { core, storage } = await setup();
+    for (let i = 0; i < 300; i++) await core.notes.write(owner, { space_id: 'proj', category: 'todo', content: `n${i}` });
+    storage.reset();
+    const page = await core.notes.read(owner, { space_id: 'proj', limit: 50 });
+    assert.equal(page.total, 50);
+    assert.equal(page.has_more, true);
+    assert.equal(storage.counts.get, 50);
+    storage.reset();
+    const filtered = await core.notes.read(owner, { space_id: 'proj', limit: 10, agent: 'nobody' });
+    assert.equal(filtered.total, 0);
+    assert.equal(storage.counts.get ?? 0, 0);
+  });
+
+  it('searches case-insensitively in content and tags, stopping early', async () => {
+    const { core, storage } = await setup();
+    for (let i = 0; i < 200; i++) {
+      await core.notes.write(owner, { space_id: 'proj', category: 'insight', content: i % 10 === 0 ? `Found a NEEDLE ${i}` : `hay ${i}`, tags: i === 5 ? 'needle-tag' : '' });
+    }
+    storage.reset();
+    const found = await core.notes.search(owner, { space_id: 'proj', query: 'needle', limit: 3 });
+    assert.deepEqual(found.notes.map((n) => n.content), ['Found a NEEDLE 190', 'Found a NEEDLE 180', 'Found a NEEDLE 170']);
+    assert.equal(found.has_more, true);
+    assert.ok((storage.counts.get ?? 0) < 200, `read ${storage.counts.get} bodies`);
+    const byTag = await core.notes.search(owner, { space_id: 'proj', query: 'NEEDLE-TAG' });
+    assert.deepEqual(byTag.notes.map((n) => n.content), ['hay 5']);
+  });
+
+  it('never overwrites a note: a name collision is retried with a new id', async () => {
+    const storage = createMemoryDriver();
+    const clock = () => new Date('2026-02-20T18:00:00.000Z');
+    const ids = ['aaaaaa', 'aaaaaa', 'bbbbbb'];
+    const { createCore } = await import('../../src/core/core.js');
+    const core = createCore({ storage, clock, randomId: () => ids.shift() ?? 'cccccc' });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    const a = await core.notes.write(owner, { space_id: 'proj', category: 'todo', content: 'first' });
+    const b = await core.notes.write(owner, { space_id: 'proj', category: 'todo', content: 'second' });
+    assert.notEqual(a.filename, b.filename);
+    assert.equal((await core.notes.read(owner, { space_id: 'proj' })).total, 2);
+  });
+
+  it('refuses bad input before writing anything', async () => {
+    const { core, storage } = await setup();
+    storage.reset();
+    const bad = [
+      { space_id: 'proj', category: 'nope', content: 'x' },
+      { space_id: 'proj', category: 'todo', content: '' },
+      { space_id: '-bad', category: 'todo', content: 'x' },
+      { space_id: 'proj', category: 'todo', content: 'x', tags: Array.from({ length: 40 }, (_, i) => `t${i}`) },
+    ];
+    for (const input of bad) await assert.rejects(core.notes.write(owner, input), (e) => isLiveMemError(e, 'invalid_input'));
+    assert.equal(storage.counts.put ?? 0, 0);
+    const small = makeCore({ limits: { maxNoteChars: 10 } }).core;
+    await small.spaces.create(owner, { space_id: 'p' });
+    await assert.rejects(small.notes.write(owner, { space_id: 'p', category: 'todo', content: 'x'.repeat(11) }), /limit is 10/);
+  });
+
+  it('lets the local owner choose an agent name, but not a restricted caller', async () => {
+    const { core } = await setup();
+    const named = await core.notes.write(owner, { space_id: 'proj', category: 'todo', content: 'x', agent: 'Claude Code' });
+    assert.equal(named.agent, 'Claude-Code');
+    const token = { ...owner, agent: 'reviewer', canChooseAgent: false };
+    const forced = await core.notes.write(token, { space_id: 'proj', category: 'todo', content: 'x', agent: 'someone-else' });
+    assert.equal(forced.agent, 'reviewer');
+  });
+});

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { cp } from 'node:fs/promises';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { Caller } from '../../src/core/caller.js';
+import { createCore } from '../../src/core/core.js';
+import { isLiveMemError } from '../../src/shared/errors.js';
+import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
+import { listKeys } from '../../src/storage/list.js';
+import { makeCore, owner } from '../helpers/core.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const code = (c: string) => (e: unknown) => isLiveMemError(e, c as never);
+
+describe('spaces', () => {
+  it('creates the layout of the Python server and refuses a second create', async () => {
+    const { core, storage } = makeCore();
+    const created = await core.spaces.create(owner, { space_id: 'alpha', description: 'd', rules: '# R\n' });
+    assert.equal(created.status, 'created');
+    assert.equal(created.rules_size, 4);
+    assert.deepEqual(await listKeys(storage, 'alpha/'), ['alpha/_meta.json', 'alpha/_rules.md', 'alpha/bank/.keep', 'alpha/live/.keep']);
+    const meta = JSON.parse((await storage.get('alpha/_meta.json'))!.body.toString());
+    assert.equal(meta.consolidation_count, 0);
+    assert.equal(meta.last_consolidation, null);
+    await assert.rejects(core.spaces.create(owner, { space_id: 'alpha' }), code('already_exists'));
+  });
+
+  it('lets exactly one of many racing creators create a space', async () => {
+    const { core } = makeCore();
+    const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => core.spaces.create(owner, { space_id: 'race', description: `${i}` })));
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+    assert.ok(results.every((r) => r.status === 'fulfilled' || code('already_exists')(r.reason)));
+  });
+
+  it('loses no update when several writers update the meta at once', async () => {
+    const { core } = makeCore();
+    await core.spaces.create(owner, { space_id: 'm' });
+    await Promise.all([core.spaces.update(owner, { space_id: 'm', description: 'new' }), core.spaces.update(owner, { space_id: 'm', owner: 'team' })]);
+    const info = await core.spaces.info(owner, { space_id: 'm' });
+    assert.equal(info.description, 'new');
+    assert.equal(info.owner, 'team');
+  });
+
+  it('deletes everything of a space, and nothing of another', async () => {
+    const { core, storage } = makeCore();
+    await core.spaces.create(owner, { space_id: 'a' });
+    await core.spaces.create(owner, { space_id: 'a-b' });
+    await core.notes.write(owner, { space_id: 'a', category: 'todo', content: 'x' });
+    await assert.rejects(core.spaces.delete(owner, { space_id: 'a' }), code('invalid_input'));
+    const deleted = await core.spaces.delete(owner, { space_id: 'a', confirm: true });
+    assert.equal(deleted.files_deleted, 5);
+    assert.deepEqual(await listKeys(storage, 'a/'), []);
+    assert.equal((await core.spaces.list(owner)).total, 1);
+    await assert.rejects(core.spaces.delete(owner, { space_id: 'a', confirm: true }), code('not_found'));
+  });
+
+  it('lists, describes and summarises spaces', async () => {
+    const { core, storage } = makeCore();
+    await core.spaces.create(owner, { space_id: 's1', description: 'first' });
+    await core.notes.write(owner, { space_id: 's1', category: 'todo', content: 'hello' });
+    await storage.put('s1/bank/activeContext.md', '# Active\n');
+    await storage.put('s1/_synthesis.md', 'So far: hello.');
+    await storage.put('not-a-space/x.md', 'stray');
+    const list = await core.spaces.list(owner);
+    assert.deepEqual(list.spaces.map((s) => [s.space_id, s.live_notes_count, s.bank_files_count]), [['s1', 1, 1]]);
+    const info = await core.spaces.info(owner, { space_id: 's1' });
+    assert.equal(info.live.notes_count, 1);
+    assert.ok(info.live.total_size > 0);
+    assert.deepEqual(info.bank.files, ['activeContext.md']);
+    assert.equal(info.synthesis_exists, true);
+    const summary = await core.spaces.summary(owner, { space_id: 's1' });
+    assert.equal(summary.synthesis, 'So far: hello.');
+    assert.equal(summary.files[0]?.content, '# Active\n');
+  });
+});
+
+describe('bank', () => {
+  it('reads one file, all files, and truncates past the cap with a flag', async () => {
+    const { core, storage } = makeCore({ limits: { bankReadAllMaxBytes: 2500 } });
+    await core.spaces.create(owner, { space_id: 'b' });
+    for (const name of ['a.md', 'b.md', 'c.md']) await storage.put(`b/bank/${name}`, 'x'.repeat(1000));
+    await storage.put('b/bank/notes.txt', 'not markdown');
+    const all = await core.bank.readAllFor(owner, { space_id: 'b' });
+    assert.deepEqual(all.files.map((f) => f.filename), ['a.md', 'b.md']);
+    assert.equal(all.truncated, true);
+    assert.deepEqual(all.omitted_files, ['c.md']);
+    const list = await core.bank.list(owner, { space_id: 'b' });
+    assert.deepEqual(list.files.map((f) => f.filename), ['a.md', 'b.md', 'c.md']);
+    const one = await core.bank.read(owner, { space_id: 'b', filename: 'c.md' });
+    assert.equal(one.size, 1000);
+    for (const filename of ['../_meta.json', 'a/b.md', 'a\\b.md', '..md', 'x\u200b.md', 'readme.txt', '']) {
+      await assert.rejects(core.bank.read(owner, { space_id: 'b', filename }), code('invalid_input'), filename);
+    }
+  });
+});
+
+describe('the guard', () => {
+  const reader: Caller = { agent: 'r', permissions: new Set(['read']), spaces: new Set(['open']), canChooseAgent: false };
+
+  it('refuses what a caller may not do, before revealing whether a space exists', async () => {
+    const { core } = makeCore();
+    await core.spaces.create(owner, { space_id: 'open' });
+    await core.spaces.create(owner, { space_id: 'closed' });
+    await core.notes.read(reader, { space_id: 'open' });
+    await assert.rejects(core.notes.write(reader, { space_id: 'open', category: 'todo', content: 'x' }), code('forbidden'));
+    await assert.rejects(core.notes.read(reader, { space_id: 'closed' }), code('forbidden'));
+    await assert.rejects(core.notes.read(reader, { space_id: 'ghost' }), code('forbidden'));
+    await assert.rejects(core.spaces.delete(reader, { space_id: 'open', confirm: true }), code('forbidden'));
+    assert.deepEqual((await core.spaces.list(reader)).spaces.map((s) => s.space_id), ['open']);
+  });
+});
+
+describe('compatibility with the Python Live Memory bucket', () => {
+  it('opens a space written by the Python server as it is', async () => {
+    const tmp = await tempDir();
+    try {
+      await cp(fileURLToPath(new URL('../../fixtures/python-bucket', import.meta.url)), tmp.dir, { recursive: true });
+      const core = createCore({ storage: createFsDriver(tmp.dir) });
+      const info = await core.spaces.info(owner, { space_id: 'projet-alpha' });
+      assert.equal(info.description, 'Projet de refonte API');
+      assert.equal(info.consolidation_count, 3);
+      assert.equal(info.live.notes_count, 2);
+      assert.deepEqual(info.bank.files, ['activeContext.md', 'progress.md']);
+      const read = await core.notes.read(owner, { space_id: 'projet-alpha' });
+      assert.deepEqual(read.notes.map((n) => [n.agent, n.category]), [['claude_desktop', 'decision'], ['cline-dev', 'observation']]);
+      assert.equal(read.notes[1]?.content, "Le module d'authentification fonctionne correctement.\nLes tests passent avec les tokens Bearer.\n");
+      assert.equal((await core.notes.read(owner, { space_id: 'projet-alpha', agent: 'claude_desktop' })).total, 1);
+      assert.equal((await core.notes.read(owner, { space_id: 'projet-alpha', agent: 'claude' })).total, 0, 'never by substring');
+      const written = await core.notes.write(owner, { space_id: 'projet-alpha', category: 'todo', content: 'new' });
+      assert.equal((await core.notes.read(owner, { space_id: 'projet-alpha', limit: 1 })).notes[0]?.filename, written.filename);
+      const meta = await core.spaces.update(owner, { space_id: 'projet-alpha', description: 'changed' });
+      assert.equal(meta.description, 'changed');
+      const raw = JSON.parse((await createFsDriver(tmp.dir).get('projet-alpha/_meta.json'))!.body.toString());
+      assert.equal(raw.version, 1, 'unknown fields are kept');
+    } finally {
+      await tmp.remove();
+    }
+  });
+});

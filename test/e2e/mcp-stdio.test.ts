@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { tempDir } from '../helpers/tmp.js';
+
+describe('MCP over stdio: the built binary, driven by the SDK client', () => {
+  let home: Awaited<ReturnType<typeof tempDir>>;
+  let server: SpawnedServer;
+  before(async () => {
+    home = await tempDir();
+    server = await spawnServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_AGENT: 'tester' });
+  });
+  after(async () => {
+    await server?.close();
+    await home?.remove();
+  });
+
+  it('lists every tool with schemas, annotations and descriptions', async () => {
+    const { tools } = await server.client.listTools();
+    const names = tools.map((t) => t.name).sort();
+    assert.deepEqual(names, [
+      'bank_list', 'bank_read', 'bank_read_all', 'live_note', 'live_read', 'live_search',
+      'space_create', 'space_delete', 'space_info', 'space_list', 'space_rules', 'space_summary', 'space_update',
+    ]);
+    for (const tool of tools) {
+      assert.ok(tool.description && tool.description.length > 40, `${tool.name} description`);
+      assert.equal(tool.outputSchema?.type, 'object', `${tool.name} outputSchema`);
+      assert.equal(typeof tool.annotations?.readOnlyHint, 'boolean', `${tool.name} readOnlyHint`);
+    }
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    assert.equal(byName.get('live_read')?.annotations?.readOnlyHint, true);
+    assert.equal(byName.get('space_delete')?.annotations?.destructiveHint, true);
+    assert.equal(byName.get('live_note')?.annotations?.readOnlyHint, false);
+    assert.equal(server.client.getServerVersion()?.name, 'live-mem');
+  });
+
+  it('creates a space with the default rules, writes notes and reads them back newest first', async () => {
+    const created = await server.call('space_create', { space_id: 'alpha', description: 'API rewrite' });
+    assert.equal(created.status, 'created');
+    assert.equal(created.space_id, 'alpha');
+    const rules = await server.call('space_rules', { space_id: 'alpha' });
+    for (const file of ['projectbrief.md', 'productContext.md', 'activeContext.md', 'systemPatterns.md', 'techContext.md', 'progress.md']) {
+      assert.ok(String(rules.rules).includes(file), file);
+    }
+    const first = await server.call('live_note', { space_id: 'alpha', category: 'observation', content: 'The build passes', tags: 'build, ci' });
+    assert.equal(first.status, 'created');
+    assert.equal(first.agent, 'tester');
+    assert.match(String(first.filename), /^\d{8}T\d{6}_tester_observation_[0-9a-z]{8}\.md$/);
+    await server.call('live_note', { space_id: 'alpha', category: 'decision', content: 'Use S3', agent: 'cline' });
+    const read = await server.call('live_read', { space_id: 'alpha' });
+    assert.equal(read.total, 2);
+    assert.equal(read.has_more, false);
+    const notes = read.notes as Array<Record<string, unknown>>;
+    assert.deepEqual(notes.map((n) => n.content), ['Use S3', 'The build passes']);
+    assert.deepEqual(notes[1]?.tags, ['build', 'ci']);
+    const onlyCline = await server.call('live_read', { space_id: 'alpha', agent: 'cline' });
+    assert.deepEqual((onlyCline.notes as Array<Record<string, unknown>>).map((n) => n.agent), ['cline']);
+    const limited = await server.call('live_read', { space_id: 'alpha', limit: 1 });
+    assert.equal(limited.total, 1);
+    assert.equal(limited.has_more, true);
+    const found = await server.call('live_search', { space_id: 'alpha', query: 'BUILD' });
+    assert.deepEqual((found.notes as Array<Record<string, unknown>>).map((n) => n.content), ['The build passes']);
+  });
+
+  it('answers space_info, space_list, space_summary and the bank tools', async () => {
+    const info = await server.call('space_info', { space_id: 'alpha' });
+    assert.equal((info.live as Record<string, unknown>).notes_count, 2);
+    assert.equal(info.synthesis_exists, false);
+    const list = await server.call('space_list');
+    assert.equal(list.total, 1);
+    const bank = await server.call('bank_list', { space_id: 'alpha' });
+    assert.equal(bank.file_count, 0);
+    const all = await server.call('bank_read_all', { space_id: 'alpha' });
+    assert.equal(all.truncated, false);
+    const summary = await server.call('space_summary', { space_id: 'alpha' });
+    assert.ok(String(summary.rules).startsWith('# Memory Bank Rules'));
+    const missing = await server.call('bank_read', { space_id: 'alpha', filename: 'activeContext.md' });
+    assert.equal(missing.status, 'not_found');
+    const updated = await server.call('space_update', { space_id: 'alpha', owner: 'team-api' });
+    assert.equal(updated.owner, 'team-api');
+  });
+
+  it('refuses bad input with a clear status and changes nothing', async () => {
+    const before = await readdir(path.join(home.dir, 'alpha', 'live'));
+    const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
+      ['live_note', { space_id: 'bad id!', category: 'observation', content: 'x' }, 'error', /invalid space_id/],
+      ['live_note', { space_id: 'alpha', category: 'gossip', content: 'x' }, 'error', /unknown category/],
+      ['live_note', { space_id: 'alpha', category: 'todo', content: '   ' }, 'error', /content is empty/],
+      ['live_note', { space_id: 'alpha', category: 'todo', content: 'x'.repeat(100_001) }, 'error', /limit is 100000/],
+      ['live_note', { space_id: 'ghost', category: 'todo', content: 'x' }, 'not_found', /does not exist/],
+      ['live_read', { space_id: 'alpha', limit: 0 }, 'error', /limit/],
+      ['live_read', { space_id: 'alpha', limit: 5000 }, 'error', /limit/],
+      ['live_read', { space_id: 'alpha', since: 'yesterday' }, 'error', /invalid since/],
+      ['bank_read', { space_id: 'alpha', filename: '../_meta.json' }, 'error', /invalid bank filename/],
+      ['bank_read', { space_id: 'alpha', filename: 'sub/file.md' }, 'error', /invalid bank filename/],
+      ['space_create', { space_id: 'alpha' }, 'already_exists', /already exists/],
+      ['space_delete', { space_id: 'alpha' }, 'error', /confirm=true/],
+      ['space_info', { space_id: 'ghost' }, 'not_found', /does not exist/],
+    ];
+    for (const [tool, args, status, message] of cases) {
+      const result = await server.call(tool, args);
+      assert.equal(result.status, status, `${tool} ${JSON.stringify(args).slice(0, 80)}`);
+      assert.match(String(result.message), message);
+    }
+    assert.deepEqual(await readdir(path.join(home.dir, 'alpha', 'live')), before);
+    assert.equal((await server.call('space_info', { space_id: 'alpha' })).status, 'ok');
+  });
+
+  it('deletes a space with confirm', async () => {
+    await server.call('space_create', { space_id: 'doomed' });
+    await server.call('live_note', { space_id: 'doomed', category: 'todo', content: 'x' });
+    const deleted = await server.call('space_delete', { space_id: 'doomed', confirm: true });
+    assert.equal(deleted.status, 'deleted');
+    assert.equal((await server.call('space_info', { space_id: 'doomed' })).status, 'not_found');
+    assert.deepEqual((await readdir(home.dir)).sort(), ['alpha']);
+  });
+
+  it('keeps stdout for JSON-RPC only: logs go to stderr', async () => {
+    assert.match(server.stderr(), /serving MCP on stdio/);
+  });
+});
