@@ -2,7 +2,8 @@
  * live-mem benchmark: prints figures, never fails on a threshold.
  *
  * Everything runs over MCP stdio against the built binary (bin/live-mem.js) on the fs driver,
- * driven by the SDK's own Client + StdioClientTransport, each section in a fresh temp store:
+ * driven by the SDK's own Client + StdioClientTransport, each section in a fresh temp store under
+ * os.tmpdir() (all removed at the end):
  *
  *   1. start-up      spawn → `initialize` answered (client.connect resolves), median/p90 of 15 spawns
  *   2. live_note     2,000 sequential calls into one space: p50/p99 latency and notes/s
@@ -15,13 +16,15 @@
  *   5. peak RSS      VmHWM of the server process at the end of section 3 (Linux only)
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
+ * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
+ * follow the disk: on a shared VM they vary from run to run; compare runs on a quiet machine.
  *
- * Run: npm run bench        (builds dist/, then `node --import tsx scripts/bench.ts`)
+ * Run: npm run bench        (builds dist/, then `node --import tsx scripts/bench.ts`; about a minute)
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +35,9 @@ import { mapLimit } from '../src/shared/concurrency.js';
 import { createFsDriver } from '../src/storage/fs/fs-driver.js';
 
 const BIN = fileURLToPath(new URL('../bin/live-mem.js', import.meta.url));
+
+/** Targets from the brief (the append ones derive from the peer's times below). */
+const TARGET = { startupMs: 300, noteP50Ms: 3, readP50Ms: 50 } as const;
 
 const STARTUP_SPAWNS = 15;
 const LATENCY_NOTES = 2_000;
@@ -60,7 +66,7 @@ const FILTER = { category: 'decision', agent: 'cline' } as const;
 type Unit = 'ms' | 'notes/s' | 'x' | 'MiB';
 
 interface Target {
-  op: '<' | '>=';
+  op: '<' | '≥';
   limit: number;
 }
 
@@ -71,39 +77,50 @@ interface Figure {
   /** null when the measure is unavailable (e.g. no /proc). */
   value: number | null;
   unit: Unit;
-  target?: Target;
+  target: Target | undefined;
 }
 
-const figure = (key: string, label: string, value: number | null, unit: Unit, target?: Target): Figure =>
-  target ? { key, label, value, unit, target } : { key, label, value, unit };
+const figure = (key: string, label: string, value: number | null, unit: Unit, target?: Target): Figure => ({ key, label, value, unit, target });
 
 const below = (limit: number): Target => ({ op: '<', limit });
-const atLeast = (limit: number): Target => ({ op: '>=', limit });
+const atLeast = (limit: number): Target => ({ op: '≥', limit });
 
+const withUnit = (text: string, unit: Unit): string => (unit === 'x' ? `${text}x` : `${text} ${unit}`);
+
+/** A measure: a few significant decimals, fewer as the value grows. */
 function formatValue(value: number | null, unit: Unit): string {
   if (value === null) return 'n/a';
-  const digits = unit === 'notes/s' ? 0 : unit === 'ms' && value >= 100 ? 0 : unit === 'ms' && value >= 10 ? 1 : 2;
-  return `${value.toFixed(digits)} ${unit}`;
+  const digits = unit === 'notes/s' || value >= 100 ? 0 : value >= 10 ? 1 : 2;
+  return withUnit(value.toFixed(digits), unit);
 }
 
+/** A target: as written in the brief, without trailing zeros. */
+const formatTarget = ({ op, limit }: Target, unit: Unit): string => `${op} ${withUnit(String(limit), unit)}`;
+
 function verdict(fig: Figure): string {
-  if (!fig.target || fig.value === null) return ' ';
+  if (!fig.target || fig.value === null) return '';
   const met = fig.target.op === '<' ? fig.value < fig.target.limit : fig.value >= fig.target.limit;
   return met ? '✓' : '✗';
 }
 
-function printReport(figures: readonly Figure[]): void {
-  const rows = figures.map((fig) => [
-    fig.label,
-    formatValue(fig.value, fig.unit),
-    fig.target ? `${fig.target.op} ${formatValue(fig.target.limit, fig.unit)}` : '—',
-    verdict(fig),
-  ]);
-  const widths = [0, 1, 2].map((col) => Math.max(...rows.map((row) => (row[col] ?? '').length)));
-  const pad = (text: string, col: number, right = false) => (right ? text.padStart(widths[col] ?? 0) : text.padEnd(widths[col] ?? 0));
-  console.log('\nlive-mem benchmark (fs driver, MCP stdio)');
-  for (const [label = '', value = '', target = '', mark = ''] of rows) {
-    console.log(`  ${pad(label, 0)}  ${pad(value, 1, true)}  target ${pad(target, 2)}  ${mark}`);
+/** Where the figures come from. The load average is read before the run: a busy machine skews every figure. */
+function describeMachine(): string {
+  const load = loadavg()[0]?.toFixed(1) ?? '?';
+  return `node ${process.version}, ${availableParallelism()} CPUs, load average ${load} before the run`;
+}
+
+function printReport(figures: readonly Figure[], machine: string): void {
+  const rows = figures.map((fig) => ({
+    label: fig.label,
+    value: formatValue(fig.value, fig.unit),
+    target: fig.target ? formatTarget(fig.target, fig.unit) : '—',
+    mark: verdict(fig),
+  }));
+  const width = (column: 'label' | 'value' | 'target') => Math.max(...rows.map((row) => row[column].length));
+  const [labelWidth, valueWidth, targetWidth] = [width('label'), width('value'), width('target')];
+  console.log(`\nlive-mem benchmark (fs driver, MCP stdio; ${machine})`);
+  for (const { label, value, target, mark } of rows) {
+    console.log(`  ${label.padEnd(labelWidth)}  ${value.padStart(valueWidth)}  target ${target.padEnd(targetWidth)}  ${mark}`.trimEnd());
   }
 }
 
@@ -190,13 +207,21 @@ async function startServer(home: string): Promise<BenchServer> {
   };
 }
 
-async function withTempHome<T>(section: string, run: (home: string) => Promise<T>): Promise<T> {
+/**
+ * The temp stores, one per section, removed together once every section ran: deleting tens of
+ * thousands of files mid-run would tax the next section (on a disk mounted with online discard,
+ * for a minute or so).
+ */
+const tempHomes: string[] = [];
+
+async function freshHome(section: string): Promise<string> {
   const home = await mkdtemp(path.join(tmpdir(), `live-mem-bench-${section}-`));
-  try {
-    return await run(home);
-  } finally {
-    await rm(home, { recursive: true, force: true });
-  }
+  tempHomes.push(home);
+  return home;
+}
+
+async function removeTempHomes(): Promise<void> {
+  await Promise.all(tempHomes.splice(0).map((home) => rm(home, { recursive: true, force: true })));
 }
 
 async function withServer<T>(home: string, run: (server: BenchServer) => Promise<T>): Promise<T> {
@@ -227,23 +252,20 @@ async function appendNotes(server: BenchServer, spaceId: string, count: number, 
 // Sections
 
 async function benchStartup(): Promise<Figure[]> {
-  const connectMs = await withTempHome('startup', async (home) => {
-    const times: number[] = [];
-    for (let spawn = 0; spawn < STARTUP_SPAWNS; spawn++) times.push(await withServer(home, async (server) => server.connectMs));
-    return times;
-  });
+  const home = await freshHome('startup');
+  const connectMs: number[] = [];
+  for (let spawn = 0; spawn < STARTUP_SPAWNS; spawn++) connectMs.push(await withServer(home, async (server) => server.connectMs));
   return [
-    figure('startup_median_ms', `start-up median (${STARTUP_SPAWNS} spawns)`, percentile(connectMs, 50), 'ms', below(300)),
-    figure('startup_p90_ms', 'start-up p90', percentile(connectMs, 90), 'ms', below(300)),
+    figure('startup_median_ms', `start-up median (${STARTUP_SPAWNS} spawns)`, percentile(connectMs, 50), 'ms', below(TARGET.startupMs)),
+    figure('startup_p90_ms', 'start-up p90', percentile(connectMs, 90), 'ms', below(TARGET.startupMs)),
   ];
 }
 
 async function benchNoteLatency(): Promise<Figure[]> {
-  const { totalMs, latenciesMs } = await withTempHome('latency', (home) =>
-    withServer(home, (server) => appendNotes(server, 'latency', LATENCY_NOTES, 1)),
-  );
+  const home = await freshHome('latency');
+  const { totalMs, latenciesMs } = await withServer(home, (server) => appendNotes(server, 'latency', LATENCY_NOTES, 1));
   return [
-    figure('live_note_p50_ms', `live_note p50 (${LATENCY_NOTES.toLocaleString('en')} sequential)`, percentile(latenciesMs, 50), 'ms', below(3)),
+    figure('live_note_p50_ms', `live_note p50 (${LATENCY_NOTES.toLocaleString('en')} sequential)`, percentile(latenciesMs, 50), 'ms', below(TARGET.noteP50Ms)),
     figure('live_note_p99_ms', 'live_note p99', percentile(latenciesMs, 99), 'ms'),
     figure('live_note_per_s', 'live_note throughput', (LATENCY_NOTES / totalMs) * 1000, 'notes/s'),
   ];
@@ -251,25 +273,23 @@ async function benchNoteLatency(): Promise<Figure[]> {
 
 /** Sections 3 and 5: append throughput on one connection, then the server's peak RSS. */
 async function benchAppendThroughput(): Promise<Figure[]> {
-  return withTempHome('append', (home) =>
-    withServer(home, async (server) => {
-      const figures: Figure[] = [];
-      for (const mode of APPEND_MODES) {
-        for (const run of APPEND_RUNS) {
-          progress(`  append ${run.count} ${mode.name}`);
-          const { totalMs } = await appendNotes(server, `append-${mode.name}-${run.count}`, run.count, mode.inFlight);
-          const what = `append ${run.count.toLocaleString('en')} ${mode.name}`;
-          const key = `append_${run.count}_${mode.name}`;
-          figures.push(
-            figure(`${key}_ms`, what, totalMs, 'ms', below(run.peerMs / run.speedupTarget)),
-            figure(`${key}_speedup`, `  speed-up vs MCP memory server`, run.peerMs / totalMs, 'x', atLeast(run.speedupTarget)),
-          );
-        }
+  const home = await freshHome('append');
+  return withServer(home, async (server) => {
+    const figures: Figure[] = [];
+    for (const mode of APPEND_MODES) {
+      for (const run of APPEND_RUNS) {
+        progress(`  append ${run.count} ${mode.name}`);
+        const { totalMs } = await appendNotes(server, `append-${mode.name}-${run.count}`, run.count, mode.inFlight);
+        const key = `append_${run.count}_${mode.name}`;
+        figures.push(
+          figure(`${key}_ms`, `append ${run.count.toLocaleString('en')} ${mode.name}`, totalMs, 'ms', below(run.peerMs / run.speedupTarget)),
+          figure(`${key}_speedup`, `  speed-up vs MCP memory server (${run.peerMs / 1000} s)`, run.peerMs / totalMs, 'x', atLeast(run.speedupTarget)),
+        );
       }
-      figures.push(figure('server_peak_rss_mib', 'server peak RSS (VmHWM, after 3)', await peakRssMiB(server.pid), 'MiB'));
-      return figures;
-    }),
-  );
+    }
+    figures.push(figure('server_peak_rss_mib', 'server peak RSS (VmHWM, end of section 3)', await peakRssMiB(server.pid), 'MiB'));
+    return figures;
+  });
 }
 
 /** Writes `count` notes in-process through the core, as several agents over four hours. */
@@ -297,22 +317,21 @@ function checkRead(result: Record<string, unknown>, filter: Partial<typeof FILTE
 }
 
 async function benchRead(): Promise<Figure[]> {
-  return withTempHome('read', async (home) => {
-    const spaceId = 'read';
-    const seedMs = await timeMs(() => seedSpace(home, spaceId, READ_SPACE_NOTES));
-    progress(`  seeded ${READ_SPACE_NOTES} notes in-process in ${(seedMs / 1000).toFixed(1)} s`);
-    return withServer(home, async (server) => {
-      const read = async (filter: Partial<typeof FILTER>) =>
-        checkRead(await server.call('live_read', { space_id: spaceId, limit: READ_LIMIT, ...filter }), filter);
-      const all = await timeCalls(READ_CALLS, 1, () => read({}));
-      const filtered = await timeCalls(FILTERED_READ_CALLS, 1, () => read(FILTER));
-      const notes = READ_SPACE_NOTES.toLocaleString('en');
-      return [
-        figure('live_read_p50_ms', `live_read p50 (limit ${READ_LIMIT}, ${notes} notes)`, percentile(all.latenciesMs, 50), 'ms', below(50)),
-        figure('live_read_p99_ms', 'live_read p99', percentile(all.latenciesMs, 99), 'ms'),
-        figure('live_read_filtered_p50_ms', 'live_read p50, category + agent filter', percentile(filtered.latenciesMs, 50), 'ms', below(50)),
-      ];
-    });
+  const home = await freshHome('read');
+  const spaceId = 'read';
+  const seedMs = await timeMs(() => seedSpace(home, spaceId, READ_SPACE_NOTES));
+  progress(`  seeded ${READ_SPACE_NOTES} notes in-process in ${(seedMs / 1000).toFixed(1)} s`);
+  return withServer(home, async (server) => {
+    const read = async (filter: Partial<typeof FILTER>) =>
+      checkRead(await server.call('live_read', { space_id: spaceId, limit: READ_LIMIT, ...filter }), filter);
+    const all = await timeCalls(READ_CALLS, 1, () => read({}));
+    const filtered = await timeCalls(FILTERED_READ_CALLS, 1, () => read(FILTER));
+    const notes = READ_SPACE_NOTES.toLocaleString('en');
+    return [
+      figure('live_read_p50_ms', `live_read p50 (limit ${READ_LIMIT}, ${notes} notes)`, percentile(all.latenciesMs, 50), 'ms', below(TARGET.readP50Ms)),
+      figure('live_read_p99_ms', 'live_read p99', percentile(all.latenciesMs, 99), 'ms'),
+      figure('live_read_filtered_p50_ms', 'live_read p50, category + agent filter', percentile(filtered.latenciesMs, 50), 'ms', below(TARGET.readP50Ms)),
+    ];
   });
 }
 
@@ -326,14 +345,20 @@ const SECTIONS = [
 ] as const;
 
 async function main(): Promise<void> {
+  const machine = describeMachine();
   const figures: Figure[] = [];
   const start = performance.now();
-  for (const section of SECTIONS) {
-    progress(section.title);
-    figures.push(...(await section.run()));
+  try {
+    for (const section of SECTIONS) {
+      progress(section.title);
+      figures.push(...(await section.run()));
+    }
+  } finally {
+    progress('removing the temp stores');
+    await removeTempHomes();
   }
   progress(`done in ${((performance.now() - start) / 1000).toFixed(1)} s`);
-  printReport(figures);
+  printReport(figures, machine);
   printJsonSummary(figures);
 }
 

@@ -1,10 +1,8 @@
 import type { ListOptions, ListPage, ObjectInfo, StorageDriver } from './types.js';
 
-export const DEFAULT_PAGE_SIZE = 1000;
-
 /**
  * Pages a sorted key list the way S3 does: with a delimiter, keys below a sub-folder collapse into
- * one prefix entry; the cursor is the last key or prefix returned.
+ * one prefix entry; the cursor is the last key or prefix returned. Without a limit, one page holds all.
  */
 export function paginate(
   sortedKeys: readonly string[],
@@ -12,7 +10,7 @@ export function paginate(
   options: ListOptions,
   describe: (key: string) => ObjectInfo,
 ): ListPage {
-  const limit = Math.max(1, options.limit ?? DEFAULT_PAGE_SIZE);
+  const limit = Math.max(1, options.limit ?? Number.POSITIVE_INFINITY);
   const objects: ObjectInfo[] = [];
   const prefixes: string[] = [];
   let last: string | undefined;

@@ -37,7 +37,10 @@ export interface PutOptions {
 export interface ListOptions {
   /** Continue after this cursor (from a previous page). */
   cursor?: string;
-  /** Page size; drivers may return fewer. Default 1000. */
+  /**
+   * Page size; drivers may return fewer. Default: the driver's natural page — 1000 on S3; everything
+   * on fs and memory, which read a whole folder at once anyway (paging them would re-read it per page).
+   */
   limit?: number;
   /** '/' lists one level: immediate objects plus sub-folder `prefixes`. */
   delimiter?: '/';

@@ -14,7 +14,7 @@ describe('note names', () => {
     const parsed = parseNoteName(name);
     assert.equal(parsed?.agent, 'cline-dev');
     assert.equal(parsed?.category, 'observation');
-    assert.equal(parsed?.time.toISOString(), '2026-02-20T18:05:12.000Z');
+    assert.equal(parsed?.stamp, '20260220T180512');
   });
 
   it('sorts names written in the same second by millisecond', () => {
@@ -159,5 +159,16 @@ describe('note service', () => {
     const token = { ...owner, agent: 'reviewer', canChooseAgent: false };
     const forced = await core.notes.write(token, { space_id: 'proj', category: 'todo', content: 'x', agent: 'someone-else' });
     assert.equal(forced.agent, 'reviewer');
+  });
+});
+
+describe('note files written by other tools', () => {
+  it('reads YAML front-matter that is not in our own one-JSON-value-per-line form', () => {
+    const parsed = parseNoteFile('---\ntimestamp: 2026-02-20T18:05:12Z\nagent: cline\ncategory: todo\ntags:\n  - a\n  - b\nspace_id: s\n---\n\nbody');
+    assert.equal(parsed.timestamp, '2026-02-20T18:05:12Z');
+    assert.deepEqual(parsed.tags, ['a', 'b']);
+    assert.equal(parsed.agent, 'cline');
+    assert.equal(parsed.content, 'body');
+    assert.deepEqual(parseNoteFile('---\ntags: "x, y"\n---\nz').tags, ['x', 'y']);
   });
 });

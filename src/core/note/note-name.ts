@@ -1,4 +1,4 @@
-import { CATEGORIES, type Category } from '../validate.js';
+import type { Category } from '../validate.js';
 
 /**
  * Note file names carry everything a read filters on, so filters are answered from a listing
@@ -11,32 +11,48 @@ import { CATEGORIES, type Category } from '../validate.js';
  */
 export interface NoteName {
   filename: string;
-  /** Second precision, UTC. */
-  time: Date;
+  /** YYYYMMDDTHHMMSS, UTC: sorts lexically in time order. */
+  stamp: string;
   agent: string;
   category: string;
   id: string;
 }
 
-const NAME = /^(\d{8}T\d{6})_(.+)_([a-z]+)_([0-9a-zA-Z]+)\.md$/;
+const STAMP = /^\d{8}T\d{6}$/;
+
+/** The stamp of a date: 2026-02-20T18:05:12.345Z → 20260220T180512. */
+export const toStamp = (time: Date): string => time.toISOString().replace(/[-:]/g, '').slice(0, 15);
 
 export function formatNoteName(time: Date, agent: string, category: Category, random6: string): string {
-  const stamp = time.toISOString().replace(/[-:]/g, '').slice(0, 15);
   const millis = time.getUTCMilliseconds().toString(36).padStart(2, '0');
-  return `${stamp}_${agent}_${category}_${millis}${random6}.md`;
+  return `${toStamp(time)}_${agent}_${category}_${millis}${random6}.md`;
 }
 
+/**
+ * Parses a note file name, or returns null for anything else (.keep, stray files). Runs once per
+ * note per listing, so it slices strings rather than running a regex or building dates.
+ */
 export function parseNoteName(filename: string): NoteName | null {
-  const match = NAME.exec(filename);
-  if (!match) return null;
-  const [, stamp, agent, category, id] = match as unknown as [string, string, string, string, string];
-  const iso = `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(9, 11)}:${stamp.slice(11, 13)}:${stamp.slice(13, 15)}Z`;
-  const time = new Date(iso);
-  if (Number.isNaN(time.getTime())) return null;
-  return { filename, time, agent, category, id };
+  if (!filename.endsWith('.md') || filename.charCodeAt(15) !== 95 /* _ */) return null;
+  const stamp = filename.slice(0, 15);
+  const idStart = filename.lastIndexOf('_');
+  const categoryStart = filename.lastIndexOf('_', idStart - 1);
+  if (categoryStart <= 16 || !STAMP.test(stamp)) return null;
+  const id = filename.slice(idStart + 1, -3);
+  const category = filename.slice(categoryStart + 1, idStart);
+  if (id.length === 0 || category.length === 0) return null;
+  return { filename, stamp, agent: filename.slice(16, categoryStart), category, id };
 }
 
-export const isStandardCategory = (category: string): category is Category => (CATEGORIES as readonly string[]).includes(category);
+/** Newest first: by stamp, then by id (whose first two characters are the millisecond). */
+export function compareNewestFirst(a: NoteName, b: NoteName): number {
+  if (a.stamp !== b.stamp) return a.stamp < b.stamp ? 1 : -1;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
 
-/** ISO 8601 at second precision, as the seed writes timestamps: 2026-02-20T18:05:12Z. */
+/** The ISO 8601 form of a stamp, at second precision as the seed writes timestamps: 2026-02-20T18:05:12Z. */
+export const stampToIso = (stamp: string): string =>
+  `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(9, 11)}:${stamp.slice(11, 13)}:${stamp.slice(13, 15)}Z`;
+
+/** ISO 8601 at second precision: 2026-02-20T18:05:12Z. */
 export const isoSeconds = (time: Date): string => `${time.toISOString().slice(0, 19)}Z`;

@@ -7,7 +7,7 @@ import { baseName, spaceKeys } from '../layout.js';
 import { requireSpace } from '../space/meta.js';
 import { parseSince, validateCategory, validateLimit, validateSpaceId } from '../validate.js';
 import { formatNoteFile, parseNoteFile, splitTags } from './note-file.js';
-import { formatNoteName, isoSeconds, parseNoteName, type NoteName } from './note-name.js';
+import { compareNewestFirst, formatNoteName, isoSeconds, parseNoteName, stampToIso, toStamp, type NoteName } from './note-name.js';
 
 export const MAX_READ_LIMIT = 1000;
 const MAX_TAGS = 32;
@@ -56,7 +56,7 @@ export function createNoteService(context: CoreContext) {
       const name = parseNoteName(baseName(object.key));
       if (name && filter(name)) names.push(name);
     }
-    return names.sort((a, b) => b.time.getTime() - a.time.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    return names.sort(compareNewestFirst);
   };
 
   /** Reads one note; `null` when it was consolidated (moved away) since it was listed. */
@@ -66,7 +66,7 @@ export function createNoteService(context: CoreContext) {
     const parsed = parseNoteFile(object.body.toString('utf8'));
     return {
       filename: name.filename,
-      timestamp: parsed.timestamp ?? isoSeconds(name.time),
+      timestamp: parsed.timestamp ?? stampToIso(name.stamp),
       agent: parsed.agent ?? name.agent,
       category: parsed.category ?? name.category,
       tags: parsed.tags ?? [],
@@ -115,7 +115,7 @@ export function createNoteService(context: CoreContext) {
       const agents = input.agent ? new Set([input.agent, toAgentName(input.agent)]) : undefined;
       const since = parseSince(input.since ?? '');
       // Names carry seconds: `since` is inclusive at one-second resolution, so a note is never missed.
-      const sinceSecond = since ? Math.floor(since.getTime() / 1000) * 1000 : undefined;
+      const sinceStamp = since ? toStamp(since) : undefined;
       await requireSpace(context, spaceId);
 
       const matches = await listNoteNames(
@@ -123,7 +123,7 @@ export function createNoteService(context: CoreContext) {
         (name) =>
           (category === undefined || name.category === category) &&
           (agents === undefined || agents.has(name.agent)) &&
-          (sinceSecond === undefined || name.time.getTime() >= sinceSecond),
+          (sinceStamp === undefined || name.stamp >= sinceStamp),
       );
       const notes = await readNotes(spaceId, matches.slice(0, limit));
       return { status: 'ok' as const, space_id: spaceId, notes, total: notes.length, has_more: matches.length > limit };
@@ -154,23 +154,18 @@ export function createNoteService(context: CoreContext) {
 
     /** Count, total size and time range of a space's live notes (sizes cost a stat per note on fs). */
     async stats(spaceId: string) {
-      const objects = [];
+      const notes: Array<{ key: string; size: number | undefined; stamp: string }> = [];
       for await (const object of listAll(storage, spaceKeys(spaceId).live)) {
         const name = parseNoteName(baseName(object.key));
-        if (name) objects.push({ object, time: name.time.getTime() });
+        if (name) notes.push({ key: object.key, size: object.size, stamp: name.stamp });
       }
-      const sizes = await mapLimit(objects, limits.readConcurrency, async ({ object }) => object.size ?? (await storage.stat(object.key))?.size ?? 0);
-      let oldest = Infinity;
-      let newest = -Infinity;
-      for (const { time } of objects) {
-        oldest = Math.min(oldest, time);
-        newest = Math.max(newest, time);
-      }
+      const sizes = await mapLimit(notes, limits.readConcurrency, async (note) => note.size ?? (await storage.stat(note.key))?.size ?? 0);
+      const stamps = notes.map((note) => note.stamp).sort();
       return {
-        notes_count: objects.length,
+        notes_count: notes.length,
         total_size: sizes.reduce((sum, size) => sum + size, 0),
-        oldest_note: objects.length > 0 ? isoSeconds(new Date(oldest)) : null,
-        newest_note: objects.length > 0 ? isoSeconds(new Date(newest)) : null,
+        oldest_note: stamps.length > 0 ? stampToIso(stamps[0] as string) : null,
+        newest_note: stamps.length > 0 ? stampToIso(stamps[stamps.length - 1] as string) : null,
       };
     },
   };

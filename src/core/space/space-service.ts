@@ -2,6 +2,7 @@ import { mapLimit } from '../../shared/concurrency.js';
 import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
+import type { BankService } from '../bank/bank-service.js';
 import type { CoreContext } from '../context.js';
 import { KEEP_FILE, spaceKeys } from '../layout.js';
 import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
@@ -29,7 +30,7 @@ export interface SpaceUpdateInput {
 export interface SpaceParts {
   countLiveNotes(spaceId: string): Promise<{ notes_count: number; total_size: number; oldest_note: string | null; newest_note: string | null }>;
   listBank(spaceId: string): Promise<Array<{ filename: string; size: number }>>;
-  readBank(spaceId: string): Promise<Record<string, unknown>>;
+  readBank(spaceId: string): ReturnType<BankService['readAll']>;
 }
 
 export function createSpaceService(context: CoreContext, parts: SpaceParts) {

@@ -45,8 +45,11 @@ export function createFsDriver(rootDir: string): StorageDriver {
     }
   };
 
-  /** Writes `body` to a fresh, fsynced temp file beside `file`, creating folders as needed. */
-  const writeTemp = async (file: string, body: Buffer | string): Promise<string> => {
+  /**
+   * Writes `body` to a fresh, fsynced temp file beside `file`, creating folders as needed. Returns
+   * its path and etag: link and rename keep the inode and mtime, so the etag is the final file's too.
+   */
+  const writeTemp = async (file: string, body: Buffer | string): Promise<{ temp: string; etag: string }> => {
     const temp = `${file}.${randomBytes(6).toString('hex')}${RESERVED_SUFFIXES[0]}`;
     for (let attempt = 0; ; attempt++) {
       let handle: fsp.FileHandle | undefined;
@@ -54,7 +57,7 @@ export function createFsDriver(rootDir: string): StorageDriver {
         handle = await fsp.open(temp, 'wx', 0o600);
         await handle.writeFile(body);
         await handle.datasync();
-        return temp;
+        return { temp, etag: etagOf(await handle.stat({ bigint: true })) };
       } catch (error) {
         await handle?.close().catch(() => undefined);
         handle = undefined;
@@ -63,7 +66,7 @@ export function createFsDriver(rootDir: string): StorageDriver {
           await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
           continue;
         }
-        await fsp.rm(temp, { force: true });
+        await fsp.unlink(temp).catch(() => undefined);
         throw storageError('write', file, error);
       } finally {
         await handle?.close();
@@ -149,7 +152,7 @@ export function createFsDriver(rootDir: string): StorageDriver {
 
     async put(key, body, options: PutOptions = {}) {
       const file = pathOf(key);
-      const temp = await writeTemp(file, body);
+      const { temp, etag } = await writeTemp(file, body);
       try {
         if (options.ifNoneMatch === '*') {
           try {
@@ -170,10 +173,10 @@ export function createFsDriver(rootDir: string): StorageDriver {
           });
         }
       } finally {
-        await fsp.rm(temp, { force: true });
+        // After a link the temp name is a second name of the file; after a rename it is already gone.
+        await fsp.unlink(temp).catch(() => undefined);
       }
-      const stats = await statFile(file);
-      return { etag: stats ? etagOf(stats) : '' };
+      return { etag };
     },
 
     async list(prefix, options: ListOptions = {}) {

@@ -13,7 +13,6 @@ import {
 import type { PutObjectCommandInput, S3ClientConfig } from '@aws-sdk/client-s3';
 import { LiveMemError } from '../../shared/errors.js';
 import { normalizeKey, normalizePrefix } from '../../shared/keys.js';
-import { DEFAULT_PAGE_SIZE } from '../list.js';
 import type { ListOptions, ListPage, ObjectInfo, PutOptions, StorageDriver, StoredObject } from '../types.js';
 
 /**
@@ -46,6 +45,9 @@ export interface S3DriverOptions {
   /** Milliseconds a socket may stay idle during a request. Default 30000. */
   socketTimeoutMs?: number;
 }
+
+/** ListObjectsV2 returns at most this many keys per page. */
+const S3_MAX_KEYS = 1000;
 
 export type ConditionalWriteSupport = 'supported' | 'unsupported';
 
@@ -293,7 +295,7 @@ export function createS3Driver(options: S3DriverOptions): S3StorageDriver {
 
     async list(prefix, options: ListOptions = {}): Promise<ListPage> {
       const normalized = normalizePrefix(prefix);
-      const limit = Math.min(1000, Math.max(1, Math.floor(options.limit ?? DEFAULT_PAGE_SIZE)));
+      const limit = Math.min(S3_MAX_KEYS, Math.max(1, Math.floor(options.limit ?? S3_MAX_KEYS)));
       try {
         const res = await client.send(
           new ListObjectsV2Command({
