@@ -5,11 +5,14 @@
  * driven by the SDK's own Client + StdioClientTransport, each section in a fresh temp store under
  * os.tmpdir() (all removed at the end):
  *
- *   1. start-up      spawn → `initialize` answered (client.connect resolves), median/p90 of 15 spawns
+ *   1. start-up      spawn → `initialize` answered (client.connect resolves), median/p90 of 15 spawns,
+ *                    and the official MCP memory server's median for comparison
  *   2. live_note     2,000 sequential calls into one space: p50/p99 latency and notes/s
  *   3. append        2,000 and 10,000 notes over one connection (fresh space each), sequential and
  *                    pipelined (32 calls in flight), against the official MCP memory server
- *                    (2,000 facts in ~2.7 s, 10,000 in ~19 s over stdio)
+ *                    (@modelcontextprotocol/server-memory) appending as many facts sequentially,
+ *                    measured here on the same disk at the same time (installed once into .bench/peer
+ *                    from the npm registry; without it, the brief's 2.7 s and 19 s stand in)
  *   4. live_read     limit 50 on a space of 10,000 notes seeded in-process through the core
  *                    (several agents and categories, timestamps spread over four hours):
  *                    p50/p99 of 200 sequential reads, and p50 of a category + agent filtered read
@@ -23,7 +26,9 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { access, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -42,11 +47,14 @@ const TARGET = { startupMs: 300, noteP50Ms: 3, readP50Ms: 50 } as const;
 const STARTUP_SPAWNS = 15;
 const LATENCY_NOTES = 2_000;
 const PIPELINE_IN_FLIGHT = 32;
-/** The official MCP memory server's append times over stdio, and the speed-up we aim for. */
+/** The official MCP memory server's append times over stdio quoted by the brief (used when it cannot be run here), and the speed-up we aim for. */
 const APPEND_RUNS = [
-  { count: 2_000, peerMs: 2_700, speedupTarget: 2 },
-  { count: 10_000, peerMs: 19_000, speedupTarget: 10 },
+  { count: 2_000, quotedPeerMs: 2_700, speedupTarget: 2 },
+  { count: 10_000, quotedPeerMs: 19_000, speedupTarget: 10 },
 ] as const;
+const PEER_PACKAGE = '@modelcontextprotocol/server-memory';
+const PEER_DIR = fileURLToPath(new URL('../.bench/peer/', import.meta.url));
+const PEER_ENTRY = path.join(PEER_DIR, 'node_modules', PEER_PACKAGE, 'dist', 'index.js');
 const APPEND_MODES = [
   { name: 'sequential', inFlight: 1 },
   { name: 'pipelined', inFlight: PIPELINE_IN_FLIGHT },
@@ -95,7 +103,7 @@ function formatValue(value: number | null, unit: Unit): string {
 }
 
 /** A target: as written in the brief, without trailing zeros. */
-const formatTarget = ({ op, limit }: Target, unit: Unit): string => `${op} ${withUnit(String(limit), unit)}`;
+const formatTarget = ({ op, limit }: Target, unit: Unit): string => `${op} ${withUnit(String(Number(limit.toPrecision(3))), unit)}`;
 
 function verdict(fig: Figure): string {
   if (!fig.target || fig.value === null) return '';
@@ -185,12 +193,21 @@ interface BenchServer {
   close(): Promise<void>;
 }
 
-async function startServer(home: string): Promise<BenchServer> {
+/** How to spawn a server over stdio: live-mem, or the peer. */
+interface ServerSpec {
+  args: string[];
+  env: (home: string) => Record<string, string>;
+}
+
+const LIVE_MEM: ServerSpec = { args: [BIN], env: (home) => ({ LIVE_MEM_HOME: home, LIVE_MEM_AGENT: 'bench', LIVE_MEM_LOG_LEVEL: 'warn' }) };
+const PEER: ServerSpec = { args: [PEER_ENTRY], env: (home) => ({ MEMORY_FILE_PATH: path.join(home, 'memory.jsonl') }) };
+
+async function startServer(home: string, spec: ServerSpec = LIVE_MEM): Promise<BenchServer> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), LIVE_MEM_HOME: home, LIVE_MEM_AGENT: 'bench', LIVE_MEM_LOG_LEVEL: 'warn' },
-    stderr: 'inherit',
+    args: spec.args,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...spec.env(home) },
+    stderr: 'ignore',
   });
   const client = new Client({ name: 'live-mem-bench', version: '0.0.0' });
   const connectMs = await timeMs(() => client.connect(transport));
@@ -224,8 +241,8 @@ async function removeTempHomes(): Promise<void> {
   await Promise.all(tempHomes.splice(0).map((home) => rm(home, { recursive: true, force: true })));
 }
 
-async function withServer<T>(home: string, run: (server: BenchServer) => Promise<T>): Promise<T> {
-  const server = await startServer(home);
+async function withServer<T>(home: string, run: (server: BenchServer) => Promise<T>, spec: ServerSpec = LIVE_MEM): Promise<T> {
+  const server = await startServer(home, spec);
   try {
     return await run(server);
   } finally {
@@ -248,16 +265,45 @@ async function appendNotes(server: BenchServer, spaceId: string, count: number, 
   return timeCalls(count, inFlight, (index) => server.call('live_note', noteArgs(spaceId, index)));
 }
 
+/** The peer's entry point, installing it once into .bench/peer; null when it cannot be had. */
+async function peerAvailable(): Promise<boolean> {
+  const installed = () => access(PEER_ENTRY).then(() => true, () => false);
+  if (await installed()) return true;
+  progress(`  installing ${PEER_PACKAGE} into .bench/peer for the comparison`);
+  try {
+    await mkdir(PEER_DIR, { recursive: true });
+    await promisify(execFile)('npm', ['install', '--prefix', PEER_DIR, '--no-audit', '--no-fund', PEER_PACKAGE], { timeout: 180_000 });
+  } catch (error) {
+    progress(`  could not install ${PEER_PACKAGE}: ${(error as Error).message.split('\n')[0]}; using the brief's figures`);
+  }
+  return installed();
+}
+
+/** The peer's append: one fact per call, as one entity with one observation. */
+async function appendFacts(server: BenchServer, count: number): Promise<CallTimings> {
+  return timeCalls(count, 1, (index) =>
+    server.call('create_entities', { entities: [{ name: `fact-${index}`, entityType: 'note', observations: [noteContent(index)] }] }),
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sections
 
-async function benchStartup(): Promise<Figure[]> {
+async function medianStartupMs(spec: ServerSpec): Promise<{ median: number; p90: number }> {
   const home = await freshHome('startup');
   const connectMs: number[] = [];
-  for (let spawn = 0; spawn < STARTUP_SPAWNS; spawn++) connectMs.push(await withServer(home, async (server) => server.connectMs));
+  for (let spawn = 0; spawn < STARTUP_SPAWNS; spawn++) connectMs.push(await withServer(home, async (server) => server.connectMs, spec));
+  return { median: percentile(connectMs, 50), p90: percentile(connectMs, 90) };
+}
+
+async function benchStartup(): Promise<Figure[]> {
+  const ours = await medianStartupMs(LIVE_MEM);
+  const peer = (await peerAvailable()) ? await medianStartupMs(PEER) : null;
   return [
-    figure('startup_median_ms', `start-up median (${STARTUP_SPAWNS} spawns)`, percentile(connectMs, 50), 'ms', below(TARGET.startupMs)),
-    figure('startup_p90_ms', 'start-up p90', percentile(connectMs, 90), 'ms', below(TARGET.startupMs)),
+    figure('startup_median_ms', `start-up median (${STARTUP_SPAWNS} spawns)`, ours.median, 'ms', below(TARGET.startupMs)),
+    figure('startup_p90_ms', 'start-up p90', ours.p90, 'ms', below(TARGET.startupMs)),
+    figure('peer_startup_median_ms', '  MCP memory server start-up median', peer?.median ?? null, 'ms'),
+    figure('startup_vs_peer', '  start-up speed-up vs MCP memory server', peer ? peer.median / ours.median : null, 'x', atLeast(1)),
   ];
 }
 
@@ -271,19 +317,39 @@ async function benchNoteLatency(): Promise<Figure[]> {
   ];
 }
 
-/** Sections 3 and 5: append throughput on one connection, then the server's peak RSS. */
+/** The peer's sequential append time for each run, measured here (or the brief's figure). */
+async function peerAppendMs(): Promise<Map<number, { ms: number; measured: boolean }>> {
+  const times = new Map<number, { ms: number; measured: boolean }>();
+  const available = await peerAvailable();
+  for (const run of APPEND_RUNS) {
+    if (!available) {
+      times.set(run.count, { ms: run.quotedPeerMs, measured: false });
+      continue;
+    }
+    progress(`  MCP memory server: append ${run.count} sequential`);
+    const home = await freshHome('peer');
+    const { totalMs } = await withServer(home, (server) => appendFacts(server, run.count), PEER);
+    times.set(run.count, { ms: totalMs, measured: true });
+  }
+  return times;
+}
+
+/** Sections 3 and 5: append throughput on one connection, against the peer, then the server's peak RSS. */
 async function benchAppendThroughput(): Promise<Figure[]> {
+  const peer = await peerAppendMs();
   const home = await freshHome('append');
   return withServer(home, async (server) => {
     const figures: Figure[] = [];
-    for (const mode of APPEND_MODES) {
-      for (const run of APPEND_RUNS) {
+    for (const run of APPEND_RUNS) {
+      const { ms: peerMs, measured } = peer.get(run.count) as { ms: number; measured: boolean };
+      figures.push(figure(`peer_append_${run.count}_ms`, `MCP memory server: ${run.count.toLocaleString('en')} facts, sequential${measured ? '' : ' (quoted)'}`, peerMs, 'ms'));
+      for (const mode of APPEND_MODES) {
         progress(`  append ${run.count} ${mode.name}`);
         const { totalMs } = await appendNotes(server, `append-${mode.name}-${run.count}`, run.count, mode.inFlight);
         const key = `append_${run.count}_${mode.name}`;
         figures.push(
-          figure(`${key}_ms`, `append ${run.count.toLocaleString('en')} ${mode.name}`, totalMs, 'ms', below(run.peerMs / run.speedupTarget)),
-          figure(`${key}_speedup`, `  speed-up vs MCP memory server (${run.peerMs / 1000} s)`, run.peerMs / totalMs, 'x', atLeast(run.speedupTarget)),
+          figure(`${key}_ms`, `  live-mem: ${run.count.toLocaleString('en')} notes, ${mode.name}`, totalMs, 'ms', below(peerMs / run.speedupTarget)),
+          figure(`${key}_speedup`, `    speed-up`, peerMs / totalMs, 'x', atLeast(run.speedupTarget)),
         );
       }
     }

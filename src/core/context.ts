@@ -1,4 +1,5 @@
 import { customAlphabet } from 'nanoid';
+import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../shared/log.js';
 import { silentLogger } from '../shared/log.js';
 import type { StorageDriver } from '../storage/types.js';
@@ -14,6 +15,19 @@ export interface Limits {
 
 export const DEFAULT_LIMITS: Limits = { maxNoteChars: 100_000, bankReadAllMaxBytes: 1_000_000, readConcurrency: 16 };
 
+export interface ConsolidationSettings {
+  /** Per LLM call. */
+  timeoutMs: number;
+  /** Most notes one consolidation takes (the oldest); the rest wait for the next. */
+  maxNotes: number;
+  /** Past this many words the synthesis is compressed by one more LLM call. */
+  synthesisMaxWords: number;
+  /** The consolidation lease: renewed every third of it while a consolidation runs. */
+  leaseTtlMs: number;
+}
+
+export const DEFAULT_CONSOLIDATION: ConsolidationSettings = { timeoutMs: 600_000, maxNotes: 500, synthesisMaxWords: 600, leaseTtlMs: 60_000 };
+
 /** Everything the core needs from outside, injected so tests control time, randomness and storage. */
 export interface CoreContext {
   storage: StorageDriver;
@@ -22,6 +36,11 @@ export interface CoreContext {
   randomId: () => string;
   limits: Limits;
   logger: Logger;
+  /** The configured model, if any (a shell may offer another per call, e.g. MCP sampling). */
+  llm: LlmClient | undefined;
+  consolidation: ConsolidationSettings;
+  /** Test hook: called at named points of a consolidation's commit (see consolidation/commit.ts). */
+  fault: (point: string) => Promise<void>;
 }
 
 export interface CoreOptions {
@@ -30,6 +49,9 @@ export interface CoreOptions {
   randomId?: () => string;
   limits?: Partial<Limits>;
   logger?: Logger;
+  llm?: LlmClient;
+  consolidation?: Partial<ConsolidationSettings>;
+  fault?: (point: string) => Promise<void>;
 }
 
 export function createContext(options: CoreOptions): CoreContext {
@@ -39,5 +61,8 @@ export function createContext(options: CoreOptions): CoreContext {
     randomId: options.randomId ?? customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 6),
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     logger: options.logger ?? silentLogger,
+    llm: options.llm,
+    consolidation: { ...DEFAULT_CONSOLIDATION, ...options.consolidation },
+    fault: options.fault ?? (async () => undefined),
   };
 }

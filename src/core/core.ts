@@ -1,4 +1,5 @@
 import { createBankService } from './bank/bank-service.js';
+import { createConsolidationService } from './consolidation/consolidation-service.js';
 import { createContext, type CoreContext, type CoreOptions } from './context.js';
 import { createNoteService } from './note/note-service.js';
 import { createSpaceService } from './space/space-service.js';
@@ -16,7 +17,8 @@ export function createCore(options: CoreOptions) {
     listBank: (spaceId) => bank.listFiles(spaceId),
     readBank: (spaceId) => bank.readAll(spaceId),
   });
-  return { context, spaces, notes, bank };
+  const consolidation = createConsolidationService(context);
+  return { context, spaces, notes, bank, consolidation };
 }
 
 export type Core = ReturnType<typeof createCore>;

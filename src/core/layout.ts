@@ -8,6 +8,15 @@
  *   {space}/live/{note}.md    live notes, {YYYYMMDDTHHMMSS}_{agent}_{category}_{id8}.md
  *   {space}/bank/{file}.md    the memory bank
  *   _system/…                 store-wide state
+ *
+ * and what live-mem adds beside it (the Python server has no such keys, so its buckets are unaffected):
+ *
+ *   {space}/history/{cid}/record.json        one consolidation: its id, the notes it covered, their time
+ *                                            range, the bank files it wrote, its metrics
+ *   {space}/history/{cid}/notes/{note}.md    the notes it consolidated, moved out of live/ unchanged
+ *   {space}/_consolidation/lock.json         the lease: one consolidation per space at a time
+ *   {space}/_consolidation/pending.json      a committed consolidation not yet fully applied
+ *   {space}/_consolidation/jobs/{job}.json   background consolidations and their state
  */
 export const SYSTEM_PREFIX = '_system/';
 /** Folder sentinels the Python server created; never listed as notes or bank files. */
@@ -24,6 +33,13 @@ export function spaceKeys(spaceId: string) {
     bank: `${root}bank/`,
     note: (filename: string) => `${root}live/${filename}`,
     bankFile: (filename: string) => `${root}bank/${filename}`,
+    history: `${root}history/`,
+    historyRecord: (cid: string) => `${root}history/${cid}/record.json`,
+    historyNote: (cid: string, filename: string) => `${root}history/${cid}/notes/${filename}`,
+    lock: `${root}_consolidation/lock.json`,
+    pending: `${root}_consolidation/pending.json`,
+    jobs: `${root}_consolidation/jobs/`,
+    job: (jobId: string) => `${root}_consolidation/jobs/${jobId}.json`,
   };
 }
 

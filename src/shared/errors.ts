@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'unsupported' // the store cannot do what is asked (e.g. ignores conditional writes)
   | 'storage_error'
   | 'config_error'
+  | 'llm_error' // the model failed or gave no usable answer; nothing was changed
   | 'internal';
 
 export class LiveMemError extends Error {

@@ -1,0 +1,113 @@
+import { invalid, isLiveMemError } from '../../shared/errors.js';
+import { validateBankFilename } from '../validate.js';
+import { applySectionEdit, headingsOf } from './markdown.js';
+import type { Plan } from './plan.js';
+
+/** A rewrite may not leave less than this share of a file (a model that "summarises" a file away). */
+export const MIN_KEPT_SHARE = 0.3;
+/** Files smaller than this are exempt from the shrink rule: a few lines may legitimately collapse. */
+export const SHRINK_RULE_MIN_CHARS = 200;
+
+export interface BankSnapshot {
+  /** Current bank files: content and the etag they were read at. */
+  files: Map<string, { content: string; etag: string }>;
+  /** Files the rules mark append-only. */
+  appendOnly: Set<string>;
+}
+
+export interface FileWrite {
+  filename: string;
+  content: string;
+  /** The etag read before the plan; null for a new file. Writes are compare-and-swap against it. */
+  expectedEtag: string | null;
+  kind: 'created' | 'updated';
+}
+
+export interface AppliedPlan {
+  writes: FileWrite[];
+  unchanged: number;
+  operations: number;
+}
+
+/**
+ * Validates a whole plan and computes every file's new content in memory; nothing is written. Any
+ * refusal (a bad file name, a missing heading, a destructive rewrite, an append-only file that
+ * shrinks) fails the whole plan with `invalid_input`.
+ */
+export function applyPlan(plan: Plan, bank: BankSnapshot): AppliedPlan {
+  const next = new Map<string, string>();
+  let operations = 0;
+  for (const change of plan.changes) {
+    const filename = checkedName(change.filename);
+    const current = next.get(filename) ?? bank.files.get(filename)?.content;
+    if (change.action === 'write') {
+      next.set(filename, change.content);
+      operations++;
+      continue;
+    }
+    if (current === undefined) throw invalid(`${filename}: cannot edit a file that does not exist (create it with its whole content)`);
+    let content = current;
+    for (const edit of change.edits) {
+      content = applySectionEdit(content, edit, filename);
+      operations++;
+    }
+    next.set(filename, content);
+  }
+
+  const writes: FileWrite[] = [];
+  for (const [filename, content] of next) {
+    const before = bank.files.get(filename);
+    if (content.trim() === '') throw invalid(`${filename}: the plan leaves it empty; refused`);
+    if (before && content === before.content) continue;
+    if (before) {
+      checkShrink(filename, before.content, content);
+      if (bank.appendOnly.has(filename)) checkOnlyGrows(filename, before.content, content);
+    }
+    writes.push({ filename, content, expectedEtag: before?.etag ?? null, kind: before ? 'updated' : 'created' });
+  }
+  const touched = new Set(writes.map((w) => w.filename));
+  const unchanged = [...bank.files.keys()].filter((name) => !touched.has(name)).length;
+  return { writes, unchanged, operations };
+}
+
+function checkedName(filename: string): string {
+  try {
+    return validateBankFilename(filename);
+  } catch (error) {
+    if (isLiveMemError(error)) throw invalid(`the plan names an unsafe file ${JSON.stringify(filename)}: ${error.message}`);
+    throw error;
+  }
+}
+
+function checkShrink(filename: string, before: string, after: string): void {
+  if (before.length >= SHRINK_RULE_MIN_CHARS && after.length < before.length * MIN_KEPT_SHARE) {
+    const lost = Math.round((1 - after.length / before.length) * 100);
+    throw invalid(`${filename}: the plan shrinks it by ${lost}% (${before.length} → ${after.length} characters); more than ${Math.round((1 - MIN_KEPT_SHARE) * 100)}% is refused`);
+  }
+}
+
+/** Append-only: every non-empty line of the old file is still there, in the same order. */
+function checkOnlyGrows(filename: string, before: string, after: string): void {
+  const lines = after.split('\n');
+  let at = 0;
+  for (const line of before.split('\n')) {
+    if (line.trim() === '') continue;
+    while (at < lines.length && lines[at] !== line) at++;
+    if (at === lines.length) throw invalid(`${filename} is append-only (rules), but the plan removes or changes ${JSON.stringify(line.slice(0, 80))}`);
+    at++;
+  }
+}
+
+/**
+ * Bank files the rules mark append-only: a heading that names the file (e.g. `### progress.md`)
+ * whose section says "append-only" (or "append only").
+ */
+export function appendOnlyFiles(rules: string): Set<string> {
+  const files = new Set<string>();
+  for (const heading of headingsOf(rules)) {
+    const name = /([\w.-]+\.md)\b/.exec(heading.text)?.[1];
+    const section = rules.slice(heading.bodyStart, heading.end);
+    if (name && /append[- ]only/i.test(section)) files.add(name);
+  }
+  return files;
+}

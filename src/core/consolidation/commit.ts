@@ -1,0 +1,107 @@
+import { mapLimit } from '../../shared/concurrency.js';
+import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import type { CoreContext } from '../context.js';
+import { spaceKeys } from '../layout.js';
+import { updateMeta } from '../space/meta.js';
+import type { FileWrite } from './apply-plan.js';
+
+/**
+ * A consolidation commits as one unit. Everything it will write is computed first, then recorded
+ * in `_consolidation/pending.json` with a create-only put: that put is the commit point. Before it,
+ * nothing has changed. After it, `applyCommit` rolls the record forward — bank files, synthesis,
+ * meta, notes moved into history, the record removed — and every step is idempotent, so a run cut
+ * short at any instant (kill -9 included) is finished by the next consolidation, with every note
+ * consolidated exactly once and no edit applied twice (the record holds final contents, not edits).
+ */
+export interface CommitRecord {
+  id: string;
+  space_id: string;
+  committed_at: string;
+  /** Live note file names covered, oldest first. */
+  notes: string[];
+  time_range: { oldest: string | null; newest: string | null };
+  writes: FileWrite[];
+  synthesis: { content: string; expectedEtag: string | null };
+  metrics: Record<string, unknown>;
+}
+
+/** Test hook: a point where a fault can be injected (the CLI maps LIVE_MEM_TEST_KILL_AT to SIGKILL). */
+export type FaultPoint = 'before-commit' | 'after-commit' | 'after-bank-writes' | 'after-meta' | 'after-history' | 'after-live-delete';
+
+export async function writeCommit(context: CoreContext, record: CommitRecord): Promise<void> {
+  try {
+    await context.storage.put(spaceKeys(record.space_id).pending, JSON.stringify(record), { ifNoneMatch: '*', contentType: 'application/json' });
+  } catch (error) {
+    if (isLiveMemError(error, 'precondition_failed')) {
+      throw new LiveMemError('conflict', `space '${record.space_id}' has an unfinished consolidation; it is completed first`, { space_id: record.space_id });
+    }
+    throw error;
+  }
+}
+
+export async function readPendingCommit(context: CoreContext, spaceId: string): Promise<CommitRecord | null> {
+  const object = await context.storage.get(spaceKeys(spaceId).pending);
+  if (!object) return null;
+  try {
+    return JSON.parse(object.body.toString('utf8')) as CommitRecord;
+  } catch (cause) {
+    throw new LiveMemError('storage_error', `space '${spaceId}' has an unreadable _consolidation/pending.json`, { space_id: spaceId }, { cause });
+  }
+}
+
+/** Writes `content` at `key` unless it is there already; compare-and-swap against `expectedEtag`. */
+async function writeOnce(context: CoreContext, key: string, content: string, expectedEtag: string | null, what: string): Promise<void> {
+  const { storage } = context;
+  const current = await storage.get(key);
+  if (current && current.body.toString('utf8') === content) return;
+  if ((current?.etag ?? null) !== expectedEtag) {
+    throw new LiveMemError('conflict', `${what} changed since the consolidation read it; the consolidation stays pending`, { key });
+  }
+  try {
+    await storage.put(key, content, expectedEtag === null ? { ifNoneMatch: '*' } : { ifMatch: expectedEtag });
+  } catch (error) {
+    if (!isLiveMemError(error, 'precondition_failed')) throw error;
+    if ((await storage.get(key))?.body.toString('utf8') !== content) {
+      throw new LiveMemError('conflict', `${what} changed while the consolidation wrote it; the consolidation stays pending`, { key });
+    }
+  }
+}
+
+/** Rolls a committed consolidation forward. Safe to run any number of times. */
+export async function applyCommit(context: CoreContext, record: CommitRecord): Promise<void> {
+  const { storage } = context;
+  const fault = (point: FaultPoint) => context.fault(point);
+  const keys = spaceKeys(record.space_id);
+  for (const write of record.writes) {
+    await writeOnce(context, keys.bankFile(write.filename), write.content, write.expectedEtag, `bank file ${write.filename}`);
+  }
+  await writeOnce(context, keys.synthesis, record.synthesis.content, record.synthesis.expectedEtag, 'the synthesis');
+  await fault('after-bank-writes');
+
+  await updateMeta(context, record.space_id, (meta) =>
+    meta.last_consolidation_id === record.id
+      ? meta
+      : {
+          ...meta,
+          last_consolidation: record.committed_at,
+          last_consolidation_id: record.id,
+          consolidation_count: meta.consolidation_count + 1,
+          total_notes_processed: meta.total_notes_processed + record.notes.length,
+        },
+  );
+  await fault('after-meta');
+
+  // Copy into history before deleting from live/: a note is always in one place or both, never none.
+  await mapLimit(record.notes, context.limits.readConcurrency, async (filename) => {
+    const live = await storage.get(keys.note(filename));
+    if (live) await storage.put(keys.historyNote(record.id, filename), live.body, { contentType: 'text/markdown; charset=utf-8' });
+  });
+  const { writes, ...summary } = record;
+  const historyRecord = { ...summary, bank_files: writes.map((w) => ({ filename: w.filename, kind: w.kind })) };
+  await storage.put(keys.historyRecord(record.id), `${JSON.stringify(historyRecord, null, 2)}\n`, { contentType: 'application/json' });
+  await fault('after-history');
+
+  await storage.deleteMany(record.notes.map((filename) => keys.note(filename)));
+  await fault('after-live-delete');
+  await storage.delete(keys.pending);
+}

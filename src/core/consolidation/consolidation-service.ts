@@ -1,0 +1,358 @@
+import { hostname } from 'node:os';
+import { mapLimit } from '../../shared/concurrency.js';
+import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import { createLlmCalls, type LlmCalls } from '../../llm/call.js';
+import { LlmError, type LlmClient } from '../../llm/types.js';
+import { acquireLease, type Lease } from '../../storage/lease.js';
+import { listAll } from '../../storage/list.js';
+import { authorize, toAgentName, type Caller } from '../caller.js';
+import type { CoreContext } from '../context.js';
+import { baseName, spaceKeys } from '../layout.js';
+import { parseNoteFile } from '../note/note-file.js';
+import { compareNewestFirst, parseNoteName, stampToIso, toStamp, type NoteName } from '../note/note-name.js';
+import { loadMeta, requireSpace } from '../space/meta.js';
+import { validateSpaceId } from '../validate.js';
+import { appendOnlyFiles, applyPlan, type BankSnapshot } from './apply-plan.js';
+import { applyCommit, readPendingCommit, writeCommit, type CommitRecord } from './commit.js';
+import { PlanFormatError, parsePlan, type Plan } from './plan.js';
+import { buildMessages, compressionMessages, estimateTokens, retryReminder, type PromptNote } from './prompt.js';
+
+export interface ConsolidateInput {
+  space_id: string;
+  /** Only this agent's notes, matched exactly (never by substring). */
+  agent?: string;
+}
+
+export interface ProgressEvent {
+  phase: 'collect' | 'llm' | 'apply' | 'compress' | 'done';
+  message: string;
+  notes_done: number;
+  notes_total: number;
+  window: number;
+}
+
+export interface ConsolidateOptions {
+  /** A model for this call only (e.g. MCP sampling), used when none is configured. */
+  llm?: LlmClient;
+  onProgress?: (event: ProgressEvent) => void;
+}
+
+/** The seed's metrics (000 §7), plus windows and the consolidations committed. */
+export interface ConsolidationResult {
+  status: 'ok' | 'partial' | 'error';
+  space_id: string;
+  message?: string;
+  notes_processed: number;
+  notes_remaining: number;
+  bank_files_created: number;
+  bank_files_updated: number;
+  bank_files_unchanged: number;
+  operations_applied: number;
+  operations_failed: number;
+  synthesis_size: number;
+  synthesis_compressed: boolean;
+  llm_prompt_tokens: number;
+  llm_completion_tokens: number;
+  llm_tokens_used: number;
+  llm_calls: number;
+  duration_seconds: number;
+  windows: number;
+  consolidations: string[];
+  /** A consolidation left pending by an earlier run, finished before this one. */
+  recovered?: string;
+  warnings?: string[];
+  [field: string]: unknown;
+}
+
+/** Sentences the compressed synthesis aims for (seed 001). */
+const COMPRESSED_SENTENCES = 8;
+/** Tokens kept free in the context window for the prompt's own wording and estimation error. */
+const CONTEXT_MARGIN_TOKENS = 1_000;
+
+const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
+
+export function createConsolidationService(context: CoreContext) {
+  const { storage } = context;
+  const settings = context.consolidation;
+
+  const resolveLlm = (override: LlmClient | undefined): LlmClient => {
+    const llm = context.llm ?? override;
+    if (!llm) {
+      throw new LiveMemError(
+        'config_error',
+        'no LLM is configured for consolidation: set LIVE_MEM_LLM_BASE_URL, LIVE_MEM_LLM_MODEL and LIVE_MEM_LLM_API_KEY ' +
+          '(any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, LM Studio…), or call bank_consolidate from an MCP client that supports sampling',
+      );
+    }
+    return llm;
+  };
+
+  /** Takes the space's consolidation lease and keeps it renewed until released. */
+  const lock = async (spaceId: string, caller: Caller): Promise<{ lease: Lease; stillHeld(): Promise<void>; release(): Promise<void> }> => {
+    let lease: Lease;
+    try {
+      lease = await acquireLease(storage, spaceKeys(spaceId).lock, { owner: `${caller.agent}@${hostname()}:${process.pid}`, ttlMs: settings.leaseTtlMs, clock: context.clock });
+    } catch (error) {
+      if (isLiveMemError(error, 'conflict')) {
+        throw new LiveMemError('conflict', `a consolidation of space '${spaceId}' is already running`, { ...error.data, space_id: spaceId });
+      }
+      throw error;
+    }
+    let lost: unknown;
+    const timer = setInterval(() => lease.renew().catch((error: unknown) => (lost = error)), Math.max(1_000, settings.leaseTtlMs / 3));
+    timer.unref();
+    return {
+      lease,
+      // Checked right before the commit point: a holder that lost its lease must not commit.
+      async stillHeld() {
+        if (lost) throw lost;
+        await lease.renew();
+      },
+      async release() {
+        clearInterval(timer);
+        await lease.release().catch((error: unknown) => context.logger.warn('could not release the consolidation lease', { error: String(error) }));
+      },
+    };
+  };
+
+  /** Live notes to consolidate, oldest first, optionally one agent's only. */
+  const pendingNotes = async (spaceId: string, agent: string | undefined): Promise<NoteName[]> => {
+    const agents = agent ? new Set([agent, toAgentName(agent)]) : undefined;
+    const names: NoteName[] = [];
+    for await (const object of listAll(storage, spaceKeys(spaceId).live)) {
+      const name = parseNoteName(baseName(object.key));
+      if (name && (!agents || agents.has(name.agent))) names.push(name);
+    }
+    return names.sort((a, b) => compareNewestFirst(b, a));
+  };
+
+  const readBank = async (spaceId: string, rules: string): Promise<BankSnapshot> => {
+    const keys = spaceKeys(spaceId);
+    const objects = [];
+    for await (const object of listAll(storage, keys.bank, { delimiter: '/' })) if (object.key.endsWith('.md')) objects.push(object);
+    const read = await mapLimit(objects, context.limits.readConcurrency, (object) => storage.get(object.key));
+    const files = new Map<string, { content: string; etag: string }>();
+    for (const object of read) if (object) files.set(baseName(object.key), { content: object.body.toString('utf8'), etag: object.etag });
+    return { files, appendOnly: appendOnlyFiles(rules) };
+  };
+
+  /** Asks for a plan; a reply that is not a usable plan gets one more chance with a stricter reminder. */
+  const askPlan = async (calls: LlmCalls, messages: ReturnType<typeof buildMessages>): Promise<Plan> => {
+    let problem = '';
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const response = await calls.chat({ messages: attempt === 1 ? messages : [...messages, retryReminder(problem)], json: true });
+      try {
+        if (response.truncated) throw new PlanFormatError('the reply was cut by the token limit');
+        return parsePlan(response.text);
+      } catch (error) {
+        if (!(error instanceof PlanFormatError)) throw error;
+        problem = error.message;
+      }
+    }
+    throw new LiveMemError('llm_error', `the model returned no usable plan twice (${problem}); nothing was changed`);
+  };
+
+  /** Compresses a synthesis past the word limit; keeps it whole if the call fails or returns nothing. */
+  const compress = async (calls: LlmCalls, synthesis: string, warnings: string[]): Promise<{ text: string; compressed: boolean }> => {
+    if (countWords(synthesis) <= settings.synthesisMaxWords) return { text: synthesis, compressed: false };
+    try {
+      const response = await calls.chat({ messages: compressionMessages(synthesis, COMPRESSED_SENTENCES) });
+      const text = response.text.replace(/<think>[\s\S]*?<\/think>/gi, '').trim();
+      if (text) return { text, compressed: true };
+      warnings.push('the synthesis compression returned nothing; the long synthesis was kept whole');
+    } catch (error) {
+      warnings.push(`the synthesis compression failed (${(error as Error).message}); the long synthesis was kept whole`);
+    }
+    return { text: synthesis, compressed: false };
+  };
+
+  /**
+   * Picks the next window: as many of `names` (oldest first) as fit the model's context next to the
+   * rules, synthesis and bank, with the reply's budget reserved. A note too large to fit alone is
+   * sent cut, with a marker; its full text is kept in history.
+   */
+  const nextWindow = async (spaceId: string, names: NoteName[], llm: LlmClient, fixedTokens: number, warnings: string[]) => {
+    const budget = llm.contextWindow - llm.maxOutputTokens - fixedTokens - CONTEXT_MARGIN_TOKENS;
+    if (budget < 500) {
+      throw new LiveMemError(
+        'invalid_input',
+        `the rules, synthesis and bank alone fill the model's context (${fixedTokens} tokens of ${llm.contextWindow}, ${llm.maxOutputTokens} reserved for the reply): raise LIVE_MEM_LLM_CONTEXT_WINDOW or use a model with a larger one`,
+      );
+    }
+    const window: Array<{ name: NoteName; note: PromptNote }> = [];
+    let used = 0;
+    const batch = context.limits.readConcurrency;
+    for (let start = 0; start < names.length; start += batch) {
+      const slice = names.slice(start, start + batch);
+      const bodies = await mapLimit(slice, batch, (name) => storage.get(spaceKeys(spaceId).note(name.filename)));
+      for (const [i, object] of bodies.entries()) {
+        const name = slice[i] as NoteName;
+        if (!object) continue; // gone since listed (space deleted?): nothing to consolidate
+        const parsed = parseNoteFile(object.body.toString('utf8'));
+        const note: PromptNote = {
+          timestamp: parsed.timestamp ?? stampToIso(name.stamp),
+          agent: parsed.agent ?? name.agent,
+          category: parsed.category ?? name.category,
+          tags: parsed.tags ?? [],
+          content: parsed.content,
+        };
+        const cost = estimateTokens(note.content) + 40;
+        if (used + cost > budget) {
+          if (window.length > 0) return window;
+          const keep = Math.max(0, Math.floor((budget - 40) * 3.5) - 200);
+          note.content = `${note.content.slice(0, keep)}\n[… ${note.content.length - keep} characters cut to fit the model's context; the full note is kept in history]`;
+          warnings.push(`note ${name.filename} was too large for the model's context and was sent cut`);
+          return [{ name, note }];
+        }
+        used += cost;
+        window.push({ name, note });
+      }
+    }
+    return window;
+  };
+
+  const emptyResult = (spaceId: string): ConsolidationResult => ({
+    status: 'ok',
+    space_id: spaceId,
+    notes_processed: 0,
+    notes_remaining: 0,
+    bank_files_created: 0,
+    bank_files_updated: 0,
+    bank_files_unchanged: 0,
+    operations_applied: 0,
+    operations_failed: 0,
+    synthesis_size: 0,
+    synthesis_compressed: false,
+    llm_prompt_tokens: 0,
+    llm_completion_tokens: 0,
+    llm_tokens_used: 0,
+    llm_calls: 0,
+    duration_seconds: 0,
+    windows: 0,
+    consolidations: [],
+  });
+
+  /** Runs the windows while `stillHeld` vouches for the lease. Never reports `ok` after a failure. */
+  const run = async (
+    caller: Caller,
+    input: ConsolidateInput,
+    llm: LlmClient,
+    options: ConsolidateOptions,
+    stillHeld: () => Promise<void>,
+  ): Promise<ConsolidationResult> => {
+    const spaceId = input.space_id;
+    const keys = spaceKeys(spaceId);
+    const started = performance.now();
+    const result = emptyResult(spaceId);
+    const warnings: string[] = [];
+    const calls = createLlmCalls(llm, { timeoutMs: settings.timeoutMs });
+    const progress = (phase: ProgressEvent['phase'], message: string, total: number) =>
+      options.onProgress?.({ phase, message, notes_done: result.notes_processed, notes_total: total, window: result.windows + 1 });
+
+    const pending = await readPendingCommit(context, spaceId);
+    if (pending) {
+      await applyCommit(context, pending);
+      result.recovered = pending.id;
+      context.logger.warn(`finished consolidation ${pending.id} of space '${spaceId}', left pending by an earlier run`);
+    }
+
+    const rulesObject = await storage.get(keys.rules);
+    const rules = rulesObject?.body.toString('utf8') ?? '';
+    const all = await pendingNotes(spaceId, input.agent);
+    const selected = all.slice(0, settings.maxNotes);
+    result.notes_remaining = all.length;
+    progress('collect', `${all.length} live notes, ${selected.length} to consolidate`, selected.length);
+
+    let remaining = selected;
+    try {
+      while (remaining.length > 0) {
+        const [bank, synthesisObject, { meta }] = await Promise.all([readBank(spaceId, rules), storage.get(keys.synthesis), loadMeta(context, spaceId)]);
+        const synthesis = synthesisObject?.body.toString('utf8') ?? '';
+        const bankFiles = [...bank.files].map(([filename, file]) => ({ filename, content: file.content })).sort((a, b) => (a.filename < b.filename ? -1 : 1));
+        const base = { spaceId, rules, synthesis, consolidationNumber: meta.consolidation_count + 1, bank: bankFiles };
+        const fixedTokens = buildMessages({ ...base, notes: [] }).reduce((sum, m) => sum + estimateTokens(m.content), 0);
+        const window = await nextWindow(spaceId, remaining, llm, fixedTokens, warnings);
+        if (window.length === 0) break;
+
+        progress('llm', `window ${result.windows + 1}: asking ${llm.label} to fold in ${window.length} notes`, selected.length);
+        const plan = await askPlan(calls, buildMessages({ ...base, notes: window.map((w) => w.note) }));
+        let applied;
+        try {
+          applied = applyPlan(plan, bank);
+        } catch (error) {
+          result.operations_failed += plan.changes.reduce((n, c) => n + (c.action === 'edit' ? c.edits.length : 1), 0);
+          throw error;
+        }
+        if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
+        const compressed = await compress(calls, plan.synthesis, warnings);
+
+        progress('apply', `window ${result.windows + 1}: committing ${applied.writes.length} bank files`, selected.length);
+        const now = context.clock();
+        const stamps = window.map((w) => w.name.stamp);
+        const record: CommitRecord = {
+          id: `${toStamp(now)}-${context.randomId()}`,
+          space_id: spaceId,
+          committed_at: now.toISOString(),
+          notes: window.map((w) => w.name.filename),
+          time_range: { oldest: stampToIso(stamps[0] as string), newest: stampToIso(stamps[stamps.length - 1] as string) },
+          writes: applied.writes,
+          synthesis: { content: compressed.text, expectedEtag: synthesisObject?.etag ?? null },
+          metrics: { notes: window.length, operations: applied.operations, files: applied.writes.length, by: caller.agent, model: llm.label },
+        };
+        await context.fault('before-commit');
+        await stillHeld();
+        await writeCommit(context, record);
+        await context.fault('after-commit');
+        await applyCommit(context, record);
+
+        result.windows++;
+        result.consolidations.push(record.id);
+        result.notes_processed += window.length;
+        result.bank_files_created += applied.writes.filter((w) => w.kind === 'created').length;
+        result.bank_files_updated += applied.writes.filter((w) => w.kind === 'updated').length;
+        result.bank_files_unchanged = applied.unchanged;
+        result.operations_applied += applied.operations;
+        result.synthesis_size = Buffer.byteLength(compressed.text);
+        result.synthesis_compressed ||= compressed.compressed;
+        remaining = remaining.slice(window.length);
+      }
+    } catch (error) {
+      result.status = result.windows > 0 ? 'partial' : 'error';
+      result.message = `${error instanceof Error ? error.message : String(error)}${result.windows > 0 ? ` (after ${result.windows} committed window(s))` : '; nothing was changed'}`;
+      if (isLiveMemError(error)) result.code = error.code;
+      else if (error instanceof LlmError) result.code = 'llm_error';
+      else context.logger.error('consolidation failed', { error: String((error as Error)?.stack ?? error) });
+    } finally {
+      result.notes_remaining = all.length - result.notes_processed;
+      result.llm_prompt_tokens = calls.usage.promptTokens;
+      result.llm_completion_tokens = calls.usage.completionTokens;
+      result.llm_tokens_used = calls.usage.promptTokens + calls.usage.completionTokens;
+      result.llm_calls = calls.usage.calls;
+      result.duration_seconds = Math.round(performance.now() - started) / 1000;
+      if (warnings.length > 0) result.warnings = warnings;
+    }
+    progress('done', `${result.status}: ${result.notes_processed} notes consolidated in ${result.windows} window(s)`, selected.length);
+    context.logger.info(`consolidation of '${spaceId}': ${result.status}`, { ...result, consolidations: result.consolidations.length });
+    return result;
+  };
+
+  return {
+    resolveLlm,
+
+    /** Consolidates now; resolves when done. `conflict` at once if another consolidation holds the space. */
+    async consolidate(caller: Caller, input: ConsolidateInput, options: ConsolidateOptions = {}): Promise<ConsolidationResult> {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'write', spaceId);
+      await requireSpace(context, spaceId);
+      const llm = resolveLlm(options.llm);
+      const held = await lock(spaceId, caller);
+      try {
+        return await run(caller, { ...input, space_id: spaceId }, llm, options, held.stillHeld);
+      } finally {
+        await held.release();
+      }
+    },
+  };
+}
+
+export type ConsolidationService = ReturnType<typeof createConsolidationService>;

@@ -1,0 +1,118 @@
+import type { ChatMessage } from '../../llm/types.js';
+
+/**
+ * The consolidation prompts (seed 000 §3): rules verbatim, the previous synthesis, each note with
+ * its timestamp, agent, category and tags, the current bank, and the reply format.
+ */
+export interface PromptNote {
+  timestamp: string;
+  agent: string;
+  category: string;
+  tags: string[];
+  content: string;
+}
+
+export interface PromptInput {
+  spaceId: string;
+  rules: string;
+  synthesis: string;
+  consolidationNumber: number;
+  notes: PromptNote[];
+  bank: Array<{ filename: string; content: string }>;
+}
+
+export const SYSTEM_PROMPT = `You maintain the memory bank of a project: Markdown files that agents read to know the project.
+You receive the RULES that define the bank's files, the PREVIOUS SYNTHESIS, new LIVE NOTES written by agents, and the CURRENT BANK FILES.
+Fold the notes into the bank, following the rules strictly:
+- keep what is still true, drop what the new notes make obsolete (never in files the rules call append-only);
+- plain Markdown, no front-matter; each file starts with a level-1 heading;
+- prefer section edits to whole rewrites of long files; leave untouched files out of your answer;
+- write in the language the notes are written in.
+Answer with one JSON object and nothing else.`;
+
+const FORMAT = `Answer with this JSON object, and nothing else:
+{
+  "files": [
+    { "filename": "activeContext.md", "action": "rewrite", "content": "# Active Context\\n\\n…whole new content…" },
+    { "filename": "newFile.md", "action": "create", "content": "# New File\\n\\n…" },
+    { "filename": "progress.md", "action": "edit", "edits": [
+        { "op": "append", "section": "Progress > What works", "content": "- a new line" },
+        { "op": "replace", "section": "Progress > Known issues", "content": "…the section's new body…" },
+        { "op": "prepend", "section": "Progress > Next", "content": "…" },
+        { "op": "add", "section": "Progress", "title": "Blocked", "content": "…body of a new sub-section…" },
+        { "op": "delete", "section": "Progress > Obsolete" }
+    ] }
+  ],
+  "synthesis": "A concise Markdown synthesis of everything consolidated so far: facts, decisions, open points."
+}
+"section" is the heading path, outermost first, separated by " > " (heading text only, without #).
+File names are plain names ending in .md, without folders. List only files you change.
+"synthesis" is cumulative: merge the previous synthesis with what these notes add.`;
+
+export function buildMessages(input: PromptInput): ChatMessage[] {
+  const notes = input.notes
+    .map((note, i) =>
+      [
+        `--- Note ${i + 1}/${input.notes.length} ---`,
+        `Timestamp: ${note.timestamp}`,
+        `Agent: ${note.agent}`,
+        `Category: ${note.category}`,
+        `Tags: ${note.tags.join(', ') || '-'}`,
+        '',
+        note.content,
+        '',
+        `--- End of note ${i + 1} ---`,
+      ].join('\n'),
+    )
+    .join('\n\n');
+  const bank =
+    input.bank.length === 0
+      ? 'No bank file yet: this is the first consolidation. Create the files the rules define.'
+      : input.bank.map((file) => `--- File: ${file.filename} ---\n${file.content}\n--- End of file: ${file.filename} ---`).join('\n\n');
+  const user = [
+    `=== RULES OF SPACE "${input.spaceId}" ===`,
+    input.rules,
+    '',
+    `=== PREVIOUS SYNTHESIS (consolidation #${input.consolidationNumber - 1}) ===`,
+    input.synthesis.trim() || 'None: this is the first consolidation.',
+    '',
+    `=== LIVE NOTES TO FOLD IN (${input.notes.length} notes, oldest first) ===`,
+    notes,
+    '',
+    '=== CURRENT BANK FILES ===',
+    bank,
+    '',
+    '=== INSTRUCTIONS ===',
+    FORMAT,
+  ].join('\n');
+  return [
+    { role: 'system', content: SYSTEM_PROMPT },
+    { role: 'user', content: user },
+  ];
+}
+
+/** Said once more after a reply that was not a usable plan. */
+export function retryReminder(problem: string): ChatMessage {
+  return {
+    role: 'user',
+    content: `Your previous answer could not be used: ${problem}. Answer again with ONLY the JSON object described above: no prose, no code fence, no <think> block, every string properly escaped.`,
+  };
+}
+
+/** Rough token count (about 3.5 characters a token for prose and code; rounded up to be safe). */
+export const estimateTokens = (text: string): number => Math.ceil(text.length / 3.5);
+
+export const COMPRESSION_SYSTEM_PROMPT =
+  'You are a memory consolidation assistant. You are given a synthesis that has grown too long. ' +
+  'Compress it into a shorter one that keeps every fact, decision and piece of context. ' +
+  'Output only the synthesis text: no preamble, no commentary.';
+
+export function compressionMessages(synthesis: string, sentences: number): ChatMessage[] {
+  return [
+    { role: 'system', content: COMPRESSION_SYSTEM_PROMPT },
+    {
+      role: 'user',
+      content: `The following synthesis has grown too long and needs to be compressed.\n\n${synthesis}\n\nRewrite it as a compact synthesis of about ${sentences} sentences. Keep every fact, decision and piece of context. Do not drop any information.`,
+    },
+  ];
+}

@@ -1,0 +1,65 @@
+import type { ChatRequest, ChatResponse, LlmClient } from './types.js';
+import { LlmError } from './types.js';
+
+/** Tokens spent, summed over every call made through one `LlmCalls`. */
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  calls: number;
+}
+
+export interface CallOptions {
+  /** Per-call timeout. */
+  timeoutMs: number;
+  /** Attempts for a retryable failure (429, 5xx, network, timeout), the first included. */
+  attempts?: number;
+  /** Base backoff; doubled at each attempt, with jitter. */
+  backoffMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * The shared way to call the model (seed 001): a timeout per call, retries with backoff for
+ * retryable failures, and token accounting. Every LLM call of live-mem goes through one of these.
+ */
+export function createLlmCalls(llm: LlmClient, options: CallOptions) {
+  const usage: TokenUsage = { promptTokens: 0, completionTokens: 0, calls: 0 };
+  const attempts = Math.max(1, options.attempts ?? 3);
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+
+  const once = async (request: ChatRequest): Promise<ChatResponse> => {
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    try {
+      return await llm.chat({ ...request, signal });
+    } catch (error) {
+      if (timeout.aborted && !request.signal?.aborted) {
+        throw new LlmError(`the model did not answer within ${Math.round(options.timeoutMs / 1000)} s`, true, undefined, { cause: error });
+      }
+      throw error;
+    }
+  };
+
+  return {
+    usage,
+    llm,
+    async chat(request: ChatRequest): Promise<ChatResponse> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const response = await once(request);
+          usage.calls++;
+          usage.promptTokens += response.promptTokens;
+          usage.completionTokens += response.completionTokens;
+          return response;
+        } catch (error) {
+          usage.calls++;
+          const retryable = error instanceof LlmError ? error.retryable : false;
+          if (!retryable || attempt >= attempts || request.signal?.aborted) throw error;
+          await sleep((options.backoffMs ?? 500) * 2 ** (attempt - 1) * (0.5 + Math.random()));
+        }
+      }
+    },
+  };
+}
+
+export type LlmCalls = ReturnType<typeof createLlmCalls>;

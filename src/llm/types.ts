@@ -1,0 +1,51 @@
+/**
+ * The one port to a language model. Consolidation (and later features) talk to this, never to a
+ * vendor SDK: the OpenAI-compatible adapter and MCP sampling both implement it, and tests script it
+ * over real HTTP.
+ */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  /** Ask for a JSON object reply (JSON mode where the endpoint supports it; never required). */
+  json?: boolean;
+  maxTokens?: number;
+  temperature?: number;
+  signal?: AbortSignal;
+}
+
+export interface ChatResponse {
+  text: string;
+  model: string;
+  /** Token counts as reported by the endpoint (0 when it does not say). */
+  promptTokens: number;
+  completionTokens: number;
+  /** True when the reply was cut by the token limit (finish_reason "length"). */
+  truncated: boolean;
+}
+
+export interface LlmClient {
+  /** For messages and metrics: "openai:gpt-4o-mini @ https://…", "sampling". */
+  readonly label: string;
+  /** Tokens the model sees at once (prompt + reply). */
+  readonly contextWindow: number;
+  /** Tokens reserved for the reply. */
+  readonly maxOutputTokens: number;
+  chat(request: ChatRequest): Promise<ChatResponse>;
+}
+
+/** An error from the model's side, with whether trying again may help (429, 5xx, network, timeout). */
+export class LlmError extends Error {
+  override readonly name = 'LlmError';
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
