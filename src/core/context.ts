@@ -24,9 +24,11 @@ export interface ConsolidationSettings {
   synthesisMaxWords: number;
   /** The consolidation lease: renewed every third of it while a consolidation runs. */
   leaseTtlMs: number;
+  /** First backoff before retrying a failed LLM call (429, 5xx, timeout); doubled each time. */
+  retryBackoffMs: number;
 }
 
-export const DEFAULT_CONSOLIDATION: ConsolidationSettings = { timeoutMs: 600_000, maxNotes: 500, synthesisMaxWords: 600, leaseTtlMs: 60_000 };
+export const DEFAULT_CONSOLIDATION: ConsolidationSettings = { timeoutMs: 600_000, maxNotes: 500, synthesisMaxWords: 600, leaseTtlMs: 60_000, retryBackoffMs: 1_000 };
 
 /** Everything the core needs from outside, injected so tests control time, randomness and storage. */
 export interface CoreContext {

@@ -1,5 +1,6 @@
 import { createBankService } from './bank/bank-service.js';
 import { createConsolidationService } from './consolidation/consolidation-service.js';
+import { createConsolidationJobs } from './consolidation/jobs.js';
 import { createContext, type CoreContext, type CoreOptions } from './context.js';
 import { createNoteService } from './note/note-service.js';
 import { createSpaceService } from './space/space-service.js';
@@ -18,7 +19,8 @@ export function createCore(options: CoreOptions) {
     readBank: (spaceId) => bank.readAll(spaceId),
   });
   const consolidation = createConsolidationService(context);
-  return { context, spaces, notes, bank, consolidation };
+  const jobs = createConsolidationJobs(context, consolidation);
+  return { context, spaces, notes, bank, consolidation, jobs };
 }
 
 export type Core = ReturnType<typeof createCore>;

@@ -245,7 +245,7 @@ export function createConsolidationService(context: CoreContext) {
     const started = performance.now();
     const result = emptyResult(spaceId);
     const warnings: string[] = [];
-    const calls = createLlmCalls(llm, { timeoutMs: settings.timeoutMs });
+    const calls = createLlmCalls(llm, { timeoutMs: settings.timeoutMs, backoffMs: settings.retryBackoffMs });
     const progress = (phase: ProgressEvent['phase'], message: string, total: number) =>
       options.onProgress?.({ phase, message, notes_done: result.notes_processed, notes_total: total, window: result.windows + 1 });
 
@@ -336,20 +336,34 @@ export function createConsolidationService(context: CoreContext) {
     return result;
   };
 
-  return {
-    resolveLlm,
+  /**
+   * Checks the call and takes the space's lease: `conflict` at once if another consolidation holds
+   * it. The caller runs the windows with `run` and releases the lease.
+   */
+  const begin = async (caller: Caller, input: ConsolidateInput, options: ConsolidateOptions) => {
+    const spaceId = validateSpaceId(input.space_id);
+    authorize(caller, 'write', spaceId);
+    await requireSpace(context, spaceId);
+    const llm = resolveLlm(options.llm);
+    const held = await lock(spaceId, caller);
+    return {
+      spaceId,
+      run: (onProgress?: (event: ProgressEvent) => void) =>
+        run(caller, { ...input, space_id: spaceId }, llm, { ...options, ...(onProgress ? { onProgress } : {}) }, held.stillHeld),
+      release: held.release,
+    };
+  };
 
-    /** Consolidates now; resolves when done. `conflict` at once if another consolidation holds the space. */
+  return {
+    begin,
+
+    /** Consolidates now; resolves when done. */
     async consolidate(caller: Caller, input: ConsolidateInput, options: ConsolidateOptions = {}): Promise<ConsolidationResult> {
-      const spaceId = validateSpaceId(input.space_id);
-      authorize(caller, 'write', spaceId);
-      await requireSpace(context, spaceId);
-      const llm = resolveLlm(options.llm);
-      const held = await lock(spaceId, caller);
+      const started = await begin(caller, input, options);
       try {
-        return await run(caller, { ...input, space_id: spaceId }, llm, options, held.stillHeld);
+        return await started.run(options.onProgress);
       } finally {
-        await held.release();
+        await started.release();
       }
     },
   };
