@@ -1,7 +1,7 @@
 import { CommanderError } from 'commander';
 import { isLiveMemError } from '../shared/errors.js';
 import { renderError } from './output.js';
-import { buildProgram } from './program.js';
+import { buildProgram, CommandFailed } from './program.js';
 
 /**
  * The one exit boundary: 0 success, 1 a domain error (not found, conflict, storage…),
@@ -14,6 +14,10 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    if (error instanceof CommandFailed) {
+      if (!argv.includes('--json')) process.stderr.write(`live-mem: ${error.message}\n`);
+      return 1;
+    }
     const json = argv.includes('--json');
     const { stdout, stderr } = renderError(error, { json });
     process.stdout.write(stdout);

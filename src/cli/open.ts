@@ -2,6 +2,8 @@ import { loadSettings } from '../config/load.js';
 import type { Settings } from '../config/settings.js';
 import { ownerCaller, type Caller } from '../core/caller.js';
 import { createCore, type Core } from '../core/core.js';
+import { deferredLlm } from '../llm/deferred.js';
+import type { LlmClient } from '../llm/types.js';
 import { createLogger, type Logger } from '../shared/log.js';
 import { createDriver } from '../storage/create-driver.js';
 
@@ -31,10 +33,40 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
   });
   const logger = createLogger(settings.logLevel);
   const storage = await createDriver(settings);
+  const llm = configuredLlm(settings);
   const core = createCore({
     storage,
     logger,
     limits: { maxNoteChars: settings.maxNoteChars, bankReadAllMaxBytes: settings.bankReadAllMaxBytes },
+    ...(llm ? { llm } : {}),
+    consolidation: {
+      timeoutMs: settings.consolidationTimeoutS * 1000,
+      maxNotes: settings.consolidationMaxNotes,
+      synthesisMaxWords: settings.synthesisMaxWords,
+      leaseTtlMs: settings.consolidationLeaseS * 1000,
+    },
+    fault: faultHook(env),
   });
   return { settings, core, caller: ownerCaller(settings.agent), logger, close: async () => storage.close?.() };
+}
+
+/** The OpenAI-compatible endpoint of the settings, if any; its SDK is imported on the first call. */
+function configuredLlm(settings: Settings): LlmClient | undefined {
+  const { baseUrl, model, apiKey = '', temperature, maxTokens, contextWindow } = settings.llm;
+  if (!baseUrl || !model) return undefined;
+  return deferredLlm({ label: `${model} @ ${baseUrl}`, contextWindow, maxOutputTokens: maxTokens }, async () =>
+    (await import('../llm/openai.js')).createOpenAiLlm({ baseUrl, apiKey, model, temperature, maxTokens, contextWindow }),
+  );
+}
+
+/**
+ * Test hook: LIVE_MEM_TEST_KILL_AT=<point> kills this process with SIGKILL when a consolidation
+ * reaches that point of its commit (before-commit, after-commit, after-bank-writes, after-meta,
+ * after-history, after-live-delete), so tests can prove a crash there loses and doubles nothing.
+ */
+function faultHook(env: NodeJS.ProcessEnv): (point: string) => Promise<void> {
+  const killAt = env.LIVE_MEM_TEST_KILL_AT;
+  return async (point) => {
+    if (point === killAt) process.kill(process.pid, 'SIGKILL');
+  };
 }

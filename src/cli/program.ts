@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CATEGORIES } from '../core/validate.js';
 import { bankList, bankRead, bankReadAll } from './commands/bank.js';
+import { consolidate, consolidationStatus } from './commands/consolidate.js';
 import { note, read, search } from './commands/live.js';
 import { serve } from './commands/serve.js';
 import { spaceCreate, spaceDelete, spaceInfo, spaceList, spaceRules, spaceSummary, spaceUpdate } from './commands/space.js';
@@ -11,7 +12,13 @@ import { VERSION } from './version.js';
 type View = Parameters<typeof render>[2];
 type CommandFn = (opened: Opened, ...args: never[]) => Promise<Record<string, unknown>>;
 
-/** Wraps a command function: open the core, run, render, close. Errors go up to main's boundary. */
+/** Statuses a command may return that mean it failed (a consolidation reports them rather than throwing). */
+const FAILED = new Set(['error', 'partial']);
+
+/**
+ * Wraps a command function: open the core, run, render, close. Errors go up to main's boundary; a
+ * result whose status says it failed is rendered, then reported through `failed`.
+ */
 function action(fn: CommandFn, view: View = 'fields') {
   return async (...args: unknown[]) => {
     const command = args[args.length - 1] as Command;
@@ -20,10 +27,16 @@ function action(fn: CommandFn, view: View = 'fields') {
     try {
       const result = await (fn as (opened: Opened, ...rest: unknown[]) => Promise<Record<string, unknown>>)(opened, ...args.slice(0, -1));
       process.stdout.write(render(result, globals, view));
+      if (FAILED.has(String(result.status))) throw new CommandFailed(String(result.message ?? result.status));
     } finally {
       await opened.close();
     }
   };
+}
+
+/** A command that ran and rendered its result, which says it failed: exit 1, nothing more to print. */
+export class CommandFailed extends Error {
+  override readonly name = 'CommandFailed';
 }
 
 const integer = (value: string): number => {
@@ -95,6 +108,17 @@ export function buildProgram(): Command {
     .description('find live notes containing a text (case-insensitive)')
     .option('-n, --limit <n>', 'most notes to show (1-1000)', integer, 20)
     .action(action(search, 'notes'));
+
+  program
+    .command('consolidate <space_id>')
+    .description('fold the live notes into the memory bank with the configured LLM (progress on stderr)')
+    .option('--agent <name>', "only this agent's notes (exact name)")
+    .option('-q, --quiet', 'no progress display')
+    .action(action(consolidate, 'fields'));
+  program
+    .command('consolidate-status <space_id> [job_id]')
+    .description('state of background consolidations (started by MCP clients), newest first')
+    .action(action(consolidationStatus, 'fields'));
 
   const bank = program.command('bank').description('read the memory bank');
   bank.command('list <space_id>').description('list bank files').action(action(bankList, 'bankList'));

@@ -17,6 +17,15 @@ export interface S3Settings {
   forcePathStyle?: boolean;
 }
 
+export interface LlmSettings {
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+  temperature: number;
+  maxTokens: number;
+  contextWindow: number;
+}
+
 export interface Settings {
   home: string;
   storage: 'fs' | 's3' | 'memory';
@@ -25,6 +34,11 @@ export interface Settings {
   logLevel: LogLevel;
   maxNoteChars: number;
   bankReadAllMaxBytes: number;
+  llm: LlmSettings;
+  consolidationTimeoutS: number;
+  consolidationMaxNotes: number;
+  synthesisMaxWords: number;
+  consolidationLeaseS: number;
   /** Where the settings file was read from, if any (for messages). */
   configFile?: string;
 }
@@ -47,6 +61,17 @@ const int = (min: number, max: number) => (raw: string, source: string) => {
     throw new LiveMemError('config_error', `${source} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
   }
   return value;
+};
+const num = (min: number, max: number) => (raw: string, source: string) => {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new LiveMemError('config_error', `${source} must be a number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+};
+const url = (raw: string, source: string) => {
+  if (!/^https?:\/\/[^\s]+$/.test(raw)) throw new LiveMemError('config_error', `${source} must be an http(s) URL, got ${JSON.stringify(raw)}`);
+  return raw.replace(/\/+$/, '');
 };
 const bool = (raw: string, source: string) => {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
@@ -71,6 +96,16 @@ export const FIELDS: Field[] = [
   { key: 's3.accessKeyId', env: 'LIVE_MEM_S3_ACCESS_KEY_ID', aliases: ['S3_ACCESS_KEY_ID'], file: 's3.access_key_id', parse: str, description: 'S3 access key (unset: the AWS default credential chain)', defaultText: '' },
   { key: 's3.secretAccessKey', env: 'LIVE_MEM_S3_SECRET_ACCESS_KEY', aliases: ['S3_SECRET_ACCESS_KEY'], file: 's3.secret_access_key', parse: str, description: 'S3 secret key', defaultText: '' },
   { key: 's3.prefix', env: 'LIVE_MEM_S3_PREFIX', file: 's3.prefix', parse: str, description: 'Key prefix inside the bucket, to share one bucket between stores', defaultText: '' },
+  { key: 'llm.baseUrl', env: 'LIVE_MEM_LLM_BASE_URL', aliases: ['LLMAAS_API_URL'], file: 'llm.base_url', parse: url, description: 'OpenAI-compatible endpoint for consolidation, including /v1 (unset: MCP sampling if the client offers it)', defaultText: '' },
+  { key: 'llm.apiKey', env: 'LIVE_MEM_LLM_API_KEY', aliases: ['LLMAAS_API_KEY'], file: 'llm.api_key', parse: str, description: 'API key for the endpoint', defaultText: '' },
+  { key: 'llm.model', env: 'LIVE_MEM_LLM_MODEL', aliases: ['LLMAAS_MODEL'], file: 'llm.model', parse: str, description: 'Model name (required with a base URL)', defaultText: '' },
+  { key: 'llm.temperature', env: 'LIVE_MEM_LLM_TEMPERATURE', aliases: ['LLMAAS_TEMPERATURE'], file: 'llm.temperature', parse: num(0, 2), description: 'Sampling temperature', defaultText: '0.3' },
+  { key: 'llm.maxTokens', env: 'LIVE_MEM_LLM_MAX_TOKENS', aliases: ['LLMAAS_MAX_TOKENS'], file: 'llm.max_tokens', parse: int(256, 1_000_000), description: 'Tokens reserved for each reply', defaultText: '8192' },
+  { key: 'llm.contextWindow', env: 'LIVE_MEM_LLM_CONTEXT_WINDOW', file: 'llm.context_window', parse: int(2_048, 10_000_000), description: "The model's context window in tokens: large backlogs are cut into windows that fit", defaultText: '32768' },
+  { key: 'consolidationTimeoutS', env: 'LIVE_MEM_CONSOLIDATION_TIMEOUT_S', aliases: ['CONSOLIDATION_TIMEOUT'], file: 'consolidation_timeout_s', parse: int(1, 86_400), description: 'Timeout of each LLM call, in seconds', defaultText: '600' },
+  { key: 'consolidationMaxNotes', env: 'LIVE_MEM_CONSOLIDATION_MAX_NOTES', aliases: ['CONSOLIDATION_MAX_NOTES'], file: 'consolidation_max_notes', parse: int(1, 1_000_000), description: 'Most notes one consolidation takes (the oldest first)', defaultText: '500' },
+  { key: 'consolidationLeaseS', env: 'LIVE_MEM_CONSOLIDATION_LEASE_S', file: 'consolidation_lease_s', parse: int(2, 3_600), description: "How long a crashed consolidation's lock blocks the next one; a live one renews it every third of that", defaultText: '60' },
+  { key: 'synthesisMaxWords', env: 'LIVE_MEM_SYNTHESIS_MAX_WORDS', file: 'synthesis_max_words', parse: int(50, 1_000_000), description: 'Past this many words the synthesis is compressed by one more LLM call', defaultText: '600' },
   { key: 's3.forcePathStyle', env: 'LIVE_MEM_S3_FORCE_PATH_STYLE', file: 's3.force_path_style', parse: bool, description: 'Path-style URLs (Ceph, MinIO); default true when an endpoint is set', defaultText: 'true with an endpoint' },
 ];
 
@@ -108,8 +143,26 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     logLevel: get('logLevel', 'info'),
     maxNoteChars: get('maxNoteChars', 100_000),
     bankReadAllMaxBytes: get('bankReadAllMaxBytes', 1_000_000),
+    llm: {
+      ...(values.has('llm.baseUrl') ? { baseUrl: values.get('llm.baseUrl') as string } : {}),
+      ...(values.has('llm.apiKey') ? { apiKey: values.get('llm.apiKey') as string } : {}),
+      ...(values.has('llm.model') ? { model: values.get('llm.model') as string } : {}),
+      temperature: get('llm.temperature', 0.3),
+      maxTokens: get('llm.maxTokens', 8_192),
+      contextWindow: get('llm.contextWindow', 32_768),
+    },
+    consolidationTimeoutS: get('consolidationTimeoutS', 600),
+    consolidationMaxNotes: get('consolidationMaxNotes', 500),
+    synthesisMaxWords: get('synthesisMaxWords', 600),
+    consolidationLeaseS: get('consolidationLeaseS', 60),
     ...(inputs.configFile ? { configFile: inputs.configFile } : {}),
   };
+  if (settings.llm.baseUrl && !settings.llm.model) {
+    throw new LiveMemError('config_error', 'LIVE_MEM_LLM_BASE_URL is set but LIVE_MEM_LLM_MODEL is not: name the model to use');
+  }
+  if (settings.llm.maxTokens >= settings.llm.contextWindow) {
+    throw new LiveMemError('config_error', `LIVE_MEM_LLM_MAX_TOKENS (${settings.llm.maxTokens}) must be smaller than LIVE_MEM_LLM_CONTEXT_WINDOW (${settings.llm.contextWindow})`);
+  }
   if (settings.storage === 's3' && !settings.s3.bucket) {
     throw new LiveMemError('config_error', 'the s3 storage needs a bucket: set LIVE_MEM_S3_BUCKET (or s3.bucket in live-mem.yaml)');
   }

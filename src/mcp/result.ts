@@ -10,10 +10,17 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   conflict: 'Another writer holds this; wait a moment and call again.',
   forbidden: 'This token lacks the permission or the space; ask an admin.',
   storage_error: 'The store failed; call system_health or retry later.',
+  llm_error: 'The model failed or answered unusably; nothing was changed. Retry later.',
+  config_error: 'The server is not configured for this; the message says which setting to set.',
 };
 
-export function toolSuccess(result: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+/** Statuses that are not errors: `partial` kept the work it did (its message says what failed). */
+const SUCCESS = new Set(['ok', 'created', 'deleted', 'partial']);
+
+/** A core result as a tool result; a result that carries an error status (a failed consolidation) sets isError. */
+export function toolResult(result: Record<string, unknown>): CallToolResult {
+  const isError = !SUCCESS.has(String(result.status));
+  return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, ...(isError ? { isError } : {}) };
 }
 
 /**

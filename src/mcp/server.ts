@@ -1,9 +1,12 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Caller } from '../core/caller.js';
+import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
 import type { Core } from '../core/core.js';
+import { createSamplingLlm } from '../llm/sampling.js';
+import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../shared/log.js';
-import { toolError, toolSuccess } from './result.js';
-import type { ToolDefinition, ToolExtra } from './tool.js';
+import { toolError, toolResult } from './result.js';
+import type { ToolContext, ToolDefinition, ToolExtra } from './tool.js';
 import { allTools } from './tools/index.js';
 
 export interface McpServerOptions {
@@ -12,12 +15,15 @@ export interface McpServerOptions {
   logger: Logger;
   /** Who is calling, per request: the local owner on stdio; tokens later. */
   resolveCaller(extra: ToolExtra): Caller | Promise<Caller>;
+  /** What to assume of the client's model when consolidating through sampling. */
+  samplingLimits?: { contextWindow: number; maxOutputTokens: number };
   tools?: ToolDefinition[];
 }
 
 export const SERVER_INSTRUCTIONS =
   'live-mem is a shared working memory. At the start of a task call space_summary (or bank_read_all) for the project\'s space; ' +
-  'while working, record facts, decisions, progress and issues with live_note; read what other agents wrote with live_read.';
+  'while working, record facts, decisions, progress and issues with live_note; read what other agents wrote with live_read; ' +
+  'bank_consolidate folds the notes into the memory bank.';
 
 /** An MCP server exposing the core's tools; the transport is the caller's choice. */
 export function createMcpServer(options: McpServerOptions): McpServer {
@@ -25,14 +31,50 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     { name: 'live-mem', title: 'live-mem', version: options.version },
     { capabilities: { tools: {}, logging: {} }, instructions: SERVER_INSTRUCTIONS },
   );
+  const limits = options.samplingLimits ?? { contextWindow: 32_768, maxOutputTokens: 8_192 };
+
+  /** The client's own model, when no endpoint is configured and the client offers sampling. */
+  const clientModel = (): LlmClient | undefined => {
+    if (options.core.context.llm || !server.server.getClientCapabilities()?.sampling) return undefined;
+    return createSamplingLlm(async (request) => {
+      const result = await server.server.createMessage(
+        {
+          systemPrompt: request.systemPrompt,
+          messages: request.messages.map((m) => ({ role: m.role, content: { type: 'text' as const, text: m.text } })),
+          maxTokens: request.maxTokens,
+          includeContext: 'none',
+          ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+        },
+        // The shared call helper owns the timeout (through the signal); the SDK's 60 s default must not cut first.
+        { ...(request.signal ? { signal: request.signal } : {}), timeout: 24 * 3600 * 1000 },
+      );
+      const content = Array.isArray(result.content) ? result.content[0] : result.content;
+      return { text: content?.type === 'text' ? content.text : '', model: result.model, truncated: result.stopReason === 'maxTokens' };
+    }, limits);
+  };
+
+  const progressReporter = (extra: ToolExtra) => (event: ProgressEvent) => {
+    const progressToken = extra._meta?.progressToken;
+    if (progressToken === undefined) return;
+    extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: event.notes_done, total: event.notes_total, message: event.message } })
+      .catch(() => undefined);
+  };
+
   for (const tool of options.tools ?? allTools) {
     server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
       async (args: Record<string, unknown>, extra: ToolExtra) => {
         try {
-          const caller = await options.resolveCaller(extra);
-          return toolSuccess(await tool.handler(args as never, { core: options.core, caller, extra }));
+          const context: ToolContext = {
+            core: options.core,
+            caller: await options.resolveCaller(extra),
+            extra,
+            clientModel,
+            reportProgress: progressReporter(extra),
+          };
+          return toolResult(await tool.handler(args as never, context));
         } catch (error) {
           return toolError(error, options.logger, tool.name);
         }

@@ -2,7 +2,9 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Caller } from '../core/caller.js';
+import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
 import type { Core } from '../core/core.js';
+import type { LlmClient } from '../llm/types.js';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -11,6 +13,10 @@ export interface ToolContext {
   core: Core;
   caller: Caller;
   extra: ToolExtra;
+  /** The connected client's model through MCP sampling, when it offers sampling; else undefined. */
+  clientModel(): LlmClient | undefined;
+  /** Sends an MCP progress notification when the request asked for progress. */
+  reportProgress(event: ProgressEvent): void;
 }
 
 /**

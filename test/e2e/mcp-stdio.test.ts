@@ -21,7 +21,7 @@ describe('MCP over stdio: the built binary, driven by the SDK client', () => {
     const { tools } = await server.client.listTools();
     const names = tools.map((t) => t.name).sort();
     assert.deepEqual(names, [
-      'bank_list', 'bank_read', 'bank_read_all', 'live_note', 'live_read', 'live_search',
+      'bank_consolidate', 'bank_consolidation_status', 'bank_list', 'bank_read', 'bank_read_all', 'live_note', 'live_read', 'live_search',
       'space_create', 'space_delete', 'space_info', 'space_list', 'space_rules', 'space_summary', 'space_update',
     ]);
     for (const tool of tools) {

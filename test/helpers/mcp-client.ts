@@ -35,7 +35,7 @@ export async function spawnServer(env: Record<string, string>, args: string[] = 
       const structured = result.structuredContent as Record<string, unknown> & { status: string };
       const text = (result.content as Array<{ type: string; text: string }>)[0];
       if (!text || JSON.stringify(JSON.parse(text.text)) !== JSON.stringify(structured)) throw new Error(`${name}: text copy differs from structuredContent`);
-      const isErrorStatus = !['ok', 'created', 'deleted'].includes(structured.status);
+      const isErrorStatus = !['ok', 'created', 'deleted', 'partial'].includes(structured.status);
       if (Boolean(result.isError) !== isErrorStatus) throw new Error(`${name}: isError=${result.isError} but status=${structured.status}`);
       return structured;
     },

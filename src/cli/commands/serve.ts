@@ -6,6 +6,13 @@ export async function serve(opened: Opened): Promise<Record<string, never>> {
   const { serveStdio } = await import('../../mcp/stdio.js');
   const { storage } = opened.core.context;
   opened.logger.info(`serving MCP on stdio (store: ${storage.name} ${storage.location}, agent: ${opened.caller.agent})`);
-  await serveStdio({ core: opened.core, version: VERSION, logger: opened.logger, resolveCaller: () => opened.caller });
+  const { contextWindow, maxTokens } = opened.settings.llm;
+  await serveStdio({
+    core: opened.core,
+    version: VERSION,
+    logger: opened.logger,
+    resolveCaller: () => opened.caller,
+    samplingLimits: { contextWindow, maxOutputTokens: maxTokens },
+  });
   return {};
 }

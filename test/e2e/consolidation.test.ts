@@ -1,0 +1,255 @@
+/**
+ * Consolidation end to end: the built binary (CLI and MCP over stdio) with the real `openai` client
+ * talking to a scripted OpenAI-compatible server on 127.0.0.1, on fs and on radosgw; processes
+ * killed with SIGKILL at each point of the commit; two processes consolidating one space at once.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { execa } from 'execa';
+import { ownerCaller } from '../../src/core/caller.js';
+import { createCore } from '../../src/core/core.js';
+import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
+import { listKeys } from '../../src/storage/list.js';
+import type { StorageDriver } from '../../src/storage/types.js';
+import { FIRST_PLAN, scenarios } from '../../fixtures/llm/scenarios.js';
+import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { makeS3Harness, requireS3OrSkip, type S3TestConfig } from '../helpers/s3.js';
+import { startScriptedLlm, type ScriptedLlm, type Step } from '../helpers/scripted-llm.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const owner = ownerCaller('tester');
+const NOTES = 15;
+
+interface Store {
+  env: Record<string, string>;
+  storage: StorageDriver;
+  cleanup(): Promise<void>;
+}
+
+async function fsStore(): Promise<Store> {
+  const home = await tempDir();
+  return { env: { LIVE_MEM_HOME: home.dir }, storage: createFsDriver(home.dir), cleanup: home.remove };
+}
+
+async function s3Store(s3: S3TestConfig): Promise<Store> {
+  const harness = await makeS3Harness();
+  const env = {
+    LIVE_MEM_STORAGE: 's3',
+    LIVE_MEM_S3_ENDPOINT: s3.endpoint,
+    LIVE_MEM_S3_BUCKET: s3.bucket,
+    LIVE_MEM_S3_ACCESS_KEY_ID: s3.accessKeyId,
+    LIVE_MEM_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    LIVE_MEM_S3_PREFIX: harness.prefix,
+  };
+  return { env, storage: harness.driver, cleanup: harness.cleanup };
+}
+
+async function seed(storage: StorageDriver, notes = NOTES): Promise<void> {
+  const core = createCore({ storage });
+  await core.spaces.create(owner, { space_id: 'proj' });
+  for (let i = 0; i < notes; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `note ${i}` });
+}
+
+const llmEnv = (llm: ScriptedLlm) => ({ LIVE_MEM_LLM_BASE_URL: llm.url, LIVE_MEM_LLM_MODEL: 'scripted-model', LIVE_MEM_LLM_API_KEY: 'k', LIVE_MEM_LOG_LEVEL: 'warn' });
+
+const cli = (env: Record<string, string>, args: string[]) =>
+  execa(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, extendEnv: false, reject: false });
+
+/** Every note consolidated exactly once: counted once, in history once, gone from live/. */
+async function assertExactlyOnce(storage: StorageDriver, notes = NOTES): Promise<void> {
+  const info = await createCore({ storage }).spaces.info(owner, { space_id: 'proj' });
+  assert.equal(info.total_notes_processed, notes);
+  assert.equal(info.consolidation_count, 1);
+  assert.equal(info.live.notes_count, 0);
+  const history = (await listKeys(storage, 'proj/history/')).filter((key) => key.includes('/notes/'));
+  assert.equal(history.length, notes);
+  assert.equal(new Set(history.map((key) => key.slice(key.lastIndexOf('/')))).size, notes);
+  assert.equal(await storage.get('proj/_consolidation/pending.json'), null);
+}
+
+function consolidationSuite(label: string, makeStore: () => Promise<Store>): void {
+  describe(`consolidation end to end on ${label}`, () => {
+    let llm: ScriptedLlm;
+    before(async () => {
+      llm = await startScriptedLlm([{ reply: FIRST_PLAN }]);
+    });
+    after(async () => llm?.close());
+
+    it('live-mem consolidate: progress on stderr, metrics on stdout, the bank written', async () => {
+      const store = await makeStore();
+      try {
+        await seed(store.storage);
+        const run = await cli({ ...store.env, ...llmEnv(llm) }, ['consolidate', 'proj', '--json']);
+        assert.equal(run.exitCode, 0, run.stderr);
+        const result = JSON.parse(run.stdout);
+        assert.equal(result.status, 'ok');
+        assert.equal(result.notes_processed, NOTES);
+        assert.equal(result.bank_files_created, 6);
+        assert.match(run.stderr, /\[consolidate \d+%\] window 1: asking scripted-model/);
+        await assertExactlyOnce(store.storage);
+        const bank = await cli({ ...store.env }, ['bank', 'list', 'proj', '--json']);
+        assert.equal(JSON.parse(bank.stdout).file_count, 6);
+      } finally {
+        await store.cleanup();
+      }
+    });
+
+    for (const point of ['before-commit', 'after-commit', 'after-bank-writes', 'after-meta', 'after-history', 'after-live-delete']) {
+      it(`a process killed (SIGKILL) ${point} is finished by the next run, every note exactly once`, async () => {
+        const store = await makeStore();
+        const counting = await startScriptedLlm([{ reply: FIRST_PLAN }]);
+        try {
+          await seed(store.storage);
+          const env = { ...store.env, ...llmEnv(counting), LIVE_MEM_CONSOLIDATION_LEASE_S: '2' };
+          const killed = await cli({ ...env, LIVE_MEM_TEST_KILL_AT: point }, ['consolidate', 'proj', '-q']);
+          assert.equal(killed.signal, 'SIGKILL');
+          const blocked = await cli(env, ['consolidate', 'proj', '-q']);
+          assert.equal(blocked.exitCode, 1, 'the dead holder still holds the lease for a moment');
+          assert.match(blocked.stderr, /already running/);
+          await new Promise((resolve) => setTimeout(resolve, 2_200));
+          const rerun = await cli(env, ['consolidate', 'proj', '-q', '--json']);
+          assert.equal(rerun.exitCode, 0, rerun.stderr);
+          const result = JSON.parse(rerun.stdout);
+          assert.equal(result.recovered !== undefined, point !== 'before-commit');
+          assert.equal(counting.requests.length, point === 'before-commit' ? 2 : 1, 'a committed plan is never asked for again');
+          await assertExactlyOnce(store.storage);
+        } finally {
+          await counting.close();
+          await store.cleanup();
+        }
+      });
+    }
+
+    it('two processes consolidating one space at once: exactly one runs, the other gets conflict', async () => {
+      const store = await makeStore();
+      const slow = await startScriptedLlm([{ delayMs: 1_500, then: { reply: FIRST_PLAN } }]);
+      try {
+        await seed(store.storage);
+        const env = { ...store.env, ...llmEnv(slow) };
+        const runs = await Promise.all([cli(env, ['consolidate', 'proj', '-q', '--json']), cli(env, ['consolidate', 'proj', '-q', '--json'])]);
+        const statuses = runs.map((run) => JSON.parse(run.stdout).status).sort();
+        assert.deepEqual(statuses, ['conflict', 'ok']);
+        assert.deepEqual(runs.map((run) => run.exitCode).sort(), [0, 1]);
+        assert.equal(slow.requests.length, 1);
+        await assertExactlyOnce(store.storage);
+      } finally {
+        await slow.close();
+        await store.cleanup();
+      }
+    });
+  });
+}
+
+consolidationSuite('fs', fsStore);
+const s3 = requireS3OrSkip('consolidation on S3');
+if (s3) consolidationSuite('S3 (radosgw)', () => s3Store(s3));
+
+describe('bank_consolidate over MCP', () => {
+  it('reports progress, runs in the background, and another process reads the job', async () => {
+    const store = await fsStore();
+    const llm = await startScriptedLlm([{ delayMs: 300, then: { reply: FIRST_PLAN } }]);
+    try {
+      await seed(store.storage);
+      const server = await spawnServer({ ...store.env, ...llmEnv(llm) });
+      try {
+        const progress: Array<{ progress: number; total?: number; message?: string }> = [];
+        const result = await server.client.callTool({ name: 'bank_consolidate', arguments: { space_id: 'proj' } }, undefined, { onprogress: (p) => progress.push(p) });
+        assert.equal((result.structuredContent as { status: string }).status, 'ok');
+        assert.ok(progress.length >= 3, `${progress.length} progress notifications`);
+        assert.equal(progress.at(-1)?.progress, NOTES);
+        assert.equal(progress.at(-1)?.total, NOTES);
+
+        await createCore({ storage: store.storage }).notes.write(owner, { space_id: 'proj', category: 'todo', content: 'one more' });
+        const started = await server.call('bank_consolidate', { space_id: 'proj', background: true });
+        assert.equal(started.state, 'running');
+        const jobId = String(started.job_id);
+        let job: Record<string, unknown> = {};
+        for (let i = 0; i < 100 && job.state !== 'ok'; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          job = ((await server.call('bank_consolidation_status', { space_id: 'proj', job_id: jobId })).jobs as Array<Record<string, unknown>>)[0]!;
+        }
+        assert.equal(job.state, 'ok');
+        assert.equal((job.result as { notes_processed: number }).notes_processed, 1);
+        const elsewhere = await cli(store.env, ['consolidate-status', 'proj', jobId, '--json']);
+        assert.equal(JSON.parse(elsewhere.stdout).jobs[0].state, 'ok');
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await llm.close();
+      await store.cleanup();
+    }
+  });
+
+  it("uses the client's own model through MCP sampling when no endpoint is configured", async () => {
+    const store = await fsStore();
+    try {
+      await seed(store.storage);
+      const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+      const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+      const { CreateMessageRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+      const client = new Client({ name: 'sampling-client', version: '0' }, { capabilities: { sampling: {} } });
+      const prompts: string[] = [];
+      client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+        const first = request.params.messages[0]?.content;
+        prompts.push(first && 'text' in first ? String(first.text) : '');
+        return { model: 'client-model', role: 'assistant', content: { type: 'text', text: FIRST_PLAN }, stopReason: 'endTurn' };
+      });
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN], env: { PATH: process.env.PATH ?? '', ...store.env, LIVE_MEM_LOG_LEVEL: 'warn' } }));
+      try {
+        const result = await client.callTool({ name: 'bank_consolidate', arguments: { space_id: 'proj' } });
+        assert.equal((result.structuredContent as { status: string }).status, 'ok', JSON.stringify(result.structuredContent));
+        assert.equal(prompts.length, 1);
+        assert.match(prompts[0] ?? '', /LIVE NOTES TO FOLD IN \(15 notes/);
+        await assertExactlyOnce(store.storage);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await store.cleanup();
+    }
+  });
+
+  it('without an endpoint or sampling: a clear error that says how to configure one', async () => {
+    const store = await fsStore();
+    try {
+      await seed(store.storage);
+      const server = await spawnServer(store.env);
+      try {
+        const result = await server.call('bank_consolidate', { space_id: 'proj' });
+        assert.equal(result.status, 'error');
+        assert.match(String(result.message), /LIVE_MEM_LLM_BASE_URL/);
+      } finally {
+        await server.close();
+      }
+      const run = await cli(store.env, ['consolidate', 'proj']);
+      assert.equal(run.exitCode, 2);
+      assert.match(run.stderr, /LIVE_MEM_LLM_BASE_URL/);
+    } finally {
+      await store.cleanup();
+    }
+  });
+
+  it('a failed consolidation is an error status with isError, never ok', async () => {
+    const store = await fsStore();
+    const llm = await startScriptedLlm([...scenarios.invalidTwice] as Step[]);
+    try {
+      await seed(store.storage);
+      const server = await spawnServer({ ...store.env, ...llmEnv(llm) });
+      try {
+        const raw = await server.client.callTool({ name: 'bank_consolidate', arguments: { space_id: 'proj' } });
+        assert.equal(raw.isError, true);
+        assert.equal((raw.structuredContent as { status: string }).status, 'error');
+      } finally {
+        await server.close();
+      }
+      const run = await cli({ ...store.env, ...llmEnv(llm) }, ['consolidate', 'proj', '-q']);
+      assert.equal(run.exitCode, 1);
+      assert.match(run.stderr, /no usable plan twice/);
+    } finally {
+      await llm.close();
+      await store.cleanup();
+    }
+  });
+});
+
