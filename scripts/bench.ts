@@ -17,12 +17,18 @@
  *                    (several agents and categories, timestamps spread over four hours):
  *                    p50/p99 of 200 sequential reads, and p50 of a category + agent filtered read
  *   5. peak RSS      VmHWM of the server process at the end of section 3 (Linux only)
+ *   6. consolidation the time spent outside the LLM call to consolidate 500 notes into the 6 standard bank
+ *                    files, in-process through the core, with a scripted OpenAI-compatible server on
+ *                    127.0.0.1 (real `openai` client): on fs, and on radosgw when LIVE_MEM_TEST_S3_ENDPOINT
+ *                    points at one (`bash scripts/ceph-up.sh` prints the variables)
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
  * follow the disk: on a shared VM they vary from run to run; compare runs on a quiet machine.
  *
- * Run: npm run bench        (builds dist/, then `node --import tsx scripts/bench.ts`; about a minute)
+ * Run: npm run bench                 (builds dist/, then `node --import tsx scripts/bench.ts`; a few minutes,
+ *                                     most of them the peer appending 10,000 facts)
+ *      npm run bench -- --only 4,6    only the sections numbered 4 and 6
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -38,11 +44,19 @@ import { createCore } from '../src/core/core.js';
 import { CATEGORIES } from '../src/core/validate.js';
 import { mapLimit } from '../src/shared/concurrency.js';
 import { createFsDriver } from '../src/storage/fs/fs-driver.js';
+import { createS3Driver } from '../src/storage/s3/s3-driver.js';
+import { listKeys } from '../src/storage/list.js';
+import type { StorageDriver } from '../src/storage/types.js';
+import type { LlmClient } from '../src/llm/types.js';
+import { FIRST_PLAN } from '../fixtures/llm/scenarios.js';
+import { startScriptedLlm } from '../test/helpers/scripted-llm.js';
+import { ensureS3Bucket, s3DriverOptions, s3TestConfig, uniqueS3Prefix } from '../test/helpers/s3.js';
 
 const BIN = fileURLToPath(new URL('../bin/live-mem.js', import.meta.url));
 
 /** Targets from the brief (the append ones derive from the peer's times below). */
-const TARGET = { startupMs: 300, noteP50Ms: 3, readP50Ms: 50 } as const;
+const TARGET = { startupMs: 300, noteP50Ms: 3, readP50Ms: 50, consolidationFsMs: 500, consolidationS3Ms: 3_000 } as const;
+const CONSOLIDATION_NOTES = 500;
 
 const STARTUP_SPAWNS = 15;
 const LATENCY_NOTES = 2_000;
@@ -401,6 +415,68 @@ async function benchRead(): Promise<Figure[]> {
   });
 }
 
+/** A client that adds up the time spent inside the model's calls. */
+function timed(llm: LlmClient): LlmClient & { spentMs: number } {
+  const wrapper = {
+    ...llm,
+    spentMs: 0,
+    async chat(request: Parameters<LlmClient['chat']>[0]) {
+      const start = performance.now();
+      try {
+        return await llm.chat(request);
+      } finally {
+        wrapper.spentMs += performance.now() - start;
+      }
+    },
+  };
+  return wrapper;
+}
+
+/** Consolidates CONSOLIDATION_NOTES notes on `storage`; returns the time spent outside the LLM. */
+async function consolidationOverheadMs(storage: StorageDriver): Promise<number> {
+  const server = await startScriptedLlm([{ reply: FIRST_PLAN }]);
+  try {
+    const llm = timed(server.client({ contextWindow: 1_000_000, maxTokens: 16_000 }));
+    const core = createCore({ storage, llm });
+    const caller = ownerCaller('bench');
+    await core.spaces.create(caller, { space_id: 'consolidate' });
+    await mapLimit(Array.from({ length: CONSOLIDATION_NOTES }, (_, index) => index), SEED_CONCURRENCY, (index) =>
+      core.notes.write(caller, { ...noteArgs('consolidate', index), agent: SEED_AGENTS[index % SEED_AGENTS.length] }),
+    );
+    const start = performance.now();
+    const result = await core.consolidation.consolidate(caller, { space_id: 'consolidate' });
+    const totalMs = performance.now() - start;
+    if (result.status !== 'ok' || result.notes_processed !== CONSOLIDATION_NOTES || result.bank_files_created !== 6) {
+      throw new Error(`unexpected consolidation result: ${JSON.stringify(result).slice(0, 300)}`);
+    }
+    return totalMs - llm.spentMs;
+  } finally {
+    await server.close();
+  }
+}
+
+async function benchConsolidation(): Promise<Figure[]> {
+  const fsMs = await consolidationOverheadMs(createFsDriver(await freshHome('consolidate')));
+  const s3 = s3TestConfig();
+  let s3Ms: number | null = null;
+  if (s3) {
+    await ensureS3Bucket(s3);
+    const driver = createS3Driver({ ...s3DriverOptions(s3), prefix: uniqueS3Prefix('bench') });
+    try {
+      s3Ms = await consolidationOverheadMs(driver);
+    } finally {
+      await driver.deleteMany(await listKeys(driver, ''));
+      await driver.close();
+    }
+  } else {
+    progress('  radosgw not configured (LIVE_MEM_TEST_S3_ENDPOINT): skipping the S3 figure');
+  }
+  return [
+    figure('consolidation_overhead_fs_ms', `consolidation overhead, ${CONSOLIDATION_NOTES} notes → 6 files, fs`, fsMs, 'ms', below(TARGET.consolidationFsMs)),
+    figure('consolidation_overhead_s3_ms', `consolidation overhead, ${CONSOLIDATION_NOTES} notes → 6 files, radosgw`, s3Ms, 'ms', below(TARGET.consolidationS3Ms)),
+  ];
+}
+
 // ---------------------------------------------------------------------------------------------
 
 const SECTIONS = [
@@ -408,6 +484,7 @@ const SECTIONS = [
   { title: '2. live_note latency', run: benchNoteLatency },
   { title: '3. append throughput (+ 5. peak RSS)', run: benchAppendThroughput },
   { title: '4. live_read on 10,000 notes', run: benchRead },
+  { title: '6. consolidation overhead', run: benchConsolidation },
 ] as const;
 
 async function main(): Promise<void> {
@@ -415,7 +492,9 @@ async function main(): Promise<void> {
   const figures: Figure[] = [];
   const start = performance.now();
   try {
-    for (const section of SECTIONS) {
+    // `npm run bench -- --only 4,6` runs the sections whose titles start with those numbers.
+    const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '').split(',') : null;
+    for (const section of SECTIONS.filter((s) => !only || only.some((n) => s.title.startsWith(`${n}.`)))) {
       progress(section.title);
       figures.push(...(await section.run()));
     }

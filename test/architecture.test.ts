@@ -17,7 +17,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   llm: ['llm', 'shared'],
   config: ['config', 'shared'],
   core: ['core', 'storage', 'llm', 'shared'],
-  mcp: ['mcp', 'core', 'storage', 'shared'],
+  mcp: ['mcp', 'core', 'storage', 'llm', 'shared'],
   cli: ['cli', 'mcp', 'core', 'storage', 'llm', 'config', 'shared'],
   index: ['core', 'storage', 'shared'],
 };

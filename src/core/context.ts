@@ -9,11 +9,9 @@ export interface Limits {
   maxNoteChars: number;
   /** bank_read_all stops adding files past this many bytes and says it truncated. */
   bankReadAllMaxBytes: number;
-  /** Note bodies read at once by live_read / live_search. */
-  readConcurrency: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { maxNoteChars: 100_000, bankReadAllMaxBytes: 1_000_000, readConcurrency: 16 };
+export const DEFAULT_LIMITS: Limits = { maxNoteChars: 100_000, bankReadAllMaxBytes: 1_000_000 };
 
 export interface ConsolidationSettings {
   /** Per LLM call. */

@@ -60,6 +60,11 @@ export interface StorageDriver {
   readonly name: DriverName;
   /** A human-readable location for messages ("/home/u/.live-mem", "s3://bucket/prefix"). */
   readonly location: string;
+  /**
+   * How many requests this driver serves well at once: callers that read or write many objects keep
+   * that many in flight (a remote store hides latency with more; a local disk gains little past 16).
+   */
+  readonly parallelism: number;
   get(key: string): Promise<StoredObject | null>;
   stat(key: string): Promise<ObjectInfo | null>;
   put(key: string, body: Buffer | string, options?: PutOptions): Promise<{ etag: string }>;

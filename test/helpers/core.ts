@@ -14,7 +14,7 @@ export function counting(driver: StorageDriver): StorageDriver & { counts: Recor
       return (driver[key] as (...a: unknown[]) => unknown).apply(driver, args);
     };
   }
-  Object.assign(wrapped, { name: driver.name, location: driver.location });
+  Object.assign(wrapped, { name: driver.name, location: driver.location, parallelism: driver.parallelism });
   return wrapped;
 }
 

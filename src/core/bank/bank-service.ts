@@ -33,7 +33,7 @@ export function createBankService(context: CoreContext) {
       objects.push(...page.objects.filter((o) => isBankFileName(baseName(o.key))));
       cursor = page.cursor;
     } while (cursor);
-    const files = await mapLimit(objects, limits.readConcurrency, async (object) => {
+    const files = await mapLimit(objects, storage.parallelism, async (object) => {
       const info = object.size !== undefined && object.lastModified ? object : await storage.stat(object.key);
       return info
         ? { filename: baseName(object.key), size: info.size ?? 0, last_modified: (info.lastModified ?? new Date(0)).toISOString() }
@@ -44,7 +44,7 @@ export function createBankService(context: CoreContext) {
 
   const readAll = async (spaceId: string) => {
     const infos = await listFiles(spaceId);
-    const bodies = await mapLimit(infos, limits.readConcurrency, (info) => storage.get(spaceKeys(spaceId).bankFile(info.filename)));
+    const bodies = await mapLimit(infos, storage.parallelism, (info) => storage.get(spaceKeys(spaceId).bankFile(info.filename)));
     const files: BankFile[] = [];
     const omitted: string[] = [];
     let totalSize = 0;

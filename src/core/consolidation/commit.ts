@@ -67,8 +67,11 @@ async function writeOnce(context: CoreContext, key: string, content: string, exp
   }
 }
 
-/** Rolls a committed consolidation forward. Safe to run any number of times. */
-export async function applyCommit(context: CoreContext, record: CommitRecord): Promise<void> {
+/**
+ * Rolls a committed consolidation forward. Safe to run any number of times. `bodies` are the notes
+ * as the run that committed read them (absent when recovering): they spare reading them again.
+ */
+export async function applyCommit(context: CoreContext, record: CommitRecord, bodies: ReadonlyMap<string, Buffer> = new Map()): Promise<void> {
   const { storage } = context;
   const fault = (point: FaultPoint) => context.fault(point);
   const keys = spaceKeys(record.space_id);
@@ -92,9 +95,9 @@ export async function applyCommit(context: CoreContext, record: CommitRecord): P
   await fault('after-meta');
 
   // Copy into history before deleting from live/: a note is always in one place or both, never none.
-  await mapLimit(record.notes, context.limits.readConcurrency, async (filename) => {
-    const live = await storage.get(keys.note(filename));
-    if (live) await storage.put(keys.historyNote(record.id, filename), live.body, { contentType: 'text/markdown; charset=utf-8' });
+  await mapLimit(record.notes, context.storage.parallelism, async (filename) => {
+    const body = bodies.get(filename) ?? (await storage.get(keys.note(filename)))?.body;
+    if (body) await storage.put(keys.historyNote(record.id, filename), body, { contentType: 'text/markdown; charset=utf-8' });
   });
   const { writes, ...summary } = record;
   const historyRecord = { ...summary, bank_files: writes.map((w) => ({ filename: w.filename, kind: w.kind })) };

@@ -130,7 +130,7 @@ export function createConsolidationService(context: CoreContext) {
     const keys = spaceKeys(spaceId);
     const objects = [];
     for await (const object of listAll(storage, keys.bank, { delimiter: '/' })) if (object.key.endsWith('.md')) objects.push(object);
-    const read = await mapLimit(objects, context.limits.readConcurrency, (object) => storage.get(object.key));
+    const read = await mapLimit(objects, context.storage.parallelism, (object) => storage.get(object.key));
     const files = new Map<string, { content: string; etag: string }>();
     for (const object of read) if (object) files.set(baseName(object.key), { content: object.body.toString('utf8'), etag: object.etag });
     return { files, appendOnly: appendOnlyFiles(rules) };
@@ -179,12 +179,12 @@ export function createConsolidationService(context: CoreContext) {
         `the rules, synthesis and bank alone fill the model's context (${fixedTokens} tokens of ${llm.contextWindow}, ${llm.maxOutputTokens} reserved for the reply): raise LIVE_MEM_LLM_CONTEXT_WINDOW or use a model with a larger one`,
       );
     }
-    const window: Array<{ name: NoteName; note: PromptNote }> = [];
+    const window: Array<{ name: NoteName; note: PromptNote; body: Buffer }> = [];
     let used = 0;
-    const batch = context.limits.readConcurrency;
+    const batch = storage.parallelism * 4;
     for (let start = 0; start < names.length; start += batch) {
       const slice = names.slice(start, start + batch);
-      const bodies = await mapLimit(slice, batch, (name) => storage.get(spaceKeys(spaceId).note(name.filename)));
+      const bodies = await mapLimit(slice, storage.parallelism, (name) => storage.get(spaceKeys(spaceId).note(name.filename)));
       for (const [i, object] of bodies.entries()) {
         const name = slice[i] as NoteName;
         if (!object) continue; // gone since listed (space deleted?): nothing to consolidate
@@ -202,10 +202,10 @@ export function createConsolidationService(context: CoreContext) {
           const keep = Math.max(0, Math.floor((budget - 40) * 3.5) - 200);
           note.content = `${note.content.slice(0, keep)}\n[… ${note.content.length - keep} characters cut to fit the model's context; the full note is kept in history]`;
           warnings.push(`note ${name.filename} was too large for the model's context and was sent cut`);
-          return [{ name, note }];
+          return [{ name, note, body: object.body }];
         }
         used += cost;
-        window.push({ name, note });
+        window.push({ name, note, body: object.body });
       }
     }
     return window;
@@ -303,7 +303,7 @@ export function createConsolidationService(context: CoreContext) {
         await stillHeld();
         await writeCommit(context, record);
         await context.fault('after-commit');
-        await applyCommit(context, record);
+        await applyCommit(context, record, new Map(window.map((w) => [w.name.filename, w.body])));
 
         result.windows++;
         result.consolidations.push(record.id);

@@ -75,7 +75,7 @@ export function createNoteService(context: CoreContext) {
   };
 
   const readNotes = async (spaceId: string, names: NoteName[]): Promise<NoteView[]> =>
-    (await mapLimit(names, limits.readConcurrency, (name) => readNote(spaceId, name))).filter((note): note is NoteView => note !== null);
+    (await mapLimit(names, storage.parallelism, (name) => readNote(spaceId, name))).filter((note): note is NoteView => note !== null);
 
   return {
     async write(caller: Caller, input: NoteWriteInput) {
@@ -143,7 +143,7 @@ export function createNoteService(context: CoreContext) {
       const names = await listNoteNames(spaceId);
       const found: NoteView[] = [];
       // Newest first, one bounded batch at a time, stopping as soon as one match past the limit proves has_more.
-      const batch = limits.readConcurrency * 4;
+      const batch = storage.parallelism * 4;
       for (let start = 0; start < names.length && found.length <= limit; start += batch) {
         const notes = await readNotes(spaceId, names.slice(start, start + batch));
         found.push(...notes.filter(matches));
@@ -159,7 +159,7 @@ export function createNoteService(context: CoreContext) {
         const name = parseNoteName(baseName(object.key));
         if (name) notes.push({ key: object.key, size: object.size, stamp: name.stamp });
       }
-      const sizes = await mapLimit(notes, limits.readConcurrency, async (note) => note.size ?? (await storage.stat(note.key))?.size ?? 0);
+      const sizes = await mapLimit(notes, storage.parallelism, async (note) => note.size ?? (await storage.stat(note.key))?.size ?? 0);
       const stamps = notes.map((note) => note.stamp).sort();
       return {
         notes_count: notes.length,

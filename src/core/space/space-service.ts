@@ -111,7 +111,7 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts) {
       const ids = (await listPrefixes(storage, ''))
         .map((prefix) => prefix.slice(0, -1))
         .filter((id) => SPACE_ID_PATTERN.test(id) && canAccessSpace(caller, id));
-      const spaces = await mapLimit(ids, context.limits.readConcurrency, async (spaceId) => {
+      const spaces = await mapLimit(ids, context.storage.parallelism, async (spaceId) => {
         try {
           const { meta } = await loadMeta(context, spaceId);
           const [notes, bank] = await Promise.all([listKeys(storage, spaceKeys(spaceId).live), parts.listBank(spaceId)]);

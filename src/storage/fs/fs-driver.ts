@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp, type BigIntStats, type Dirent } from 'node:fs';
 import path from 'node:path';
+import { mapLimit } from '../../shared/concurrency.js';
 import { LiveMemError } from '../../shared/errors.js';
 import { normalizeKey, normalizePrefix, RESERVED_SUFFIXES } from '../../shared/keys.js';
 import { paginate } from '../list.js';
@@ -122,6 +123,7 @@ export function createFsDriver(rootDir: string): StorageDriver {
   return {
     name: 'fs',
     location: root,
+    parallelism: 16,
 
     async get(key): Promise<StoredObject | null> {
       const file = pathOf(key);
@@ -198,7 +200,8 @@ export function createFsDriver(rootDir: string): StorageDriver {
     },
 
     async deleteMany(keys) {
-      for (const key of keys) await removeFile(key);
+      keys.forEach((key) => pathOf(key)); // every key checked before any is deleted
+      await mapLimit(keys, 16, removeFile);
     },
   };
 }

@@ -25,6 +25,7 @@ export function createMemoryDriver(clock: () => Date = () => new Date()): Storag
   return {
     name: 'memory',
     location: 'memory',
+    parallelism: 16,
 
     async get(key): Promise<StoredObject | null> {
       const entry = entries.get(normalizeKey(key));

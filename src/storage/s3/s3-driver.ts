@@ -36,7 +36,7 @@ export interface S3DriverOptions {
   prefix?: string;
   /** Default: true when `endpoint` is set (self-hosted stores rarely have wildcard DNS), else false. */
   forcePathStyle?: boolean;
-  /** Keep-alive sockets per protocol. Default 32. */
+  /** Keep-alive sockets per protocol, and the driver's parallelism. Default 64. */
   maxSockets?: number;
   /** Attempts per request, the first included. Default 4. */
   maxAttempts?: number;
@@ -121,7 +121,8 @@ export function createS3Driver(options: S3DriverOptions): S3StorageDriver {
   const endpointLabel = options.endpoint ?? `https://s3.${region}.amazonaws.com`;
   const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
 
-  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 32 };
+  const maxSockets = options.maxSockets ?? 64;
+  const agentOptions = { keepAlive: true, maxSockets };
   const httpAgent = new http.Agent(agentOptions);
   const httpsAgent = new https.Agent(agentOptions);
   const base: S3ClientConfig = {
@@ -255,6 +256,7 @@ export function createS3Driver(options: S3DriverOptions): S3StorageDriver {
   return {
     name: 's3',
     location,
+    parallelism: maxSockets,
     checkConditionalWrites,
 
     async get(key): Promise<StoredObject | null> {
