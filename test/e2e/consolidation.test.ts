@@ -13,7 +13,7 @@ import { listKeys } from '../../src/storage/list.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { FIRST_PLAN, scenarios } from '../../fixtures/llm/scenarios.js';
 import { BIN, spawnServer } from '../helpers/mcp-client.js';
-import { makeS3Harness, requireS3OrSkip, type S3TestConfig } from '../helpers/s3.js';
+import { makeS3Harness, requireS3OrSkip, s3ProcessEnv, type S3TestConfig } from '../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../helpers/scripted-llm.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -33,15 +33,7 @@ async function fsStore(): Promise<Store> {
 
 async function s3Store(s3: S3TestConfig): Promise<Store> {
   const harness = await makeS3Harness();
-  const env = {
-    LIVE_MEM_STORAGE: 's3',
-    LIVE_MEM_S3_ENDPOINT: s3.endpoint,
-    LIVE_MEM_S3_BUCKET: s3.bucket,
-    LIVE_MEM_S3_ACCESS_KEY_ID: s3.accessKeyId,
-    LIVE_MEM_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-    LIVE_MEM_S3_PREFIX: harness.prefix,
-  };
-  return { env, storage: harness.driver, cleanup: harness.cleanup };
+  return { env: s3ProcessEnv(s3, harness.prefix), storage: harness.driver, cleanup: harness.cleanup };
 }
 
 async function seed(storage: StorageDriver, notes = NOTES): Promise<void> {

@@ -10,7 +10,7 @@ import { mapLimit } from '../../src/shared/concurrency.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { spawnServer } from '../helpers/mcp-client.js';
-import { makeS3Harness, requireS3OrSkip } from '../helpers/s3.js';
+import { makeS3Harness, requireS3OrSkip, s3ProcessEnv } from '../helpers/s3.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const PROCESSES = 4;
@@ -63,15 +63,7 @@ describe('four processes writing into one space at once', () => {
       const harness = await makeS3Harness();
       try {
         await writeFromProcesses(
-          {
-            LIVE_MEM_STORAGE: 's3',
-            LIVE_MEM_S3_ENDPOINT: s3.endpoint,
-            LIVE_MEM_S3_BUCKET: s3.bucket,
-            LIVE_MEM_S3_ACCESS_KEY_ID: s3.accessKeyId,
-            LIVE_MEM_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-            LIVE_MEM_S3_PREFIX: harness.prefix,
-            LIVE_MEM_LOG_LEVEL: 'warn',
-          },
+          { ...s3ProcessEnv(s3, harness.prefix), LIVE_MEM_LOG_LEVEL: 'warn' },
           harness.driver,
         );
       } finally {

@@ -145,3 +145,15 @@ export async function makeS3Harness(overrides: Partial<S3DriverOptions> = {}): P
     },
   };
 }
+
+/** The environment that points a spawned live-mem process at the test store, under `prefix`. */
+export function s3ProcessEnv(config: S3TestConfig, prefix: string): Record<string, string> {
+  return {
+    LIVE_MEM_STORAGE: 's3',
+    LIVE_MEM_S3_ENDPOINT: config.endpoint,
+    LIVE_MEM_S3_BUCKET: config.bucket,
+    LIVE_MEM_S3_ACCESS_KEY_ID: config.accessKeyId,
+    LIVE_MEM_S3_SECRET_ACCESS_KEY: config.secretAccessKey,
+    LIVE_MEM_S3_PREFIX: prefix,
+  };
+}
