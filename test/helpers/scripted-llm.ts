@@ -11,8 +11,8 @@ import type { LlmClient } from '../../src/llm/types.js';
 export type Step =
   /** A 200 answer with this message content. */
   | { reply: string; finishReason?: 'stop' | 'length'; usage?: { prompt: number; completion: number } }
-  /** An HTTP error status (429, 500…). */
-  | { status: number }
+  /** An HTTP error status (429, 500…), with an optional error message. */
+  | { status: number; message?: string }
   /** Answer only after this delay (to provoke timeouts), then with `then` (default: an empty reply). */
   | { delayMs: number; then?: Step }
   /** Compute the reply from the request's messages. */
@@ -58,7 +58,7 @@ export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
       return answer(step.then ?? { reply: '' }, request, res);
     }
     if ('status' in step) {
-      res.writeHead(step.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `scripted ${step.status}`, type: 'scripted' } }));
+      res.writeHead(step.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: step.message ?? `scripted ${step.status}`, type: 'scripted' } }));
       return;
     }
     const content = 'dynamic' in step ? step.dynamic(request.messages) : step.reply;

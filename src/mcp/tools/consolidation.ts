@@ -57,9 +57,11 @@ export const consolidationTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     handler: (args, { core, caller, clientModel, reportProgress }) => {
       const llm = clientModel();
-      const options = { ...(llm ? { llm } : {}), onProgress: reportProgress };
       const input = { space_id: args.space_id, ...(args.agent ? { agent: args.agent } : {}) };
-      return args.background ? core.jobs.start(caller, input, options) : core.consolidation.consolidate(caller, input, options);
+      // A background job outlives this request: its progress goes to the job record, not to notifications.
+      return args.background
+        ? core.jobs.start(caller, input, llm ? { llm } : {})
+        : core.consolidation.consolidate(caller, input, { ...(llm ? { llm } : {}), onProgress: reportProgress });
     },
   }),
   defineTool({

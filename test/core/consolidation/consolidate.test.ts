@@ -160,6 +160,14 @@ describe('consolidation: the model misbehaves, nothing is lost', () => {
     });
   }
 
+  it('asks again without JSON mode when the endpoint refuses response_format', async () => {
+    const { core, server } = await setup({ steps: [{ status: 400, message: "Unrecognized request argument: 'response_format'" }, { reply: FIRST_PLAN }] });
+    const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
+    assert.equal(result.status, 'ok', result.message);
+    assert.equal(server.requests[0]!.response_format?.type, 'json_object');
+    assert.equal(server.requests[1]!.response_format, undefined);
+  });
+
   it('rides out 429 and 500 answers with retries', async () => {
     const { core, server } = await setup({ steps: scenarios.rateLimitedThenOk });
     const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
