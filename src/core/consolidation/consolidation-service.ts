@@ -1,9 +1,7 @@
-import { hostname } from 'node:os';
 import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { createLlmCalls, type LlmCalls } from '../../llm/call.js';
 import { LlmError, type LlmClient } from '../../llm/types.js';
-import { acquireLease, type Lease } from '../../storage/lease.js';
 import { listAll } from '../../storage/list.js';
 import { authorize, toAgentName, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
@@ -13,7 +11,8 @@ import { compareNewestFirst, parseNoteName, stampToIso, toStamp, type NoteName }
 import { loadMeta, requireSpace } from '../space/meta.js';
 import { validateSpaceId } from '../validate.js';
 import { appendOnlyFiles, applyPlan, type BankSnapshot } from './apply-plan.js';
-import { applyCommit, readPendingCommit, writeCommit, type CommitRecord } from './commit.js';
+import { applyCommit, writeCommit, type CommitRecord } from './commit.js';
+import { lockSpace, type SpaceLock } from './space-lock.js';
 import { PlanFormatError, parsePlan, type Plan } from './plan.js';
 import { buildMessages, compressionMessages, estimateTokens, retryReminder, type PromptNote } from './prompt.js';
 
@@ -85,34 +84,6 @@ export function createConsolidationService(context: CoreContext) {
       );
     }
     return llm;
-  };
-
-  /** Takes the space's consolidation lease and keeps it renewed until released. */
-  const lock = async (spaceId: string, caller: Caller): Promise<{ lease: Lease; stillHeld(): Promise<void>; release(): Promise<void> }> => {
-    let lease: Lease;
-    try {
-      lease = await acquireLease(storage, spaceKeys(spaceId).lock, { owner: `${caller.agent}@${hostname()}:${process.pid}`, ttlMs: settings.leaseTtlMs, clock: context.clock });
-    } catch (error) {
-      if (isLiveMemError(error, 'conflict')) {
-        throw new LiveMemError('conflict', `a consolidation of space '${spaceId}' is already running`, { ...error.data, space_id: spaceId });
-      }
-      throw error;
-    }
-    let lost: unknown;
-    const timer = setInterval(() => lease.renew().catch((error: unknown) => (lost = error)), Math.max(1_000, settings.leaseTtlMs / 3));
-    timer.unref();
-    return {
-      lease,
-      // Checked right before the commit point: a holder that lost its lease must not commit.
-      async stillHeld() {
-        if (lost) throw lost;
-        await lease.renew();
-      },
-      async release() {
-        clearInterval(timer);
-        await lease.release().catch((error: unknown) => context.logger.warn('could not release the consolidation lease', { error: String(error) }));
-      },
-    };
   };
 
   /** Live notes to consolidate, oldest first, optionally one agent's only. */
@@ -238,23 +209,17 @@ export function createConsolidationService(context: CoreContext) {
     input: ConsolidateInput,
     llm: LlmClient,
     options: ConsolidateOptions,
-    stillHeld: () => Promise<void>,
+    held: SpaceLock,
   ): Promise<ConsolidationResult> => {
     const spaceId = input.space_id;
     const keys = spaceKeys(spaceId);
     const started = performance.now();
     const result = emptyResult(spaceId);
+    if (held.recovered) result.recovered = held.recovered;
     const warnings: string[] = [];
     const calls = createLlmCalls(llm, { timeoutMs: settings.timeoutMs, backoffMs: settings.retryBackoffMs });
     const progress = (phase: ProgressEvent['phase'], message: string, total: number) =>
       options.onProgress?.({ phase, message, notes_done: result.notes_processed, notes_total: total, window: result.windows + 1 });
-
-    const pending = await readPendingCommit(context, spaceId);
-    if (pending) {
-      await applyCommit(context, pending);
-      result.recovered = pending.id;
-      context.logger.warn(`finished consolidation ${pending.id} of space '${spaceId}', left pending by an earlier run`);
-    }
 
     const rulesObject = await storage.get(keys.rules);
     const rules = rulesObject?.body.toString('utf8') ?? '';
@@ -300,7 +265,7 @@ export function createConsolidationService(context: CoreContext) {
           metrics: { notes: window.length, operations: applied.operations, files: applied.writes.length, by: caller.agent, model: llm.label },
         };
         await context.fault('before-commit');
-        await stillHeld();
+        await held.stillHeld();
         await writeCommit(context, record);
         await context.fault('after-commit');
         await applyCommit(context, record, new Map(window.map((w) => [w.name.filename, w.body])));
@@ -345,11 +310,11 @@ export function createConsolidationService(context: CoreContext) {
     authorize(caller, 'write', spaceId);
     await requireSpace(context, spaceId);
     const llm = resolveLlm(options.llm);
-    const held = await lock(spaceId, caller);
+    const held = await lockSpace(context, spaceId, caller, 'consolidation');
     return {
       spaceId,
       run: (onProgress?: (event: ProgressEvent) => void) =>
-        run(caller, { ...input, space_id: spaceId }, llm, { ...options, ...(onProgress ? { onProgress } : {}) }, held.stillHeld),
+        run(caller, { ...input, space_id: spaceId }, llm, { ...options, ...(onProgress ? { onProgress } : {}) }, held),
       release: held.release,
     };
   };
