@@ -6,6 +6,7 @@ import { deferredLlm } from '../llm/deferred.js';
 import type { LlmClient } from '../llm/types.js';
 import { createLogger, type Logger } from '../shared/log.js';
 import { createDriver } from '../storage/create-driver.js';
+import { VERSION } from './version.js';
 
 /** Global flags every command accepts. */
 export interface GlobalOptions {
@@ -37,7 +38,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
   const core = createCore({
     storage,
     logger,
-    limits: { maxNoteChars: settings.maxNoteChars, bankReadAllMaxBytes: settings.bankReadAllMaxBytes },
+    limits: { maxNoteChars: settings.maxNoteChars, bankReadAllMaxBytes: settings.bankReadAllMaxBytes, exportMaxBytes: settings.exportMaxBytes },
     ...(llm ? { llm } : {}),
     consolidation: {
       timeoutMs: settings.consolidationTimeoutS * 1000,
@@ -46,6 +47,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
       leaseTtlMs: settings.consolidationLeaseS * 1000,
     },
     fault: faultHook(env),
+    version: VERSION,
   });
   return { settings, core, caller: ownerCaller(settings.agent), logger, close: async () => storage.close?.() };
 }

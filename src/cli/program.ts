@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CATEGORIES } from '../core/validate.js';
+import { backupCreate, backupDelete, backupDownload, backupList, backupRestore, exportSpace, importSpace } from './commands/backup.js';
 import { bankList, bankRead, bankReadAll } from './commands/bank.js';
 import { consolidate, consolidationStatus } from './commands/consolidate.js';
 import { note, read, search } from './commands/live.js';
@@ -10,7 +11,7 @@ import { render } from './output.js';
 import { VERSION } from './version.js';
 
 type View = Parameters<typeof render>[2];
-type CommandFn = (opened: Opened, ...args: never[]) => Promise<Record<string, unknown>>;
+type CommandFn = (opened: Opened, ...args: never[]) => Promise<Record<string, unknown> | null>;
 
 /** Statuses a command may return that mean it failed (a consolidation reports them rather than throwing). */
 const FAILED = new Set(['error', 'partial']);
@@ -25,7 +26,8 @@ function action(fn: CommandFn, view: View = 'fields') {
     const globals = command.optsWithGlobals<GlobalOptions>();
     const opened = await openCore(globals);
     try {
-      const result = await (fn as (opened: Opened, ...rest: unknown[]) => Promise<Record<string, unknown>>)(opened, ...args.slice(0, -1));
+      const result = await (fn as (opened: Opened, ...rest: unknown[]) => Promise<Record<string, unknown> | null>)(opened, ...args.slice(0, -1));
+      if (result === null) return; // the command wrote its own output (an archive on stdout)
       process.stdout.write(render(result, globals, view));
       if (FAILED.has(String(result.status))) throw new CommandFailed(String(result.message ?? result.status));
     } finally {
@@ -119,6 +121,28 @@ export function buildProgram(): Command {
     .command('consolidate-status <space_id> [job_id]')
     .description('state of background consolidations (started by MCP clients), newest first')
     .action(action(consolidationStatus, 'fields'));
+
+  program
+    .command('export <space_id>')
+    .description('write a space to a .tar.gz archive (with a manifest of checksums)')
+    .option('-o, --output <file>', 'the archive to write; "-" for standard output (default: <space_id>.tar.gz)')
+    .action(action(exportSpace, 'fields'));
+  program
+    .command('import <file>')
+    .description('create a space from an archive made by export or backup download (verified before anything is written)')
+    .option('--as <space_id>', 'import under another space id')
+    .action(action(importSpace, 'fields'));
+
+  const backup = program.command('backup').description('snapshots of a space kept in the store');
+  backup.command('create <space_id>').description('take a consistent snapshot').option('-d, --description <text>', 'why this backup').action(action(backupCreate, 'fields'));
+  backup.command('list [space_id]').description('backups, newest first').action(action(backupList, 'backups'));
+  backup.command('restore <backup_id>').description('recreate a deleted space from a backup').option('-y, --yes', 'confirm').action(action(backupRestore, 'fields'));
+  backup
+    .command('download <backup_id>')
+    .description('write a backup to a .tar.gz archive')
+    .option('-o, --output <file>', 'the archive to write; "-" for standard output')
+    .action(action(backupDownload, 'fields'));
+  backup.command('delete <backup_id>').description('delete a backup for good').option('-y, --yes', 'confirm').action(action(backupDelete, 'fields'));
 
   const bank = program.command('bank').description('read the memory bank');
   bank.command('list <space_id>').description('list bank files').action(action(bankList, 'bankList'));

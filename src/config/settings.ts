@@ -34,6 +34,7 @@ export interface Settings {
   logLevel: LogLevel;
   maxNoteChars: number;
   bankReadAllMaxBytes: number;
+  exportMaxBytes: number;
   llm: LlmSettings;
   consolidationTimeoutS: number;
   consolidationMaxNotes: number;
@@ -90,6 +91,7 @@ export const FIELDS: Field[] = [
   { key: 'logLevel', env: 'LIVE_MEM_LOG_LEVEL', file: 'log_level', parse: oneOf('debug', 'info', 'warn', 'error', 'silent'), description: 'Logging to stderr', defaultText: 'info' },
   { key: 'maxNoteChars', env: 'LIVE_MEM_MAX_NOTE_CHARS', file: 'max_note_chars', parse: int(1, 10_000_000), description: 'Largest note content accepted, in characters', defaultText: '100000' },
   { key: 'bankReadAllMaxBytes', env: 'LIVE_MEM_BANK_READ_ALL_MAX_BYTES', file: 'bank_read_all_max_bytes', parse: int(1_000, 100_000_000), description: 'bank_read_all stops past this many bytes and says it truncated', defaultText: '1000000' },
+  { key: 'exportMaxBytes', env: 'LIVE_MEM_EXPORT_MAX_BYTES', file: 'export_max_bytes', parse: int(1_000, 2_000_000_000), description: 'space_export and backup_download answer in base64 up to this many archive bytes; larger spaces go through the CLI', defaultText: '20000000' },
   { key: 's3.endpoint', env: 'LIVE_MEM_S3_ENDPOINT', aliases: ['S3_ENDPOINT_URL'], file: 's3.endpoint', parse: str, description: 'S3 endpoint URL (unset: AWS)', defaultText: '(AWS)' },
   { key: 's3.bucket', env: 'LIVE_MEM_S3_BUCKET', aliases: ['S3_BUCKET_NAME'], file: 's3.bucket', parse: str, description: 'S3 bucket (required with s3)', defaultText: '' },
   { key: 's3.region', env: 'LIVE_MEM_S3_REGION', aliases: ['S3_REGION_NAME'], file: 's3.region', parse: str, description: 'S3 region', defaultText: 'us-east-1' },
@@ -143,6 +145,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     logLevel: get('logLevel', 'info'),
     maxNoteChars: get('maxNoteChars', 100_000),
     bankReadAllMaxBytes: get('bankReadAllMaxBytes', 1_000_000),
+    exportMaxBytes: get('exportMaxBytes', 20_000_000),
     llm: {
       ...(values.has('llm.baseUrl') ? { baseUrl: values.get('llm.baseUrl') as string } : {}),
       ...(values.has('llm.apiKey') ? { apiKey: values.get('llm.apiKey') as string } : {}),

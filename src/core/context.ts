@@ -9,9 +9,11 @@ export interface Limits {
   maxNoteChars: number;
   /** bank_read_all stops adding files past this many bytes and says it truncated. */
   bankReadAllMaxBytes: number;
+  /** space_export and backup_download answer in base64 up to this many archive bytes; past it, the CLI. */
+  exportMaxBytes: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { maxNoteChars: 100_000, bankReadAllMaxBytes: 1_000_000 };
+export const DEFAULT_LIMITS: Limits = { maxNoteChars: 100_000, bankReadAllMaxBytes: 1_000_000, exportMaxBytes: 20_000_000 };
 
 export interface ConsolidationSettings {
   /** Per LLM call. */
@@ -39,6 +41,8 @@ export interface CoreContext {
   /** The configured model, if any (a shell may offer another per call, e.g. MCP sampling). */
   llm: LlmClient | undefined;
   consolidation: ConsolidationSettings;
+  /** The live-mem version, written into backup manifests. */
+  version: string;
   /** Test hook: called at named points of a consolidation's commit (see consolidation/commit.ts). */
   fault: (point: string) => Promise<void>;
 }
@@ -52,6 +56,7 @@ export interface CoreOptions {
   llm?: LlmClient;
   consolidation?: Partial<ConsolidationSettings>;
   fault?: (point: string) => Promise<void>;
+  version?: string;
 }
 
 export function createContext(options: CoreOptions): CoreContext {
@@ -64,5 +69,6 @@ export function createContext(options: CoreOptions): CoreContext {
     llm: options.llm,
     consolidation: { ...DEFAULT_CONSOLIDATION, ...options.consolidation },
     fault: options.fault ?? (async () => undefined),
+    version: options.version ?? '0.0.0',
   };
 }

@@ -1,3 +1,4 @@
+import { createBackupService } from './backup/backup-service.js';
 import { createBankService } from './bank/bank-service.js';
 import { createConsolidationService } from './consolidation/consolidation-service.js';
 import { createConsolidationJobs } from './consolidation/jobs.js';
@@ -20,7 +21,8 @@ export function createCore(options: CoreOptions) {
   });
   const consolidation = createConsolidationService(context);
   const jobs = createConsolidationJobs(context, consolidation);
-  return { context, spaces, notes, bank, consolidation, jobs };
+  const backups = createBackupService(context);
+  return { context, spaces, notes, bank, consolidation, jobs, backups };
 }
 
 export type Core = ReturnType<typeof createCore>;

@@ -17,6 +17,8 @@
  *   {space}/_consolidation/lock.json         the lease: one consolidation per space at a time
  *   {space}/_consolidation/pending.json      a committed consolidation not yet fully applied
  *   {space}/_consolidation/jobs/{job}.json   background consolidations and their state
+ *   _backups/{space}/{stamp}/manifest.json   a backup: every file with its size and SHA-256 (written last)
+ *   _backups/{space}/{stamp}/files/{path}    the space's files, as they were
  */
 export const SYSTEM_PREFIX = '_system/';
 /** Folder sentinels the Python server created; never listed as notes or bank files. */
@@ -45,3 +47,11 @@ export function spaceKeys(spaceId: string) {
 
 /** The last path segment of a key. */
 export const baseName = (key: string): string => key.slice(key.lastIndexOf('/') + 1);
+
+export const BACKUPS_PREFIX = '_backups/';
+
+/** A backup's keys; its id is `{space}/{stamp}`. */
+export function backupKeys(spaceId: string, stamp: string) {
+  const root = `${BACKUPS_PREFIX}${spaceId}/${stamp}/`;
+  return { root, manifest: `${root}manifest.json`, file: (path: string) => `${root}files/${path}` };
+}

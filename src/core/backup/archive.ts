@@ -1,0 +1,130 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream';
+import { createGzip } from 'node:zlib';
+import { Header, Parser, Pax, type ReadEntry } from 'tar';
+import { invalid } from '../../shared/errors.js';
+import { normalizeKey } from '../../shared/keys.js';
+
+/**
+ * live-mem's archives: a gzipped tar of plain files, written and read as streams so a large space
+ * is never held whole in memory. Entries are `{space}/{path}` plus `manifest.json`, which comes last
+ * (its checksums are known only once every file has been read).
+ */
+export interface ArchiveEntry {
+  path: string;
+  body: Buffer;
+}
+
+const BLOCK = 512;
+
+/** Encodes entries as a tar.gz stream, one entry in memory at a time. */
+export function packArchive(entries: AsyncIterable<ArchiveEntry>, mtime: Date): Readable {
+  async function* blocks(): AsyncGenerator<Buffer> {
+    for await (const { path, body } of entries) {
+      const header = new Header({ path, mode: 0o644, uid: 0, gid: 0, size: body.length, mtime, type: 'File' });
+      // Long or non-ASCII paths need a pax header first, as tar(1) writes them.
+      if (header.encode()) yield new Pax({ path, mtime, size: body.length }).encode();
+      yield header.block as Buffer;
+      yield body;
+      const padding = (BLOCK - (body.length % BLOCK)) % BLOCK;
+      if (padding > 0) yield Buffer.alloc(padding);
+    }
+    yield Buffer.alloc(BLOCK * 2);
+  }
+  const gzip = createGzip();
+  return pipeline(Readable.from(blocks()), gzip, () => undefined);
+}
+
+/** The entry types an archive may hold; anything else (links, devices, FIFOs) is refused. */
+const FILE_TYPES = new Set(['File', 'OldFile', 'ContiguousFile']);
+
+/**
+ * Reads a tar(.gz) stream and hands each file to `onEntry`, in order, one at a time (the input is
+ * not read further until `onEntry` settles). Refuses, with `invalid_input`: links, devices and other
+ * special entries; paths that are absolute, contain '..' or would escape; data that is not a tar
+ * or gzip stream, or is cut short. Folder entries are ignored (folders follow from file paths).
+ */
+export async function readArchive(input: AsyncIterable<Buffer>, onEntry: (entry: ArchiveEntry) => Promise<void>): Promise<void> {
+  const parser = new Parser({ strict: true });
+  // The parser ends an entry only once the next chunk arrives: entries are handed over when ended,
+  // never awaited mid-stream (that would wait for data not yet written).
+  const completed: Array<{ ended: boolean; entry: Promise<ArchiveEntry | null> }> = [];
+  let failure: Error | undefined;
+  parser.on('error', (error: Error) => (failure ??= error));
+  parser.on('entry', (entry: ReadEntry) => {
+    const slot: (typeof completed)[number] = { ended: false, entry: Promise.resolve(null) };
+    completed.push(slot);
+    slot.entry = new Promise<ArchiveEntry | null>((resolve) => {
+      const finish = (value: ArchiveEntry | null) => {
+        slot.ended = true;
+        resolve(value);
+      };
+      const refuse = (error: Error) => {
+        failure ??= error;
+        entry.resume();
+        finish(null);
+      };
+      if (entry.type === 'Directory') {
+        entry.resume();
+        finish(null);
+      } else if (!FILE_TYPES.has(entry.type)) {
+        refuse(invalid(`the archive holds a ${entry.type} entry (${JSON.stringify(entry.path)}): only plain files are accepted`));
+      } else {
+        let path: string;
+        try {
+          path = safePath(entry.path);
+        } catch (error) {
+          refuse(error as Error);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        entry.on('data', (chunk: Buffer) => chunks.push(chunk));
+        entry.on('end', () => finish({ path, body: Buffer.concat(chunks) }));
+      }
+    });
+  });
+
+  /** Hands over the entries that have ended, in order; with `all`, waits for every one. */
+  const drain = async (all = false) => {
+    while (completed.length > 0 && (all || completed[0]?.ended)) {
+      const entry = await (completed.shift() as (typeof completed)[number]).entry;
+      if (failure) throw failure;
+      if (entry) await onEntry(entry);
+    }
+  };
+  // A good stream ends with 'end'; a cut one only with 'error'.
+  const settled = new Promise<void>((resolve) => {
+    parser.on('end', () => resolve());
+    parser.on('error', () => resolve());
+  });
+  for await (const chunk of input) {
+    parser.write(chunk);
+    if (failure) throw asInvalid(failure);
+    await drain();
+  }
+  parser.end();
+  await settled;
+  if (failure) throw asInvalid(failure);
+  await drain(true);
+}
+
+/** A relative, confined path: './' dropped, no '..', no absolute path, no backslash or NUL. */
+function safePath(path: string): string {
+  const relative = path.replace(/^(\.\/)+/, '');
+  try {
+    return normalizeKey(relative);
+  } catch {
+    throw invalid(`the archive holds an entry that would escape the space: ${JSON.stringify(path)}`);
+  }
+}
+
+function asInvalid(error: Error): Error {
+  if (error.name === 'LiveMemError') return error;
+  const code = (error as { code?: string }).code ?? '';
+  const reason = /zlib|Z_|unexpected end/i.test(`${code} ${error.message}`)
+    ? 'the gzip stream is corrupt or cut short'
+    : /TAR_BAD_ARCHIVE|Unrecognized archive/i.test(`${code} ${error.message}`)
+      ? 'it is not a tar.gz archive'
+      : error.message;
+  return invalid(`cannot read the archive: ${reason}`);
+}

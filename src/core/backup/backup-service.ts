@@ -1,0 +1,312 @@
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { mapLimit } from '../../shared/concurrency.js';
+import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import { listKeys, listPrefixes } from '../../storage/list.js';
+import { authorize, canAccessSpace, type Caller } from '../caller.js';
+import { lockSpace } from '../consolidation/space-lock.js';
+import type { CoreContext } from '../context.js';
+import { BACKUPS_PREFIX, backupKeys, spaceKeys } from '../layout.js';
+import { requireSpace } from '../space/meta.js';
+import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
+import { packArchive, readArchive, type ArchiveEntry } from './archive.js';
+import { FORMAT, FORMAT_VERSION, parseManifest, type Manifest, type ManifestFile } from './manifest.js';
+
+const MANIFEST_ENTRY = 'manifest.json';
+/** `{space}/{YYYY-MM-DDTHH-MM-SS}-{random6}`: sortable, never colliding. */
+const BACKUP_ID = /^([a-zA-Z0-9][a-zA-Z0-9_-]{0,63})\/(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-z]{6})$/;
+/** Space files that are state of a running process, not content: never backed up. */
+const TRANSIENT = '_consolidation/';
+
+const sha256 = (body: Buffer): string => createHash('sha256').update(body).digest('hex');
+
+export function parseBackupId(backupId: string): { spaceId: string; stamp: string } {
+  const match = typeof backupId === 'string' ? BACKUP_ID.exec(backupId) : null;
+  if (!match) throw invalid(`invalid backup_id ${JSON.stringify(backupId)}: expected {space_id}/{YYYY-MM-DDTHH-MM-SS}-{id}, as backup_list shows`);
+  return { spaceId: match[1] as string, stamp: match[2] as string };
+}
+
+/** Backups, exports and imports: snapshots that restore exactly, verified by checksum. */
+export function createBackupService(context: CoreContext) {
+  const { storage } = context;
+
+  /** The space's content files, as paths relative to its folder. */
+  const spacePaths = async (spaceId: string): Promise<string[]> => {
+    const root = spaceKeys(spaceId).root;
+    return (await listKeys(storage, root)).map((key) => key.slice(root.length)).filter((path) => !path.startsWith(TRANSIENT));
+  };
+
+  /** Reads the space's files once each, `parallelism` at a time, in path order, hashing as they pass. */
+  async function* readSpace(spaceId: string, paths: string[], files: ManifestFile[]): AsyncGenerator<{ path: string; body: Buffer }> {
+    const batch = storage.parallelism;
+    for (let start = 0; start < paths.length; start += batch) {
+      const slice = paths.slice(start, start + batch);
+      const bodies = await mapLimit(slice, batch, (path) => storage.get(spaceKeys(spaceId).root + path));
+      for (const [i, object] of bodies.entries()) {
+        if (!object) continue; // deleted since listed (a note consolidated before the lease? never under it)
+        const path = slice[i] as string;
+        files.push({ path, size: object.size, sha256: sha256(object.body) });
+        yield { path, body: object.body };
+      }
+    }
+  }
+
+  const manifestOf = (spaceId: string, description: string, files: ManifestFile[]): Manifest => ({
+    format: FORMAT,
+    format_version: FORMAT_VERSION,
+    live_mem_version: context.version,
+    space_id: spaceId,
+    created_at: context.clock().toISOString(),
+    description,
+    files,
+    total_size: files.reduce((sum, file) => sum + file.size, 0),
+  });
+
+  const loadManifest = async (backupId: string): Promise<Manifest> => {
+    const { spaceId, stamp } = parseBackupId(backupId);
+    const object = await storage.get(backupKeys(spaceId, stamp).manifest);
+    if (!object) throw new LiveMemError('not_found', `backup '${backupId}' does not exist`, { backup_id: backupId });
+    return parseManifest(object.body.toString('utf8'), `backup ${backupId}`);
+  };
+
+  /**
+   * Writes a verified snapshot into a space that must not exist: every file but `_meta.json` first,
+   * the meta last and create-only (it is what makes the space exist). On any failure the files
+   * written are removed, so no half-restored space is left behind.
+   */
+  const writeSpace = async (spaceId: string, feed: (write: (path: string, body: Buffer) => Promise<void>) => Promise<void>): Promise<number> => {
+    const keys = spaceKeys(spaceId);
+    const written: string[] = [];
+    let meta: Buffer | undefined;
+    try {
+      await feed(async (path, body) => {
+        if (path === '_meta.json') {
+          meta = body;
+          return;
+        }
+        written.push(keys.root + path);
+        await storage.put(keys.root + path, body);
+      });
+      if (!meta) throw invalid('the snapshot has no _meta.json');
+      await storage.put(keys.meta, meta, { ifNoneMatch: '*', contentType: 'application/json' });
+      return written.length + 1;
+    } catch (error) {
+      await storage.deleteMany(written).catch((cleanup: unknown) => context.logger.error('could not remove a failed restore', { error: String(cleanup) }));
+      if (isLiveMemError(error, 'precondition_failed')) throw new LiveMemError('already_exists', `space '${spaceId}' was created while restoring; nothing restored`, { space_id: spaceId });
+      throw error;
+    }
+  };
+
+  const requireAbsent = async (spaceId: string): Promise<void> => {
+    if (await storage.stat(spaceKeys(spaceId).meta)) {
+      throw new LiveMemError('already_exists', `space '${spaceId}' exists: delete it first, or import under another name`, { space_id: spaceId });
+    }
+  };
+
+  /** `_meta.json` under a new space id, when importing with --as. */
+  const renamed = (path: string, body: Buffer, to: string): Buffer =>
+    path === '_meta.json' ? Buffer.from(`${JSON.stringify({ ...(JSON.parse(body.toString('utf8')) as object), space_id: to }, null, 2)}\n`) : body;
+
+  /** Verifies an archive in full (entries, manifest, checksums) without writing anything. */
+  const verifyArchive = async (open: () => AsyncIterable<Buffer>): Promise<Manifest> => {
+    const seen = new Map<string, { size: number; sha256: string }>();
+    let manifestText: string | undefined;
+    await readArchive(open(), async ({ path, body }) => {
+      if (path === MANIFEST_ENTRY) manifestText = body.toString('utf8');
+      else if (seen.has(path)) throw invalid(`the archive holds ${JSON.stringify(path)} twice`);
+      else seen.set(path, { size: body.length, sha256: sha256(body) });
+    });
+    if (manifestText === undefined) throw invalid('the archive has no manifest.json: not a live-mem export, or cut short');
+    const manifest = parseManifest(manifestText, 'the archive');
+    const prefix = `${manifest.space_id}/`;
+    for (const path of seen.keys()) {
+      if (!path.startsWith(prefix)) throw invalid(`the archive holds ${JSON.stringify(path)}, outside space '${manifest.space_id}'`);
+    }
+    for (const file of manifest.files) {
+      const found = seen.get(prefix + file.path);
+      if (!found) throw invalid(`the archive lacks ${file.path}, listed in its manifest`);
+      if (found.size !== file.size || found.sha256 !== file.sha256) throw invalid(`checksum mismatch for ${file.path}: the archive is corrupt`);
+    }
+    if (seen.size !== manifest.files.length) throw invalid('the archive holds files its manifest does not list');
+    if (!manifest.files.some((file) => file.path === '_meta.json')) throw invalid('the archive has no _meta.json');
+    return manifest;
+  };
+
+  /** Collects a bounded archive in memory for a base64 answer; past the cap, says to use the CLI. */
+  const toBase64 = async (archive: Readable, what: string, cli: string) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of archive as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > context.limits.exportMaxBytes) {
+        archive.destroy();
+        throw new LiveMemError('invalid_input', `${what} is larger than ${context.limits.exportMaxBytes} bytes once compressed, too large to send in base64: run \`${cli}\` instead`, { max_bytes: context.limits.exportMaxBytes });
+      }
+      chunks.push(chunk);
+    }
+    const archiveBytes = Buffer.concat(chunks);
+    return { archive_base64: archiveBytes.toString('base64'), archive_size: archiveBytes.length };
+  };
+
+  /** A tar.gz stream of a space taken under its lease (released when the stream ends or fails). */
+  const exportStream = async (caller: Caller, spaceId: string): Promise<{ stream: Readable; manifest: Promise<Manifest> }> => {
+    authorize(caller, 'read', validateSpaceId(spaceId));
+    await requireSpace(context, spaceId);
+    const held = await lockSpace(context, spaceId, caller, 'export');
+    let done: (manifest: Manifest) => void = () => undefined;
+    const manifest = new Promise<Manifest>((resolve) => (done = resolve));
+    async function* entries(): AsyncGenerator<ArchiveEntry> {
+      try {
+        const files: ManifestFile[] = [];
+        for await (const { path, body } of readSpace(spaceId, await spacePaths(spaceId), files)) yield { path: `${spaceId}/${path}`, body };
+        const result = manifestOf(spaceId, '', files);
+        done(result);
+        yield { path: MANIFEST_ENTRY, body: Buffer.from(`${JSON.stringify(result, null, 2)}\n`) };
+      } finally {
+        await held.release();
+      }
+    }
+    return { stream: packArchive(entries(), context.clock()), manifest };
+  };
+
+  return {
+    exportStream,
+
+    async create(caller: Caller, input: { space_id: string; description?: string }) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'write', spaceId);
+      const description = String(input.description ?? '').slice(0, 2_000);
+      await requireSpace(context, spaceId);
+      const held = await lockSpace(context, spaceId, caller, 'backup');
+      try {
+        const now = context.clock();
+        const stamp = `${now.toISOString().slice(0, 19).replace(/:/g, '-')}-${context.randomId()}`;
+        const keys = backupKeys(spaceId, stamp);
+        const files: ManifestFile[] = [];
+        const pending: Array<Promise<unknown>> = [];
+        for await (const { path, body } of readSpace(spaceId, await spacePaths(spaceId), files)) {
+          pending.push(storage.put(keys.file(path), body));
+          if (pending.length >= storage.parallelism) await Promise.all(pending.splice(0));
+        }
+        await Promise.all(pending);
+        const manifest = manifestOf(spaceId, description, files);
+        // The manifest is written last and create-only: a backup without one never finished and is not listed.
+        await storage.put(keys.manifest, `${JSON.stringify(manifest, null, 2)}\n`, { ifNoneMatch: '*', contentType: 'application/json' });
+        return { status: 'created' as const, backup_id: `${spaceId}/${stamp}`, space_id: spaceId, files_backed_up: files.length, total_size: manifest.total_size, description, created_at: manifest.created_at };
+      } finally {
+        await held.release();
+      }
+    },
+
+    async list(caller: Caller, input: { space_id?: string }) {
+      authorize(caller, 'read', input.space_id ? validateSpaceId(input.space_id) : undefined);
+      const spaces = input.space_id
+        ? [input.space_id]
+        : (await listPrefixes(storage, BACKUPS_PREFIX)).map((p) => p.slice(BACKUPS_PREFIX.length, -1)).filter((id) => SPACE_ID_PATTERN.test(id) && canAccessSpace(caller, id));
+      const ids = (await Promise.all(spaces.map(async (spaceId) => (await listPrefixes(storage, `${BACKUPS_PREFIX}${spaceId}/`)).map((p) => p.slice(BACKUPS_PREFIX.length, -1))))).flat();
+      const backups = (
+        await mapLimit(ids, storage.parallelism, async (backupId) => {
+          try {
+            const manifest = await loadManifest(backupId);
+            return { backup_id: backupId, space_id: manifest.space_id, created_at: manifest.created_at, description: manifest.description, files_count: manifest.files.length, total_size: manifest.total_size, live_mem_version: manifest.live_mem_version };
+          } catch (error) {
+            if (isLiveMemError(error, 'not_found') || isLiveMemError(error, 'invalid_input')) return null; // unfinished, or not ours
+            throw error;
+          }
+        })
+      ).filter((backup) => backup !== null);
+      backups.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
+      return { status: 'ok' as const, backups, total: backups.length };
+    },
+
+    async restore(caller: Caller, input: { backup_id: string; confirm?: boolean }) {
+      const { spaceId, stamp } = parseBackupId(input.backup_id);
+      authorize(caller, 'admin', spaceId);
+      if (input.confirm !== true) throw invalid(`restoring backup '${input.backup_id}' recreates space '${spaceId}': call again with confirm=true`);
+      const manifest = await loadManifest(input.backup_id);
+      await requireAbsent(spaceId);
+      const keys = backupKeys(spaceId, stamp);
+      const readFile = async (file: ManifestFile) => {
+        const object = await storage.get(keys.file(file.path));
+        if (!object || object.size !== file.size || sha256(object.body) !== file.sha256) {
+          throw invalid(`backup '${input.backup_id}' is damaged: ${file.path} ${object ? 'does not match its checksum' : 'is missing'}; nothing restored`);
+        }
+        return { path: file.path, body: object.body };
+      };
+      await mapLimit(manifest.files, storage.parallelism, readFile); // verify everything before writing anything
+      const restored = await writeSpace(spaceId, async (write) => {
+        for (const file of manifest.files) {
+          const { path, body } = await readFile(file);
+          await write(path, body);
+        }
+      });
+      return { status: 'ok' as const, backup_id: input.backup_id, space_id: spaceId, files_restored: restored, total_size: manifest.total_size, checksums_verified: manifest.files.length };
+    },
+
+    /** A stored backup as a tar.gz stream (the same archive format as an export). */
+    async downloadStream(caller: Caller, input: { backup_id: string }): Promise<{ stream: Readable; manifest: Manifest }> {
+      const { spaceId, stamp } = parseBackupId(input.backup_id);
+      authorize(caller, 'read', spaceId);
+      const manifest = await loadManifest(input.backup_id);
+      const keys = backupKeys(spaceId, stamp);
+      async function* entries(): AsyncGenerator<ArchiveEntry> {
+        for (const file of manifest.files) {
+          const object = await storage.get(keys.file(file.path));
+          if (!object) throw new LiveMemError('storage_error', `backup '${input.backup_id}' lost ${file.path}`);
+          yield { path: `${spaceId}/${file.path}`, body: object.body };
+        }
+        yield { path: MANIFEST_ENTRY, body: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) };
+      }
+      return { stream: packArchive(entries(), context.clock()), manifest };
+    },
+
+    /** backup_download: the archive in base64, capped. */
+    async download(caller: Caller, input: { backup_id: string }) {
+      const { stream, manifest } = await this.downloadStream(caller, input);
+      const archive = await toBase64(stream, `backup '${input.backup_id}'`, `npx live-mem backup download ${input.backup_id} -o backup.tar.gz`);
+      return { status: 'ok' as const, backup_id: input.backup_id, space_id: manifest.space_id, ...archive, files_count: manifest.files.length };
+    },
+
+    async delete(caller: Caller, input: { backup_id: string; confirm?: boolean }) {
+      const { spaceId, stamp } = parseBackupId(input.backup_id);
+      authorize(caller, 'admin', spaceId);
+      if (input.confirm !== true) throw invalid(`deleting backup '${input.backup_id}' cannot be undone: call again with confirm=true`);
+      await loadManifest(input.backup_id);
+      const keys = backupKeys(spaceId, stamp);
+      // The manifest first: the backup leaves every listing at once, even if the rest is cut short.
+      await storage.delete(keys.manifest);
+      const rest = await listKeys(storage, keys.root);
+      await storage.deleteMany(rest);
+      return { status: 'deleted' as const, backup_id: input.backup_id, files_deleted: rest.length + 1 };
+    },
+
+    /** space_export: the archive in base64, capped. */
+    async exportBase64(caller: Caller, input: { space_id: string }) {
+      const { stream, manifest } = await exportStream(caller, input.space_id);
+      const archive = await toBase64(stream, `space '${input.space_id}'`, `npx live-mem export ${input.space_id} -o ${input.space_id}.tar.gz`);
+      return { status: 'ok' as const, space_id: input.space_id, ...archive, files_count: (await manifest).files.length };
+    },
+
+    /**
+     * Imports an archive (read twice: once to verify everything, once to write), as its own space or
+     * under `as`. Nothing is written unless the whole archive checks out.
+     */
+    async importArchive(caller: Caller, open: () => AsyncIterable<Buffer>, options: { as?: string } = {}) {
+      const manifest = await verifyArchive(open);
+      const spaceId = validateSpaceId(options.as ?? manifest.space_id);
+      authorize(caller, 'admin', spaceId);
+      await requireAbsent(spaceId);
+      const prefix = `${manifest.space_id}/`;
+      const restored = await writeSpace(spaceId, (write) =>
+        readArchive(open(), async ({ path, body }) => {
+          if (path === MANIFEST_ENTRY) return;
+          const relative = path.slice(prefix.length);
+          await write(relative, renamed(relative, body, spaceId));
+        }),
+      );
+      return { status: 'ok' as const, space_id: spaceId, from_space: manifest.space_id, files_restored: restored, total_size: manifest.total_size, checksums_verified: manifest.files.length };
+    },
+  };
+}
+
+export type BackupService = ReturnType<typeof createBackupService>;
