@@ -17,6 +17,8 @@ const MANIFEST_ENTRY = 'manifest.json';
 const BACKUP_ID = /^([a-zA-Z0-9][a-zA-Z0-9_-]{0,63})\/(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-z]{6})$/;
 /** Space files that are state of a running process, not content: never backed up. */
 const TRANSIENT = '_consolidation/';
+/** A backup or export waits this long for a running consolidation to finish before giving up. */
+const LOCK_WAIT_MS = 120_000;
 
 const sha256 = (body: Buffer): string => createHash('sha256').update(body).digest('hex');
 
@@ -152,7 +154,7 @@ export function createBackupService(context: CoreContext) {
   const exportStream = async (caller: Caller, spaceId: string): Promise<{ stream: Readable; manifest: Promise<Manifest> }> => {
     authorize(caller, 'read', validateSpaceId(spaceId));
     await requireSpace(context, spaceId);
-    const held = await lockSpace(context, spaceId, caller, 'export');
+    const held = await lockSpace(context, spaceId, caller, 'export', { waitMs: LOCK_WAIT_MS });
     let done: (manifest: Manifest) => void = () => undefined;
     const manifest = new Promise<Manifest>((resolve) => (done = resolve));
     async function* entries(): AsyncGenerator<ArchiveEntry> {
@@ -177,7 +179,7 @@ export function createBackupService(context: CoreContext) {
       authorize(caller, 'write', spaceId);
       const description = String(input.description ?? '').slice(0, 2_000);
       await requireSpace(context, spaceId);
-      const held = await lockSpace(context, spaceId, caller, 'backup');
+      const held = await lockSpace(context, spaceId, caller, 'backup', { waitMs: LOCK_WAIT_MS });
       try {
         const now = context.clock();
         const stamp = `${now.toISOString().slice(0, 19).replace(/:/g, '-')}-${context.randomId()}`;

@@ -17,19 +17,24 @@ export interface SpaceLock {
 /**
  * Takes the space's lease — one consolidation or backup per space at a time, across processes and
  * machines — and keeps it renewed until released. A commit left pending by a crashed holder is
- * finished first, so the holder always starts from a consistent space. `conflict` at once if held.
+ * finished first, so the holder always starts from a consistent space. If the lease is held, waits
+ * up to `waitMs` (default: not at all), then `conflict`.
  */
-export async function lockSpace(context: CoreContext, spaceId: string, caller: Caller, purpose: string): Promise<SpaceLock> {
+export async function lockSpace(context: CoreContext, spaceId: string, caller: Caller, purpose: string, options: { waitMs?: number } = {}): Promise<SpaceLock> {
   const ttlMs = context.consolidation.leaseTtlMs;
+  const deadline = Date.now() + (options.waitMs ?? 0);
   let lease;
-  try {
-    lease = await acquireLease(context.storage, spaceKeys(spaceId).lock, { owner: `${purpose}:${caller.agent}@${hostname()}:${process.pid}`, ttlMs, clock: context.clock });
-  } catch (error) {
-    if (isLiveMemError(error, 'conflict')) {
-      const what = String(error.data.holder ?? 'consolidation').split(':')[0];
-      throw new LiveMemError('conflict', `space '${spaceId}' is busy: a ${what} is already running`, { ...error.data, space_id: spaceId });
+  for (let attempt = 0; !lease; attempt++) {
+    try {
+      lease = await acquireLease(context.storage, spaceKeys(spaceId).lock, { owner: `${purpose}:${caller.agent}@${hostname()}:${process.pid}`, ttlMs, clock: context.clock });
+    } catch (error) {
+      if (!isLiveMemError(error, 'conflict')) throw error;
+      if (Date.now() >= deadline) {
+        const what = String(error.data.holder ?? 'consolidation').split(':')[0];
+        throw new LiveMemError('conflict', `space '${spaceId}' is busy: a ${what} is already running`, { ...error.data, space_id: spaceId });
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
     }
-    throw error;
   }
   let lost: unknown;
   const timer = setInterval(() => lease.renew().catch((error: unknown) => (lost = error)), Math.max(1_000, ttlMs / 3));

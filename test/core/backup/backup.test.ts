@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { createCore } from '../../../src/core/core.js';
+import { isLiveMemError } from '../../../src/shared/errors.js';
+import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
+import { listKeys } from '../../../src/storage/list.js';
+import type { StorageDriver } from '../../../src/storage/types.js';
+import { FIRST_PLAN } from '../../../fixtures/llm/scenarios.js';
+import { owner } from '../../helpers/core.js';
+import { startScriptedLlm, type ScriptedLlm } from '../../helpers/scripted-llm.js';
+
+const code = (c: string) => (e: unknown) => isLiveMemError(e, c as never);
+const servers: ScriptedLlm[] = [];
+after(() => Promise.all(servers.map((s) => s.close())));
+
+/** Every file of a space with its bytes, for byte-for-byte comparisons. */
+async function snapshot(storage: StorageDriver, spaceId: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const key of await listKeys(storage, `${spaceId}/`)) files.set(key.slice(spaceId.length + 1), (await storage.get(key))!.body.toString('base64'));
+  return files;
+}
+
+async function populated(options: { clock?: () => Date; exportMaxBytes?: number; storage?: StorageDriver } = {}) {
+  const storage = options.storage ?? createMemoryDriver();
+  const llm = await startScriptedLlm([{ reply: FIRST_PLAN }]);
+  servers.push(llm);
+  const core = createCore({ storage, llm: llm.client(), ...(options.clock ? { clock: options.clock } : {}), limits: { exportMaxBytes: options.exportMaxBytes ?? 20_000_000 } });
+  await core.spaces.create(owner, { space_id: 'alpha', description: 'Alpha', rules: '# Rules\n\n### progress.md\nAppend-only.\n' });
+  for (let i = 0; i < 12; i++) await core.notes.write(owner, { space_id: 'alpha', category: 'progress', content: `note ${i} — ünïcode ✓` });
+  await core.consolidation.consolidate(owner, { space_id: 'alpha' });
+  for (let i = 0; i < 3; i++) await core.notes.write(owner, { space_id: 'alpha', category: 'todo', content: `later ${i}` });
+  return { core, storage };
+}
+
+describe('backups', () => {
+  it('restores exactly what it backed up: rules, meta, synthesis, live, bank, history', async () => {
+    const { core, storage } = await populated();
+    const before = await snapshot(storage, 'alpha');
+    assert.ok([...before.keys()].some((p) => p.startsWith('history/')) && [...before.keys()].some((p) => p.startsWith('bank/')));
+    const backup = await core.backups.create(owner, { space_id: 'alpha', description: 'before a risky change' });
+    assert.equal(backup.status, 'created');
+    assert.equal(backup.files_backed_up, before.size);
+    await core.spaces.delete(owner, { space_id: 'alpha', confirm: true });
+    const restored = await core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true });
+    assert.equal(restored.files_restored, before.size);
+    assert.equal(restored.checksums_verified, before.size);
+    assert.deepEqual(await snapshot(storage, 'alpha'), before);
+    const manifest = JSON.parse((await storage.get(`_backups/${backup.backup_id}/manifest.json`))!.body.toString());
+    assert.equal(manifest.format_version, 1);
+    assert.equal(manifest.description, 'before a risky change');
+    assert.ok(manifest.files.every((f: { sha256: string }) => /^[0-9a-f]{64}$/.test(f.sha256)));
+  });
+
+  it('never reuses an id, even for two backups in the same second', async () => {
+    const { core } = await populated({ clock: () => new Date('2026-03-01T10:00:00.000Z') });
+    const a = await core.backups.create(owner, { space_id: 'alpha' });
+    const b = await core.backups.create(owner, { space_id: 'alpha' });
+    assert.notEqual(a.backup_id, b.backup_id);
+    assert.match(a.backup_id, /^alpha\/2026-03-01T10-00-00-[0-9a-z]{6}$/);
+    const list = await core.backups.list(owner, {});
+    assert.equal(list.total, 2);
+    assert.deepEqual(list.backups.map((x) => x.files_count), [list.backups[0]!.files_count, list.backups[0]!.files_count]);
+  });
+
+  it('lists newest first, deletes with confirm', async () => {
+    let t = Date.parse('2026-03-01T10:00:00Z');
+    const { core } = await populated({ clock: () => new Date((t += 60_000)) });
+    const first = await core.backups.create(owner, { space_id: 'alpha', description: 'first' });
+    const second = await core.backups.create(owner, { space_id: 'alpha', description: 'second' });
+    assert.deepEqual((await core.backups.list(owner, { space_id: 'alpha' })).backups.map((b) => b.description), ['second', 'first']);
+    await assert.rejects(core.backups.delete(owner, { backup_id: first.backup_id }), code('invalid_input'));
+    const deleted = await core.backups.delete(owner, { backup_id: first.backup_id, confirm: true });
+    assert.equal(deleted.status, 'deleted');
+    assert.deepEqual((await core.backups.list(owner, {})).backups.map((b) => b.backup_id), [second.backup_id]);
+    await assert.rejects(core.backups.delete(owner, { backup_id: first.backup_id, confirm: true }), code('not_found'));
+  });
+
+  it('refuses bad input with a clear error and changes nothing', async () => {
+    const { core, storage } = await populated();
+    const backup = await core.backups.create(owner, { space_id: 'alpha' });
+    const keys = await listKeys(storage, '');
+    for (const id of ['alpha', '../alpha/2026-03-01T10-00-00-abcdef', 'alpha/../../x', 'alpha\\2026-03-01T10-00-00-abcdef', 'alpha/2026-03-01T10-00-00-abcdef/extra', '/alpha/x']) {
+      await assert.rejects(core.backups.restore(owner, { backup_id: id, confirm: true }), code('invalid_input'), id);
+      await assert.rejects(core.backups.download(owner, { backup_id: id }), code('invalid_input'), id);
+    }
+    await assert.rejects(core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true }), (e) => code('already_exists')(e) && /delete it first/.test((e as Error).message));
+    await assert.rejects(core.backups.restore(owner, { backup_id: backup.backup_id }), code('invalid_input'));
+    await assert.rejects(core.backups.restore(owner, { backup_id: 'alpha/2030-01-01T00-00-00-abcdef', confirm: true }), code('not_found'));
+    assert.deepEqual(await listKeys(storage, ''), keys);
+  });
+
+  it('refuses a damaged backup, restoring nothing', async () => {
+    const { core, storage } = await populated();
+    const backup = await core.backups.create(owner, { space_id: 'alpha' });
+    await core.spaces.delete(owner, { space_id: 'alpha', confirm: true });
+    await storage.put(`_backups/${backup.backup_id}/files/_rules.md`, '# Tampered\n');
+    await assert.rejects(core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true }), (e) => code('invalid_input')(e) && /damaged: _rules\.md does not match/.test((e as Error).message));
+    assert.deepEqual(await listKeys(storage, 'alpha/'), []);
+  });
+
+  it('leaves no half-restored space when the store fails mid-restore', async () => {
+    const inner = createMemoryDriver();
+    const { core } = await populated({ storage: inner });
+    const backup = await core.backups.create(owner, { space_id: 'alpha' });
+    await core.spaces.delete(owner, { space_id: 'alpha', confirm: true });
+    let puts = 0;
+    const failing: StorageDriver = { ...inner, put: async (key, body, options) => {
+      if (key.startsWith('alpha/') && ++puts === 10) throw new Error('disk full');
+      return inner.put(key, body, options);
+    } };
+    const flaky = createCore({ storage: failing });
+    await assert.rejects(flaky.backups.restore(owner, { backup_id: backup.backup_id, confirm: true }), /disk full/);
+    assert.deepEqual(await listKeys(inner, 'alpha/'), []);
+    assert.equal((await core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true })).status, 'ok');
+  });
+
+  it('downloads and exports in base64, and points large spaces to the CLI', async () => {
+    const { core, storage } = await populated();
+    const before = await snapshot(storage, 'alpha');
+    const backup = await core.backups.create(owner, { space_id: 'alpha' });
+    for (const archive of [await core.backups.download(owner, { backup_id: backup.backup_id }), await core.backups.exportBase64(owner, { space_id: 'alpha' })]) {
+      const bytes = Buffer.from(archive.archive_base64, 'base64');
+      assert.equal(bytes.length, archive.archive_size);
+      const copy = createCore({ storage: createMemoryDriver() });
+      await copy.backups.importArchive(owner, async function* () { yield bytes; });
+      assert.deepEqual(await snapshot(copy.context.storage, 'alpha'), before);
+    }
+    const small = await populated({ exportMaxBytes: 1_000 });
+    await assert.rejects(small.core.backups.exportBase64(owner, { space_id: 'alpha' }), (e) => code('invalid_input')(e) && /npx live-mem export alpha -o alpha\.tar\.gz/.test((e as Error).message));
+    assert.equal(await small.storage.get('alpha/_consolidation/lock.json'), null, 'the lease is released');
+  });
+
+  it('finishes a consolidation left pending before taking the snapshot', async () => {
+    const storage = createMemoryDriver();
+    const llm = await startScriptedLlm([{ reply: FIRST_PLAN }]);
+    servers.push(llm);
+    const crashing = createCore({ storage, llm: llm.client(), fault: async (point) => { if (point === 'after-bank-writes') throw new Error('crash'); } });
+    await crashing.spaces.create(owner, { space_id: 'alpha' });
+    for (let i = 0; i < 5; i++) await crashing.notes.write(owner, { space_id: 'alpha', category: 'todo', content: `n${i}` });
+    assert.equal((await crashing.consolidation.consolidate(owner, { space_id: 'alpha' })).status, 'error');
+    assert.ok(await storage.get('alpha/_consolidation/pending.json'));
+    const core = createCore({ storage });
+    const backup = await core.backups.create(owner, { space_id: 'alpha' });
+    const manifest = JSON.parse((await storage.get(`_backups/${backup.backup_id}/manifest.json`))!.body.toString());
+    const paths: string[] = manifest.files.map((f: { path: string }) => f.path);
+    assert.ok(!paths.some((p) => p.startsWith('_consolidation/')));
+    assert.equal(paths.filter((p) => p.startsWith('live/') && p.endsWith('.md') && !p.endsWith('.keep')).length, 0);
+    assert.equal(paths.filter((p) => /^history\/.*\/notes\//.test(p)).length, 5);
+  });
+
+  it('waits for a running consolidation instead of failing', async () => {
+    const storage = createMemoryDriver();
+    const llm = await startScriptedLlm([{ delayMs: 400, then: { reply: FIRST_PLAN } }]);
+    servers.push(llm);
+    const core = createCore({ storage, llm: llm.client() });
+    await core.spaces.create(owner, { space_id: 'alpha' });
+    for (let i = 0; i < 5; i++) await core.notes.write(owner, { space_id: 'alpha', category: 'todo', content: `n${i}` });
+    const consolidating = core.consolidation.consolidate(owner, { space_id: 'alpha' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const backup = await core.backups.create(owner, { space_id: 'alpha' });
+    assert.equal((await consolidating).status, 'ok');
+    const manifest = JSON.parse((await storage.get(`_backups/${backup.backup_id}/manifest.json`))!.body.toString());
+    assert.equal(manifest.files.filter((f: { path: string }) => /^history\/.*\/notes\//.test(f.path)).length, 5, 'taken after the consolidation, never during');
+  });
+});

@@ -1,0 +1,246 @@
+/**
+ * Backups, export and import end to end: the CLI as processes, MCP over stdio, fs and radosgw, and
+ * the packed package run with npx.
+ */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { execa } from 'execa';
+import { ownerCaller } from '../../src/core/caller.js';
+import { createCore } from '../../src/core/core.js';
+import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
+import { listKeys } from '../../src/storage/list.js';
+import type { StorageDriver } from '../../src/storage/types.js';
+import { FIRST_PLAN } from '../../fixtures/llm/scenarios.js';
+import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { makeS3Harness, requireS3OrSkip, s3ProcessEnv } from '../helpers/s3.js';
+import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const owner = ownerCaller('tester');
+
+interface Store {
+  env: Record<string, string>;
+  storage: StorageDriver;
+  cleanup(): Promise<void>;
+}
+
+const fsStore = async (): Promise<Store> => {
+  const home = await tempDir();
+  return { env: { LIVE_MEM_HOME: home.dir }, storage: createFsDriver(home.dir), cleanup: home.remove };
+};
+
+const s3 = requireS3OrSkip('backups on S3');
+const s3Store = async (): Promise<Store> => {
+  if (!s3) throw new Error('no S3');
+  const harness = await makeS3Harness();
+  return { env: s3ProcessEnv(s3, harness.prefix), storage: harness.driver, cleanup: harness.cleanup };
+};
+
+const cli = (env: Record<string, string>, args: string[], cwd?: string) =>
+  execa(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LIVE_MEM_LOG_LEVEL: 'warn', ...env }, extendEnv: false, reject: false, ...(cwd ? { cwd } : {}) });
+
+/** Every file of a space, as bytes. */
+async function snapshot(storage: StorageDriver, spaceId: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const key of await listKeys(storage, `${spaceId}/`)) {
+    if (!key.includes('/_consolidation/')) files.set(key.slice(spaceId.length + 1), (await storage.get(key))!.body.toString('base64'));
+  }
+  return files;
+}
+
+/** A space with notes, a consolidated bank and history, and notes written after. */
+async function populate(storage: StorageDriver, llm: ScriptedLlm, spaceId = 'alpha'): Promise<void> {
+  const core = createCore({ storage, llm: llm.client() });
+  await core.spaces.create(owner, { space_id: spaceId, description: 'to move around' });
+  for (let i = 0; i < 20; i++) await core.notes.write(owner, { space_id: spaceId, category: 'decision', content: `decision ${i}: ünïcödé ✓ ${'x'.repeat(i * 50)}`, tags: 'a,b' });
+  assert.equal((await core.consolidation.consolidate(owner, { space_id: spaceId })).status, 'ok');
+  for (let i = 0; i < 5; i++) await core.notes.write(owner, { space_id: spaceId, category: 'todo', content: `todo ${i}` });
+}
+
+describe('export and import', () => {
+  let llm: ScriptedLlm;
+  let work: Awaited<ReturnType<typeof tempDir>>;
+  before(async () => {
+    llm = await startScriptedLlm([{ reply: FIRST_PLAN }]);
+    work = await tempDir('live-mem-archives');
+  });
+  after(async () => {
+    await llm?.close();
+    await work?.remove();
+  });
+
+  const roundTrip = (label: string, from: () => Promise<Store>, to: () => Promise<Store>) =>
+    it(`gives byte-identical files: ${label}`, async () => {
+      const source = await from();
+      const target = await to();
+      try {
+        await populate(source.storage, llm);
+        const archive = path.join(work.dir, `${label.replace(/\W+/g, '-')}.tar.gz`);
+        const exported = await cli(source.env, ['export', 'alpha', '-o', archive, '--json']);
+        assert.equal(exported.exitCode, 0, exported.stderr);
+        assert.equal(JSON.parse(exported.stdout).files_count, (await snapshot(source.storage, 'alpha')).size);
+        const imported = await cli(target.env, ['import', archive, '--json']);
+        assert.equal(imported.exitCode, 0, imported.stderr);
+        assert.deepEqual(await snapshot(target.storage, 'alpha'), await snapshot(source.storage, 'alpha'));
+        const again = await cli(target.env, ['import', archive]);
+        assert.equal(again.exitCode, 1);
+        assert.match(again.stderr, /exists: delete it first/);
+        const renamed = await cli(target.env, ['import', archive, '--as', 'beta']);
+        assert.equal(renamed.exitCode, 0, renamed.stderr);
+        assert.equal((await createCore({ storage: target.storage }).notes.read(owner, { space_id: 'beta' })).total, 5);
+      } finally {
+        await source.cleanup();
+        await target.cleanup();
+      }
+    });
+
+  roundTrip('fs to fs', fsStore, fsStore);
+  if (s3) {
+    roundTrip('radosgw to radosgw', s3Store, s3Store);
+    it('gives byte-identical files across drivers: fs → S3 → fs', async () => {
+      const [first, middle, last] = [await fsStore(), await s3Store(), await fsStore()];
+      try {
+        await populate(first.storage, llm);
+        const one = path.join(work.dir, 'one.tar.gz');
+        const two = path.join(work.dir, 'two.tar.gz');
+        assert.equal((await cli(first.env, ['export', 'alpha', '-o', one])).exitCode, 0);
+        assert.equal((await cli(middle.env, ['import', one])).exitCode, 0);
+        assert.equal((await cli(middle.env, ['export', 'alpha', '-o', two])).exitCode, 0);
+        assert.equal((await cli(last.env, ['import', two])).exitCode, 0);
+        const original = await snapshot(first.storage, 'alpha');
+        assert.deepEqual(await snapshot(middle.storage, 'alpha'), original);
+        assert.deepEqual(await snapshot(last.storage, 'alpha'), original);
+      } finally {
+        await Promise.all([first.cleanup(), middle.cleanup(), last.cleanup()]);
+      }
+    });
+  }
+
+  it('streams an export to stdout with -o -', async () => {
+    const store = await fsStore();
+    try {
+      await populate(store.storage, llm);
+      const run = await execa(process.execPath, [BIN, 'export', 'alpha', '-o', '-'], { env: { ...store.env, LIVE_MEM_LOG_LEVEL: 'warn' }, encoding: 'buffer' });
+      const listed = await execa('tar', ['tz'], { input: run.stdout });
+      assert.match(listed.stdout, /^alpha\/_meta\.json$/m);
+      assert.match(listed.stdout, /^manifest\.json$/m);
+      assert.match(listed.stdout, /^alpha\/history\/.*\/notes\/.*\.md$/m);
+    } finally {
+      await store.cleanup();
+    }
+  });
+});
+
+describe('a backup taken while other processes write notes and consolidate', () => {
+  it('is consistent with its manifest, and restores to a consistent space', async () => {
+    const store = await fsStore();
+    const slow = await startScriptedLlm([{ delayMs: 700, then: { reply: FIRST_PLAN } }]);
+    try {
+      const core = createCore({ storage: store.storage });
+      await core.spaces.create(owner, { space_id: 'busy' });
+      for (let i = 0; i < 30; i++) await core.notes.write(owner, { space_id: 'busy', category: 'progress', content: `seed ${i}` });
+      const writer = await spawnServer({ ...store.env, LIVE_MEM_LOG_LEVEL: 'warn' });
+      let writing = true;
+      const writes = (async () => {
+        for (let i = 0; writing; i++) await writer.call('live_note', { space_id: 'busy', category: 'todo', content: `during ${i}` });
+      })();
+      const env = { ...store.env, LIVE_MEM_LLM_BASE_URL: slow.url, LIVE_MEM_LLM_MODEL: 'm' };
+      const consolidating = cli(env, ['consolidate', 'busy', '-q', '--json']);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      const backup = await cli(store.env, ['backup', 'create', 'busy', '-d', 'during the storm', '--json']);
+      writing = false;
+      await writes;
+      await writer.close();
+      const consolidated = await consolidating;
+      assert.equal(consolidated.exitCode, 0, consolidated.stderr);
+      assert.equal(backup.exitCode, 0, backup.stderr);
+      const backupId = JSON.parse(backup.stdout).backup_id as string;
+
+      // Restore it under another name through download + import: every checksum is verified on the way.
+      const archive = path.join(store.env.LIVE_MEM_HOME as string, 'busy.tar.gz');
+      assert.equal((await cli(store.env, ['backup', 'download', backupId, '-o', archive])).exitCode, 0);
+      const restored = await cli(store.env, ['import', archive, '--as', 'busy-copy', '--json']);
+      assert.equal(restored.exitCode, 0, restored.stderr);
+      const manifest = JSON.parse(await readFile(path.join(store.env.LIVE_MEM_HOME as string, '_backups', backupId, 'manifest.json'), 'utf8'));
+      assert.equal(JSON.parse(restored.stdout).checksums_verified, manifest.files.length);
+
+      // No half-consolidated state: every note is in live/ or in history, once; the counters agree.
+      const paths: string[] = manifest.files.map((f: { path: string }) => f.path);
+      const live = paths.filter((p) => p.startsWith('live/') && p.endsWith('.md')).map((p) => path.basename(p));
+      const history = paths.filter((p) => /^history\/[^/]+\/notes\//.test(p)).map((p) => path.basename(p));
+      assert.equal(new Set([...live, ...history]).size, live.length + history.length, 'no note in both places');
+      const meta = JSON.parse(await readFile(path.join(store.env.LIVE_MEM_HOME as string, '_backups', backupId, 'files', '_meta.json'), 'utf8'));
+      assert.equal(meta.total_notes_processed, history.length);
+      assert.equal(history.length, JSON.parse(consolidated.stdout).notes_processed, 'the backup waited for the consolidation');
+      assert.ok(history.length >= 30 && live.length > 0);
+      assert.ok(!paths.some((p) => p.startsWith('_consolidation/')));
+    } finally {
+      await slow.close();
+      await store.cleanup();
+    }
+  });
+});
+
+describe('backup tools over MCP', () => {
+  it('create, list, download, delete, restore and space_export', async () => {
+    const store = await fsStore();
+    const llm = await startScriptedLlm([{ reply: FIRST_PLAN }]);
+    try {
+      await populate(store.storage, llm);
+      const before = await snapshot(store.storage, 'alpha');
+      const server = await spawnServer(store.env);
+      try {
+        const created = await server.call('backup_create', { space_id: 'alpha', description: 'mcp' });
+        assert.equal(created.status, 'created');
+        const list = await server.call('backup_list', {});
+        assert.equal((list.backups as unknown[]).length, 1);
+        const downloaded = await server.call('backup_download', { backup_id: created.backup_id });
+        assert.ok(String(downloaded.archive_base64).length > 100);
+        const exported = await server.call('space_export', { space_id: 'alpha' });
+        assert.equal(exported.files_count, before.size);
+        assert.equal((await server.call('backup_restore', { backup_id: created.backup_id, confirm: true })).status, 'already_exists');
+        assert.equal((await server.call('space_delete', { space_id: 'alpha', confirm: true })).status, 'deleted');
+        const restored = await server.call('backup_restore', { backup_id: created.backup_id, confirm: true });
+        assert.equal(restored.status, 'ok');
+        assert.deepEqual(await snapshot(store.storage, 'alpha'), before);
+        assert.equal((await server.call('backup_restore', { backup_id: 'alpha/../../etc', confirm: true })).status, 'error');
+        assert.equal((await server.call('backup_delete', { backup_id: created.backup_id, confirm: true })).status, 'deleted');
+        assert.equal((await server.call('backup_list', { space_id: 'alpha' })).total, 0);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await llm.close();
+      await store.cleanup();
+    }
+  });
+});
+
+describe('npx live-mem export from the packed package', () => {
+  it('runs with nothing else installed and no LLM configured', async () => {
+    const work = await tempDir('live-mem-npx');
+    const store = await fsStore();
+    try {
+      const root = path.resolve(path.dirname(BIN), '..');
+      const pack = await execa('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work.dir], { cwd: root });
+      const tarball = path.join(work.dir, pack.stdout.trim().split('\n').pop() as string);
+      const core = createCore({ storage: store.storage });
+      await core.spaces.create(owner, { space_id: 'handoff' });
+      await core.notes.write(owner, { space_id: 'handoff', category: 'insight', content: 'for whoever picks this up' });
+      const run = await execa('npm', ['exec', '--yes', `--package=${tarball}`, '--', 'live-mem', 'export', 'handoff', '-o', 'handoff.tar.gz'], {
+        cwd: work.dir,
+        env: { PATH: process.env.PATH ?? '', HOME: work.dir, npm_config_cache: path.join(process.env.HOME ?? '/tmp', '.npm'), LIVE_MEM_HOME: store.env.LIVE_MEM_HOME as string },
+        extendEnv: false,
+        reject: false,
+      });
+      assert.equal(run.exitCode, 0, run.stderr);
+      const listed = await execa('tar', ['tzf', path.join(work.dir, 'handoff.tar.gz')]);
+      assert.match(listed.stdout, /handoff\/live\/.*_insight_.*\.md/);
+    } finally {
+      await store.cleanup();
+      await work.remove();
+    }
+  });
+});
