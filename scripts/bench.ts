@@ -1,7 +1,7 @@
 /**
  * live-mem benchmark: prints figures, never fails on a threshold.
  *
- * Everything runs over MCP stdio against the built binary (bin/live-mem.js) on the fs driver,
+ * Everything runs over MCP stdio against the built binary (bin/live-mem.cjs) on the fs driver,
  * driven by the SDK's own Client + StdioClientTransport, each section in a fresh temp store under
  * os.tmpdir() (all removed at the end):
  *
@@ -21,6 +21,8 @@
  *                    files, in-process through the core, with a scripted OpenAI-compatible server on
  *                    127.0.0.1 (real `openai` client): on fs, and on radosgw when LIVE_MEM_TEST_S3_ENDPOINT
  *                    points at one (`bash scripts/ceph-up.sh` prints the variables)
+ *   7. export/import `live-mem export` and `live-mem import` as processes, on a space of 10,000 notes and
+ *                    10 bank files (fs): wall time and each process's peak RSS
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -33,7 +35,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execFile } from 'node:child_process';
-import { access, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -52,11 +54,19 @@ import { FIRST_PLAN } from '../fixtures/llm/scenarios.js';
 import { startScriptedLlm } from '../test/helpers/scripted-llm.js';
 import { ensureS3Bucket, s3DriverOptions, s3TestConfig, uniqueS3Prefix } from '../test/helpers/s3.js';
 
-const BIN = fileURLToPath(new URL('../bin/live-mem.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../bin/live-mem.cjs', import.meta.url));
 
 /** Targets from the brief (the append ones derive from the peer's times below). */
 const TARGET = { startupMs: 300, noteP50Ms: 3, readP50Ms: 50, consolidationFsMs: 500, consolidationS3Ms: 3_000 } as const;
 const CONSOLIDATION_NOTES = 500;
+const ARCHIVE_NOTES = 10_000;
+const ARCHIVE_BANK_FILES = 10;
+const TARGET_ARCHIVE = { ms: 2_000, peakMiB: 150 } as const;
+/**
+ * Preloaded (CommonJS, so as not to start libuv's thread pool before bin/live-mem.cjs sizes it) into
+ * a timed CLI process: prints its peak RSS (KiB) to stderr as it exits.
+ */
+const REPORT_MAX_RSS = "process.on('exit', () => process.stderr.write('maxrss=' + process.resourceUsage().maxRSS + '\\n'));\n";
 
 const STARTUP_SPAWNS = 15;
 const LATENCY_NOTES = 2_000;
@@ -477,6 +487,39 @@ async function benchConsolidation(): Promise<Figure[]> {
   ];
 }
 
+/** Runs the CLI as a process; returns its wall time and peak RSS. */
+async function timedCli(args: string[], home: string): Promise<{ ms: number; peakMiB: number | null }> {
+  const preload = path.join(home, 'report-max-rss.cjs');
+  await writeFile(preload, REPORT_MAX_RSS);
+  const start = performance.now();
+  const { stderr } = await promisify(execFile)(process.execPath, ['--require', preload, BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), LIVE_MEM_HOME: home, LIVE_MEM_LOG_LEVEL: 'warn' },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const ms = performance.now() - start;
+  const kib = /maxrss=(\d+)/.exec(stderr)?.[1];
+  return { ms, peakMiB: kib === undefined ? null : Number(kib) / 1024 };
+}
+
+async function benchArchive(): Promise<Figure[]> {
+  const home = await freshHome('archive');
+  await seedSpace(home, 'archive', ARCHIVE_NOTES);
+  const storage = createFsDriver(home);
+  for (let i = 0; i < ARCHIVE_BANK_FILES; i++) await storage.put(`archive/bank/file${i}.md`, `# File ${i}\n\n${'A line of the memory bank.\n'.repeat(400)}`);
+  const file = path.join(home, 'archive.tar.gz');
+  // Let the kernel write the seeded files back first: an import racing that writeback measures the disk.
+  await promisify(execFile)('sync');
+  const exported = await timedCli(['export', 'archive', '-o', file], home);
+  const imported = await timedCli(['import', file, '--as', 'archive-copy'], home);
+  const label = `${ARCHIVE_NOTES.toLocaleString('en')} notes + ${ARCHIVE_BANK_FILES} bank files, fs`;
+  return [
+    figure('export_ms', `export (${label})`, exported.ms, 'ms', below(TARGET_ARCHIVE.ms)),
+    figure('export_peak_rss_mib', '  export peak RSS', exported.peakMiB, 'MiB', below(TARGET_ARCHIVE.peakMiB)),
+    figure('import_ms', `import (${label})`, imported.ms, 'ms', below(TARGET_ARCHIVE.ms)),
+    figure('import_peak_rss_mib', '  import peak RSS', imported.peakMiB, 'MiB', below(TARGET_ARCHIVE.peakMiB)),
+  ];
+}
+
 // ---------------------------------------------------------------------------------------------
 
 const SECTIONS = [
@@ -485,6 +528,7 @@ const SECTIONS = [
   { title: '3. append throughput (+ 5. peak RSS)', run: benchAppendThroughput },
   { title: '4. live_read on 10,000 notes', run: benchRead },
   { title: '6. consolidation overhead', run: benchConsolidation },
+  { title: '7. export and import', run: benchArchive },
 ] as const;
 
 async function main(): Promise<void> {

@@ -11,3 +11,53 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
   return results;
 }
+
+/**
+ * Yields `fn(item)` for each item, in order, with up to `limit` calls running ahead: a stream of
+ * reads that hides latency while holding at most `limit` results in memory.
+ */
+export async function* mapOrdered<T, R>(items: Iterable<T>, limit: number, fn: (item: T) => Promise<R>): AsyncGenerator<R> {
+  const running: Array<Promise<R>> = [];
+  const iterator = items[Symbol.iterator]();
+  const fill = () => {
+    while (running.length < Math.max(1, limit)) {
+      const next = iterator.next();
+      if (next.done) return;
+      const promise = fn(next.value);
+      promise.catch(() => undefined); // surfaced when its turn comes; never an unhandled rejection meanwhile
+      running.push(promise);
+    }
+  };
+  fill();
+  while (running.length > 0) {
+    const result = await (running.shift() as Promise<R>);
+    fill();
+    yield result;
+  }
+}
+
+/**
+ * Runs async tasks with at most `limit` in flight: `run` waits only when the limit is reached;
+ * `drain` waits for the rest. The first failure is thrown by the next `run` or by `drain`.
+ */
+export function boundedTasks(limit: number) {
+  const inFlight = new Set<Promise<void>>();
+  let failure: unknown;
+  return {
+    async run(task: () => Promise<void>): Promise<void> {
+      if (failure) throw failure;
+      const promise: Promise<void> = task()
+        .catch((error: unknown) => {
+          failure ??= error;
+        })
+        .finally(() => inFlight.delete(promise));
+      inFlight.add(promise);
+      if (inFlight.size >= limit) await Promise.race(inFlight);
+      if (failure) throw failure;
+    },
+    async drain(): Promise<void> {
+      await Promise.all(inFlight);
+      if (failure) throw failure;
+    },
+  };
+}

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { fileURLToPath } from 'node:url';
 
-export const BIN = fileURLToPath(new URL('../../bin/live-mem.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/live-mem.cjs', import.meta.url));
 
 export interface SpawnedServer {
   client: Client;

@@ -16,20 +16,36 @@ export interface ArchiveEntry {
 }
 
 const BLOCK = 512;
+/** Blocks are handed to gzip in slices about this large: zlib pays a thread hop per write. */
+const SLICE = 256 * 1024;
 
-/** Encodes entries as a tar.gz stream, one entry in memory at a time. */
+/** Encodes entries as a tar.gz stream, holding about one slice (and the entry being read) in memory. */
 export function packArchive(entries: AsyncIterable<ArchiveEntry>, mtime: Date): Readable {
   async function* blocks(): AsyncGenerator<Buffer> {
+    let pending: Buffer[] = [];
+    let size = 0;
+    const add = (block: Buffer) => {
+      pending.push(block);
+      size += block.length;
+    };
+    const flush = () => {
+      const slice = Buffer.concat(pending, size);
+      pending = [];
+      size = 0;
+      return slice;
+    };
     for await (const { path, body } of entries) {
       const header = new Header({ path, mode: 0o644, uid: 0, gid: 0, size: body.length, mtime, type: 'File' });
       // Long or non-ASCII paths need a pax header first, as tar(1) writes them.
-      if (header.encode()) yield new Pax({ path, mtime, size: body.length }).encode();
-      yield header.block as Buffer;
-      yield body;
+      if (header.encode()) add(new Pax({ path, mtime, size: body.length }).encode());
+      add(header.block as Buffer);
+      add(body);
       const padding = (BLOCK - (body.length % BLOCK)) % BLOCK;
-      if (padding > 0) yield Buffer.alloc(padding);
+      if (padding > 0) add(Buffer.alloc(padding));
+      if (size >= SLICE) yield flush();
     }
-    yield Buffer.alloc(BLOCK * 2);
+    add(Buffer.alloc(BLOCK * 2));
+    yield flush();
   }
   const gzip = createGzip();
   return pipeline(Readable.from(blocks()), gzip, () => undefined);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { mapLimit } from '../../shared/concurrency.js';
+import { boundedTasks, mapLimit, mapOrdered } from '../../shared/concurrency.js';
 import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
@@ -38,18 +38,14 @@ export function createBackupService(context: CoreContext) {
     return (await listKeys(storage, root)).map((key) => key.slice(root.length)).filter((path) => !path.startsWith(TRANSIENT));
   };
 
-  /** Reads the space's files once each, `parallelism` at a time, in path order, hashing as they pass. */
+  /** Reads the space's files once each, in path order, reading ahead; hashes them as they pass. */
   async function* readSpace(spaceId: string, paths: string[], files: ManifestFile[]): AsyncGenerator<{ path: string; body: Buffer }> {
-    const batch = storage.parallelism;
-    for (let start = 0; start < paths.length; start += batch) {
-      const slice = paths.slice(start, start + batch);
-      const bodies = await mapLimit(slice, batch, (path) => storage.get(spaceKeys(spaceId).root + path));
-      for (const [i, object] of bodies.entries()) {
-        if (!object) continue; // deleted since listed (a note consolidated before the lease? never under it)
-        const path = slice[i] as string;
-        files.push({ path, size: object.size, sha256: sha256(object.body) });
-        yield { path, body: object.body };
-      }
+    const root = spaceKeys(spaceId).root;
+    for await (const object of mapOrdered(paths, storage.parallelism * 4, (path) => storage.get(root + path))) {
+      if (!object) continue; // gone since listed: only space_delete can do that under the lease
+      const path = object.key.slice(root.length);
+      files.push({ path, size: object.size, sha256: sha256(object.body) });
+      yield { path, body: object.body };
     }
   }
 
@@ -79,7 +75,14 @@ export function createBackupService(context: CoreContext) {
   const writeSpace = async (spaceId: string, feed: (write: (path: string, body: Buffer) => Promise<void>) => Promise<void>): Promise<number> => {
     const keys = spaceKeys(spaceId);
     const written: string[] = [];
+    const tasks = boundedTasks(storage.parallelism * 2);
     let meta: Buffer | undefined;
+    // Create-only is cheapest (no lock on fs); a file left by an earlier failed restore is replaced.
+    const put = (key: string, body: Buffer) =>
+      storage.put(key, body, { ifNoneMatch: '*' }).catch((error: unknown) => {
+        if (!isLiveMemError(error, 'precondition_failed')) throw error;
+        return storage.put(key, body);
+      });
     try {
       await feed(async (path, body) => {
         if (path === '_meta.json') {
@@ -87,12 +90,14 @@ export function createBackupService(context: CoreContext) {
           return;
         }
         written.push(keys.root + path);
-        await storage.put(keys.root + path, body);
+        await tasks.run(async () => void (await put(keys.root + path, body)));
       });
+      await tasks.drain();
       if (!meta) throw invalid('the snapshot has no _meta.json');
       await storage.put(keys.meta, meta, { ifNoneMatch: '*', contentType: 'application/json' });
       return written.length + 1;
     } catch (error) {
+      await tasks.drain().catch(() => undefined); // let writes in flight land before removing them
       await storage.deleteMany(written).catch((cleanup: unknown) => context.logger.error('could not remove a failed restore', { error: String(cleanup) }));
       if (isLiveMemError(error, 'precondition_failed')) throw new LiveMemError('already_exists', `space '${spaceId}' was created while restoring; nothing restored`, { space_id: spaceId });
       throw error;

@@ -137,8 +137,15 @@ export function createFsDriver(rootDir: string): StorageDriver {
       try {
         const stats = await handle.stat({ bigint: true });
         if (!stats.isFile()) return null;
-        const body = await handle.readFile();
-        return { ...infoOf(key, stats), body };
+        // Files are never changed in place (a write renames a new file over), so the size is final.
+        const body = Buffer.allocUnsafe(Number(stats.size));
+        let read = 0;
+        while (read < body.length) {
+          const { bytesRead } = await handle.read(body, read, body.length - read, read);
+          if (bytesRead === 0) break;
+          read += bytesRead;
+        }
+        return { ...infoOf(key, stats), body: read === body.length ? body : body.subarray(0, read) };
       } catch (error) {
         if (isCode(error, 'EISDIR')) return null;
         throw storageError('read', file, error);
