@@ -1,6 +1,7 @@
 import { loadSettings } from '../config/load.js';
 import type { Settings } from '../config/settings.js';
-import { ownerCaller, type Caller } from '../core/caller.js';
+import { hashToken } from '../core/auth/token-store.js';
+import type { Caller } from '../core/caller.js';
 import { createCore, type Core } from '../core/core.js';
 import { deferredLlm } from '../llm/deferred.js';
 import type { LlmClient } from '../llm/types.js';
@@ -15,14 +16,21 @@ export interface GlobalOptions {
   storage?: string;
   agent?: string;
   json?: boolean;
+  token?: string;
 }
 
 export interface Opened {
   settings: Settings;
   core: Core;
-  caller: Caller;
   logger: Logger;
+  /** The caller of this process's settings, checked anew at each call (revocation, expiry). */
+  resolveCaller(): Promise<Caller>;
   close(): Promise<void>;
+}
+
+/** What a command runs with: the opened core and its caller, resolved once for the command. */
+export interface Session extends Opened {
+  caller: Caller;
 }
 
 /** The composition root: settings → driver → core → caller. */
@@ -30,7 +38,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
   const settings = loadSettings({
     env,
     ...(options.config ? { configFile: options.config } : {}),
-    flags: { home: options.home, storage: options.storage, agent: options.agent },
+    flags: { home: options.home, storage: options.storage, agent: options.agent, token: options.token },
   });
   const logger = createLogger(settings.logLevel);
   const storage = await createDriver(settings);
@@ -48,8 +56,13 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
     },
     fault: faultHook(env),
     version: VERSION,
+    auth: {
+      required: settings.auth === 'required',
+      ownerAgent: settings.agent,
+      ...(settings.adminToken ? { adminTokenHash: hashToken(settings.adminToken) } : {}),
+    },
   });
-  return { settings, core, caller: ownerCaller(settings.agent), logger, close: async () => storage.close?.() };
+  return { settings, core, logger, resolveCaller: () => core.auth.resolve(settings.token), close: async () => storage.close?.() };
 }
 
 /** The OpenAI-compatible endpoint of the settings, if any; its SDK is imported on the first call. */

@@ -55,6 +55,7 @@ const VIEWS = {
   notes,
   spaces: (result: Result) => table((result.spaces as Result[]) ?? [], ['space_id', 'live_notes_count', 'bank_files_count', 'owner', 'description']),
   bankList: (result: Result) => table((result.files as Result[]) ?? [], ['filename', 'size', 'last_modified']),
+  tokens: (result: Result) => table((result.tokens as Result[]) ?? [], ['name', 'hash_prefix', 'permissions', 'space_ids', 'state', 'expires_at']),
   backups: (result: Result) => table((result.backups as Result[]) ?? [], ['backup_id', 'files_count', 'total_size', 'description']),
   content: (result: Result) => String(result.content ?? result.rules ?? ''),
   bankAll: (result: Result) =>

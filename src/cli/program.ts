@@ -5,13 +5,16 @@ import { bankList, bankRead, bankReadAll } from './commands/bank.js';
 import { consolidate, consolidationStatus } from './commands/consolidate.js';
 import { note, read, search } from './commands/live.js';
 import { serve } from './commands/serve.js';
+import { about, health, whoami } from './commands/system.js';
+import { tokenCreate, tokenDelete, tokenList, tokenRevoke, tokenUpdate } from './commands/token.js';
 import { spaceCreate, spaceDelete, spaceInfo, spaceList, spaceRules, spaceSummary, spaceUpdate } from './commands/space.js';
-import { openCore, type GlobalOptions, type Opened } from './open.js';
+import { ANONYMOUS } from '../core/auth/auth-service.js';
+import { openCore, type GlobalOptions, type Session } from './open.js';
 import { render } from './output.js';
 import { VERSION } from './version.js';
 
 type View = Parameters<typeof render>[2];
-type CommandFn = (opened: Opened, ...args: never[]) => Promise<Record<string, unknown> | null>;
+type CommandFn = (session: Session, ...args: never[]) => Promise<Record<string, unknown> | null>;
 
 /** Statuses a command may return that mean it failed (a consolidation reports them rather than throwing). */
 const FAILED = new Set(['error', 'partial']);
@@ -26,7 +29,10 @@ function action(fn: CommandFn, view: View = 'fields') {
     const globals = command.optsWithGlobals<GlobalOptions>();
     const opened = await openCore(globals);
     try {
-      const result = await (fn as (opened: Opened, ...rest: unknown[]) => Promise<Record<string, unknown> | null>)(opened, ...args.slice(0, -1));
+      // A server resolves the caller per request instead (a bad token must not stop it from starting).
+      const caller = fn === (serve as unknown) ? ANONYMOUS : await opened.resolveCaller();
+      const session: Session = { ...opened, caller };
+      const result = await (fn as (session: Session, ...rest: unknown[]) => Promise<Record<string, unknown> | null>)(session, ...args.slice(0, -1));
       if (result === null) return; // the command wrote its own output (an archive on stdout)
       process.stdout.write(render(result, globals, view));
       if (FAILED.has(String(result.status))) throw new CommandFailed(String(result.message ?? result.status));
@@ -56,10 +62,17 @@ export function buildProgram(): Command {
     .addOption(new Option('--storage <driver>', 'storage driver (env LIVE_MEM_STORAGE)').choices(['fs', 's3']))
     .option('--agent <name>', 'agent name written on notes (env LIVE_MEM_AGENT, default the OS user)')
     .option('--json', 'machine-readable output: the same JSON the MCP tools return')
+    .option('--token <token>', 'act with this token (env LIVE_MEM_TOKEN); default: the local owner')
     .showHelpAfterError('(run with --help for usage)')
     .action(action(serve));
 
-  program.command('serve').description('serve MCP on stdio (what MCP clients launch; same as no command)').action(action(serve));
+  program
+    .command('serve')
+    .description('serve MCP on stdio (what MCP clients launch; same as no command), or over Streamable HTTP')
+    .option('--http', 'serve Streamable HTTP at /mcp instead of stdio; every request needs Authorization: Bearer')
+    .option('--host <host>', 'address to bind (default 127.0.0.1: loopback only)')
+    .option('--port <port>', 'port to listen on (default 8080; 0 = any free port)', integer)
+    .action(action(serve));
 
   const space = program.command('space').description('create, inspect and delete memory spaces');
   space
@@ -143,6 +156,30 @@ export function buildProgram(): Command {
     .option('-o, --output <file>', 'the archive to write; "-" for standard output')
     .action(action(backupDownload, 'fields'));
   backup.command('delete <backup_id>').description('delete a backup for good').option('-y, --yes', 'confirm').action(action(backupDelete, 'fields'));
+
+  const token = program.command('token').description('access tokens (admin): who may read, write or administer which spaces');
+  token
+    .command('create <name>')
+    .description('create a token (shown once); its name is the agent name on the notes written with it')
+    .requiredOption('-p, --permissions <list>', 'read, write and/or admin, comma-separated')
+    .requiredOption('-s, --spaces <list>', "'*' for every space, or space ids, comma-separated")
+    .option('--expires-in-days <n>', 'expire after n days (default: never)', integer)
+    .action(action(tokenCreate, 'fields'));
+  token.command('list').description('every token, never the token itself').action(action(tokenList, 'tokens'));
+  token.command('revoke <name_or_hash>').description('refuse a token from now on').action(action(tokenRevoke, 'fields'));
+  token
+    .command('update <name_or_hash>')
+    .description("change a token's permissions or spaces")
+    .option('-p, --permissions <list>', 'new permissions')
+    .option('-s, --spaces <list>', "replacement spaces ('*' = every space)")
+    .option('--add-spaces <list>', 'spaces to add')
+    .option('--remove-spaces <list>', 'spaces to remove')
+    .action(action(tokenUpdate, 'fields'));
+  token.command('delete <name_or_hash>').description('remove a token for good').action(action(tokenDelete, 'fields'));
+
+  program.command('health').description('is the store reachable, is the model reachable').action(action(health, 'fields'));
+  program.command('about').description('version, tools, transports, storage').action(action(about, 'fields'));
+  program.command('whoami').description('the agent, permissions and spaces of this caller').action(action(whoami, 'fields'));
 
   const bank = program.command('bank').description('read the memory bank');
   bank.command('list <space_id>').description('list bank files').action(action(bankList, 'bankList'));

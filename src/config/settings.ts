@@ -40,6 +40,12 @@ export interface Settings {
   consolidationMaxNotes: number;
   synthesisMaxWords: number;
   consolidationLeaseS: number;
+  /** The caller's token (LIVE_MEM_TOKEN / --token); never logged. */
+  token?: string;
+  /** 'required': without a token only the public tools answer; 'optional': no token = the local owner. */
+  auth: 'optional' | 'required';
+  /** A bootstrap admin secret (at least 32 characters); never logged. */
+  adminToken?: string;
   /** Where the settings file was read from, if any (for messages). */
   configFile?: string;
 }
@@ -92,6 +98,9 @@ export const FIELDS: Field[] = [
   { key: 'maxNoteChars', env: 'LIVE_MEM_MAX_NOTE_CHARS', file: 'max_note_chars', parse: int(1, 10_000_000), description: 'Largest note content accepted, in characters', defaultText: '100000' },
   { key: 'bankReadAllMaxBytes', env: 'LIVE_MEM_BANK_READ_ALL_MAX_BYTES', file: 'bank_read_all_max_bytes', parse: int(1_000, 100_000_000), description: 'bank_read_all stops past this many bytes and says it truncated', defaultText: '1000000' },
   { key: 'exportMaxBytes', env: 'LIVE_MEM_EXPORT_MAX_BYTES', file: 'export_max_bytes', parse: int(1_000, 2_000_000_000), description: 'space_export and backup_download answer in base64 up to this many archive bytes; larger spaces go through the CLI', defaultText: '20000000' },
+  { key: 'token', env: 'LIVE_MEM_TOKEN', file: 'token', parse: str, description: 'The token this process acts with (stdio and CLI); unset = the local owner, unless auth is required', defaultText: '' },
+  { key: 'auth', env: 'LIVE_MEM_AUTH', file: 'auth', parse: oneOf('optional', 'required'), description: '`required`: no token, no access (only system_health, system_about, system_whoami answer)', defaultText: 'optional' },
+  { key: 'adminToken', env: 'LIVE_MEM_ADMIN_TOKEN', file: 'admin_token', parse: str, description: 'A bootstrap admin secret (32+ characters) accepted as a token with every right, to create the first tokens', defaultText: '' },
   { key: 's3.endpoint', env: 'LIVE_MEM_S3_ENDPOINT', aliases: ['S3_ENDPOINT_URL'], file: 's3.endpoint', parse: str, description: 'S3 endpoint URL (unset: AWS)', defaultText: '(AWS)' },
   { key: 's3.bucket', env: 'LIVE_MEM_S3_BUCKET', aliases: ['S3_BUCKET_NAME'], file: 's3.bucket', parse: str, description: 'S3 bucket (required with s3)', defaultText: '' },
   { key: 's3.region', env: 'LIVE_MEM_S3_REGION', aliases: ['S3_REGION_NAME'], file: 's3.region', parse: str, description: 'S3 region', defaultText: 'us-east-1' },
@@ -158,8 +167,14 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     consolidationMaxNotes: get('consolidationMaxNotes', 500),
     synthesisMaxWords: get('synthesisMaxWords', 600),
     consolidationLeaseS: get('consolidationLeaseS', 60),
+    ...(values.has('token') ? { token: values.get('token') as string } : {}),
+    auth: get('auth', 'optional'),
+    ...(values.has('adminToken') ? { adminToken: values.get('adminToken') as string } : {}),
     ...(inputs.configFile ? { configFile: inputs.configFile } : {}),
   };
+  if (settings.adminToken !== undefined && settings.adminToken.length < 32) {
+    throw new LiveMemError('config_error', `LIVE_MEM_ADMIN_TOKEN is too weak (${settings.adminToken.length} characters): use at least 32 random characters, e.g. \`openssl rand -base64 32\``);
+  }
   if (settings.llm.baseUrl && !settings.llm.model) {
     throw new LiveMemError('config_error', 'LIVE_MEM_LLM_BASE_URL is set but LIVE_MEM_LLM_MODEL is not: name the model to use');
   }

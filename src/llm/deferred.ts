@@ -15,5 +15,9 @@ export function deferredLlm(
       loaded ??= load();
       return (await loaded).chat(request);
     },
+    async ping(signal: AbortSignal): Promise<void> {
+      loaded ??= load();
+      await (await loaded).ping?.(signal);
+    },
   };
 }

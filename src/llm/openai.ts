@@ -46,6 +46,9 @@ export function createOpenAiLlm(settings: OpenAiSettings): LlmClient {
     label: `${settings.model} @ ${settings.baseUrl}`,
     contextWindow: settings.contextWindow,
     maxOutputTokens: settings.maxTokens,
+    async ping(signal) {
+      await translate(() => client.models.list({ signal }));
+    },
     async chat(request) {
       const json = Boolean(request.json) && !jsonModeRefused;
       try {

@@ -35,6 +35,8 @@ export interface LlmClient {
   /** Tokens reserved for the reply. */
   readonly maxOutputTokens: number;
   chat(request: ChatRequest): Promise<ChatResponse>;
+  /** Checks the endpoint answers, without spending tokens (e.g. listing models). Optional. */
+  ping?(signal: AbortSignal): Promise<void>;
 }
 
 /** An error from the model's side, with whether trying again may help (429, 5xx, network, timeout). */

@@ -1,9 +1,11 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ANONYMOUS } from '../core/auth/auth-service.js';
 import type { Caller } from '../core/caller.js';
 import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
 import type { Core } from '../core/core.js';
 import { createSamplingLlm } from '../llm/sampling.js';
 import type { LlmClient } from '../llm/types.js';
+import { isLiveMemError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import { toolError, toolResult } from './result.js';
 import type { ToolContext, ToolDefinition, ToolExtra } from './tool.js';
@@ -53,6 +55,16 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     }, limits);
   };
 
+  /** The caller; a public tool answers an unknown, revoked or expired token as anonymous. */
+  const resolveCaller = async (tool: ToolDefinition, extra: ToolExtra): Promise<Caller> => {
+    try {
+      return await options.resolveCaller(extra);
+    } catch (error) {
+      if (tool.permission === 'public' && isLiveMemError(error, 'forbidden')) return ANONYMOUS;
+      throw error;
+    }
+  };
+
   const progressReporter = (extra: ToolExtra) => (event: ProgressEvent) => {
     const progressToken = extra._meta?.progressToken;
     if (progressToken === undefined) return;
@@ -61,7 +73,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       .catch(() => undefined);
   };
 
-  for (const tool of options.tools ?? allTools) {
+  const tools = options.tools ?? allTools;
+  for (const tool of tools) {
     server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
@@ -69,10 +82,11 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         try {
           const context: ToolContext = {
             core: options.core,
-            caller: await options.resolveCaller(extra),
+            caller: await resolveCaller(tool, extra),
             extra,
             clientModel,
             reportProgress: progressReporter(extra),
+            toolsCount: tools.length,
           };
           return toolResult(await tool.handler(args as never, context));
         } catch (error) {

@@ -17,6 +17,8 @@ export interface ToolContext {
   clientModel(): LlmClient | undefined;
   /** Sends an MCP progress notification when the request asked for progress. */
   reportProgress(event: ProgressEvent): void;
+  /** How many tools this server offers. */
+  toolsCount: number;
 }
 
 /**

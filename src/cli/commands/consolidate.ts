@@ -1,5 +1,5 @@
 import type { ProgressEvent } from '../../core/consolidation/consolidation-service.js';
-import type { Opened } from '../open.js';
+import type { Session } from '../open.js';
 
 /** A progress line on stderr (stdout keeps the result, for --json and pipes). */
 function showProgress(event: ProgressEvent): void {
@@ -7,12 +7,12 @@ function showProgress(event: ProgressEvent): void {
   process.stderr.write(`[consolidate${share}] ${event.message}\n`);
 }
 
-export const consolidate = ({ core, caller }: Opened, spaceId: string, options: { agent?: string; quiet?: boolean }) =>
+export const consolidate = ({ core, caller }: Session, spaceId: string, options: { agent?: string; quiet?: boolean }) =>
   core.consolidation.consolidate(
     caller,
     { space_id: spaceId, ...(options.agent !== undefined ? { agent: options.agent } : {}) },
     options.quiet ? {} : { onProgress: showProgress },
   );
 
-export const consolidationStatus = ({ core, caller }: Opened, spaceId: string, jobId: string | undefined) =>
+export const consolidationStatus = ({ core, caller }: Session, spaceId: string, jobId: string | undefined) =>
   core.jobs.status(caller, { space_id: spaceId, ...(jobId !== undefined ? { job_id: jobId } : {}) });

@@ -1,4 +1,4 @@
-import type { Opened } from '../open.js';
+import type { Session } from '../open.js';
 
 /** The note's content: the arguments joined, or standard input when they are absent or '-'. */
 async function contentFrom(words: string[]): Promise<string> {
@@ -9,7 +9,7 @@ async function contentFrom(words: string[]): Promise<string> {
 }
 
 export async function note(
-  { core, caller }: Opened,
+  { core, caller }: Session,
   spaceId: string,
   words: string[],
   options: { category: string; tags?: string; agent?: string },
@@ -23,7 +23,7 @@ export async function note(
   });
 }
 
-export const read = ({ core, caller }: Opened, spaceId: string, options: { limit: number; category?: string; agent?: string; since?: string }) =>
+export const read = ({ core, caller }: Session, spaceId: string, options: { limit: number; category?: string; agent?: string; since?: string }) =>
   core.notes.read(caller, {
     space_id: spaceId,
     limit: options.limit,
@@ -32,5 +32,5 @@ export const read = ({ core, caller }: Opened, spaceId: string, options: { limit
     ...(options.since !== undefined ? { since: options.since } : {}),
   });
 
-export const search = ({ core, caller }: Opened, spaceId: string, query: string, options: { limit: number }) =>
+export const search = ({ core, caller }: Session, spaceId: string, query: string, options: { limit: number }) =>
   core.notes.search(caller, { space_id: spaceId, query, limit: options.limit });

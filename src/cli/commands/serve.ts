@@ -1,18 +1,39 @@
-import type { Opened } from '../open.js';
+import type { Session } from '../open.js';
 import { VERSION } from '../version.js';
 
-/** Serves MCP on stdio. The MCP SDK is imported here, lazily, so shell commands never pay for it. */
-export async function serve(opened: Opened): Promise<Record<string, never>> {
-  const { serveStdio } = await import('../../mcp/stdio.js');
-  const { storage } = opened.core.context;
-  opened.logger.info(`serving MCP on stdio (store: ${storage.name} ${storage.location}, agent: ${opened.caller.agent})`);
-  const { contextWindow, maxTokens } = opened.settings.llm;
-  await serveStdio({
-    core: opened.core,
+export interface ServeOptions {
+  http?: boolean;
+  host?: string;
+  port?: number;
+}
+
+/**
+ * Serves MCP: on stdio (what MCP clients launch), or over Streamable HTTP with --http. The MCP SDK
+ * is imported here, lazily, so shell commands never pay for it. Runs until stdin closes (stdio) or
+ * a signal arrives.
+ */
+export async function serve(session: Session, options: ServeOptions = {}): Promise<null> {
+  const { core, logger, settings } = session;
+  const { storage } = core.context;
+  const common = {
+    core,
     version: VERSION,
-    logger: opened.logger,
-    resolveCaller: () => opened.caller,
-    samplingLimits: { contextWindow, maxOutputTokens: maxTokens },
-  });
-  return {};
+    logger,
+    samplingLimits: { contextWindow: settings.llm.contextWindow, maxOutputTokens: settings.llm.maxTokens },
+  };
+  if (options.http) {
+    const { serveHttp } = await import('../../mcp/http.js');
+    const server = await serveHttp({ ...common, host: options.host ?? '127.0.0.1', port: options.port ?? 8080, authenticate: (token) => core.auth.resolve(token) });
+    logger.info(`serving MCP over Streamable HTTP at ${server.url} (store: ${storage.name} ${storage.location}; every request needs a bearer token)`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await server.close();
+    return null;
+  }
+  const { serveStdio } = await import('../../mcp/stdio.js');
+  logger.info(`serving MCP on stdio (store: ${storage.name} ${storage.location}, auth: ${settings.token ? 'token' : settings.auth === 'required' ? 'required, no token' : 'local owner'})`);
+  await serveStdio({ ...common, resolveCaller: session.resolveCaller });
+  return null;
 }

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { invalid } from '../../shared/errors.js';
-import type { Opened } from '../open.js';
+import type { Session } from '../open.js';
 
 export async function spaceCreate(
-  { core, caller }: Opened,
+  { core, caller }: Session,
   spaceId: string,
   options: { description?: string; owner?: string; rules?: string; rulesFile?: string },
 ) {
@@ -17,17 +17,17 @@ export async function spaceCreate(
   });
 }
 
-export const spaceList = ({ core, caller }: Opened) => core.spaces.list(caller);
-export const spaceInfo = ({ core, caller }: Opened, spaceId: string) => core.spaces.info(caller, { space_id: spaceId });
-export const spaceRules = ({ core, caller }: Opened, spaceId: string) => core.spaces.rules(caller, { space_id: spaceId });
-export const spaceSummary = ({ core, caller }: Opened, spaceId: string) => core.spaces.summary(caller, { space_id: spaceId });
+export const spaceList = ({ core, caller }: Session) => core.spaces.list(caller);
+export const spaceInfo = ({ core, caller }: Session, spaceId: string) => core.spaces.info(caller, { space_id: spaceId });
+export const spaceRules = ({ core, caller }: Session, spaceId: string) => core.spaces.rules(caller, { space_id: spaceId });
+export const spaceSummary = ({ core, caller }: Session, spaceId: string) => core.spaces.summary(caller, { space_id: spaceId });
 
-export const spaceUpdate = ({ core, caller }: Opened, spaceId: string, options: { description?: string; owner?: string }) =>
+export const spaceUpdate = ({ core, caller }: Session, spaceId: string, options: { description?: string; owner?: string }) =>
   core.spaces.update(caller, {
     space_id: spaceId,
     ...(options.description !== undefined ? { description: options.description } : {}),
     ...(options.owner !== undefined ? { owner: options.owner } : {}),
   });
 
-export const spaceDelete = ({ core, caller }: Opened, spaceId: string, options: { yes?: boolean }) =>
+export const spaceDelete = ({ core, caller }: Session, spaceId: string, options: { yes?: boolean }) =>
   core.spaces.delete(caller, { space_id: spaceId, confirm: options.yes === true });

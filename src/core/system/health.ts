@@ -1,0 +1,48 @@
+import { listPrefixes } from '../../storage/list.js';
+import { canAccessSpace, type Caller } from '../caller.js';
+import type { CoreContext } from '../context.js';
+import { SPACE_ID_PATTERN } from '../validate.js';
+
+/** How long an LLM reachability check is reused: health may be polled, the endpoint need not be. */
+const LLM_CHECK_TTL_MS = 60_000;
+const CHECK_TIMEOUT_MS = 5_000;
+
+type Check = { status: 'ok' | 'error' | 'not_configured'; latency_ms?: number; message?: string; [field: string]: unknown };
+
+/** system_health: is the store reachable, is the model configured and reachable (without spending tokens). */
+export function createHealth(context: CoreContext) {
+  const started = Date.now();
+  let llmCheck: { at: number; result: Check } | undefined;
+
+  const timed = async (run: (signal: AbortSignal) => Promise<unknown>): Promise<Check> => {
+    const start = performance.now();
+    try {
+      await run(AbortSignal.timeout(CHECK_TIMEOUT_MS));
+      return { status: 'ok', latency_ms: Math.round((performance.now() - start) * 10) / 10 };
+    } catch (error) {
+      return { status: 'error', latency_ms: Math.round(performance.now() - start), message: error instanceof Error ? error.message : String(error) };
+    }
+  };
+
+  const checkLlm = async (): Promise<Check> => {
+    const llm = context.llm;
+    if (!llm) return { status: 'not_configured', message: 'set LIVE_MEM_LLM_BASE_URL and LIVE_MEM_LLM_MODEL; MCP sampling is used meanwhile when the client offers it' };
+    if (llmCheck && Date.now() - llmCheck.at < LLM_CHECK_TTL_MS) return { ...llmCheck.result, cached: true };
+    const result = { ...(await timed((signal) => llm.ping?.(signal) ?? Promise.resolve())), model: llm.label };
+    llmCheck = { at: Date.now(), result };
+    return result;
+  };
+
+  return async (caller: Caller) => {
+    const [storage, llm] = await Promise.all([timed(() => context.storage.list('_system/', { limit: 1 })), checkLlm()]);
+    const spaces = storage.status === 'ok' ? (await listPrefixes(context.storage, '')).map((p) => p.slice(0, -1)).filter((id) => SPACE_ID_PATTERN.test(id)) : [];
+    return {
+      status: storage.status === 'ok' ? ('ok' as const) : ('error' as const),
+      services: { storage: { ...storage, driver: context.storage.name }, llm },
+      version: context.version,
+      uptime_seconds: Math.round((Date.now() - started) / 1000),
+      // Only spaces the caller may see are counted: a count must not reveal others' spaces.
+      spaces_count: spaces.filter((id) => canAccessSpace(caller, id)).length,
+    };
+  };
+}
