@@ -136,7 +136,7 @@ describe('export and import', () => {
 describe('a backup taken while other processes write notes and consolidate', () => {
   it('is consistent with its manifest, and restores to a consistent space', async () => {
     const store = await fsStore();
-    const slow = await startScriptedLlm([{ delayMs: 700, then: { reply: FIRST_PLAN } }]);
+    const slow = await startScriptedLlm([{ delayMs: 1_000, then: { reply: FIRST_PLAN } }]);
     try {
       const core = createCore({ storage: store.storage });
       await core.spaces.create(owner, { space_id: 'busy' });
@@ -148,7 +148,8 @@ describe('a backup taken while other processes write notes and consolidate', () 
       })();
       const env = { ...store.env, LIVE_MEM_LLM_BASE_URL: slow.url, LIVE_MEM_LLM_MODEL: 'm' };
       const consolidating = cli(env, ['consolidate', 'busy', '-q', '--json']);
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      // Start the backup once the consolidation holds the space's lease (however slow its start).
+      for (let i = 0; i < 200 && !(await store.storage.stat('busy/_consolidation/lock.json')); i++) await new Promise((resolve) => setTimeout(resolve, 25));
       const backup = await cli(store.env, ['backup', 'create', 'busy', '-d', 'during the storm', '--json']);
       writing = false;
       await writes;
