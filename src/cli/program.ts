@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { ANONYMOUS } from '../core/auth/auth-service.js';
 import { CATEGORIES } from '../core/validate.js';
 import { backupCreate, backupDelete, backupDownload, backupList, backupRestore, exportSpace, importSpace } from './commands/backup.js';
 import { bankList, bankRead, bankReadAll } from './commands/bank.js';
@@ -8,7 +9,6 @@ import { serve } from './commands/serve.js';
 import { about, health, whoami } from './commands/system.js';
 import { tokenCreate, tokenDelete, tokenList, tokenRevoke, tokenUpdate } from './commands/token.js';
 import { spaceCreate, spaceDelete, spaceInfo, spaceList, spaceRules, spaceSummary, spaceUpdate } from './commands/space.js';
-import { ANONYMOUS } from '../core/auth/auth-service.js';
 import { openCore, type GlobalOptions, type Session } from './open.js';
 import { render } from './output.js';
 import { VERSION } from './version.js';
@@ -20,17 +20,18 @@ type CommandFn = (session: Session, ...args: never[]) => Promise<Record<string, 
 const FAILED = new Set(['error', 'partial']);
 
 /**
- * Wraps a command function: open the core, run, render, close. Errors go up to main's boundary; a
- * result whose status says it failed is rendered, then reported through `failed`.
+ * Wraps a command function: open the core, resolve the caller, run, render, close. Errors go up to
+ * main's boundary; a result whose status says it failed is rendered, then thrown as CommandFailed.
+ * A server (`perRequestCaller`) resolves the caller at each request instead: a bad token must not
+ * stop it from starting, and a revocation must reach open sessions.
  */
-function action(fn: CommandFn, view: View = 'fields') {
+function action(fn: CommandFn, view: View = 'fields', options: { perRequestCaller?: boolean } = {}) {
   return async (...args: unknown[]) => {
     const command = args[args.length - 1] as Command;
     const globals = command.optsWithGlobals<GlobalOptions>();
     const opened = await openCore(globals);
     try {
-      // A server resolves the caller per request instead (a bad token must not stop it from starting).
-      const caller = fn === (serve as unknown) ? ANONYMOUS : await opened.resolveCaller();
+      const caller = options.perRequestCaller ? ANONYMOUS : await opened.resolveCaller();
       const session: Session = { ...opened, caller };
       const result = await (fn as (session: Session, ...rest: unknown[]) => Promise<Record<string, unknown> | null>)(session, ...args.slice(0, -1));
       if (result === null) return; // the command wrote its own output (an archive on stdout)
@@ -64,7 +65,7 @@ export function buildProgram(): Command {
     .option('--json', 'machine-readable output: the same JSON the MCP tools return')
     .option('--token <token>', 'act with this token (env LIVE_MEM_TOKEN); default: the local owner')
     .showHelpAfterError('(run with --help for usage)')
-    .action(action(serve));
+    .action(action(serve, 'fields', { perRequestCaller: true }));
 
   program
     .command('serve')
@@ -72,7 +73,7 @@ export function buildProgram(): Command {
     .option('--http', 'serve Streamable HTTP at /mcp instead of stdio; every request needs Authorization: Bearer')
     .option('--host <host>', 'address to bind (default 127.0.0.1: loopback only)')
     .option('--port <port>', 'port to listen on (default 8080; 0 = any free port)', integer)
-    .action(action(serve));
+    .action(action(serve, 'fields', { perRequestCaller: true }));
 
   const space = program.command('space').description('create, inspect and delete memory spaces');
   space

@@ -1,7 +1,8 @@
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
-import { validateSpaceId } from '../validate.js';
+import { listPrefixes } from '../../storage/list.js';
+import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
 
 /** `{space}/_meta.json`. Fields unknown to this version are kept as they are on every rewrite. */
 export interface SpaceMeta {
@@ -73,3 +74,8 @@ export async function requireSpace(context: CoreContext, spaceId: string): Promi
   }
 }
 
+
+/** Every folder at the root of the store named like a space (a folder without _meta.json is not one). */
+export async function listSpaceIds(context: CoreContext): Promise<string[]> {
+  return (await listPrefixes(context.storage, '')).map((prefix) => prefix.slice(0, -1)).filter((id) => SPACE_ID_PATTERN.test(id));
+}

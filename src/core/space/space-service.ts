@@ -1,13 +1,13 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
-import { listKeys, listPrefixes } from '../../storage/list.js';
+import { listKeys } from '../../storage/list.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
 import type { BankService } from '../bank/bank-service.js';
 import type { CoreContext } from '../context.js';
 import { KEEP_FILE, spaceKeys } from '../layout.js';
-import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
+import { validateSpaceId } from '../validate.js';
 import { DEFAULT_RULES } from './default-rules.js';
-import { loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from './meta.js';
+import { listSpaceIds, loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from './meta.js';
 
 const MAX_RULES_CHARS = 200_000;
 const MAX_DESCRIPTION_CHARS = 2_000;
@@ -108,9 +108,7 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts) {
 
     async list(caller: Caller) {
       authorize(caller, 'read');
-      const ids = (await listPrefixes(storage, ''))
-        .map((prefix) => prefix.slice(0, -1))
-        .filter((id) => SPACE_ID_PATTERN.test(id) && canAccessSpace(caller, id));
+      const ids = (await listSpaceIds(context)).filter((id) => canAccessSpace(caller, id));
       const spaces = await mapLimit(ids, context.storage.parallelism, async (spaceId) => {
         try {
           const { meta } = await loadMeta(context, spaceId);

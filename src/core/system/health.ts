@@ -1,7 +1,6 @@
-import { listPrefixes } from '../../storage/list.js';
 import { canAccessSpace, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
-import { SPACE_ID_PATTERN } from '../validate.js';
+import { listSpaceIds } from '../space/meta.js';
 
 /** How long an LLM reachability check is reused: health may be polled, the endpoint need not be. */
 const LLM_CHECK_TTL_MS = 60_000;
@@ -35,7 +34,7 @@ export function createHealth(context: CoreContext) {
 
   return async (caller: Caller) => {
     const [storage, llm] = await Promise.all([timed(() => context.storage.list('_system/', { limit: 1 })), checkLlm()]);
-    const spaces = storage.status === 'ok' ? (await listPrefixes(context.storage, '')).map((p) => p.slice(0, -1)).filter((id) => SPACE_ID_PATTERN.test(id)) : [];
+    const spaces = storage.status === 'ok' ? await listSpaceIds(context) : [];
     return {
       status: storage.status === 'ok' ? ('ok' as const) : ('error' as const),
       services: { storage: { ...storage, driver: context.storage.name }, llm },
