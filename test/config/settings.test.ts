@@ -43,6 +43,9 @@ describe('settings', () => {
       [{ LIVE_MEM_MAX_NOTE_CHARS: 'lots' }, /LIVE_MEM_MAX_NOTE_CHARS must be an integer/],
       [{ LIVE_MEM_STORAGE: 's3' }, /needs a bucket/],
       [{ LIVE_MEM_S3_FORCE_PATH_STYLE: 'maybe' }, /true or false/],
+      [{ LIVE_MEM_ADMIN_TOKEN: 'short-secret' }, /too weak \(12 characters\)/],
+      [{ LIVE_MEM_AUTH: 'sometimes' }, /LIVE_MEM_AUTH must be one of optional, required/],
+      [{ LIVE_MEM_LLM_BASE_URL: 'http://x/v1' }, /LIVE_MEM_LLM_MODEL is not/],
     ];
     for (const [env, message] of bad) {
       assert.throws(() => resolveSettings({ env }), (e) => isLiveMemError(e, 'config_error') && message.test(e.message));

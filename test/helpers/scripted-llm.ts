@@ -29,6 +29,8 @@ export interface RecordedRequest {
 export interface ScriptedLlm {
   url: string;
   requests: RecordedRequest[];
+  /** GET /models calls (health checks: they cost no tokens). */
+  modelListings: number;
   /** Makes a client of the real adapter for this server. */
   client(options?: { contextWindow?: number; maxTokens?: number }): LlmClient;
   close(): Promise<void>;
@@ -36,11 +38,17 @@ export interface ScriptedLlm {
 
 export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
   const requests: RecordedRequest[] = [];
+  const counters = { modelListings: 0 };
   let next = 0;
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
+      if (req.method === 'GET' && req.url?.endsWith('/models')) {
+        counters.modelListings++;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'scripted-model', object: 'model', created: 0, owned_by: 'test' }] }));
+        return;
+      }
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
         res.writeHead(404).end('{"error":{"message":"not found"}}');
         return;
@@ -79,6 +87,9 @@ export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
   return {
     url,
     requests,
+    get modelListings() {
+      return counters.modelListings;
+    },
     client: (options = {}) =>
       createOpenAiLlm({ baseUrl: url, apiKey: 'test-key', model: 'scripted-model', temperature: 0.3, maxTokens: options.maxTokens ?? 4_000, contextWindow: options.contextWindow ?? 100_000 }),
     close: () =>
