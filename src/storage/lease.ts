@@ -1,17 +1,22 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { isLiveMemError, LiveMemError } from '../shared/errors.js';
 import type { StorageDriver } from './types.js';
 
 /**
  * A lease lock stored as an object, built only on the driver contract (create-only and
  * compare-and-swap), so it holds across processes on fs and across machines on S3.
- * A holder that crashes blocks nobody past `expires_at`; a live holder renews before then.
+ * A holder that crashes blocks nobody past `expires_at`; a live holder renews before then. A holder
+ * on this machine whose process is gone (killed, crashed) blocks nobody at all: its lease is taken
+ * over at once.
  */
 export interface LeaseRecord {
   owner: string;
   token: string;
   acquired_at: string;
   expires_at: string;
+  /** The holding process, where it can be told apart: `{boot id}/{pid namespace}/{pid}` (Linux). */
+  process?: string;
 }
 
 export interface Lease {
@@ -37,6 +42,7 @@ export async function acquireLease(driver: StorageDriver, key: string, options: 
     return {
       owner: options.owner,
       token,
+      ...(PROCESS_ID ? { process: PROCESS_ID } : {}),
       acquired_at: now.toISOString(),
       expires_at: new Date(now.getTime() + options.ttlMs).toISOString(),
     };
@@ -52,14 +58,14 @@ export async function acquireLease(driver: StorageDriver, key: string, options: 
       const current = await driver.get(key);
       if (!current) continue; // released meanwhile: try to create again
       const held = parseRecord(current.body);
-      if (held && Date.parse(held.expires_at) > clock().getTime()) {
+      if (held && Date.parse(held.expires_at) > clock().getTime() && !heldByDeadProcess(held)) {
         throw new LiveMemError('conflict', `${key} is held by ${held.owner} until ${held.expires_at}`, {
           key,
           holder: held.owner,
           expires_at: held.expires_at,
         });
       }
-      // Expired (or unreadable): take it over, but only from the version we just read.
+      // Expired, abandoned or unreadable: take it over, but only from the version we just read.
       try {
         ({ etag } = await driver.put(key, JSON.stringify(record), { ifMatch: current.etag }));
       } catch (takeover) {
@@ -102,5 +108,35 @@ function parseRecord(body: Buffer): LeaseRecord | null {
     return typeof value.token === 'string' && typeof value.expires_at === 'string' ? (value as LeaseRecord) : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * This process, named so that another process can tell whether it is still running: the boot id
+ * and the pid namespace pin the pid to one running kernel and one pid space (two containers on a
+ * host share the first, not the second). Unknown off Linux: leases there wait out their expiry.
+ */
+const PROCESS_ID = ((): string | undefined => {
+  try {
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    const namespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
+    return boot && namespace ? `${boot}/${namespace}/${process.pid}` : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** Whether the lease's holder ran on this machine, in our pid namespace, and has exited. */
+function heldByDeadProcess(record: LeaseRecord): boolean {
+  if (!PROCESS_ID || !record.process) return false;
+  const cut = record.process.lastIndexOf('/');
+  if (record.process.slice(0, cut) !== PROCESS_ID.slice(0, PROCESS_ID.lastIndexOf('/'))) return false;
+  const pid = Number(record.process.slice(cut + 1));
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false; // alive (or its pid reused: then the lease waits out its expiry, the safe side)
+  } catch (error) {
+    return (error as { code?: string }).code === 'ESRCH';
   }
 }

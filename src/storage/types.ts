@@ -11,6 +11,8 @@
  * - `list` returns keys in ascending byte order, one page at a time (`cursor` continues).
  *   With `delimiter: '/'` it returns the immediate children: objects, and `prefixes` for sub-folders.
  * - `delete` / `deleteMany` are idempotent: a missing key is not an error.
+ * - A `WriteBatch` (see `openBatch` in batch.ts) writes many objects that nobody reads until the
+ *   caller publishes them; they are durable once its `flush` resolves.
  */
 export interface ObjectInfo {
   key: string;
@@ -54,6 +56,19 @@ export interface ListPage {
   cursor?: string;
 }
 
+/**
+ * Many writes to keys that no reader looks at until the caller publishes them with a regular `put`
+ * afterwards (a space being restored, before its `_meta.json`; a backup, before its manifest).
+ * Each `put` creates or replaces its object but may skip per-object atomicity and durability, so
+ * a crash before `flush` resolves can leave objects missing or torn: the caller writes its marker
+ * only after `flush`, and treats unmarked objects as leftovers.
+ */
+export interface WriteBatch {
+  put(key: string, body: Buffer | string): Promise<void>;
+  /** Makes every object put so far durable. */
+  flush(): Promise<void>;
+}
+
 export type DriverName = 'memory' | 'fs' | 's3';
 
 export interface StorageDriver {
@@ -71,6 +86,11 @@ export interface StorageDriver {
   list(prefix: string, options?: ListOptions): Promise<ListPage>;
   delete(key: string): Promise<void>;
   deleteMany(keys: readonly string[]): Promise<void>;
+  /**
+   * A write batch cheaper than one `put` per object, where the driver has one (fs: no temp file and
+   * no fsync per object, one barrier at `flush`). Optional: `openBatch` falls back to plain puts.
+   */
+  batch?(): WriteBatch;
   /** Releases clients and handles. Optional. */
   close?(): Promise<void>;
 }

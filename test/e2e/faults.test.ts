@@ -1,17 +1,22 @@
 /**
- * Faults lose no data: a writer killed with SIGKILL mid-stream, a disk that fills up, files that
- * were corrupted behind live-mem's back.
+ * Faults lose no data: a writer or an import killed with SIGKILL mid-stream, a disk that fills up,
+ * files that were corrupted behind live-mem's back.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { execa } from 'execa';
 import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { isLiveMemError } from '../../src/shared/errors.js';
+import { mapLimit } from '../../src/shared/concurrency.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
-import { spawnServer } from '../helpers/mcp-client.js';
+import { listKeys } from '../../src/storage/list.js';
+import { BIN, spawnServer } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const owner = ownerCaller('checker');
@@ -98,6 +103,80 @@ describe('faults', () => {
     } finally {
       execFileSync('umount', [mountPoint]);
       await rm(mountPoint, { recursive: true, force: true });
+    }
+  });
+
+  it('an import killed with SIGKILL leaves no space; the next import or space_create of the id starts clean', async () => {
+    const home = await tempDir();
+    try {
+      const storage = createFsDriver(home.dir);
+      const core = createCore({ storage });
+      await core.spaces.create(owner, { space_id: 'src' });
+      await mapLimit(Array.from({ length: 6000 }, (_, i) => i), 16, (i) => core.notes.write(owner, { space_id: 'src', category: 'progress', content: `note ${i}` }));
+      const archive = path.join(home.dir, 'src.tar.gz');
+      await pipeline((await core.backups.exportStream(owner, 'src')).stream, createWriteStream(archive));
+      const env = { ...process.env, LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'error' };
+
+      /** Starts `live-mem import --as copy` and kills it once it has written `atLeast` notes. */
+      const importKilledMidway = async (atLeast: number) => {
+        const child = spawn(process.execPath, [BIN, 'import', archive, '--as', 'copy'], { env, stdio: 'ignore' });
+        const exited = new Promise((resolve) => child.on('exit', resolve));
+        let finished = false;
+        void exited.then(() => (finished = true));
+        while (!finished && (await readdir(path.join(home.dir, 'copy', 'live')).catch(() => [])).length < atLeast) await new Promise((resolve) => setTimeout(resolve, 5));
+        assert.equal(finished, false, 'the import must still be running when killed');
+        child.kill('SIGKILL');
+        await exited;
+        assert.equal(await storage.stat('copy/_meta.json'), null, 'a killed import leaves no space');
+        assert.ok((await listKeys(storage, 'copy/')).length >= atLeast, 'it had written files');
+        assert.deepEqual((await core.spaces.list(owner)).spaces.map((space) => space.space_id), ['src']);
+      };
+
+      await importKilledMidway(200);
+      const created = await execa(process.execPath, [BIN, 'space', 'create', 'copy'], { env, reject: false });
+      assert.equal(created.exitCode, 0, created.stderr);
+      assert.deepEqual(await listKeys(storage, 'copy/'), ['copy/_meta.json', 'copy/_rules.md', 'copy/bank/.keep', 'copy/live/.keep'], 'space_create removed the leftovers');
+      await core.spaces.delete(owner, { space_id: 'copy', confirm: true });
+
+      await importKilledMidway(1000);
+      const imported = await execa(process.execPath, [BIN, 'import', archive, '--as', 'copy'], { env, reject: false });
+      assert.equal(imported.exitCode, 0, imported.stderr);
+      const [source, copy] = await Promise.all([listKeys(storage, 'src/'), listKeys(storage, 'copy/')]);
+      assert.deepEqual(copy.map((key) => key.slice('copy/'.length)), source.map((key) => key.slice('src/'.length)), 'exactly the archive, no leftover');
+      for (const key of source.filter((k) => !k.endsWith('_meta.json'))) {
+        assert.deepEqual((await storage.get(`copy/${key.slice(4)}`))?.body, (await storage.get(key))?.body, key);
+      }
+    } finally {
+      await home.remove();
+    }
+  });
+
+  it('an import onto a full disk fails with a clear error and leaves nothing behind', async (t) => {
+    const mountPoint = (await tempDir('live-mem-tinyfs')).dir;
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mountPoint], { stdio: 'ignore' });
+    } catch {
+      await rm(mountPoint, { recursive: true, force: true });
+      if (process.env.CI) assert.fail('CI must be able to mount a tmpfs (root) for the full-disk test');
+      t.skip('cannot mount a tmpfs here (needs root)');
+      return;
+    }
+    const home = await tempDir();
+    try {
+      const source = createCore({ storage: createFsDriver(home.dir) });
+      await source.spaces.create(owner, { space_id: 'big' });
+      await mapLimit(Array.from({ length: 300 }, (_, i) => i), 16, (i) => source.notes.write(owner, { space_id: 'big', category: 'progress', content: `${i} ${'z'.repeat(3000)}` }));
+      const archive = path.join(home.dir, 'big.tar.gz');
+      await pipeline((await source.backups.exportStream(owner, 'big')).stream, createWriteStream(archive));
+
+      const target = createCore({ storage: createFsDriver(mountPoint) });
+      await assert.rejects(target.backups.importArchive(owner, () => createReadStream(archive)), (error) => isLiveMemError(error, 'storage_error') && /disk is full/.test(error.message));
+      assert.deepEqual(await filesUnder(mountPoint), [], 'nothing left behind');
+      assert.deepEqual((await target.spaces.list(owner)).spaces, []);
+    } finally {
+      execFileSync('umount', [mountPoint]);
+      await rm(mountPoint, { recursive: true, force: true });
+      await home.remove();
     }
   });
 

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
+import { acquireLease } from '../../src/storage/lease.js';
 import { listKeys } from '../../src/storage/list.js';
 import { tempDir } from '../helpers/tmp.js';
 import { runStorageSuite } from './suite.js';
@@ -43,6 +45,48 @@ describe('fs driver specifics', () => {
       assert.deepEqual(await listKeys(driver, 's/'), ['s/k.md']);
       await driver.put('s/k.md', 'v2', { ifMatch: etag });
       assert.equal((await driver.get('s/k.md'))?.body.toString(), 'v2');
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it('flushes a batch without `sync` on the PATH (a distroless image), by an fsync per file and folder', async () => {
+    const tmp = await tempDir();
+    const savedPath = process.env.PATH;
+    try {
+      const driver = createFsDriver(tmp.dir);
+      process.env.PATH = path.join(tmp.dir, 'no-such-bin');
+      const batch = driver.batch?.();
+      assert.ok(batch);
+      await batch.put('s/live/a.md', 'a');
+      await batch.put('s/bank/deep/b.md', 'b');
+      await batch.flush();
+      assert.equal(await readFile(path.join(tmp.dir, 's/bank/deep/b.md'), 'utf8'), 'b');
+      assert.deepEqual(await listKeys(driver, 's/'), ['s/bank/deep/b.md', 's/live/a.md']);
+    } finally {
+      process.env.PATH = savedPath;
+      await tmp.remove();
+    }
+  });
+
+  it('takes over at once a lease whose holder on this machine was killed, never a live holder\'s', { skip: process.platform !== 'linux' && 'process ids are told apart on Linux only' }, async () => {
+    const tmp = await tempDir();
+    try {
+      const holder = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+        import { createFsDriver } from ${JSON.stringify(new URL('../../src/storage/fs/fs-driver.ts', import.meta.url).href)};
+        import { acquireLease } from ${JSON.stringify(new URL('../../src/storage/lease.ts', import.meta.url).href)};
+        await acquireLease(createFsDriver(${JSON.stringify(tmp.dir)}), 'space/lock.json', { owner: 'child', ttlMs: 600000 });
+        console.log('held');
+        setInterval(() => {}, 1000);
+      `], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise((resolve) => holder.stdout.once('data', resolve));
+      const driver = createFsDriver(tmp.dir);
+      await assert.rejects(acquireLease(driver, 'space/lock.json', { owner: 'parent', ttlMs: 60_000 }), /held by child/);
+      holder.kill('SIGKILL');
+      await new Promise((resolve) => holder.once('exit', resolve));
+      const lease = await acquireLease(driver, 'space/lock.json', { owner: 'parent', ttlMs: 60_000 });
+      assert.equal(lease.record.owner, 'parent');
+      await lease.release();
     } finally {
       await tmp.remove();
     }

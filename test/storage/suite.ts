@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { isLiveMemError } from '../../src/shared/errors.js';
+import { openBatch } from '../../src/storage/batch.js';
 import { acquireLease } from '../../src/storage/lease.js';
 import { listKeys } from '../../src/storage/list.js';
 import type { StorageDriver } from '../../src/storage/types.js';
@@ -134,9 +135,24 @@ export function runStorageSuite(name: string, makeHarness: () => Promise<DriverH
       assert.deepEqual(await listKeys(driver, 'del/'), []);
     });
 
+    it('writes a batch: creates and replaces, in new folders, readable once flushed', async () => {
+      await driver.put('batch/old.md', 'left over');
+      const batch = openBatch(driver);
+      const keys = Array.from({ length: 40 }, (_, index) => `batch/${index % 3 === 0 ? 'deep/er/' : ''}n${index}.md`);
+      await Promise.all(keys.map((key, index) => batch.put(key, `body ${index}`)));
+      await batch.put('batch/old.md', Buffer.from([0, 255, 10]));
+      await batch.flush();
+      await batch.flush(); // idempotent
+      for (const [index, key] of keys.entries()) assert.equal((await driver.get(key))?.body.toString(), `body ${index}`);
+      assert.deepEqual((await driver.get('batch/old.md'))?.body, Buffer.from([0, 255, 10]));
+      assert.deepEqual(await listKeys(driver, 'batch/'), [...keys, 'batch/old.md'].sort());
+      await openBatch(driver).flush(); // an empty batch
+    });
+
     it('refuses keys that would escape the store, before any I/O', async () => {
       for (const key of ['../escape.md', 'a/../../escape.md', '/etc/passwd', 'a\\b.md', 'a\u0000b.md', 'a//b.md', './a.md', '', 'x.lmtmp']) {
         await assert.rejects(driver.put(key, 'x'), rejectsWith('invalid_input'), `put ${JSON.stringify(key)}`);
+        await assert.rejects(openBatch(driver).put(key, 'x'), rejectsWith('invalid_input'), `batch put ${JSON.stringify(key)}`);
         await assert.rejects(driver.get(key), rejectsWith('invalid_input'), `get ${JSON.stringify(key)}`);
       }
       await assert.rejects(driver.list('../'), rejectsWith('invalid_input'));

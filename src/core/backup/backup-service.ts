@@ -2,11 +2,13 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { boundedTasks, mapLimit, mapOrdered } from '../../shared/concurrency.js';
 import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import { openBatch } from '../../storage/batch.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
 import { lockSpace } from '../consolidation/space-lock.js';
 import type { CoreContext } from '../context.js';
 import { BACKUPS_PREFIX, backupKeys, spaceKeys } from '../layout.js';
+import { claimNewSpace } from '../space/claim.js';
 import { requireSpace } from '../space/meta.js';
 import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
 import { packArchive, readArchive, type ArchiveEntry } from './archive.js';
@@ -68,21 +70,18 @@ export function createBackupService(context: CoreContext) {
   };
 
   /**
-   * Writes a verified snapshot into a space that must not exist: every file but `_meta.json` first,
-   * the meta last and create-only (it is what makes the space exist). On any failure the files
-   * written are removed, so no half-restored space is left behind.
+   * Writes a verified snapshot as a new space, under the claim of its id (see claimNewSpace): every
+   * file but `_meta.json` in one write batch, flushed, then the meta, create-only: it is what makes
+   * the space exist. On failure the files written are removed, so no half-restored space is left
+   * behind; after a crash, the next claim of the id removes them.
    */
-  const writeSpace = async (spaceId: string, feed: (write: (path: string, body: Buffer) => Promise<void>) => Promise<void>): Promise<number> => {
+  const writeSpace = async (caller: Caller, spaceId: string, feed: (write: (path: string, body: Buffer) => Promise<void>) => Promise<void>): Promise<number> => {
     const keys = spaceKeys(spaceId);
+    const held = await claimNewSpace(context, spaceId, caller, 'restore');
+    const batch = openBatch(storage);
+    const tasks = boundedTasks(storage.parallelism);
     const written: string[] = [];
-    const tasks = boundedTasks(storage.parallelism * 2);
     let meta: Buffer | undefined;
-    // Create-only is cheapest (no lock on fs); a file left by an earlier failed restore is replaced.
-    const put = (key: string, body: Buffer) =>
-      storage.put(key, body, { ifNoneMatch: '*' }).catch((error: unknown) => {
-        if (!isLiveMemError(error, 'precondition_failed')) throw error;
-        return storage.put(key, body);
-      });
     try {
       await feed(async (path, body) => {
         if (path === '_meta.json') {
@@ -90,10 +89,11 @@ export function createBackupService(context: CoreContext) {
           return;
         }
         written.push(keys.root + path);
-        await tasks.run(async () => void (await put(keys.root + path, body)));
+        await tasks.run(() => batch.put(keys.root + path, body));
       });
       await tasks.drain();
       if (!meta) throw invalid('the snapshot has no _meta.json');
+      await batch.flush();
       await storage.put(keys.meta, meta, { ifNoneMatch: '*', contentType: 'application/json' });
       return written.length + 1;
     } catch (error) {
@@ -101,9 +101,12 @@ export function createBackupService(context: CoreContext) {
       await storage.deleteMany(written).catch((cleanup: unknown) => context.logger.error('could not remove a failed restore', { error: String(cleanup) }));
       if (isLiveMemError(error, 'precondition_failed')) throw new LiveMemError('already_exists', `space '${spaceId}' was created while restoring; nothing restored`, { space_id: spaceId });
       throw error;
+    } finally {
+      await held.release();
     }
   };
 
+  /** Fails early, before an archive is read twice, if the space exists (the claim checks again). */
   const requireAbsent = async (spaceId: string): Promise<void> => {
     if (await storage.stat(spaceKeys(spaceId).meta)) {
       throw new LiveMemError('already_exists', `space '${spaceId}' exists: delete it first, or import under another name`, { space_id: spaceId });
@@ -190,12 +193,13 @@ export function createBackupService(context: CoreContext) {
         const stamp = `${now.toISOString().slice(0, 19).replace(/:/g, '-')}-${context.randomId()}`;
         const keys = backupKeys(spaceId, stamp);
         const files: ManifestFile[] = [];
-        const pending: Array<Promise<unknown>> = [];
+        const batch = openBatch(storage);
+        const tasks = boundedTasks(storage.parallelism);
         for await (const { path, body } of readSpace(spaceId, await spacePaths(spaceId), files)) {
-          pending.push(storage.put(keys.file(path), body));
-          if (pending.length >= storage.parallelism) await Promise.all(pending.splice(0));
+          await tasks.run(() => batch.put(keys.file(path), body));
         }
-        await Promise.all(pending);
+        await tasks.drain();
+        await batch.flush();
         const manifest = manifestOf(spaceId, description, files);
         // The manifest is written last and create-only: a backup without one never finished and is not listed.
         await storage.put(keys.manifest, `${JSON.stringify(manifest, null, 2)}\n`, { ifNoneMatch: '*', contentType: 'application/json' });
@@ -241,7 +245,7 @@ export function createBackupService(context: CoreContext) {
         return { path: file.path, body: object.body };
       };
       await mapLimit(manifest.files, storage.parallelism, readFile); // verify everything before writing anything
-      const restored = await writeSpace(spaceId, async (write) => {
+      const restored = await writeSpace(caller, spaceId, async (write) => {
         for (const file of manifest.files) {
           const { path, body } = await readFile(file);
           await write(path, body);
@@ -304,7 +308,7 @@ export function createBackupService(context: CoreContext) {
       authorize(caller, 'admin', spaceId);
       await requireAbsent(spaceId);
       const prefix = `${manifest.space_id}/`;
-      const restored = await writeSpace(spaceId, (write) =>
+      const restored = await writeSpace(caller, spaceId, (write) =>
         readArchive(open(), async ({ path, body }) => {
           if (path === MANIFEST_ENTRY) return;
           const relative = path.slice(prefix.length);

@@ -6,6 +6,7 @@ import type { BankService } from '../bank/bank-service.js';
 import type { CoreContext } from '../context.js';
 import { KEEP_FILE, spaceKeys } from '../layout.js';
 import { validateSpaceId } from '../validate.js';
+import { claimNewSpace } from './claim.js';
 import { DEFAULT_RULES } from './default-rules.js';
 import { listSpaceIds, loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from './meta.js';
 
@@ -86,22 +87,24 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts) {
         consolidation_count: 0,
         total_notes_processed: 0,
       };
-      // The meta is the claim: of two creators, exactly one wins it; the other gets already_exists.
+      // Like an import: files first, the meta last and create-only (it is what makes the space exist).
+      const held = await claimNewSpace(context, spaceId, caller, 'create');
+      const files = [keys.rules, `${keys.live}${KEEP_FILE}`, `${keys.bank}${KEEP_FILE}`];
       try {
+        await Promise.all([
+          storage.put(keys.rules, rules, { contentType: 'text/markdown; charset=utf-8' }),
+          // Folder sentinels, as the Python server lays a space out.
+          storage.put(`${keys.live}${KEEP_FILE}`, ''),
+          storage.put(`${keys.bank}${KEEP_FILE}`, ''),
+        ]);
+        // Create-only even under the lease: a writer that takes no lease (the Python server) may race.
         await storage.put(keys.meta, serializeMeta(meta), { ifNoneMatch: '*', contentType: 'application/json' });
       } catch (error) {
-        if (isLiveMemError(error, 'precondition_failed')) {
-          throw new LiveMemError('already_exists', `space '${spaceId}' already exists`, { space_id: spaceId });
-        }
-        throw error;
-      }
-      try {
-        await storage.put(keys.rules, rules, { contentType: 'text/markdown; charset=utf-8' });
-        // Folder sentinels, as the Python server lays a space out.
-        await Promise.all([storage.put(`${keys.live}${KEEP_FILE}`, ''), storage.put(`${keys.bank}${KEEP_FILE}`, '')]);
-      } catch (error) {
-        await storage.deleteMany([keys.rules, `${keys.live}${KEEP_FILE}`, `${keys.bank}${KEEP_FILE}`, keys.meta]).catch(() => undefined);
-        throw error;
+        const created = isLiveMemError(error, 'precondition_failed');
+        if (!created) await storage.deleteMany(files).catch(() => undefined);
+        throw created ? new LiveMemError('already_exists', `space '${spaceId}' already exists`, { space_id: spaceId }) : error;
+      } finally {
+        await held.release();
       }
       return { status: 'created' as const, space_id: spaceId, description, owner: meta.owner, rules_size: Buffer.byteLength(rules), created_at: createdAt };
     },

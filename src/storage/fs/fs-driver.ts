@@ -5,8 +5,9 @@ import { mapLimit } from '../../shared/concurrency.js';
 import { LiveMemError } from '../../shared/errors.js';
 import { normalizeKey, normalizePrefix, RESERVED_SUFFIXES } from '../../shared/keys.js';
 import { paginate } from '../list.js';
-import type { ListOptions, ObjectInfo, PutOptions, StorageDriver, StoredObject } from '../types.js';
+import type { ListOptions, ObjectInfo, PutOptions, StorageDriver, StoredObject, WriteBatch } from '../types.js';
 import { withKeyLock } from './key-lock.js';
+import { syncWritten } from './sync.js';
 
 /**
  * The local filesystem driver (the default). A key is a file below `root`.
@@ -15,7 +16,8 @@ import { withKeyLock } from './key-lock.js';
  * becomes visible by rename (replace) or link (create-only), so a crash leaves the old version or
  * the new one, never a torn file. Create-only relies on link(2) failing with EEXIST, which is atomic
  * across processes; compare-and-swap, replace and delete of one key are serialised across processes
- * by a lock file beside it (see key-lock.ts).
+ * by a lock file beside it (see key-lock.ts). A write batch skips the temp file and the fsync per
+ * object and syncs them all at `flush` (see sync.ts).
  */
 export function createFsDriver(rootDir: string): StorageDriver {
   const root = path.resolve(rootDir);
@@ -209,6 +211,34 @@ export function createFsDriver(rootDir: string): StorageDriver {
     async deleteMany(keys) {
       keys.forEach((key) => pathOf(key)); // every key checked before any is deleted
       await mapLimit(keys, 16, removeFile);
+    },
+
+    batch(): WriteBatch {
+      const files: string[] = [];
+      const dirs = new Set<string>();
+      return {
+        async put(key, body) {
+          const file = pathOf(key);
+          const dir = path.dirname(file);
+          try {
+            if (!dirs.has(dir)) {
+              await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+              dirs.add(dir);
+            }
+            await fsp.writeFile(file, body, { mode: 0o600 });
+          } catch (error) {
+            throw storageError('write', file, error);
+          }
+          files.push(file);
+        },
+        async flush() {
+          try {
+            await syncWritten(root, files, dirs);
+          } catch (error) {
+            throw storageError('sync', root, error);
+          }
+        },
+      };
     },
   };
 }

@@ -1,0 +1,14 @@
+import type { StorageDriver, WriteBatch } from './types.js';
+
+/**
+ * A write batch on `storage`: the driver's own when it has a cheaper one, else plain puts (each
+ * already durable on return, so `flush` has nothing left to do).
+ */
+export function openBatch(storage: StorageDriver): WriteBatch {
+  return (
+    storage.batch?.() ?? {
+      put: async (key, body) => void (await storage.put(key, body)),
+      flush: async () => undefined,
+    }
+  );
+}
