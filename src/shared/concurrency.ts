@@ -61,3 +61,29 @@ export function boundedTasks(limit: number) {
     },
   };
 }
+
+/**
+ * Wraps `task` so that callers get a run that started after they called, and callers arriving
+ * while a run is in flight share the next one (per key): n concurrent fsyncs of one folder cost
+ * two, not n. A failed run fails the callers that shared it, and only them.
+ */
+export function coalescing(task: (key: string) => Promise<void>): (key: string) => Promise<void> {
+  const latest = new Map<string, Promise<void>>();
+  const queued = new Map<string, Promise<void>>();
+  return (key) => {
+    const waiting = queued.get(key);
+    if (waiting) return waiting;
+    const previous = latest.get(key);
+    const run = (previous ?? Promise.resolve()).catch(() => undefined).then(() => {
+      queued.delete(key);
+      return task(key);
+    });
+    if (previous) queued.set(key, run);
+    latest.set(key, run);
+    run.then(
+      () => latest.get(key) === run && latest.delete(key),
+      () => latest.get(key) === run && latest.delete(key),
+    );
+    return run;
+  };
+}

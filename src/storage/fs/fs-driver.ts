@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp, type BigIntStats, type Dirent } from 'node:fs';
 import path from 'node:path';
-import { mapLimit } from '../../shared/concurrency.js';
+import { coalescing, mapLimit } from '../../shared/concurrency.js';
 import { LiveMemError } from '../../shared/errors.js';
 import { normalizeKey, normalizePrefix, RESERVED_SUFFIXES } from '../../shared/keys.js';
 import { paginate } from '../list.js';
@@ -12,12 +12,16 @@ import { syncWritten } from './sync.js';
 /**
  * The local filesystem driver (the default). A key is a file below `root`.
  *
- * Durability: every body is written to a temp file in the target folder and fsynced before it
- * becomes visible by rename (replace) or link (create-only), so a crash leaves the old version or
- * the new one, never a torn file. Create-only relies on link(2) failing with EEXIST, which is atomic
- * across processes; compare-and-swap, replace and delete of one key are serialised across processes
- * by a lock file beside it (see key-lock.ts). A write batch skips the temp file and the fsync per
- * object and syncs them all at `flush` (see sync.ts).
+ * Durability: every body goes to a temp file in the target folder first. A replacing body is
+ * fsynced, renamed over the old one, then its folder is fsynced: a crash leaves the old version or
+ * the new one, never a torn file. A new body is linked to its name, then fsynced with that name. A
+ * delete fsyncs the folder. Concurrent writers share folder fsyncs. Once `put` or `delete`
+ * resolves, the change survives a power cut.
+ *
+ * Create-only relies on link(2) failing with EEXIST, which is atomic across processes;
+ * compare-and-swap, replace and delete of one key are serialised across processes by a lock file
+ * beside it (see key-lock.ts). A write batch skips the temp file and the fsync per object and syncs
+ * them all at `flush` (see sync.ts).
  */
 export function createFsDriver(rootDir: string): StorageDriver {
   const root = path.resolve(rootDir);
@@ -49,21 +53,19 @@ export function createFsDriver(rootDir: string): StorageDriver {
   };
 
   /**
-   * Writes `body` to a fresh, fsynced temp file beside `file`, creating folders as needed. Returns
-   * its path and etag: link and rename keep the inode and mtime, so the etag is the final file's too.
+   * Writes `body` to a fresh temp file beside `file`, creating folders as needed, and returns it
+   * open: the caller decides when to fsync it (before or after it gets its name) and closes it.
    */
-  const writeTemp = async (file: string, body: Buffer | string): Promise<{ temp: string; etag: string }> => {
+  const openTemp = async (file: string, body: Buffer | string): Promise<{ temp: string; handle: fsp.FileHandle }> => {
     const temp = `${file}.${randomBytes(6).toString('hex')}${RESERVED_SUFFIXES[0]}`;
     for (let attempt = 0; ; attempt++) {
       let handle: fsp.FileHandle | undefined;
       try {
         handle = await fsp.open(temp, 'wx', 0o600);
         await handle.writeFile(body);
-        await handle.datasync();
-        return { temp, etag: etagOf(await handle.stat({ bigint: true })) };
+        return { temp, handle };
       } catch (error) {
         await handle?.close().catch(() => undefined);
-        handle = undefined;
         // A folder may be missing, or pruned by a concurrent delete: create it and try again.
         if (isCode(error, 'ENOENT') && attempt < 3) {
           await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
@@ -71,11 +73,19 @@ export function createFsDriver(rootDir: string): StorageDriver {
         }
         await fsp.unlink(temp).catch(() => undefined);
         throw storageError('write', file, error);
-      } finally {
-        await handle?.close();
       }
     }
   };
+
+  /** fsyncs folders whose entries changed, so a new, replaced or removed name survives a power cut. */
+  const syncFolder = coalescing(async (dir) => {
+    const handle = await fsp.open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  });
 
   /** Removes now-empty folders from `dir` up to (not including) the root. */
   const pruneEmptyDirs = async (dir: string): Promise<void> => {
@@ -98,6 +108,9 @@ export function createFsDriver(rootDir: string): StorageDriver {
         if (isCode(error, 'ENOENT', 'ENOTDIR')) return;
         throw storageError('delete', file, error);
       }
+    });
+    await syncFolder(path.dirname(file)).catch((error: unknown) => {
+      if (!isCode(error, 'ENOENT')) throw storageError('delete', file, error); // pruned by another delete: nothing to sync
     });
     await pruneEmptyDirs(path.dirname(file));
   };
@@ -163,16 +176,21 @@ export function createFsDriver(rootDir: string): StorageDriver {
 
     async put(key, body, options: PutOptions = {}) {
       const file = pathOf(key);
-      const { temp, etag } = await writeTemp(file, body);
+      const { temp, handle } = await openTemp(file, body);
       try {
         if (options.ifNoneMatch === '*') {
+          // Named first, then fsynced: the fsync makes the data and the new name durable together
+          // (ext4, XFS and btrfs sync a new file's folder entry with it). Until then no one was told.
           try {
             await fsp.link(temp, file);
           } catch (error) {
             if (isCode(error, 'EEXIST')) throw new LiveMemError('precondition_failed', `${key} already exists`, { key });
             throw storageError('create', file, error);
           }
+          await handle.sync();
         } else {
+          // A replaced body is fsynced before the rename: the name never points at a torn file.
+          await handle.datasync();
           await withKeyLock(file, async () => {
             if (options.ifMatch !== undefined) {
               const current = await statFile(file);
@@ -182,12 +200,17 @@ export function createFsDriver(rootDir: string): StorageDriver {
             }
             await fsp.rename(temp, file);
           });
+          await syncFolder(path.dirname(file));
         }
+        // Link and rename keep the inode and mtime: the temp file's etag is the final file's.
+        return { etag: etagOf(await handle.stat({ bigint: true })) };
+      } catch (error) {
+        throw storageError('write', file, error);
       } finally {
+        await handle.close().catch(() => undefined);
         // After a link the temp name is a second name of the file; after a rename it is already gone.
         await fsp.unlink(temp).catch(() => undefined);
       }
-      return { etag };
     },
 
     async list(prefix, options: ListOptions = {}) {
