@@ -7,7 +7,7 @@ import type { StorageDriver, WriteBatch } from './types.js';
 export function openBatch(storage: StorageDriver): WriteBatch {
   return (
     storage.batch?.() ?? {
-      put: async (key, body) => void (await storage.put(key, body)),
+      put: async (key, body, options) => void (await storage.put(key, body, options)),
       flush: async () => undefined,
     }
   );

@@ -64,7 +64,7 @@ export interface ListPage {
  * only after `flush`, and treats unmarked objects as leftovers.
  */
 export interface WriteBatch {
-  put(key: string, body: Buffer | string): Promise<void>;
+  put(key: string, body: Buffer | string, options?: Pick<PutOptions, 'contentType'>): Promise<void>;
   /** Makes every object put so far durable. */
   flush(): Promise<void>;
 }

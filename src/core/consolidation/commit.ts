@@ -1,5 +1,6 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import { openBatch } from '../../storage/batch.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { updateMeta } from '../space/meta.js';
@@ -95,10 +96,13 @@ export async function applyCommit(context: CoreContext, record: CommitRecord, bo
   await fault('after-meta');
 
   // Copy into history before deleting from live/: a note is always in one place or both, never none.
+  // The copies go in one batch, made durable before the record that lists them and the deletes.
+  const history = openBatch(storage);
   await mapLimit(record.notes, context.storage.parallelism, async (filename) => {
     const body = bodies.get(filename) ?? (await storage.get(keys.note(filename)))?.body;
-    if (body) await storage.put(keys.historyNote(record.id, filename), body, { contentType: 'text/markdown; charset=utf-8' });
+    if (body) await history.put(keys.historyNote(record.id, filename), body, { contentType: 'text/markdown; charset=utf-8' });
   });
+  await history.flush();
   const { writes, ...summary } = record;
   const historyRecord = { ...summary, bank_files: writes.map((w) => ({ filename: w.filename, kind: w.kind })) };
   await storage.put(keys.historyRecord(record.id), `${JSON.stringify(historyRecord, null, 2)}\n`, { contentType: 'application/json' });
