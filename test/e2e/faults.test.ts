@@ -8,7 +8,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { execa } from 'execa';
 import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
@@ -25,6 +25,25 @@ const owner = ownerCaller('checker');
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries.filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
+}
+
+/** Runs `fn` on a fresh 256 KB tmpfs (a disk that fills up for real), unmounted after. Needs root. */
+async function onTinyDisk(t: TestContext, fn: (mountPoint: string) => Promise<void>): Promise<void> {
+  const mountPoint = (await tempDir('live-mem-tinyfs')).dir;
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mountPoint], { stdio: 'ignore' });
+  } catch {
+    await rm(mountPoint, { recursive: true, force: true });
+    if (process.env.CI) assert.fail('CI must be able to mount a tmpfs (root) for the full-disk tests');
+    t.skip('cannot mount a tmpfs here (needs root)');
+    return;
+  }
+  try {
+    await fn(mountPoint);
+  } finally {
+    execFileSync('umount', [mountPoint]);
+    await rm(mountPoint, { recursive: true, force: true });
+  }
 }
 
 describe('faults', () => {
@@ -65,17 +84,8 @@ describe('faults', () => {
     }
   });
 
-  it('a full disk fails the write with a clear error, leaves no partial note, and recovers', async (t) => {
-    const mountPoint = (await tempDir('live-mem-tinyfs')).dir;
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mountPoint], { stdio: 'ignore' });
-    } catch {
-      await rm(mountPoint, { recursive: true, force: true });
-      if (process.env.CI) assert.fail('CI must be able to mount a tmpfs (root) for the full-disk test');
-      t.skip('cannot mount a tmpfs here (needs root)');
-      return;
-    }
-    try {
+  it('a full disk fails the write with a clear error, leaves no partial note, and recovers', (t) =>
+    onTinyDisk(t, async (mountPoint) => {
       const core = createCore({ storage: createFsDriver(mountPoint) });
       await core.spaces.create(owner, { space_id: 'full' });
       let written = 0;
@@ -100,11 +110,7 @@ describe('faults', () => {
       const victims = (await readdir(path.join(mountPoint, 'full', 'live'))).filter((f) => f.endsWith('.md')).slice(0, 3);
       for (const victim of victims) await rm(path.join(mountPoint, 'full', 'live', victim));
       assert.equal((await core.notes.write(owner, { space_id: 'full', category: 'todo', content: 'room again' })).status, 'created');
-    } finally {
-      execFileSync('umount', [mountPoint]);
-      await rm(mountPoint, { recursive: true, force: true });
-    }
-  });
+    }));
 
   it('an import killed with SIGKILL leaves no space; the next import or space_create of the id starts clean', async () => {
     const home = await tempDir();
@@ -151,34 +157,24 @@ describe('faults', () => {
     }
   });
 
-  it('an import onto a full disk fails with a clear error and leaves nothing behind', async (t) => {
-    const mountPoint = (await tempDir('live-mem-tinyfs')).dir;
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mountPoint], { stdio: 'ignore' });
-    } catch {
-      await rm(mountPoint, { recursive: true, force: true });
-      if (process.env.CI) assert.fail('CI must be able to mount a tmpfs (root) for the full-disk test');
-      t.skip('cannot mount a tmpfs here (needs root)');
-      return;
-    }
-    const home = await tempDir();
-    try {
-      const source = createCore({ storage: createFsDriver(home.dir) });
-      await source.spaces.create(owner, { space_id: 'big' });
-      await mapLimit(Array.from({ length: 300 }, (_, i) => i), 16, (i) => source.notes.write(owner, { space_id: 'big', category: 'progress', content: `${i} ${'z'.repeat(3000)}` }));
-      const archive = path.join(home.dir, 'big.tar.gz');
-      await pipeline((await source.backups.exportStream(owner, 'big')).stream, createWriteStream(archive));
+  it('an import onto a full disk fails with a clear error and leaves nothing behind', (t) =>
+    onTinyDisk(t, async (mountPoint) => {
+      const home = await tempDir();
+      try {
+        const source = createCore({ storage: createFsDriver(home.dir) });
+        await source.spaces.create(owner, { space_id: 'big' });
+        await mapLimit(Array.from({ length: 300 }, (_, i) => i), 16, (i) => source.notes.write(owner, { space_id: 'big', category: 'progress', content: `${i} ${'z'.repeat(3000)}` }));
+        const archive = path.join(home.dir, 'big.tar.gz');
+        await pipeline((await source.backups.exportStream(owner, 'big')).stream, createWriteStream(archive));
 
-      const target = createCore({ storage: createFsDriver(mountPoint) });
-      await assert.rejects(target.backups.importArchive(owner, () => createReadStream(archive)), (error) => isLiveMemError(error, 'storage_error') && /disk is full/.test(error.message));
-      assert.deepEqual(await filesUnder(mountPoint), [], 'nothing left behind');
-      assert.deepEqual((await target.spaces.list(owner)).spaces, []);
-    } finally {
-      execFileSync('umount', [mountPoint]);
-      await rm(mountPoint, { recursive: true, force: true });
-      await home.remove();
-    }
-  });
+        const target = createCore({ storage: createFsDriver(mountPoint) });
+        await assert.rejects(target.backups.importArchive(owner, () => createReadStream(archive)), (error) => isLiveMemError(error, 'storage_error') && /disk is full/.test(error.message));
+        assert.deepEqual(await filesUnder(mountPoint), [], 'nothing left behind');
+        assert.deepEqual((await target.spaces.list(owner)).spaces, []);
+      } finally {
+        await home.remove();
+      }
+    }));
 
   it('reads around files corrupted behind its back, and says what is unreadable', async () => {
     const home = await tempDir();
