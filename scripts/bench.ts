@@ -28,7 +28,10 @@
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
- * follow the disk: on a shared VM they vary from run to run; compare runs on a quiet machine.
+ * follow the disk: on a shared VM they vary from run to run; compare runs on a quiet machine. On ext4
+ * without a journal (these VMs), creating files within minutes of deleting thousands (a test run, or
+ * this bench's own clean-up) is several times slower: the kernel scans past recently freed inodes.
+ * Leave the disk a few minutes between runs.
  *
  * Run: npm run bench                 (builds dist/, then `node --import tsx scripts/bench.ts`; a few minutes,
  *                                     most of them the peer appending 10,000 facts)
