@@ -45,6 +45,12 @@ describe('fs driver specifics', () => {
       assert.deepEqual(await listKeys(driver, 's/'), ['s/k.md']);
       await driver.put('s/k.md', 'v2', { ifMatch: etag });
       assert.equal((await driver.get('s/k.md'))?.body.toString(), 'v2');
+      // A listing removes temp files older than an hour, and only those.
+      const hoursAgo = new Date(Date.now() - 2 * 3600_000);
+      await writeFile(path.join(tmp.dir, 's/old.md.def.lmtmp'), 'left by a killed writer');
+      await utimes(path.join(tmp.dir, 's/old.md.def.lmtmp'), hoursAgo, hoursAgo);
+      assert.deepEqual(await listKeys(driver, 's/'), ['s/k.md']);
+      assert.deepEqual((await readdir(path.join(tmp.dir, 's'))).sort(), ['k.md', 'k.md.abc.lmtmp']);
     } finally {
       await tmp.remove();
     }

@@ -23,6 +23,9 @@ import { syncWritten } from './sync.js';
  * beside it (see key-lock.ts). A write batch skips the temp file and the fsync per object and syncs
  * them all at `flush` (see sync.ts).
  */
+/** A temp or lock file this old belongs to no running write: listings remove it. */
+const DEBRIS_AFTER_MS = 60 * 60 * 1000;
+
 export function createFsDriver(rootDir: string): StorageDriver {
   const root = path.resolve(rootDir);
 
@@ -115,8 +118,11 @@ export function createFsDriver(rootDir: string): StorageDriver {
     await pruneEmptyDirs(path.dirname(file));
   };
 
-  /** Every file key below `dir` (recursively unless `shallow`), plus sub-folder names when shallow. */
-  const walk = async (dir: string, keyPrefix: string, shallow: boolean, keys: string[]): Promise<void> => {
+  /**
+   * Every file key below `dir` (recursively unless `shallow`), plus sub-folder names when shallow.
+   * Temp and lock files are no keys; their paths go to `debris`.
+   */
+  const walk = async (dir: string, keyPrefix: string, shallow: boolean, keys: string[], debris: string[]): Promise<void> => {
     let entries: Dirent[];
     try {
       entries = await fsp.readdir(dir, { withFileTypes: true });
@@ -128,11 +134,20 @@ export function createFsDriver(rootDir: string): StorageDriver {
       const key = `${keyPrefix}${entry.name}`;
       if (entry.isDirectory()) {
         if (shallow) keys.push(`${key}/`);
-        else await walk(path.join(dir, entry.name), `${key}/`, false, keys);
-      } else if (entry.isFile() && !RESERVED_SUFFIXES.some((suffix) => entry.name.endsWith(suffix))) {
-        keys.push(key);
+        else await walk(path.join(dir, entry.name), `${key}/`, false, keys, debris);
+      } else if (entry.isFile()) {
+        if (RESERVED_SUFFIXES.some((suffix) => entry.name.endsWith(suffix))) debris.push(path.join(dir, entry.name));
+        else keys.push(key);
       }
     }
+  };
+
+  /** Removes temp and lock files that writers killed mid-write left behind (a write takes milliseconds). */
+  const sweep = async (debris: readonly string[]): Promise<void> => {
+    await mapLimit(debris, 16, async (file) => {
+      const stats = await fsp.stat(file).catch(() => null);
+      if (stats && Date.now() - stats.mtimeMs > DEBRIS_AFTER_MS) await fsp.unlink(file).catch(() => undefined);
+    });
   };
 
   return {
@@ -221,7 +236,9 @@ export function createFsDriver(rootDir: string): StorageDriver {
       const dir = folderKey === '' ? root : path.join(root, ...folderKey.slice(0, -1).split('/'));
       const shallow = options.delimiter === '/' && folderKey === normalized;
       const found: string[] = [];
-      await walk(dir, folderKey, shallow, found);
+      const debris: string[] = [];
+      await walk(dir, folderKey, shallow, found, debris);
+      await sweep(debris);
       // A shallow walk already yields sub-folders as 'name/'; a deep one yields only files.
       const keys = found.filter((key) => key.startsWith(normalized)).sort(compareKeys);
       return paginate(keys, normalized, options, (key) => ({ key }));
