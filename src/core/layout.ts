@@ -13,7 +13,7 @@
  *
  *   {space}/history/{cid}/record.json        one consolidation: its id, the notes it covered, their time
  *                                            range, the bank files it wrote, its metrics
- *   {space}/history/{cid}/notes/{note}.md    the notes it consolidated, moved out of live/ unchanged
+ *   {space}/history/{cid}/notes.json         the notes it consolidated, moved out of live/, byte for byte
  *   {space}/_consolidation/lock.json         the lease: one consolidation per space at a time
  *   {space}/_consolidation/pending.json      a committed consolidation not yet fully applied
  *   {space}/_consolidation/jobs/{job}.json   background consolidations and their state
@@ -37,7 +37,7 @@ export function spaceKeys(spaceId: string) {
     bankFile: (filename: string) => `${root}bank/${filename}`,
     history: `${root}history/`,
     historyRecord: (cid: string) => `${root}history/${cid}/record.json`,
-    historyNote: (cid: string, filename: string) => `${root}history/${cid}/notes/${filename}`,
+    historyNotes: (cid: string) => `${root}history/${cid}/notes.json`,
     lock: `${root}_consolidation/lock.json`,
     pending: `${root}_consolidation/pending.json`,
     jobs: `${root}_consolidation/jobs/`,

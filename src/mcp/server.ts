@@ -65,12 +65,24 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     }
   };
 
-  const progressReporter = (extra: ToolExtra) => (event: ProgressEvent) => {
-    const progressToken = extra._meta?.progressToken;
-    if (progressToken === undefined) return;
-    extra
-      .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: event.notes_done, total: event.notes_total, message: event.message } })
-      .catch(() => undefined);
+  /**
+   * Progress notifications for one call. They are sent without waiting, and the answer waits for
+   * them (`sent`): a notification that overtook the answer would reach a client that had already
+   * forgotten the call's progress token.
+   */
+  const progressChannel = (extra: ToolExtra) => {
+    let sent: Promise<unknown> = Promise.resolve();
+    return {
+      report(event: ProgressEvent) {
+        const progressToken = extra._meta?.progressToken;
+        if (progressToken === undefined) return;
+        const notification = extra
+          .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: event.notes_done, total: event.notes_total, message: event.message } })
+          .catch(() => undefined);
+        sent = Promise.all([sent, notification]);
+      },
+      sent: () => sent,
+    };
   };
 
   const tools = options.tools ?? allTools;
@@ -79,16 +91,19 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: tool.annotations },
       async (args: Record<string, unknown>, extra: ToolExtra) => {
+        const progress = progressChannel(extra);
         try {
           const context: ToolContext = {
             core: options.core,
             caller: await resolveCaller(tool, extra),
             extra,
             clientModel,
-            reportProgress: progressReporter(extra),
+            reportProgress: progress.report,
             toolsCount: tools.length,
           };
-          return toolResult(await tool.handler(args as never, context));
+          const result = await tool.handler(args as never, context);
+          await progress.sent();
+          return toolResult(result);
         } catch (error) {
           return toolError(error, options.logger, tool.name);
         }

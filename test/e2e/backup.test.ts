@@ -16,6 +16,7 @@ import { FIRST_PLAN } from '../../fixtures/llm/scenarios.js';
 import { BIN, spawnServer } from '../helpers/mcp-client.js';
 import { makeS3Harness, requireS3OrSkip, s3ProcessEnv } from '../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
+import { historyNoteNames } from '../helpers/core.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const owner = ownerCaller('tester');
@@ -126,7 +127,7 @@ describe('export and import', () => {
       const listed = await execa('tar', ['tz'], { input: run.stdout });
       assert.match(listed.stdout, /^alpha\/_meta\.json$/m);
       assert.match(listed.stdout, /^manifest\.json$/m);
-      assert.match(listed.stdout, /^alpha\/history\/.*\/notes\/.*\.md$/m);
+      assert.match(listed.stdout, /^alpha\/history\/[^/]+\/notes\.json$/m);
     } finally {
       await store.cleanup();
     }
@@ -170,7 +171,7 @@ describe('a backup taken while other processes write notes and consolidate', () 
       // No half-consolidated state: every note is in live/ or in history, once; the counters agree.
       const paths: string[] = manifest.files.map((f: { path: string }) => f.path);
       const live = paths.filter((p) => p.startsWith('live/') && p.endsWith('.md')).map((p) => path.basename(p));
-      const history = paths.filter((p) => /^history\/[^/]+\/notes\//.test(p)).map((p) => path.basename(p));
+      const history = await historyNoteNames(store.storage, 'busy-copy'); // the restored copy: checksums verified against the backup
       assert.equal(new Set([...live, ...history]).size, live.length + history.length, 'no note in both places');
       const meta = JSON.parse(await readFile(path.join(store.env.LIVE_MEM_HOME as string, '_backups', backupId, 'files', '_meta.json'), 'utf8'));
       assert.equal(meta.total_notes_processed, history.length);

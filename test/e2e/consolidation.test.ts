@@ -9,13 +9,13 @@ import { execa } from 'execa';
 import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
-import { listKeys } from '../../src/storage/list.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { FIRST_PLAN, scenarios } from '../../fixtures/llm/scenarios.js';
 import { BIN, spawnServer } from '../helpers/mcp-client.js';
 import { makeS3Harness, requireS3OrSkip, s3ProcessEnv, type S3TestConfig } from '../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../helpers/scripted-llm.js';
 import { tempDir } from '../helpers/tmp.js';
+import { historyNoteNames } from '../helpers/core.js';
 
 const owner = ownerCaller('tester');
 const NOTES = 15;
@@ -53,9 +53,9 @@ async function assertExactlyOnce(storage: StorageDriver, notes = NOTES): Promise
   assert.equal(info.total_notes_processed, notes);
   assert.equal(info.consolidation_count, 1);
   assert.equal(info.live.notes_count, 0);
-  const history = (await listKeys(storage, 'proj/history/')).filter((key) => key.includes('/notes/'));
+  const history = await historyNoteNames(storage, 'proj');
   assert.equal(history.length, notes);
-  assert.equal(new Set(history.map((key) => key.slice(key.lastIndexOf('/')))).size, notes);
+  assert.equal(new Set(history).size, notes);
   assert.equal(await storage.get('proj/_consolidation/pending.json'), null);
 }
 

@@ -1,6 +1,8 @@
 import { ownerCaller } from '../../src/core/caller.js';
 import { createCore, type Core } from '../../src/core/core.js';
 import type { Limits } from '../../src/core/context.js';
+import { decodeHistoryNotes } from '../../src/core/consolidation/history.js';
+import { listKeys } from '../../src/storage/list.js';
 import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 
@@ -45,3 +47,11 @@ export function makeCore(options: { storage?: StorageDriver; clock?: () => Date;
 }
 
 export const owner = ownerCaller('tester');
+
+/** The file names of every note a space's consolidations moved into history, in the order they were moved. */
+export async function historyNoteNames(storage: StorageDriver, spaceId: string): Promise<string[]> {
+  const files = (await listKeys(storage, `${spaceId}/history/`)).filter((key) => key.endsWith('/notes.json'));
+  const names: string[] = [];
+  for (const key of files) names.push(...decodeHistoryNotes((await storage.get(key))!.body, key).map((note) => note.filename));
+  return names;
+}

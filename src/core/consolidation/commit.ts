@@ -1,10 +1,10 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
-import { openBatch } from '../../storage/batch.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { updateMeta } from '../space/meta.js';
 import type { FileWrite } from './apply-plan.js';
+import { encodeHistoryNotes, type HistoryNote } from './history.js';
 
 /**
  * A consolidation commits as one unit. Everything it will write is computed first, then recorded
@@ -95,17 +95,19 @@ export async function applyCommit(context: CoreContext, record: CommitRecord, bo
   );
   await fault('after-meta');
 
-  // Copy into history before deleting from live/: a note is always in one place or both, never none.
-  // The copies go in one batch, made durable before the record that lists them and the deletes.
-  const history = openBatch(storage);
-  await mapLimit(record.notes, context.storage.parallelism, async (filename) => {
-    const body = bodies.get(filename) ?? (await storage.get(keys.note(filename)))?.body;
-    if (body) await history.put(keys.historyNote(record.id, filename), body, { contentType: 'text/markdown; charset=utf-8' });
-  });
-  await history.flush();
-  const { writes, ...summary } = record;
-  const historyRecord = { ...summary, bank_files: writes.map((w) => ({ filename: w.filename, kind: w.kind })) };
-  await storage.put(keys.historyRecord(record.id), `${JSON.stringify(historyRecord, null, 2)}\n`, { contentType: 'application/json' });
+  // History before live/: a note is always in one place or both, never none. The record, written
+  // after the notes, says the history is complete; no note leaves live/ before it exists.
+  if (!(await storage.stat(keys.historyRecord(record.id)))) {
+    const notes = await mapLimit(record.notes, storage.parallelism, async (filename) => ({
+      filename,
+      body: bodies.get(filename) ?? (await storage.get(keys.note(filename)))?.body,
+    }));
+    const kept = notes.filter((note): note is HistoryNote => note.body !== undefined);
+    await storage.put(keys.historyNotes(record.id), encodeHistoryNotes(kept), { contentType: 'application/json' });
+    const { writes, ...summary } = record;
+    const historyRecord = { ...summary, bank_files: writes.map((w) => ({ filename: w.filename, kind: w.kind })) };
+    await storage.put(keys.historyRecord(record.id), `${JSON.stringify(historyRecord, null, 2)}\n`, { contentType: 'application/json' });
+  }
   await fault('after-history');
 
   await storage.deleteMany(record.notes.map((filename) => keys.note(filename)));

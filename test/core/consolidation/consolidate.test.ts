@@ -7,7 +7,8 @@ import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js
 import { listKeys } from '../../../src/storage/list.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
 import { DEFAULT_FILES, FIRST_PLAN, longSynthesisPlan, plan, rewrite, scenarios } from '../../../fixtures/llm/scenarios.js';
-import { owner, steppingClock } from '../../helpers/core.js';
+import { historyNoteNames, owner, steppingClock } from '../../helpers/core.js';
+import { decodeHistoryNotes } from '../../../src/core/consolidation/history.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../../helpers/scripted-llm.js';
 
 const servers: ScriptedLlm[] = [];
@@ -68,7 +69,9 @@ describe('consolidation (seed 000 §8)', () => {
     assert.equal(record.notes.length, 15);
     assert.deepEqual(record.time_range, { oldest: stamps[0], newest: stamps.at(-1) });
     assert.notEqual(stamps[0], stamps.at(-1));
-    assert.equal((await listKeys(storage, `proj/history/${cid}/notes/`)).length, 15);
+    const moved = decodeHistoryNotes((await storage.get(`proj/history/${cid}/notes.json`))!.body, 'notes.json');
+    assert.deepEqual(moved.map((note) => note.filename), record.notes, 'every note in history, byte for byte');
+    assert.match(moved[0]!.body.toString('utf8'), /^---\n[\s\S]*\n---\n\nnote 0\n?$/);
     assert.equal(await storage.get('proj/_consolidation/pending.json'), null);
     assert.equal(await storage.get('proj/_consolidation/lock.json'), null, 'the lease is released');
     // The prompt carries seed 000 §3: rules verbatim, notes with timestamp/agent/category/tags, JSON mode.
@@ -334,8 +337,9 @@ describe('consolidation: a crash at any point is finished by the next run, exact
       assert.equal(info.total_notes_processed, 15, 'every note counted once');
       assert.equal(info.consolidation_count, 1);
       assert.equal(await liveCount(storage), 0);
-      const history = (await listKeys(storage, 'proj/history/')).filter((k) => k.includes('/notes/'));
+      const history = await historyNoteNames(storage, 'proj');
       assert.equal(history.length, 15, 'every note in history once');
+      assert.equal(new Set(history).size, 15);
     });
   }
 });

@@ -1,0 +1,39 @@
+import { isUtf8 } from 'node:buffer';
+import { LiveMemError } from '../../shared/errors.js';
+
+/**
+ * The notes one consolidation moved out of `live/`, byte for byte, in one object:
+ * `{space}/history/{consolidation_id}/notes.json`. One object, not a file per note: a consolidation
+ * of 500 notes writes once instead of 500 times, and a space's history stays a few files per
+ * consolidation for backups and exports to carry. A body that is not UTF-8 is kept in base64.
+ */
+const FORMAT = 'live-mem-history-notes';
+const FORMAT_VERSION = 1;
+
+export interface HistoryNote {
+  filename: string;
+  body: Buffer;
+}
+
+export function encodeHistoryNotes(notes: readonly HistoryNote[]): string {
+  const entries = notes.map(({ filename, body }) => (isUtf8(body) ? { filename, content: body.toString('utf8') } : { filename, content_base64: body.toString('base64') }));
+  return `${JSON.stringify({ format: FORMAT, format_version: FORMAT_VERSION, notes: entries }, null, 1)}\n`;
+}
+
+export function decodeHistoryNotes(body: Buffer, where: string): HistoryNote[] {
+  let parsed: { format?: unknown; format_version?: unknown; notes?: unknown };
+  try {
+    parsed = JSON.parse(body.toString('utf8')) as typeof parsed;
+  } catch (cause) {
+    throw new LiveMemError('storage_error', `${where} is not valid JSON`, {}, { cause });
+  }
+  if (parsed.format !== FORMAT || parsed.format_version !== FORMAT_VERSION || !Array.isArray(parsed.notes)) {
+    throw new LiveMemError('storage_error', `${where} is not a ${FORMAT} v${FORMAT_VERSION} file`);
+  }
+  return (parsed.notes as Array<{ filename?: unknown; content?: unknown; content_base64?: unknown }>).map((note) => {
+    if (typeof note.filename !== 'string') throw new LiveMemError('storage_error', `${where} holds a note without a filename`);
+    if (typeof note.content === 'string') return { filename: note.filename, body: Buffer.from(note.content, 'utf8') };
+    if (typeof note.content_base64 === 'string') return { filename: note.filename, body: Buffer.from(note.content_base64, 'base64') };
+    throw new LiveMemError('storage_error', `${where} holds ${note.filename} without a body`);
+  });
+}
