@@ -25,6 +25,20 @@
  *                    10 bank files (fs): wall time and each process's peak RSS (the import's the median
  *                    of 3 runs: on ext4 without a journal, as here, creating files right after many
  *                    were deleted is slow, since the kernel skips recently freed inodes)
+ *   8. recall        (scripts/bench-recall.ts, as 9 and 10) a generated project history: 140 facts about
+ *                    made-up entities (20 in French, 20 restated later with a new value), a distractor per
+ *                    fact and 600 filler notes, written in-process over 9 consolidations by a scripted model
+ *                    that keeps a third of the notes in the bank; then one paraphrased question per fact
+ *                    through memory_search (limit 5): recall@5 and MRR, and memory_context (4,000 tokens)
+ *                    for 20 of them: mean tokens and the share holding the answer
+ *   9. memory_search spaces of 10,000 live notes and of 100,000 notes (195 consolidations of 500 in
+ *                    history, the rest live), their files written directly in one batch: index build from
+ *                    scratch, snapshot size, warm p50/p99 of 200 queries of 1–3 words (after 200 others,
+ *                    so the hits' texts are mostly cached) beside the MCP round-trip floor (system_about),
+ *                    and cold at 100,000 (a new server, snapshot in the store: spawn → first answer,
+ *                    median of 3)
+ *  10. live_search   p50 of 100 queries on 10,000 live notes against the official MCP memory server's
+ *                    search_nodes on 10,000 entities of the same text (created 500 per call)
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -37,15 +51,12 @@
  *                                     most of them the peer appending 10,000 facts)
  *      npm run bench -- --only 4,6    only the sections numbered 4 and 6
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execFile } from 'node:child_process';
-import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { ownerCaller } from '../src/core/caller.js';
 import { createCore } from '../src/core/core.js';
 import { CATEGORIES } from '../src/core/validate.js';
@@ -58,8 +69,31 @@ import type { LlmClient } from '../src/llm/types.js';
 import { FIRST_PLAN } from '../fixtures/llm/scenarios.js';
 import { startScriptedLlm } from '../test/helpers/scripted-llm.js';
 import { ensureS3Bucket, s3DriverOptions, s3TestConfig, uniqueS3Prefix } from '../test/helpers/s3.js';
-
-const BIN = fileURLToPath(new URL('../bin/live-mem.cjs', import.meta.url));
+import {
+  atLeast,
+  below,
+  BIN,
+  describeMachine,
+  figure,
+  freshHome,
+  LIVE_MEM,
+  PEER,
+  peakRssMiB,
+  peerAvailable,
+  percentile,
+  printJsonSummary,
+  printReport,
+  progress,
+  removeTempHomes,
+  timeCalls,
+  timeMs,
+  withServer,
+  type BenchServer,
+  type CallTimings,
+  type Figure,
+  type ServerSpec,
+} from './bench-lib.js';
+import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-recall.js';
 
 /** Targets from the brief (the append ones derive from the peer's times below). */
 const TARGET = { startupMs: 300, noteP50Ms: 3, readP50Ms: 50, consolidationFsMs: 500, consolidationS3Ms: 3_000 } as const;
@@ -82,9 +116,6 @@ const APPEND_RUNS = [
   { count: 2_000, quotedPeerMs: 2_700, speedupTarget: 2 },
   { count: 10_000, quotedPeerMs: 19_000, speedupTarget: 10 },
 ] as const;
-const PEER_PACKAGE = '@modelcontextprotocol/server-memory';
-const PEER_DIR = fileURLToPath(new URL('../.bench/peer/', import.meta.url));
-const PEER_ENTRY = path.join(PEER_DIR, 'node_modules', PEER_PACKAGE, 'dist', 'index.js');
 const APPEND_MODES = [
   { name: 'sequential', inFlight: 1 },
   { name: 'pipelined', inFlight: PIPELINE_IN_FLIGHT },
@@ -97,188 +128,6 @@ const SEED_SPAN_MS = 4 * 60 * 60 * 1000;
 const SEED_CONCURRENCY = 32;
 const SEED_AGENTS = ['claude', 'cline', 'cursor', 'codex', 'gemini'] as const;
 const FILTER = { category: 'decision', agent: 'cline' } as const;
-
-// ---------------------------------------------------------------------------------------------
-// Figures and the report
-
-type Unit = 'ms' | 'notes/s' | 'x' | 'MiB';
-
-interface Target {
-  op: '<' | '≥';
-  limit: number;
-}
-
-interface Figure {
-  /** snake_case key for the JSON summary. */
-  key: string;
-  label: string;
-  /** null when the measure is unavailable (e.g. no /proc). */
-  value: number | null;
-  unit: Unit;
-  target: Target | undefined;
-}
-
-const figure = (key: string, label: string, value: number | null, unit: Unit, target?: Target): Figure => ({ key, label, value, unit, target });
-
-const below = (limit: number): Target => ({ op: '<', limit });
-const atLeast = (limit: number): Target => ({ op: '≥', limit });
-
-const withUnit = (text: string, unit: Unit): string => (unit === 'x' ? `${text}x` : `${text} ${unit}`);
-
-/** A measure: a few significant decimals, fewer as the value grows. */
-function formatValue(value: number | null, unit: Unit): string {
-  if (value === null) return 'n/a';
-  const digits = unit === 'notes/s' || value >= 100 ? 0 : value >= 10 ? 1 : 2;
-  return withUnit(value.toFixed(digits), unit);
-}
-
-/** A target: as written in the brief, without trailing zeros. */
-const formatTarget = ({ op, limit }: Target, unit: Unit): string => `${op} ${withUnit(String(Number(limit.toPrecision(3))), unit)}`;
-
-function verdict(fig: Figure): string {
-  if (!fig.target || fig.value === null) return '';
-  const met = fig.target.op === '<' ? fig.value < fig.target.limit : fig.value >= fig.target.limit;
-  return met ? '✓' : '✗';
-}
-
-/** Where the figures come from. The load average is read before the run: a busy machine skews every figure. */
-function describeMachine(): string {
-  const load = loadavg()[0]?.toFixed(1) ?? '?';
-  return `node ${process.version}, ${availableParallelism()} CPUs, load average ${load} before the run`;
-}
-
-function printReport(figures: readonly Figure[], machine: string): void {
-  const rows = figures.map((fig) => ({
-    label: fig.label,
-    value: formatValue(fig.value, fig.unit),
-    target: fig.target ? formatTarget(fig.target, fig.unit) : '—',
-    mark: verdict(fig),
-  }));
-  const width = (column: 'label' | 'value' | 'target') => Math.max(...rows.map((row) => row[column].length));
-  const [labelWidth, valueWidth, targetWidth] = [width('label'), width('value'), width('target')];
-  console.log(`\nlive-mem benchmark (fs driver, MCP stdio; ${machine})`);
-  for (const { label, value, target, mark } of rows) {
-    console.log(`  ${label.padEnd(labelWidth)}  ${value.padStart(valueWidth)}  target ${target.padEnd(targetWidth)}  ${mark}`.trimEnd());
-  }
-}
-
-function printJsonSummary(figures: readonly Figure[]): void {
-  const round = (value: number | null) => (value === null ? null : Math.round(value * 100) / 100);
-  console.log(JSON.stringify(Object.fromEntries(figures.map((fig) => [fig.key, round(fig.value)]))));
-}
-
-const progress = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
-
-// ---------------------------------------------------------------------------------------------
-// Measuring
-
-/** Nearest-rank percentile of `values` (not necessarily sorted). */
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const value = sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
-  if (value === undefined) throw new Error('percentile of no values');
-  return value;
-}
-
-async function timeMs(run: () => Promise<unknown>): Promise<number> {
-  const start = performance.now();
-  await run();
-  return performance.now() - start;
-}
-
-interface CallTimings {
-  totalMs: number;
-  latenciesMs: number[];
-}
-
-/** Runs `call(0..count-1)` with at most `inFlight` calls pending, timing each call and the whole. */
-async function timeCalls(count: number, inFlight: number, call: (index: number) => Promise<unknown>): Promise<CallTimings> {
-  const indices = Array.from({ length: count }, (_, index) => index);
-  const start = performance.now();
-  const latenciesMs = await mapLimit(indices, inFlight, (index) => timeMs(() => call(index)));
-  return { totalMs: performance.now() - start, latenciesMs };
-}
-
-/** The process's peak resident set size in MiB, from /proc (null elsewhere). */
-async function peakRssMiB(pid: number | null): Promise<number | null> {
-  if (pid === null) return null;
-  try {
-    const status = await readFile(`/proc/${pid}/status`, 'utf8');
-    const kib = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status)?.[1];
-    return kib === undefined ? null : Number(kib) / 1024;
-  } catch {
-    return null;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The server under test
-
-interface BenchServer {
-  pid: number | null;
-  /** Spawn to `initialize` answered. */
-  connectMs: number;
-  /** Calls a tool; throws on a tool error; returns its structuredContent. */
-  call(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
-  close(): Promise<void>;
-}
-
-/** How to spawn a server over stdio: live-mem, or the peer. */
-interface ServerSpec {
-  args: string[];
-  env: (home: string) => Record<string, string>;
-}
-
-const LIVE_MEM: ServerSpec = { args: [BIN], env: (home) => ({ LIVE_MEM_HOME: home, LIVE_MEM_AGENT: 'bench', LIVE_MEM_LOG_LEVEL: 'warn' }) };
-const PEER: ServerSpec = { args: [PEER_ENTRY], env: (home) => ({ MEMORY_FILE_PATH: path.join(home, 'memory.jsonl') }) };
-
-async function startServer(home: string, spec: ServerSpec = LIVE_MEM): Promise<BenchServer> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: spec.args,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...spec.env(home) },
-    stderr: 'ignore',
-  });
-  const client = new Client({ name: 'live-mem-bench', version: '0.0.0' });
-  const connectMs = await timeMs(() => client.connect(transport));
-  return {
-    pid: transport.pid,
-    connectMs,
-    async call(tool, args) {
-      const result = await client.callTool({ name: tool, arguments: args });
-      const structured = (result.structuredContent ?? {}) as Record<string, unknown>;
-      if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(structured)}`);
-      return structured;
-    },
-    close: () => client.close(),
-  };
-}
-
-/**
- * The temp stores, one per section, removed together once every section ran: deleting tens of
- * thousands of files mid-run would tax the next section (on a disk mounted with online discard,
- * for a minute or so).
- */
-const tempHomes: string[] = [];
-
-async function freshHome(section: string): Promise<string> {
-  const home = await mkdtemp(path.join(tmpdir(), `live-mem-bench-${section}-`));
-  tempHomes.push(home);
-  return home;
-}
-
-async function removeTempHomes(): Promise<void> {
-  await Promise.all(tempHomes.splice(0).map((home) => rm(home, { recursive: true, force: true })));
-}
-
-async function withServer<T>(home: string, run: (server: BenchServer) => Promise<T>, spec: ServerSpec = LIVE_MEM): Promise<T> {
-  const server = await startServer(home, spec);
-  try {
-    return await run(server);
-  } finally {
-    await server.close();
-  }
-}
 
 const noteContent = (index: number): string =>
   `Bench note ${index}: the token refresh path retries twice before surfacing the error to the caller.`;
@@ -293,20 +142,6 @@ const noteArgs = (spaceId: string, index: number) => ({
 async function appendNotes(server: BenchServer, spaceId: string, count: number, inFlight: number): Promise<CallTimings> {
   await server.call('space_create', { space_id: spaceId });
   return timeCalls(count, inFlight, (index) => server.call('live_note', noteArgs(spaceId, index)));
-}
-
-/** The peer's entry point, installing it once into .bench/peer; null when it cannot be had. */
-async function peerAvailable(): Promise<boolean> {
-  const installed = () => access(PEER_ENTRY).then(() => true, () => false);
-  if (await installed()) return true;
-  progress(`  installing ${PEER_PACKAGE} into .bench/peer for the comparison`);
-  try {
-    await mkdir(PEER_DIR, { recursive: true });
-    await promisify(execFile)('npm', ['install', '--prefix', PEER_DIR, '--no-audit', '--no-fund', PEER_PACKAGE], { timeout: 180_000 });
-  } catch (error) {
-    progress(`  could not install ${PEER_PACKAGE}: ${(error as Error).message.split('\n')[0]}; using the brief's figures`);
-  }
-  return installed();
 }
 
 /** The peer's append: one fact per call, as one entity with one observation. */
@@ -540,6 +375,9 @@ const SECTIONS = [
   { title: '4. live_read on 10,000 notes', run: benchRead },
   { title: '6. consolidation overhead', run: benchConsolidation },
   { title: '7. export and import', run: benchArchive },
+  { title: '8. recall quality', run: benchRecallQuality },
+  { title: '9. memory_search speed', run: benchSearchSpeed },
+  { title: '10. live_search vs the MCP memory server', run: benchLiveSearch },
 ] as const;
 
 async function main(): Promise<void> {

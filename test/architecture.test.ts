@@ -15,10 +15,11 @@ const MAY_IMPORT: Record<string, string[]> = {
   shared: ['shared'],
   storage: ['storage', 'shared'],
   llm: ['llm', 'shared'],
+  search: ['search', 'shared'],
   config: ['config', 'shared'],
-  core: ['core', 'storage', 'llm', 'shared'],
+  core: ['core', 'storage', 'llm', 'search', 'shared'],
   mcp: ['mcp', 'core', 'storage', 'llm', 'shared'],
-  cli: ['cli', 'mcp', 'core', 'storage', 'llm', 'config', 'shared'],
+  cli: ['cli', 'mcp', 'core', 'storage', 'llm', 'search', 'config', 'shared'],
   index: ['core', 'storage', 'shared'],
 };
 
@@ -29,6 +30,7 @@ const CONFINED: Array<[RegExp, string]> = [
   [/^@modelcontextprotocol\/sdk/, 'mcp'],
   [/^zod$/, 'mcp'],
   [/^commander$/, 'cli'],
+  [/^@orama\/stemmers/, 'search'],
 ];
 
 function sourceFiles(dir: string): string[] {

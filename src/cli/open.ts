@@ -4,6 +4,7 @@ import { hashToken } from '../core/auth/token-store.js';
 import type { Caller } from '../core/caller.js';
 import { createCore, type Core } from '../core/core.js';
 import { deferredLlm } from '../llm/deferred.js';
+import type { EmbeddingsClient } from '../llm/embeddings.js';
 import type { LlmClient } from '../llm/types.js';
 import { createLogger, type Logger } from '../shared/log.js';
 import { createDriver } from '../storage/create-driver.js';
@@ -43,17 +44,20 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
   const logger = createLogger(settings.logLevel);
   const storage = await createDriver(settings);
   const llm = configuredLlm(settings);
+  const embeddings = configuredEmbeddings(settings);
   const core = createCore({
     storage,
     logger,
     limits: { maxNoteChars: settings.maxNoteChars, bankReadAllMaxBytes: settings.bankReadAllMaxBytes, exportMaxBytes: settings.exportMaxBytes },
     ...(llm ? { llm } : {}),
+    ...(embeddings ? { embeddings } : {}),
     consolidation: {
       timeoutMs: settings.consolidationTimeoutS * 1000,
       maxNotes: settings.consolidationMaxNotes,
       synthesisMaxWords: settings.synthesisMaxWords,
       leaseTtlMs: settings.consolidationLeaseS * 1000,
     },
+    summaries: { auto: settings.summaries === 'auto', windowChars: settings.summaryWindowChars, groupChars: settings.summaryGroupChars },
     fault: faultHook(env),
     version: VERSION,
     auth: {
@@ -62,7 +66,11 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
       ...(settings.adminToken ? { adminTokenHash: hashToken(settings.adminToken) } : {}),
     },
   });
-  return { settings, core, logger, resolveCaller: () => core.auth.resolve(settings.token), close: async () => storage.close?.() };
+  const close = async () => {
+    await core.idle(); // an index snapshot being written is finished, not cut
+    await storage.close?.();
+  };
+  return { settings, core, logger, resolveCaller: () => core.auth.resolve(settings.token), close };
 }
 
 /** The OpenAI-compatible endpoint of the settings, if any; its SDK is imported on the first call. */
@@ -74,10 +82,25 @@ function configuredLlm(settings: Settings): LlmClient | undefined {
   );
 }
 
+/** The embeddings endpoint of the settings, if any; like the LLM's, its SDK is imported on the first call. */
+function configuredEmbeddings(settings: Settings): EmbeddingsClient | undefined {
+  const { baseUrl, model, apiKey = '' } = settings.embeddings;
+  if (!baseUrl || !model) return undefined;
+  let loaded: Promise<EmbeddingsClient> | undefined;
+  return {
+    label: `${model} @ ${baseUrl}`,
+    async embed(texts, signal) {
+      loaded ??= import('../llm/embeddings.js').then((module) => module.createOpenAiEmbeddings({ baseUrl, apiKey, model }));
+      return (await loaded).embed(texts, signal);
+    },
+  };
+}
+
 /**
  * Test hook: LIVE_MEM_TEST_KILL_AT=<point> kills this process with SIGKILL when a consolidation
  * reaches that point of its commit (before-commit, after-commit, after-bank-writes, after-meta,
- * after-history, after-live-delete), so tests can prove a crash there loses and doubles nothing.
+ * after-history, after-live-delete), or a summaries run that point (summary-written-{n} after its
+ * n-th write, summaries-before-delete), so tests can prove a crash there loses and doubles nothing.
  */
 function faultHook(env: NodeJS.ProcessEnv): (point: string) => Promise<void> {
   const killAt = env.LIVE_MEM_TEST_KILL_AT;

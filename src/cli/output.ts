@@ -63,5 +63,25 @@ const VIEWS = {
       ...((result.files as Result[]) ?? []).map((file) => `═══ ${scalar(file.filename)} ═══\n${String(file.content)}`),
       ...(result.truncated ? [`(truncated: ${scalar(result.omitted_files)} left out; read them with \`live-mem bank read\`)`] : []),
     ].join('\n\n') || '(the bank is empty)',
+  hits: (result: Result) => {
+    const list = (result.results as Result[]) ?? [];
+    const body = list
+      .map((hit) => `── ${scalar(hit.score)}  ${scalar(hit.source)}${hit.level === null ? '' : ` L${scalar(hit.level)}`}  ${scalar(hit.ref)}  ${scalar(hit.timestamp ?? hit.range_end ?? '')}\n${String(hit.text)}`)
+      .join('\n\n');
+    return list.length ? `${body}\n\n${list.length} result(s)` : 'no result';
+  },
+  context: (result: Result) => `${String(result.text ?? '')}\n(${scalar(result.tokens)} of ${scalar(result.max_tokens)} tokens; omitted: ${Object.entries((result.omitted as Result) ?? {}).map(([k, v]) => `${k} ${scalar(v)}`).join(', ')})`,
+  history: (result: Result) => table((result.consolidations as Result[]) ?? [], ['consolidation_id', 'committed_at', 'notes_count', 'by']),
   written: (result: Result) => `${scalar(result.status)}: ${scalar(result.filename ?? result.space_id)}`,
+  summaries: (result: Result) => table((result.summaries as Result[]) ?? [], ['id', 'level', 'sealed', 'range_start', 'range_end', 'covers', 'chars']),
+  summary: (result: Result) => {
+    const summary = (result.summary as Result) ?? {};
+    const covered = ((result.notes ?? result.children) as Result[]) ?? [];
+    return [
+      `── ${scalar(summary.id)}  L${scalar(summary.level)}  ${summary.sealed ? 'sealed' : 'open'}  ${scalar(summary.range_start)} → ${scalar(summary.range_end)}`,
+      String(summary.summary ?? ''),
+      ...['key_findings', 'topics', 'agents', 'files_mentioned'].flatMap((key) => ((summary[key] as string[]) ?? []).length ? [`${key}: ${scalar(summary[key])}`] : []),
+      `covers ${covered.length}: ${covered.map((item) => scalar(item.ref ?? item.id)).join(', ')}`,
+    ].join('\n');
+  },
 } satisfies Record<string, Formatter>;

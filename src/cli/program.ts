@@ -5,10 +5,12 @@ import { backupCreate, backupDelete, backupDownload, backupList, backupRestore, 
 import { bankList, bankRead, bankReadAll } from './commands/bank.js';
 import { consolidate, consolidationStatus } from './commands/consolidate.js';
 import { note, read, search } from './commands/live.js';
+import { historyList, historyShow, memoryContext, recall } from './commands/recall.js';
 import { serve } from './commands/serve.js';
 import { about, health, whoami } from './commands/system.js';
 import { tokenCreate, tokenDelete, tokenList, tokenRevoke, tokenUpdate } from './commands/token.js';
 import { spaceCreate, spaceDelete, spaceInfo, spaceList, spaceRules, spaceSummary, spaceUpdate } from './commands/space.js';
+import { summariesList, summariesShow, summariesStatus, summariesUpdate } from './commands/summaries.js';
 import { openCore, type GlobalOptions, type Session } from './open.js';
 import { render } from './output.js';
 import { VERSION } from './version.js';
@@ -126,6 +128,33 @@ export function buildProgram(): Command {
     .action(action(search, 'notes'));
 
   program
+    .command('recall <space_id> <query...>')
+    .description('ranked search over every level: live and consolidated notes, bank sections, synthesis, summaries')
+    .option('-n, --limit <n>', 'most results (1-100)', integer, 10)
+    .option('--levels <list>', 'only these levels, e.g. 0 (notes) or 1,2 (summaries)')
+    .option('--sources <list>', 'only these sources: live,history,bank,synthesis,summary')
+    .option('-c, --category <category>', 'only notes of this category')
+    .option('--from <agent>', 'only notes by this agent')
+    .option('--since <datetime>', 'from this ISO 8601 date-time on')
+    .option('--until <datetime>', 'up to this ISO 8601 date-time')
+    .action(action(recall, 'hits'));
+
+  program
+    .command('context <space_id> [query...]')
+    .description("the memory an agent should load now, within a token budget (recent notes, search hits, summaries)")
+    .option('--max-tokens <n>', 'token budget (200-200000)', integer, 4000)
+    .action(action(memoryContext, 'context'));
+
+  const history = program.command('history').description('consolidations and the notes they moved out of live/');
+  history
+    .command('list <space_id>')
+    .description('consolidations, newest first')
+    .option('-n, --limit <n>', 'most consolidations (1-1000)', integer, 20)
+    .option('--before <consolidation_id>', 'continue after this one')
+    .action(action(historyList, 'history'));
+  history.command('show <space_id> <consolidation_id>').description('one consolidation and its notes').action(action(historyShow, 'notes'));
+
+  program
     .command('consolidate <space_id>')
     .description('fold the live notes into the memory bank with the configured LLM (progress on stderr)')
     .option('--agent <name>', "only this agent's notes (exact name)")
@@ -135,6 +164,26 @@ export function buildProgram(): Command {
     .command('consolidate-status <space_id> [job_id]')
     .description('state of background consolidations (started by MCP clients), newest first')
     .action(action(consolidationStatus, 'fields'));
+
+  const summaries = program.command('summaries').description('hierarchical summaries of a space: level 1 over notes, higher levels over summaries');
+  summaries
+    .command('update <space_id>')
+    .description('bring the summaries up to date with the configured LLM (progress on stderr)')
+    .option('--full', 'recompute every level from scratch (reusing summaries that did not change)')
+    .option('--level <n>', 'highest level to build (1-6)', integer)
+    .option('--window-chars <n>', 'note characters per level-1 window (default 6000)', integer)
+    .option('--min-flush-chars <n>', 'smallest last window summarised (default half a window)', integer)
+    .option('--group-chars <n>', 'summary characters per group (default 10000)', integer)
+    .option('--wiggle <x>', 'size tolerance, 0-0.5 (default 0.2)', Number)
+    .option('--flush-after-ms <n>', 'seal the last window once its newest note is this old (default 1200000)', integer)
+    .option('--concurrency <n>', 'LLM calls at once (default 3)', integer)
+    .option('--batch-delay-ms <n>', 'pause between batches of calls (default 1500)', integer)
+    .option('--dry-run', 'say what would be done; no LLM call, no write')
+    .option('-q, --quiet', 'no progress display')
+    .action(action(summariesUpdate, 'fields'));
+  summaries.command('list <space_id>').description('summaries, newest first per level').option('--level <n>', 'only this level', integer).action(action(summariesList, 'summaries'));
+  summaries.command('show <space_id> <summary_id>').description('one summary and what it covers').action(action(summariesShow, 'summary'));
+  summaries.command('status <space_id> [job_id]').description('background summaries runs, newest first').action(action(summariesStatus, 'fields'));
 
   program
     .command('export <space_id>')

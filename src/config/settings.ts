@@ -26,6 +26,13 @@ export interface LlmSettings {
   contextWindow: number;
 }
 
+/** An OpenAI-compatible embeddings endpoint for semantic recall; unset, recall is lexical only. */
+export interface EmbeddingsSettings {
+  baseUrl?: string;
+  apiKey?: string;
+  model?: string;
+}
+
 export interface Settings {
   home: string;
   storage: 'fs' | 's3' | 'memory';
@@ -36,10 +43,15 @@ export interface Settings {
   bankReadAllMaxBytes: number;
   exportMaxBytes: number;
   llm: LlmSettings;
+  embeddings: EmbeddingsSettings;
   consolidationTimeoutS: number;
   consolidationMaxNotes: number;
   synthesisMaxWords: number;
   consolidationLeaseS: number;
+  /** `auto`: update a space's summaries in the background after each consolidation (with a configured model). */
+  summaries: 'auto' | 'off';
+  summaryWindowChars: number;
+  summaryGroupChars: number;
   /** The caller's token (LIVE_MEM_TOKEN / --token); never logged. */
   token?: string;
   /** 'required': without a token only the public tools answer; 'optional': no token = the local owner. */
@@ -113,10 +125,16 @@ export const FIELDS: Field[] = [
   { key: 'llm.temperature', env: 'LIVE_MEM_LLM_TEMPERATURE', aliases: ['LLMAAS_TEMPERATURE'], file: 'llm.temperature', parse: num(0, 2), description: 'Sampling temperature', defaultText: '0.3' },
   { key: 'llm.maxTokens', env: 'LIVE_MEM_LLM_MAX_TOKENS', aliases: ['LLMAAS_MAX_TOKENS'], file: 'llm.max_tokens', parse: int(256, 1_000_000), description: 'Tokens reserved for each reply', defaultText: '8192' },
   { key: 'llm.contextWindow', env: 'LIVE_MEM_LLM_CONTEXT_WINDOW', file: 'llm.context_window', parse: int(2_048, 10_000_000), description: "The model's context window in tokens: large backlogs are cut into windows that fit", defaultText: '32768' },
+  { key: 'embeddings.baseUrl', env: 'LIVE_MEM_EMBEDDINGS_BASE_URL', file: 'embeddings.base_url', parse: url, description: 'OpenAI-compatible embeddings endpoint for semantic recall, including /v1 (unset: lexical recall only)', defaultText: '' },
+  { key: 'embeddings.apiKey', env: 'LIVE_MEM_EMBEDDINGS_API_KEY', file: 'embeddings.api_key', parse: str, description: 'API key for the embeddings endpoint', defaultText: '' },
+  { key: 'embeddings.model', env: 'LIVE_MEM_EMBEDDINGS_MODEL', file: 'embeddings.model', parse: str, description: 'Embedding model name (required with an embeddings base URL)', defaultText: '' },
   { key: 'consolidationTimeoutS', env: 'LIVE_MEM_CONSOLIDATION_TIMEOUT_S', aliases: ['CONSOLIDATION_TIMEOUT'], file: 'consolidation_timeout_s', parse: int(1, 86_400), description: 'Timeout of each LLM call, in seconds', defaultText: '600' },
   { key: 'consolidationMaxNotes', env: 'LIVE_MEM_CONSOLIDATION_MAX_NOTES', aliases: ['CONSOLIDATION_MAX_NOTES'], file: 'consolidation_max_notes', parse: int(1, 1_000_000), description: 'Most notes one consolidation takes (the oldest first)', defaultText: '500' },
   { key: 'consolidationLeaseS', env: 'LIVE_MEM_CONSOLIDATION_LEASE_S', file: 'consolidation_lease_s', parse: int(2, 3_600), description: "How long a crashed consolidation's lock blocks the next one; a live one renews it every third of that", defaultText: '60' },
   { key: 'synthesisMaxWords', env: 'LIVE_MEM_SYNTHESIS_MAX_WORDS', file: 'synthesis_max_words', parse: int(50, 1_000_000), description: 'Past this many words the synthesis is compressed by one more LLM call', defaultText: '600' },
+  { key: 'summaries', env: 'LIVE_MEM_SUMMARIES', file: 'summaries', parse: oneOf('auto', 'off'), description: '`auto`: after each consolidation, update the space\'s summaries in the background (needs a configured model); `off`: only on demand', defaultText: 'auto' },
+  { key: 'summaryWindowChars', env: 'LIVE_MEM_SUMMARY_WINDOW_CHARS', file: 'summary_window_chars', parse: int(500, 200_000), description: 'Default characters of notes per level-1 summary window', defaultText: '6000' },
+  { key: 'summaryGroupChars', env: 'LIVE_MEM_SUMMARY_GROUP_CHARS', file: 'summary_group_chars', parse: int(500, 500_000), description: 'Default characters of summaries per higher-level group', defaultText: '10000' },
   { key: 's3.forcePathStyle', env: 'LIVE_MEM_S3_FORCE_PATH_STYLE', file: 's3.force_path_style', parse: bool, description: 'Path-style URLs (Ceph, MinIO); default true when an endpoint is set', defaultText: 'true with an endpoint' },
 ];
 
@@ -163,10 +181,18 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
       maxTokens: get('llm.maxTokens', 8_192),
       contextWindow: get('llm.contextWindow', 32_768),
     },
+    embeddings: {
+      ...(values.has('embeddings.baseUrl') ? { baseUrl: values.get('embeddings.baseUrl') as string } : {}),
+      ...(values.has('embeddings.apiKey') ? { apiKey: values.get('embeddings.apiKey') as string } : {}),
+      ...(values.has('embeddings.model') ? { model: values.get('embeddings.model') as string } : {}),
+    },
     consolidationTimeoutS: get('consolidationTimeoutS', 600),
     consolidationMaxNotes: get('consolidationMaxNotes', 500),
     synthesisMaxWords: get('synthesisMaxWords', 600),
     consolidationLeaseS: get('consolidationLeaseS', 60),
+    summaries: get('summaries', 'auto'),
+    summaryWindowChars: get('summaryWindowChars', 6_000),
+    summaryGroupChars: get('summaryGroupChars', 10_000),
     ...(values.has('token') ? { token: values.get('token') as string } : {}),
     auth: get('auth', 'optional'),
     ...(values.has('adminToken') ? { adminToken: values.get('adminToken') as string } : {}),
@@ -177,6 +203,9 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
   }
   if (settings.llm.baseUrl && !settings.llm.model) {
     throw new LiveMemError('config_error', 'LIVE_MEM_LLM_BASE_URL is set but LIVE_MEM_LLM_MODEL is not: name the model to use');
+  }
+  if (settings.embeddings.baseUrl && !settings.embeddings.model) {
+    throw new LiveMemError('config_error', 'LIVE_MEM_EMBEDDINGS_BASE_URL is set but LIVE_MEM_EMBEDDINGS_MODEL is not: name the embedding model to use (e.g. nomic-embed-text on Ollama)');
   }
   if (settings.llm.maxTokens >= settings.llm.contextWindow) {
     throw new LiveMemError('config_error', `LIVE_MEM_LLM_MAX_TOKENS (${settings.llm.maxTokens}) must be smaller than LIVE_MEM_LLM_CONTEXT_WINDOW (${settings.llm.contextWindow})`);

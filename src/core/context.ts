@@ -1,4 +1,5 @@
 import { customAlphabet } from 'nanoid';
+import type { EmbeddingsClient } from '../llm/embeddings.js';
 import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../shared/log.js';
 import { silentLogger } from '../shared/log.js';
@@ -30,6 +31,20 @@ export interface ConsolidationSettings {
 
 export const DEFAULT_CONSOLIDATION: ConsolidationSettings = { timeoutMs: 600_000, maxNotes: 500, synthesisMaxWords: 600, leaseTtlMs: 60_000, retryBackoffMs: 1_000 };
 
+export interface SummarySettings {
+  /**
+   * After a consolidation that committed, update the space's summaries in the background (when a
+   * model is configured). Off in the bare library; the shells turn it on from LIVE_MEM_SUMMARIES (default auto).
+   */
+  auto: boolean;
+  /** Default target of note characters per level-1 window. */
+  windowChars: number;
+  /** Default target of summary characters per group (levels ≥ 2). */
+  groupChars: number;
+}
+
+export const DEFAULT_SUMMARIES: SummarySettings = { auto: false, windowChars: 6_000, groupChars: 10_000 };
+
 /** Everything the core needs from outside, injected so tests control time, randomness and storage. */
 export interface CoreContext {
   storage: StorageDriver;
@@ -40,10 +55,13 @@ export interface CoreContext {
   logger: Logger;
   /** The configured model, if any (a shell may offer another per call, e.g. MCP sampling). */
   llm: LlmClient | undefined;
+  /** The configured embedding model, if any; without one, recall is lexical only. */
+  embeddings: EmbeddingsClient | undefined;
   consolidation: ConsolidationSettings;
+  summaries: SummarySettings;
   /** The live-mem version, written into backup manifests. */
   version: string;
-  /** Test hook: called at named points of a consolidation's commit (see consolidation/commit.ts). */
+  /** Test hook: called at named points of a consolidation's commit (see consolidation/commit.ts) and of a summaries run. */
   fault: (point: string) => Promise<void>;
 }
 
@@ -54,7 +72,9 @@ export interface CoreOptions {
   limits?: Partial<Limits>;
   logger?: Logger;
   llm?: LlmClient;
+  embeddings?: EmbeddingsClient;
   consolidation?: Partial<ConsolidationSettings>;
+  summaries?: Partial<SummarySettings>;
   fault?: (point: string) => Promise<void>;
   version?: string;
 }
@@ -67,7 +87,9 @@ export function createContext(options: CoreOptions): CoreContext {
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     logger: options.logger ?? silentLogger,
     llm: options.llm,
+    embeddings: options.embeddings,
     consolidation: { ...DEFAULT_CONSOLIDATION, ...options.consolidation },
+    summaries: { ...DEFAULT_SUMMARIES, ...options.summaries },
     fault: options.fault ?? (async () => undefined),
     version: options.version ?? '0.0.0',
   };

@@ -5,28 +5,57 @@ import { createConsolidationService } from './consolidation/consolidation-servic
 import { createConsolidationJobs } from './consolidation/jobs.js';
 import { createContext, type CoreContext, type CoreOptions } from './context.js';
 import { createNoteService } from './note/note-service.js';
+import { createCorpus } from './recall/corpus.js';
+import { createMemoryContext } from './recall/memory-context.js';
+import { createRecallService } from './recall/recall-service.js';
+import { createSummaryJobs } from './recall/summaries/jobs.js';
+import { createSummariesService } from './recall/summaries/summaries-service.js';
+import { bm25Engine } from '../search/bm25.js';
 import { createSpaceService } from './space/space-service.js';
 import { createHealth } from './system/health.js';
+import type { TextIndexEngine } from '../search/types.js';
 
 /**
  * The live-mem library: every capability as plain async functions taking a Caller. The MCP server
  * and the CLI are thin shells over this object; neither holds logic of its own.
  */
-export function createCore(options: CoreOptions & { auth?: AuthSettings }) {
+export function createCore(options: CoreOptions & { auth?: AuthSettings; searchEngine?: TextIndexEngine }) {
   const context: CoreContext = createContext(options);
-  const notes = createNoteService(context);
+  const corpus = createCorpus(context);
+  const notes = createNoteService(context, corpus);
   const bank = createBankService(context);
   const spaces = createSpaceService(context, {
     countLiveNotes: (spaceId) => notes.stats(spaceId),
     listBank: (spaceId) => bank.listFiles(spaceId),
     readBank: (spaceId) => bank.readAll(spaceId),
   });
-  const consolidation = createConsolidationService(context);
+  const summaries = createSummariesService(context, corpus);
+  const summaryJobs = createSummaryJobs(context, summaries);
+  const consolidation = createConsolidationService(context, { onCommitted: (spaceId) => summaryJobs.auto(spaceId) });
   const jobs = createConsolidationJobs(context, consolidation);
   const backups = createBackupService(context);
   const auth = createAuthService(context, options.auth ?? { required: false, ownerAgent: 'local' });
   const health = createHealth(context);
-  return { context, spaces, notes, bank, consolidation, jobs, backups, auth, health };
+  const recall = createRecallService(context, corpus, options.searchEngine ?? bm25Engine);
+  const memoryContext = createMemoryContext(context, corpus, recall);
+  return {
+    context,
+    spaces,
+    notes,
+    bank,
+    consolidation,
+    jobs,
+    backups,
+    auth,
+    health,
+    recall: { ...recall, context: memoryContext },
+    summaries: { update: summaries.update, start: summaryJobs.start, status: summaryJobs.status, list: summaries.list, read: summaries.read, records: summaries.records },
+    /** Waits for background work that must not be cut by the process exiting (index snapshots, summaries runs). */
+    idle: async () => {
+      await summaryJobs.idle();
+      await recall.idle();
+    },
+  };
 }
 
 export type Core = ReturnType<typeof createCore>;

@@ -14,6 +14,12 @@
  *   {space}/history/{cid}/record.json        one consolidation: its id, the notes it covered, their time
  *                                            range, the bank files it wrote, its metrics
  *   {space}/history/{cid}/notes.json         the notes it consolidated, moved out of live/, byte for byte
+ *   {space}/_summaries/L{k}/{id}.json         a summary of level k ≥ 1 (recall/summaries): what it covers, its time
+ *                                            range, content hash and text; written by the LLM, kept by backups
+ *   {space}/_summaries/lock.json             the lease: one summaries runner per space at a time
+ *   {space}/_summaries/jobs/{job}.json       background summary runs and their state
+ *   {space}/_index/{snapshot}                search index snapshots: derived data, rebuilt from the rest when
+ *                                            missing or corrupt, never backed up (recall/index-store.ts)
  *   {space}/_consolidation/lock.json         the lease: one consolidation per space at a time
  *   {space}/_consolidation/pending.json      a committed consolidation not yet fully applied
  *   {space}/_consolidation/jobs/{job}.json   background consolidations and their state
@@ -38,6 +44,13 @@ export function spaceKeys(spaceId: string) {
     history: `${root}history/`,
     historyRecord: (cid: string) => `${root}history/${cid}/record.json`,
     historyNotes: (cid: string) => `${root}history/${cid}/notes.json`,
+    summaries: `${root}_summaries/`,
+    summaryLevel: (level: number) => `${root}_summaries/L${level}/`,
+    summary: (level: number, id: string) => `${root}_summaries/L${level}/${id}.json`,
+    summariesLock: `${root}_summaries/lock.json`,
+    summaryJobs: `${root}_summaries/jobs/`,
+    summaryJob: (jobId: string) => `${root}_summaries/jobs/${jobId}.json`,
+    index: `${root}_index/`,
     lock: `${root}_consolidation/lock.json`,
     pending: `${root}_consolidation/pending.json`,
     jobs: `${root}_consolidation/jobs/`,

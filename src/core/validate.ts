@@ -33,12 +33,14 @@ export function validateLimit(limit: number, max: number): number {
   return limit;
 }
 
-/** Parses an ISO 8601 date-time; an empty string means "no bound". */
-export function parseSince(since: string): Date | undefined {
-  if (since === '') return undefined;
-  const time = Date.parse(since);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(since) || Number.isNaN(time)) {
-    throw invalid(`invalid since ${JSON.stringify(since)}: use an ISO 8601 date-time such as 2026-02-20T18:00:00Z`);
+/** Parses an ISO 8601 date-time argument called `name`; an empty string means "no bound". */
+export function parseDateTime(value: string, name: string): Date | undefined {
+  if (value === '') return undefined;
+  const time = Date.parse(value);
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time)) {
+    throw invalid(`invalid ${name} ${JSON.stringify(value)}: use an ISO 8601 date-time such as 2026-02-20T18:00:00Z`);
   }
   return new Date(time);
 }
+
+export const parseSince = (since: string): Date | undefined => parseDateTime(since, 'since');

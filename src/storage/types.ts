@@ -91,6 +91,13 @@ export interface StorageDriver {
    * no fsync per object, one barrier at `flush`). Optional: `openBatch` falls back to plain puts.
    */
   batch?(): WriteBatch;
+  /**
+   * A cheap token for the entries directly in a folder (`prefix` ends in '/'): whenever an object
+   * in it is created, replaced or removed, later calls return a different token. `null` means "cannot
+   * vouch right now": list it. Optional: a driver without a cheap way (S3) leaves it out, and callers
+   * list every time. Derived data (the recall index) uses it to skip listings that changed nothing.
+   */
+  version?(prefix: string): Promise<string | null>;
   /** Releases clients and handles. Optional. */
   close?(): Promise<void>;
 }

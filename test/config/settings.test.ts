@@ -52,6 +52,23 @@ describe('settings', () => {
     }
   });
 
+  it('reads the embeddings endpoint from the file and the environment, and wants a model with a base URL', () => {
+    assert.deepEqual(resolveSettings({ env: {} }).embeddings, {});
+    const settings = resolveSettings({
+      file: { embeddings: { base_url: 'http://127.0.0.1:11434/v1/', model: 'from-file' } },
+      env: { LIVE_MEM_EMBEDDINGS_MODEL: 'nomic-embed-text', LIVE_MEM_EMBEDDINGS_API_KEY: 'secret' },
+    });
+    assert.deepEqual(settings.embeddings, { baseUrl: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', apiKey: 'secret' });
+    assert.throws(
+      () => resolveSettings({ env: { LIVE_MEM_EMBEDDINGS_BASE_URL: 'http://x/v1' } }),
+      (e) => isLiveMemError(e, 'config_error') && /LIVE_MEM_EMBEDDINGS_BASE_URL is set but LIVE_MEM_EMBEDDINGS_MODEL is not/.test(e.message),
+    );
+    assert.throws(
+      () => resolveSettings({ env: { LIVE_MEM_EMBEDDINGS_BASE_URL: 'localhost:11434', LIVE_MEM_EMBEDDINGS_MODEL: 'm' } }),
+      (e) => isLiveMemError(e, 'config_error') && /LIVE_MEM_EMBEDDINGS_BASE_URL must be an http\(s\) URL/.test(e.message),
+    );
+  });
+
   it('reads live-mem.yaml from the home folder, or the file given', async () => {
     const tmp = await tempDir();
     try {

@@ -23,8 +23,10 @@ describe('MCP over stdio: the built binary, driven by the SDK client', () => {
     assert.deepEqual(names, [
       'admin_create_token', 'admin_delete_token', 'admin_list_tokens', 'admin_revoke_token', 'admin_update_token',
       'backup_create', 'backup_delete', 'backup_download', 'backup_list', 'backup_restore',
-      'bank_consolidate', 'bank_consolidation_status', 'bank_list', 'bank_read', 'bank_read_all', 'live_note', 'live_read', 'live_search',
+      'bank_consolidate', 'bank_consolidation_status', 'bank_list', 'bank_read', 'bank_read_all', 'history_list', 'history_read',
+      'live_note', 'live_read', 'live_search', 'memory_context', 'memory_search',
       'space_create', 'space_delete', 'space_export', 'space_info', 'space_list', 'space_rules', 'space_summary', 'space_update',
+      'summaries_list', 'summaries_read', 'summaries_update',
       'system_about', 'system_health', 'system_whoami',
     ]);
     for (const tool of tools) {

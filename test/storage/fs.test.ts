@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
@@ -93,6 +93,28 @@ describe('fs driver specifics', () => {
       const lease = await acquireLease(driver, 'space/lock.json', { owner: 'parent', ttlMs: 60_000 });
       assert.equal(lease.record.owner, 'parent');
       await lease.release();
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it('vouches for a folder version only once its mtime has settled, and changes it on every write', async () => {
+    const tmp = await tempDir();
+    try {
+      const driver = createFsDriver(tmp.dir);
+      assert.equal(await driver.version!('sp/live/'), 'absent');
+      await driver.put('sp/live/a.md', 'a');
+      assert.equal(await driver.version!('sp/live/'), null, 'a fresh mtime may share its clock tick with the next change');
+      const past = new Date(Date.now() - 10_000);
+      await utimes(path.join(tmp.dir, 'sp/live'), past, past);
+      const settled = await driver.version!('sp/live/');
+      assert.ok(settled && settled !== 'absent');
+      assert.equal(await driver.version!('sp/live/'), settled, 'stable while nothing changes');
+      await driver.put('sp/live/a.md', 'replaced');
+      await utimes(path.join(tmp.dir, 'sp/live'), past, new Date(Date.now() - 5_000));
+      const after = await driver.version!('sp/live/');
+      assert.ok(after && after !== settled);
+      await assert.rejects(driver.version!('../out/'), /escapes|segment/);
     } finally {
       await tmp.remove();
     }

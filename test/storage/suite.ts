@@ -135,6 +135,18 @@ export function runStorageSuite(name: string, makeHarness: () => Promise<DriverH
       assert.deepEqual(await listKeys(driver, 'del/'), []);
     });
 
+    it('gives a folder version that never repeats across a change (where the driver has versions)', async () => {
+      if (!driver.version) return;
+      const seen: Array<string | null> = [await driver.version('ver/')];
+      const changed = (token: string | null) => token === null || !seen.includes(token);
+      for (const change of [() => driver.put('ver/a.md', '1'), () => driver.put('ver/a.md', '2'), () => driver.put('ver/b.md', '3'), () => driver.delete('ver/a.md')]) {
+        await change();
+        const token = await driver.version('ver/');
+        assert.ok(changed(token), `version ${token} repeated after a change`);
+        seen.push(token);
+      }
+    });
+
     it('writes a batch: creates and replaces, in new folders, readable once flushed', async () => {
       await driver.put('batch/old.md', 'left over');
       const batch = openBatch(driver);

@@ -17,8 +17,11 @@ import { FORMAT, FORMAT_VERSION, parseManifest, type Manifest, type ManifestFile
 const MANIFEST_ENTRY = 'manifest.json';
 /** `{space}/{YYYY-MM-DDTHH-MM-SS}-{random6}`: sortable, never colliding. */
 const BACKUP_ID = /^([a-zA-Z0-9][a-zA-Z0-9_-]{0,63})\/(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-z]{6})$/;
-/** Space files that are state of a running process, not content: never backed up. */
-const TRANSIENT = '_consolidation/';
+/**
+ * Space files that are not content, never backed up: state of running processes (leases, jobs)
+ * and derived data any process rebuilds from the rest (search index snapshots).
+ */
+const NOT_CONTENT = ['_consolidation/', '_index/', '_summaries/lock.json', '_summaries/jobs/'];
 /** A backup or export waits this long for a running consolidation to finish before giving up. */
 const LOCK_WAIT_MS = 120_000;
 
@@ -37,7 +40,7 @@ export function createBackupService(context: CoreContext) {
   /** The space's content files, as paths relative to its folder. */
   const spacePaths = async (spaceId: string): Promise<string[]> => {
     const root = spaceKeys(spaceId).root;
-    return (await listKeys(storage, root)).map((key) => key.slice(root.length)).filter((path) => !path.startsWith(TRANSIENT));
+    return (await listKeys(storage, root)).map((key) => key.slice(root.length)).filter((path) => !NOT_CONTENT.some((prefix) => path.startsWith(prefix)));
   };
 
   /** Reads the space's files once each, in path order, reading ahead; hashes them as they pass. */

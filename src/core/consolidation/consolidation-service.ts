@@ -14,7 +14,8 @@ import { appendOnlyFiles, applyPlan, type BankSnapshot } from './apply-plan.js';
 import { applyCommit, writeCommit, type CommitRecord } from './commit.js';
 import { lockSpace, type SpaceLock } from './space-lock.js';
 import { PlanFormatError, parsePlan, type Plan } from './plan.js';
-import { buildMessages, compressionMessages, estimateTokens, retryReminder, type PromptNote } from './prompt.js';
+import { estimateTokens } from '../tokens.js';
+import { buildMessages, compressionMessages, retryReminder, type PromptNote } from './prompt.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -70,7 +71,12 @@ const CONTEXT_MARGIN_TOKENS = 1_000;
 
 const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
-export function createConsolidationService(context: CoreContext) {
+export interface ConsolidationHooks {
+  /** Called after a run that committed at least one window (e.g. to update the space's summaries); must not throw. */
+  onCommitted?: (spaceId: string) => void;
+}
+
+export function createConsolidationService(context: CoreContext, hooks: ConsolidationHooks = {}) {
   const { storage } = context;
   const settings = context.consolidation;
 
@@ -297,6 +303,7 @@ export function createConsolidationService(context: CoreContext) {
       if (warnings.length > 0) result.warnings = warnings;
     }
     progress('done', `${result.status}: ${result.notes_processed} notes consolidated in ${result.windows} window(s)`, selected.length);
+    if (result.windows > 0) hooks.onCommitted?.(spaceId);
     context.logger.info(`consolidation of '${spaceId}': ${result.status}`, { ...result, consolidations: result.consolidations.length });
     return result;
   };

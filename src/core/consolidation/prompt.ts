@@ -99,8 +99,6 @@ export function retryReminder(problem: string): ChatMessage {
   };
 }
 
-/** Rough token count (about 3.5 characters a token for prose and code; rounded up to be safe). */
-export const estimateTokens = (text: string): number => Math.ceil(text.length / 3.5);
 
 export const COMPRESSION_SYSTEM_PROMPT =
   'You are a memory consolidation assistant. You are given a synthesis that has grown too long. ' +

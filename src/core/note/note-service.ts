@@ -3,10 +3,14 @@ import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { listAll } from '../../storage/list.js';
 import { authorize, toAgentName, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
+import type { Corpus } from '../recall/corpus.js';
 import { baseName, spaceKeys } from '../layout.js';
 import { requireSpace } from '../space/meta.js';
 import { parseSince, validateCategory, validateLimit, validateSpaceId } from '../validate.js';
-import { formatNoteFile, parseNoteFile, splitTags } from './note-file.js';
+import { formatNoteFile, splitTags } from './note-file.js';
+import type { NoteView } from './note-view.js';
+
+export type { NoteView } from './note-view.js';
 import { compareNewestFirst, formatNoteName, isoSeconds, parseNoteName, stampToIso, toStamp, type NoteName } from './note-name.js';
 
 export const MAX_READ_LIMIT = 1000;
@@ -23,15 +27,6 @@ export interface NoteWriteInput {
   tags?: string | string[];
 }
 
-export interface NoteView {
-  filename: string;
-  timestamp: string;
-  agent: string;
-  category: string;
-  tags: string[];
-  content: string;
-}
-
 export interface NoteReadInput {
   space_id: string;
   limit?: number;
@@ -46,7 +41,7 @@ export interface NoteSearchInput {
   limit?: number;
 }
 
-export function createNoteService(context: CoreContext) {
+export function createNoteService(context: CoreContext, corpus: Corpus) {
   const { storage, limits } = context;
 
   /** Live note names of a space, newest first, filtered on what the names carry. */
@@ -60,19 +55,18 @@ export function createNoteService(context: CoreContext) {
   };
 
   /** Reads one note; `null` when it was consolidated (moved away) since it was listed. */
-  const readNote = async (spaceId: string, name: NoteName): Promise<NoteView | null> => {
-    const object = await storage.get(spaceKeys(spaceId).note(name.filename));
-    if (!object) return null;
-    const parsed = parseNoteFile(object.body.toString('utf8'));
-    return {
-      filename: name.filename,
-      timestamp: parsed.timestamp ?? stampToIso(name.stamp),
-      agent: parsed.agent ?? name.agent,
-      category: parsed.category ?? name.category,
-      tags: parsed.tags ?? [],
-      content: parsed.content,
-    };
+  /** A note's content and tags lowercased, once per note (notes never change; the corpus caches them). */
+  const lowered = new WeakMap<NoteView, string[]>();
+  const searchable = (note: NoteView): string[] => {
+    let texts = lowered.get(note);
+    if (!texts) {
+      texts = [note.content, ...note.tags].map((text) => text.toLocaleLowerCase());
+      lowered.set(note, texts);
+    }
+    return texts;
   };
+
+  const readNote = (spaceId: string, name: NoteName): Promise<NoteView | null> => corpus.liveNote(spaceId, name);
 
   const readNotes = async (spaceId: string, names: NoteName[]): Promise<NoteView[]> =>
     (await mapLimit(names, storage.parallelism, (name) => readNote(spaceId, name))).filter((note): note is NoteView => note !== null);
@@ -138,15 +132,15 @@ export function createNoteService(context: CoreContext) {
       await requireSpace(context, spaceId);
 
       const needle = query.toLocaleLowerCase();
-      const matches = (note: NoteView) =>
-        note.content.toLocaleLowerCase().includes(needle) || note.tags.some((tag) => tag.toLocaleLowerCase().includes(needle));
-      const names = await listNoteNames(spaceId);
+      const matches = (note: NoteView) => searchable(note).some((text) => text.includes(needle));
+      // Bodies come from the corpus cache (notes never change once written): only new notes are read.
+      const names = await corpus.liveNames(spaceId);
       const found: NoteView[] = [];
-      // Newest first, one bounded batch at a time, stopping as soon as one match past the limit proves has_more.
       const batch = storage.parallelism * 4;
-      for (let start = 0; start < names.length && found.length <= limit; start += batch) {
-        const notes = await readNotes(spaceId, names.slice(start, start + batch));
-        found.push(...notes.filter(matches));
+      for (let end = names.length; end > 0 && found.length <= limit; end -= batch) {
+        const slice = names.slice(Math.max(0, end - batch), end).reverse();
+        const notes = await mapLimit(slice, storage.parallelism, (name) => corpus.liveNote(spaceId, name));
+        for (const note of notes) if (note && matches(note)) found.push(note);
       }
       const notes = found.slice(0, limit);
       return { status: 'ok' as const, space_id: spaceId, query, notes, total: notes.length, has_more: found.length > limit };

@@ -25,6 +25,12 @@ import { syncWritten } from './sync.js';
  */
 /** A temp or lock file this old belongs to no running write: listings remove it. */
 const DEBRIS_AFTER_MS = 60 * 60 * 1000;
+/**
+ * A folder's mtime is trusted as a version only once it is this old: the kernel stamps mtimes from
+ * a coarse clock (a few ms), so two changes within one tick can share a stamp. A stamp older than
+ * this cannot be shared with a change still to come.
+ */
+const VERSION_SETTLE_MS = 2_000;
 
 export function createFsDriver(rootDir: string): StorageDriver {
   const root = path.resolve(rootDir);
@@ -181,6 +187,21 @@ export function createFsDriver(rootDir: string): StorageDriver {
         throw storageError('read', file, error);
       } finally {
         await handle.close();
+      }
+    },
+
+    async version(prefix) {
+      const folderKey = normalizePrefix(prefix);
+      if (!folderKey.endsWith('/')) return null;
+      const dir = path.join(root, ...folderKey.slice(0, -1).split('/'));
+      try {
+        // Every write goes through a temp file in the same folder, so any change moves its mtime.
+        const stats = await fsp.stat(dir, { bigint: true });
+        if (Date.now() - Number(stats.mtimeMs) < VERSION_SETTLE_MS) return null;
+        return `${stats.ino.toString(36)}-${stats.mtimeNs.toString(36)}`;
+      } catch (error) {
+        if (isCode(error, 'ENOENT', 'ENOTDIR')) return 'absent';
+        throw storageError('stat', dir, error);
       }
     },
 

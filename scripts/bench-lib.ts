@@ -1,0 +1,217 @@
+/**
+ * What the benchmark's sections share (bench.ts, bench-recall.ts): figures and their report,
+ * timing, the servers under test over MCP stdio, and the temp stores.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { execFile } from 'node:child_process';
+import { access, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { mapLimit } from '../src/shared/concurrency.js';
+
+export const BIN = fileURLToPath(new URL('../bin/live-mem.cjs', import.meta.url));
+
+const PEER_PACKAGE = '@modelcontextprotocol/server-memory';
+const PEER_DIR = fileURLToPath(new URL('../.bench/peer/', import.meta.url));
+const PEER_ENTRY = path.join(PEER_DIR, 'node_modules', PEER_PACKAGE, 'dist', 'index.js');
+
+// ---------------------------------------------------------------------------------------------
+// Figures and the report
+
+/** 'ratio' is a bare number (a share, a score). */
+export type Unit = 'ms' | 'notes/s' | 'x' | 'MiB' | 'tokens' | 'ratio';
+
+export interface Target {
+  op: '<' | '≥';
+  limit: number;
+}
+
+export interface Figure {
+  /** snake_case key for the JSON summary. */
+  key: string;
+  label: string;
+  /** null when the measure is unavailable (e.g. no /proc). */
+  value: number | null;
+  unit: Unit;
+  target: Target | undefined;
+}
+
+export const figure = (key: string, label: string, value: number | null, unit: Unit, target?: Target): Figure => ({ key, label, value, unit, target });
+
+export const below = (limit: number): Target => ({ op: '<', limit });
+export const atLeast = (limit: number): Target => ({ op: '≥', limit });
+
+const withUnit = (text: string, unit: Unit): string => (unit === 'x' ? `${text}x` : unit === 'ratio' ? text : `${text} ${unit}`);
+
+/** A measure: a few significant decimals, fewer as the value grows. */
+function formatValue(value: number | null, unit: Unit): string {
+  if (value === null) return 'n/a';
+  const digits = unit === 'notes/s' || value >= 100 ? 0 : value >= 10 ? 1 : 2;
+  return withUnit(value.toFixed(digits), unit);
+}
+
+/** A target: as written in the brief, without trailing zeros. */
+const formatTarget = ({ op, limit }: Target, unit: Unit): string => `${op} ${withUnit(String(Number(limit.toPrecision(3))), unit)}`;
+
+function verdict(fig: Figure): string {
+  if (!fig.target || fig.value === null) return '';
+  const met = fig.target.op === '<' ? fig.value < fig.target.limit : fig.value >= fig.target.limit;
+  return met ? '✓' : '✗';
+}
+
+/** Where the figures come from. The load average is read before the run: a busy machine skews every figure. */
+export function describeMachine(): string {
+  const load = loadavg()[0]?.toFixed(1) ?? '?';
+  return `node ${process.version}, ${availableParallelism()} CPUs, load average ${load} before the run`;
+}
+
+export function printReport(figures: readonly Figure[], machine: string): void {
+  const rows = figures.map((fig) => ({
+    label: fig.label,
+    value: formatValue(fig.value, fig.unit),
+    target: fig.target ? formatTarget(fig.target, fig.unit) : '—',
+    mark: verdict(fig),
+  }));
+  const width = (column: 'label' | 'value' | 'target') => Math.max(...rows.map((row) => row[column].length));
+  const [labelWidth, valueWidth, targetWidth] = [width('label'), width('value'), width('target')];
+  console.log(`\nlive-mem benchmark (fs driver, MCP stdio; ${machine})`);
+  for (const { label, value, target, mark } of rows) {
+    console.log(`  ${label.padEnd(labelWidth)}  ${value.padStart(valueWidth)}  target ${target.padEnd(targetWidth)}  ${mark}`.trimEnd());
+  }
+}
+
+export function printJsonSummary(figures: readonly Figure[]): void {
+  const round = (value: number | null) => (value === null ? null : Math.round(value * 100) / 100);
+  console.log(JSON.stringify(Object.fromEntries(figures.map((fig) => [fig.key, round(fig.value)]))));
+}
+
+export const progress = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+/** Nearest-rank percentile of `values` (not necessarily sorted). */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const value = sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)];
+  if (value === undefined) throw new Error('percentile of no values');
+  return value;
+}
+
+export async function timeMs(run: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await run();
+  return performance.now() - start;
+}
+
+export interface CallTimings {
+  totalMs: number;
+  latenciesMs: number[];
+}
+
+/** Runs `call(0..count-1)` with at most `inFlight` calls pending, timing each call and the whole. */
+export async function timeCalls(count: number, inFlight: number, call: (index: number) => Promise<unknown>): Promise<CallTimings> {
+  const indices = Array.from({ length: count }, (_, index) => index);
+  const start = performance.now();
+  const latenciesMs = await mapLimit(indices, inFlight, (index) => timeMs(() => call(index)));
+  return { totalMs: performance.now() - start, latenciesMs };
+}
+
+/** The process's peak resident set size in MiB, from /proc (null elsewhere). */
+export async function peakRssMiB(pid: number | null): Promise<number | null> {
+  if (pid === null) return null;
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kib = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status)?.[1];
+    return kib === undefined ? null : Number(kib) / 1024;
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server under test
+
+export interface BenchServer {
+  pid: number | null;
+  /** Spawn to `initialize` answered. */
+  connectMs: number;
+  /** Calls a tool; throws on a tool error; returns its structuredContent. */
+  call(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+/** How to spawn a server over stdio: live-mem, or the peer. */
+export interface ServerSpec {
+  args: string[];
+  env: (home: string) => Record<string, string>;
+}
+
+export const LIVE_MEM: ServerSpec = { args: [BIN], env: (home) => ({ LIVE_MEM_HOME: home, LIVE_MEM_AGENT: 'bench', LIVE_MEM_LOG_LEVEL: 'warn' }) };
+export const PEER: ServerSpec = { args: [PEER_ENTRY], env: (home) => ({ MEMORY_FILE_PATH: path.join(home, 'memory.jsonl') }) };
+
+export async function startServer(home: string, spec: ServerSpec = LIVE_MEM): Promise<BenchServer> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: spec.args,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), ...spec.env(home) },
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'live-mem-bench', version: '0.0.0' });
+  const connectMs = await timeMs(() => client.connect(transport));
+  return {
+    pid: transport.pid,
+    connectMs,
+    async call(tool, args) {
+      const result = await client.callTool({ name: tool, arguments: args });
+      const structured = (result.structuredContent ?? {}) as Record<string, unknown>;
+      if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(structured)}`);
+      return structured;
+    },
+    close: () => client.close(),
+  };
+}
+
+/**
+ * The temp stores, one per section, removed together once every section ran: deleting tens of
+ * thousands of files mid-run would tax the next section (on a disk mounted with online discard,
+ * for a minute or so).
+ */
+const tempHomes: string[] = [];
+
+export async function freshHome(section: string): Promise<string> {
+  const home = await mkdtemp(path.join(tmpdir(), `live-mem-bench-${section}-`));
+  tempHomes.push(home);
+  return home;
+}
+
+export async function removeTempHomes(): Promise<void> {
+  await Promise.all(tempHomes.splice(0).map((home) => rm(home, { recursive: true, force: true })));
+}
+
+export async function withServer<T>(home: string, run: (server: BenchServer) => Promise<T>, spec: ServerSpec = LIVE_MEM): Promise<T> {
+  const server = await startServer(home, spec);
+  try {
+    return await run(server);
+  } finally {
+    await server.close();
+  }
+}
+
+/** The peer's entry point, installing it once into .bench/peer; null when it cannot be had. */
+export async function peerAvailable(): Promise<boolean> {
+  const installed = () => access(PEER_ENTRY).then(() => true, () => false);
+  if (await installed()) return true;
+  progress(`  installing ${PEER_PACKAGE} into .bench/peer for the comparison`);
+  try {
+    await mkdir(PEER_DIR, { recursive: true });
+    await promisify(execFile)('npm', ['install', '--prefix', PEER_DIR, '--no-audit', '--no-fund', PEER_PACKAGE], { timeout: 180_000 });
+  } catch (error) {
+    progress(`  could not install ${PEER_PACKAGE}: ${(error as Error).message.split('\n')[0]}; using the brief's figures`);
+  }
+  return installed();
+}

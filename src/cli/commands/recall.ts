@@ -1,0 +1,33 @@
+import type { Session } from '../open.js';
+
+const list = (value: string | undefined): string[] | undefined => (value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter(Boolean));
+
+export const recall = (
+  { core, caller }: Session,
+  spaceId: string,
+  words: string[],
+  options: { limit: number; levels?: string; sources?: string; category?: string; from?: string; since?: string; until?: string },
+) => {
+  const levels = list(options.levels)?.map(Number);
+  const sources = list(options.sources);
+  return core.recall.search(caller, {
+    space_id: spaceId,
+    query: words.join(' '),
+    limit: options.limit,
+    ...(levels ? { levels } : {}),
+    ...(sources ? { sources } : {}),
+    ...(options.category !== undefined ? { category: options.category } : {}),
+    ...(options.from !== undefined ? { agent: options.from } : {}),
+    ...(options.since !== undefined ? { since: options.since } : {}),
+    ...(options.until !== undefined ? { until: options.until } : {}),
+  });
+};
+
+export const memoryContext = ({ core, caller }: Session, spaceId: string, words: string[], options: { maxTokens: number }) =>
+  core.recall.context(caller, { space_id: spaceId, max_tokens: options.maxTokens, ...(words.length > 0 ? { query: words.join(' ') } : {}) });
+
+export const historyList = ({ core, caller }: Session, spaceId: string, options: { limit: number; before?: string }) =>
+  core.recall.historyList(caller, { space_id: spaceId, limit: options.limit, ...(options.before !== undefined ? { before: options.before } : {}) });
+
+export const historyShow = ({ core, caller }: Session, spaceId: string, consolidationId: string) =>
+  core.recall.historyRead(caller, { space_id: spaceId, consolidation_id: consolidationId });

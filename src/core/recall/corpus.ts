@@ -1,0 +1,243 @@
+import { mapLimit } from '../../shared/concurrency.js';
+import { LiveMemError } from '../../shared/errors.js';
+import { listAll, listPrefixes } from '../../storage/list.js';
+import { decodeHistoryNotes } from '../consolidation/history.js';
+import type { CoreContext } from '../context.js';
+import { baseName, spaceKeys } from '../layout.js';
+import { compareNewestFirst, parseNoteName, type NoteName } from '../note/note-name.js';
+import { toNoteView, type NoteView } from '../note/note-view.js';
+
+/**
+ * Level 0 of recall: every note ever written to a space, live or consolidated, read through caches
+ * that are always right because what they hold never changes: a note's body is immutable once
+ * written (create-only), and a consolidation's `notes.json` is complete and frozen once its
+ * `record.json` exists. Only listings are re-read, so catching up costs what is new.
+ */
+export interface Level0Note extends NoteName {
+  source: 'live' | 'history';
+  /** For history notes: the consolidation that moved it out of live/. */
+  consolidation_id?: string;
+}
+
+export interface Level0Text extends Level0Note, NoteView {}
+
+/** `history/{id}/record.json`, as consolidation/commit.ts writes it. */
+export interface HistoryRecord {
+  id: string;
+  space_id: string;
+  committed_at: string;
+  /** Note file names, oldest first. */
+  notes: string[];
+  time_range: { oldest: string | null; newest: string | null };
+  bank_files: Array<{ filename: string; kind: string }>;
+  metrics: Record<string, unknown>;
+}
+
+/** Bodies of history notes kept in memory, in characters, across spaces (least recently used dropped). */
+const HISTORY_CACHE_CHARS = 64 * 1024 * 1024;
+/** Live note bodies kept in memory per process, in characters. */
+const LIVE_CACHE_CHARS = 64 * 1024 * 1024;
+
+/** Oldest first, the order of level 0. */
+export const compareOldestFirst = (a: NoteName, b: NoteName): number => compareNewestFirst(b, a);
+
+export function createCorpus(context: CoreContext) {
+  const { storage } = context;
+  const records = new Map<string, HistoryRecord>(); // `${space}/${cid}` → record (immutable)
+  const bundles = new BoundedCache<HistoryBundle>(HISTORY_CACHE_CHARS);
+  const liveNotes = new BoundedCache<NoteView>(LIVE_CACHE_CHARS);
+  const listings = new Map<string, { version: string; value: unknown }>();
+
+  /**
+   * A folder's listing, re-read only when the driver's folder version says it changed (or cannot
+   * say). The version is taken before listing, so a change during the listing shows next time.
+   */
+  const cachedListing = async <T>(folder: string, list: () => Promise<T>): Promise<T> => {
+    const version = (await storage.version?.(folder)) ?? null;
+    const cached = listings.get(folder);
+    if (version !== null && cached?.version === version) return cached.value as T;
+    const value = await list();
+    if (version === null) listings.delete(folder);
+    else listings.set(folder, { version, value });
+    return value;
+  };
+
+  const readRecord = async (spaceId: string, cid: string): Promise<HistoryRecord | null> => {
+    const cacheKey = `${spaceId}/${cid}`;
+    const cached = records.get(cacheKey);
+    if (cached) return cached;
+    const object = await storage.get(spaceKeys(spaceId).historyRecord(cid));
+    if (!object) return null; // a consolidation still being written (or killed before its record): its notes are still live
+    let record: HistoryRecord;
+    try {
+      record = JSON.parse(object.body.toString('utf8')) as HistoryRecord;
+    } catch (cause) {
+      throw new LiveMemError('storage_error', `history record ${cid} of space '${spaceId}' is not valid JSON`, { space_id: spaceId, consolidation_id: cid }, { cause });
+    }
+    record = { ...record, id: cid, notes: Array.isArray(record.notes) ? record.notes : [], bank_files: Array.isArray(record.bank_files) ? record.bank_files : [] };
+    records.set(cacheKey, record);
+    return record;
+  };
+
+  /** A consolidation's notes.json, decoded once; each note's front-matter parsed when first asked. */
+  const bundleOf = async (spaceId: string, cid: string): Promise<HistoryBundle> => {
+    const cacheKey = `${spaceId}/${cid}`;
+    const cached = bundles.get(cacheKey);
+    if (cached) return cached;
+    const key = spaceKeys(spaceId).historyNotes(cid);
+    const object = await storage.get(key);
+    const bodies = new Map<string, { name: NoteName; body: Buffer }>();
+    for (const { filename, body } of object ? decodeHistoryNotes(object.body, key) : []) {
+      const name = parseNoteName(filename);
+      if (name) bodies.set(filename, { name, body });
+    }
+    const views = new Map<string, Level0Text>();
+    const bundle: HistoryBundle = {
+      order: [...bodies.values()].map((entry) => entry.name).sort(compareOldestFirst).map((name) => name.filename),
+      view(filename) {
+        let view = views.get(filename);
+        const entry = bodies.get(filename);
+        if (!view && entry) {
+          view = { ...entry.name, ...toNoteView(entry.name, entry.body), source: 'history', consolidation_id: cid };
+          views.set(filename, view);
+        }
+        return view ?? null;
+      },
+    };
+    // A bundle is only cached once whole: a missing notes.json (a consolidation being written) is asked again.
+    if (object) bundles.set(cacheKey, bundle, object.body.length * 2 + 200);
+    return bundle;
+  };
+
+  const corpus = {
+    /** Complete consolidations of a space, oldest first (ids start with their commit stamp). */
+    async history(spaceId: string): Promise<HistoryRecord[]> {
+      const ids = await corpus.historyIds(spaceId);
+      const found = await mapLimit(ids, storage.parallelism, (cid) => readRecord(spaceId, cid));
+      return found.filter((record): record is HistoryRecord => record !== null);
+    },
+
+    /** One consolidation's record, or null. */
+    record: readRecord,
+
+    /** The notes one consolidation moved into history, oldest first, with their text. */
+    async historyNotes(spaceId: string, cid: string): Promise<Level0Text[]> {
+      const bundle = await bundleOf(spaceId, cid);
+      return bundle.order.map((filename) => bundle.view(filename) as Level0Text);
+    },
+
+    /** One note of a consolidation (only that note's front-matter is parsed), or null. */
+    async historyNote(spaceId: string, cid: string, filename: string): Promise<Level0Text | null> {
+      return (await bundleOf(spaceId, cid)).view(filename);
+    },
+
+    /** Consolidation ids of a space, complete or not, ascending (a listing; no record is read). */
+    historyIds(spaceId: string): Promise<string[]> {
+      const root = spaceKeys(spaceId).history;
+      return cachedListing(root, async () => (await listPrefixes(storage, root)).map((prefix) => prefix.slice(root.length, -1)).sort());
+    },
+
+    /** Live note names, oldest first. */
+    liveNames(spaceId: string): Promise<NoteName[]> {
+      return cachedListing(spaceKeys(spaceId).live, async () => {
+        const names: NoteName[] = [];
+        for await (const object of listAll(storage, spaceKeys(spaceId).live)) {
+          const name = parseNoteName(baseName(object.key));
+          if (name) names.push(name);
+        }
+        return names.sort(compareOldestFirst);
+      });
+    },
+
+    /** A folder listing through the version cache (for other folders of a space: bank, summaries). */
+    cachedListing,
+
+    /** One live note with its text; null once it left live/ (consolidated) or never existed. */
+    async liveNote(spaceId: string, name: NoteName): Promise<NoteView | null> {
+      const cacheKey = `${spaceId}/${name.filename}`;
+      const cached = liveNotes.get(cacheKey);
+      if (cached) return cached;
+      const object = await storage.get(spaceKeys(spaceId).note(name.filename));
+      if (!object) return null;
+      const view = toNoteView(name, object.body);
+      liveNotes.set(cacheKey, view, view.content.length + 200);
+      return view;
+    },
+
+    /**
+     * Every note of the space, oldest first, without its text. A note found both in live/ and in a
+     * complete consolidation (a consolidation cut between its record and the removal from live/)
+     * is listed once, as history.
+     */
+    async level0(spaceId: string): Promise<Level0Note[]> {
+      const [history, live] = await Promise.all([corpus.history(spaceId), corpus.liveNames(spaceId)]);
+      const notes: Level0Note[] = [];
+      const seen = new Set<string>();
+      for (const record of history) {
+        for (const filename of record.notes) {
+          const name = parseNoteName(filename);
+          if (!name || seen.has(filename)) continue;
+          seen.add(filename);
+          notes.push({ ...name, source: 'history', consolidation_id: record.id });
+        }
+      }
+      for (const name of live) if (!seen.has(name.filename)) notes.push({ ...name, source: 'live' });
+      return notes.sort(compareOldestFirst);
+    },
+
+    /**
+     * The text of level-0 notes, in the order given; a live note consolidated since it was listed
+     * is looked up in history, and one found nowhere is left out.
+     */
+    async read(spaceId: string, notes: readonly Level0Note[]): Promise<Level0Text[]> {
+      let movedOn: Promise<Map<string, string>> | undefined; // filename → consolidation, read once if needed
+      const texts = await mapLimit(notes, storage.parallelism, async (note): Promise<Level0Text | null> => {
+        if (note.consolidation_id) return corpus.historyNote(spaceId, note.consolidation_id, note.filename);
+        const view = await corpus.liveNote(spaceId, note);
+        if (view) return { ...note, ...view };
+        // Consolidated since it was listed: find which consolidation took it.
+        movedOn ??= corpus.history(spaceId).then((records) => new Map(records.flatMap((record) => record.notes.map((filename) => [filename, record.id] as const))));
+        const cid = (await movedOn).get(note.filename);
+        return cid ? corpus.historyNote(spaceId, cid, note.filename) : null;
+      });
+      return texts.filter((text): text is Level0Text => text !== null);
+    },
+  };
+  return corpus;
+}
+
+export type Corpus = ReturnType<typeof createCorpus>;
+
+interface HistoryBundle {
+  /** Filenames, oldest first. */
+  order: string[];
+  view(filename: string): Level0Text | null;
+}
+
+/** A map that forgets its least recently used entries past a total weight. */
+class BoundedCache<V> {
+  private readonly entries = new Map<string, { value: V; weight: number }>();
+  private total = 0;
+  constructor(private readonly capacity: number) {}
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value;
+  }
+
+  set(key: string, value: V, weight: number): void {
+    const old = this.entries.get(key);
+    if (old) this.total -= old.weight;
+    this.entries.delete(key);
+    this.entries.set(key, { value, weight });
+    this.total += weight;
+    for (const [oldest, entry] of this.entries) {
+      if (this.total <= this.capacity || this.entries.size <= 1) break;
+      this.entries.delete(oldest);
+      this.total -= entry.weight;
+    }
+  }
+}

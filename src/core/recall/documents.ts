@@ -1,0 +1,95 @@
+import { headingsOf } from '../consolidation/markdown.js';
+import { parseNoteName, stampToIso } from '../note/note-name.js';
+
+/**
+ * What recall indexes, as documents with ids that carry their own description, so a snapshot of
+ * the index needs no table beside the engine's ids:
+ *
+ *   n:{filename}            a live note (level 0)
+ *   h:{cid}/{filename}      a note consolidated by `cid` (level 0)
+ *   b:{file}#{i}            section i of a bank file (its heading path is kept beside)
+ *   s:synthesis             the cumulative synthesis
+ *   m:{summary id}          a summary of level ≥ 1 (its range is kept beside)
+ */
+export type RecallSource = 'live' | 'history' | 'bank' | 'synthesis' | 'summary';
+
+export interface DocMeta {
+  id: string;
+  source: RecallSource;
+  /** 0 for notes, k for summaries of level k, null for the bank and the synthesis. */
+  level: number | null;
+  /** How to read it whole: a note's filename, "file.md#A > B" for a bank section, a summary id, "_synthesis.md". */
+  ref: string;
+  consolidation_id?: string;
+  /** Notes: when written (ISO, second precision). */
+  timestamp?: string;
+  /** Summaries: what they cover, in time. */
+  range_start?: string;
+  range_end?: string;
+  agent?: string;
+  category?: string;
+}
+
+export const noteDocId = (filename: string, consolidationId?: string): string => (consolidationId ? `h:${consolidationId}/${filename}` : `n:${filename}`);
+export const summaryDocId = (summaryId: string): string => `m:${summaryId}`;
+export const SYNTHESIS_DOC_ID = 's:synthesis';
+
+/** The description of a note's document, from its id alone; null for any other id. */
+export function noteMeta(id: string): DocMeta | null {
+  let filename: string;
+  let consolidationId: string | undefined;
+  if (id.startsWith('n:')) filename = id.slice(2);
+  else if (id.startsWith('h:')) {
+    const slash = id.indexOf('/');
+    consolidationId = id.slice(2, slash);
+    filename = id.slice(slash + 1);
+  } else return null;
+  const name = parseNoteName(filename);
+  if (!name) return null;
+  return {
+    id,
+    source: consolidationId ? 'history' : 'live',
+    level: 0,
+    ref: filename,
+    ...(consolidationId ? { consolidation_id: consolidationId } : {}),
+    timestamp: stampToIso(name.stamp),
+    agent: name.agent,
+    category: name.category,
+  };
+}
+
+/** A note's indexed text: its content and tags. */
+export const noteText = (content: string, tags: readonly string[]): string => (tags.length > 0 ? `${content}\n${tags.join(' ')}` : content);
+
+export interface BankSection {
+  id: string;
+  file: string;
+  /** Heading path, outermost first; [] for text before the first heading. */
+  path: string[];
+  text: string;
+}
+
+/** A bank file cut into its sections (each from its heading to the next heading of any level). */
+export function bankSections(file: string, markdown: string): BankSection[] {
+  let headings: ReturnType<typeof headingsOf>;
+  try {
+    headings = headingsOf(markdown);
+  } catch {
+    headings = [];
+  }
+  const sections: BankSection[] = [];
+  const stack: Array<{ depth: number; text: string }> = [];
+  const push = (path: string[], start: number, end: number) => {
+    const text = markdown.slice(start, end).trim();
+    if (text.length > 0) sections.push({ id: `b:${file}#${sections.length}`, file, path, text });
+  };
+  push([], 0, headings[0]?.start ?? markdown.length);
+  for (const [i, heading] of headings.entries()) {
+    while (stack.length > 0 && (stack[stack.length - 1] as { depth: number }).depth >= heading.depth) stack.pop();
+    stack.push({ depth: heading.depth, text: heading.text.trim() });
+    push(stack.map((h) => h.text), heading.start, headings[i + 1]?.start ?? markdown.length);
+  }
+  return sections;
+}
+
+export const bankRef = (section: Pick<BankSection, 'file' | 'path'>): string => (section.path.length > 0 ? `${section.file}#${section.path.join(' > ')}` : section.file);

@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { isLiveMemError } from '../../shared/errors.js';
+import { listKeys } from '../../storage/list.js';
+import type { TextIndex, TextIndexEngine } from '../../search/types.js';
+import type { CoreContext } from '../context.js';
+import { spaceKeys } from '../layout.js';
+
+/**
+ * Snapshots of a space's search index in the store, `{space}/_index/{stamp}-{random}.snapshot`, so a
+ * new process loads one and reads only what is newer instead of every note.
+ *
+ * Why this is safe with many processes on many machines refreshing at once: a snapshot is written
+ * once under a name no one else uses (create-only), never changed, and says exactly what it covers
+ * (the header below). Two writers make two snapshots, each whole; a reader takes the newest that
+ * verifies and reconciles it with the store, which stays the only truth — so a snapshot that covers
+ * less than another costs catch-up reads, never a lost entry. A damaged one is deleted and skipped.
+ *
+ * Frame: "LMRI", u32 frame version, u32 header length, sha256 of the header (32 bytes), the header
+ * (JSON), the vector store's buffer when the header says so (its own checksum), then the engine's
+ * buffer (its own checksum).
+ */
+export interface SnapshotHeader {
+  format: 'live-mem-index';
+  engine: string;
+  space_id: string;
+  created_at: string;
+  /** Consolidations whose notes are in the index (`h:` documents). */
+  history: string[];
+  /** Bank files by etag, with their sections (ids, heading paths and text: the bank is small). */
+  bank: Record<string, { etag: string; sections: Array<{ id: string; path: string[]; text: string }> }>;
+  synthesis: { etag: string } | null;
+  summaries: Record<string, SummaryCoverage>;
+  /** Embeddings stored beside the text index (hybrid search), by the model that computed them. */
+  vectors: { model: string; bytes: number } | null;
+}
+
+export interface SummaryCoverage {
+  etag: string;
+  level: number;
+  sealed: boolean;
+  range_start: string;
+  range_end: string;
+}
+
+const MAGIC = Buffer.from('LMRI');
+const FRAME_VERSION = 1;
+const PREFIX_BYTES = 4 + 4 + 4 + 32;
+/** Snapshots kept per space: the newest, and one more for a reader that listed just before it. */
+const KEEP = 2;
+
+export function encodeSnapshot(header: Omit<SnapshotHeader, 'vectors'>, index: TextIndex, vectors?: { model: string; buffer: Buffer }): Buffer {
+  const full: SnapshotHeader = { ...header, vectors: vectors ? { model: vectors.model, bytes: vectors.buffer.length } : null };
+  const json = Buffer.from(JSON.stringify(full), 'utf8');
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  MAGIC.copy(prefix, 0);
+  prefix.writeUInt32LE(FRAME_VERSION, 4);
+  prefix.writeUInt32LE(json.length, 8);
+  createHash('sha256').update(json).digest().copy(prefix, 12);
+  return Buffer.concat([prefix, json, ...(vectors ? [vectors.buffer] : []), index.serialize()]);
+}
+
+/** Decodes a snapshot; throws on anything that is not a whole snapshot of this engine. */
+export function decodeSnapshot(buffer: Buffer, engine: TextIndexEngine): { header: SnapshotHeader; index: TextIndex; vectors: Buffer | null } {
+  if (buffer.length < PREFIX_BYTES || !buffer.subarray(0, 4).equals(MAGIC)) throw new Error('not a live-mem index snapshot');
+  if (buffer.readUInt32LE(4) !== FRAME_VERSION) throw new Error(`snapshot frame version ${buffer.readUInt32LE(4)} is not ${FRAME_VERSION}`);
+  const length = buffer.readUInt32LE(8);
+  if (PREFIX_BYTES + length > buffer.length) throw new Error('snapshot is truncated');
+  const json = buffer.subarray(PREFIX_BYTES, PREFIX_BYTES + length);
+  if (!createHash('sha256').update(json).digest().equals(buffer.subarray(12, 44))) throw new Error('snapshot header checksum mismatch');
+  const header = JSON.parse(json.toString('utf8')) as SnapshotHeader;
+  if (header.format !== 'live-mem-index') throw new Error('snapshot header has another format');
+  if (header.engine !== engine.name) throw new Error(`snapshot was written by engine ${header.engine}, not ${engine.name}`);
+  const vectorBytes = header.vectors?.bytes ?? 0;
+  if (!Number.isInteger(vectorBytes) || vectorBytes < 0 || PREFIX_BYTES + length + vectorBytes > buffer.length) throw new Error('snapshot is truncated');
+  const start = PREFIX_BYTES + length;
+  return { header, vectors: vectorBytes > 0 ? buffer.subarray(start, start + vectorBytes) : null, index: engine.load(buffer.subarray(start + vectorBytes)) };
+}
+
+export function createIndexStore(context: CoreContext, engine: TextIndexEngine) {
+  const { storage, logger } = context;
+  const snapshotKeys = async (spaceId: string): Promise<string[]> =>
+    (await listKeys(storage, spaceKeys(spaceId).index)).filter((key) => key.endsWith('.snapshot')).sort().reverse();
+
+  return {
+    /** The newest snapshot that verifies, or null; damaged ones are deleted (and logged). */
+    async loadNewest(spaceId: string): Promise<{ header: SnapshotHeader; index: TextIndex; vectors: Buffer | null; key: string } | null> {
+      for (const key of await snapshotKeys(spaceId)) {
+        const object = await storage.get(key);
+        if (!object) continue; // pruned since listed
+        try {
+          const decoded = decodeSnapshot(object.body, engine);
+          if (decoded.header.space_id !== spaceId) throw new Error(`snapshot belongs to space '${decoded.header.space_id}'`);
+          return { ...decoded, key };
+        } catch (error) {
+          logger.warn(`search index snapshot ${key} is unusable (${(error as Error).message}); deleting it and rebuilding from the store`);
+          await storage.delete(key).catch(() => undefined);
+        }
+      }
+      return null;
+    },
+
+    /** Writes a snapshot (from `encodeSnapshot`) under a fresh name, then prunes snapshots older than it past the newest few. */
+    async save(spaceId: string, snapshot: Buffer): Promise<string> {
+      const now = context.clock();
+      const name = `${now.toISOString().replace(/[-:.]/g, '')}-${context.randomId()}.snapshot`;
+      const key = `${spaceKeys(spaceId).index}${name}`;
+      try {
+        await storage.put(key, snapshot, { ifNoneMatch: '*', contentType: 'application/octet-stream' });
+      } catch (error) {
+        if (!isLiveMemError(error, 'precondition_failed')) throw error;
+        return key; // the same name from another writer: astronomically rare, and any whole snapshot will do
+      }
+      const keys = await snapshotKeys(spaceId);
+      const older = keys.slice(KEEP).filter((old) => old < key);
+      if (older.length > 0) await storage.deleteMany(older);
+      return key;
+    },
+  };
+}
+
+export type IndexStore = ReturnType<typeof createIndexStore>;

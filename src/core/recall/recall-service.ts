@@ -1,0 +1,277 @@
+import { mapLimit } from '../../shared/concurrency.js';
+import { invalid, LiveMemError } from '../../shared/errors.js';
+import type { TextIndexEngine } from '../../search/types.js';
+import { authorize, toAgentName, type Caller } from '../caller.js';
+import type { CoreContext } from '../context.js';
+import { spaceKeys } from '../layout.js';
+import { parseNoteName } from '../note/note-name.js';
+import { requireSpace } from '../space/meta.js';
+import { parseDateTime, validateCategory, validateLimit, validateSpaceId } from '../validate.js';
+import type { Corpus, Level0Note } from './corpus.js';
+import type { DocMeta, RecallSource } from './documents.js';
+import { fuseRankings } from './fusion.js';
+import { createIndexStore } from './index-store.js';
+import { snippetOf } from './snippet.js';
+import { createSpaceIndex, type SpaceIndex } from './space-index.js';
+import { parseSummary, summaryText, type SummaryDoc } from './summary-doc.js';
+
+export const RECALL_SOURCES: readonly RecallSource[] = ['live', 'history', 'bank', 'synthesis', 'summary'];
+export const MAX_SEARCH_LIMIT = 100;
+/** Documents embedded per request, the characters of each sent, and how long a request may take. */
+const EMBED_BATCH = 64;
+const EMBED_MAX_CHARS = 8_000;
+const EMBED_TIMEOUT_MS = 30_000;
+/** After a failure, embeddings of a space wait this long before trying again. */
+const EMBED_RETRY_MS = 60_000;
+
+export interface MemorySearchInput {
+  space_id: string;
+  query: string;
+  limit?: number;
+  /** 0 = notes, k ≥ 1 = summaries of level k. */
+  levels?: number[];
+  sources?: string[];
+  category?: string;
+  agent?: string;
+  since?: string;
+  until?: string;
+}
+
+export interface RecallHit {
+  score: number;
+  level: number | null;
+  source: RecallSource;
+  ref: string;
+  consolidation_id?: string;
+  timestamp?: string;
+  range_start?: string;
+  range_end?: string;
+  agent?: string;
+  category?: string;
+  /** The whole text when short, else a snippet around the first match. */
+  text: string;
+  truncated: boolean;
+}
+
+/**
+ * Recall: ranked search over every level of a space (live and consolidated notes, bank sections,
+ * the synthesis, summaries), and the history of consolidations. One index per space per process
+ * (space-index.ts), brought up to date before each answer.
+ */
+export function createRecallService(context: CoreContext, corpus: Corpus, engine: TextIndexEngine) {
+  const { storage } = context;
+  const store = createIndexStore(context, engine);
+  const indexes = new Map<string, SpaceIndex>();
+  const summaryCache = new Map<string, { etag: string; doc: SummaryDoc }>();
+
+  const indexOf = async (spaceId: string): Promise<SpaceIndex> => {
+    let index = indexes.get(spaceId);
+    if (!index) {
+      index = createSpaceIndex({ context, corpus, engine, store, spaceId });
+      indexes.set(spaceId, index);
+    }
+    await index.refresh();
+    embedInBackground(spaceId, index);
+    return index;
+  };
+
+  /**
+   * Computes the embeddings of documents that have none, a batch at a time, in the background:
+   * never on a write path, never twice at once for a space. A failing endpoint is logged once and
+   * tried again a minute later; meanwhile search is BM25 alone.
+   */
+  const embedding = new Map<string, Promise<void>>();
+  const embedPausedUntil = new Map<string, number>();
+  const embedInBackground = (spaceId: string, index: SpaceIndex): void => {
+    const embeddings = context.embeddings;
+    if (!embeddings || embedding.has(spaceId) || (embedPausedUntil.get(spaceId) ?? 0) > Date.now()) return;
+    const run = (async () => {
+      for (;;) {
+        const batch = index.missingVectors(EMBED_BATCH);
+        if (batch.length === 0) break;
+        const texts = await Promise.all(
+          batch.map(async ({ id }) => {
+            const meta = index.meta(id);
+            return (meta ? await textOf(spaceId, index, meta) : null)?.slice(0, EMBED_MAX_CHARS) ?? '';
+          }),
+        );
+        const vectors = await embeddings.embed(texts, AbortSignal.timeout(EMBED_TIMEOUT_MS));
+        batch.forEach(({ id, generation }, i) => index.setVector(id, vectors[i] as Float32Array, generation));
+      }
+      index.snapshotIfDue();
+    })()
+      .catch((error: unknown) => {
+        embedPausedUntil.set(spaceId, Date.now() + EMBED_RETRY_MS);
+        context.logger.warn(`embeddings of '${spaceId}' paused for a minute: ${(error as Error).message}; search is BM25 alone meanwhile`);
+      })
+      .finally(() => embedding.delete(spaceId));
+    embedding.set(spaceId, run);
+  };
+
+  /** The query's embedding, or null (no model, no vectors yet, or the endpoint failed: BM25 alone). */
+  const queryVector = async (spaceId: string, index: SpaceIndex, query: string): Promise<Float32Array | null> => {
+    if (!context.embeddings || !index.vectors || index.vectors.size === 0) return null;
+    try {
+      const [vector] = await context.embeddings.embed([query], AbortSignal.timeout(EMBED_TIMEOUT_MS));
+      return vector && vector.length === index.vectors.dims ? vector : null;
+    } catch (error) {
+      context.logger.debug(`query embedding failed for '${spaceId}': ${(error as Error).message}`);
+      return null;
+    }
+  };
+
+  /** A summary record, read once per version. */
+  const readSummary = async (spaceId: string, level: number, id: string): Promise<SummaryDoc | null> => {
+    const object = await storage.get(spaceKeys(spaceId).summary(level, id));
+    if (!object) return null;
+    const cacheKey = `${spaceId}/${id}`;
+    const cached = summaryCache.get(cacheKey);
+    if (cached?.etag === object.etag) return cached.doc;
+    const doc = parseSummary(object.body);
+    if (doc) summaryCache.set(cacheKey, { etag: object.etag, doc });
+    return doc;
+  };
+
+  /** The full text of a document, or null when it is gone since it was indexed. */
+  const textOf = async (spaceId: string, index: SpaceIndex, meta: DocMeta): Promise<string | null> => {
+    switch (meta.source) {
+      case 'live':
+      case 'history': {
+        const name = parseNoteName(meta.ref);
+        if (!name) return null;
+        const note0: Level0Note = { ...name, source: meta.source, ...(meta.consolidation_id ? { consolidation_id: meta.consolidation_id } : {}) };
+        const [note] = await corpus.read(spaceId, [note0]);
+        return note ? (note.tags.length > 0 ? `${note.content}\n[tags: ${note.tags.join(', ')}]` : note.content) : null;
+      }
+      case 'bank':
+        return index.sectionText(meta.id) ?? null;
+      case 'synthesis':
+        return (await storage.get(spaceKeys(spaceId).synthesis))?.body.toString('utf8') ?? null;
+      case 'summary': {
+        const doc = await readSummary(spaceId, meta.level as number, meta.ref);
+        return doc ? summaryText(doc) : null;
+      }
+    }
+  };
+
+  const buildFilter = (input: MemorySearchInput) => {
+    const levels = input.levels && input.levels.length > 0 ? new Set(input.levels.map((level) => validateLevel(level))) : undefined;
+    const sources = input.sources && input.sources.length > 0 ? new Set(input.sources.map(validateSource)) : undefined;
+    const category = input.category ? validateCategory(input.category) : undefined;
+    const agents = input.agent ? new Set([input.agent, toAgentName(input.agent)]) : undefined;
+    const since = parseDateTime(input.since ?? '', 'since')?.toISOString().slice(0, 19);
+    const until = parseDateTime(input.until ?? '', 'until')?.toISOString().slice(0, 19);
+    if (!levels && !sources && !category && !agents && !since && !until) return undefined;
+    return (meta: DocMeta): boolean => {
+      if (levels && (meta.level === null || !levels.has(meta.level))) return false;
+      if (sources && !sources.has(meta.source)) return false;
+      if (category && meta.category !== category) return false;
+      if (agents && (meta.agent === undefined || !agents.has(meta.agent))) return false;
+      if (since || until) {
+        // Second precision, as notes carry it; a summary matches when its range overlaps.
+        const start = (meta.timestamp ?? meta.range_start)?.slice(0, 19);
+        const end = (meta.timestamp ?? meta.range_end)?.slice(0, 19);
+        if (!start || !end) return false;
+        if (since && end < since) return false;
+        if (until && start > until) return false;
+      }
+      return true;
+    };
+  };
+
+  const search = async (caller: Caller, input: MemorySearchInput) => {
+    const spaceId = validateSpaceId(input.space_id);
+    authorize(caller, 'read', spaceId);
+    const query = typeof input.query === 'string' ? input.query.trim() : '';
+    if (query.length === 0) throw invalid('query is empty');
+    const limit = validateLimit(input.limit ?? 10, MAX_SEARCH_LIMIT);
+    const keep = buildFilter(input);
+    await requireSpace(context, spaceId);
+    const index = await indexOf(spaceId);
+    // Without filters nothing is asked per candidate; a document without a description is skipped below.
+    const filter = keep
+      ? (id: string) => {
+          const meta = index.meta(id);
+          return meta !== null && keep(meta);
+        }
+      : undefined;
+    const spare = limit + 5; // a few spare for documents gone since they were indexed
+    const vector = await queryVector(spaceId, index, query);
+    let hits = index.index.search(query, { limit: vector ? spare * 4 : spare, ...(filter ? { filter } : {}) });
+    if (vector && index.vectors) {
+      // Hybrid: the two rankings fused by reciprocal rank, so neither's scale dominates.
+      const semantic = index.vectors.search(vector, { limit: spare * 4, ...(filter ? { filter } : {}) });
+      hits = fuseRankings([hits.map((hit) => hit.id), semantic.map((hit) => hit.id)]).slice(0, spare);
+    }
+    const described = hits.map((hit) => ({ hit, meta: index.meta(hit.id) }));
+    const texts = await mapLimit(described, storage.parallelism, ({ meta }) => (meta ? textOf(spaceId, index, meta) : Promise.resolve(null)));
+    const results: RecallHit[] = [];
+    for (const [i, { hit, meta }] of described.entries()) {
+      const text = texts[i];
+      if (results.length >= limit || !meta || text === null || text === undefined) continue;
+      const snippet = snippetOf(text, query);
+      const { id: _id, ...fields } = meta;
+      results.push({ score: Math.round(hit.score * 10000) / 10000, ...fields, text: snippet.text, truncated: snippet.truncated });
+    }
+    return { status: 'ok' as const, space_id: spaceId, query, mode: vector ? ('hybrid' as const) : ('bm25' as const), results, total: results.length };
+  };
+
+  return {
+    search,
+    indexOf,
+    readSummary,
+    textOf,
+
+    /** Consolidations, newest first, `limit` at a time; `before` continues after a page's last id. */
+    async historyList(caller: Caller, input: { space_id: string; limit?: number; before?: string }) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'read', spaceId);
+      const limit = validateLimit(input.limit ?? 20, 1000);
+      await requireSpace(context, spaceId);
+      const records = (await corpus.history(spaceId)).reverse();
+      const page = input.before ? records.filter((record) => record.id < (input.before as string)) : records;
+      const consolidations = page.slice(0, limit).map((record) => ({
+        consolidation_id: record.id,
+        committed_at: record.committed_at,
+        time_range: record.time_range,
+        notes_count: record.notes.length,
+        bank_files: record.bank_files,
+        by: typeof record.metrics.by === 'string' ? record.metrics.by : undefined,
+        model: typeof record.metrics.model === 'string' ? record.metrics.model : undefined,
+      }));
+      const hasMore = page.length > limit;
+      return { status: 'ok' as const, space_id: spaceId, consolidations, total: consolidations.length, has_more: hasMore, ...(hasMore ? { next_before: consolidations[consolidations.length - 1]?.consolidation_id } : {}) };
+    },
+
+    /** One consolidation: its record and the notes it moved out of live/, oldest first. */
+    async historyRead(caller: Caller, input: { space_id: string; consolidation_id: string }) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'read', spaceId);
+      const cid = typeof input.consolidation_id === 'string' ? input.consolidation_id : '';
+      if (!/^[0-9A-Za-z][0-9A-Za-z_-]{0,127}$/.test(cid)) throw invalid(`invalid consolidation_id ${JSON.stringify(cid)}`);
+      await requireSpace(context, spaceId);
+      const record = await corpus.record(spaceId, cid);
+      if (!record) throw new LiveMemError('not_found', `no consolidation '${cid}' in space '${spaceId}'`, { space_id: spaceId, consolidation_id: cid });
+      const notes = (await corpus.historyNotes(spaceId, cid)).map(({ filename, timestamp, agent, category, tags, content }) => ({ filename, timestamp, agent, category, tags, content }));
+      return { status: 'ok' as const, space_id: spaceId, consolidation: record, notes, total: notes.length };
+    },
+
+    /** Resolves once background snapshot writes have finished (a CLI process waits before it exits). */
+    async idle(): Promise<void> {
+      await Promise.all(embedding.values());
+      await Promise.all([...indexes.values()].map((index) => index.idle()));
+    },
+  };
+}
+
+export type RecallService = ReturnType<typeof createRecallService>;
+
+function validateLevel(level: unknown): number {
+  if (!Number.isInteger(level) || (level as number) < 0 || (level as number) > 6) throw invalid(`levels must be integers from 0 (notes) to 6, got ${JSON.stringify(level)}`);
+  return level as number;
+}
+
+function validateSource(source: unknown): RecallSource {
+  if (!RECALL_SOURCES.includes(source as RecallSource)) throw invalid(`unknown source ${JSON.stringify(source)}: use ${RECALL_SOURCES.join(', ')}`);
+  return source as RecallSource;
+}

@@ -1,0 +1,345 @@
+import { mapLimit } from '../../shared/concurrency.js';
+import { listAll } from '../../storage/list.js';
+import type { TextIndex, TextIndexEngine } from '../../search/types.js';
+import type { CoreContext } from '../context.js';
+import { spaceKeys } from '../layout.js';
+import type { Corpus } from './corpus.js';
+import { bankRef, bankSections, noteDocId, noteMeta, noteText, summaryDocId, SYNTHESIS_DOC_ID, type DocMeta } from './documents.js';
+import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.js';
+import { encodeSnapshot, type IndexStore, type SnapshotHeader, type SummaryCoverage } from './index-store.js';
+import { parseSummary, summaryText, SUMMARY_LEVELS } from './summary-doc.js';
+
+/** A snapshot is written once this many documents changed since the last one this process knows… */
+const SNAPSHOT_AFTER_CHANGES = 500;
+/** …and no more often than this… */
+const SNAPSHOT_MIN_INTERVAL_MS = 30_000;
+/** …except after a build from scratch or new embeddings, when the index holds at least this many documents. */
+const SNAPSHOT_MIN_DOCUMENTS = 50;
+
+/**
+ * One space's search index in this process: documents (see documents.ts) in a text engine, with
+ * what they cover. `refresh` brings it up to date with the store by reading only what is new —
+ * listings are skipped where the driver's folder version says nothing changed — and every
+ * read-only answer goes through it. It never writes to the store except snapshots, in the
+ * background, and nothing waits on it to write a note.
+ */
+export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus; engine: TextIndexEngine; store: IndexStore; spaceId: string }) {
+  const { context, corpus, engine, store, spaceId } = options;
+  const { storage, logger } = context;
+  const keys = spaceKeys(spaceId);
+
+  let index: TextIndex = engine.create();
+  /** Embeddings of the documents (hybrid search), when a model is configured; filled in the background. */
+  let vectors: VectorStore | null = context.embeddings ? createVectorStore() : null;
+  /** Bumped at each replacement of a document: a vector computed from an older text is dropped. */
+  const generations = new Map<string, number>();
+  const live = new Set<string>(); // live filenames indexed as n:
+  const historyFilenames = new Set<string>(); // filenames indexed as h:
+  const history = new Set<string>(); // consolidation ids indexed
+  let lastLiveListing: unknown;
+  let bank: SnapshotHeader['bank'] = {};
+  let lastBankListing: unknown;
+  let synthesis: SnapshotHeader['synthesis'] = null;
+  const summaries = new Map<string, SummaryCoverage>();
+  const lastSummaryListings = new Map<number, unknown>();
+  const noteMetas = new Map<string, DocMeta | null>();
+  const sectionMeta = new Map<string, { file: string; path: string[]; text: string }>();
+
+  let loaded = false;
+  let changes = 0;
+  /** Expensive work since the last snapshot (a build from scratch, embeddings): saved whatever its size. */
+  let worthSaving = false;
+  let lastSnapshotAt = 0;
+  let refreshing: Promise<void> | null = null;
+  let saving: Promise<void> = Promise.resolve();
+
+  /** Every change of a document goes through these two: its vector, if any, is of the old text. */
+  const put = (id: string, text: string) => {
+    index.add(id, text);
+    if (vectors) {
+      vectors.delete(id);
+      generations.set(id, (generations.get(id) ?? 0) + 1);
+    }
+    changes++;
+  };
+  const remove = (id: string) => {
+    vectors?.delete(id);
+    if (!index.has(id)) return;
+    index.remove(id);
+    changes++;
+  };
+  const addNote = (id: string, content: string, tags: readonly string[]) => put(id, noteText(content, tags));
+
+  /** Loads the newest snapshot, or starts empty (everything is then read by the first refresh). */
+  const load = async () => {
+    const snapshot = await store.loadNewest(spaceId);
+    if (!snapshot) {
+      logger.info(`search index of '${spaceId}': no usable snapshot, building it from the store`);
+      worthSaving = true; // a first build is worth a snapshot whatever its size
+      return;
+    }
+    index = snapshot.index;
+    for (const id of index.ids()) {
+      if (id.startsWith('n:')) live.add(id.slice(2));
+      else if (id.startsWith('h:')) historyFilenames.add(id.slice(id.indexOf('/') + 1));
+    }
+    for (const cid of snapshot.header.history) history.add(cid);
+    bank = snapshot.header.bank;
+    for (const [file, entry] of Object.entries(bank)) for (const section of entry.sections) sectionMeta.set(section.id, { file, path: section.path, text: section.text });
+    synthesis = snapshot.header.synthesis;
+    for (const [id, coverage] of Object.entries(snapshot.header.summaries)) summaries.set(id, coverage);
+    if (snapshot.vectors && context.embeddings && snapshot.header.vectors?.model === context.embeddings.label) {
+      try {
+        vectors = loadVectorStore(snapshot.vectors);
+      } catch (error) {
+        logger.warn(`the embeddings in ${snapshot.key} are unusable (${(error as Error).message}); computing them again`);
+      }
+    }
+    lastSnapshotAt = Date.now();
+  };
+
+  const refreshHistory = async () => {
+    const ids = await corpus.historyIds(spaceId);
+    const present = new Set(ids);
+    for (const cid of ids) {
+      // Only new consolidations are read, and only once complete (their record written last).
+      if (history.has(cid) || !(await corpus.record(spaceId, cid))) continue;
+      for (const note of await corpus.historyNotes(spaceId, cid)) {
+        remove(noteDocId(note.filename));
+        live.delete(note.filename);
+        historyFilenames.add(note.filename);
+        addNote(noteDocId(note.filename, cid), note.content, note.tags);
+      }
+      history.add(cid);
+    }
+    const gone = [...history].filter((cid) => !present.has(cid));
+    if (gone.length === 0) return;
+    for (const cid of gone) history.delete(cid);
+    for (const id of [...index.ids()]) {
+      const meta = id.startsWith('h:') ? noteMeta(id) : null;
+      if (meta?.consolidation_id && !present.has(meta.consolidation_id)) {
+        remove(id);
+        historyFilenames.delete(meta.ref);
+      }
+    }
+  };
+
+  const refreshLive = async () => {
+    const names = await corpus.liveNames(spaceId);
+    if (names === lastLiveListing) return; // the cached listing: the folder did not change
+    const listed = new Set<string>();
+    const fresh = [];
+    for (const name of names) {
+      listed.add(name.filename);
+      if (!live.has(name.filename) && !historyFilenames.has(name.filename)) fresh.push(name);
+    }
+    await mapLimit(fresh, storage.parallelism, async (name) => {
+      const note = await corpus.liveNote(spaceId, name);
+      if (!note) return; // consolidated since listed: history brings it
+      live.add(name.filename);
+      addNote(noteDocId(name.filename), note.content, note.tags);
+    });
+    for (const filename of [...live]) {
+      if (listed.has(filename)) continue;
+      live.delete(filename);
+      remove(noteDocId(filename));
+    }
+    lastLiveListing = names;
+  };
+
+  const refreshBank = async () => {
+    const files = await corpus.cachedListing(keys.bank, async () => {
+      const found: string[] = [];
+      for await (const object of listAll(storage, keys.bank, { delimiter: '/' })) if (object.key.endsWith('.md')) found.push(object.key.slice(keys.bank.length));
+      return found;
+    });
+    if (files === lastBankListing) return;
+    const next: SnapshotHeader['bank'] = {};
+    await mapLimit(files, storage.parallelism, async (file) => {
+      const known = bank[file];
+      const info = await storage.stat(keys.bankFile(file));
+      if (!info) return;
+      if (known && known.etag === info.etag) {
+        next[file] = known;
+        return;
+      }
+      const object = await storage.get(keys.bankFile(file));
+      if (!object) return;
+      for (const section of known?.sections ?? []) remove(section.id);
+      const sections = bankSections(file, object.body.toString('utf8'));
+      for (const section of sections) {
+        put(section.id, `${section.path.join(' ')}\n${section.text}`);
+        sectionMeta.set(section.id, { file, path: section.path, text: section.text });
+      }
+      next[file] = { etag: object.etag, sections: sections.map(({ id, path, text }) => ({ id, path, text })) };
+    });
+    for (const [file, entry] of Object.entries(bank)) {
+      if (next[file]) continue;
+      for (const section of entry.sections) {
+        remove(section.id);
+        sectionMeta.delete(section.id);
+      }
+    }
+    bank = next;
+    lastBankListing = files;
+  };
+
+  const refreshSynthesis = async () => {
+    const info = await storage.stat(keys.synthesis);
+    if ((info?.etag ?? null) === (synthesis?.etag ?? null)) return;
+    const object = info ? await storage.get(keys.synthesis) : null;
+    remove(SYNTHESIS_DOC_ID);
+    const text = object?.body.toString('utf8') ?? '';
+    if (text.trim()) put(SYNTHESIS_DOC_ID, text);
+    synthesis = object ? { etag: object.etag } : null;
+  };
+
+  const refreshSummaries = async () => {
+    for (const level of SUMMARY_LEVELS) {
+      const folder = keys.summaryLevel(level);
+      const listing = await corpus.cachedListing(folder, async () => {
+        const found: string[] = [];
+        for await (const object of listAll(storage, folder, { delimiter: '/' })) if (object.key.endsWith('.json')) found.push(object.key);
+        return found;
+      });
+      if (listing === lastSummaryListings.get(level)) continue;
+      const ids = new Set<string>();
+      await mapLimit(listing, storage.parallelism, async (key) => {
+        const id = key.slice(folder.length, -'.json'.length);
+        ids.add(id);
+        const known = summaries.get(id);
+        if (known?.sealed) return; // a sealed summary never changes
+        const object = await storage.get(key);
+        if (!object || object.etag === known?.etag) return;
+        const record = parseSummary(object.body);
+        if (!record) {
+          logger.warn(`summary ${key} is unreadable; left out of the search index`);
+          return;
+        }
+        put(summaryDocId(id), summaryText(record));
+        summaries.set(id, { etag: object.etag, level: record.level, sealed: record.sealed, range_start: record.range_start, range_end: record.range_end });
+      });
+      for (const [id, coverage] of [...summaries]) {
+        if (coverage.level !== level || ids.has(id)) continue;
+        summaries.delete(id);
+        remove(summaryDocId(id));
+      }
+      lastSummaryListings.set(level, listing);
+    }
+  };
+
+  /** Writes a snapshot in the background when enough changed; `now` skips the interval (a process about to exit). */
+  const snapshotIfDue = (now = false) => {
+    if (changes === 0 || (changes < SNAPSHOT_AFTER_CHANGES && !(worthSaving && index.size >= SNAPSHOT_MIN_DOCUMENTS))) return;
+    if (!now && Date.now() - lastSnapshotAt < SNAPSHOT_MIN_INTERVAL_MS) return;
+    lastSnapshotAt = Date.now();
+    worthSaving = false;
+    // Encoded now, in one go: the header and the engine must describe the same instant.
+    const snapshot = encodeSnapshot(snapshotHeader(), index, vectors && vectors.size > 0 && context.embeddings ? { model: context.embeddings.label, buffer: vectors.serialize() } : undefined);
+    const taken = changes;
+    saving = saving
+      .then(async () => {
+        // A space deleted meanwhile must not come back as an _index/ folder.
+        if (!(await storage.stat(keys.meta))) return;
+        const key = await store.save(spaceId, snapshot);
+        changes -= Math.min(changes, taken);
+        logger.debug(`search index of '${spaceId}': snapshot ${key} (${index.size} documents)`);
+      })
+      .catch((error: unknown) => logger.warn(`could not write a search index snapshot of '${spaceId}'`, { error: String(error) }));
+  };
+
+  const snapshotHeader = (): Omit<SnapshotHeader, 'vectors'> => ({
+    format: 'live-mem-index',
+    engine: engine.name,
+    space_id: spaceId,
+    created_at: context.clock().toISOString(),
+    history: [...history],
+    bank,
+    synthesis,
+    summaries: Object.fromEntries(summaries),
+  });
+
+  const refreshOnce = async () => {
+    if (!loaded) {
+      await load();
+      loaded = true;
+    }
+    await refreshHistory(); // before live/: a note consolidated meanwhile moves, never vanishes
+    await refreshLive();
+    await Promise.all([refreshBank(), refreshSynthesis(), refreshSummaries()]);
+    snapshotIfDue();
+  };
+
+  return {
+    /** Catches up with the store; concurrent callers share one refresh. */
+    refresh(): Promise<void> {
+      refreshing ??= refreshOnce().finally(() => (refreshing = null));
+      return refreshing;
+    },
+
+    get index(): TextIndex {
+      return index;
+    },
+
+    get vectors(): VectorStore | null {
+      return vectors;
+    },
+
+    /** Up to `limit` documents without a vector, each with its generation (for `setVector`). */
+    missingVectors(limit: number): Array<{ id: string; generation: number }> {
+      const missing: Array<{ id: string; generation: number }> = [];
+      if (!vectors) return missing;
+      for (const id of index.ids()) {
+        if (missing.length >= limit) break;
+        if (!vectors.has(id)) missing.push({ id, generation: generations.get(id) ?? 0 });
+      }
+      return missing;
+    },
+
+    /** Stores a document's vector, unless the document was replaced or removed since `generation`. */
+    setVector(id: string, vector: Float32Array, generation: number): void {
+      if (!vectors || !index.has(id) || (generations.get(id) ?? 0) !== generation) return;
+      vectors.set(id, vector);
+      changes++;
+      worthSaving = true;
+    },
+
+    snapshotIfDue: () => snapshotIfDue(),
+
+    /** What a document is, from its id (notes) or what the index keeps beside (sections, summaries). */
+    meta(id: string): DocMeta | null {
+      // Note ids never change meaning: their descriptions are parsed once (filters ask per candidate).
+      let note = noteMetas.get(id);
+      if (note === undefined && (id.startsWith('n:') || id.startsWith('h:'))) {
+        note = noteMeta(id);
+        if (noteMetas.size > 1_000_000) noteMetas.clear();
+        noteMetas.set(id, note);
+      }
+      if (note) return note;
+      if (id === SYNTHESIS_DOC_ID) return { id, source: 'synthesis', level: null, ref: '_synthesis.md' };
+      if (id.startsWith('b:')) {
+        const section = sectionMeta.get(id);
+        return section ? { id, source: 'bank', level: null, ref: bankRef(section) } : null;
+      }
+      if (id.startsWith('m:')) {
+        const summary = summaries.get(id.slice(2));
+        return summary ? { id, source: 'summary', level: summary.level, ref: id.slice(2), range_start: summary.range_start, range_end: summary.range_end } : null;
+      }
+      return null;
+    },
+
+    /** Summaries indexed, by id (level, range, whether sealed). */
+    summaryCoverage: (): ReadonlyMap<string, SummaryCoverage> => summaries,
+
+    /** The text of a bank section, from memory. */
+    sectionText: (id: string): string | undefined => sectionMeta.get(id)?.text,
+
+    /** Writes a snapshot now if one is due (whatever the interval), then waits for every write. */
+    idle(): Promise<void> {
+      snapshotIfDue(true);
+      return saving;
+    },
+  };
+}
+
+export type SpaceIndex = ReturnType<typeof createSpaceIndex>;

@@ -1,0 +1,230 @@
+import { hostname } from 'node:os';
+import { createLlmCalls } from '../../../llm/call.js';
+import type { LlmClient } from '../../../llm/types.js';
+import { invalid, isLiveMemError, LiveMemError } from '../../../shared/errors.js';
+import { acquireLease } from '../../../storage/lease.js';
+import { authorize, type Caller } from '../../caller.js';
+import type { CoreContext } from '../../context.js';
+import { spaceKeys } from '../../layout.js';
+import { parseNoteName, stampToIso } from '../../note/note-name.js';
+import { requireSpace } from '../../space/meta.js';
+import { validateSpaceId } from '../../validate.js';
+import type { Corpus } from '../corpus.js';
+import { readJobs } from './job-records.js';
+import type { Strategy } from './plan.js';
+import { levelOfId, MAX_LEVEL, parseRecord, parseRef, SUMMARY_ID, type SummaryRecord } from './record.js';
+import { runSummaries, type RunSettings, type SummariesProgress, type SummariesResult } from './runner.js';
+import { loadSummaries } from './summary-store.js';
+
+export interface SummariesUpdateInput {
+  space_id: string;
+  strategy?: Strategy;
+  /** Highest level to build (1-6); default 6. */
+  level?: number;
+  window_chars?: number;
+  min_flush_chars?: number;
+  group_chars?: number;
+  wiggle?: number;
+  flush_after_ms?: number;
+  concurrency?: number;
+  batch_delay_ms?: number;
+  dry_run?: boolean;
+}
+
+export interface SummariesOptions {
+  /** A model for this call only (e.g. MCP sampling), used when none is configured. */
+  llm?: LlmClient;
+  onProgress?: (event: SummariesProgress) => void;
+}
+
+/** Seed 003's defaults. */
+const DEFAULT_WIGGLE = 0.2;
+const DEFAULT_FLUSH_AFTER_MS = 20 * 60_000;
+const DEFAULT_CONCURRENCY = 3;
+const DEFAULT_BATCH_DELAY_MS = 1_500;
+const PREVIEW_CHARS = 300;
+
+function number(name: string, value: number | undefined, fallback: number, min: number, max: number, integer = true): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || (integer && !Number.isInteger(value)) || value < min || value > max) {
+    throw invalid(`${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** The run's settings from the input and the configured defaults; bad input throws before anything is done. */
+export function runSettings(input: SummariesUpdateInput, defaults: { windowChars: number; groupChars: number }): RunSettings {
+  const strategy = input.strategy ?? 'incremental';
+  if (strategy !== 'incremental' && strategy !== 'full') throw invalid(`strategy must be incremental or full, got ${JSON.stringify(strategy)}`);
+  if (input.dry_run !== undefined && typeof input.dry_run !== 'boolean') throw invalid('dry_run must be true or false');
+  const windowChars = number('window_chars', input.window_chars, defaults.windowChars, 500, 200_000);
+  return {
+    params: {
+      windowChars,
+      minFlushChars: number('min_flush_chars', input.min_flush_chars, Math.round(windowChars / 2), 0, windowChars),
+      groupChars: number('group_chars', input.group_chars, defaults.groupChars, 500, 500_000),
+      wiggle: number('wiggle', input.wiggle, DEFAULT_WIGGLE, 0, 0.5, false),
+      flushAfterMs: number('flush_after_ms', input.flush_after_ms, DEFAULT_FLUSH_AFTER_MS, 0, 30 * 86_400_000),
+    },
+    strategy,
+    maxLevel: number('level', input.level, MAX_LEVEL, 1, MAX_LEVEL),
+    concurrency: number('concurrency', input.concurrency, DEFAULT_CONCURRENCY, 1, 16),
+    batchDelayMs: number('batch_delay_ms', input.batch_delay_ms, DEFAULT_BATCH_DELAY_MS, 0, 60_000),
+    dryRun: input.dry_run ?? false,
+  };
+}
+
+/**
+ * Hierarchical summaries of a space (seed 003): level 1 over windows of notes, level k over groups
+ * of level k−1, kept up to date incrementally ("seal once, grow last"). One runner per space at a
+ * time across processes (its own lease, apart from consolidation's); reads need only `read`.
+ */
+export function createSummariesService(context: CoreContext, corpus: Corpus) {
+  const { storage } = context;
+
+  const resolveLlm = (override: LlmClient | undefined): LlmClient => {
+    const llm = context.llm ?? override;
+    if (!llm) {
+      throw new LiveMemError(
+        'config_error',
+        'no LLM is configured for summaries: set LIVE_MEM_LLM_BASE_URL, LIVE_MEM_LLM_MODEL and LIVE_MEM_LLM_API_KEY ' +
+          '(any OpenAI-compatible endpoint), or call summaries_update from an MCP client that supports sampling',
+      );
+    }
+    return llm;
+  };
+
+  /** Takes the space's summaries lease (`conflict` at once if held) and keeps it renewed until released. */
+  const lock = async (spaceId: string, caller: Caller) => {
+    const ttlMs = context.consolidation.leaseTtlMs;
+    let lease;
+    try {
+      lease = await acquireLease(storage, spaceKeys(spaceId).summariesLock, { owner: `summaries:${caller.agent}@${hostname()}:${process.pid}`, ttlMs, clock: context.clock });
+    } catch (error) {
+      if (!isLiveMemError(error, 'conflict')) throw error;
+      throw new LiveMemError('conflict', `the summaries of space '${spaceId}' are already being updated`, { ...error.data, space_id: spaceId });
+    }
+    let lost: unknown;
+    const timer = setInterval(() => lease.renew().catch((error: unknown) => (lost = error)), Math.max(1_000, ttlMs / 3));
+    timer.unref();
+    return {
+      checkLease: () => {
+        if (lost) throw lost;
+      },
+      release: async () => {
+        clearInterval(timer);
+        await lease.release().catch((error: unknown) => context.logger.warn('could not release the summaries lease', { error: String(error) }));
+      },
+    };
+  };
+
+  /**
+   * Checks the call and, unless it is a dry run, resolves the model and takes the lease. The caller
+   * runs it with `run` and releases with `release`.
+   */
+  const begin = async (caller: Caller, input: SummariesUpdateInput, options: SummariesOptions = {}) => {
+    const spaceId = validateSpaceId(input.space_id);
+    authorize(caller, 'write', spaceId);
+    const settings = runSettings(input, context.summaries);
+    await requireSpace(context, spaceId);
+    const llm = settings.dryRun ? undefined : resolveLlm(options.llm);
+    const held = settings.dryRun ? { checkLease: () => undefined, release: async () => undefined } : await lock(spaceId, caller);
+    return {
+      spaceId,
+      run: (onProgress?: (event: SummariesProgress) => void): Promise<SummariesResult> => {
+        const calls = llm ? createLlmCalls(llm, { timeoutMs: context.consolidation.timeoutMs, backoffMs: context.consolidation.retryBackoffMs }) : undefined;
+        const progress = onProgress ?? options.onProgress;
+        return runSummaries({ context, corpus, spaceId, checkLease: held.checkLease, ...(calls ? { calls } : {}), ...(progress ? { onProgress: progress } : {}) }, settings);
+      },
+      release: held.release,
+    };
+  };
+
+  /** Every valid summary of a space, by level then time; corrupt ones are logged and left out. No auth: internal. */
+  const records = async (spaceId: string): Promise<SummaryRecord[]> => {
+    const levels = await loadSummaries(context, spaceId);
+    return [...levels.values()]
+      .flatMap((level) => [...level.records.values()].map((loaded) => loaded.record))
+      .sort((a, b) => a.level - b.level || (a.range_start < b.range_start ? -1 : a.range_start > b.range_start ? 1 : a.id < b.id ? -1 : 1));
+  };
+
+  return {
+    begin,
+    records,
+
+    /** Brings the summaries up to date now; resolves when done. Never `ok` after a failure. */
+    async update(caller: Caller, input: SummariesUpdateInput, options: SummariesOptions = {}): Promise<SummariesResult> {
+      const started = await begin(caller, input, options);
+      try {
+        return await started.run(options.onProgress);
+      } finally {
+        await started.release();
+      }
+    },
+
+    /** Summaries of a space, newest first within each level, with a preview of each. */
+    async list(caller: Caller, input: { space_id: string; level?: number }) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'read', spaceId);
+      const level = input.level === undefined ? undefined : number('level', input.level, 1, 1, MAX_LEVEL);
+      await requireSpace(context, spaceId);
+      const [all, jobs] = await Promise.all([records(spaceId), readJobs(context, spaceId, 1)]);
+      const chosen = all
+        .filter((record) => level === undefined || record.level === level)
+        .sort((a, b) => a.level - b.level || (a.range_end < b.range_end ? 1 : a.range_end > b.range_end ? -1 : a.id < b.id ? 1 : -1));
+      const lastJob = jobs[0];
+      return {
+        status: 'ok' as const,
+        space_id: spaceId,
+        summaries: chosen.map((record) => ({
+          id: record.id,
+          level: record.level,
+          sealed: record.sealed,
+          range_start: record.range_start,
+          range_end: record.range_end,
+          covers: record.covers.length,
+          chars: record.summary.length,
+          chars_in: record.chars_in,
+          preview: record.summary.length > PREVIEW_CHARS ? `${record.summary.slice(0, PREVIEW_CHARS)}…` : record.summary,
+        })),
+        total: chosen.length,
+        ...(lastJob ? { last_job: { job_id: lastJob.job_id, state: lastJob.state, started_at: lastJob.started_at, updated_at: lastJob.updated_at, result_status: lastJob.result?.status ?? null } } : {}),
+      };
+    },
+
+    /** One summary whole, with what it covers: notes (L1) or child summaries (Lk) and their times. */
+    async read(caller: Caller, input: { space_id: string; summary_id: string }) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'read', spaceId);
+      const id = input.summary_id;
+      const level = typeof id === 'string' && SUMMARY_ID.test(id) ? levelOfId(id) : null;
+      if (level === null) throw invalid(`invalid summary_id ${JSON.stringify(id)}: expected L{level}-{YYYYMMDDTHHMMSS}-{id}, as summaries_list shows`);
+      await requireSpace(context, spaceId);
+      const keys = spaceKeys(spaceId);
+      const object = await storage.get(keys.summary(level, id));
+      if (!object) throw new LiveMemError('not_found', `no summary '${id}' in space '${spaceId}'`, { space_id: spaceId, summary_id: id });
+      const record = parseRecord(object.body, { level, id });
+      if (!record) throw new LiveMemError('storage_error', `summary '${id}' of space '${spaceId}' is corrupt; the next summaries update rebuilds it`, { space_id: spaceId, summary_id: id });
+      if (level === 1) {
+        const notes = record.covers.map((ref) => {
+          const { filename, slice } = parseRef(ref);
+          const name = parseNoteName(filename);
+          return { ref, filename, timestamp: name ? stampToIso(name.stamp) : null, ...(slice ? { part: `${slice.i}/${slice.n}` } : {}) };
+        });
+        return { status: 'ok' as const, space_id: spaceId, summary: record, notes };
+      }
+      const children = await Promise.all(
+        record.covers.map(async (childId) => {
+          const child = await storage.get(keys.summary(level - 1, childId));
+          const parsed = child ? parseRecord(child.body, { level: level - 1, id: childId }) : null;
+          return parsed
+            ? { id: childId, level: level - 1, sealed: parsed.sealed, range_start: parsed.range_start, range_end: parsed.range_end }
+            : { id: childId, level: level - 1, missing: true };
+        }),
+      );
+      return { status: 'ok' as const, space_id: spaceId, summary: record, children };
+    },
+  };
+}
+
+export type SummariesService = ReturnType<typeof createSummariesService>;

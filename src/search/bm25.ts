@@ -1,0 +1,305 @@
+/**
+ * A compact BM25 full-text index (k1 = 1.2, b = 0.75) with prefix and typo matching, written for
+ * fast cold loads: a snapshot is a checksum and a few typed-array views away from answering.
+ *
+ * State: one immutable segment (loaded or compacted, postings varint-packed) plus the documents
+ * added since, whose postings sit in plain arrays. Removal marks the document dead; searches skip
+ * dead documents and count only live ones in df, N and the average length, so results do not
+ * depend on whether a compaction (on `serialize`, or once dead documents outnumber live ones) has
+ * run yet.
+ */
+import { createAnalyzer, DEFAULT_CACHE_LIMIT, detach, words } from './analyze.js';
+import { compact, decodePostingsInto, emptySegment, MAX_DOCS, MAX_TF, type Segment } from './bm25-segment.js';
+import { B, K1, planQuery, type QueryTerm } from './bm25-query.js';
+import { decodeSnapshot, encodeSnapshot } from './bm25-snapshot.js';
+import { mergeSorted } from './term-match.js';
+import { topK } from './top-k.js';
+import type { SearchHit, SearchOptions, TextIndex, TextIndexEngine } from './types.js';
+
+const ENGINE_NAME = 'bm25-v1';
+
+/** Below this many dead documents, compacting would cost more than it frees. */
+const MIN_DEAD_TO_COMPACT = 1024;
+
+export const bm25Engine: TextIndexEngine = {
+  name: ENGINE_NAME,
+  create: () => new Bm25Index(emptySegment()),
+  load: (buffer) => new Bm25Index(decodeSnapshot(buffer, ENGINE_NAME)),
+};
+
+class Bm25Index implements TextIndex {
+  // The index caches per word below, so the analyser need not cache too.
+  private readonly analyzer = createAnalyzer({ cacheLimit: 0 });
+  private base!: Segment;
+  private baseTermIndex!: Map<string, number>;
+  /**
+   * Documents added since the segment: their terms numbered in order of appearance, with the
+   * postings of each as `doc * 256 + tf` (ascending, since documents are numbered in order).
+   */
+  private deltaNumbers!: Map<string, number>;
+  private deltaTerms!: string[];
+  private deltaPostings!: number[][];
+  private deltaPostingCount = 0;
+  /** The delta's terms in sorted order, for prefix and fuzzy matching; covers deltaTerms[0, sortedCount). */
+  private sortedDelta!: string[];
+  private sortedCount = 0;
+  /** Raw word → its delta term numbers: one hash lookup per word is the bulk of indexing time. */
+  private wordTerms!: Map<string, readonly number[]>;
+  /** Scratch term frequencies by delta term number, all zero between calls to add. */
+  private frequencies = new Int32Array(1024);
+  /** Id by document number; undefined once removed. */
+  private docIds!: (string | undefined)[];
+  /** Length in terms by document number; its capacity runs ahead of docIds. */
+  private lengths!: Uint32Array;
+  /** Kept as one Map for the life of the index (compaction renumbers in place), so an ids() iterator survives it. */
+  private readonly idToDoc = new Map<string, number>();
+  private live = 0;
+  private dead = 0;
+  private totalLength = 0;
+
+  constructor(segment: Segment) {
+    this.adopt(segment);
+  }
+
+  get size(): number {
+    return this.live;
+  }
+
+  has(id: string): boolean {
+    return this.idToDoc.has(id);
+  }
+
+  ids(): IterableIterator<string> {
+    return this.idToDoc.keys();
+  }
+
+  add(id: string, text: string): void {
+    const textWords = words(text);
+    this.remove(id);
+    const doc = this.docIds.length;
+    if (doc >= MAX_DOCS) throw new RangeError('search index is full: 2^31 document numbers used');
+    if (doc >= this.lengths.length) this.lengths = grown(this.lengths, doc + 1);
+
+    const touched: number[] = [];
+    let length = 0;
+    for (const word of textWords) {
+      const numbers = this.termNumbersOf(word);
+      length += numbers.length;
+      for (const n of numbers) {
+        const count = (this.frequencies[n] as number) + 1;
+        this.frequencies[n] = count;
+        if (count === 1) touched.push(n);
+      }
+    }
+    for (const n of touched) {
+      (this.deltaPostings[n] as number[]).push(doc * 256 + Math.min(this.frequencies[n] as number, MAX_TF));
+      this.frequencies[n] = 0;
+    }
+    this.deltaPostingCount += touched.length;
+    this.docIds.push(id);
+    this.idToDoc.set(id, doc);
+    this.lengths[doc] = length;
+    this.live++;
+    this.totalLength += length;
+  }
+
+  remove(id: string): void {
+    const doc = this.idToDoc.get(id);
+    if (doc === undefined) return;
+    this.idToDoc.delete(id);
+    this.docIds[doc] = undefined;
+    this.live--;
+    this.dead++;
+    this.totalLength -= this.lengths[doc] as number;
+    // Bounds the memory a long run of replacements leaves behind to about twice the live index.
+    if (this.dead >= MIN_DEAD_TO_COMPACT && this.dead > this.live) this.compactNow();
+  }
+
+  search(query: string, options: SearchOptions): SearchHit[] {
+    const limit = Math.floor(options.limit);
+    if (!(limit > 0) || this.live === 0) return [];
+    const plans = planQuery(
+      query,
+      {
+        termsOf: (token) => this.analyzer.termsOf(token),
+        df: (term) => this.df(term),
+        sortedTerms: () => [this.base.terms, this.sortedDeltaTerms()],
+        docCount: this.live,
+      },
+      { prefix: options.prefix !== false, fuzzy: options.fuzzy !== false },
+    );
+    if (plans.length === 0) return [];
+    const totals = this.score(plans, options.filter);
+    const docIds = this.docIds;
+    const idOf = (doc: number): string => docIds[doc] as string;
+    return topK(totals.hits, totals.scores, idOf, limit).map((doc) => ({ id: idOf(doc), score: totals.scores[doc] as number }));
+  }
+
+  serialize(): Buffer {
+    if (this.deltaTerms.length > 0 || this.dead > 0) this.compactNow();
+    return encodeSnapshot(this.base, ENGINE_NAME);
+  }
+
+  /**
+   * Sums over the query words, per document, the best-scoring term of the word. Postings are
+   * decoded into flat arrays first so the scoring loop is one tight loop without calls.
+   */
+  private score(plans: QueryTerm[][], filter: ((id: string) => boolean) | undefined): { hits: number[]; scores: Float64Array } {
+    const { docIds, lengths } = this;
+    const scores = new Float64Array(docIds.length);
+    let best: Float64Array | undefined;
+    // 0 not asked yet, 1 kept, 2 filtered out: the filter is asked once per document per search.
+    const verdicts = filter === undefined ? undefined : new Uint8Array(docIds.length);
+    const skipDead = this.dead > 0;
+    const averageLength = this.totalLength / this.live || 1;
+    const capacity = Math.max(0, ...plans.flatMap((plan) => plan.map(({ term }) => this.postingCount(term))));
+    const docs = new Int32Array(capacity);
+    const tfs = new Uint8Array(capacity);
+    const hits: number[] = [];
+    const touched: number[] = [];
+
+    for (const plan of plans) {
+      // A word with one term adds straight into the totals; one with alternatives keeps the best.
+      const alternatives = plan.length > 1 ? (best ??= new Float64Array(docIds.length)) : undefined;
+      for (const { term, weight, idf } of plan) {
+        const count = this.collectPostings(term, docs, tfs);
+        const factor = weight * idf;
+        for (let i = 0; i < count; i++) {
+          const doc = docs[i] as number;
+          if (skipDead && docIds[doc] === undefined) continue;
+          if (verdicts !== undefined) {
+            let verdict = verdicts[doc];
+            if (verdict === 0) verdicts[doc] = verdict = (filter as (id: string) => boolean)(docIds[doc] as string) ? 1 : 2;
+            if (verdict === 2) continue;
+          }
+          const tf = tfs[i] as number;
+          const s = (factor * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * (lengths[doc] as number)) / averageLength));
+          if (alternatives === undefined) {
+            if (scores[doc] === 0) hits.push(doc);
+            scores[doc] = (scores[doc] as number) + s;
+          } else if (s > (alternatives[doc] as number)) {
+            if (alternatives[doc] === 0) touched.push(doc);
+            alternatives[doc] = s;
+          }
+        }
+      }
+      if (alternatives === undefined) continue;
+      for (const doc of touched) {
+        if (scores[doc] === 0) hits.push(doc);
+        scores[doc] = (scores[doc] as number) + (alternatives[doc] as number);
+        alternatives[doc] = 0;
+      }
+      touched.length = 0;
+    }
+    return { hits, scores };
+  }
+
+  /** Postings of the term, dead documents included. */
+  private postingCount(term: string): number {
+    const t = this.baseTermIndex.get(term);
+    return (t === undefined ? 0 : (this.base.df[t] as number)) + (this.deltaPostingsOf(term)?.length ?? 0);
+  }
+
+  /** Writes every posting of the term into docs and tfs (sized by postingCount) and returns how many. */
+  private collectPostings(term: string, docs: Int32Array, tfs: Uint8Array): number {
+    let count = 0;
+    const t = this.baseTermIndex.get(term);
+    if (t !== undefined) {
+      const { postings, offsets } = this.base;
+      count = decodePostingsInto(postings, offsets[t] as number, offsets[t + 1] as number, docs, tfs, 0);
+    }
+    for (const packed of this.deltaPostingsOf(term) ?? []) {
+      docs[count] = Math.floor(packed / 256);
+      tfs[count++] = packed % 256;
+    }
+    return count;
+  }
+
+  private deltaPostingsOf(term: string): number[] | undefined {
+    const n = this.deltaNumbers.get(term);
+    return n === undefined ? undefined : this.deltaPostings[n];
+  }
+
+  private termNumbersOf(word: string): readonly number[] {
+    let numbers = this.wordTerms.get(word);
+    if (numbers === undefined) {
+      numbers = this.analyzer.termsOf(word).map((term) => this.deltaNumberOf(term));
+      if (this.wordTerms.size >= DEFAULT_CACHE_LIMIT) this.wordTerms.clear();
+      this.wordTerms.set(detach(word), numbers);
+    }
+    return numbers;
+  }
+
+  private deltaNumberOf(term: string): number {
+    let n = this.deltaNumbers.get(term);
+    if (n === undefined) {
+      n = this.deltaTerms.length;
+      this.deltaNumbers.set(term, n);
+      this.deltaTerms.push(term);
+      this.deltaPostings.push([]);
+      if (n >= this.frequencies.length) this.frequencies = grown(this.frequencies, n + 1);
+    }
+    return n;
+  }
+
+  /** Live documents holding the term. */
+  private df(term: string): number {
+    const total = this.postingCount(term);
+    if (this.dead === 0 || total === 0) return total;
+    const docs = new Int32Array(total);
+    const count = this.collectPostings(term, docs, new Uint8Array(total));
+    let live = 0;
+    for (let i = 0; i < count; i++) if (this.docIds[docs[i] as number] !== undefined) live++;
+    return live;
+  }
+
+  private sortedDeltaTerms(): string[] {
+    if (this.sortedCount < this.deltaTerms.length) {
+      this.sortedDelta = mergeSorted(this.sortedDelta, this.deltaTerms.slice(this.sortedCount).sort());
+      this.sortedCount = this.deltaTerms.length;
+    }
+    return this.sortedDelta;
+  }
+
+  private compactNow(): void {
+    this.adopt(
+      compact({
+        base: this.base,
+        baseTermIndex: this.baseTermIndex,
+        deltaTerms: this.sortedDeltaTerms(),
+        deltaPostings: (term) => this.deltaPostingsOf(term),
+        deltaPostingCount: this.deltaPostingCount,
+        docIds: this.docIds,
+        lengths: this.lengths,
+      }),
+    );
+  }
+
+  /** Makes `segment` the whole index: no delta, no dead documents. */
+  private adopt(segment: Segment): void {
+    const { ids, terms } = segment;
+    this.base = segment;
+    this.baseTermIndex = new Map();
+    for (let t = 0; t < terms.length; t++) this.baseTermIndex.set(terms[t] as string, t);
+    this.deltaNumbers = new Map();
+    this.deltaTerms = [];
+    this.deltaPostings = [];
+    this.deltaPostingCount = 0;
+    this.sortedDelta = [];
+    this.sortedCount = 0;
+    this.wordTerms = new Map();
+    this.docIds = ids.slice();
+    this.lengths = grown(segment.lengths, ids.length + 1);
+    for (let doc = 0; doc < ids.length; doc++) this.idToDoc.set(ids[doc] as string, doc);
+    this.live = ids.length;
+    this.dead = 0;
+    this.totalLength = segment.lengths.reduce((sum, length) => sum + length, 0);
+  }
+}
+
+/** A copy of `array` with room for at least `needed` elements (doubling, so appends stay amortised O(1)). */
+function grown<T extends Uint32Array | Int32Array>(array: T, needed: number): T {
+  const bigger = new (array.constructor as new (length: number) => T)(Math.max(16, needed, array.length * 2));
+  bigger.set(array);
+  return bigger;
+}

@@ -1,0 +1,51 @@
+/**
+ * The port to a full-text engine. The core (recall/) talks to this and never names an engine, the
+ * way it talks to storage and the LLM through theirs.
+ *
+ * Contract:
+ * - Documents are identified by an opaque string id; `add` of an id already present replaces it.
+ * - `remove` of a missing id is a no-op.
+ * - `search` ranks by BM25 (or better) over the analysed terms of the query; `filter` is asked
+ *   before scoring, so filtered-out documents cost nothing but the callback.
+ * - `serialize` returns a self-contained buffer; `load` of that buffer answers every search the
+ *   same, and throws `CorruptIndexError` on any buffer it did not write (truncated, altered,
+ *   another version): an index is derived data, rebuilt rather than trusted.
+ */
+export interface SearchHit {
+  id: string;
+  score: number;
+}
+
+export interface SearchOptions {
+  /** Most hits returned, best first. */
+  limit: number;
+  /** Asked before scoring; false drops the document. */
+  filter?: (id: string) => boolean;
+  /** Query terms also match index terms they start (default true; only for terms of 3+ characters). */
+  prefix?: boolean;
+  /** Query terms also match index terms one or two edits away (default true; only for terms of 5+ characters). */
+  fuzzy?: boolean;
+}
+
+export interface TextIndex {
+  readonly size: number;
+  has(id: string): boolean;
+  add(id: string, text: string): void;
+  remove(id: string): void;
+  search(query: string, options: SearchOptions): SearchHit[];
+  /** Every id in the index (any order). */
+  ids(): IterableIterator<string>;
+  serialize(): Buffer;
+}
+
+export interface TextIndexEngine {
+  /** A short name for logs and snapshot headers, e.g. "bm25-v1". */
+  readonly name: string;
+  create(): TextIndex;
+  /** Throws CorruptIndexError when the buffer is not a whole, valid snapshot of this engine. */
+  load(buffer: Buffer): TextIndex;
+}
+
+export class CorruptIndexError extends Error {
+  override readonly name = 'CorruptIndexError';
+}

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { createCore } from '../../../src/core/core.js';
+import type { EmbeddingsClient } from '../../../src/llm/embeddings.js';
+import type { Logger } from '../../../src/shared/log.js';
+import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
+import type { StorageDriver } from '../../../src/storage/types.js';
+import { owner } from '../../helpers/core.js';
+import { startScriptedEmbeddings, type ScriptedEmbeddings } from '../../helpers/scripted-embeddings.js';
+
+const servers: ScriptedEmbeddings[] = [];
+after(async () => Promise.all(servers.map((s) => s.close())));
+
+/** Words the scripted model treats as one meaning: a question in other words finds the note. */
+const SYNONYMS = { automobile: 'car', vehicle: 'car', parked: 'garage', stored: 'garage', kept: 'garage', where: 'garage' };
+
+const warnings: string[] = [];
+const logger: Logger = { debug: () => undefined, info: () => undefined, warn: (message) => void warnings.push(message), error: () => undefined };
+
+async function space(storage: StorageDriver, embeddings?: EmbeddingsClient) {
+  const core = createCore({ storage, logger, ...(embeddings ? { embeddings } : {}) });
+  if (!(await storage.stat('proj/_meta.json'))) {
+    await core.spaces.create(owner, { space_id: 'proj' });
+    await core.notes.write(owner, { space_id: 'proj', category: 'observation', content: 'The car sits in garage B, level two' });
+    for (let i = 0; i < 60; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Routine entry ${i} about the build pipeline` });
+  }
+  return core;
+}
+
+describe('hybrid memory_search (embeddings configured)', () => {
+  it('finds a note said in other words, where BM25 alone finds nothing', async () => {
+    const model = await startScriptedEmbeddings({ synonyms: SYNONYMS });
+    servers.push(model);
+    const storage = createMemoryDriver();
+    const lexical = await space(storage);
+    const question = 'where is the automobile stored';
+    assert.equal((await lexical.recall.search(owner, { space_id: 'proj', query: question })).results.some((hit) => hit.text.includes('garage B')), false);
+
+    const core = await space(storage, model.client());
+    await core.recall.search(owner, { space_id: 'proj', query: question }); // starts the embeddings
+    await core.idle();
+    const hybrid = await core.recall.search(owner, { space_id: 'proj', query: question, limit: 3 });
+    assert.equal(hybrid.mode, 'hybrid');
+    assert.match(hybrid.results[0]?.text ?? '', /garage B/);
+    const embedded = model.requests.reduce((sum, request) => sum + request.inputCount, 0);
+    assert.ok(embedded >= 61, `every document embedded (${embedded} inputs)`);
+    assert.ok(model.requests.every((request) => request.inputCount <= 64), 'in batches');
+  });
+
+  it('keeps the vectors in the snapshot: a new process embeds only the query', async () => {
+    const model = await startScriptedEmbeddings({ synonyms: SYNONYMS });
+    servers.push(model);
+    const storage = createMemoryDriver();
+    const first = await space(storage, model.client());
+    await first.recall.search(owner, { space_id: 'proj', query: 'car' });
+    await first.idle();
+    // The vectors arrived after the first snapshot: the next one, due once they are all in, holds them.
+    await first.recall.search(owner, { space_id: 'proj', query: 'car' });
+    await first.idle();
+    const before = model.requests.length;
+    const second = await space(storage, model.client());
+    const result = await second.recall.search(owner, { space_id: 'proj', query: 'where is the vehicle kept', limit: 1 });
+    await second.idle();
+    assert.equal(result.mode, 'hybrid');
+    assert.match(result.results[0]?.text ?? '', /garage B/);
+    assert.deepEqual(model.requests.slice(before).map((r) => r.inputCount), [1], 'only the query was embedded');
+  });
+
+  it('falls back to BM25 when the endpoint fails, says so once, and recovers later', async () => {
+    const model = await startScriptedEmbeddings({ synonyms: SYNONYMS, failFirst: 1000 });
+    servers.push(model);
+    warnings.length = 0;
+    const core = await space(createMemoryDriver(), model.client());
+    for (let i = 0; i < 3; i++) {
+      const result = await core.recall.search(owner, { space_id: 'proj', query: 'garage' });
+      await core.idle();
+      assert.equal(result.mode, 'bm25');
+      assert.match(result.results[0]?.text ?? '', /garage B/);
+    }
+    assert.equal(warnings.filter((w) => w.includes('embeddings')).length, 1, warnings.join('\n'));
+  });
+});

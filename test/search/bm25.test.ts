@@ -1,0 +1,319 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { bm25Engine } from '../../src/search/bm25.js';
+import { boundedEditDistance, prefixRange } from '../../src/search/term-match.js';
+import { topK } from '../../src/search/top-k.js';
+import { CorruptIndexError, type SearchOptions, type TextIndex } from '../../src/search/types.js';
+
+function indexOf(docs: Record<string, string>): TextIndex {
+  const index = bm25Engine.create();
+  for (const [id, text] of Object.entries(docs)) index.add(id, text);
+  return index;
+}
+
+const ids = (index: TextIndex, query: string, options: Partial<SearchOptions> = {}): string[] =>
+  index.search(query, { limit: 10, ...options }).map((hit) => hit.id);
+
+/** Filler notes that make the common words common, so idf tells rare from frequent. */
+function withFiller(docs: Record<string, string>, count = 40): Record<string, string> {
+  const filler: Record<string, string> = {};
+  for (let i = 0; i < count; i++) filler[`filler-${i}`] = `the server log of day ${i} mentions the server and a note`;
+  return { ...filler, ...docs };
+}
+
+/** A deterministic corpus over a small vocabulary, with inflections, accents and typos to match. */
+function corpus(size: number): Record<string, string> {
+  const vocabulary = [
+    'server', 'servers', 'database', 'databases', 'décision', 'décisions', 'authentication', 'token', 'tokens',
+    'deploy', 'deployment', 'running', 'runs', 'configuration', 'configured', 'élève', 'serveur', 'mémoire',
+    'index', 'indexing', 'search', 'query', 'queries', 'cache', 'latency', 'release', 'rollback', 'kubernetes',
+    'note', 'notebook', 'agent', 'agents', 'réunion', 'budget', 'client', 'clients', 'test', 'tests', '2024', 'v2',
+  ];
+  let seed = 7;
+  const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const docs: Record<string, string> = {};
+  for (let i = 0; i < size; i++) {
+    const length = 3 + Math.floor(next() * 25);
+    docs[`space/note-${i}`] = Array.from({ length }, () => vocabulary[Math.floor(next() * next() * vocabulary.length)]).join(' ');
+  }
+  return docs;
+}
+
+const QUERIES = [
+  'server', 'décisions', 'DECISION', 'authen', 'databse', 'authentification', 'running configuration', 'élève serveur',
+  'kubernetes rollback', 'note', 'notebook agent', 'queries latency cache', '2024', 'v2 release', 'the', 'depl',
+  'tokens client budget', 'mémoire index', 'réunions', 'configurations', 'seach', 'agents tests',
+];
+
+function allResults(index: TextIndex): unknown[] {
+  return QUERIES.flatMap((query) => [
+    index.search(query, { limit: 20 }),
+    index.search(query, { limit: 5, prefix: false, fuzzy: false }),
+    index.search(query, { limit: 7, filter: (id) => !id.endsWith('3') }),
+  ]);
+}
+
+describe('bm25 index: matching', () => {
+  it('matches French and English inflections in either direction', () => {
+    const index = indexOf({ a: 'We made a decision about the schema', b: 'She runs every morning', c: 'Les serveurs sont lents', d: 'unrelated text' });
+    assert.deepEqual(ids(index, 'décisions'), ['a']);
+    assert.deepEqual(ids(index, 'running'), ['b']);
+    assert.deepEqual(ids(index, 'serveur'), ['c']);
+  });
+
+  it('folds case and accents', () => {
+    const index = indexOf({ a: "L'élève a écrit un Résumé", b: 'nothing here' });
+    assert.deepEqual(ids(index, 'ELEVE'), ['a']);
+    assert.deepEqual(ids(index, 'resume'), ['a']);
+    assert.deepEqual(ids(index, 'RÉSUMÉ'), ['a']);
+  });
+
+  it('ignores stopwords in queries', () => {
+    const index = indexOf(withFiller({ a: 'the database of the project', b: 'a database migration' }));
+    assert.deepEqual(ids(index, 'the'), []);
+    assert.deepEqual(index.search('the of les database', { limit: 10 }), index.search('database', { limit: 10 }));
+  });
+
+  it('matches prefixes of 3+ characters only when prefix matching is on', () => {
+    const index = indexOf({ a: 'Authentication uses tokens', b: 'Deployment notes' });
+    assert.deepEqual(ids(index, 'authen'), ['a']);
+    assert.deepEqual(ids(index, 'authen', { prefix: false, fuzzy: false }), []);
+    assert.deepEqual(ids(index, 'au'), []);
+  });
+
+  it('matches typos of 5+ characters only when fuzzy matching is on', () => {
+    const index = indexOf({ a: 'The database is slow', b: 'Authentication uses tokens', c: 'release notes' });
+    assert.deepEqual(ids(index, 'databse'), ['a']);
+    assert.deepEqual(ids(index, 'databse', { fuzzy: false }), []);
+    assert.deepEqual(ids(index, 'authentification', { prefix: false }), ['b']);
+    assert.deepEqual(ids(index, 'relase'), ['c']);
+    assert.deepEqual(ids(index, 'relse', { prefix: false }), []); // two edits on a short word
+  });
+
+  it('never treats numbers as typos of each other', () => {
+    const index = indexOf({ a: 'listening on port 8080', b: 'release 20240' });
+    assert.deepEqual(ids(index, '8081'), []);
+    assert.deepEqual(ids(index, '20241'), []);
+    assert.deepEqual(ids(index, '8080'), ['a']);
+  });
+
+  it('answers a query as long as a whole note', () => {
+    const docs = corpus(200);
+    const index = indexOf(docs);
+    const query = Object.values(docs).slice(0, 20).join(' ');
+    assert.equal(index.search(query, { limit: 5 }).length, 5);
+  });
+});
+
+describe('bm25 index: ranking', () => {
+  it('ranks a document with the rare query term above one with only the common one', () => {
+    const index = indexOf(withFiller({ rare: 'notes about kubernetes upgrades', common: 'notes about the server upgrades' }));
+    const ranked = ids(index, 'server kubernetes', { limit: 100 });
+    assert.equal(ranked[0], 'rare');
+    assert.ok(ranked.indexOf('common') > 0);
+  });
+
+  it('ranks documents matching more query words higher', () => {
+    const index = indexOf(withFiller({ one: 'rollback procedure', two: 'rollback procedure for the budget', three: 'rollback budget latency procedure' }));
+    assert.deepEqual(ids(index, 'rollback budget latency').slice(0, 3), ['three', 'two', 'one']);
+  });
+
+  it('ranks an exact match above a prefix match above a fuzzy match', () => {
+    // "notebook" is rarer than "note", yet the note asked for comes first.
+    const notes = indexOf(withFiller({ exact: 'note about it', prefix: 'notebook about it' }));
+    const ranked = ids(notes, 'note', { limit: 100 });
+    assert.ok(ranked.indexOf('exact') < ranked.indexOf('prefix'), ranked.join());
+    assert.deepEqual(ids(indexOf({ exact: 'token rotation', fuzzy: 'tokem rotation' }), 'token'), ['exact', 'fuzzy']);
+    assert.deepEqual(ids(indexOf({ fuzzy: 'confog file', prefix: 'configuration file' }), 'config'), ['prefix', 'fuzzy']);
+  });
+
+  it('returns scores best first, ties broken by id, at most `limit`', () => {
+    const index = indexOf({ c: 'alpha text', a: 'alpha text', b: 'alpha text', d: 'other words' });
+    const hits = index.search('alpha', { limit: 10 });
+    assert.deepEqual(hits.map((h) => h.id), ['a', 'b', 'c']);
+    assert.equal(hits[0]?.score, hits[2]?.score);
+    assert.deepEqual(ids(index, 'alpha', { limit: 2 }), ['a', 'b']);
+    assert.deepEqual(ids(index, 'alpha', { limit: 0 }), []);
+    const ranked = indexOf(corpus(500)).search('server database', { limit: 50 });
+    for (let i = 1; i < ranked.length; i++) assert.ok((ranked[i - 1]?.score ?? 0) >= (ranked[i]?.score ?? 0));
+  });
+});
+
+describe('bm25 index: documents', () => {
+  it('applies the filter once per document, before scoring', () => {
+    const index = indexOf({ a: 'database database', b: 'database', c: 'database index' });
+    const asked: string[] = [];
+    const hits = ids(index, 'database index', { filter: (id) => (asked.push(id), id !== 'a') });
+    assert.deepEqual(hits, ['c', 'b']);
+    assert.deepEqual(asked.sort(), ['a', 'b', 'c']);
+  });
+
+  it('replaces a document added again under the same id and forgets removed ones', () => {
+    const index = indexOf({ a: 'apple pie', b: 'apple juice' });
+    index.add('a', 'banana bread');
+    assert.deepEqual(ids(index, 'apple'), ['b']);
+    assert.deepEqual(ids(index, 'banana'), ['a']);
+    index.remove('b');
+    index.remove('missing');
+    assert.deepEqual(ids(index, 'apple'), []);
+    assert.equal(index.size, 1);
+    assert.equal(index.has('a'), true);
+    assert.equal(index.has('b'), false);
+    assert.deepEqual([...index.ids()], ['a']);
+  });
+
+  it('counts only live documents, so results after removals equal a fresh build', () => {
+    const docs = corpus(300);
+    const churned = indexOf(docs);
+    for (let i = 0; i < 300; i += 3) churned.remove(`space/note-${i}`);
+    for (let i = 1; i < 300; i += 7) churned.add(`space/note-${i}`, docs[`space/note-${i}`] as string);
+    const live = (i: number): boolean => i % 3 !== 0 || i % 7 === 1;
+    const fresh = indexOf(Object.fromEntries(Object.entries(docs).filter(([id]) => live(Number(id.split('-')[1])))));
+    assert.deepEqual(allResults(churned), allResults(fresh));
+  });
+
+  it('stays right across the compaction that many removals trigger', () => {
+    const docs = corpus(3000);
+    const index = indexOf(docs);
+    for (let i = 0; i < 2000; i++) index.remove(`space/note-${i}`);
+    const fresh = indexOf(Object.fromEntries(Object.entries(docs).slice(2000)));
+    assert.equal(index.size, 1000);
+    assert.deepEqual(allResults(index), allResults(fresh));
+  });
+
+  it('lets a caller remove documents while iterating ids(), across a compaction', () => {
+    const index = indexOf(corpus(3000));
+    let seen = 0;
+    for (const id of index.ids()) {
+      seen++;
+      if (id !== 'space/note-2999') index.remove(id);
+    }
+    assert.equal(seen, 3000);
+    assert.deepEqual([...index.ids()], ['space/note-2999']);
+    assert.equal(index.size, 1);
+  });
+
+  it('handles empty texts and an empty index', () => {
+    const index = bm25Engine.create();
+    assert.deepEqual(index.search('anything', { limit: 5 }), []);
+    index.add('empty', '');
+    index.add('stop', 'the and of');
+    assert.equal(index.size, 2);
+    assert.deepEqual(index.search('anything', { limit: 5 }), []);
+  });
+});
+
+describe('bm25 index: snapshots', () => {
+  it('answers every search the same after serialize and load', () => {
+    const docs = corpus(800);
+    const index = indexOf(docs);
+    for (let i = 0; i < 800; i += 5) index.remove(`space/note-${i}`);
+    index.add('space/note-1', 'a replaced note about kubernetes and the budget');
+    const before = allResults(index);
+    const loaded = bm25Engine.load(index.serialize());
+    assert.deepEqual(allResults(loaded), before);
+    assert.deepEqual(allResults(index), before, 'serialize must not change the answers of the index itself');
+    assert.equal(loaded.size, index.size);
+    assert.deepEqual([...loaded.ids()].sort(), [...index.ids()].sort());
+  });
+
+  it('accepts adds, replacements and removals after load, and round-trips them again', () => {
+    const loaded = bm25Engine.load(indexOf(corpus(200)).serialize());
+    loaded.add('new', 'zeppelin maintenance schedule');
+    loaded.add('space/note-3', 'zeppelin hangar');
+    loaded.remove('space/note-4');
+    assert.deepEqual(ids(loaded, 'zeppelin'), ['space/note-3', 'new']);
+    assert.equal(loaded.has('space/note-4'), false);
+    assert.equal(loaded.size, 200);
+    const again = bm25Engine.load(loaded.serialize());
+    assert.deepEqual(allResults(again), allResults(loaded));
+    assert.deepEqual(ids(again, 'zepelin'), ['space/note-3', 'new']);
+  });
+
+  it('keeps any id, newlines and non-ASCII included', () => {
+    const index = indexOf({ 'a\nb': 'first note', 'é/🙂': 'second note', '': 'third note' });
+    const loaded = bm25Engine.load(index.serialize());
+    assert.deepEqual([...loaded.ids()].sort(), ['', 'a\nb', 'é/🙂']);
+    assert.deepEqual(ids(loaded, 'second'), ['é/🙂']);
+  });
+
+  it('round-trips an empty index and loads from an unaligned buffer', () => {
+    assert.equal(bm25Engine.load(bm25Engine.create().serialize()).size, 0);
+    const snapshot = indexOf({ a: 'unaligned buffers work' }).serialize();
+    const shifted = Buffer.alloc(snapshot.length + 1);
+    snapshot.copy(shifted, 1);
+    assert.deepEqual(ids(bm25Engine.load(shifted.subarray(1)), 'buffers'), ['a']);
+  });
+
+  it('rejects a truncated, altered, foreign or empty buffer with CorruptIndexError', () => {
+    const snapshot = indexOf(corpus(50)).serialize();
+    const flipped = Buffer.from(snapshot);
+    flipped[flipped.length >> 1] = (flipped[flipped.length >> 1] as number) ^ 0x10;
+    const magic = Buffer.from(snapshot);
+    magic.write('XXXX', 0, 'latin1');
+    const cases: Record<string, Buffer> = {
+      empty: Buffer.alloc(0),
+      truncated: snapshot.subarray(0, snapshot.length - 10),
+      'cut in half': snapshot.subarray(0, snapshot.length >> 1),
+      extended: Buffer.concat([snapshot, Buffer.from([0])]),
+      flipped,
+      'wrong magic': magic,
+      json: Buffer.from(JSON.stringify({ documents: [] })),
+    };
+    for (const [name, buffer] of Object.entries(cases)) {
+      assert.throws(() => bm25Engine.load(buffer), CorruptIndexError, name);
+    }
+  });
+
+  it('names the engine', () => {
+    assert.equal(bm25Engine.name, 'bm25-v1');
+  });
+});
+
+describe('bm25 helpers', () => {
+  /** Plain optimal-string-alignment distance, the reference for the banded, bounded one. */
+  function reference(a: string, b: string): number {
+    const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+    for (let i = 1; i <= a.length; i++) {
+      for (let j = 1; j <= b.length; j++) {
+        const row = d[i] as number[];
+        const up = d[i - 1] as number[];
+        let v = Math.min((up[j] as number) + 1, (row[j - 1] as number) + 1, (up[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+        if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, ((d[i - 2] as number[])[j - 2] as number) + 1);
+        row[j] = v;
+      }
+    }
+    return (d[a.length] as number[])[b.length] as number;
+  }
+
+  it('bounded edit distance agrees with the full computation within the bound', () => {
+    let seed = 3;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const word = (): string => Array.from({ length: 1 + Math.floor(next() * 8) }, () => 'abc'[Math.floor(next() * 3)]).join('');
+    for (let k = 0; k < 5000; k++) {
+      const [a, b] = [word(), word()];
+      const exact = reference(a, b);
+      for (const max of [1, 2]) {
+        const bounded = boundedEditDistance(a, b, max);
+        assert.equal(bounded <= max ? bounded : 'beyond', exact <= max ? exact : 'beyond', `${a} ${b} ${max}`);
+      }
+    }
+    assert.equal(boundedEditDistance('databse', 'database', 1), 1);
+    assert.equal(boundedEditDistance('teh', 'the', 1), 1);
+  });
+
+  it('prefixRange finds exactly the terms that start with the prefix', () => {
+    const sorted = ['auth', 'authen', 'authent', 'author', 'autz', 'b'];
+    const [from, to] = prefixRange(sorted, 'authe');
+    assert.deepEqual(sorted.slice(from, to), ['authen', 'authent']);
+    assert.deepEqual(prefixRange(sorted, 'zzz'), [6, 6]);
+  });
+
+  it('topK equals a full sort cut at the limit', () => {
+    const scores = Float64Array.from({ length: 500 }, (_, i) => (i * 7919) % 13);
+    const docs = Array.from({ length: 500 }, (_, i) => i);
+    const idOf = (doc: number): string => `id-${String(doc).padStart(3, '0')}`;
+    const sorted = [...docs].sort((a, b) => (scores[b] as number) - (scores[a] as number) || (idOf(a) < idOf(b) ? -1 : 1));
+    for (const limit of [1, 10, 499, 500, 600]) assert.deepEqual(topK(docs, scores, idOf, limit), sorted.slice(0, limit));
+  });
+});
