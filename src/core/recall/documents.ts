@@ -1,5 +1,6 @@
 import { headingsOf } from '../consolidation/markdown.js';
 import { parseNoteName, stampToIso } from '../note/note-name.js';
+import type { SummaryRecord } from './summaries/record.js';
 
 /**
  * What recall indexes, as documents with ids that carry their own description, so a snapshot of
@@ -93,3 +94,7 @@ export function bankSections(file: string, markdown: string): BankSection[] {
 }
 
 export const bankRef = (section: Pick<BankSection, 'file' | 'path'>): string => (section.path.length > 0 ? `${section.file}#${section.path.join(' > ')}` : section.file);
+
+/** The indexed text of a summary: its text, findings, topics and files. */
+export const summaryText = (record: Pick<SummaryRecord, 'summary' | 'key_findings' | 'topics' | 'files_mentioned'>): string =>
+  [record.summary, record.key_findings.join('\n'), record.topics.join(' '), record.files_mentioned.join(' ')].filter(Boolean).join('\n');

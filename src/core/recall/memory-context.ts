@@ -6,7 +6,7 @@ import { estimateTokens } from '../tokens.js';
 import { validateSpaceId } from '../validate.js';
 import type { Corpus } from './corpus.js';
 import type { RecallService } from './recall-service.js';
-import type { SummaryDoc } from './summary-doc.js';
+import type { SummaryRecord } from './summaries/record.js';
 
 export interface MemoryContextInput {
   space_id: string;
@@ -38,7 +38,7 @@ const SEARCH_HITS = 30;
 
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 
-function renderSummary(doc: SummaryDoc): string {
+function renderSummary(doc: SummaryRecord): string {
   const findings = doc.key_findings.length > 0 ? `\n  Key findings: ${doc.key_findings.join('; ')}` : '';
   const files = doc.files_mentioned.length > 0 ? `\n  Files: ${doc.files_mentioned.join(', ')}` : '';
   return `- [L${doc.level} ${doc.range_start} → ${doc.range_end}, ${doc.id}] ${oneLine(doc.summary)}${findings}${files}\n`;
@@ -52,10 +52,10 @@ function renderSummary(doc: SummaryDoc): string {
  * the rendered text), with what was left out counted per section.
  */
 export function createMemoryContext(context: CoreContext, corpus: Corpus, recall: RecallService) {
-  const summariesOf = async (spaceId: string): Promise<SummaryDoc[]> => {
+  const summariesOf = async (spaceId: string): Promise<SummaryRecord[]> => {
     const index = await recall.indexOf(spaceId);
     const docs = await Promise.all([...index.summaryCoverage()].map(([id, coverage]) => recall.readSummary(spaceId, coverage.level, id)));
-    return docs.filter((doc): doc is SummaryDoc => doc !== null);
+    return docs.filter((doc): doc is SummaryRecord => doc !== null);
   };
 
   return async function memoryContext(caller: Caller, input: MemoryContextInput) {
@@ -73,7 +73,7 @@ export function createMemoryContext(context: CoreContext, corpus: Corpus, recall
     const hits = query ? (await recall.search(caller, { space_id: spaceId, query, limit: SEARCH_HITS })).results : [];
     const summaries = await summariesOf(spaceId);
     const rolledUp = new Set(summaries.filter((doc) => doc.level >= 2).flatMap((doc) => doc.covers));
-    const newestFirst = (a: SummaryDoc, b: SummaryDoc) => (a.range_end < b.range_end ? 1 : a.range_end > b.range_end ? -1 : b.level - a.level);
+    const newestFirst = (a: SummaryRecord, b: SummaryRecord) => (a.range_end < b.range_end ? 1 : a.range_end > b.range_end ? -1 : b.level - a.level);
     const l1 = summaries.filter((doc) => doc.level === 1 && !rolledUp.has(doc.id)).sort(newestFirst);
     const higher = summaries.filter((doc) => doc.level >= 2).sort((a, b) => b.level - a.level || newestFirst(a, b));
 

@@ -1,4 +1,5 @@
 import { mapLimit } from '../../shared/concurrency.js';
+import { createAnalyzer } from '../../search/analyze.js';
 import { invalid, LiveMemError } from '../../shared/errors.js';
 import type { TextIndexEngine } from '../../search/types.js';
 import { authorize, toAgentName, type Caller } from '../caller.js';
@@ -8,12 +9,12 @@ import { parseNoteName } from '../note/note-name.js';
 import { requireSpace } from '../space/meta.js';
 import { parseDateTime, validateCategory, validateLimit, validateSpaceId } from '../validate.js';
 import type { Corpus, Level0Note } from './corpus.js';
-import type { DocMeta, RecallSource } from './documents.js';
+import { summaryText, type DocMeta, type RecallSource } from './documents.js';
 import { fuseRankings } from './fusion.js';
 import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
 import { createSpaceIndex, type SpaceIndex } from './space-index.js';
-import { parseSummary, summaryText, type SummaryDoc } from './summary-doc.js';
+import { parseRecord, type SummaryRecord } from './summaries/record.js';
 
 export const RECALL_SOURCES: readonly RecallSource[] = ['live', 'history', 'bank', 'synthesis', 'summary'];
 export const MAX_SEARCH_LIMIT = 100;
@@ -61,8 +62,9 @@ export interface RecallHit {
 export function createRecallService(context: CoreContext, corpus: Corpus, engine: TextIndexEngine) {
   const { storage } = context;
   const store = createIndexStore(context, engine);
+  const analyzer = createAnalyzer({ cacheLimit: 20_000 });
   const indexes = new Map<string, SpaceIndex>();
-  const summaryCache = new Map<string, { etag: string; doc: SummaryDoc }>();
+  const summaryCache = new Map<string, { etag: string; doc: SummaryRecord }>();
 
   const indexOf = async (spaceId: string): Promise<SpaceIndex> => {
     let index = indexes.get(spaceId);
@@ -121,13 +123,13 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   };
 
   /** A summary record, read once per version. */
-  const readSummary = async (spaceId: string, level: number, id: string): Promise<SummaryDoc | null> => {
+  const readSummary = async (spaceId: string, level: number, id: string): Promise<SummaryRecord | null> => {
     const object = await storage.get(spaceKeys(spaceId).summary(level, id));
     if (!object) return null;
     const cacheKey = `${spaceId}/${id}`;
     const cached = summaryCache.get(cacheKey);
     if (cached?.etag === object.etag) return cached.doc;
-    const doc = parseSummary(object.body);
+    const doc = parseRecord(object.body, { level, id });
     if (doc) summaryCache.set(cacheKey, { etag: object.etag, doc });
     return doc;
   };
@@ -209,7 +211,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     for (const [i, { hit, meta }] of described.entries()) {
       const text = texts[i];
       if (results.length >= limit || !meta || text === null || text === undefined) continue;
-      const snippet = snippetOf(text, query);
+      const snippet = snippetOf(text, query, analyzer);
       const { id: _id, ...fields } = meta;
       results.push({ score: Math.round(hit.score * 10000) / 10000, ...fields, text: snippet.text, truncated: snippet.truncated });
     }

@@ -1,18 +1,16 @@
-import { createAnalyzer } from '../../search/analyze.js';
+import type { Analyzer } from '../../search/analyze.js';
 
 /** Texts up to this many characters are returned whole. */
 const WHOLE_CHARS = 600;
 /** A snippet's length around its first match. */
 const SNIPPET_CHARS = 320;
 
-const analyzer = createAnalyzer();
-
 /**
  * The matching text of a hit: the whole text when short, else a window around the first word
  * that shares a term with the query (terms as the index sees them: folded, stemmed), cut at word
  * boundaries and marked with "…".
  */
-export function snippetOf(text: string, query: string): { text: string; truncated: boolean } {
+export function snippetOf(text: string, query: string, analyzer: Analyzer): { text: string; truncated: boolean } {
   if (text.length <= WHOLE_CHARS) return { text, truncated: false };
   const wanted = new Set(analyzer.tokenize(query).flatMap((token) => analyzer.termsOf(token.token)));
   const match = analyzer.tokenize(text).find((token) => analyzer.termsOf(token.token).some((term) => wanted.has(term)));

@@ -1,13 +1,13 @@
 import { mapLimit } from '../../shared/concurrency.js';
-import { listAll } from '../../storage/list.js';
+import { listAll, listPrefixes } from '../../storage/list.js';
 import type { TextIndex, TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import type { Corpus } from './corpus.js';
-import { bankRef, bankSections, noteDocId, noteMeta, noteText, summaryDocId, SYNTHESIS_DOC_ID, type DocMeta } from './documents.js';
+import { bankRef, bankSections, noteDocId, noteMeta, noteText, summaryDocId, summaryText, SYNTHESIS_DOC_ID, type DocMeta } from './documents.js';
 import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.js';
 import { encodeSnapshot, type IndexStore, type SnapshotHeader, type SummaryCoverage } from './index-store.js';
-import { parseSummary, summaryText, SUMMARY_LEVELS } from './summary-doc.js';
+import { MAX_LEVEL, parseRecord } from './summaries/record.js';
 
 /** A snapshot is written once this many documents changed since the last one this process knows… */
 const SNAPSHOT_AFTER_CHANGES = 500;
@@ -195,8 +195,11 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   };
 
   const refreshSummaries = async () => {
-    for (const level of SUMMARY_LEVELS) {
+    // The level folders that exist (one listing), then each of them: a space without summaries costs one request.
+    const folders = new Set(await corpus.cachedListing(keys.summaries, () => listPrefixes(storage, keys.summaries)));
+    for (let level = 1; level <= MAX_LEVEL; level++) {
       const folder = keys.summaryLevel(level);
+      if (!folders.has(folder) && ![...summaries.values()].some((coverage) => coverage.level === level)) continue;
       const listing = await corpus.cachedListing(folder, async () => {
         const found: string[] = [];
         for await (const object of listAll(storage, folder, { delimiter: '/' })) if (object.key.endsWith('.json')) found.push(object.key);
@@ -211,7 +214,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
         if (known?.sealed) return; // a sealed summary never changes
         const object = await storage.get(key);
         if (!object || object.etag === known?.etag) return;
-        const record = parseSummary(object.body);
+        const record = parseRecord(object.body, { level, id });
         if (!record) {
           logger.warn(`summary ${key} is unreadable; left out of the search index`);
           return;

@@ -190,6 +190,37 @@ describe('memory_search', () => {
   });
 });
 
+describe('summaries in recall', () => {
+  it('finds summaries by level, and memory_context shows the unrolled level 1 and the overview', async () => {
+    const llm = await startScriptedLlm([
+      {
+        dynamic: (messages) => {
+          const user = messages.find((m) => m.role === 'user')?.content ?? '';
+          const notes = (user.match(/^--- Note \d+\//gm) ?? []).length;
+          const summary = notes > 0 ? `Window of ${notes} notes about the heliotrope ingestion.` : 'Overview: the heliotrope ingestion over weeks.';
+          return JSON.stringify({ summary, key_findings: ['ingestion is idempotent'], topics: ['ingestion'], agents: [], files_mentioned: ['src/ingest.ts'] });
+        },
+      },
+    ]);
+    servers.push(llm);
+    const storage = createMemoryDriver();
+    const core = await makeCore(storage, llm);
+    await core.spaces.create(owner, { space_id: 'proj' });
+    for (let i = 0; i < 40; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Batch ${i}: ${'ingested rows from the partner feed; '.repeat(8)}` });
+    const run = await core.summaries.update(owner, { space_id: 'proj', window_chars: 2000, group_chars: 600, batch_delay_ms: 0 });
+    assert.equal(run.status, 'ok');
+    const l1 = (await core.recall.search(owner, { space_id: 'proj', query: 'heliotrope window', levels: [1] })).results;
+    assert.ok(l1.length > 0 && l1.every((hit) => hit.source === 'summary' && hit.level === 1 && hit.ref.startsWith('L1-') && hit.range_start && hit.range_end));
+    const high = (await core.recall.search(owner, { space_id: 'proj', query: 'heliotrope overview', levels: [2, 3, 4, 5, 6] })).results;
+    assert.ok(high.length > 0 && high.every((hit) => (hit.level as number) >= 2));
+    const read = await core.summaries.read(owner, { space_id: 'proj', summary_id: l1[0]?.ref as string });
+    assert.equal(read.status, 'ok');
+    const context = await core.recall.context(owner, { space_id: 'proj', max_tokens: 6000 });
+    assert.match(context.text, /## Overview \(higher-level summaries\)/);
+    assert.match(context.text, /Overview: the heliotrope ingestion/);
+  });
+});
+
 describe('live_search', () => {
   it('keeps its contract and reads no body twice', async () => {
     const storage = counting(createMemoryDriver());
