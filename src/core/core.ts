@@ -29,7 +29,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     listBank: (spaceId) => bank.listFiles(spaceId),
     readBank: (spaceId) => bank.readAll(spaceId),
   });
-  const summaries = createSummariesService(context, corpus);
+  const summaries = createSummariesService(context, corpus, { lastJob: (spaceId) => summaryJobs.last(spaceId) });
   const summaryJobs = createSummaryJobs(context, summaries);
   const consolidation = createConsolidationService(context, { onCommitted: (spaceId) => summaryJobs.auto(spaceId) });
   const jobs = createConsolidationJobs(context, consolidation);

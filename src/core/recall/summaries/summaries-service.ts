@@ -10,7 +10,7 @@ import { parseNoteName, stampToIso } from '../../note/note-name.js';
 import { requireSpace } from '../../space/meta.js';
 import { validateSpaceId } from '../../validate.js';
 import type { Corpus } from '../corpus.js';
-import { readJobs } from './job-records.js';
+import type { SummaryJobRecord } from './jobs.js';
 import type { Strategy } from './plan.js';
 import { levelOfId, MAX_LEVEL, parseRecord, parseRef, SUMMARY_ID, type SummaryRecord } from './record.js';
 import { runSummaries, type RunSettings, type SummariesProgress, type SummariesResult } from './runner.js';
@@ -79,7 +79,8 @@ export function runSettings(input: SummariesUpdateInput, defaults: { windowChars
  * of level k−1, kept up to date incrementally ("seal once, grow last"). One runner per space at a
  * time across processes (its own lease, apart from consolidation's); reads need only `read`.
  */
-export function createSummariesService(context: CoreContext, corpus: Corpus) {
+/** `lastJob`: the newest background run of a space, for summaries_list (jobs.ts keeps them). */
+export function createSummariesService(context: CoreContext, corpus: Corpus, deps: { lastJob(spaceId: string): Promise<SummaryJobRecord | null> }) {
   const { storage } = context;
 
   const resolveLlm = (override: LlmClient | undefined): LlmClient => {
@@ -168,11 +169,10 @@ export function createSummariesService(context: CoreContext, corpus: Corpus) {
       authorize(caller, 'read', spaceId);
       const level = input.level === undefined ? undefined : number('level', input.level, 1, 1, MAX_LEVEL);
       await requireSpace(context, spaceId);
-      const [all, jobs] = await Promise.all([records(spaceId), readJobs(context, spaceId, 1)]);
+      const [all, lastJob] = await Promise.all([records(spaceId), deps.lastJob(spaceId)]);
       const chosen = all
         .filter((record) => level === undefined || record.level === level)
         .sort((a, b) => a.level - b.level || (a.range_end < b.range_end ? 1 : a.range_end > b.range_end ? -1 : a.id < b.id ? 1 : -1));
-      const lastJob = jobs[0];
       return {
         status: 'ok' as const,
         space_id: spaceId,

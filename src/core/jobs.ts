@@ -1,0 +1,177 @@
+import { hostname } from 'node:os';
+import { invalid, LiveMemError } from '../shared/errors.js';
+import { listAll } from '../storage/list.js';
+import type { Caller } from './caller.js';
+import type { CoreContext } from './context.js';
+import { toStamp } from './note/note-name.js';
+
+/**
+ * Background work whose state lives in the store (`{folder}/{job id}.json`), so any process sharing
+ * the store can follow it: consolidations and summaries runs. A job whose process died shows as
+ * `interrupted` once its lease has expired (the next run finishes the work).
+ */
+export interface JobRecord<Progress, Result> {
+  job_id: string;
+  space_id: string;
+  state: 'running' | 'ok' | 'partial' | 'error' | 'interrupted';
+  started_at: string;
+  updated_at: string;
+  runner: string;
+  progress: Progress | null;
+  result: Result | null;
+  [field: string]: unknown;
+}
+
+/** Work that holds its lease and is ready to run: what `begin` of a service returns. */
+export interface StartedWork<Progress, Result> {
+  spaceId: string;
+  run(onProgress: (event: Progress) => void): Promise<Result>;
+  release(): Promise<void>;
+}
+
+export interface JobKind {
+  /** For messages: "consolidation", "summaries". */
+  name: string;
+  folder(spaceId: string): string;
+  lease(spaceId: string): string;
+}
+
+export const JOB_ID = /^\d{8}T\d{6}-[0-9a-z]{6}$/;
+/** Progress is written at most this often (plus at every phase change and at the end). */
+const PROGRESS_WRITE_MS = 1_000;
+/** Job records kept per space and kind. */
+const KEEP_JOBS = 50;
+
+export function createJobs<Progress extends { phase: string }, Result extends { status: string }>(context: CoreContext, kind: JobKind) {
+  const { storage } = context;
+  const running = new Set<Promise<unknown>>();
+  const keyOf = (spaceId: string, jobId: string) => `${kind.folder(spaceId)}${jobId}.json`;
+
+  /** One job's saves, one after the other: a progress save still in flight must not land after the final state. */
+  const saver = (record: JobRecord<Progress, Result>) => {
+    let last: Promise<unknown> = Promise.resolve();
+    return (): Promise<void> => {
+      const body = `${JSON.stringify(record, null, 2)}\n`;
+      const next = last.catch(() => undefined).then(() => storage.put(keyOf(record.space_id, record.job_id), body, { contentType: 'application/json' }));
+      last = next;
+      return next.then(() => undefined);
+    };
+  };
+
+  const keys = async (spaceId: string): Promise<string[]> => {
+    const found: string[] = [];
+    for await (const object of listAll(storage, kind.folder(spaceId))) if (object.key.endsWith('.json')) found.push(object.key);
+    return found.sort().reverse();
+  };
+
+  /** A running job whose record went quiet and whose lease expired was cut short (its process died). */
+  const withLiveness = async (record: JobRecord<Progress, Result>): Promise<JobRecord<Progress, Result>> => {
+    if (record.state !== 'running') return record;
+    const now = context.clock().getTime();
+    if (now - Date.parse(record.updated_at) <= context.consolidation.leaseTtlMs * 2) return record;
+    const lock = await storage.get(kind.lease(record.space_id));
+    let expiresAt = Number.NaN;
+    try {
+      expiresAt = lock ? Date.parse((JSON.parse(lock.body.toString('utf8')) as { expires_at?: string }).expires_at ?? '') : Number.NaN;
+    } catch {
+      // an unreadable lease blocks nobody
+    }
+    return !lock || !(expiresAt >= now) ? { ...record, state: 'interrupted' } : record;
+  };
+
+  const parse = async (object: { key: string; body: Buffer }): Promise<JobRecord<Progress, Result> | null> => {
+    try {
+      return await withLiveness(JSON.parse(object.body.toString('utf8')) as JobRecord<Progress, Result>);
+    } catch {
+      context.logger.warn(`${kind.name} job ${object.key} is unreadable; skipped`);
+      return null;
+    }
+  };
+
+  return {
+    /**
+     * Runs started work in the background and answers at once with its job id. Its progress goes to
+     * the job record (and to `onProgress`), its result too; the lease is released at the end.
+     */
+    async launch(caller: Caller, started: StartedWork<Progress, Result>, extra: Record<string, unknown> = {}, onProgressToo?: (event: Progress) => void) {
+      const now = context.clock().toISOString();
+      const record: JobRecord<Progress, Result> = {
+        job_id: `${toStamp(context.clock())}-${context.randomId()}`,
+        space_id: started.spaceId,
+        state: 'running',
+        ...extra,
+        started_at: now,
+        updated_at: now,
+        runner: `${caller.agent}@${hostname()}:${process.pid}`,
+        progress: null,
+        result: null,
+      };
+      const save = saver(record);
+      try {
+        await save();
+      } catch (error) {
+        await started.release();
+        throw error;
+      }
+      let lastWrite = 0;
+      let lastPhase = '';
+      const onProgress = (event: Progress) => {
+        onProgressToo?.(event);
+        record.progress = event;
+        const time = Date.now();
+        if (event.phase === lastPhase && time - lastWrite < PROGRESS_WRITE_MS) return;
+        lastWrite = time;
+        lastPhase = event.phase;
+        record.updated_at = context.clock().toISOString();
+        save().catch((error: unknown) => context.logger.warn(`could not save ${kind.name} job progress`, { error: String(error) }));
+      };
+      const work = (async () => {
+        try {
+          record.result = await started.run(onProgress);
+          record.state = record.result.status as JobRecord<Progress, Result>['state'];
+        } catch (error) {
+          record.state = 'error';
+          record.result = { status: 'error', message: error instanceof Error ? error.message : String(error) } as unknown as Result;
+        } finally {
+          await started.release();
+          record.updated_at = context.clock().toISOString();
+          await save().catch((error: unknown) => context.logger.error(`could not save the ${kind.name} job result`, { error: String(error) }));
+          const old = (await keys(record.space_id).catch(() => [])).slice(KEEP_JOBS);
+          if (old.length > 0) await storage.deleteMany(old).catch(() => undefined);
+        }
+      })();
+      running.add(work);
+      void work.finally(() => running.delete(work));
+      return { status: 'ok' as const, space_id: record.space_id, job_id: record.job_id, state: record.state, started_at: record.started_at };
+    },
+
+    /** One job; `not_found` when there is none by that id. */
+    async read(spaceId: string, jobId: string): Promise<JobRecord<Progress, Result>> {
+      if (!JOB_ID.test(jobId)) throw invalid(`invalid job_id ${JSON.stringify(jobId)}`);
+      const object = await storage.get(keyOf(spaceId, jobId));
+      const record = object ? await parse(object) : null;
+      if (!record) throw new LiveMemError('not_found', `no ${kind.name} job '${jobId}' in space '${spaceId}'`, { space_id: spaceId, job_id: jobId });
+      return record;
+    },
+
+    /** The newest `limit` jobs of a space; unreadable records are skipped. */
+    async newest(spaceId: string, limit: number): Promise<Array<JobRecord<Progress, Result>>> {
+      const objects = await Promise.all((await keys(spaceId)).slice(0, limit).map((key) => storage.get(key)));
+      const records = await Promise.all(objects.map((object) => (object ? parse(object) : null)));
+      return records.filter((record): record is JobRecord<Progress, Result> => record !== null);
+    },
+
+    /** Tracks other background work of this kind until it settles (see `idle`). */
+    track(work: Promise<unknown>): void {
+      running.add(work);
+      void work.finally(() => running.delete(work));
+    },
+
+    /** Resolves when this process's background jobs are done (before the process exits). */
+    async idle(): Promise<void> {
+      while (running.size > 0) await Promise.allSettled([...running]);
+    },
+  };
+}
+
+export type Jobs<Progress extends { phase: string }, Result extends { status: string }> = ReturnType<typeof createJobs<Progress, Result>>;
