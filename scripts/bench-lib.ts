@@ -204,7 +204,11 @@ export async function withServer<T>(home: string, run: (server: BenchServer) => 
 
 /** The peer's entry point, installing it once into .bench/peer; null when it cannot be had. */
 export async function peerAvailable(): Promise<boolean> {
-  const installed = () => access(PEER_ENTRY).then(() => true, () => false);
+  const installed = () =>
+    access(PEER_ENTRY).then(
+      () => true,
+      () => false,
+    );
   if (await installed()) return true;
   progress(`  installing ${PEER_PACKAGE} into .bench/peer for the comparison`);
   try {

@@ -129,8 +129,7 @@ const SEED_CONCURRENCY = 32;
 const SEED_AGENTS = ['claude', 'cline', 'cursor', 'codex', 'gemini'] as const;
 const FILTER = { category: 'decision', agent: 'cline' } as const;
 
-const noteContent = (index: number): string =>
-  `Bench note ${index}: the token refresh path retries twice before surfacing the error to the caller.`;
+const noteContent = (index: number): string => `Bench note ${index}: the token refresh path retries twice before surfacing the error to the caller.`;
 
 const noteArgs = (spaceId: string, index: number) => ({
   space_id: spaceId,
@@ -207,7 +206,14 @@ async function benchAppendThroughput(): Promise<Figure[]> {
     const figures: Figure[] = [];
     for (const run of APPEND_RUNS) {
       const { ms: peerMs, measured } = peer.get(run.count) as { ms: number; measured: boolean };
-      figures.push(figure(`peer_append_${run.count}_ms`, `MCP memory server: ${run.count.toLocaleString('en')} facts, sequential${measured ? '' : ' (quoted)'}`, peerMs, 'ms'));
+      figures.push(
+        figure(
+          `peer_append_${run.count}_ms`,
+          `MCP memory server: ${run.count.toLocaleString('en')} facts, sequential${measured ? '' : ' (quoted)'}`,
+          peerMs,
+          'ms',
+        ),
+      );
       for (const mode of APPEND_MODES) {
         progress(`  append ${run.count} ${mode.name}`);
         const { totalMs } = await appendNotes(server, `append-${mode.name}-${run.count}`, run.count, mode.inFlight);
@@ -232,8 +238,10 @@ async function seedSpace(home: string, spaceId: string, count: number): Promise<
   const core = createCore({ storage, clock });
   const caller = ownerCaller('seed');
   await core.spaces.create(caller, { space_id: spaceId });
-  await mapLimit(Array.from({ length: count }, (_, index) => index), SEED_CONCURRENCY, (index) =>
-    core.notes.write(caller, { ...noteArgs(spaceId, index), agent: SEED_AGENTS[index % SEED_AGENTS.length] }),
+  await mapLimit(
+    Array.from({ length: count }, (_, index) => index),
+    SEED_CONCURRENCY,
+    (index) => core.notes.write(caller, { ...noteArgs(spaceId, index), agent: SEED_AGENTS[index % SEED_AGENTS.length] }),
   );
   await storage.close?.();
 }
@@ -291,8 +299,10 @@ async function consolidationOverheadMs(storage: StorageDriver): Promise<number> 
     const core = createCore({ storage, llm });
     const caller = ownerCaller('bench');
     await core.spaces.create(caller, { space_id: 'consolidate' });
-    await mapLimit(Array.from({ length: CONSOLIDATION_NOTES }, (_, index) => index), SEED_CONCURRENCY, (index) =>
-      core.notes.write(caller, { ...noteArgs('consolidate', index), agent: SEED_AGENTS[index % SEED_AGENTS.length] }),
+    await mapLimit(
+      Array.from({ length: CONSOLIDATION_NOTES }, (_, index) => index),
+      SEED_CONCURRENCY,
+      (index) => core.notes.write(caller, { ...noteArgs('consolidate', index), agent: SEED_AGENTS[index % SEED_AGENTS.length] }),
     );
     const start = performance.now();
     const result = await core.consolidation.consolidate(caller, { space_id: 'consolidate' });
@@ -324,7 +334,13 @@ async function benchConsolidation(): Promise<Figure[]> {
   }
   return [
     figure('consolidation_overhead_fs_ms', `consolidation overhead, ${CONSOLIDATION_NOTES} notes → 6 files, fs`, fsMs, 'ms', below(TARGET.consolidationFsMs)),
-    figure('consolidation_overhead_s3_ms', `consolidation overhead, ${CONSOLIDATION_NOTES} notes → 6 files, radosgw`, s3Ms, 'ms', below(TARGET.consolidationS3Ms)),
+    figure(
+      'consolidation_overhead_s3_ms',
+      `consolidation overhead, ${CONSOLIDATION_NOTES} notes → 6 files, radosgw`,
+      s3Ms,
+      'ms',
+      below(TARGET.consolidationS3Ms),
+    ),
   ];
 }
 

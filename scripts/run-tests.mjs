@@ -24,11 +24,14 @@ if (files.length === 0) {
 // tsx runs the tests without type checking: check src, test and scripts first.
 const scratch = mkdtempSync(path.join(tmpdir(), 'live-mem-tsc-'));
 const tsconfig = path.join(scratch, 'tsconfig.json');
-writeFileSync(tsconfig, JSON.stringify({
-  extends: path.join(root, 'tsconfig.json'),
-  compilerOptions: { noEmit: true, rootDir: root, typeRoots: [path.join(root, 'node_modules/@types')] },
-  include: ['src', 'test', 'scripts/*.ts'].map((p) => path.join(root, p)),
-}));
+writeFileSync(
+  tsconfig,
+  JSON.stringify({
+    extends: path.join(root, 'tsconfig.json'),
+    compilerOptions: { noEmit: true, rootDir: root, typeRoots: [path.join(root, 'node_modules/@types')] },
+    include: ['src', 'test', 'scripts/*.ts'].map((p) => path.join(root, p)),
+  }),
+);
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const typecheck = spawnSync(process.execPath, [tsc, '-p', tsconfig], { cwd: root, stdio: 'inherit' });
 rmSync(scratch, { recursive: true, force: true });

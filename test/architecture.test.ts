@@ -41,7 +41,9 @@ function sourceFiles(dir: string): string[] {
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => (m[1] ?? m[2]) as string);
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map(
+    (m) => (m[1] ?? m[2]) as string,
+  );
 }
 
 describe('architecture', () => {
@@ -81,6 +83,9 @@ describe('architecture', () => {
       const relative = path.relative(SRC, file);
       return !relative.startsWith('cli/') && /console\.log|process\.stdout\.write/.test(readFileSync(file, 'utf8'));
     });
-    assert.deepEqual(offenders.map((f) => path.relative(SRC, f)), []);
+    assert.deepEqual(
+      offenders.map((f) => path.relative(SRC, f)),
+      [],
+    );
   });
 });

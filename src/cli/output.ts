@@ -29,22 +29,33 @@ const table = (rows: Array<Record<string, unknown>>, columns: string[]): string 
   if (rows.length === 0) return '(none)';
   const cells = rows.map((row) => columns.map((column) => scalar(row[column])));
   const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((row) => (row[i] ?? '').length)));
-  const line = (values: string[]) => values.map((value, i) => value.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((value, i) => value.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(columns), ...cells.map(line)].join('\n');
 };
 
 const fields: Formatter = (result) =>
   Object.entries(result)
     .filter(([key]) => key !== 'status')
-    .map(([key, value]) => (typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? `${key}:\n${Object.entries(value).map(([k, v]) => `  ${k}: ${scalar(v)}`).join('\n')}`
-      : `${key}: ${scalar(value)}`))
+    .map(([key, value]) =>
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? `${key}:\n${Object.entries(value)
+            .map(([k, v]) => `  ${k}: ${scalar(v)}`)
+            .join('\n')}`
+        : `${key}: ${scalar(value)}`,
+    )
     .join('\n');
 
 const notes: Formatter = (result) => {
   const list = (result.notes as Result[]) ?? [];
   const body = list
-    .map((note) => `── ${scalar(note.timestamp)}  ${scalar(note.agent)}  [${scalar(note.category)}]${(note.tags as string[]).length ? `  #${(note.tags as string[]).join(' #')}` : ''}\n${String(note.content)}`)
+    .map(
+      (note) =>
+        `── ${scalar(note.timestamp)}  ${scalar(note.agent)}  [${scalar(note.category)}]${(note.tags as string[]).length ? `  #${(note.tags as string[]).join(' #')}` : ''}\n${String(note.content)}`,
+    )
     .join('\n\n');
   const footer = `${list.length} note(s)${result.has_more ? ', more available (raise --limit)' : ''}`;
   return list.length ? `${body}\n\n${footer}` : footer;
@@ -66,11 +77,17 @@ const VIEWS = {
   hits: (result: Result) => {
     const list = (result.results as Result[]) ?? [];
     const body = list
-      .map((hit) => `── ${scalar(hit.score)}  ${scalar(hit.source)}${hit.level === null ? '' : ` L${scalar(hit.level)}`}  ${scalar(hit.ref)}  ${scalar(hit.timestamp ?? hit.range_end ?? '')}\n${String(hit.text)}`)
+      .map(
+        (hit) =>
+          `── ${scalar(hit.score)}  ${scalar(hit.source)}${hit.level === null ? '' : ` L${scalar(hit.level)}`}  ${scalar(hit.ref)}  ${scalar(hit.timestamp ?? hit.range_end ?? '')}\n${String(hit.text)}`,
+      )
       .join('\n\n');
     return list.length ? `${body}\n\n${list.length} result(s)` : 'no result';
   },
-  context: (result: Result) => `${String(result.text ?? '')}\n(${scalar(result.tokens)} of ${scalar(result.max_tokens)} tokens; omitted: ${Object.entries((result.omitted as Result) ?? {}).map(([k, v]) => `${k} ${scalar(v)}`).join(', ')})`,
+  context: (result: Result) =>
+    `${String(result.text ?? '')}\n(${scalar(result.tokens)} of ${scalar(result.max_tokens)} tokens; omitted: ${Object.entries((result.omitted as Result) ?? {})
+      .map(([k, v]) => `${k} ${scalar(v)}`)
+      .join(', ')})`,
   history: (result: Result) => table((result.consolidations as Result[]) ?? [], ['consolidation_id', 'committed_at', 'notes_count', 'by']),
   written: (result: Result) => `${scalar(result.status)}: ${scalar(result.filename ?? result.space_id)}`,
   summaries: (result: Result) => table((result.summaries as Result[]) ?? [], ['id', 'level', 'sealed', 'range_start', 'range_end', 'covers', 'chars']),
@@ -80,7 +97,9 @@ const VIEWS = {
     return [
       `── ${scalar(summary.id)}  L${scalar(summary.level)}  ${summary.sealed ? 'sealed' : 'open'}  ${scalar(summary.range_start)} → ${scalar(summary.range_end)}`,
       String(summary.summary ?? ''),
-      ...['key_findings', 'topics', 'agents', 'files_mentioned'].flatMap((key) => ((summary[key] as string[]) ?? []).length ? [`${key}: ${scalar(summary[key])}`] : []),
+      ...['key_findings', 'topics', 'agents', 'files_mentioned'].flatMap((key) =>
+        ((summary[key] as string[]) ?? []).length ? [`${key}: ${scalar(summary[key])}`] : [],
+      ),
       `covers ${covered.length}: ${covered.map((item) => scalar(item.ref ?? item.id)).join(', ')}`,
     ].join('\n');
   },

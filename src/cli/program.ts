@@ -108,8 +108,17 @@ export function buildProgram(): Command {
     .addOption(new Option('-c, --category <category>', 'note category').choices(CATEGORIES).default('observation'))
     .option('-t, --tags <tags>', 'comma-separated tags')
     .option('--as <agent>', 'sign as this agent name (default: --agent / LIVE_MEM_AGENT)')
-    .action(action((opened, spaceId: string, words: string[], options: { category: string; tags?: string; as?: string }) =>
-      note(opened, spaceId, words, { category: options.category, ...(options.tags !== undefined ? { tags: options.tags } : {}), ...(options.as !== undefined ? { agent: options.as } : {}) }), 'written'));
+    .action(
+      action(
+        (opened, spaceId: string, words: string[], options: { category: string; tags?: string; as?: string }) =>
+          note(opened, spaceId, words, {
+            category: options.category,
+            ...(options.tags !== undefined ? { tags: options.tags } : {}),
+            ...(options.as !== undefined ? { agent: options.as } : {}),
+          }),
+        'written',
+      ),
+    );
 
   program
     .command('read <space_id>')
@@ -118,8 +127,18 @@ export function buildProgram(): Command {
     .option('-c, --category <category>', 'only this category')
     .option('--from <agent>', 'only notes by this agent')
     .option('--since <datetime>', 'only notes from this ISO 8601 date-time on')
-    .action(action((opened, spaceId: string, options: { limit: number; category?: string; from?: string; since?: string }) =>
-      read(opened, spaceId, { limit: options.limit, ...(options.category !== undefined ? { category: options.category } : {}), ...(options.from !== undefined ? { agent: options.from } : {}), ...(options.since !== undefined ? { since: options.since } : {}) }), 'notes'));
+    .action(
+      action(
+        (opened, spaceId: string, options: { limit: number; category?: string; from?: string; since?: string }) =>
+          read(opened, spaceId, {
+            limit: options.limit,
+            ...(options.category !== undefined ? { category: options.category } : {}),
+            ...(options.from !== undefined ? { agent: options.from } : {}),
+            ...(options.since !== undefined ? { since: options.since } : {}),
+          }),
+        'notes',
+      ),
+    );
 
   program
     .command('search <space_id> <query>')
@@ -141,7 +160,7 @@ export function buildProgram(): Command {
 
   program
     .command('context <space_id> [query...]')
-    .description("the memory an agent should load now, within a token budget (recent notes, search hits, summaries)")
+    .description('the memory an agent should load now, within a token budget (recent notes, search hits, summaries)')
     .option('--max-tokens <n>', 'token budget (200-200000)', integer, 4000)
     .action(action(memoryContext, 'context'));
 
@@ -181,7 +200,11 @@ export function buildProgram(): Command {
     .option('--dry-run', 'say what would be done; no LLM call, no write')
     .option('-q, --quiet', 'no progress display')
     .action(action(summariesUpdate, 'fields'));
-  summaries.command('list <space_id>').description('summaries, newest first per level').option('--level <n>', 'only this level', integer).action(action(summariesList, 'summaries'));
+  summaries
+    .command('list <space_id>')
+    .description('summaries, newest first per level')
+    .option('--level <n>', 'only this level', integer)
+    .action(action(summariesList, 'summaries'));
   summaries.command('show <space_id> <summary_id>').description('one summary and what it covers').action(action(summariesShow, 'summary'));
   summaries.command('status <space_id> [job_id]').description('background summaries runs, newest first').action(action(summariesStatus, 'fields'));
 
@@ -197,9 +220,17 @@ export function buildProgram(): Command {
     .action(action(importSpace, 'fields'));
 
   const backup = program.command('backup').description('snapshots of a space kept in the store');
-  backup.command('create <space_id>').description('take a consistent snapshot').option('-d, --description <text>', 'why this backup').action(action(backupCreate, 'fields'));
+  backup
+    .command('create <space_id>')
+    .description('take a consistent snapshot')
+    .option('-d, --description <text>', 'why this backup')
+    .action(action(backupCreate, 'fields'));
   backup.command('list [space_id]').description('backups, newest first').action(action(backupList, 'backups'));
-  backup.command('restore <backup_id>').description('recreate a deleted space from a backup').option('-y, --yes', 'confirm').action(action(backupRestore, 'fields'));
+  backup
+    .command('restore <backup_id>')
+    .description('recreate a deleted space from a backup')
+    .option('-y, --yes', 'confirm')
+    .action(action(backupRestore, 'fields'));
   backup
     .command('download <backup_id>')
     .description('write a backup to a .tar.gz archive')

@@ -97,45 +97,290 @@ const bool = (raw: string, source: string) => {
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new LiveMemError('config_error', `${source} must be true or false, got ${JSON.stringify(raw)}`);
 };
-const oneOf = (...values: string[]) => (raw: string, source: string) => {
-  if (!values.includes(raw)) throw new LiveMemError('config_error', `${source} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
-  return raw;
-};
+const oneOf =
+  (...values: string[]) =>
+  (raw: string, source: string) => {
+    if (!values.includes(raw)) throw new LiveMemError('config_error', `${source} must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
+    return raw;
+  };
 
 export const FIELDS: Field[] = [
-  { key: 'home', env: 'LIVE_MEM_HOME', file: 'home', parse: str, description: 'Root folder of the fs store, and where live-mem.yaml is looked for', defaultText: '~/.live-mem' },
-  { key: 'storage', env: 'LIVE_MEM_STORAGE', file: 'storage', parse: oneOf('fs', 's3', 'memory'), description: 'Storage driver: fs, s3 (memory is for tests)', defaultText: 'fs' },
-  { key: 'agent', env: 'LIVE_MEM_AGENT', file: 'agent', parse: str, description: 'Agent name written on notes (reduced to a filename-safe form)', defaultText: 'the OS user name' },
-  { key: 'logLevel', env: 'LIVE_MEM_LOG_LEVEL', file: 'log_level', parse: oneOf('debug', 'info', 'warn', 'error', 'silent'), description: 'Logging to stderr', defaultText: 'info' },
-  { key: 'maxNoteChars', env: 'LIVE_MEM_MAX_NOTE_CHARS', file: 'max_note_chars', parse: int(1, 10_000_000), description: 'Largest note content accepted, in characters', defaultText: '100000' },
-  { key: 'bankReadAllMaxBytes', env: 'LIVE_MEM_BANK_READ_ALL_MAX_BYTES', file: 'bank_read_all_max_bytes', parse: int(1_000, 100_000_000), description: 'bank_read_all stops past this many bytes and says it truncated', defaultText: '1000000' },
-  { key: 'exportMaxBytes', env: 'LIVE_MEM_EXPORT_MAX_BYTES', file: 'export_max_bytes', parse: int(1_000, 2_000_000_000), description: 'space_export and backup_download answer in base64 up to this many archive bytes; larger spaces go through the CLI', defaultText: '20000000' },
-  { key: 'token', env: 'LIVE_MEM_TOKEN', file: 'token', parse: str, description: 'The token this process acts with (stdio and CLI); unset = the local owner, unless auth is required', defaultText: '' },
-  { key: 'auth', env: 'LIVE_MEM_AUTH', file: 'auth', parse: oneOf('optional', 'required'), description: '`required`: no token, no access (only system_health, system_about, system_whoami answer)', defaultText: 'optional' },
-  { key: 'adminToken', env: 'LIVE_MEM_ADMIN_TOKEN', file: 'admin_token', parse: str, description: 'A bootstrap admin secret (32+ characters) accepted as a token with every right, to create the first tokens', defaultText: '' },
-  { key: 's3.endpoint', env: 'LIVE_MEM_S3_ENDPOINT', aliases: ['S3_ENDPOINT_URL'], file: 's3.endpoint', parse: str, description: 'S3 endpoint URL (unset: AWS)', defaultText: '(AWS)' },
-  { key: 's3.bucket', env: 'LIVE_MEM_S3_BUCKET', aliases: ['S3_BUCKET_NAME'], file: 's3.bucket', parse: str, description: 'S3 bucket (required with s3)', defaultText: '' },
-  { key: 's3.region', env: 'LIVE_MEM_S3_REGION', aliases: ['S3_REGION_NAME'], file: 's3.region', parse: str, description: 'S3 region', defaultText: 'us-east-1' },
-  { key: 's3.accessKeyId', env: 'LIVE_MEM_S3_ACCESS_KEY_ID', aliases: ['S3_ACCESS_KEY_ID'], file: 's3.access_key_id', parse: str, description: 'S3 access key (unset: the AWS default credential chain)', defaultText: '' },
-  { key: 's3.secretAccessKey', env: 'LIVE_MEM_S3_SECRET_ACCESS_KEY', aliases: ['S3_SECRET_ACCESS_KEY'], file: 's3.secret_access_key', parse: str, description: 'S3 secret key', defaultText: '' },
-  { key: 's3.prefix', env: 'LIVE_MEM_S3_PREFIX', file: 's3.prefix', parse: str, description: 'Key prefix inside the bucket, to share one bucket between stores', defaultText: '' },
-  { key: 'llm.baseUrl', env: 'LIVE_MEM_LLM_BASE_URL', aliases: ['LLMAAS_API_URL'], file: 'llm.base_url', parse: url, description: 'OpenAI-compatible endpoint for consolidation, including /v1 (unset: MCP sampling if the client offers it)', defaultText: '' },
-  { key: 'llm.apiKey', env: 'LIVE_MEM_LLM_API_KEY', aliases: ['LLMAAS_API_KEY'], file: 'llm.api_key', parse: str, description: 'API key for the endpoint', defaultText: '' },
-  { key: 'llm.model', env: 'LIVE_MEM_LLM_MODEL', aliases: ['LLMAAS_MODEL'], file: 'llm.model', parse: str, description: 'Model name (required with a base URL)', defaultText: '' },
-  { key: 'llm.temperature', env: 'LIVE_MEM_LLM_TEMPERATURE', aliases: ['LLMAAS_TEMPERATURE'], file: 'llm.temperature', parse: num(0, 2), description: 'Sampling temperature', defaultText: '0.3' },
-  { key: 'llm.maxTokens', env: 'LIVE_MEM_LLM_MAX_TOKENS', aliases: ['LLMAAS_MAX_TOKENS'], file: 'llm.max_tokens', parse: int(256, 1_000_000), description: 'Tokens reserved for each reply', defaultText: '8192' },
-  { key: 'llm.contextWindow', env: 'LIVE_MEM_LLM_CONTEXT_WINDOW', file: 'llm.context_window', parse: int(2_048, 10_000_000), description: "The model's context window in tokens: large backlogs are cut into windows that fit", defaultText: '32768' },
-  { key: 'embeddings.baseUrl', env: 'LIVE_MEM_EMBEDDINGS_BASE_URL', file: 'embeddings.base_url', parse: url, description: 'OpenAI-compatible embeddings endpoint for semantic recall, including /v1 (unset: lexical recall only)', defaultText: '' },
-  { key: 'embeddings.apiKey', env: 'LIVE_MEM_EMBEDDINGS_API_KEY', file: 'embeddings.api_key', parse: str, description: 'API key for the embeddings endpoint', defaultText: '' },
-  { key: 'embeddings.model', env: 'LIVE_MEM_EMBEDDINGS_MODEL', file: 'embeddings.model', parse: str, description: 'Embedding model name (required with an embeddings base URL)', defaultText: '' },
-  { key: 'consolidationTimeoutS', env: 'LIVE_MEM_CONSOLIDATION_TIMEOUT_S', aliases: ['CONSOLIDATION_TIMEOUT'], file: 'consolidation_timeout_s', parse: int(1, 86_400), description: 'Timeout of each LLM call, in seconds', defaultText: '600' },
-  { key: 'consolidationMaxNotes', env: 'LIVE_MEM_CONSOLIDATION_MAX_NOTES', aliases: ['CONSOLIDATION_MAX_NOTES'], file: 'consolidation_max_notes', parse: int(1, 1_000_000), description: 'Most notes one consolidation takes (the oldest first)', defaultText: '500' },
-  { key: 'consolidationLeaseS', env: 'LIVE_MEM_CONSOLIDATION_LEASE_S', file: 'consolidation_lease_s', parse: int(2, 3_600), description: "How long a crashed consolidation's lock blocks the next one; a live one renews it every third of that", defaultText: '60' },
-  { key: 'synthesisMaxWords', env: 'LIVE_MEM_SYNTHESIS_MAX_WORDS', file: 'synthesis_max_words', parse: int(50, 1_000_000), description: 'Past this many words the synthesis is compressed by one more LLM call', defaultText: '600' },
-  { key: 'summaries', env: 'LIVE_MEM_SUMMARIES', file: 'summaries', parse: oneOf('auto', 'off'), description: '`auto`: after each consolidation, update the space\'s summaries in the background (needs a configured model); `off`: only on demand', defaultText: 'auto' },
-  { key: 'summaryWindowChars', env: 'LIVE_MEM_SUMMARY_WINDOW_CHARS', file: 'summary_window_chars', parse: int(500, 200_000), description: 'Default characters of notes per level-1 summary window', defaultText: '6000' },
-  { key: 'summaryGroupChars', env: 'LIVE_MEM_SUMMARY_GROUP_CHARS', file: 'summary_group_chars', parse: int(500, 500_000), description: 'Default characters of summaries per higher-level group', defaultText: '10000' },
-  { key: 's3.forcePathStyle', env: 'LIVE_MEM_S3_FORCE_PATH_STYLE', file: 's3.force_path_style', parse: bool, description: 'Path-style URLs (Ceph, MinIO); default true when an endpoint is set', defaultText: 'true with an endpoint' },
+  {
+    key: 'home',
+    env: 'LIVE_MEM_HOME',
+    file: 'home',
+    parse: str,
+    description: 'Root folder of the fs store, and where live-mem.yaml is looked for',
+    defaultText: '~/.live-mem',
+  },
+  {
+    key: 'storage',
+    env: 'LIVE_MEM_STORAGE',
+    file: 'storage',
+    parse: oneOf('fs', 's3', 'memory'),
+    description: 'Storage driver: fs, s3 (memory is for tests)',
+    defaultText: 'fs',
+  },
+  {
+    key: 'agent',
+    env: 'LIVE_MEM_AGENT',
+    file: 'agent',
+    parse: str,
+    description: 'Agent name written on notes (reduced to a filename-safe form)',
+    defaultText: 'the OS user name',
+  },
+  {
+    key: 'logLevel',
+    env: 'LIVE_MEM_LOG_LEVEL',
+    file: 'log_level',
+    parse: oneOf('debug', 'info', 'warn', 'error', 'silent'),
+    description: 'Logging to stderr',
+    defaultText: 'info',
+  },
+  {
+    key: 'maxNoteChars',
+    env: 'LIVE_MEM_MAX_NOTE_CHARS',
+    file: 'max_note_chars',
+    parse: int(1, 10_000_000),
+    description: 'Largest note content accepted, in characters',
+    defaultText: '100000',
+  },
+  {
+    key: 'bankReadAllMaxBytes',
+    env: 'LIVE_MEM_BANK_READ_ALL_MAX_BYTES',
+    file: 'bank_read_all_max_bytes',
+    parse: int(1_000, 100_000_000),
+    description: 'bank_read_all stops past this many bytes and says it truncated',
+    defaultText: '1000000',
+  },
+  {
+    key: 'exportMaxBytes',
+    env: 'LIVE_MEM_EXPORT_MAX_BYTES',
+    file: 'export_max_bytes',
+    parse: int(1_000, 2_000_000_000),
+    description: 'space_export and backup_download answer in base64 up to this many archive bytes; larger spaces go through the CLI',
+    defaultText: '20000000',
+  },
+  {
+    key: 'token',
+    env: 'LIVE_MEM_TOKEN',
+    file: 'token',
+    parse: str,
+    description: 'The token this process acts with (stdio and CLI); unset = the local owner, unless auth is required',
+    defaultText: '',
+  },
+  {
+    key: 'auth',
+    env: 'LIVE_MEM_AUTH',
+    file: 'auth',
+    parse: oneOf('optional', 'required'),
+    description: '`required`: no token, no access (only system_health, system_about, system_whoami answer)',
+    defaultText: 'optional',
+  },
+  {
+    key: 'adminToken',
+    env: 'LIVE_MEM_ADMIN_TOKEN',
+    file: 'admin_token',
+    parse: str,
+    description: 'A bootstrap admin secret (32+ characters) accepted as a token with every right, to create the first tokens',
+    defaultText: '',
+  },
+  {
+    key: 's3.endpoint',
+    env: 'LIVE_MEM_S3_ENDPOINT',
+    aliases: ['S3_ENDPOINT_URL'],
+    file: 's3.endpoint',
+    parse: str,
+    description: 'S3 endpoint URL (unset: AWS)',
+    defaultText: '(AWS)',
+  },
+  {
+    key: 's3.bucket',
+    env: 'LIVE_MEM_S3_BUCKET',
+    aliases: ['S3_BUCKET_NAME'],
+    file: 's3.bucket',
+    parse: str,
+    description: 'S3 bucket (required with s3)',
+    defaultText: '',
+  },
+  {
+    key: 's3.region',
+    env: 'LIVE_MEM_S3_REGION',
+    aliases: ['S3_REGION_NAME'],
+    file: 's3.region',
+    parse: str,
+    description: 'S3 region',
+    defaultText: 'us-east-1',
+  },
+  {
+    key: 's3.accessKeyId',
+    env: 'LIVE_MEM_S3_ACCESS_KEY_ID',
+    aliases: ['S3_ACCESS_KEY_ID'],
+    file: 's3.access_key_id',
+    parse: str,
+    description: 'S3 access key (unset: the AWS default credential chain)',
+    defaultText: '',
+  },
+  {
+    key: 's3.secretAccessKey',
+    env: 'LIVE_MEM_S3_SECRET_ACCESS_KEY',
+    aliases: ['S3_SECRET_ACCESS_KEY'],
+    file: 's3.secret_access_key',
+    parse: str,
+    description: 'S3 secret key',
+    defaultText: '',
+  },
+  {
+    key: 's3.prefix',
+    env: 'LIVE_MEM_S3_PREFIX',
+    file: 's3.prefix',
+    parse: str,
+    description: 'Key prefix inside the bucket, to share one bucket between stores',
+    defaultText: '',
+  },
+  {
+    key: 'llm.baseUrl',
+    env: 'LIVE_MEM_LLM_BASE_URL',
+    aliases: ['LLMAAS_API_URL'],
+    file: 'llm.base_url',
+    parse: url,
+    description: 'OpenAI-compatible endpoint for consolidation, including /v1 (unset: MCP sampling if the client offers it)',
+    defaultText: '',
+  },
+  {
+    key: 'llm.apiKey',
+    env: 'LIVE_MEM_LLM_API_KEY',
+    aliases: ['LLMAAS_API_KEY'],
+    file: 'llm.api_key',
+    parse: str,
+    description: 'API key for the endpoint',
+    defaultText: '',
+  },
+  {
+    key: 'llm.model',
+    env: 'LIVE_MEM_LLM_MODEL',
+    aliases: ['LLMAAS_MODEL'],
+    file: 'llm.model',
+    parse: str,
+    description: 'Model name (required with a base URL)',
+    defaultText: '',
+  },
+  {
+    key: 'llm.temperature',
+    env: 'LIVE_MEM_LLM_TEMPERATURE',
+    aliases: ['LLMAAS_TEMPERATURE'],
+    file: 'llm.temperature',
+    parse: num(0, 2),
+    description: 'Sampling temperature',
+    defaultText: '0.3',
+  },
+  {
+    key: 'llm.maxTokens',
+    env: 'LIVE_MEM_LLM_MAX_TOKENS',
+    aliases: ['LLMAAS_MAX_TOKENS'],
+    file: 'llm.max_tokens',
+    parse: int(256, 1_000_000),
+    description: 'Tokens reserved for each reply',
+    defaultText: '8192',
+  },
+  {
+    key: 'llm.contextWindow',
+    env: 'LIVE_MEM_LLM_CONTEXT_WINDOW',
+    file: 'llm.context_window',
+    parse: int(2_048, 10_000_000),
+    description: "The model's context window in tokens: large backlogs are cut into windows that fit",
+    defaultText: '32768',
+  },
+  {
+    key: 'embeddings.baseUrl',
+    env: 'LIVE_MEM_EMBEDDINGS_BASE_URL',
+    file: 'embeddings.base_url',
+    parse: url,
+    description: 'OpenAI-compatible embeddings endpoint for semantic recall, including /v1 (unset: lexical recall only)',
+    defaultText: '',
+  },
+  {
+    key: 'embeddings.apiKey',
+    env: 'LIVE_MEM_EMBEDDINGS_API_KEY',
+    file: 'embeddings.api_key',
+    parse: str,
+    description: 'API key for the embeddings endpoint',
+    defaultText: '',
+  },
+  {
+    key: 'embeddings.model',
+    env: 'LIVE_MEM_EMBEDDINGS_MODEL',
+    file: 'embeddings.model',
+    parse: str,
+    description: 'Embedding model name (required with an embeddings base URL)',
+    defaultText: '',
+  },
+  {
+    key: 'consolidationTimeoutS',
+    env: 'LIVE_MEM_CONSOLIDATION_TIMEOUT_S',
+    aliases: ['CONSOLIDATION_TIMEOUT'],
+    file: 'consolidation_timeout_s',
+    parse: int(1, 86_400),
+    description: 'Timeout of each LLM call, in seconds',
+    defaultText: '600',
+  },
+  {
+    key: 'consolidationMaxNotes',
+    env: 'LIVE_MEM_CONSOLIDATION_MAX_NOTES',
+    aliases: ['CONSOLIDATION_MAX_NOTES'],
+    file: 'consolidation_max_notes',
+    parse: int(1, 1_000_000),
+    description: 'Most notes one consolidation takes (the oldest first)',
+    defaultText: '500',
+  },
+  {
+    key: 'consolidationLeaseS',
+    env: 'LIVE_MEM_CONSOLIDATION_LEASE_S',
+    file: 'consolidation_lease_s',
+    parse: int(2, 3_600),
+    description: "How long a crashed consolidation's lock blocks the next one; a live one renews it every third of that",
+    defaultText: '60',
+  },
+  {
+    key: 'synthesisMaxWords',
+    env: 'LIVE_MEM_SYNTHESIS_MAX_WORDS',
+    file: 'synthesis_max_words',
+    parse: int(50, 1_000_000),
+    description: 'Past this many words the synthesis is compressed by one more LLM call',
+    defaultText: '600',
+  },
+  {
+    key: 'summaries',
+    env: 'LIVE_MEM_SUMMARIES',
+    file: 'summaries',
+    parse: oneOf('auto', 'off'),
+    description: "`auto`: after each consolidation, update the space's summaries in the background (needs a configured model); `off`: only on demand",
+    defaultText: 'auto',
+  },
+  {
+    key: 'summaryWindowChars',
+    env: 'LIVE_MEM_SUMMARY_WINDOW_CHARS',
+    file: 'summary_window_chars',
+    parse: int(500, 200_000),
+    description: 'Default characters of notes per level-1 summary window',
+    defaultText: '6000',
+  },
+  {
+    key: 'summaryGroupChars',
+    env: 'LIVE_MEM_SUMMARY_GROUP_CHARS',
+    file: 'summary_group_chars',
+    parse: int(500, 500_000),
+    description: 'Default characters of summaries per higher-level group',
+    defaultText: '10000',
+  },
+  {
+    key: 's3.forcePathStyle',
+    env: 'LIVE_MEM_S3_FORCE_PATH_STYLE',
+    file: 's3.force_path_style',
+    parse: bool,
+    description: 'Path-style URLs (Ceph, MinIO); default true when an endpoint is set',
+    defaultText: 'true with an endpoint',
+  },
 ];
 
 export interface SettingsInputs {
@@ -151,7 +396,8 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
   const values = new Map<string, unknown>();
   for (const field of FIELDS) {
     const fromFile = readPath(inputs.file, field.file);
-    if (fromFile !== undefined && fromFile !== null) values.set(field.key, field.parse(String(fromFile), `${field.file} in ${inputs.configFile ?? 'the config file'}`));
+    if (fromFile !== undefined && fromFile !== null)
+      values.set(field.key, field.parse(String(fromFile), `${field.file} in ${inputs.configFile ?? 'the config file'}`));
     for (const name of [...(field.aliases ?? []), field.env]) {
       const fromEnv = inputs.env[name];
       if (fromEnv !== undefined && fromEnv !== '') values.set(field.key, field.parse(fromEnv, name));
@@ -199,16 +445,25 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     ...(inputs.configFile ? { configFile: inputs.configFile } : {}),
   };
   if (settings.adminToken !== undefined && settings.adminToken.length < 32) {
-    throw new LiveMemError('config_error', `LIVE_MEM_ADMIN_TOKEN is too weak (${settings.adminToken.length} characters): use at least 32 random characters, e.g. \`openssl rand -base64 32\``);
+    throw new LiveMemError(
+      'config_error',
+      `LIVE_MEM_ADMIN_TOKEN is too weak (${settings.adminToken.length} characters): use at least 32 random characters, e.g. \`openssl rand -base64 32\``,
+    );
   }
   if (settings.llm.baseUrl && !settings.llm.model) {
     throw new LiveMemError('config_error', 'LIVE_MEM_LLM_BASE_URL is set but LIVE_MEM_LLM_MODEL is not: name the model to use');
   }
   if (settings.embeddings.baseUrl && !settings.embeddings.model) {
-    throw new LiveMemError('config_error', 'LIVE_MEM_EMBEDDINGS_BASE_URL is set but LIVE_MEM_EMBEDDINGS_MODEL is not: name the embedding model to use (e.g. nomic-embed-text on Ollama)');
+    throw new LiveMemError(
+      'config_error',
+      'LIVE_MEM_EMBEDDINGS_BASE_URL is set but LIVE_MEM_EMBEDDINGS_MODEL is not: name the embedding model to use (e.g. nomic-embed-text on Ollama)',
+    );
   }
   if (settings.llm.maxTokens >= settings.llm.contextWindow) {
-    throw new LiveMemError('config_error', `LIVE_MEM_LLM_MAX_TOKENS (${settings.llm.maxTokens}) must be smaller than LIVE_MEM_LLM_CONTEXT_WINDOW (${settings.llm.contextWindow})`);
+    throw new LiveMemError(
+      'config_error',
+      `LIVE_MEM_LLM_MAX_TOKENS (${settings.llm.maxTokens}) must be smaller than LIVE_MEM_LLM_CONTEXT_WINDOW (${settings.llm.contextWindow})`,
+    );
   }
   if (settings.storage === 's3' && !settings.s3.bucket) {
     throw new LiveMemError('config_error', 'the s3 storage needs a bucket: set LIVE_MEM_S3_BUCKET (or s3.bucket in live-mem.yaml)');

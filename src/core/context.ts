@@ -29,7 +29,13 @@ export interface ConsolidationSettings {
   retryBackoffMs: number;
 }
 
-export const DEFAULT_CONSOLIDATION: ConsolidationSettings = { timeoutMs: 600_000, maxNotes: 500, synthesisMaxWords: 600, leaseTtlMs: 60_000, retryBackoffMs: 1_000 };
+export const DEFAULT_CONSOLIDATION: ConsolidationSettings = {
+  timeoutMs: 600_000,
+  maxNotes: 500,
+  synthesisMaxWords: 600,
+  leaseTtlMs: 60_000,
+  retryBackoffMs: 1_000,
+};
 
 export interface SummarySettings {
   /**

@@ -49,7 +49,14 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     auth,
     health,
     recall: { ...recall, context: memoryContext },
-    summaries: { update: summaries.update, start: summaryJobs.start, status: summaryJobs.status, list: summaries.list, read: summaries.read, records: summaries.records },
+    summaries: {
+      update: summaries.update,
+      start: summaryJobs.start,
+      status: summaryJobs.status,
+      list: summaries.list,
+      read: summaries.read,
+      records: summaries.records,
+    },
     /** Waits for background work that must not be cut by the process exiting (index snapshots, summaries runs). */
     idle: async () => {
       await summaryJobs.idle();

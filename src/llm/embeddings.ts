@@ -91,12 +91,17 @@ function toLlmError(error: unknown): LlmError {
   if (error instanceof LlmError) return error;
   if (error instanceof OpenAI.APIConnectionTimeoutError) return new LlmError('the embeddings endpoint timed out', true, undefined, { cause: error });
   if (error instanceof OpenAI.APIUserAbortError) return new LlmError('the embeddings call was aborted', true, undefined, { cause: error });
-  if (error instanceof OpenAI.APIConnectionError) return new LlmError(`cannot reach the embeddings endpoint: ${error.message}`, true, undefined, { cause: error });
+  if (error instanceof OpenAI.APIConnectionError)
+    return new LlmError(`cannot reach the embeddings endpoint: ${error.message}`, true, undefined, { cause: error });
   if (error instanceof OpenAI.APIError) {
     const status = error.status;
     const retryable = status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
     const hint =
-      status === 401 || status === 403 ? ' (check LIVE_MEM_EMBEDDINGS_API_KEY)' : status === 404 ? ' (check LIVE_MEM_EMBEDDINGS_BASE_URL and LIVE_MEM_EMBEDDINGS_MODEL)' : '';
+      status === 401 || status === 403
+        ? ' (check LIVE_MEM_EMBEDDINGS_API_KEY)'
+        : status === 404
+          ? ' (check LIVE_MEM_EMBEDDINGS_BASE_URL and LIVE_MEM_EMBEDDINGS_MODEL)'
+          : '';
     return new LlmError(`the embeddings endpoint answered ${status ?? 'an error'}: ${error.message}${hint}`, retryable, status, { cause: error });
   }
   return new LlmError(`the embeddings call failed: ${error instanceof Error ? error.message : String(error)}`, false, undefined, { cause: error });

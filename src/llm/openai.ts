@@ -80,7 +80,8 @@ function toLlmError(error: unknown): LlmError {
   if (error instanceof OpenAI.APIError) {
     const status = error.status;
     const retryable = status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
-    const hint = status === 401 || status === 403 ? ' (check LIVE_MEM_LLM_API_KEY)' : status === 404 ? ' (check LIVE_MEM_LLM_BASE_URL and LIVE_MEM_LLM_MODEL)' : '';
+    const hint =
+      status === 401 || status === 403 ? ' (check LIVE_MEM_LLM_API_KEY)' : status === 404 ? ' (check LIVE_MEM_LLM_BASE_URL and LIVE_MEM_LLM_MODEL)' : '';
     return new LlmError(`the model endpoint answered ${status ?? 'an error'}: ${error.message}${hint}`, retryable, status, { cause: error });
   }
   return new LlmError(`the model call failed: ${error instanceof Error ? error.message : String(error)}`, false, undefined, { cause: error });

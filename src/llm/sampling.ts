@@ -27,7 +27,10 @@ export function createSamplingLlm(
     contextWindow: limits.contextWindow,
     maxOutputTokens: limits.maxOutputTokens,
     async chat(request: ChatRequest): Promise<ChatResponse> {
-      const system = request.messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n\n');
+      const system = request.messages
+        .filter((m) => m.role === 'system')
+        .map((m) => m.content)
+        .join('\n\n');
       const result = await sample({
         systemPrompt: system,
         messages: request.messages.flatMap((m) => (m.role === 'system' ? [] : [{ role: m.role, text: m.content }])),

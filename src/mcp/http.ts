@@ -33,7 +33,9 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; cl
   };
 
   const reply = (res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) => {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000 - status, message }, id: null }));
+    res
+      .writeHead(status, { 'content-type': 'application/json', ...headers })
+      .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000 - status, message }, id: null }));
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -50,7 +52,8 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; cl
     try {
       await options.authenticate(bearer);
     } catch (error) {
-      if (isLiveMemError(error, 'forbidden')) return reply(res, 403, 'forbidden: this token is unknown, revoked or expired', { 'www-authenticate': 'Bearer error="invalid_token"' });
+      if (isLiveMemError(error, 'forbidden'))
+        return reply(res, 403, 'forbidden: this token is unknown, revoked or expired', { 'www-authenticate': 'Bearer error="invalid_token"' });
       throw error;
     }
     if (req.method !== 'POST') return reply(res, 405, 'this server is stateless: POST JSON-RPC to /mcp', { allow: 'POST' });

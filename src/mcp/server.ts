@@ -23,7 +23,7 @@ export interface McpServerOptions {
 }
 
 export const SERVER_INSTRUCTIONS =
-  'live-mem is a shared working memory. At the start of a task call space_summary (or bank_read_all) for the project\'s space; ' +
+  "live-mem is a shared working memory. At the start of a task call space_summary (or bank_read_all) for the project's space; " +
   'while working, record facts, decisions, progress and issues with live_note; read what other agents wrote with live_read; ' +
   'bank_consolidate folds the notes into the memory bank.';
 
@@ -77,7 +77,10 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         const progressToken = extra._meta?.progressToken;
         if (progressToken === undefined) return;
         const notification = extra
-          .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: event.notes_done, total: event.notes_total, message: event.message } })
+          .sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken, progress: event.notes_done, total: event.notes_total, message: event.message },
+          })
           .catch(() => undefined);
         sent = Promise.all([sent, notification]);
       },

@@ -90,7 +90,11 @@ export function decodeSnapshot(input: Buffer, engine: string): Segment {
   const name = buffer.toString('utf8', PREAMBLE_BYTES, PREAMBLE_BYTES + nameBytes);
   if (name !== engine) fail(`written by engine "${name}", not "${engine}"`);
   const [docs, termCount, idBytes, termBytes, postingBytes] = Array.from({ length: HEADER_WORDS }, (_, i) => buffer.readUInt32LE(headerStart + i * 4)) as [
-    number, number, number, number, number,
+    number,
+    number,
+    number,
+    number,
+    number,
   ];
   const arraysStart = headerStart + HEADER_WORDS * 4;
   const blobsStart = arraysStart + 4 * (2 * docs + 2 * termCount + 1);

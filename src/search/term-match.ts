@@ -32,9 +32,14 @@ export function mergeSorted(a: readonly string[], b: readonly string[]): string[
   while (i < a.length && j < b.length) {
     const x = a[i] as string;
     const y = b[j] as string;
-    if (x < y) out.push(x), i++;
-    else if (y < x) out.push(y), j++;
-    else out.push(x), i++, j++;
+    if (x <= y) {
+      out.push(x);
+      i++;
+      if (x === y) j++;
+    } else {
+      out.push(y);
+      j++;
+    }
   }
   while (i < a.length) out.push(a[i++] as string);
   while (j < b.length) out.push(b[j++] as string);

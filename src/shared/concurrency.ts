@@ -74,10 +74,12 @@ export function coalescing(task: (key: string) => Promise<void>): (key: string) 
     const waiting = queued.get(key);
     if (waiting) return waiting;
     const previous = latest.get(key);
-    const run = (previous ?? Promise.resolve()).catch(() => undefined).then(() => {
-      queued.delete(key);
-      return task(key);
-    });
+    const run = (previous ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => {
+        queued.delete(key);
+        return task(key);
+      });
     if (previous) queued.set(key, run);
     latest.set(key, run);
     run.then(

@@ -47,5 +47,4 @@ export function statusOf(error: LiveMemError): string {
   }
 }
 
-export const invalid = (message: string, data?: Record<string, unknown>): LiveMemError =>
-  new LiveMemError('invalid_input', message, data);
+export const invalid = (message: string, data?: Record<string, unknown>): LiveMemError => new LiveMemError('invalid_input', message, data);

@@ -4,12 +4,7 @@ import type { ListOptions, ListPage, ObjectInfo, StorageDriver } from './types.j
  * Pages a sorted key list the way S3 does: with a delimiter, keys below a sub-folder collapse into
  * one prefix entry; the cursor is the last key or prefix returned. Without a limit, one page holds all.
  */
-export function paginate(
-  sortedKeys: readonly string[],
-  prefix: string,
-  options: ListOptions,
-  describe: (key: string) => ObjectInfo,
-): ListPage {
+export function paginate(sortedKeys: readonly string[], prefix: string, options: ListOptions, describe: (key: string) => ObjectInfo): ListPage {
   const limit = Math.max(1, options.limit ?? Number.POSITIVE_INFINITY);
   const objects: ObjectInfo[] = [];
   const prefixes: string[] = [];

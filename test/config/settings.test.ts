@@ -32,7 +32,15 @@ describe('settings', () => {
 
   it("accepts the Python server's S3 variable names, the new names winning", () => {
     const settings = resolveSettings({
-      env: { LIVE_MEM_STORAGE: 's3', S3_ENDPOINT_URL: 'http://old', S3_BUCKET_NAME: 'b', S3_ACCESS_KEY_ID: 'ak', S3_SECRET_ACCESS_KEY: 'sk', S3_REGION_NAME: 'r', LIVE_MEM_S3_ENDPOINT: 'http://new' },
+      env: {
+        LIVE_MEM_STORAGE: 's3',
+        S3_ENDPOINT_URL: 'http://old',
+        S3_BUCKET_NAME: 'b',
+        S3_ACCESS_KEY_ID: 'ak',
+        S3_SECRET_ACCESS_KEY: 'sk',
+        S3_REGION_NAME: 'r',
+        LIVE_MEM_S3_ENDPOINT: 'http://new',
+      },
     });
     assert.deepEqual(settings.s3, { endpoint: 'http://new', bucket: 'b', region: 'r', accessKeyId: 'ak', secretAccessKey: 'sk' });
   });
@@ -48,7 +56,10 @@ describe('settings', () => {
       [{ LIVE_MEM_LLM_BASE_URL: 'http://x/v1' }, /LIVE_MEM_LLM_MODEL is not/],
     ];
     for (const [env, message] of bad) {
-      assert.throws(() => resolveSettings({ env }), (e) => isLiveMemError(e, 'config_error') && message.test(e.message));
+      assert.throws(
+        () => resolveSettings({ env }),
+        (e) => isLiveMemError(e, 'config_error') && message.test(e.message),
+      );
     }
   });
 

@@ -81,16 +81,30 @@ describe('note service', () => {
   it('reads newest first, with category, agent and since filters answered from names', async () => {
     const { core, clock } = await setup();
     for (let i = 0; i < 30; i++) {
-      await core.notes.write(owner, { space_id: 'proj', category: i % 3 === 0 ? 'decision' : 'observation', content: `note ${i}`, agent: i % 2 ? 'odd' : 'even' });
+      await core.notes.write(owner, {
+        space_id: 'proj',
+        category: i % 3 === 0 ? 'decision' : 'observation',
+        content: `note ${i}`,
+        agent: i % 2 ? 'odd' : 'even',
+      });
     }
     const all = await core.notes.read(owner, { space_id: 'proj', limit: 1000 });
     assert.equal(all.total, 30);
-    assert.deepEqual(all.notes.slice(0, 3).map((n) => n.content), ['note 29', 'note 28', 'note 27']);
+    assert.deepEqual(
+      all.notes.slice(0, 3).map((n) => n.content),
+      ['note 29', 'note 28', 'note 27'],
+    );
     const decisions = await core.notes.read(owner, { space_id: 'proj', category: 'decision', agent: 'even', limit: 100 });
-    assert.deepEqual(decisions.notes.map((n) => n.content), ['note 24', 'note 18', 'note 12', 'note 6', 'note 0']);
+    assert.deepEqual(
+      decisions.notes.map((n) => n.content),
+      ['note 24', 'note 18', 'note 12', 'note 6', 'note 0'],
+    );
     const since = all.notes.find((n) => n.content === 'note 25')!.timestamp;
     const recent = await core.notes.read(owner, { space_id: 'proj', since });
-    assert.deepEqual(recent.notes.map((n) => n.content), ['note 29', 'note 28', 'note 27', 'note 26', 'note 25']);
+    assert.deepEqual(
+      recent.notes.map((n) => n.content),
+      ['note 29', 'note 28', 'note 27', 'note 26', 'note 25'],
+    );
     clock.set('2030-01-01T00:00:00Z');
     assert.equal((await core.notes.read(owner, { space_id: 'proj', since: '2029-12-31T00:00:00Z' })).total, 0);
   });
@@ -112,15 +126,26 @@ describe('note service', () => {
   it('searches case-insensitively in content and tags, stopping early', async () => {
     const { core, storage } = await setup();
     for (let i = 0; i < 200; i++) {
-      await core.notes.write(owner, { space_id: 'proj', category: 'insight', content: i % 10 === 0 ? `Found a NEEDLE ${i}` : `hay ${i}`, tags: i === 5 ? 'needle-tag' : '' });
+      await core.notes.write(owner, {
+        space_id: 'proj',
+        category: 'insight',
+        content: i % 10 === 0 ? `Found a NEEDLE ${i}` : `hay ${i}`,
+        tags: i === 5 ? 'needle-tag' : '',
+      });
     }
     storage.reset();
     const found = await core.notes.search(owner, { space_id: 'proj', query: 'needle', limit: 3 });
-    assert.deepEqual(found.notes.map((n) => n.content), ['Found a NEEDLE 190', 'Found a NEEDLE 180', 'Found a NEEDLE 170']);
+    assert.deepEqual(
+      found.notes.map((n) => n.content),
+      ['Found a NEEDLE 190', 'Found a NEEDLE 180', 'Found a NEEDLE 170'],
+    );
     assert.equal(found.has_more, true);
     assert.ok((storage.counts.get ?? 0) < 200, `read ${storage.counts.get} bodies`);
     const byTag = await core.notes.search(owner, { space_id: 'proj', query: 'NEEDLE-TAG' });
-    assert.deepEqual(byTag.notes.map((n) => n.content), ['hay 5']);
+    assert.deepEqual(
+      byTag.notes.map((n) => n.content),
+      ['hay 5'],
+    );
   });
 
   it('never overwrites a note: a name collision is retried with a new id', async () => {

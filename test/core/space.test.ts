@@ -62,7 +62,10 @@ describe('spaces', () => {
     await storage.put('s1/_synthesis.md', 'So far: hello.');
     await storage.put('not-a-space/x.md', 'stray');
     const list = await core.spaces.list(owner);
-    assert.deepEqual(list.spaces.map((s) => [s.space_id, s.live_notes_count, s.bank_files_count]), [['s1', 1, 1]]);
+    assert.deepEqual(
+      list.spaces.map((s) => [s.space_id, s.live_notes_count, s.bank_files_count]),
+      [['s1', 1, 1]],
+    );
     const info = await core.spaces.info(owner, { space_id: 's1' });
     assert.equal(info.live.notes_count, 1);
     assert.ok(info.live.total_size > 0);
@@ -81,11 +84,17 @@ describe('bank', () => {
     for (const name of ['a.md', 'b.md', 'c.md']) await storage.put(`b/bank/${name}`, 'x'.repeat(1000));
     await storage.put('b/bank/notes.txt', 'not markdown');
     const all = await core.bank.readAllFor(owner, { space_id: 'b' });
-    assert.deepEqual(all.files.map((f) => f.filename), ['a.md', 'b.md']);
+    assert.deepEqual(
+      all.files.map((f) => f.filename),
+      ['a.md', 'b.md'],
+    );
     assert.equal(all.truncated, true);
     assert.deepEqual(all.omitted_files, ['c.md']);
     const list = await core.bank.list(owner, { space_id: 'b' });
-    assert.deepEqual(list.files.map((f) => f.filename), ['a.md', 'b.md', 'c.md']);
+    assert.deepEqual(
+      list.files.map((f) => f.filename),
+      ['a.md', 'b.md', 'c.md'],
+    );
     const one = await core.bank.read(owner, { space_id: 'b', filename: 'c.md' });
     assert.equal(one.size, 1000);
     for (const filename of ['../_meta.json', 'a/b.md', 'a\\b.md', '..md', 'x\u200b.md', 'readme.txt', '']) {
@@ -106,7 +115,10 @@ describe('the guard', () => {
     await assert.rejects(core.notes.read(reader, { space_id: 'closed' }), code('forbidden'));
     await assert.rejects(core.notes.read(reader, { space_id: 'ghost' }), code('forbidden'));
     await assert.rejects(core.spaces.delete(reader, { space_id: 'open', confirm: true }), code('forbidden'));
-    assert.deepEqual((await core.spaces.list(reader)).spaces.map((s) => s.space_id), ['open']);
+    assert.deepEqual(
+      (await core.spaces.list(reader)).spaces.map((s) => s.space_id),
+      ['open'],
+    );
   });
 });
 
@@ -122,7 +134,13 @@ describe('compatibility with the Python Live Memory bucket', () => {
       assert.equal(info.live.notes_count, 2);
       assert.deepEqual(info.bank.files, ['activeContext.md', 'progress.md']);
       const read = await core.notes.read(owner, { space_id: 'projet-alpha' });
-      assert.deepEqual(read.notes.map((n) => [n.agent, n.category]), [['claude_desktop', 'decision'], ['cline-dev', 'observation']]);
+      assert.deepEqual(
+        read.notes.map((n) => [n.agent, n.category]),
+        [
+          ['claude_desktop', 'decision'],
+          ['cline-dev', 'observation'],
+        ],
+      );
       assert.equal(read.notes[1]?.content, "Le module d'authentification fonctionne correctement.\nLes tests passent avec les tokens Bearer.\n");
       assert.equal((await core.notes.read(owner, { space_id: 'projet-alpha', agent: 'claude_desktop' })).total, 1);
       assert.equal((await core.notes.read(owner, { space_id: 'projet-alpha', agent: 'claude' })).total, 0, 'never by substring');

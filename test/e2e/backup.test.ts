@@ -40,7 +40,12 @@ const s3Store = async (): Promise<Store> => {
 };
 
 const cli = (env: Record<string, string>, args: string[], cwd?: string) =>
-  execa(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LIVE_MEM_LOG_LEVEL: 'warn', ...env }, extendEnv: false, reject: false, ...(cwd ? { cwd } : {}) });
+  execa(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LIVE_MEM_LOG_LEVEL: 'warn', ...env },
+    extendEnv: false,
+    reject: false,
+    ...(cwd ? { cwd } : {}),
+  });
 
 /** Every file of a space, as bytes. */
 async function snapshot(storage: StorageDriver, spaceId: string): Promise<Map<string, string>> {
@@ -55,7 +60,8 @@ async function snapshot(storage: StorageDriver, spaceId: string): Promise<Map<st
 async function populate(storage: StorageDriver, llm: ScriptedLlm, spaceId = 'alpha'): Promise<void> {
   const core = createCore({ storage, llm: llm.client() });
   await core.spaces.create(owner, { space_id: spaceId, description: 'to move around' });
-  for (let i = 0; i < 20; i++) await core.notes.write(owner, { space_id: spaceId, category: 'decision', content: `decision ${i}: ünïcödé ✓ ${'x'.repeat(i * 50)}`, tags: 'a,b' });
+  for (let i = 0; i < 20; i++)
+    await core.notes.write(owner, { space_id: spaceId, category: 'decision', content: `decision ${i}: ünïcödé ✓ ${'x'.repeat(i * 50)}`, tags: 'a,b' });
   assert.equal((await core.consolidation.consolidate(owner, { space_id: spaceId })).status, 'ok');
   for (let i = 0; i < 5; i++) await core.notes.write(owner, { space_id: spaceId, category: 'todo', content: `todo ${i}` });
 }
@@ -233,7 +239,12 @@ describe('npx live-mem export from the packed package', () => {
       await core.notes.write(owner, { space_id: 'handoff', category: 'insight', content: 'for whoever picks this up' });
       const run = await execa('npm', ['exec', '--yes', `--package=${tarball}`, '--', 'live-mem', 'export', 'handoff', '-o', 'handoff.tar.gz'], {
         cwd: work.dir,
-        env: { PATH: process.env.PATH ?? '', HOME: work.dir, npm_config_cache: path.join(process.env.HOME ?? '/tmp', '.npm'), LIVE_MEM_HOME: store.env.LIVE_MEM_HOME as string },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: work.dir,
+          npm_config_cache: path.join(process.env.HOME ?? '/tmp', '.npm'),
+          LIVE_MEM_HOME: store.env.LIVE_MEM_HOME as string,
+        },
         extendEnv: false,
         reject: false,
       });

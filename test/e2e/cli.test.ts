@@ -47,9 +47,12 @@ describe('CLI, run as a process', () => {
     const piped = await json(['note', 'proj', '-'], 'from stdin\nsecond line');
     assert.equal(piped.body.category, 'observation');
     const read = await json(['read', 'proj']);
-    assert.deepEqual((read.body.notes as Array<{ content: string }>).map((n) => n.content), ['from stdin\nsecond line', 'first note']);
+    assert.deepEqual(
+      (read.body.notes as Array<{ content: string }>).map((n) => n.content),
+      ['from stdin\nsecond line', 'first note'],
+    );
     const text = await run(['read', 'proj', '--category', 'decision']);
-    assert.match(text.stdout, /\[decision\]  #a #b\nfirst note/);
+    assert.match(text.stdout, /\[decision\] {2}#a #b\nfirst note/);
     const search = await json(['search', 'proj', 'STDIN']);
     assert.equal(search.body.total, 1);
     assert.equal((await run(['space', 'rules', 'proj'])).stdout, '# Rules\n\n- notes.md\n');

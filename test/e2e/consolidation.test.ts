@@ -42,7 +42,12 @@ async function seed(storage: StorageDriver, notes = NOTES): Promise<void> {
   for (let i = 0; i < notes; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `note ${i}` });
 }
 
-const llmEnv = (llm: ScriptedLlm) => ({ LIVE_MEM_LLM_BASE_URL: llm.url, LIVE_MEM_LLM_MODEL: 'scripted-model', LIVE_MEM_LLM_API_KEY: 'k', LIVE_MEM_LOG_LEVEL: 'warn' });
+const llmEnv = (llm: ScriptedLlm) => ({
+  LIVE_MEM_LLM_BASE_URL: llm.url,
+  LIVE_MEM_LLM_MODEL: 'scripted-model',
+  LIVE_MEM_LLM_API_KEY: 'k',
+  LIVE_MEM_LOG_LEVEL: 'warn',
+});
 
 const cli = (env: Record<string, string>, args: string[]) =>
   execa(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, extendEnv: false, reject: false });
@@ -148,7 +153,9 @@ describe('bank_consolidate over MCP', () => {
       const server = await spawnServer({ ...store.env, ...llmEnv(llm) });
       try {
         const progress: Array<{ progress: number; total?: number; message?: string }> = [];
-        const result = await server.client.callTool({ name: 'bank_consolidate', arguments: { space_id: 'proj' } }, undefined, { onprogress: (p) => progress.push(p) });
+        const result = await server.client.callTool({ name: 'bank_consolidate', arguments: { space_id: 'proj' } }, undefined, {
+          onprogress: (p) => progress.push(p),
+        });
         assert.equal((result.structuredContent as { status: string }).status, 'ok');
         assert.ok(progress.length >= 3, `${progress.length} progress notifications`);
         assert.equal(progress.at(-1)?.progress, NOTES);
@@ -190,7 +197,9 @@ describe('bank_consolidate over MCP', () => {
         prompts.push(first && 'text' in first ? String(first.text) : '');
         return { model: 'client-model', role: 'assistant', content: { type: 'text', text: FIRST_PLAN }, stopReason: 'endTurn' };
       });
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN], env: { PATH: process.env.PATH ?? '', ...store.env, LIVE_MEM_LOG_LEVEL: 'warn' } }));
+      await client.connect(
+        new StdioClientTransport({ command: process.execPath, args: [BIN], env: { PATH: process.env.PATH ?? '', ...store.env, LIVE_MEM_LOG_LEVEL: 'warn' } }),
+      );
       try {
         const result = await client.callTool({ name: 'bank_consolidate', arguments: { space_id: 'proj' } });
         assert.equal((result.structuredContent as { status: string }).status, 'ok', JSON.stringify(result.structuredContent));
@@ -247,4 +256,3 @@ describe('bank_consolidate over MCP', () => {
     }
   });
 });
-

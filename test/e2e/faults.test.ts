@@ -104,7 +104,11 @@ describe('faults', () => {
       const read = await core.notes.read(owner, { space_id: 'full', limit: 1000 });
       assert.equal(read.total, written, 'exactly the acknowledged notes are there');
       for (const note of read.notes) assert.match(note.content, /^\d+ y{6000}$/);
-      assert.deepEqual((await filesUnder(mountPoint)).filter((f) => f.endsWith('.lmtmp')), [], 'no temp file left behind');
+      assert.deepEqual(
+        (await filesUnder(mountPoint)).filter((f) => f.endsWith('.lmtmp')),
+        [],
+        'no temp file left behind',
+      );
       // Free some room: writing works again.
       await core.notes.read(owner, { space_id: 'full', limit: 1 });
       const victims = (await readdir(path.join(mountPoint, 'full', 'live'))).filter((f) => f.endsWith('.md')).slice(0, 3);
@@ -118,7 +122,11 @@ describe('faults', () => {
       const storage = createFsDriver(home.dir);
       const core = createCore({ storage });
       await core.spaces.create(owner, { space_id: 'src' });
-      await mapLimit(Array.from({ length: 6000 }, (_, i) => i), 16, (i) => core.notes.write(owner, { space_id: 'src', category: 'progress', content: `note ${i}` }));
+      await mapLimit(
+        Array.from({ length: 6000 }, (_, i) => i),
+        16,
+        (i) => core.notes.write(owner, { space_id: 'src', category: 'progress', content: `note ${i}` }),
+      );
       const archive = path.join(home.dir, 'src.tar.gz');
       await pipeline((await core.backups.exportStream(owner, 'src')).stream, createWriteStream(archive));
       const env = { ...process.env, LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'error' };
@@ -129,26 +137,38 @@ describe('faults', () => {
         const exited = new Promise((resolve) => child.on('exit', resolve));
         let finished = false;
         void exited.then(() => (finished = true));
-        while (!finished && (await readdir(path.join(home.dir, 'copy', 'live')).catch(() => [])).length < atLeast) await new Promise((resolve) => setTimeout(resolve, 5));
+        while (!finished && (await readdir(path.join(home.dir, 'copy', 'live')).catch(() => [])).length < atLeast)
+          await new Promise((resolve) => setTimeout(resolve, 5));
         assert.equal(finished, false, 'the import must still be running when killed');
         child.kill('SIGKILL');
         await exited;
         assert.equal(await storage.stat('copy/_meta.json'), null, 'a killed import leaves no space');
         assert.ok((await listKeys(storage, 'copy/')).length >= atLeast, 'it had written files');
-        assert.deepEqual((await core.spaces.list(owner)).spaces.map((space) => space.space_id), ['src']);
+        assert.deepEqual(
+          (await core.spaces.list(owner)).spaces.map((space) => space.space_id),
+          ['src'],
+        );
       };
 
       await importKilledMidway(200);
       const created = await execa(process.execPath, [BIN, 'space', 'create', 'copy'], { env, reject: false });
       assert.equal(created.exitCode, 0, created.stderr);
-      assert.deepEqual(await listKeys(storage, 'copy/'), ['copy/_meta.json', 'copy/_rules.md', 'copy/bank/.keep', 'copy/live/.keep'], 'space_create removed the leftovers');
+      assert.deepEqual(
+        await listKeys(storage, 'copy/'),
+        ['copy/_meta.json', 'copy/_rules.md', 'copy/bank/.keep', 'copy/live/.keep'],
+        'space_create removed the leftovers',
+      );
       await core.spaces.delete(owner, { space_id: 'copy', confirm: true });
 
       await importKilledMidway(1000);
       const imported = await execa(process.execPath, [BIN, 'import', archive, '--as', 'copy'], { env, reject: false });
       assert.equal(imported.exitCode, 0, imported.stderr);
       const [source, copy] = await Promise.all([listKeys(storage, 'src/'), listKeys(storage, 'copy/')]);
-      assert.deepEqual(copy.map((key) => key.slice('copy/'.length)), source.map((key) => key.slice('src/'.length)), 'exactly the archive, no leftover');
+      assert.deepEqual(
+        copy.map((key) => key.slice('copy/'.length)),
+        source.map((key) => key.slice('src/'.length)),
+        'exactly the archive, no leftover',
+      );
       for (const key of source.filter((k) => !k.endsWith('_meta.json'))) {
         assert.deepEqual((await storage.get(`copy/${key.slice(4)}`))?.body, (await storage.get(key))?.body, key);
       }
@@ -163,12 +183,19 @@ describe('faults', () => {
       try {
         const source = createCore({ storage: createFsDriver(home.dir) });
         await source.spaces.create(owner, { space_id: 'big' });
-        await mapLimit(Array.from({ length: 300 }, (_, i) => i), 16, (i) => source.notes.write(owner, { space_id: 'big', category: 'progress', content: `${i} ${'z'.repeat(3000)}` }));
+        await mapLimit(
+          Array.from({ length: 300 }, (_, i) => i),
+          16,
+          (i) => source.notes.write(owner, { space_id: 'big', category: 'progress', content: `${i} ${'z'.repeat(3000)}` }),
+        );
         const archive = path.join(home.dir, 'big.tar.gz');
         await pipeline((await source.backups.exportStream(owner, 'big')).stream, createWriteStream(archive));
 
         const target = createCore({ storage: createFsDriver(mountPoint) });
-        await assert.rejects(target.backups.importArchive(owner, () => createReadStream(archive)), (error) => isLiveMemError(error, 'storage_error') && /disk is full/.test(error.message));
+        await assert.rejects(
+          target.backups.importArchive(owner, () => createReadStream(archive)),
+          (error) => isLiveMemError(error, 'storage_error') && /disk is full/.test(error.message),
+        );
         assert.deepEqual(await filesUnder(mountPoint), [], 'nothing left behind');
         assert.deepEqual((await target.spaces.list(owner)).spaces, []);
       } finally {

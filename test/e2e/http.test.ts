@@ -19,13 +19,20 @@ import { tempDir } from '../helpers/tmp.js';
 const owner = ownerCaller('owner');
 
 /** A raw request, to send what a well-behaved client never would. */
-function raw(url: string, options: { headers?: Record<string, string>; body?: string; method?: string } = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function raw(
+  url: string,
+  options: { headers?: Record<string, string>; body?: string; method?: string } = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: options.method ?? 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers } }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      url,
+      { method: options.method ?? 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers } },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end(options.body ?? JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }));
   });
@@ -52,7 +59,11 @@ describe('MCP over Streamable HTTP', () => {
     await core.spaces.create(owner, { space_id: 'alpha' });
     tokens.writer = (await core.auth.create(owner, { name: 'writer', permissions: 'read,write', space_ids: 'alpha' })).token;
     tokens.reader = (await core.auth.create(owner, { name: 'reader', permissions: 'read', space_ids: 'alpha' })).token;
-    server = execa(process.execPath, [BIN, 'serve', '--http', '--port', '0'], { env: { PATH: process.env.PATH ?? '', LIVE_MEM_HOME: home.dir }, extendEnv: false, reject: false });
+    server = execa(process.execPath, [BIN, 'serve', '--http', '--port', '0'], {
+      env: { PATH: process.env.PATH ?? '', LIVE_MEM_HOME: home.dir },
+      extendEnv: false,
+      reject: false,
+    });
     url = await new Promise<string>((resolve, reject) => {
       let seen = '';
       server.stderr?.on('data', (chunk: Buffer) => {
@@ -109,7 +120,11 @@ describe('MCP over Streamable HTTP', () => {
       assert.equal(w.agent, 'writer');
       assert.equal(r.agent, 'reader');
       const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => (i % 2 ? call(reader, 'live_note', { space_id: 'alpha', category: 'todo', content: `r${i}` }) : call(writer, 'live_note', { space_id: 'alpha', category: 'todo', content: `w${i}` }))),
+        Array.from({ length: 20 }, (_, i) =>
+          i % 2
+            ? call(reader, 'live_note', { space_id: 'alpha', category: 'todo', content: `r${i}` })
+            : call(writer, 'live_note', { space_id: 'alpha', category: 'todo', content: `w${i}` }),
+        ),
       );
       assert.deepEqual([...new Set(results.map((x) => x.status))].sort(), ['created', 'forbidden']);
       assert.equal(results.filter((x) => x.status === 'created').length, 10);
@@ -139,7 +154,11 @@ describe('four processes creating tokens at once', () => {
         await Promise.all(
           Array.from({ length: 4 }, async (_, p) => {
             for (let i = 0; i < 5; i++) {
-              const run = await execa(process.execPath, [BIN, 'token', 'create', `p${p}-t${i}`, '-p', 'read', '-s', '*', '--json'], { env, extendEnv: false, reject: false });
+              const run = await execa(process.execPath, [BIN, 'token', 'create', `p${p}-t${i}`, '-p', 'read', '-s', '*', '--json'], {
+                env,
+                extendEnv: false,
+                reject: false,
+              });
               assert.equal(run.exitCode, 0, run.stderr);
             }
           }),

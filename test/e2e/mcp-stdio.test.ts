@@ -21,13 +21,42 @@ describe('MCP over stdio: the built binary, driven by the SDK client', () => {
     const { tools } = await server.client.listTools();
     const names = tools.map((t) => t.name).sort();
     assert.deepEqual(names, [
-      'admin_create_token', 'admin_delete_token', 'admin_list_tokens', 'admin_revoke_token', 'admin_update_token',
-      'backup_create', 'backup_delete', 'backup_download', 'backup_list', 'backup_restore',
-      'bank_consolidate', 'bank_consolidation_status', 'bank_list', 'bank_read', 'bank_read_all', 'history_list', 'history_read',
-      'live_note', 'live_read', 'live_search', 'memory_context', 'memory_search',
-      'space_create', 'space_delete', 'space_export', 'space_info', 'space_list', 'space_rules', 'space_summary', 'space_update',
-      'summaries_list', 'summaries_read', 'summaries_update',
-      'system_about', 'system_health', 'system_whoami',
+      'admin_create_token',
+      'admin_delete_token',
+      'admin_list_tokens',
+      'admin_revoke_token',
+      'admin_update_token',
+      'backup_create',
+      'backup_delete',
+      'backup_download',
+      'backup_list',
+      'backup_restore',
+      'bank_consolidate',
+      'bank_consolidation_status',
+      'bank_list',
+      'bank_read',
+      'bank_read_all',
+      'history_list',
+      'history_read',
+      'live_note',
+      'live_read',
+      'live_search',
+      'memory_context',
+      'memory_search',
+      'space_create',
+      'space_delete',
+      'space_export',
+      'space_info',
+      'space_list',
+      'space_rules',
+      'space_summary',
+      'space_update',
+      'summaries_list',
+      'summaries_read',
+      'summaries_update',
+      'system_about',
+      'system_health',
+      'system_whoami',
     ]);
     for (const tool of tools) {
       assert.ok(tool.description && tool.description.length > 40, `${tool.name} description`);
@@ -58,15 +87,24 @@ describe('MCP over stdio: the built binary, driven by the SDK client', () => {
     assert.equal(read.total, 2);
     assert.equal(read.has_more, false);
     const notes = read.notes as Array<Record<string, unknown>>;
-    assert.deepEqual(notes.map((n) => n.content), ['Use S3', 'The build passes']);
+    assert.deepEqual(
+      notes.map((n) => n.content),
+      ['Use S3', 'The build passes'],
+    );
     assert.deepEqual(notes[1]?.tags, ['build', 'ci']);
     const onlyCline = await server.call('live_read', { space_id: 'alpha', agent: 'cline' });
-    assert.deepEqual((onlyCline.notes as Array<Record<string, unknown>>).map((n) => n.agent), ['cline']);
+    assert.deepEqual(
+      (onlyCline.notes as Array<Record<string, unknown>>).map((n) => n.agent),
+      ['cline'],
+    );
     const limited = await server.call('live_read', { space_id: 'alpha', limit: 1 });
     assert.equal(limited.total, 1);
     assert.equal(limited.has_more, true);
     const found = await server.call('live_search', { space_id: 'alpha', query: 'BUILD' });
-    assert.deepEqual((found.notes as Array<Record<string, unknown>>).map((n) => n.content), ['The build passes']);
+    assert.deepEqual(
+      (found.notes as Array<Record<string, unknown>>).map((n) => n.content),
+      ['The build passes'],
+    );
   });
 
   it('answers space_info, space_list, space_summary and the bank tools', async () => {

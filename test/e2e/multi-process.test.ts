@@ -24,10 +24,14 @@ async function writeFromProcesses(env: Record<string, string>, storage: StorageD
     assert.deepEqual(creates.map((c) => c.status).sort(), ['already_exists', 'already_exists', 'already_exists', 'created']);
     await Promise.all(
       servers.map((server, p) =>
-        mapLimit(Array.from({ length: NOTES_EACH }, (_, i) => i), 10, async (i) => {
-          const result = await server.call('live_note', { space_id: 'shared', category: 'progress', content: `process ${p} note ${i}` });
-          assert.equal(result.status, 'created');
-        }),
+        mapLimit(
+          Array.from({ length: NOTES_EACH }, (_, i) => i),
+          10,
+          async (i) => {
+            const result = await server.call('live_note', { space_id: 'shared', category: 'progress', content: `process ${p} note ${i}` });
+            assert.equal(result.status, 'created');
+          },
+        ),
       ),
     );
   } finally {
@@ -62,10 +66,7 @@ describe('four processes writing into one space at once', () => {
     it('on S3 (radosgw): all 400 notes are present and readable', async () => {
       const harness = await makeS3Harness();
       try {
-        await writeFromProcesses(
-          { ...s3ProcessEnv(s3, harness.prefix), LIVE_MEM_LOG_LEVEL: 'warn' },
-          harness.driver,
-        );
+        await writeFromProcesses({ ...s3ProcessEnv(s3, harness.prefix), LIVE_MEM_LOG_LEVEL: 'warn' }, harness.driver);
       } finally {
         await harness.cleanup();
       }

@@ -73,7 +73,13 @@ describe('the permission matrix, over stdio', () => {
     await core.notes.write(owner, { space_id: 'alpha', category: 'todo', content: 'seed' });
     backupId = (await core.backups.create(owner, { space_id: 'alpha' })).backup_id;
     for (const profile of profiles.slice(1)) {
-      profile.token = (await core.auth.create(owner, { name: profile.name, permissions: profile.permissions.join(','), space_ids: profile.spaces === '*' ? '*' : profile.spaces.join(',') })).token;
+      profile.token = (
+        await core.auth.create(owner, {
+          name: profile.name,
+          permissions: profile.permissions.join(','),
+          space_ids: profile.spaces === '*' ? '*' : profile.spaces.join(','),
+        })
+      ).token;
     }
   });
   after(async () => home?.remove());
@@ -91,7 +97,8 @@ describe('the permission matrix, over stdio', () => {
         for (const tool of allTools) {
           const result = await server.call(tool.name, argsFor(tool.name, backupId, profile.name));
           const expected = allowed(profile, tool);
-          if (expected === (result.status === 'forbidden')) wrong.push(`${tool.name}: ${expected ? 'allowed' : 'refused'} expected, got ${result.status} ${String(result.message ?? '')}`);
+          if (expected === (result.status === 'forbidden'))
+            wrong.push(`${tool.name}: ${expected ? 'allowed' : 'refused'} expected, got ${result.status} ${String(result.message ?? '')}`);
         }
         assert.deepEqual(wrong, []);
         // A caller without access to a space cannot tell it from one that does not exist.

@@ -29,12 +29,23 @@ after(async () => Promise.all(servers.map((s) => s.close())));
 
 /** Keeps one note in ten in the bank: the rest lives on only in history. */
 const lossy = (messages: Array<{ role: string; content: string }>) => {
-  const kept = [...messages.map((m) => m.content).join('\n').matchAll(/token (tok\d+x\d+)/g)].filter((_, i) => i % 10 === 0).map((m) => `- ${m[1]}`);
+  const kept = [
+    ...messages
+      .map((m) => m.content)
+      .join('\n')
+      .matchAll(/token (tok\d+x\d+)/g),
+  ]
+    .filter((_, i) => i % 10 === 0)
+    .map((m) => `- ${m[1]}`);
   return plan([rewrite('kept.md', `# Kept\n${kept.join('\n')}\n`)], 'Synthesis.');
 };
 
 const cli = (env: Record<string, string>, args: string[]) =>
-  execa(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LIVE_MEM_LOG_LEVEL: 'warn', ...env }, extendEnv: false, reject: false });
+  execa(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LIVE_MEM_LOG_LEVEL: 'warn', ...env },
+    extendEnv: false,
+    reject: false,
+  });
 
 /** Every snapshot left in the store decodes whole. */
 async function assertSnapshotsWhole(storage: StorageDriver, spaceId: string): Promise<number> {
@@ -48,15 +59,23 @@ async function writersConsolidatorSearchers(env: Record<string, string>, storage
   servers.push(llm);
   const withLlm = { ...env, LIVE_MEM_LLM_BASE_URL: llm.url, LIVE_MEM_LLM_MODEL: 'scripted', LIVE_MEM_LLM_API_KEY: 'k', LIVE_MEM_SUMMARIES: 'off' };
   const procs = await Promise.all([0, 1, 2, 3].map((p) => spawnServer({ ...withLlm, LIVE_MEM_AGENT: `proc-${p}` })));
-  const [writerA, writerB, consolidator, searcher] = procs as [typeof procs[0], typeof procs[0], typeof procs[0], typeof procs[0]];
+  const [writerA, writerB, consolidator, searcher] = procs as [(typeof procs)[0], (typeof procs)[0], (typeof procs)[0], (typeof procs)[0]];
   try {
     await writerA.call('space_create', { space_id: 'shared' });
     let writing = true;
     const write = (server: typeof writerA, p: number) =>
-      mapLimit(Array.from({ length: 80 }, (_, i) => i), 4, async (i) => {
-        const result = await server.call('live_note', { space_id: 'shared', category: 'observation', content: `Process ${p} saw token tok${p}x${i} in the logs` });
-        assert.equal(result.status, 'created');
-      });
+      mapLimit(
+        Array.from({ length: 80 }, (_, i) => i),
+        4,
+        async (i) => {
+          const result = await server.call('live_note', {
+            space_id: 'shared',
+            category: 'observation',
+            content: `Process ${p} saw token tok${p}x${i} in the logs`,
+          });
+          assert.equal(result.status, 'created');
+        },
+      );
     const writers = Promise.all([write(writerA, 0), write(writerB, 1)]).finally(() => (writing = false));
     const consolidating = (async () => {
       let committed = 0;
@@ -78,7 +97,7 @@ async function writersConsolidatorSearchers(env: Record<string, string>, storage
     })();
     await writers;
     assert.ok((await consolidating) >= 1, 'consolidations ran while notes were written');
-    assert.ok((await searching) >= 1, "searches ran while notes were written");
+    assert.ok((await searching) >= 1, 'searches ran while notes were written');
     assert.equal((await consolidator.call('bank_consolidate', { space_id: 'shared' })).status, 'ok');
     // Every one of the 160 notes, now in history, is found by the searcher and by a new process.
     const fresh = await spawnServer({ ...withLlm, LIVE_MEM_AGENT: 'fresh' });
@@ -88,7 +107,11 @@ async function writersConsolidatorSearchers(env: Record<string, string>, storage
         for (let i = 0; i < 80; i++) {
           const result = await server.call('memory_search', { space_id: 'shared', query: `tok${p}x${i}`, limit: 1, levels: [0] });
           const hit = (result.results as Array<{ text: string; source: string }>)[0];
-          assert.match(hit?.text ?? '', new RegExp(`tok${p}x${i} `), `tok${p}x${i} in ${server === fresh ? 'a new' : 'the searching'} process: ${JSON.stringify(result.results)}`);
+          assert.match(
+            hit?.text ?? '',
+            new RegExp(`tok${p}x${i} `),
+            `tok${p}x${i} in ${server === fresh ? 'a new' : 'the searching'} process: ${JSON.stringify(result.results)}`,
+          );
           assert.equal(hit?.source, 'history');
         }
       }
@@ -129,8 +152,11 @@ describe('recall across processes', () => {
       const storage = createFsDriver(home.dir);
       const core = createCore({ storage });
       await core.spaces.create(owner, { space_id: 'big' });
-      await mapLimit(Array.from({ length: 1500 }, (_, i) => i), 16, (i) =>
-        core.notes.write(owner, { space_id: 'big', category: 'progress', content: `Entry ${i}: the kestrel${i} pipeline moved ${i * 3} rows of the ledger` }),
+      await mapLimit(
+        Array.from({ length: 1500 }, (_, i) => i),
+        16,
+        (i) =>
+          core.notes.write(owner, { space_id: 'big', category: 'progress', content: `Entry ${i}: the kestrel${i} pipeline moved ${i * 3} rows of the ledger` }),
       );
       const env = { PATH: process.env.PATH ?? '', HOME: home.dir, LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'warn' };
       let killed = 0;

@@ -40,7 +40,13 @@ async function seededStore(): Promise<Store> {
   return { env: { LIVE_MEM_HOME: home.dir }, storage, names, cleanup: home.remove };
 }
 
-const llmEnv = (llm: ScriptedLlm) => ({ LIVE_MEM_LLM_BASE_URL: llm.url, LIVE_MEM_LLM_MODEL: 'scripted-model', LIVE_MEM_LLM_API_KEY: 'k', LIVE_MEM_LOG_LEVEL: 'warn', LIVE_MEM_CONSOLIDATION_LEASE_S: '2' });
+const llmEnv = (llm: ScriptedLlm) => ({
+  LIVE_MEM_LLM_BASE_URL: llm.url,
+  LIVE_MEM_LLM_MODEL: 'scripted-model',
+  LIVE_MEM_LLM_API_KEY: 'k',
+  LIVE_MEM_LOG_LEVEL: 'warn',
+  LIVE_MEM_CONSOLIDATION_LEASE_S: '2',
+});
 
 const cli = (env: Record<string, string>, args: string[]) =>
   execa(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, extendEnv: false, reject: false });
@@ -70,7 +76,10 @@ describe('summaries end to end', () => {
       const result = JSON.parse(run.stdout);
       assert.equal(result.status, 'ok');
       assert.equal(result.written, 7);
-      assert.deepEqual(result.levels.map((l: { created: number }) => l.created), [6, 1]);
+      assert.deepEqual(
+        result.levels.map((l: { created: number }) => l.created),
+        [6, 1],
+      );
       assert.match(run.stderr, /\[summaries L1\] level 1: summarising 1-3 of 6/);
       await assertCoverage(store.storage, 'proj', store.names);
 
@@ -114,7 +123,10 @@ describe('summaries end to end', () => {
       assert.equal(result.written, 4);
       assert.equal(counting.requests.length - calls, 4, 'a written summary is never asked for again');
       const all = await assertCoverage(store.storage, 'proj', store.names);
-      assert.deepEqual(all.map((s) => s.level), [1, 1, 1, 1, 1, 1, 2]);
+      assert.deepEqual(
+        all.map((s) => s.level),
+        [1, 1, 1, 1, 1, 1, 2],
+      );
       assert.equal(await store.storage.get('proj/_summaries/lock.json'), null);
     } finally {
       await counting.close();
@@ -140,7 +152,10 @@ describe('summaries end to end', () => {
       const result = JSON.parse(resumed.stdout);
       assert.deepEqual([result.levels[0].unchanged, result.levels[0].created, result.levels[0].deleted], [2, 1, 6]);
       const all = await assertCoverage(store.storage, 'proj', store.names);
-      assert.deepEqual(all.filter((s) => s.level === 1).map((s) => s.covers.length), [4, 4, 4]);
+      assert.deepEqual(
+        all.filter((s) => s.level === 1).map((s) => s.covers.length),
+        [4, 4, 4],
+      );
 
       // Killed again, then an incremental run: overlapping sealed summaries, the older kept.
       const killedAgain = await cli({ ...env, LIVE_MEM_TEST_KILL_AT: 'summary-written-1' }, base.concat('--full'));
@@ -149,7 +164,10 @@ describe('summaries end to end', () => {
       assert.equal(incremental.exitCode, 0, incremental.stderr);
       assert.equal(JSON.parse(incremental.stdout).levels[0].deleted, 1);
       const after = await assertCoverage(store.storage, 'proj', store.names);
-      assert.deepEqual(after.filter((s) => s.level === 1).map((s) => s.covers.length), [4, 4, 4]);
+      assert.deepEqual(
+        after.filter((s) => s.level === 1).map((s) => s.covers.length),
+        [4, 4, 4],
+      );
     } finally {
       await store.cleanup();
     }

@@ -9,7 +9,10 @@ import type { StorageDriver } from '../../src/storage/types.js';
 /** A driver wrapper that counts calls per method: proves how much I/O an operation does. */
 export function counting(driver: StorageDriver): StorageDriver & { counts: Record<string, number>; reset(): void } {
   const counts: Record<string, number> = {};
-  const wrapped = { counts, reset: () => Object.keys(counts).forEach((k) => delete counts[k]) } as StorageDriver & { counts: Record<string, number>; reset(): void };
+  const wrapped = { counts, reset: () => Object.keys(counts).forEach((k) => delete counts[k]) } as StorageDriver & {
+    counts: Record<string, number>;
+    reset(): void;
+  };
   for (const key of ['get', 'stat', 'put', 'list', 'delete', 'deleteMany'] as const) {
     (wrapped as unknown as Record<string, unknown>)[key] = (...args: unknown[]) => {
       counts[key] = (counts[key] ?? 0) + 1;

@@ -28,11 +28,28 @@ export function craftTar(entries: CraftedEntry[]): Buffer {
 export const craftTarGz = (entries: CraftedEntry[]): Buffer => gzipSync(craftTar(entries));
 
 /** A minimal valid space archive (meta, rules, one note) and its manifest; `tweak` edits either before packing. */
-export function validSpaceEntries(spaceId = 'crafted', tweak: (files: Array<{ path: string; body: string }>, manifest: Record<string, unknown>) => void = () => undefined): CraftedEntry[] {
+export function validSpaceEntries(
+  spaceId = 'crafted',
+  tweak: (files: Array<{ path: string; body: string }>, manifest: Record<string, unknown>) => void = () => undefined,
+): CraftedEntry[] {
   const files = [
-    { path: '_meta.json', body: JSON.stringify({ space_id: spaceId, description: 'crafted', owner: 'x', created_at: '2026-01-01T00:00:00Z', last_consolidation: null, consolidation_count: 0, total_notes_processed: 0 }) },
+    {
+      path: '_meta.json',
+      body: JSON.stringify({
+        space_id: spaceId,
+        description: 'crafted',
+        owner: 'x',
+        created_at: '2026-01-01T00:00:00Z',
+        last_consolidation: null,
+        consolidation_count: 0,
+        total_notes_processed: 0,
+      }),
+    },
     { path: '_rules.md', body: '# Rules\n' },
-    { path: 'live/20260101T000000_a_todo_00aaaaaa.md', body: '---\ntimestamp: "2026-01-01T00:00:00Z"\nagent: "a"\ncategory: "todo"\ntags: []\nspace_id: "crafted"\n---\n\nhello' },
+    {
+      path: 'live/20260101T000000_a_todo_00aaaaaa.md',
+      body: '---\ntimestamp: "2026-01-01T00:00:00Z"\nagent: "a"\ncategory: "todo"\ntags: []\nspace_id: "crafted"\n---\n\nhello',
+    },
   ];
   const manifest: Record<string, unknown> = {
     format: 'live-mem-backup',

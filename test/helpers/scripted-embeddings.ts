@@ -54,15 +54,23 @@ export async function startScriptedEmbeddings(options: ScriptedEmbeddingsOptions
     const request = JSON.parse(body) as { model: string; input: string | string[]; encoding_format?: string };
     const input = typeof request.input === 'string' ? [request.input] : request.input;
     requests.push({ model: request.model, inputCount: input.length, input, encodingFormat: request.encoding_format });
-    if (requests.length <= (options.failFirst ?? 0) || options.failOn?.includes(requests.length)) return error(res, options.failStatus ?? 500, `scripted failure ${requests.length}`);
-    if (input.some((text) => text === '')) return error(res, 400, "'$.input' is invalid: an input cannot be an empty string");
+    if (requests.length <= (options.failFirst ?? 0) || options.failOn?.includes(requests.length)) {
+      error(res, options.failStatus ?? 500, `scripted failure ${requests.length}`);
+      return;
+    }
+    if (input.some((text) => text === '')) {
+      error(res, 400, "'$.input' is invalid: an input cannot be an empty string");
+      return;
+    }
     const data = input.map((text, index) => {
       const vector = vectorOf(text);
       const embedding = request.encoding_format === 'base64' ? Buffer.from(Float32Array.from(vector).buffer).toString('base64') : vector;
       return { object: 'embedding', index, embedding };
     });
     const tokens = input.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0);
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', model: request.model, data, usage: { prompt_tokens: tokens, total_tokens: tokens } }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ object: 'list', model: request.model, data, usage: { prompt_tokens: tokens, total_tokens: tokens } }));
   };
 
   const server: Server = createServer((req, res) => {

@@ -46,7 +46,9 @@ export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
     req.on('end', () => {
       if (req.method === 'GET' && req.url?.endsWith('/models')) {
         counters.modelListings++;
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'scripted-model', object: 'model', created: 0, owned_by: 'test' }] }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ object: 'list', data: [{ id: 'scripted-model', object: 'model', created: 0, owned_by: 'test' }] }));
         return;
       }
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
@@ -66,18 +68,25 @@ export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
       return answer(step.then ?? { reply: '' }, request, res);
     }
     if ('status' in step) {
-      res.writeHead(step.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: step.message ?? `scripted ${step.status}`, type: 'scripted' } }));
+      res
+        .writeHead(step.status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: step.message ?? `scripted ${step.status}`, type: 'scripted' } }));
       return;
     }
     const content = 'dynamic' in step ? step.dynamic(request.messages) : step.reply;
-    const usage = 'usage' in step && step.usage ? step.usage : { prompt: Math.ceil(JSON.stringify(request.messages).length / 4), completion: Math.ceil(content.length / 4) };
+    const usage =
+      'usage' in step && step.usage
+        ? step.usage
+        : { prompt: Math.ceil(JSON.stringify(request.messages).length / 4), completion: Math.ceil(content.length / 4) };
     res.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({
         id: `chatcmpl-${requests.length}`,
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
         model: request.model,
-        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'finishReason' in step && step.finishReason ? step.finishReason : 'stop' }],
+        choices: [
+          { index: 0, message: { role: 'assistant', content }, finish_reason: 'finishReason' in step && step.finishReason ? step.finishReason : 'stop' },
+        ],
         usage: { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion },
       }),
     );
@@ -91,7 +100,14 @@ export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
       return counters.modelListings;
     },
     client: (options = {}) =>
-      createOpenAiLlm({ baseUrl: url, apiKey: 'test-key', model: 'scripted-model', temperature: 0.3, maxTokens: options.maxTokens ?? 4_000, contextWindow: options.contextWindow ?? 100_000 }),
+      createOpenAiLlm({
+        baseUrl: url,
+        apiKey: 'test-key',
+        model: 'scripted-model',
+        temperature: 0.3,
+        maxTokens: options.maxTokens ?? 4_000,
+        contextWindow: options.contextWindow ?? 100_000,
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -57,7 +57,10 @@ export async function assertCoverage(storage: StorageDriver, spaceId: string, no
   for (let level = 2; level <= 6; level++) {
     const parents = all.filter((s) => s.level === level);
     if (parents.length === 0) break;
-    const children = all.filter((s) => s.level === level - 1).map((s) => s.id).sort();
+    const children = all
+      .filter((s) => s.level === level - 1)
+      .map((s) => s.id)
+      .sort();
     const members = parents.flatMap((s) => s.covers);
     assert.deepEqual([...members].sort(), children, `level ${level} covers level ${level - 1} exactly once`);
   }

@@ -26,8 +26,14 @@ describe('OpenAI-compatible embeddings', () => {
     const scripted = await server({ dims: 32 });
     const texts = Array.from({ length: 150 }, (_, i) => `note ${i} about topic${i % 7} and word${i}`);
     const vectors = await scripted.client().embed(texts);
-    assert.deepEqual(scripted.requests.map((r) => r.inputCount), [64, 64, 22]);
-    assert.deepEqual(scripted.requests.flatMap((r) => r.input), texts);
+    assert.deepEqual(
+      scripted.requests.map((r) => r.inputCount),
+      [64, 64, 22],
+    );
+    assert.deepEqual(
+      scripted.requests.flatMap((r) => r.input),
+      texts,
+    );
     assert.ok(scripted.requests.every((r) => r.model === 'scripted-embed' && r.encodingFormat === 'float'));
     assert.equal(vectors.length, texts.length);
     texts.forEach((text, i) => {
@@ -39,7 +45,11 @@ describe('OpenAI-compatible embeddings', () => {
 
   it('returns vectors of unit length, close when the texts share words or synonyms', async () => {
     const scripted = await server({ dims: 256, synonyms: { car: 'automobile' } });
-    const [car, automobile, boat] = (await scripted.client({ batchSize: 2 }).embed(['a red car', 'a red automobile', 'green boat sails'])) as [Float32Array, Float32Array, Float32Array];
+    const [car, automobile, boat] = (await scripted.client({ batchSize: 2 }).embed(['a red car', 'a red automobile', 'green boat sails'])) as [
+      Float32Array,
+      Float32Array,
+      Float32Array,
+    ];
     assert.equal(scripted.requests.length, 2);
     for (const vector of [car, automobile, boat]) assert.ok(Math.abs(norm(vector) - 1) < 1e-6);
     assert.ok(dot(car, automobile) > 0.99);
@@ -63,7 +73,10 @@ describe('OpenAI-compatible embeddings', () => {
   it('turns a 5xx into a retryable LlmError, and answers again once the endpoint recovers', async () => {
     const scripted = await server({ failFirst: 1 });
     const client = scripted.client();
-    await assert.rejects(client.embed(['hello']), (e) => e instanceof LlmError && e.retryable && e.status === 500 && /embeddings endpoint answered 500/.test(e.message));
+    await assert.rejects(
+      client.embed(['hello']),
+      (e) => e instanceof LlmError && e.retryable && e.status === 500 && /embeddings endpoint answered 500/.test(e.message),
+    );
     assert.equal((await client.embed(['hello'])).length, 1);
   });
 
@@ -79,7 +92,10 @@ describe('OpenAI-compatible embeddings', () => {
   it('fails the whole call when a later batch fails, sending no more batches', async () => {
     const scripted = await server({ failOn: [2] });
     await assert.rejects(scripted.client({ batchSize: 1 }).embed(['one', 'two', 'three']), (e) => e instanceof LlmError && e.retryable);
-    assert.deepEqual(scripted.requests.map((r) => r.input), [['one'], ['two']]);
+    assert.deepEqual(
+      scripted.requests.map((r) => r.input),
+      [['one'], ['two']],
+    );
   });
 
   it('turns an unreachable endpoint and an abort into retryable LlmErrors', async () => {

@@ -27,7 +27,10 @@ describe('tokenize', () => {
 
   it('words() gives the same words without offsets', () => {
     const text = "l'authentification du serveur, v2.1";
-    assert.deepEqual(words(text), tokenize(text).map((t) => t.token));
+    assert.deepEqual(
+      words(text),
+      tokenize(text).map((t) => t.token),
+    );
     assert.deepEqual(words('  ... '), []);
   });
 });

@@ -24,10 +24,46 @@ function withFiller(docs: Record<string, string>, count = 40): Record<string, st
 /** A deterministic corpus over a small vocabulary, with inflections, accents and typos to match. */
 function corpus(size: number): Record<string, string> {
   const vocabulary = [
-    'server', 'servers', 'database', 'databases', 'décision', 'décisions', 'authentication', 'token', 'tokens',
-    'deploy', 'deployment', 'running', 'runs', 'configuration', 'configured', 'élève', 'serveur', 'mémoire',
-    'index', 'indexing', 'search', 'query', 'queries', 'cache', 'latency', 'release', 'rollback', 'kubernetes',
-    'note', 'notebook', 'agent', 'agents', 'réunion', 'budget', 'client', 'clients', 'test', 'tests', '2024', 'v2',
+    'server',
+    'servers',
+    'database',
+    'databases',
+    'décision',
+    'décisions',
+    'authentication',
+    'token',
+    'tokens',
+    'deploy',
+    'deployment',
+    'running',
+    'runs',
+    'configuration',
+    'configured',
+    'élève',
+    'serveur',
+    'mémoire',
+    'index',
+    'indexing',
+    'search',
+    'query',
+    'queries',
+    'cache',
+    'latency',
+    'release',
+    'rollback',
+    'kubernetes',
+    'note',
+    'notebook',
+    'agent',
+    'agents',
+    'réunion',
+    'budget',
+    'client',
+    'clients',
+    'test',
+    'tests',
+    '2024',
+    'v2',
   ];
   let seed = 7;
   const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
@@ -40,9 +76,28 @@ function corpus(size: number): Record<string, string> {
 }
 
 const QUERIES = [
-  'server', 'décisions', 'DECISION', 'authen', 'databse', 'authentification', 'running configuration', 'élève serveur',
-  'kubernetes rollback', 'note', 'notebook agent', 'queries latency cache', '2024', 'v2 release', 'the', 'depl',
-  'tokens client budget', 'mémoire index', 'réunions', 'configurations', 'seach', 'agents tests',
+  'server',
+  'décisions',
+  'DECISION',
+  'authen',
+  'databse',
+  'authentification',
+  'running configuration',
+  'élève serveur',
+  'kubernetes rollback',
+  'note',
+  'notebook agent',
+  'queries latency cache',
+  '2024',
+  'v2 release',
+  'the',
+  'depl',
+  'tokens client budget',
+  'mémoire index',
+  'réunions',
+  'configurations',
+  'seach',
+  'agents tests',
 ];
 
 function allResults(index: TextIndex): unknown[] {
@@ -130,7 +185,10 @@ describe('bm25 index: ranking', () => {
   it('returns scores best first, ties broken by id, at most `limit`', () => {
     const index = indexOf({ c: 'alpha text', a: 'alpha text', b: 'alpha text', d: 'other words' });
     const hits = index.search('alpha', { limit: 10 });
-    assert.deepEqual(hits.map((h) => h.id), ['a', 'b', 'c']);
+    assert.deepEqual(
+      hits.map((h) => h.id),
+      ['a', 'b', 'c'],
+    );
     assert.equal(hits[0]?.score, hits[2]?.score);
     assert.deepEqual(ids(index, 'alpha', { limit: 2 }), ['a', 'b']);
     assert.deepEqual(ids(index, 'alpha', { limit: 0 }), []);
@@ -143,7 +201,12 @@ describe('bm25 index: documents', () => {
   it('applies the filter once per document, before scoring', () => {
     const index = indexOf({ a: 'database database', b: 'database', c: 'database index' });
     const asked: string[] = [];
-    const hits = ids(index, 'database index', { filter: (id) => (asked.push(id), id !== 'a') });
+    const hits = ids(index, 'database index', {
+      filter: (id) => {
+        asked.push(id);
+        return id !== 'a';
+      },
+    });
     assert.deepEqual(hits, ['c', 'b']);
     assert.deepEqual(asked.sort(), ['a', 'b', 'c']);
   });

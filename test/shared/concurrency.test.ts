@@ -32,7 +32,10 @@ describe('concurrency helpers', () => {
       throw new Error('first');
     });
     await tick();
-    await assert.rejects(tasks.run(async () => undefined), /first/);
+    await assert.rejects(
+      tasks.run(async () => undefined),
+      /first/,
+    );
     await assert.rejects(tasks.drain(), /first/);
   });
 

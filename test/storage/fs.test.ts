@@ -75,16 +75,28 @@ describe('fs driver specifics', () => {
     }
   });
 
-  it('takes over at once a lease whose holder on this machine was killed, never a live holder\'s', { skip: process.platform !== 'linux' && 'process ids are told apart on Linux only' }, async () => {
+  it("takes over at once a lease whose holder on this machine was killed, never a live holder's", {
+    skip: process.platform !== 'linux' && 'process ids are told apart on Linux only',
+  }, async () => {
     const tmp = await tempDir();
     try {
-      const holder = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `
+      const holder = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          `
         import { createFsDriver } from ${JSON.stringify(new URL('../../src/storage/fs/fs-driver.ts', import.meta.url).href)};
         import { acquireLease } from ${JSON.stringify(new URL('../../src/storage/lease.ts', import.meta.url).href)};
         await acquireLease(createFsDriver(${JSON.stringify(tmp.dir)}), 'space/lock.json', { owner: 'child', ttlMs: 600000 });
         console.log('held');
         setInterval(() => {}, 1000);
-      `], { stdio: ['ignore', 'pipe', 'inherit'] });
+      `,
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       await new Promise((resolve) => holder.stdout.once('data', resolve));
       const driver = createFsDriver(tmp.dir);
       await assert.rejects(acquireLease(driver, 'space/lock.json', { owner: 'parent', ttlMs: 60_000 }), /held by child/);

@@ -74,9 +74,7 @@ export function runStorageSuite(name: string, makeHarness: () => Promise<DriverH
     });
 
     it('lets exactly one of many racing creators win', async () => {
-      const results = await Promise.allSettled(
-        Array.from({ length: 16 }, (_, i) => driver.put('race/create.md', `writer ${i}`, { ifNoneMatch: '*' })),
-      );
+      const results = await Promise.allSettled(Array.from({ length: 16 }, (_, i) => driver.put('race/create.md', `writer ${i}`, { ifNoneMatch: '*' })));
       const winners = results.filter((r) => r.status === 'fulfilled');
       assert.equal(winners.length, 1);
       for (const r of results) if (r.status === 'rejected') assert.ok(rejectsWith('precondition_failed')(r.reason));
@@ -85,9 +83,7 @@ export function runStorageSuite(name: string, makeHarness: () => Promise<DriverH
 
     it('lets exactly one of many racing compare-and-swap writers win', async () => {
       const { etag } = await driver.put('race/cas.md', 'base');
-      const results = await Promise.allSettled(
-        Array.from({ length: 16 }, (_, i) => driver.put('race/cas.md', `writer ${i}`, { ifMatch: etag })),
-      );
+      const results = await Promise.allSettled(Array.from({ length: 16 }, (_, i) => driver.put('race/cas.md', `writer ${i}`, { ifMatch: etag })));
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
       for (const r of results) if (r.status === 'rejected') assert.ok(rejectsWith('precondition_failed')(r.reason));
     });
@@ -106,7 +102,10 @@ export function runStorageSuite(name: string, makeHarness: () => Promise<DriverH
       assert.deepEqual(pages.flat(), ['ls/a.md', 'ls/b/1.md', 'ls/b/2.md', 'ls/b/3/deep.md', 'ls/c.md']);
       assert.ok(pages.length >= 3);
       const shallow = await driver.list('ls/', { delimiter: '/' });
-      assert.deepEqual(shallow.objects.map((o) => o.key), ['ls/a.md', 'ls/c.md']);
+      assert.deepEqual(
+        shallow.objects.map((o) => o.key),
+        ['ls/a.md', 'ls/c.md'],
+      );
       assert.deepEqual(shallow.prefixes, ['ls/b/']);
       assert.deepEqual(await listKeys(driver, 'ls/b/'), ['ls/b/1.md', 'ls/b/2.md', 'ls/b/3/deep.md']);
       assert.deepEqual(await listKeys(driver, 'ls/b/1'), ['ls/b/1.md']);
@@ -139,7 +138,12 @@ export function runStorageSuite(name: string, makeHarness: () => Promise<DriverH
       if (!driver.version) return;
       const seen: Array<string | null> = [await driver.version('ver/')];
       const changed = (token: string | null) => token === null || !seen.includes(token);
-      for (const change of [() => driver.put('ver/a.md', '1'), () => driver.put('ver/a.md', '2'), () => driver.put('ver/b.md', '3'), () => driver.delete('ver/a.md')]) {
+      for (const change of [
+        () => driver.put('ver/a.md', '1'),
+        () => driver.put('ver/a.md', '2'),
+        () => driver.put('ver/b.md', '3'),
+        () => driver.delete('ver/a.md'),
+      ]) {
         await change();
         const token = await driver.version('ver/');
         assert.ok(changed(token), `version ${token} repeated after a change`);
@@ -187,9 +191,7 @@ export function runStorageSuite(name: string, makeHarness: () => Promise<DriverH
     });
 
     it('lets exactly one of many racing lease takers win', async () => {
-      const results = await Promise.allSettled(
-        Array.from({ length: 8 }, (_, i) => acquireLease(driver, 'lease/race.json', { owner: `o${i}`, ttlMs: 60_000 })),
-      );
+      const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => acquireLease(driver, 'lease/race.json', { owner: `o${i}`, ttlMs: 60_000 })));
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
     });
   });

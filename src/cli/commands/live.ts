@@ -8,12 +8,7 @@ async function contentFrom(words: string[]): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function note(
-  { core, caller }: Session,
-  spaceId: string,
-  words: string[],
-  options: { category: string; tags?: string; agent?: string },
-) {
+export async function note({ core, caller }: Session, spaceId: string, words: string[], options: { category: string; tags?: string; agent?: string }) {
   return core.notes.write(caller, {
     space_id: spaceId,
     category: options.category,

@@ -1,6 +1,12 @@
 import type { Session } from '../open.js';
 
-const list = (value: string | undefined): string[] | undefined => (value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter(Boolean));
+const list = (value: string | undefined): string[] | undefined =>
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
 
 export const recall = (
   { core, caller }: Session,

@@ -23,7 +23,12 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
   };
   if (options.http) {
     const { serveHttp } = await import('../../mcp/http.js');
-    const server = await serveHttp({ ...common, host: options.host ?? '127.0.0.1', port: options.port ?? 8080, authenticate: (token) => core.auth.resolve(token) });
+    const server = await serveHttp({
+      ...common,
+      host: options.host ?? '127.0.0.1',
+      port: options.port ?? 8080,
+      authenticate: (token) => core.auth.resolve(token),
+    });
     logger.info(`serving MCP over Streamable HTTP at ${server.url} (store: ${storage.name} ${storage.location}; every request needs a bearer token)`);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
@@ -33,7 +38,9 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
     return null;
   }
   const { serveStdio } = await import('../../mcp/stdio.js');
-  logger.info(`serving MCP on stdio (store: ${storage.name} ${storage.location}, auth: ${settings.token ? 'token' : settings.auth === 'required' ? 'required, no token' : 'local owner'})`);
+  logger.info(
+    `serving MCP on stdio (store: ${storage.name} ${storage.location}, auth: ${settings.token ? 'token' : settings.auth === 'required' ? 'required, no token' : 'local owner'})`,
+  );
   await serveStdio({ ...common, resolveCaller: session.resolveCaller });
   return null;
 }

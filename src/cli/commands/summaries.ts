@@ -42,7 +42,8 @@ export const summariesUpdate = ({ core, caller }: Session, spaceId: string, flag
 export const summariesList = ({ core, caller }: Session, spaceId: string, flags: { level?: number }) =>
   core.summaries.list(caller, { space_id: spaceId, ...(flags.level !== undefined ? { level: flags.level } : {}) });
 
-export const summariesShow = ({ core, caller }: Session, spaceId: string, summaryId: string) => core.summaries.read(caller, { space_id: spaceId, summary_id: summaryId });
+export const summariesShow = ({ core, caller }: Session, spaceId: string, summaryId: string) =>
+  core.summaries.read(caller, { space_id: spaceId, summary_id: summaryId });
 
 export const summariesStatus = ({ core, caller }: Session, spaceId: string, jobId: string | undefined) =>
   core.summaries.status(caller, { space_id: spaceId, ...(jobId !== undefined ? { job_id: jobId } : {}) });

@@ -44,7 +44,12 @@ export function parseSpaceIds(value: string | string[]): '*' | string[] {
 }
 
 export function callerOf(record: TokenRecord): Caller {
-  return { agent: record.name, permissions: new Set(record.permissions), spaces: record.space_ids === '*' ? '*' : new Set(record.space_ids), canChooseAgent: false };
+  return {
+    agent: record.name,
+    permissions: new Set(record.permissions),
+    spaces: record.space_ids === '*' ? '*' : new Set(record.space_ids),
+    canChooseAgent: false,
+  };
 }
 
 /** What admin_list_tokens shows of a token: never the token, never its whole hash. */
@@ -97,7 +102,8 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
       const permissions = parsePermissions(input.permissions);
       const spaceIds = parseSpaceIds(input.space_ids);
       const days = input.expires_in_days ?? 0;
-      if (!Number.isInteger(days) || days < 0 || days > MAX_EXPIRY_DAYS) throw invalid(`expires_in_days must be an integer from 0 (never) to ${MAX_EXPIRY_DAYS}`);
+      if (!Number.isInteger(days) || days < 0 || days > MAX_EXPIRY_DAYS)
+        throw invalid(`expires_in_days must be an integer from 0 (never) to ${MAX_EXPIRY_DAYS}`);
       const now = context.clock();
       const token = newToken();
       const record: TokenRecord = {

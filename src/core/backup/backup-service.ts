@@ -78,7 +78,11 @@ export function createBackupService(context: CoreContext) {
    * the space exist. On failure the files written are removed, so no half-restored space is left
    * behind; after a crash, the next claim of the id removes them.
    */
-  const writeSpace = async (caller: Caller, spaceId: string, feed: (write: (path: string, body: Buffer) => Promise<void>) => Promise<void>): Promise<number> => {
+  const writeSpace = async (
+    caller: Caller,
+    spaceId: string,
+    feed: (write: (path: string, body: Buffer) => Promise<void>) => Promise<void>,
+  ): Promise<number> => {
     const keys = spaceKeys(spaceId);
     const held = await claimNewSpace(context, spaceId, caller, 'restore');
     const batch = openBatch(storage);
@@ -102,7 +106,8 @@ export function createBackupService(context: CoreContext) {
     } catch (error) {
       await tasks.drain().catch(() => undefined); // let writes in flight land before removing them
       await storage.deleteMany(written).catch((cleanup: unknown) => context.logger.error('could not remove a failed restore', { error: String(cleanup) }));
-      if (isLiveMemError(error, 'precondition_failed')) throw new LiveMemError('already_exists', `space '${spaceId}' was created while restoring; nothing restored`, { space_id: spaceId });
+      if (isLiveMemError(error, 'precondition_failed'))
+        throw new LiveMemError('already_exists', `space '${spaceId}' was created while restoring; nothing restored`, { space_id: spaceId });
       throw error;
     } finally {
       await held.release();
@@ -153,7 +158,11 @@ export function createBackupService(context: CoreContext) {
       size += chunk.length;
       if (size > context.limits.exportMaxBytes) {
         archive.destroy();
-        throw new LiveMemError('invalid_input', `${what} is larger than ${context.limits.exportMaxBytes} bytes once compressed, too large to send in base64: run \`${cli}\` instead`, { max_bytes: context.limits.exportMaxBytes });
+        throw new LiveMemError(
+          'invalid_input',
+          `${what} is larger than ${context.limits.exportMaxBytes} bytes once compressed, too large to send in base64: run \`${cli}\` instead`,
+          { max_bytes: context.limits.exportMaxBytes },
+        );
       }
       chunks.push(chunk);
     }
@@ -206,7 +215,15 @@ export function createBackupService(context: CoreContext) {
         const manifest = manifestOf(spaceId, description, files);
         // The manifest is written last and create-only: a backup without one never finished and is not listed.
         await storage.put(keys.manifest, `${JSON.stringify(manifest, null, 2)}\n`, { ifNoneMatch: '*', contentType: 'application/json' });
-        return { status: 'created' as const, backup_id: `${spaceId}/${stamp}`, space_id: spaceId, files_backed_up: files.length, total_size: manifest.total_size, description, created_at: manifest.created_at };
+        return {
+          status: 'created' as const,
+          backup_id: `${spaceId}/${stamp}`,
+          space_id: spaceId,
+          files_backed_up: files.length,
+          total_size: manifest.total_size,
+          description,
+          created_at: manifest.created_at,
+        };
       } finally {
         await held.release();
       }
@@ -216,13 +233,27 @@ export function createBackupService(context: CoreContext) {
       authorize(caller, 'read', input.space_id ? validateSpaceId(input.space_id) : undefined);
       const spaces = input.space_id
         ? [input.space_id]
-        : (await listPrefixes(storage, BACKUPS_PREFIX)).map((p) => p.slice(BACKUPS_PREFIX.length, -1)).filter((id) => SPACE_ID_PATTERN.test(id) && canAccessSpace(caller, id));
-      const ids = (await Promise.all(spaces.map(async (spaceId) => (await listPrefixes(storage, `${BACKUPS_PREFIX}${spaceId}/`)).map((p) => p.slice(BACKUPS_PREFIX.length, -1))))).flat();
+        : (await listPrefixes(storage, BACKUPS_PREFIX))
+            .map((p) => p.slice(BACKUPS_PREFIX.length, -1))
+            .filter((id) => SPACE_ID_PATTERN.test(id) && canAccessSpace(caller, id));
+      const ids = (
+        await Promise.all(
+          spaces.map(async (spaceId) => (await listPrefixes(storage, `${BACKUPS_PREFIX}${spaceId}/`)).map((p) => p.slice(BACKUPS_PREFIX.length, -1))),
+        )
+      ).flat();
       const backups = (
         await mapLimit(ids, storage.parallelism, async (backupId) => {
           try {
             const manifest = await loadManifest(backupId);
-            return { backup_id: backupId, space_id: manifest.space_id, created_at: manifest.created_at, description: manifest.description, files_count: manifest.files.length, total_size: manifest.total_size, live_mem_version: manifest.live_mem_version };
+            return {
+              backup_id: backupId,
+              space_id: manifest.space_id,
+              created_at: manifest.created_at,
+              description: manifest.description,
+              files_count: manifest.files.length,
+              total_size: manifest.total_size,
+              live_mem_version: manifest.live_mem_version,
+            };
           } catch (error) {
             if (isLiveMemError(error, 'not_found') || isLiveMemError(error, 'invalid_input')) return null; // unfinished, or not ours
             throw error;
@@ -254,7 +285,14 @@ export function createBackupService(context: CoreContext) {
           await write(path, body);
         }
       });
-      return { status: 'ok' as const, backup_id: input.backup_id, space_id: spaceId, files_restored: restored, total_size: manifest.total_size, checksums_verified: manifest.files.length };
+      return {
+        status: 'ok' as const,
+        backup_id: input.backup_id,
+        space_id: spaceId,
+        files_restored: restored,
+        total_size: manifest.total_size,
+        checksums_verified: manifest.files.length,
+      };
     },
 
     /** A stored backup as a tar.gz stream (the same archive format as an export). */
@@ -318,7 +356,14 @@ export function createBackupService(context: CoreContext) {
           await write(relative, renamed(relative, body, spaceId));
         }),
       );
-      return { status: 'ok' as const, space_id: spaceId, from_space: manifest.space_id, files_restored: restored, total_size: manifest.total_size, checksums_verified: manifest.files.length };
+      return {
+        status: 'ok' as const,
+        space_id: spaceId,
+        from_space: manifest.space_id,
+        files_restored: restored,
+        total_size: manifest.total_size,
+        checksums_verified: manifest.files.length,
+      };
     },
   };
 }

@@ -35,9 +35,7 @@ export function createBankService(context: CoreContext) {
     } while (cursor);
     const files = await mapLimit(objects, storage.parallelism, async (object) => {
       const info = object.size !== undefined && object.lastModified ? object : await storage.stat(object.key);
-      return info
-        ? { filename: baseName(object.key), size: info.size ?? 0, last_modified: (info.lastModified ?? new Date(0)).toISOString() }
-        : null;
+      return info ? { filename: baseName(object.key), size: info.size ?? 0, last_modified: (info.lastModified ?? new Date(0)).toISOString() } : null;
     });
     return files.filter((file): file is BankFileInfo => file !== null).sort((a, b) => (a.filename < b.filename ? -1 : 1));
   };

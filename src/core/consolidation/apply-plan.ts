@@ -82,7 +82,9 @@ function checkedName(filename: string): string {
 function checkShrink(filename: string, before: string, after: string): void {
   if (before.length >= SHRINK_RULE_MIN_CHARS && after.length < before.length * MIN_KEPT_SHARE) {
     const lost = Math.round((1 - after.length / before.length) * 100);
-    throw invalid(`${filename}: the plan shrinks it by ${lost}% (${before.length} → ${after.length} characters); more than ${Math.round((1 - MIN_KEPT_SHARE) * 100)}% is refused`);
+    throw invalid(
+      `${filename}: the plan shrinks it by ${lost}% (${before.length} → ${after.length} characters); more than ${Math.round((1 - MIN_KEPT_SHARE) * 100)}% is refused`,
+    );
   }
 }
 

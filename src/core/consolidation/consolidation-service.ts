@@ -210,13 +210,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
   });
 
   /** Runs the windows while `stillHeld` vouches for the lease. Never reports `ok` after a failure. */
-  const run = async (
-    caller: Caller,
-    input: ConsolidateInput,
-    llm: LlmClient,
-    options: ConsolidateOptions,
-    held: SpaceLock,
-  ): Promise<ConsolidationResult> => {
+  const run = async (caller: Caller, input: ConsolidateInput, llm: LlmClient, options: ConsolidateOptions, held: SpaceLock): Promise<ConsolidationResult> => {
     const spaceId = input.space_id;
     const keys = spaceKeys(spaceId);
     const started = performance.now();
@@ -247,7 +241,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
 
         progress('llm', `window ${result.windows + 1}: asking ${llm.label} to fold in ${window.length} notes`, selected.length);
         const plan = await askPlan(calls, buildMessages({ ...base, notes: window.map((w) => w.note) }));
-        let applied;
+        let applied: ReturnType<typeof applyPlan>;
         try {
           applied = applyPlan(plan, bank);
         } catch (error) {

@@ -16,7 +16,9 @@ export interface HistoryNote {
 }
 
 export function encodeHistoryNotes(notes: readonly HistoryNote[]): string {
-  const entries = notes.map(({ filename, body }) => (isUtf8(body) ? { filename, content: body.toString('utf8') } : { filename, content_base64: body.toString('base64') }));
+  const entries = notes.map(({ filename, body }) =>
+    isUtf8(body) ? { filename, content: body.toString('utf8') } : { filename, content_base64: body.toString('base64') },
+  );
   return `${JSON.stringify({ format: FORMAT, format_version: FORMAT_VERSION, notes: entries }, null, 1)}\n`;
 }
 

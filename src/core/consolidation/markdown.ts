@@ -54,7 +54,9 @@ function findSection(headings: Heading[], path: string[], file: string): Heading
   let scope = { start: 0, end: Number.POSITIVE_INFINITY, depth: 0 };
   let found: Heading | undefined;
   for (const segment of path) {
-    const candidates = headings.filter((h) => h.start >= scope.start && h.start < scope.end && h.depth > scope.depth && normalize(h.text) === normalize(segment));
+    const candidates = headings.filter(
+      (h) => h.start >= scope.start && h.start < scope.end && h.depth > scope.depth && normalize(h.text) === normalize(segment),
+    );
     const match = candidates.sort((a, b) => a.depth - b.depth)[0];
     if (!match) throw invalid(`${file}: no section ${path.map((p) => JSON.stringify(p)).join(' > ')} (missing ${JSON.stringify(segment)})`);
     found = match;
@@ -76,7 +78,7 @@ export function applySectionEdit(markdown: string, edit: SectionEdit, file: stri
     const title = (edit.title ?? '').trim();
     if (!title) throw invalid(`${file}: 'add' needs a title for the new section`);
     const parent = edit.path.length > 0 ? findSection(headings, edit.path, file) : undefined;
-    const depth = Math.min(6, (parent?.depth ?? (headings[0]?.depth ?? 1)) + (parent ? 1 : 0)) || 1;
+    const depth = Math.min(6, (parent?.depth ?? headings[0]?.depth ?? 1) + (parent ? 1 : 0)) || 1;
     const at = parent ? parent.end : source.length;
     const before = source.slice(0, at);
     const separator = before === '' || before.endsWith('\n\n') ? '' : '\n';
@@ -88,7 +90,11 @@ export function applySectionEdit(markdown: string, edit: SectionEdit, file: stri
   const body = source.slice(section.bodyStart, section.end).replace(/^\n+/, '').replace(/\s+$/, '');
   const tail = source.slice(section.end);
   const gap = tail === '' ? '' : '\n';
-  const rebuilt = (...blocks: string[]) => `${before}${heading}\n${blocks.filter((b) => b !== '').map(block).join('\n')}${gap}${tail}`;
+  const rebuilt = (...blocks: string[]) =>
+    `${before}${heading}\n${blocks
+      .filter((b) => b !== '')
+      .map(block)
+      .join('\n')}${gap}${tail}`;
   switch (edit.op) {
     case 'delete':
       return before + tail;

@@ -13,9 +13,7 @@ import type { SectionEdit, SectionOp } from './markdown.js';
  * and the Python server's (seed 000 §3.3), so prompts and models tuned for it keep working:
  *   { "bank_files": [ { "filename": "a.md", "content": "…", "action": "created" | "updated" } ], "synthesis": "…" }
  */
-export type FileChange =
-  | { filename: string; action: 'write'; content: string }
-  | { filename: string; action: 'edit'; edits: SectionEdit[] };
+export type FileChange = { filename: string; action: 'write'; content: string } | { filename: string; action: 'edit'; edits: SectionEdit[] };
 
 export interface Plan {
   changes: FileChange[];
@@ -31,7 +29,7 @@ export class PlanFormatError extends Error {
 export function extractJson(reply: string): string {
   let text = reply.replace(/<think>[\s\S]*?<\/think>/gi, '').replace(/^[\s\S]*<\/think>/i, '');
   const fenced = /```(?:json|JSON)?\s*\n?([\s\S]*?)```/.exec(text);
-  if (fenced?.[1] !== undefined && fenced[1].includes('{')) text = fenced[1];
+  if (fenced?.[1]?.includes('{')) text = fenced[1];
   const start = text.indexOf('{');
   const end = text.lastIndexOf('}');
   if (start < 0 || end < start) throw new PlanFormatError('the reply holds no JSON object');

@@ -99,7 +99,6 @@ export function retryReminder(problem: string): ChatMessage {
   };
 }
 
-
 export const COMPRESSION_SYSTEM_PROMPT =
   'You are a memory consolidation assistant. You are given a synthesis that has grown too long. ' +
   'Compress it into a shorter one that keeps every fact, decision and piece of context. ' +

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
-import { acquireLease } from '../../storage/lease.js';
+import { acquireLease, type Lease } from '../../storage/lease.js';
 import type { Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
@@ -23,10 +23,14 @@ export interface SpaceLock {
 export async function lockSpace(context: CoreContext, spaceId: string, caller: Caller, purpose: string, options: { waitMs?: number } = {}): Promise<SpaceLock> {
   const ttlMs = context.consolidation.leaseTtlMs;
   const deadline = Date.now() + (options.waitMs ?? 0);
-  let lease;
+  let lease: Lease | undefined;
   for (let attempt = 0; !lease; attempt++) {
     try {
-      lease = await acquireLease(context.storage, spaceKeys(spaceId).lock, { owner: `${purpose}:${caller.agent}@${hostname()}:${process.pid}`, ttlMs, clock: context.clock });
+      lease = await acquireLease(context.storage, spaceKeys(spaceId).lock, {
+        owner: `${purpose}:${caller.agent}@${hostname()}:${process.pid}`,
+        ttlMs,
+        clock: context.clock,
+      });
     } catch (error) {
       if (!isLiveMemError(error, 'conflict')) throw error;
       if (Date.now() >= deadline) {

@@ -51,11 +51,7 @@ export function parseNoteFile(text: string): ParsedNote {
   if (!header) return { content: text };
   const content = text.slice(match[0].length).replace(/^\r?\n/, '');
   const str = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
-  const tags = Array.isArray(header.tags)
-    ? header.tags.map(String)
-    : typeof header.tags === 'string'
-      ? splitTags(header.tags)
-      : undefined;
+  const tags = Array.isArray(header.tags) ? header.tags.map(String) : typeof header.tags === 'string' ? splitTags(header.tags) : undefined;
   const timestamp = header.timestamp instanceof Date ? isoSeconds(header.timestamp) : str(header.timestamp);
   const fields = { timestamp, agent: str(header.agent), category: str(header.category), tags, space_id: str(header.space_id) };
   const result: ParsedNote = { content };

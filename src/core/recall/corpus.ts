@@ -72,9 +72,19 @@ export function createCorpus(context: CoreContext) {
     try {
       record = JSON.parse(object.body.toString('utf8')) as HistoryRecord;
     } catch (cause) {
-      throw new LiveMemError('storage_error', `history record ${cid} of space '${spaceId}' is not valid JSON`, { space_id: spaceId, consolidation_id: cid }, { cause });
+      throw new LiveMemError(
+        'storage_error',
+        `history record ${cid} of space '${spaceId}' is not valid JSON`,
+        { space_id: spaceId, consolidation_id: cid },
+        { cause },
+      );
     }
-    record = { ...record, id: cid, notes: Array.isArray(record.notes) ? record.notes : [], bank_files: Array.isArray(record.bank_files) ? record.bank_files : [] };
+    record = {
+      ...record,
+      id: cid,
+      notes: Array.isArray(record.notes) ? record.notes : [],
+      bank_files: Array.isArray(record.bank_files) ? record.bank_files : [],
+    };
     records.set(cacheKey, record);
     return record;
   };
@@ -93,7 +103,10 @@ export function createCorpus(context: CoreContext) {
     }
     const views = new Map<string, Level0Text>();
     const bundle: HistoryBundle = {
-      order: [...bodies.values()].map((entry) => entry.name).sort(compareOldestFirst).map((name) => name.filename),
+      order: [...bodies.values()]
+        .map((entry) => entry.name)
+        .sort(compareOldestFirst)
+        .map((name) => name.filename),
       view(filename) {
         let view = views.get(filename);
         const entry = bodies.get(filename);
@@ -196,7 +209,9 @@ export function createCorpus(context: CoreContext) {
         const view = await corpus.liveNote(spaceId, note);
         if (view) return { ...note, ...view };
         // Consolidated since it was listed: find which consolidation took it.
-        movedOn ??= corpus.history(spaceId).then((records) => new Map(records.flatMap((record) => record.notes.map((filename) => [filename, record.id] as const))));
+        movedOn ??= corpus
+          .history(spaceId)
+          .then((records) => new Map(records.flatMap((record) => record.notes.map((filename) => [filename, record.id] as const))));
         const cid = (await movedOn).get(note.filename);
         return cid ? corpus.historyNote(spaceId, cid, note.filename) : null;
       });

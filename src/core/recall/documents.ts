@@ -88,12 +88,17 @@ export function bankSections(file: string, markdown: string): BankSection[] {
   for (const [i, heading] of headings.entries()) {
     while (stack.length > 0 && (stack[stack.length - 1] as { depth: number }).depth >= heading.depth) stack.pop();
     stack.push({ depth: heading.depth, text: heading.text.trim() });
-    push(stack.map((h) => h.text), heading.start, headings[i + 1]?.start ?? markdown.length);
+    push(
+      stack.map((h) => h.text),
+      heading.start,
+      headings[i + 1]?.start ?? markdown.length,
+    );
   }
   return sections;
 }
 
-export const bankRef = (section: Pick<BankSection, 'file' | 'path'>): string => (section.path.length > 0 ? `${section.file}#${section.path.join(' > ')}` : section.file);
+export const bankRef = (section: Pick<BankSection, 'file' | 'path'>): string =>
+  section.path.length > 0 ? `${section.file}#${section.path.join(' > ')}` : section.file;
 
 /** The indexed text of a summary: its text, findings, topics and files. */
 export const summaryText = (record: Pick<SummaryRecord, 'summary' | 'key_findings' | 'topics' | 'files_mentioned'>): string =>

@@ -79,7 +79,10 @@ export function decodeSnapshot(buffer: Buffer, engine: TextIndexEngine): { heade
 export function createIndexStore(context: CoreContext, engine: TextIndexEngine) {
   const { storage, logger } = context;
   const snapshotKeys = async (spaceId: string): Promise<string[]> =>
-    (await listKeys(storage, spaceKeys(spaceId).index)).filter((key) => key.endsWith('.snapshot')).sort().reverse();
+    (await listKeys(storage, spaceKeys(spaceId).index))
+      .filter((key) => key.endsWith('.snapshot'))
+      .sort()
+      .reverse();
 
   return {
     /** The newest snapshot that verifies, or null; damaged ones are deleted (and logged). */

@@ -96,8 +96,18 @@ export function createMemoryContext(context: CoreContext, corpus: Corpus, recall
           text: `- [${hit.source}${hit.level === null ? '' : ` L${hit.level}`} ${hit.timestamp ?? hit.range_end ?? ''} ${hit.ref}] ${oneLine(hit.text)}\n`,
         })),
       },
-      { name: 'summaries_l1', title: '## Recent summaries (level 1, not yet rolled up)', share: query ? 0.2 : 0.3, items: l1.map((doc) => ({ key: doc.id, text: renderSummary(doc) })) },
-      { name: 'summaries_higher', title: '## Overview (higher-level summaries)', share: query ? 0.2 : 0.3, items: higher.map((doc) => ({ key: doc.id, text: renderSummary(doc) })) },
+      {
+        name: 'summaries_l1',
+        title: '## Recent summaries (level 1, not yet rolled up)',
+        share: query ? 0.2 : 0.3,
+        items: l1.map((doc) => ({ key: doc.id, text: renderSummary(doc) })),
+      },
+      {
+        name: 'summaries_higher',
+        title: '## Overview (higher-level summaries)',
+        share: query ? 0.2 : 0.3,
+        items: higher.map((doc) => ({ key: doc.id, text: renderSummary(doc) })),
+      },
     ];
 
     const heading = `# Memory context of space '${spaceId}'\n`;

@@ -161,8 +161,12 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     const sources = input.sources && input.sources.length > 0 ? new Set(input.sources.map(validateSource)) : undefined;
     const category = input.category ? validateCategory(input.category) : undefined;
     const agents = input.agent ? new Set([input.agent, toAgentName(input.agent)]) : undefined;
-    const since = parseDateTime(input.since ?? '', 'since')?.toISOString().slice(0, 19);
-    const until = parseDateTime(input.until ?? '', 'until')?.toISOString().slice(0, 19);
+    const since = parseDateTime(input.since ?? '', 'since')
+      ?.toISOString()
+      .slice(0, 19);
+    const until = parseDateTime(input.until ?? '', 'until')
+      ?.toISOString()
+      .slice(0, 19);
     if (!levels && !sources && !category && !agents && !since && !until) return undefined;
     return (meta: DocMeta): boolean => {
       if (levels && (meta.level === null || !levels.has(meta.level))) return false;
@@ -242,7 +246,14 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
         model: typeof record.metrics.model === 'string' ? record.metrics.model : undefined,
       }));
       const hasMore = page.length > limit;
-      return { status: 'ok' as const, space_id: spaceId, consolidations, total: consolidations.length, has_more: hasMore, ...(hasMore ? { next_before: consolidations[consolidations.length - 1]?.consolidation_id } : {}) };
+      return {
+        status: 'ok' as const,
+        space_id: spaceId,
+        consolidations,
+        total: consolidations.length,
+        has_more: hasMore,
+        ...(hasMore ? { next_before: consolidations[consolidations.length - 1]?.consolidation_id } : {}),
+      };
     },
 
     /** One consolidation: its record and the notes it moved out of live/, oldest first. */
@@ -254,7 +265,14 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       await requireSpace(context, spaceId);
       const record = await corpus.record(spaceId, cid);
       if (!record) throw new LiveMemError('not_found', `no consolidation '${cid}' in space '${spaceId}'`, { space_id: spaceId, consolidation_id: cid });
-      const notes = (await corpus.historyNotes(spaceId, cid)).map(({ filename, timestamp, agent, category, tags, content }) => ({ filename, timestamp, agent, category, tags, content }));
+      const notes = (await corpus.historyNotes(spaceId, cid)).map(({ filename, timestamp, agent, category, tags, content }) => ({
+        filename,
+        timestamp,
+        agent,
+        category,
+        tags,
+        content,
+      }));
       return { status: 'ok' as const, space_id: spaceId, consolidation: record, notes, total: notes.length };
     },
 
@@ -269,7 +287,8 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
 export type RecallService = ReturnType<typeof createRecallService>;
 
 function validateLevel(level: unknown): number {
-  if (!Number.isInteger(level) || (level as number) < 0 || (level as number) > 6) throw invalid(`levels must be integers from 0 (notes) to 6, got ${JSON.stringify(level)}`);
+  if (!Number.isInteger(level) || (level as number) < 0 || (level as number) > 6)
+    throw invalid(`levels must be integers from 0 (notes) to 6, got ${JSON.stringify(level)}`);
   return level as number;
 }
 

@@ -85,7 +85,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     }
     for (const cid of snapshot.header.history) history.add(cid);
     bank = snapshot.header.bank;
-    for (const [file, entry] of Object.entries(bank)) for (const section of entry.sections) sectionMeta.set(section.id, { file, path: section.path, text: section.text });
+    for (const [file, entry] of Object.entries(bank))
+      for (const section of entry.sections) sectionMeta.set(section.id, { file, path: section.path, text: section.text });
     synthesis = snapshot.header.synthesis;
     for (const [id, coverage] of Object.entries(snapshot.header.summaries)) summaries.set(id, coverage);
     if (snapshot.vectors && context.embeddings && snapshot.header.vectors?.model === context.embeddings.label) {
@@ -150,7 +151,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   const refreshBank = async () => {
     const files = await corpus.cachedListing(keys.bank, async () => {
       const found: string[] = [];
-      for await (const object of listAll(storage, keys.bank, { delimiter: '/' })) if (object.key.endsWith('.md')) found.push(object.key.slice(keys.bank.length));
+      for await (const object of listAll(storage, keys.bank, { delimiter: '/' }))
+        if (object.key.endsWith('.md')) found.push(object.key.slice(keys.bank.length));
       return found;
     });
     if (files === lastBankListing) return;
@@ -238,7 +240,11 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     lastSnapshotAt = Date.now();
     worthSaving = false;
     // Encoded now, in one go: the header and the engine must describe the same instant.
-    const snapshot = encodeSnapshot(snapshotHeader(), index, vectors && vectors.size > 0 && context.embeddings ? { model: context.embeddings.label, buffer: vectors.serialize() } : undefined);
+    const snapshot = encodeSnapshot(
+      snapshotHeader(),
+      index,
+      vectors && vectors.size > 0 && context.embeddings ? { model: context.embeddings.label, buffer: vectors.serialize() } : undefined,
+    );
     const taken = changes;
     saving = saving
       .then(async () => {
@@ -326,7 +332,9 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       }
       if (id.startsWith('m:')) {
         const summary = summaries.get(id.slice(2));
-        return summary ? { id, source: 'summary', level: summary.level, ref: id.slice(2), range_start: summary.range_start, range_end: summary.range_end } : null;
+        return summary
+          ? { id, source: 'summary', level: summary.level, ref: id.slice(2), range_start: summary.range_start, range_end: summary.range_end }
+          : null;
       }
       return null;
     },

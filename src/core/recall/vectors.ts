@@ -68,7 +68,8 @@ const HEADER_BYTES = 20;
 const CHECKSUM_BYTES = 32;
 
 export function createVectorStore(options: { dims?: number } = {}): VectorStore {
-  if (options.dims !== undefined && !(Number.isInteger(options.dims) && options.dims > 0)) throw new Error(`dims must be a positive integer, got ${options.dims}`);
+  if (options.dims !== undefined && !(Number.isInteger(options.dims) && options.dims > 0))
+    throw new Error(`dims must be a positive integer, got ${options.dims}`);
   return makeStore(options.dims ?? 0, [], Buffer.alloc(0));
 }
 
@@ -83,9 +84,16 @@ export function loadVectorStore(buffer: Buffer): VectorStore {
   const matrixStart = HEADER_BYTES + align4(idBytes);
   const end = matrixStart + count * dims * 4;
   if (end + CHECKSUM_BYTES !== buffer.length) throw new CorruptVectorsError('vector store buffer is truncated or has trailing bytes');
-  if (!createHash('sha256').update(buffer.subarray(0, end)).digest().equals(buffer.subarray(end))) throw new CorruptVectorsError('vector store checksum mismatch');
+  if (!createHash('sha256').update(buffer.subarray(0, end)).digest().equals(buffer.subarray(end)))
+    throw new CorruptVectorsError('vector store checksum mismatch');
   if (count > 0 && dims === 0) throw new CorruptVectorsError('vector store has vectors of no dimension');
-  const ids = count === 0 ? [] : buffer.subarray(HEADER_BYTES, HEADER_BYTES + idBytes).toString('utf8').split('\n');
+  const ids =
+    count === 0
+      ? []
+      : buffer
+          .subarray(HEADER_BYTES, HEADER_BYTES + idBytes)
+          .toString('utf8')
+          .split('\n');
   if (ids.length !== count || new Set(ids).size !== count) throw new CorruptVectorsError('vector store ids do not match its count');
   return makeStore(dims, ids, buffer.subarray(matrixStart, end));
 }
@@ -310,25 +318,77 @@ function kernelModule(): Uint8Array {
   const load = (offset: number) => simd(0x00, 4, offset); // v128.load align=16
   const [F32X4_ADD, F32X4_MUL, F32X4_EXTRACT, V128_CONST] = [0xe4, 0xe6, 0x1f, 0x0c];
   const accumulate = (acc: number, offset: number) => [
-    ...get(acc), ...get(M), ...get(I), 0x6a, ...load(offset), ...get(Q), ...get(I), 0x6a, ...load(offset),
-    ...simd(F32X4_MUL), ...simd(F32X4_ADD), ...set(acc),
+    ...get(acc),
+    ...get(M),
+    ...get(I),
+    0x6a,
+    ...load(offset),
+    ...get(Q),
+    ...get(I),
+    0x6a,
+    ...load(offset),
+    ...simd(F32X4_MUL),
+    ...simd(F32X4_ADD),
+    ...set(acc),
   ];
   const body = [
-    0x02, 0x40, ...get(ROWS), 0x45, 0x0d, 0x00, // block; br_if out when rows == 0
-    0x03, 0x40, // loop (rows)
-    ...simd(V128_CONST, ...new Array<number>(16).fill(0)), ...tee(A), ...set(B),
-    0x41, 0x00, ...set(I),
-    0x03, 0x40, // loop (columns)
-    ...accumulate(A, 0), ...accumulate(B, 16),
-    ...get(I), 0x41, 0x20, 0x6a, ...tee(I), ...get(STRIDE), 0x49, 0x0d, 0x00, // i += 32; br_if i < stride
+    0x02,
+    0x40,
+    ...get(ROWS),
+    0x45,
+    0x0d,
+    0x00, // block; br_if out when rows == 0
+    0x03,
+    0x40, // loop (rows)
+    ...simd(V128_CONST, ...new Array<number>(16).fill(0)),
+    ...tee(A),
+    ...set(B),
+    0x41,
+    0x00,
+    ...set(I),
+    0x03,
+    0x40, // loop (columns)
+    ...accumulate(A, 0),
+    ...accumulate(B, 16),
+    ...get(I),
+    0x41,
+    0x20,
+    0x6a,
+    ...tee(I),
+    ...get(STRIDE),
+    0x49,
+    0x0d,
+    0x00, // i += 32; br_if i < stride
     0x0b,
-    ...get(OUT), ...get(A), ...get(B), ...simd(F32X4_ADD), ...tee(A), ...simd(F32X4_EXTRACT, 0),
+    ...get(OUT),
+    ...get(A),
+    ...get(B),
+    ...simd(F32X4_ADD),
+    ...tee(A),
+    ...simd(F32X4_EXTRACT, 0),
     ...[1, 2, 3].flatMap((lane) => [...get(A), ...simd(F32X4_EXTRACT, lane), 0x92]), // f32.add
-    0x38, 0x02, 0x00, // f32.store
-    ...get(OUT), 0x41, 0x04, 0x6a, ...set(OUT),
-    ...get(M), ...get(STRIDE), 0x6a, ...set(M),
-    ...get(ROWS), 0x41, 0x01, 0x6b, ...tee(ROWS), 0x0d, 0x00, // br_if rows - 1 != 0
-    0x0b, 0x0b, 0x0b, // end loop, end block, end function
+    0x38,
+    0x02,
+    0x00, // f32.store
+    ...get(OUT),
+    0x41,
+    0x04,
+    0x6a,
+    ...set(OUT),
+    ...get(M),
+    ...get(STRIDE),
+    0x6a,
+    ...set(M),
+    ...get(ROWS),
+    0x41,
+    0x01,
+    0x6b,
+    ...tee(ROWS),
+    0x0d,
+    0x00, // br_if rows - 1 != 0
+    0x0b,
+    0x0b,
+    0x0b, // end loop, end block, end function
   ];
   const I32 = 0x7f;
   const V128 = 0x7b;
@@ -342,7 +402,13 @@ function kernelModule(): Uint8Array {
     ...section(1, vector([[0x60, 5, I32, I32, I32, I32, I32, 0]])), // type: (i32 × 5) → ()
     ...section(3, vector([[0]])), // one function of that type
     ...section(5, vector([[0x01, ...leb(1), ...leb(MAX_PAGES)]])), // memory: 1 page, up to 4 GiB
-    ...section(7, vector([[...name('memory'), 0x02, 0], [...name('scores'), 0x00, 0]])),
+    ...section(
+      7,
+      vector([
+        [...name('memory'), 0x02, 0],
+        [...name('scores'), 0x00, 0],
+      ]),
+    ),
     ...section(10, vector([[...leb(code.length), ...code]])),
   ]);
 }
@@ -378,6 +444,7 @@ function copyRowsIn(floats: Float32Array, bytes: Buffer, rows: number, dims: num
   } else if (dims === stride) {
     new Uint8Array(floats.buffer, stride * 4, bytes.length).set(bytes);
   } else {
-    for (let row = 0; row < rows; row++) new Uint8Array(floats.buffer, stride * (row + 1) * 4, dims * 4).set(bytes.subarray(row * dims * 4, (row + 1) * dims * 4));
+    for (let row = 0; row < rows; row++)
+      new Uint8Array(floats.buffer, stride * (row + 1) * 4, dims * 4).set(bytes.subarray(row * dims * 4, (row + 1) * dims * 4));
   }
 }

@@ -74,7 +74,6 @@ export async function requireSpace(context: CoreContext, spaceId: string): Promi
   }
 }
 
-
 /** Every folder at the root of the store named like a space (a folder without _meta.json is not one). */
 export async function listSpaceIds(context: CoreContext): Promise<string[]> {
   return (await listPrefixes(context.storage, '')).map((prefix) => prefix.slice(0, -1)).filter((id) => SPACE_ID_PATTERN.test(id));

@@ -77,7 +77,10 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts) {
       if (rules.length > MAX_RULES_CHARS) throw invalid(`rules have ${rules.length} characters; the limit is ${MAX_RULES_CHARS}`);
 
       const keys = spaceKeys(spaceId);
-      const createdAt = context.clock().toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const createdAt = context
+        .clock()
+        .toISOString()
+        .replace(/\.\d{3}Z$/, 'Z');
       const meta: SpaceMeta = {
         space_id: spaceId,
         description,
@@ -150,12 +153,7 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts) {
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'read', spaceId);
       const keys = spaceKeys(spaceId);
-      const [spaceInfo, rules, synthesis, bank] = await Promise.all([
-        info(spaceId),
-        readText(keys.rules),
-        readText(keys.synthesis),
-        parts.readBank(spaceId),
-      ]);
+      const [spaceInfo, rules, synthesis, bank] = await Promise.all([info(spaceId), readText(keys.rules), readText(keys.synthesis), parts.readBank(spaceId)]);
       return { status: 'ok' as const, ...spaceInfo, rules, synthesis, ...bank };
     },
 

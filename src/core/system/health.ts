@@ -25,7 +25,11 @@ export function createHealth(context: CoreContext) {
 
   const checkLlm = async (): Promise<Check> => {
     const llm = context.llm;
-    if (!llm) return { status: 'not_configured', message: 'set LIVE_MEM_LLM_BASE_URL and LIVE_MEM_LLM_MODEL; MCP sampling is used meanwhile when the client offers it' };
+    if (!llm)
+      return {
+        status: 'not_configured',
+        message: 'set LIVE_MEM_LLM_BASE_URL and LIVE_MEM_LLM_MODEL; MCP sampling is used meanwhile when the client offers it',
+      };
     if (llmCheck && Date.now() - llmCheck.at < LLM_CHECK_TTL_MS) return { ...llmCheck.result, cached: true };
     const result = { ...(await timed((signal) => llm.ping?.(signal) ?? Promise.resolve())), model: llm.label };
     llmCheck = { at: Date.now(), result };

@@ -18,7 +18,14 @@ export const backupTools = [
       'Take a consistent snapshot of a space (rules, meta, synthesis, live notes, bank, history) into the store, with a manifest of every file and its SHA-256. ' +
       'Call it before a risky change. Taken under the space lock, so never half a consolidation.',
     input: { space_id: spaceId, description: z.string().default('').describe('Why this backup (shown by backup_list)') },
-    output: outputShape({ backup_id: z.string(), space_id: z.string(), files_backed_up: z.number().int(), total_size: z.number().int(), description: z.string(), created_at: z.string() }),
+    output: outputShape({
+      backup_id: z.string(),
+      space_id: z.string(),
+      files_backed_up: z.number().int(),
+      total_size: z.number().int(),
+      description: z.string(),
+      created_at: z.string(),
+    }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     handler: (args, { core, caller }) => core.backups.create(caller, args),
   }),
@@ -29,7 +36,16 @@ export const backupTools = [
     description: 'List backups, newest first, with their sizes, file counts and descriptions; of one space, or of every space you can access.',
     input: { space_id: z.string().default('').describe('Only this space; empty = every space you can access') },
     output: outputShape({
-      backups: z.array(z.looseObject({ backup_id: z.string(), space_id: z.string(), created_at: z.string(), description: z.string(), files_count: z.number().int(), total_size: z.number().int() })),
+      backups: z.array(
+        z.looseObject({
+          backup_id: z.string(),
+          space_id: z.string(),
+          created_at: z.string(),
+          description: z.string(),
+          files_count: z.number().int(),
+          total_size: z.number().int(),
+        }),
+      ),
       total: z.number().int(),
     }),
     annotations: READ_ONLY,
@@ -43,7 +59,13 @@ export const backupTools = [
       'Recreate a space from a backup, exactly, after verifying every checksum. The space must not exist (delete it first). ' +
       'A failed restore leaves nothing behind. Requires confirm=true.',
     input: { backup_id: backupId, confirm: z.boolean().default(false).describe('Must be true') },
-    output: outputShape({ backup_id: z.string(), space_id: z.string(), files_restored: z.number().int(), total_size: z.number().int(), checksums_verified: z.number().int() }),
+    output: outputShape({
+      backup_id: z.string(),
+      space_id: z.string(),
+      files_restored: z.number().int(),
+      total_size: z.number().int(),
+      checksums_verified: z.number().int(),
+    }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     handler: (args, { core, caller }) => core.backups.restore(caller, args),
   }),

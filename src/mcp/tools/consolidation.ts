@@ -68,7 +68,8 @@ export const consolidationTools = [
     name: 'bank_consolidation_status',
     title: 'Follow background consolidations',
     permission: 'read',
-    description: 'The state of a background consolidation (running, ok, partial, error, interrupted) with its progress and result; without job_id, the newest jobs of the space.',
+    description:
+      'The state of a background consolidation (running, ok, partial, error, interrupted) with its progress and result; without job_id, the newest jobs of the space.',
     input: { space_id: spaceId, job_id: z.string().default('').describe('A job id from bank_consolidate(background=true); empty = the newest jobs') },
     output: outputShape({ space_id: z.string(), jobs: z.array(job) }),
     annotations: READ_ONLY,

@@ -10,4 +10,14 @@ import { summaryTools } from './summaries.js';
 import { systemTools } from './system.js';
 
 /** Every tool the server offers, in the order clients list them. */
-export const allTools: ToolDefinition[] = [...spaceTools, ...liveTools, ...recallTools, ...summaryTools, ...bankTools, ...consolidationTools, ...backupTools, ...adminTools, ...systemTools];
+export const allTools: ToolDefinition[] = [
+  ...spaceTools,
+  ...liveTools,
+  ...recallTools,
+  ...summaryTools,
+  ...bankTools,
+  ...consolidationTools,
+  ...backupTools,
+  ...adminTools,
+  ...systemTools,
+];

@@ -20,7 +20,10 @@ export const liveTools = [
       space_id: spaceId,
       category: z.string().describe(`One of ${CATEGORIES.join(', ')}`),
       content: z.string().describe('The note: plain text or Markdown, up to 100,000 characters by default'),
-      agent: z.string().default('').describe('Your agent name (e.g. "cline"); empty = this server\'s configured agent. Token callers always write under their token\'s name'),
+      agent: z
+        .string()
+        .default('')
+        .describe('Your agent name (e.g. "cline"); empty = this server\'s configured agent. Token callers always write under their token\'s name'),
       tags: z.string().default('').describe('Comma-separated tags, e.g. "auth,api"'),
     },
     output: outputShape({
@@ -45,7 +48,10 @@ export const liveTools = [
     input: {
       space_id: spaceId,
       limit: z.number().int().default(50).describe('Most notes to return, 1-1000'),
-      category: z.string().default('').describe(`Only this category (${CATEGORIES.join(', ')}); empty = all`),
+      category: z
+        .string()
+        .default('')
+        .describe(`Only this category (${CATEGORIES.join(', ')}); empty = all`),
       agent: z.string().default('').describe('Only notes by this agent (exact name); empty = all'),
       since: z.string().default('').describe('ISO 8601 date-time; only notes from that second on (inclusive); empty = all'),
     },

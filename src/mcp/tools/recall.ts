@@ -37,7 +37,10 @@ export const recallTools = [
       limit: z.number().int().default(10).describe('1-100'),
       levels: z.array(z.number().int()).default([]).describe('0 = notes, 1+ = summaries; empty = all'),
       sources: z.array(z.enum(SOURCES)).default([]).describe('empty = all'),
-      category: z.string().default('').describe(`notes of this category only (${CATEGORIES.join(', ')})`),
+      category: z
+        .string()
+        .default('')
+        .describe(`notes of this category only (${CATEGORIES.join(', ')})`),
       agent: z.string().default('').describe('notes by this agent only'),
       since: z.string().default('').describe('ISO 8601; notes/summaries from then on'),
       until: z.string().default('').describe('ISO 8601; up to then'),
@@ -79,7 +82,8 @@ export const recallTools = [
       omitted: z.record(z.string(), z.number().int()),
     }),
     annotations: READ_ONLY,
-    handler: (args, { core, caller }) => core.recall.context(caller, { space_id: args.space_id, max_tokens: args.max_tokens, ...(args.query ? { query: args.query } : {}) }),
+    handler: (args, { core, caller }) =>
+      core.recall.context(caller, { space_id: args.space_id, max_tokens: args.max_tokens, ...(args.query ? { query: args.query } : {}) }),
   }),
   defineTool({
     name: 'history_list',
@@ -99,7 +103,8 @@ export const recallTools = [
       next_before: z.string(),
     }),
     annotations: READ_ONLY,
-    handler: (args, { core, caller }) => core.recall.historyList(caller, { space_id: args.space_id, limit: args.limit, ...(args.before ? { before: args.before } : {}) }),
+    handler: (args, { core, caller }) =>
+      core.recall.historyList(caller, { space_id: args.space_id, limit: args.limit, ...(args.before ? { before: args.before } : {}) }),
   }),
   defineTool({
     name: 'history_read',

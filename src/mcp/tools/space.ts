@@ -26,7 +26,8 @@ export const spaceTools = [
     name: 'space_list',
     title: 'List memory spaces',
     permission: 'read',
-    description: 'List the memory spaces you can access, with their description, owner, number of live notes and bank files. Call it to find the space_id of a project.',
+    description:
+      'List the memory spaces you can access, with their description, owner, number of live notes and bank files. Call it to find the space_id of a project.',
     input: {},
     output: outputShape({
       spaces: z.array(

@@ -51,7 +51,13 @@ function levelProgress(report: (event: ProgressEvent) => void) {
       level = event.level;
     }
     total = event.total;
-    report({ phase: event.phase === 'done' ? 'done' : 'llm', message: event.message, notes_done: offset + event.done, notes_total: offset + event.total, window: event.level });
+    report({
+      phase: event.phase === 'done' ? 'done' : 'llm',
+      message: event.message,
+      notes_done: offset + event.done,
+      notes_total: offset + event.total,
+      window: event.level,
+    });
   };
 }
 
@@ -97,7 +103,16 @@ export const summaryTools = [
     output: outputShape({
       space_id: z.string(),
       summaries: z.array(
-        z.looseObject({ id: z.string(), level: z.number().int(), sealed: z.boolean(), range_start: z.string(), range_end: z.string(), covers: z.number().int(), chars: z.number().int(), preview: z.string() }),
+        z.looseObject({
+          id: z.string(),
+          level: z.number().int(),
+          sealed: z.boolean(),
+          range_start: z.string(),
+          range_end: z.string(),
+          covers: z.number().int(),
+          chars: z.number().int(),
+          preview: z.string(),
+        }),
       ),
       total: z.number().int(),
       last_job: z.looseObject({ job_id: z.string(), state: z.string() }),

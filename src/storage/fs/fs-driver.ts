@@ -41,8 +41,7 @@ export function createFsDriver(rootDir: string): StorageDriver {
     return file;
   };
 
-  const etagOf = (stats: BigIntStats): string =>
-    `${stats.ino.toString(36)}-${stats.mtimeNs.toString(36)}-${stats.size.toString(36)}`;
+  const etagOf = (stats: BigIntStats): string => `${stats.ino.toString(36)}-${stats.mtimeNs.toString(36)}-${stats.size.toString(36)}`;
 
   const infoOf = (key: string, stats: BigIntStats): ObjectInfo & { etag: string; size: number; lastModified: Date } => ({
     key,

@@ -73,9 +73,7 @@ interface SdkError {
   errors?: SdkError[];
 }
 
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED',
-]);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED']);
 const DENIED_NAMES = new Set(['AccessDenied', 'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'Forbidden', 'InvalidToken', 'ExpiredToken']);
 
 const statusOf = (error: unknown): number | undefined => (error as SdkError | undefined)?.$metadata?.httpStatusCode;
@@ -213,11 +211,7 @@ export function createS3Driver(options: S3DriverOptions): S3StorageDriver {
   };
 
   const lost = (key: string, options: PutOptions): LiveMemError =>
-    new LiveMemError(
-      'precondition_failed',
-      options.ifMatch !== undefined ? `${key} changed since it was read` : `${key} already exists`,
-      { key },
-    );
+    new LiveMemError('precondition_failed', options.ifMatch !== undefined ? `${key} changed since it was read` : `${key} already exists`, { key });
 
   const conditionalPut = async (key: string, input: PutObjectCommandInput, bytes: Buffer, options: PutOptions): Promise<{ etag: string }> => {
     if ((await checkConditionalWrites()) === 'unsupported') {
@@ -336,16 +330,17 @@ export function createS3Driver(options: S3DriverOptions): S3StorageDriver {
         let errors: { Key?: string; Code?: string; Message?: string }[];
         try {
           // Quiet only drops the per-key successes from the reply; failures are still listed in Errors.
-          const res = await client.send(
-            new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
-          );
+          const res = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
           errors = (res.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
         } catch (error) {
           throw storageError(`deleteMany (${batch.length} keys)`, undefined, error);
         }
         if (errors.length > 0) {
           const failures = errors.map((e) => ({ key: strip(e.Key ?? '?'), code: e.Code, message: e.Message }));
-          const shown = failures.slice(0, 10).map((f) => `${f.key} (${f.code ?? 'error'}: ${f.message ?? ''})`).join(', ');
+          const shown = failures
+            .slice(0, 10)
+            .map((f) => `${f.key} (${f.code ?? 'error'}: ${f.message ?? ''})`)
+            .join(', ');
           throw new LiveMemError(
             'storage_error',
             `S3 deleteMany failed for ${failures.length} of ${batch.length} keys in ${location}: ${shown}${failures.length > 10 ? ', …' : ''}`,

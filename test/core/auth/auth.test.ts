@@ -64,7 +64,10 @@ describe('tokens', () => {
     await assert.rejects(core.auth.resolve('not-a-token'), code('forbidden'));
     now += 2 * 86_400_000;
     await assert.rejects(core.auth.resolve(short.token), code('forbidden'));
-    assert.deepEqual((await core.auth.list(owner)).tokens.map((t) => t.state), ['expired', 'revoked']);
+    assert.deepEqual(
+      (await core.auth.list(owner)).tokens.map((t) => t.state),
+      ['expired', 'revoked'],
+    );
   });
 
   it('updates permissions and spaces, by replacement or by deltas, naming a token by name or hash prefix', async () => {

@@ -48,13 +48,19 @@ describe('importing an archive', () => {
     ['a file not in the manifest', craftTarGz(extra({ path: 'crafted/bank/extra.md', body: 'x' })), /does not list/],
     [
       'a checksum mismatch',
-      craftTarGz(validSpaceEntries('crafted', (files) => {
-        (files[1] as { body: string }).body = '# Rules\n';
-        return undefined;
-      }).map((e) => (e.path === 'crafted/_rules.md' ? { ...e, body: '# Tampered\n' } : e))),
+      craftTarGz(
+        validSpaceEntries('crafted', (files) => {
+          (files[1] as { body: string }).body = '# Rules\n';
+          return undefined;
+        }).map((e) => (e.path === 'crafted/_rules.md' ? { ...e, body: '# Tampered\n' } : e)),
+      ),
       /checksum mismatch for _rules\.md/,
     ],
-    ['an unknown format version', craftTarGz(validSpaceEntries('crafted', (_files, manifest) => void (manifest.format_version = 99))), /unknown format version 99/],
+    [
+      'an unknown format version',
+      craftTarGz(validSpaceEntries('crafted', (_files, manifest) => void (manifest.format_version = 99))),
+      /unknown format version 99/,
+    ],
     ['no manifest', craftTarGz(validSpaceEntries().filter((e) => e.path !== 'manifest.json')), /no manifest\.json/],
     ['a truncated gzip', craftTarGz(validSpaceEntries()).subarray(0, 120), /corrupt or cut short|no manifest/],
     ['bytes that are not an archive', Buffer.from('PK\u0003\u0004 this is a zip, not a tar.gz '.repeat(40)), /not a tar\.gz archive|cannot read the archive/],

@@ -24,7 +24,12 @@ async function populated(options: { clock?: () => Date; exportMaxBytes?: number;
   const storage = options.storage ?? createMemoryDriver();
   const llm = await startScriptedLlm([{ reply: FIRST_PLAN }]);
   servers.push(llm);
-  const core = createCore({ storage, llm: llm.client(), ...(options.clock ? { clock: options.clock } : {}), limits: { exportMaxBytes: options.exportMaxBytes ?? 20_000_000 } });
+  const core = createCore({
+    storage,
+    llm: llm.client(),
+    ...(options.clock ? { clock: options.clock } : {}),
+    limits: { exportMaxBytes: options.exportMaxBytes ?? 20_000_000 },
+  });
   await core.spaces.create(owner, { space_id: 'alpha', description: 'Alpha', rules: '# Rules\n\n### progress.md\nAppend-only.\n' });
   for (let i = 0; i < 12; i++) await core.notes.write(owner, { space_id: 'alpha', category: 'progress', content: `note ${i} — ünïcode ✓` });
   await core.consolidation.consolidate(owner, { space_id: 'alpha' });
@@ -59,7 +64,10 @@ describe('backups', () => {
     assert.match(a.backup_id, /^alpha\/2026-03-01T10-00-00-[0-9a-z]{6}$/);
     const list = await core.backups.list(owner, {});
     assert.equal(list.total, 2);
-    assert.deepEqual(list.backups.map((x) => x.files_count), [list.backups[0]!.files_count, list.backups[0]!.files_count]);
+    assert.deepEqual(
+      list.backups.map((x) => x.files_count),
+      [list.backups[0]!.files_count, list.backups[0]!.files_count],
+    );
   });
 
   it('lists newest first, deletes with confirm', async () => {
@@ -67,11 +75,17 @@ describe('backups', () => {
     const { core } = await populated({ clock: () => new Date((t += 60_000)) });
     const first = await core.backups.create(owner, { space_id: 'alpha', description: 'first' });
     const second = await core.backups.create(owner, { space_id: 'alpha', description: 'second' });
-    assert.deepEqual((await core.backups.list(owner, { space_id: 'alpha' })).backups.map((b) => b.description), ['second', 'first']);
+    assert.deepEqual(
+      (await core.backups.list(owner, { space_id: 'alpha' })).backups.map((b) => b.description),
+      ['second', 'first'],
+    );
     await assert.rejects(core.backups.delete(owner, { backup_id: first.backup_id }), code('invalid_input'));
     const deleted = await core.backups.delete(owner, { backup_id: first.backup_id, confirm: true });
     assert.equal(deleted.status, 'deleted');
-    assert.deepEqual((await core.backups.list(owner, {})).backups.map((b) => b.backup_id), [second.backup_id]);
+    assert.deepEqual(
+      (await core.backups.list(owner, {})).backups.map((b) => b.backup_id),
+      [second.backup_id],
+    );
     await assert.rejects(core.backups.delete(owner, { backup_id: first.backup_id, confirm: true }), code('not_found'));
   });
 
@@ -79,11 +93,21 @@ describe('backups', () => {
     const { core, storage } = await populated();
     const backup = await core.backups.create(owner, { space_id: 'alpha' });
     const keys = await listKeys(storage, '');
-    for (const id of ['alpha', '../alpha/2026-03-01T10-00-00-abcdef', 'alpha/../../x', 'alpha\\2026-03-01T10-00-00-abcdef', 'alpha/2026-03-01T10-00-00-abcdef/extra', '/alpha/x']) {
+    for (const id of [
+      'alpha',
+      '../alpha/2026-03-01T10-00-00-abcdef',
+      'alpha/../../x',
+      'alpha\\2026-03-01T10-00-00-abcdef',
+      'alpha/2026-03-01T10-00-00-abcdef/extra',
+      '/alpha/x',
+    ]) {
       await assert.rejects(core.backups.restore(owner, { backup_id: id, confirm: true }), code('invalid_input'), id);
       await assert.rejects(core.backups.download(owner, { backup_id: id }), code('invalid_input'), id);
     }
-    await assert.rejects(core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true }), (e) => code('already_exists')(e) && /delete it first/.test((e as Error).message));
+    await assert.rejects(
+      core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true }),
+      (e) => code('already_exists')(e) && /delete it first/.test((e as Error).message),
+    );
     await assert.rejects(core.backups.restore(owner, { backup_id: backup.backup_id }), code('invalid_input'));
     await assert.rejects(core.backups.restore(owner, { backup_id: 'alpha/2030-01-01T00-00-00-abcdef', confirm: true }), code('not_found'));
     assert.deepEqual(await listKeys(storage, ''), keys);
@@ -94,7 +118,10 @@ describe('backups', () => {
     const backup = await core.backups.create(owner, { space_id: 'alpha' });
     await core.spaces.delete(owner, { space_id: 'alpha', confirm: true });
     await storage.put(`_backups/${backup.backup_id}/files/_rules.md`, '# Tampered\n');
-    await assert.rejects(core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true }), (e) => code('invalid_input')(e) && /damaged: _rules\.md does not match/.test((e as Error).message));
+    await assert.rejects(
+      core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true }),
+      (e) => code('invalid_input')(e) && /damaged: _rules\.md does not match/.test((e as Error).message),
+    );
     assert.deepEqual(await listKeys(storage, 'alpha/'), []);
   });
 
@@ -104,10 +131,13 @@ describe('backups', () => {
     const backup = await core.backups.create(owner, { space_id: 'alpha' });
     await core.spaces.delete(owner, { space_id: 'alpha', confirm: true });
     let puts = 0;
-    const failing: StorageDriver = { ...inner, put: async (key, body, options) => {
-      if (key.startsWith('alpha/') && ++puts === 10) throw new Error('disk full');
-      return inner.put(key, body, options);
-    } };
+    const failing: StorageDriver = {
+      ...inner,
+      put: async (key, body, options) => {
+        if (key.startsWith('alpha/') && ++puts === 10) throw new Error('disk full');
+        return inner.put(key, body, options);
+      },
+    };
     const flaky = createCore({ storage: failing });
     await assert.rejects(flaky.backups.restore(owner, { backup_id: backup.backup_id, confirm: true }), /disk full/);
     assert.deepEqual(await listKeys(inner, 'alpha/'), []);
@@ -118,15 +148,23 @@ describe('backups', () => {
     const { core, storage } = await populated();
     const before = await snapshot(storage, 'alpha');
     const backup = await core.backups.create(owner, { space_id: 'alpha' });
-    for (const archive of [await core.backups.download(owner, { backup_id: backup.backup_id }), await core.backups.exportBase64(owner, { space_id: 'alpha' })]) {
+    for (const archive of [
+      await core.backups.download(owner, { backup_id: backup.backup_id }),
+      await core.backups.exportBase64(owner, { space_id: 'alpha' }),
+    ]) {
       const bytes = Buffer.from(archive.archive_base64, 'base64');
       assert.equal(bytes.length, archive.archive_size);
       const copy = createCore({ storage: createMemoryDriver() });
-      await copy.backups.importArchive(owner, async function* () { yield bytes; });
+      await copy.backups.importArchive(owner, async function* () {
+        yield bytes;
+      });
       assert.deepEqual(await snapshot(copy.context.storage, 'alpha'), before);
     }
     const small = await populated({ exportMaxBytes: 1_000 });
-    await assert.rejects(small.core.backups.exportBase64(owner, { space_id: 'alpha' }), (e) => code('invalid_input')(e) && /npx live-mem export alpha -o alpha\.tar\.gz/.test((e as Error).message));
+    await assert.rejects(
+      small.core.backups.exportBase64(owner, { space_id: 'alpha' }),
+      (e) => code('invalid_input')(e) && /npx live-mem export alpha -o alpha\.tar\.gz/.test((e as Error).message),
+    );
     assert.equal(await small.storage.get('alpha/_consolidation/lock.json'), null, 'the lease is released');
   });
 
@@ -134,7 +172,13 @@ describe('backups', () => {
     const storage = createMemoryDriver();
     const llm = await startScriptedLlm([{ reply: FIRST_PLAN }]);
     servers.push(llm);
-    const crashing = createCore({ storage, llm: llm.client(), fault: async (point) => { if (point === 'after-bank-writes') throw new Error('crash'); } });
+    const crashing = createCore({
+      storage,
+      llm: llm.client(),
+      fault: async (point) => {
+        if (point === 'after-bank-writes') throw new Error('crash');
+      },
+    });
     await crashing.spaces.create(owner, { space_id: 'alpha' });
     for (let i = 0; i < 5; i++) await crashing.notes.write(owner, { space_id: 'alpha', category: 'todo', content: `n${i}` });
     assert.equal((await crashing.consolidation.consolidate(owner, { space_id: 'alpha' })).status, 'error');
@@ -163,7 +207,10 @@ describe('backups', () => {
     const backup = await core.backups.create(owner, { space_id: 'alpha' });
     assert.equal((await consolidating).status, 'ok');
     const manifest = JSON.parse((await storage.get(`_backups/${backup.backup_id}/manifest.json`))!.body.toString());
-    assert.ok(manifest.files.some((f: { path: string }) => /^history\/[^/]+\/notes\.json$/.test(f.path)), 'taken after the consolidation, never during');
+    assert.ok(
+      manifest.files.some((f: { path: string }) => /^history\/[^/]+\/notes\.json$/.test(f.path)),
+      'taken after the consolidation, never during',
+    );
     await core.spaces.delete(owner, { space_id: 'alpha', confirm: true });
     await core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true });
     assert.equal((await historyNoteNames(storage, 'alpha')).length, 5);

@@ -37,7 +37,13 @@ async function setup({ steps, notes = 15, storage = createMemoryDriver(), llm, c
   if (!(await storage.stat('proj/_meta.json'))) await core.spaces.create(owner, { space_id: 'proj' });
   const stamps: string[] = [];
   for (let i = 0; i < notes; i++) {
-    const written = await core.notes.write(owner, { space_id: 'proj', category: i % 2 ? 'decision' : 'progress', content: `note ${i}`, agent: i % 3 ? 'cline' : 'claude', tags: 'a,b' });
+    const written = await core.notes.write(owner, {
+      space_id: 'proj',
+      category: i % 2 ? 'decision' : 'progress',
+      content: `note ${i}`,
+      agent: i % 3 ? 'cline' : 'claude',
+      tags: 'a,b',
+    });
     stamps.push(written.timestamp);
   }
   return { core, storage, server, stamps };
@@ -70,7 +76,11 @@ describe('consolidation (seed 000 §8)', () => {
     assert.deepEqual(record.time_range, { oldest: stamps[0], newest: stamps.at(-1) });
     assert.notEqual(stamps[0], stamps.at(-1));
     const moved = decodeHistoryNotes((await storage.get(`proj/history/${cid}/notes.json`))!.body, 'notes.json');
-    assert.deepEqual(moved.map((note) => note.filename), record.notes, 'every note in history, byte for byte');
+    assert.deepEqual(
+      moved.map((note) => note.filename),
+      record.notes,
+      'every note in history, byte for byte',
+    );
     assert.match(moved[0]!.body.toString('utf8'), /^---\n[\s\S]*\n---\n\nnote 0\n?$/);
     assert.equal(await storage.get('proj/_consolidation/pending.json'), null);
     assert.equal(await storage.get('proj/_consolidation/lock.json'), null, 'the lease is released');
@@ -106,7 +116,10 @@ describe('consolidation (seed 000 §8)', () => {
     assert.equal(result.notes_processed, 10);
     assert.equal(result.notes_remaining, 2);
     const left = await core.notes.read(owner, { space_id: 'proj' });
-    assert.deepEqual(left.notes.map((n) => n.content), ['note 11', 'note 10']);
+    assert.deepEqual(
+      left.notes.map((n) => n.content),
+      ['note 11', 'note 10'],
+    );
     assert.equal(await liveCount(storage), 2);
   });
 
@@ -235,7 +248,10 @@ describe('consolidation: the model misbehaves, nothing is lost', () => {
   it('says how to configure a model when none is', async () => {
     const core = createCore({ storage: createMemoryDriver() });
     await core.spaces.create(owner, { space_id: 'proj' });
-    await assert.rejects(core.consolidation.consolidate(owner, { space_id: 'proj' }), (e) => isLiveMemError(e, 'config_error') && /LIVE_MEM_LLM_BASE_URL/.test(e.message));
+    await assert.rejects(
+      core.consolidation.consolidate(owner, { space_id: 'proj' }),
+      (e) => isLiveMemError(e, 'config_error') && /LIVE_MEM_LLM_BASE_URL/.test(e.message),
+    );
   });
 });
 
@@ -305,7 +321,10 @@ describe('consolidation: large backlogs, synthesis, concurrency', () => {
     ({ core } = await setup({ steps }));
     const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
     assert.equal(result.notes_processed, 15);
-    assert.deepEqual((await core.notes.read(owner, { space_id: 'proj' })).notes.map((n) => n.content), ['written meanwhile']);
+    assert.deepEqual(
+      (await core.notes.read(owner, { space_id: 'proj' })).notes.map((n) => n.content),
+      ['written meanwhile'],
+    );
   });
 
   it('runs one consolidation per space at a time: a second caller gets conflict at once', async () => {
@@ -313,7 +332,10 @@ describe('consolidation: large backlogs, synthesis, concurrency', () => {
     const first = core.consolidation.consolidate(owner, { space_id: 'proj' });
     await new Promise((resolve) => setTimeout(resolve, 50));
     const started = Date.now();
-    await assert.rejects(core.consolidation.consolidate(owner, { space_id: 'proj' }), (e) => isLiveMemError(e, 'conflict') && /already running/.test(e.message));
+    await assert.rejects(
+      core.consolidation.consolidate(owner, { space_id: 'proj' }),
+      (e) => isLiveMemError(e, 'conflict') && /already running/.test(e.message),
+    );
     assert.ok(Date.now() - started < 400, 'at once');
     assert.equal((await first).status, 'ok');
   });
@@ -324,10 +346,25 @@ describe('consolidation: a crash at any point is finished by the next run, exact
     it(`crash ${point}`, async () => {
       const storage = createMemoryDriver();
       const crash = new Error(`crash ${point}`);
-      const { core: crashing } = await setup({ steps: scenarios.validPlan, storage, fault: async (p) => { if (p === point) throw crash; } });
-      await assert.rejects(crashing.consolidation.consolidate(owner, { space_id: 'proj' }).then((r) => { if (r.status !== 'ok') throw crash; return r; }));
+      const { core: crashing } = await setup({
+        steps: scenarios.validPlan,
+        storage,
+        fault: async (p) => {
+          if (p === point) throw crash;
+        },
+      });
+      await assert.rejects(
+        crashing.consolidation.consolidate(owner, { space_id: 'proj' }).then((r) => {
+          if (r.status !== 'ok') throw crash;
+          return r;
+        }),
+      );
       // The lease of a crashed process would expire; here the holder released it in `finally`.
-      const { core, server } = await setup({ steps: [{ reply: plan([rewrite('activeContext.md', '# Active\n\nSecond run.\n')], 'Second.') }], storage, notes: 0 });
+      const { core, server } = await setup({
+        steps: [{ reply: plan([rewrite('activeContext.md', '# Active\n\nSecond run.\n')], 'Second.') }],
+        storage,
+        notes: 0,
+      });
       const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
       assert.equal(result.status, 'ok', result.message);
       const committed = point !== 'before-commit';

@@ -17,8 +17,15 @@ describe('history notes', () => {
   });
 
   it('refuse a file that is not theirs, with a storage error naming it', () => {
-    for (const bad of ['not json', '{"format":"other","format_version":1,"notes":[]}', '{"format":"live-mem-history-notes","format_version":1,"notes":[{"filename":"x.md"}]}']) {
-      assert.throws(() => decodeHistoryNotes(Buffer.from(bad), 'proj/history/c1/notes.json'), (error) => isLiveMemError(error, 'storage_error') && /proj\/history\/c1\/notes\.json/.test(error.message));
+    for (const bad of [
+      'not json',
+      '{"format":"other","format_version":1,"notes":[]}',
+      '{"format":"live-mem-history-notes","format_version":1,"notes":[{"filename":"x.md"}]}',
+    ]) {
+      assert.throws(
+        () => decodeHistoryNotes(Buffer.from(bad), 'proj/history/c1/notes.json'),
+        (error) => isLiveMemError(error, 'storage_error') && /proj\/history\/c1\/notes\.json/.test(error.message),
+      );
     }
   });
 });

@@ -27,7 +27,15 @@ Deep.
 
 describe('markdown sections', () => {
   it('finds headings, ignoring code fences', () => {
-    assert.deepEqual(headingsOf(DOC).map((h) => [h.depth, h.text]), [[1, 'Progress'], [2, 'Done'], [3, 'Details'], [2, 'Todo']]);
+    assert.deepEqual(
+      headingsOf(DOC).map((h) => [h.depth, h.text]),
+      [
+        [1, 'Progress'],
+        [2, 'Done'],
+        [3, 'Details'],
+        [2, 'Todo'],
+      ],
+    );
   });
 
   it('replaces a section body, up to the next heading of the same level', () => {
@@ -59,7 +67,10 @@ describe('markdown sections', () => {
 
   it('matches headings case- and space-insensitively, and fails on a missing one', () => {
     assert.match(applySectionEdit(DOC, { op: 'replace', path: ['  todo '], content: 'x' }, 'p.md'), /## Todo\n\nx\n$/);
-    assert.throws(() => applySectionEdit(DOC, { op: 'replace', path: ['Nope'], content: 'x' }, 'p.md'), (e) => isLiveMemError(e, 'invalid_input') && /no section "Nope"/.test(e.message));
+    assert.throws(
+      () => applySectionEdit(DOC, { op: 'replace', path: ['Nope'], content: 'x' }, 'p.md'),
+      (e) => isLiveMemError(e, 'invalid_input') && /no section "Nope"/.test(e.message),
+    );
     assert.throws(() => applySectionEdit(DOC, { op: 'replace', path: ['Todo', 'Details'], content: 'x' }, 'p.md'), /missing "Details"/);
     assert.throws(() => applySectionEdit(DOC, { op: 'replace', path: ['not a heading'], content: 'x' }, 'p.md'), /no section/);
   });

@@ -19,7 +19,15 @@ describe('reciprocal rank fusion', () => {
   });
 
   it('lets agreement between rankings beat one ranking’s favourite', () => {
-    assert.deepEqual(ids(fuseRankings([['solo', 'shared'], ['other', 'shared']])).slice(0, 1), ['shared']);
+    assert.deepEqual(
+      ids(
+        fuseRankings([
+          ['solo', 'shared'],
+          ['other', 'shared'],
+        ]),
+      ).slice(0, 1),
+      ['shared'],
+    );
   });
 
   it('takes k: a small k gives the top ranks more weight', () => {
@@ -34,8 +42,24 @@ describe('reciprocal rank fusion', () => {
   });
 
   it('breaks ties by first appearance, reading the rankings in order', () => {
-    assert.deepEqual(ids(fuseRankings([['p', 'q'], ['r', 's']])), ['p', 'r', 'q', 's']);
-    assert.deepEqual(ids(fuseRankings([['b', 'a'], ['a', 'b']])), ['b', 'a']);
+    assert.deepEqual(
+      ids(
+        fuseRankings([
+          ['p', 'q'],
+          ['r', 's'],
+        ]),
+      ),
+      ['p', 'r', 'q', 's'],
+    );
+    assert.deepEqual(
+      ids(
+        fuseRankings([
+          ['b', 'a'],
+          ['a', 'b'],
+        ]),
+      ),
+      ['b', 'a'],
+    );
   });
 
   it('counts an id listed twice in one ranking once, at its best rank', () => {

@@ -22,7 +22,8 @@ async function space(storage: StorageDriver, embeddings?: EmbeddingsClient) {
   if (!(await storage.stat('proj/_meta.json'))) {
     await core.spaces.create(owner, { space_id: 'proj' });
     await core.notes.write(owner, { space_id: 'proj', category: 'observation', content: 'The car sits in garage B, level two' });
-    for (let i = 0; i < 60; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Routine entry ${i} about the build pipeline` });
+    for (let i = 0; i < 60; i++)
+      await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Routine entry ${i} about the build pipeline` });
   }
   return core;
 }
@@ -34,7 +35,10 @@ describe('hybrid memory_search (embeddings configured)', () => {
     const storage = createMemoryDriver();
     const lexical = await space(storage);
     const question = 'where is the automobile stored';
-    assert.equal((await lexical.recall.search(owner, { space_id: 'proj', query: question })).results.some((hit) => hit.text.includes('garage B')), false);
+    assert.equal(
+      (await lexical.recall.search(owner, { space_id: 'proj', query: question })).results.some((hit) => hit.text.includes('garage B')),
+      false,
+    );
 
     const core = await space(storage, model.client());
     await core.recall.search(owner, { space_id: 'proj', query: question }); // starts the embeddings
@@ -44,7 +48,10 @@ describe('hybrid memory_search (embeddings configured)', () => {
     assert.match(hybrid.results[0]?.text ?? '', /garage B/);
     const embedded = model.requests.reduce((sum, request) => sum + request.inputCount, 0);
     assert.ok(embedded >= 61, `every document embedded (${embedded} inputs)`);
-    assert.ok(model.requests.every((request) => request.inputCount <= 64), 'in batches');
+    assert.ok(
+      model.requests.every((request) => request.inputCount <= 64),
+      'in batches',
+    );
   });
 
   it('keeps the vectors in the snapshot: a new process embeds only the query', async () => {
@@ -63,7 +70,11 @@ describe('hybrid memory_search (embeddings configured)', () => {
     await second.idle();
     assert.equal(result.mode, 'hybrid');
     assert.match(result.results[0]?.text ?? '', /garage B/);
-    assert.deepEqual(model.requests.slice(before).map((r) => r.inputCount), [1], 'only the query was embedded');
+    assert.deepEqual(
+      model.requests.slice(before).map((r) => r.inputCount),
+      [1],
+      'only the query was embedded',
+    );
   });
 
   it('falls back to BM25 when the endpoint fails, says so once, and recovers later', async () => {

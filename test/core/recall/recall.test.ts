@@ -45,7 +45,8 @@ async function makeCore(storage: StorageDriver, llm?: ScriptedLlm): Promise<Core
 }
 
 const SERVICES = ['zephyr', 'quokka', 'marmot', 'ibis', 'tapir', 'okapi', 'narwhal', 'axolotl', 'pangolin', 'wombat', 'caracal', 'dugong'];
-const fact = (i: number) => `Fact ${i}: the ${SERVICES[i % 12]}-${Math.floor(i / 12)} service stores its sessions in bucket b${i * 7} and retries ${i % 5} times`;
+const fact = (i: number) =>
+  `Fact ${i}: the ${SERVICES[i % 12]}-${Math.floor(i / 12)} service stores its sessions in bucket b${i * 7} and retries ${i % 5} times`;
 
 /** A project with 60 facts noted across 5 consolidations by the lossy model, plus 4 live notes. */
 async function project() {
@@ -61,8 +62,19 @@ async function project() {
     const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
     assert.equal(result.status, 'ok', result.message);
   }
-  await core.notes.write(owner, { space_id: 'proj', category: 'todo', content: 'Migrer la base de données vers PostgreSQL avant les décisions de déploiement', agent: 'claude' });
-  await core.notes.write(owner, { space_id: 'proj', category: 'issue', content: 'The authentication middleware rejects expired refresh tokens twice', agent: 'cline', tags: 'auth,security' });
+  await core.notes.write(owner, {
+    space_id: 'proj',
+    category: 'todo',
+    content: 'Migrer la base de données vers PostgreSQL avant les décisions de déploiement',
+    agent: 'claude',
+  });
+  await core.notes.write(owner, {
+    space_id: 'proj',
+    category: 'issue',
+    content: 'The authentication middleware rejects expired refresh tokens twice',
+    agent: 'cline',
+    tags: 'auth,security',
+  });
   return { storage, core, llm };
 }
 
@@ -74,7 +86,10 @@ describe('memory_search', () => {
     for (let i = 0; i < 60; i++) {
       const name = `${SERVICES[i % 12]}-${Math.floor(i / 12)}`;
       const { results } = await core.recall.search(owner, { space_id: 'proj', query: `${name} sessions bucket`, limit: 5 });
-      assert.ok(results.some((hit) => hit.text.includes(`${name} service`)), `fact ${i} (${name}) not in the top 5: ${JSON.stringify(results.map((r) => r.ref))}`);
+      assert.ok(
+        results.some((hit) => hit.text.includes(`${name} service`)),
+        `fact ${i} (${name}) not in the top 5: ${JSON.stringify(results.map((r) => r.ref))}`,
+      );
     }
   });
 
@@ -129,7 +144,10 @@ describe('memory_search', () => {
     const { core, storage } = await project();
     const before = await listKeys(storage, '');
     const refuses = async (input: Record<string, unknown>, pattern: RegExp) =>
-      assert.rejects(core.recall.search(owner, { space_id: 'proj', query: 'x', ...input }), (error) => isLiveMemError(error, 'invalid_input') && pattern.test(error.message));
+      assert.rejects(
+        core.recall.search(owner, { space_id: 'proj', query: 'x', ...input }),
+        (error) => isLiveMemError(error, 'invalid_input') && pattern.test(error.message),
+      );
     await refuses({ query: '  ' }, /query is empty/);
     await refuses({ limit: 0 }, /limit/);
     await refuses({ levels: [9] }, /levels/);
@@ -138,7 +156,10 @@ describe('memory_search', () => {
     await refuses({ since: 'yesterday' }, /invalid since/);
     await refuses({ until: '2026-13-45' }, /invalid until/);
     await assert.rejects(core.recall.search(owner, { space_id: 'nope', query: 'x' }), (error) => isLiveMemError(error, 'not_found'));
-    assert.deepEqual((await listKeys(storage, '')).filter((key) => !key.includes('/_index/')), before.filter((key) => !key.includes('/_index/')));
+    assert.deepEqual(
+      (await listKeys(storage, '')).filter((key) => !key.includes('/_index/')),
+      before.filter((key) => !key.includes('/_index/')),
+    );
   });
 
   it('keeps a snapshot in the store: a new process loads it and reads only what is newer', async () => {
@@ -171,7 +192,10 @@ describe('memory_search', () => {
     const fresh = await makeCore(storage);
     const again = (await fresh.recall.search(owner, { space_id: 'proj', query: 'quokka bucket', limit: 5 })).results.map((r) => r.ref);
     assert.deepEqual(again, expected);
-    assert.ok(logs.some((line) => line.startsWith('warn') && line.includes('unusable')), logs.join('\n'));
+    assert.ok(
+      logs.some((line) => line.startsWith('warn') && line.includes('unusable')),
+      logs.join('\n'),
+    );
     assert.equal(await storage.stat(key as string), null, 'the damaged snapshot is gone');
   });
 
@@ -183,10 +207,16 @@ describe('memory_search', () => {
     await core.spaces.create(owner, { space_id: 'proj' });
     await core.notes.write(owner, { space_id: 'proj', category: 'decision', content: 'Fact 1: the heron queue drains nightly' });
     const before = (await core.recall.search(owner, { space_id: 'proj', query: 'heron queue' })).results;
-    assert.deepEqual(before.map((hit) => hit.source), ['live']);
+    assert.deepEqual(
+      before.map((hit) => hit.source),
+      ['live'],
+    );
     await core.consolidation.consolidate(owner, { space_id: 'proj' });
     const afterwards = (await core.recall.search(owner, { space_id: 'proj', query: 'heron queue', levels: [0] })).results;
-    assert.deepEqual(afterwards.map((hit) => [hit.source, hit.ref]), [['history', before[0]?.ref]]);
+    assert.deepEqual(
+      afterwards.map((hit) => [hit.source, hit.ref]),
+      [['history', before[0]?.ref]],
+    );
   });
 });
 
@@ -206,7 +236,8 @@ describe('summaries in recall', () => {
     const storage = createMemoryDriver();
     const core = await makeCore(storage, llm);
     await core.spaces.create(owner, { space_id: 'proj' });
-    for (let i = 0; i < 40; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Batch ${i}: ${'ingested rows from the partner feed; '.repeat(8)}` });
+    for (let i = 0; i < 40; i++)
+      await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Batch ${i}: ${'ingested rows from the partner feed; '.repeat(8)}` });
     const run = await core.summaries.update(owner, { space_id: 'proj', window_chars: 2000, group_chars: 600, batch_delay_ms: 0 });
     assert.equal(run.status, 'ok');
     const l1 = (await core.recall.search(owner, { space_id: 'proj', query: 'heliotrope window', levels: [1] })).results;
@@ -226,11 +257,15 @@ describe('live_search', () => {
     const storage = counting(createMemoryDriver());
     const core = await makeCore(storage);
     await core.spaces.create(owner, { space_id: 'proj' });
-    for (let i = 0; i < 30; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Step ${i} of the ${i % 2 ? 'Export' : 'import'}` });
+    for (let i = 0; i < 30; i++)
+      await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Step ${i} of the ${i % 2 ? 'Export' : 'import'}` });
     const first = await core.notes.search(owner, { space_id: 'proj', query: 'EXPORT', limit: 5 });
     assert.equal(first.notes.length, 5);
     assert.ok(first.has_more);
-    assert.deepEqual(first.notes.map((n) => n.content), ['Step 29 of the Export', 'Step 27 of the Export', 'Step 25 of the Export', 'Step 23 of the Export', 'Step 21 of the Export']);
+    assert.deepEqual(
+      first.notes.map((n) => n.content),
+      ['Step 29 of the Export', 'Step 27 of the Export', 'Step 25 of the Export', 'Step 23 of the Export', 'Step 21 of the Export'],
+    );
     storage.reset();
     const second = await core.notes.search(owner, { space_id: 'proj', query: 'of the ex', limit: 100 });
     assert.equal(second.notes.length, 15);
@@ -272,7 +307,9 @@ describe('history', () => {
     const one = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: rest.consolidations[2]?.consolidation_id as string });
     assert.equal(one.notes.length, 12);
     assert.match(one.notes[0]?.content ?? '', /^Fact 0:/);
-    await assert.rejects(core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: '20260101T000000-zzzzzz' }), (error) => isLiveMemError(error, 'not_found'));
+    await assert.rejects(core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: '20260101T000000-zzzzzz' }), (error) =>
+      isLiveMemError(error, 'not_found'),
+    );
     await assert.rejects(core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: '../x' }), (error) => isLiveMemError(error, 'invalid_input'));
   });
 

@@ -29,7 +29,11 @@ function randomStore(count: number, dims: number, seed = 1): { store: VectorStor
 function naive(vectors: Map<string, Float32Array>, query: Float32Array, limit: number): string[] {
   const norm = (x: Float32Array) => Math.sqrt(x.reduce((sum, value) => sum + value * value, 0));
   const cosine = (a: Float32Array) => a.reduce((sum, value, i) => sum + value * (query[i] as number), 0) / norm(a) / norm(query);
-  return [...vectors].map(([id, vector]) => ({ id, score: cosine(vector) })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, limit).map((hit) => hit.id);
+  return [...vectors]
+    .map(([id, vector]) => ({ id, score: cosine(vector) }))
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+    .slice(0, limit)
+    .map((hit) => hit.id);
 }
 
 describe('vector store', () => {
@@ -40,23 +44,35 @@ describe('vector store', () => {
     store.set('north', v(0, 5, 0));
     store.set('west', v(-2, 0, 0));
     const hits = store.search(v(3, 0.1, 0), { limit: 10 });
-    assert.deepEqual(hits.map((h) => h.id), ['east', 'north-east', 'north', 'west']);
+    assert.deepEqual(
+      hits.map((h) => h.id),
+      ['east', 'north-east', 'north', 'west'],
+    );
     assert.ok(Math.abs((hits[0]?.score ?? 0) - 0.99944) < 1e-4);
     assert.ok(Math.abs((hits[3]?.score ?? 0) + 0.99944) < 1e-4);
-    assert.deepEqual(store.search(v(3, 0.1, 0), { limit: 2 }).map((h) => h.id), ['east', 'north-east']);
+    assert.deepEqual(
+      store.search(v(3, 0.1, 0), { limit: 2 }).map((h) => h.id),
+      ['east', 'north-east'],
+    );
     assert.deepEqual(store.search(v(3, 0.1, 0), { limit: 0 }), []);
   });
 
   it('stores vectors normalised, replaces on set, and breaks equal scores by id', () => {
     const store = createVectorStore();
     store.set('a', v(3, 4));
-    assert.deepEqual([...(store.get('a') ?? [])].map((x) => Math.round(x * 1e6) / 1e6), [0.6, 0.8]);
+    assert.deepEqual(
+      [...(store.get('a') ?? [])].map((x) => Math.round(x * 1e6) / 1e6),
+      [0.6, 0.8],
+    );
     store.set('a', v(0, 2));
     assert.equal(store.size, 1);
     assert.deepEqual([...(store.get('a') ?? [])], [0, 1]);
     store.set('c', v(0, 7));
     store.set('b', v(0, 1));
-    assert.deepEqual(store.search(v(0, 1), { limit: 3 }).map((h) => h.id), ['a', 'b', 'c']);
+    assert.deepEqual(
+      store.search(v(0, 1), { limit: 3 }).map((h) => h.id),
+      ['a', 'b', 'c'],
+    );
     assert.equal(store.get('missing'), undefined);
   });
 
@@ -66,7 +82,11 @@ describe('vector store', () => {
       const next = random(1000 + dims);
       for (let q = 0; q < 5; q++) {
         const query = Float32Array.from({ length: dims }, next);
-        assert.deepEqual(store.search(query, { limit: 10 }).map((h) => h.id), naive(vectors, query, 10), `dims ${dims}`);
+        assert.deepEqual(
+          store.search(query, { limit: 10 }).map((h) => h.id),
+          naive(vectors, query, 10),
+          `dims ${dims}`,
+        );
       }
     }
   });
@@ -78,7 +98,10 @@ describe('vector store', () => {
     const hits = store.search(query, { limit: 20, filter: even });
     assert.equal(hits.length, 20);
     const kept = new Map([...vectors].filter(([id]) => even(id)));
-    assert.deepEqual(hits.map((h) => h.id), naive(kept, query, 20));
+    assert.deepEqual(
+      hits.map((h) => h.id),
+      naive(kept, query, 20),
+    );
     assert.deepEqual(store.search(query, { limit: 5, filter: () => false }), []);
   });
 
@@ -92,8 +115,15 @@ describe('vector store', () => {
     assert.equal(store.has('doc-50'), false);
     assert.deepEqual([...store.ids()].sort(), [...vectors.keys()].sort());
     const query = Float32Array.from({ length: 12 }, random(3));
-    assert.deepEqual(store.search(query, { limit: 96 }).map((h) => h.id), naive(vectors, query, 96));
-    for (const [id, vector] of vectors) assert.deepEqual(store.search(vector, { limit: 1 }).map((h) => h.id), [id]);
+    assert.deepEqual(
+      store.search(query, { limit: 96 }).map((h) => h.id),
+      naive(vectors, query, 96),
+    );
+    for (const [id, vector] of vectors)
+      assert.deepEqual(
+        store.search(vector, { limit: 1 }).map((h) => h.id),
+        [id],
+      );
     store.set('doc-new', v(...Array.from({ length: 12 }, (_, i) => i)));
     assert.equal(store.size, 97);
   });
@@ -107,7 +137,10 @@ describe('vector store', () => {
     const store = createVectorStore();
     store.set('a', v(1, 2, 3));
     assert.equal(store.dims, 3);
-    assert.throws(() => store.set('b', v(1, 2)), (e) => e instanceof VectorDimensionError && e.expected === 3 && e.actual === 2);
+    assert.throws(
+      () => store.set('b', v(1, 2)),
+      (e) => e instanceof VectorDimensionError && e.expected === 3 && e.actual === 2,
+    );
     assert.throws(() => store.search(v(1, 2, 3, 4), { limit: 1 }), VectorDimensionError);
     assert.throws(() => store.set('b', v()), /at least one dimension/);
     assert.throws(() => store.set('b', v(1, Number.NaN, 3)), /finite/);

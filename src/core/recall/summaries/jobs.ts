@@ -54,7 +54,8 @@ export function createSummaryJobs(context: CoreContext, service: SummariesServic
       const caller: Caller = { agent: 'live-mem-summaries', permissions: new Set(['write']), spaces: new Set([spaceId]), canChooseAgent: false };
       jobs.track(
         start(caller, { space_id: spaceId }, {}, 'auto').catch((error: unknown) => {
-          if (!isLiveMemError(error, 'conflict')) context.logger.warn(`could not start the summaries of '${spaceId}' after its consolidation`, { error: String(error) });
+          if (!isLiveMemError(error, 'conflict'))
+            context.logger.warn(`could not start the summaries of '${spaceId}' after its consolidation`, { error: String(error) });
         }),
       );
     },

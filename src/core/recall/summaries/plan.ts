@@ -277,7 +277,10 @@ export function planLevel1(input: { units: readonly Unit[]; stored: readonly Sto
   const candidates: Candidate[] = [];
   let pending = { units: 0, chars: 0 };
   for (const { indexes, last } of runs) {
-    const windows = cutWindows(indexes.map((i) => ({ i, chars: (units[i] as Unit).chars })), params);
+    const windows = cutWindows(
+      indexes.map((i) => ({ i, chars: (units[i] as Unit).chars })),
+      params,
+    );
     windows.forEach((window, w) => {
       const members = window.units.map((u) => u.i);
       const chars = window.units.reduce((sum, u) => sum + u.chars, 0);
@@ -297,7 +300,10 @@ export function planLevel1(input: { units: readonly Unit[]; stored: readonly Sto
         level: 1,
         sealed,
         covers: windowUnits.map((u) => u.ref),
-        hash: summaryHash(1, windowUnits.map((u) => ({ ref: u.ref, hash: u.hash }))),
+        hash: summaryHash(
+          1,
+          windowUnits.map((u) => ({ ref: u.ref, hash: u.hash })),
+        ),
         range_start: stampToIso(first.stamp),
         range_end: stampToIso((windowUnits[windowUnits.length - 1] as Unit).stamp),
         chars_in: chars,
@@ -320,7 +326,13 @@ export function planLevel1(input: { units: readonly Unit[]; stored: readonly Sto
  * children's hashes) differs from the stored one is regenerated, so a child that changed dirties
  * its parent, and so on up. Fewer than two children: no group at all.
  */
-export function planGroups(input: { level: number; children: readonly Child[]; stored: readonly StoredView[]; params: SummaryParams; strategy: Strategy }): LevelPlan {
+export function planGroups(input: {
+  level: number;
+  children: readonly Child[];
+  stored: readonly StoredView[];
+  params: SummaryParams;
+  strategy: Strategy;
+}): LevelPlan {
   const { level, children, stored, params } = input;
   const empty = { level, summaries: [], stale: [...stored], pending: { units: 0, chars: 0 } };
   if (children.length < 2) return empty;
@@ -368,7 +380,10 @@ export function planGroups(input: { level: number; children: readonly Child[]; s
       level,
       sealed: allSealed(group.members) && (chars >= low || !group.members.includes(lastChild)),
       covers: members.map((c) => c.id),
-      hash: summaryHash(level, members.map((c) => ({ ref: c.id, hash: c.hash }))),
+      hash: summaryHash(
+        level,
+        members.map((c) => ({ ref: c.id, hash: c.hash })),
+      ),
       range_start: members.reduce((min, c) => (c.range_start < min ? c.range_start : min), (members[0] as Child).range_start),
       range_end: members.reduce((max, c) => (c.range_end > max ? c.range_end : max), (members[0] as Child).range_end),
       chars_in: chars,

@@ -5,7 +5,19 @@ import { PlanFormatError } from '../../consolidation/plan.js';
 import type { CoreContext } from '../../context.js';
 import { spaceKeys } from '../../layout.js';
 import type { Corpus, Level0Note, Level0Text } from '../corpus.js';
-import { planGroups, planLevel1, sliceText, slicesFor, acceptSealed, type Child, type LevelPlan, type Planned, type Strategy, type SummaryParams, type Unit } from './plan.js';
+import {
+  planGroups,
+  planLevel1,
+  sliceText,
+  slicesFor,
+  acceptSealed,
+  type Child,
+  type LevelPlan,
+  type Planned,
+  type Strategy,
+  type SummaryParams,
+  type Unit,
+} from './plan.js';
 import { groupMessages, level1Messages, parseSummaryReply, retryReminder, type PromptNote, type SummaryReply } from './prompt.js';
 import { parseRef, serializeRecord, SUMMARY_FORMAT, SUMMARY_FORMAT_VERSION, unitHash, type SummaryRecord } from './record.js';
 import { loadSummaries, viewOf, type StoredLevel } from './summary-store.js';
@@ -123,7 +135,14 @@ async function buildUnits(deps: RunDeps, notes: Level0Note[], level1: StoredLeve
     const slices = n === 1 ? [text.content] : sliceText(text.content, n);
     slices.forEach((slice, s) => {
       const ref = n === 1 ? note.filename : `${note.filename}#${s + 1}/${n}`;
-      const input = { timestamp: text.timestamp, agent: text.agent, category: text.category, tags: text.tags, text: slice, ...(n > 1 ? { slice: { i: s + 1, n } } : {}) };
+      const input = {
+        timestamp: text.timestamp,
+        agent: text.agent,
+        category: text.category,
+        tags: text.tags,
+        text: slice,
+        ...(n > 1 ? { slice: { i: s + 1, n } } : {}),
+      };
       units.push({ ...base, ref, chars: slice.length, hash: unitHash({ ref, ...input }) });
       inputs.set(ref, { ...input, agentName: text.agent });
     });
@@ -147,7 +166,17 @@ async function askSummary(calls: LlmCalls, messages: ChatMessage[]): Promise<{ r
   throw new LiveMemError('llm_error', `the model returned no usable summary twice (${problem})`);
 }
 
-const emptyReport = (level: number): LevelReport => ({ level, summaries: 0, open: 0, created: 0, regenerated: 0, sealed: 0, unchanged: 0, deleted: 0, failed: 0 });
+const emptyReport = (level: number): LevelReport => ({
+  level,
+  summaries: 0,
+  open: 0,
+  created: 0,
+  regenerated: 0,
+  sealed: 0,
+  unchanged: 0,
+  deleted: 0,
+  failed: 0,
+});
 
 /**
  * One summaries update of a space, under its lease (held by the caller): level 1, then each level
@@ -190,7 +219,13 @@ export async function runSummaries(deps: RunDeps, settings: RunSettings): Promis
     result.notes_total = notes.length;
     const level1 = stored.get(1) as StoredLevel;
     const { units, inputs } = await buildUnits(deps, notes, level1, settings);
-    const plan1 = planLevel1({ units, stored: [...level1.records.values()].map((l) => viewOf(l.record)), params: settings.params, now: context.clock(), strategy: settings.strategy });
+    const plan1 = planLevel1({
+      units,
+      stored: [...level1.records.values()].map((l) => viewOf(l.record)),
+      params: settings.params,
+      now: context.clock(),
+      strategy: settings.strategy,
+    });
     result.pending_notes = new Set((plan1.pending.units > 0 ? units.slice(-plan1.pending.units) : []).map((u) => u.filename)).size;
     result.pending_chars = plan1.pending.chars;
 
@@ -208,8 +243,21 @@ export async function runSummaries(deps: RunDeps, settings: RunSettings): Promis
     for (let level = 1; level <= settings.maxLevel; level++) {
       const storedLevel = stored.get(level) as StoredLevel;
       if (level > 1) {
-        const children: Child[] = below.map((r) => ({ id: r.id, hash: r.hash, sealed: r.sealed, chars: r.summary.length, range_start: r.range_start, range_end: r.range_end }));
-        plan = planGroups({ level, children, stored: [...storedLevel.records.values()].map((l) => viewOf(l.record)), params: settings.params, strategy: settings.strategy });
+        const children: Child[] = below.map((r) => ({
+          id: r.id,
+          hash: r.hash,
+          sealed: r.sealed,
+          chars: r.summary.length,
+          range_start: r.range_start,
+          range_end: r.range_end,
+        }));
+        plan = planGroups({
+          level,
+          children,
+          stored: [...storedLevel.records.values()].map((l) => viewOf(l.record)),
+          params: settings.params,
+          strategy: settings.strategy,
+        });
         if (plan.summaries.length === 0 && plan.stale.length === 0 && storedLevel.corrupt.size === 0) {
           below = [];
           continue;
@@ -218,7 +266,13 @@ export async function runSummaries(deps: RunDeps, settings: RunSettings): Promis
       const report = emptyReport(level);
       result.levels.push(report);
       const toWrite = plan.summaries.filter((p) => p.action !== 'keep').length;
-      progress('plan', level, 0, toWrite, `level ${level}: ${plan.summaries.length} summaries, ${toWrite} to write, ${plan.stale.length} stale${level === 1 && plan1.pending.chars > 0 ? `, ${plan1.pending.chars} characters pending` : ''}`);
+      progress(
+        'plan',
+        level,
+        0,
+        toWrite,
+        `level ${level}: ${plan.summaries.length} summaries, ${toWrite} to write, ${plan.stale.length} stale${level === 1 && plan1.pending.chars > 0 ? `, ${plan1.pending.chars} characters pending` : ''}`,
+      );
       const outcome = settings.dryRun
         ? dryLevel(plan, storedLevel, report, actions)
         : await writeLevel({ deps, plan, storedLevel, report, below, promptFor, settings, failures, progress, result });
@@ -247,8 +301,19 @@ export async function runSummaries(deps: RunDeps, settings: RunSettings): Promis
   if (failures.length > 0) result.failures = failures.slice(0, 50);
   if (settings.dryRun) result.actions = actions.slice(0, 500);
   if (result.failed > 0) result.status = result.written > 0 || result.deleted > 0 ? 'partial' : 'error';
-  progress('done', 0, result.written, result.written + result.failed, `${result.status}: ${result.written} summaries written, ${result.deleted} deleted, ${result.failed} failed`);
-  context.logger.info(`summaries of '${spaceId}': ${result.status}`, { written: result.written, deleted: result.deleted, failed: result.failed, llm_calls: result.llm_calls });
+  progress(
+    'done',
+    0,
+    result.written,
+    result.written + result.failed,
+    `${result.status}: ${result.written} summaries written, ${result.deleted} deleted, ${result.failed} failed`,
+  );
+  context.logger.info(`summaries of '${spaceId}': ${result.status}`, {
+    written: result.written,
+    deleted: result.deleted,
+    failed: result.failed,
+    llm_calls: result.llm_calls,
+  });
   return result;
 }
 
@@ -257,14 +322,22 @@ function dryLevel(plan: LevelPlan, storedLevel: StoredLevel, report: LevelReport
   const next: SummaryRecord[] = [];
   for (const planned of plan.summaries) {
     count(report, planned);
-    actions.push({ level: planned.level, id: planned.id, action: planned.action, sealed: planned.sealed, covers: planned.covers.length, chars_in: planned.chars_in });
+    actions.push({
+      level: planned.level,
+      id: planned.id,
+      action: planned.action,
+      sealed: planned.sealed,
+      covers: planned.covers.length,
+      chars_in: planned.chars_in,
+    });
     const existing = storedLevel.records.get(planned.replaces?.id ?? '')?.record;
     const chars = existing && planned.action !== 'create' ? existing.summary.length : estimateSummaryChars(planned.chars_in);
     next.push(draftRecord(planned, { summary: 'x'.repeat(chars), key_findings: [], topics: [], agents: [], files_mentioned: [] }, '', ''));
   }
   report.summaries = plan.summaries.length;
   report.deleted = plan.stale.length + [...storedLevel.corrupt.keys()].filter((id) => !plan.summaries.some((p) => p.id === id)).length;
-  for (const stale of plan.stale) actions.push({ level: plan.level, id: stale.id, action: 'delete', sealed: stale.sealed, covers: stale.covers.length, chars_in: 0 });
+  for (const stale of plan.stale)
+    actions.push({ level: plan.level, id: stale.id, action: 'delete', sealed: stale.sealed, covers: stale.covers.length, chars_in: 0 });
   return next;
 }
 
@@ -327,7 +400,10 @@ async function writeLevel(input: WriteLevelInput): Promise<SummaryRecord[] | nul
   const put = async (record: SummaryRecord) => {
     deps.checkLease();
     const etag = storedLevel.records.get(record.id)?.etag ?? storedLevel.corrupt.get(record.id);
-    await storage.put(keys.summary(record.level, record.id), serializeRecord(record), { contentType: 'application/json', ...(etag ? { ifMatch: etag } : { ifNoneMatch: '*' }) });
+    await storage.put(keys.summary(record.level, record.id), serializeRecord(record), {
+      contentType: 'application/json',
+      ...(etag ? { ifMatch: etag } : { ifNoneMatch: '*' }),
+    });
     result.written++;
     await context.fault(`summary-written-${result.written}`);
   };
@@ -354,7 +430,12 @@ async function writeLevel(input: WriteLevelInput): Promise<SummaryRecord[] | nul
         try {
           const { messages, agents } = input.promptFor(planned, input.below);
           const { reply, model } = await askSummary(calls, messages);
-          const record = draftRecord(planned, { ...reply, agents: agents.length > 0 ? agents : reply.agents }, context.clock().toISOString(), model || calls.llm.label);
+          const record = draftRecord(
+            planned,
+            { ...reply, agents: agents.length > 0 ? agents : reply.agents },
+            context.clock().toISOString(),
+            model || calls.llm.label,
+          );
           await put(record);
           final.set(planned.id, record);
         } catch (error) {

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { createLlmCalls } from '../../../llm/call.js';
 import type { LlmClient } from '../../../llm/types.js';
 import { invalid, isLiveMemError, LiveMemError } from '../../../shared/errors.js';
-import { acquireLease } from '../../../storage/lease.js';
+import { acquireLease, type Lease } from '../../../storage/lease.js';
 import { authorize, type Caller } from '../../caller.js';
 import type { CoreContext } from '../../context.js';
 import { spaceKeys } from '../../layout.js';
@@ -98,9 +98,13 @@ export function createSummariesService(context: CoreContext, corpus: Corpus, dep
   /** Takes the space's summaries lease (`conflict` at once if held) and keeps it renewed until released. */
   const lock = async (spaceId: string, caller: Caller) => {
     const ttlMs = context.consolidation.leaseTtlMs;
-    let lease;
+    let lease: Lease;
     try {
-      lease = await acquireLease(storage, spaceKeys(spaceId).summariesLock, { owner: `summaries:${caller.agent}@${hostname()}:${process.pid}`, ttlMs, clock: context.clock });
+      lease = await acquireLease(storage, spaceKeys(spaceId).summariesLock, {
+        owner: `summaries:${caller.agent}@${hostname()}:${process.pid}`,
+        ttlMs,
+        clock: context.clock,
+      });
     } catch (error) {
       if (!isLiveMemError(error, 'conflict')) throw error;
       throw new LiveMemError('conflict', `the summaries of space '${spaceId}' are already being updated`, { ...error.data, space_id: spaceId });
@@ -135,7 +139,10 @@ export function createSummariesService(context: CoreContext, corpus: Corpus, dep
       run: (onProgress?: (event: SummariesProgress) => void): Promise<SummariesResult> => {
         const calls = llm ? createLlmCalls(llm, { timeoutMs: context.consolidation.timeoutMs, backoffMs: context.consolidation.retryBackoffMs }) : undefined;
         const progress = onProgress ?? options.onProgress;
-        return runSummaries({ context, corpus, spaceId, checkLease: held.checkLease, ...(calls ? { calls } : {}), ...(progress ? { onProgress: progress } : {}) }, settings);
+        return runSummaries(
+          { context, corpus, spaceId, checkLease: held.checkLease, ...(calls ? { calls } : {}), ...(progress ? { onProgress: progress } : {}) },
+          settings,
+        );
       },
       release: held.release,
     };
@@ -188,7 +195,17 @@ export function createSummariesService(context: CoreContext, corpus: Corpus, dep
           preview: record.summary.length > PREVIEW_CHARS ? `${record.summary.slice(0, PREVIEW_CHARS)}…` : record.summary,
         })),
         total: chosen.length,
-        ...(lastJob ? { last_job: { job_id: lastJob.job_id, state: lastJob.state, started_at: lastJob.started_at, updated_at: lastJob.updated_at, result_status: lastJob.result?.status ?? null } } : {}),
+        ...(lastJob
+          ? {
+              last_job: {
+                job_id: lastJob.job_id,
+                state: lastJob.state,
+                started_at: lastJob.started_at,
+                updated_at: lastJob.updated_at,
+                result_status: lastJob.result?.status ?? null,
+              },
+            }
+          : {}),
       };
     },
 
@@ -204,7 +221,11 @@ export function createSummariesService(context: CoreContext, corpus: Corpus, dep
       const object = await storage.get(keys.summary(level, id));
       if (!object) throw new LiveMemError('not_found', `no summary '${id}' in space '${spaceId}'`, { space_id: spaceId, summary_id: id });
       const record = parseRecord(object.body, { level, id });
-      if (!record) throw new LiveMemError('storage_error', `summary '${id}' of space '${spaceId}' is corrupt; the next summaries update rebuilds it`, { space_id: spaceId, summary_id: id });
+      if (!record)
+        throw new LiveMemError('storage_error', `summary '${id}' of space '${spaceId}' is corrupt; the next summaries update rebuilds it`, {
+          space_id: spaceId,
+          summary_id: id,
+        });
       if (level === 1) {
         const notes = record.covers.map((ref) => {
           const { filename, slice } = parseRef(ref);

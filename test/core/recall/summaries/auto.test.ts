@@ -47,7 +47,7 @@ describe('summaries after a consolidation', () => {
     assert.equal(await storage.get('proj/_summaries/lock.json'), null);
   });
 
-  it('skip silently when another runner holds the space\'s summaries lease', async () => {
+  it("skip silently when another runner holds the space's summaries lease", async () => {
     const { core, storage, server } = await setup(true);
     const lease = await acquireLease(storage, 'proj/_summaries/lock.json', { owner: 'summaries:elsewhere', ttlMs: 60_000 });
     assert.equal((await core.consolidation.consolidate(owner, { space_id: 'proj' })).status, 'ok');

@@ -1,7 +1,18 @@
 /** Summary planning (seed 003), pure: windows, slicing, flushes, gaps, groups, hysteresis, dirty propagation. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { acceptSealed, cutWindows, planGroups, planLevel1, sliceText, type Child, type LevelPlan, type StoredView, type SummaryParams, type Unit } from '../../../../src/core/recall/summaries/plan.js';
+import {
+  acceptSealed,
+  cutWindows,
+  planGroups,
+  planLevel1,
+  sliceText,
+  type Child,
+  type LevelPlan,
+  type StoredView,
+  type SummaryParams,
+  type Unit,
+} from '../../../../src/core/recall/summaries/plan.js';
 import { summaryHash } from '../../../../src/core/recall/summaries/record.js';
 
 const params: SummaryParams = { windowChars: 1000, minFlushChars: 500, groupChars: 1000, wiggle: 0.2, flushAfterMs: 20 * 60_000 };
@@ -17,7 +28,16 @@ function unit(i: number, chars: number, slice?: { i: number; n: number }): Unit 
 
 /** What a run would store for a plan: stored views of its summaries. */
 function store(plan: LevelPlan, createdAt = '2026-02-20T18:20:00Z'): StoredView[] {
-  return plan.summaries.map((s) => ({ id: s.id, sealed: s.sealed, covers: s.covers, hash: s.hash, created_at: createdAt, range_start: s.range_start, range_end: s.range_end, chars: 100 }));
+  return plan.summaries.map((s) => ({
+    id: s.id,
+    sealed: s.sealed,
+    covers: s.covers,
+    hash: s.hash,
+    created_at: createdAt,
+    range_start: s.range_start,
+    range_end: s.range_end,
+    chars: 100,
+  }));
 }
 
 const level1 = (units: Unit[], stored: StoredView[] = [], now = NOW, strategy: 'incremental' | 'full' = 'incremental', p = params) =>
@@ -28,11 +48,36 @@ const shape = (plan: LevelPlan) => plan.summaries.map((s) => `${s.action}:${s.se
 describe('level 1 windows', () => {
   it('cuts at a unit boundary once the window is within ±wiggle, never past the upper bound', () => {
     const sizes = (windows: Array<{ units: Array<{ chars: number }> }>) => windows.map((w) => w.units.map((u) => u.chars));
-    assert.deepEqual(sizes(cutWindows([300, 300, 300, 300, 300, 300].map((chars) => ({ chars })), params)), [[300, 300, 300], [300, 300, 300]]);
+    assert.deepEqual(
+      sizes(
+        cutWindows(
+          [300, 300, 300, 300, 300, 300].map((chars) => ({ chars })),
+          params,
+        ),
+      ),
+      [
+        [300, 300, 300],
+        [300, 300, 300],
+      ],
+    );
     // 700 + 600 would pass 1200: the window closes at 700 (below 800), since the next note cannot fit.
-    assert.deepEqual(sizes(cutWindows([700, 600, 100].map((chars) => ({ chars })), params)), [[700], [600, 100]]);
-    const last = cutWindows([900, 100].map((chars) => ({ chars })), params);
-    assert.deepEqual(last.map((w) => w.full), [true, false]);
+    assert.deepEqual(
+      sizes(
+        cutWindows(
+          [700, 600, 100].map((chars) => ({ chars })),
+          params,
+        ),
+      ),
+      [[700], [600, 100]],
+    );
+    const last = cutWindows(
+      [900, 100].map((chars) => ({ chars })),
+      params,
+    );
+    assert.deepEqual(
+      last.map((w) => w.full),
+      [true, false],
+    );
   });
 
   it('seals full windows; the remainder is open with min_flush_chars, pending below it', () => {
@@ -46,7 +91,13 @@ describe('level 1 windows', () => {
     assert.equal(open.summaries[0]!.id, `L1-${units[0]!.stamp}-00abcdef`);
     assert.equal(open.summaries[0]!.range_start, '2026-02-20T18:00:00Z');
     assert.equal(open.summaries[0]!.range_end, '2026-02-20T18:00:01Z');
-    assert.equal(open.summaries[0]!.hash, summaryHash(1, [units[0]!, units[1]!].map((u) => ({ ref: u.ref, hash: u.hash }))));
+    assert.equal(
+      open.summaries[0]!.hash,
+      summaryHash(
+        1,
+        [units[0]!, units[1]!].map((u) => ({ ref: u.ref, hash: u.hash })),
+      ),
+    );
   });
 
   it('seals the remainder once its newest note is older than flush_after_ms, if it has min_flush_chars', () => {
@@ -62,7 +113,10 @@ describe('level 1 windows', () => {
     assert.ok(!sliceText('a😀b', 2)[0]!.endsWith('\ud83d'), 'never inside a surrogate pair');
     const units = [unit(0, 900), unit(1, 800, { i: 1, n: 3 }), unit(1, 800, { i: 2, n: 3 }), unit(1, 800, { i: 3, n: 3 })];
     const plan = level1(units, [], new Date('2026-02-20T19:00:00Z'));
-    assert.deepEqual(plan.summaries.map((s) => s.id), ['L1-20260220T180000-00abcdef', 'L1-20260220T180001-01abcdef', 'L1-20260220T180001-01abcdef-p2', 'L1-20260220T180001-01abcdef-p3']);
+    assert.deepEqual(
+      plan.summaries.map((s) => s.id),
+      ['L1-20260220T180000-00abcdef', 'L1-20260220T180001-01abcdef', 'L1-20260220T180001-01abcdef-p2', 'L1-20260220T180001-01abcdef-p3'],
+    );
     assert.deepEqual(plan.summaries[2]!.covers, [`${units[1]!.filename}#2/3`]);
   });
 
@@ -97,13 +151,25 @@ describe('level 1 windows', () => {
   });
 
   it('two sealed summaries over one note (a full rebuild cut short): the older is kept, the newer deleted', () => {
-    const a: StoredView = { id: 'L1-20260220T180000-00abcdef', sealed: true, covers: ['n0.md', 'n1.md'], hash: 'x', created_at: '2026-02-20T10:00:00Z', range_start: 'a', range_end: 'b', chars: 1 };
+    const a: StoredView = {
+      id: 'L1-20260220T180000-00abcdef',
+      sealed: true,
+      covers: ['n0.md', 'n1.md'],
+      hash: 'x',
+      created_at: '2026-02-20T10:00:00Z',
+      range_start: 'a',
+      range_end: 'b',
+      chars: 1,
+    };
     const b: StoredView = { ...a, id: 'L1-20260220T180000-00abcdef-r2', covers: ['n0.md'], created_at: '2026-02-20T11:00:00Z' };
     const c: StoredView = { ...a, id: 'L1-x-p2', covers: ['n2.md#2/2'], created_at: '2026-02-20T12:00:00Z' };
     const d: StoredView = { ...a, id: 'L1-x', covers: ['n2.md#1/2'], created_at: '2026-02-20T12:00:00Z' };
     const { accepted, rejected } = acceptSealed([b, a, c, d]);
     assert.deepEqual(accepted.map((s) => s.id).sort(), [a.id, d.id, c.id].sort(), 'two slices of one cut do not overlap');
-    assert.deepEqual(rejected.map((s) => s.id), [b.id]);
+    assert.deepEqual(
+      rejected.map((s) => s.id),
+      [b.id],
+    );
   });
 
   it('full: recomputes the partition, reuses what matches, gives a taken id a -r suffix', () => {
@@ -115,12 +181,23 @@ describe('level 1 windows', () => {
     const wider = level1(units, store(first), new Date('2026-02-20T19:00:00Z'), 'full', { ...params, windowChars: 2000, minFlushChars: 100 });
     assert.deepEqual(shape(wider), ['create:S:6']);
     assert.equal(wider.summaries[0]!.id, `${first.summaries[0]!.id}-r2`, 'a sealed id never names another content');
-    assert.deepEqual(wider.stale.map((s) => s.id), first.summaries.map((s) => s.id));
+    assert.deepEqual(
+      wider.stale.map((s) => s.id),
+      first.summaries.map((s) => s.id),
+    );
   });
 });
 
-const child = (n: number, chars: number, sealed = true): Child => ({ id: `L1-20260220T1800${String(n).padStart(2, '0')}-${n}a`, hash: `c${n}`, sealed, chars, range_start: `2026-02-20T18:00:${String(n).padStart(2, '0')}Z`, range_end: `2026-02-20T18:00:${String(n).padStart(2, '0')}Z` });
-const groups = (children: Child[], stored: StoredView[] = [], strategy: 'incremental' | 'full' = 'incremental') => planGroups({ level: 2, children, stored, params, strategy });
+const child = (n: number, chars: number, sealed = true): Child => ({
+  id: `L1-20260220T1800${String(n).padStart(2, '0')}-${n}a`,
+  hash: `c${n}`,
+  sealed,
+  chars,
+  range_start: `2026-02-20T18:00:${String(n).padStart(2, '0')}Z`,
+  range_end: `2026-02-20T18:00:${String(n).padStart(2, '0')}Z`,
+});
+const groups = (children: Child[], stored: StoredView[] = [], strategy: 'incremental' | 'full' = 'incremental') =>
+  planGroups({ level: 2, children, stored, params, strategy });
 const members = (plan: LevelPlan) => plan.summaries.map((s) => s.members.join(','));
 
 describe('levels ≥ 2: groups', () => {
@@ -132,15 +209,25 @@ describe('levels ≥ 2: groups', () => {
   it('groups adjacent children up to group_chars·(1+wiggle); sealed at ≥ (1−wiggle) with every member sealed', () => {
     const plan = groups([child(0, 400), child(1, 500), child(2, 400), child(3, 300), child(4, 300)]);
     assert.deepEqual(members(plan), ['0,1', '2,3,4']);
-    assert.deepEqual(plan.summaries.map((s) => s.sealed), [true, true]);
+    assert.deepEqual(
+      plan.summaries.map((s) => s.sealed),
+      [true, true],
+    );
     assert.equal(plan.summaries[0]!.id, 'L2-20260220T180000-0a');
     const open = groups([child(0, 400), child(1, 500), child(2, 400), child(3, 300, false)]);
-    assert.deepEqual(open.summaries.map((s) => s.sealed), [true, false], 'an open child keeps its group open');
+    assert.deepEqual(
+      open.summaries.map((s) => s.sealed),
+      [true, false],
+      'an open child keeps its group open',
+    );
   });
 
   it('append-only with hysteresis: stored groups keep their members; a new child fills the last open group', () => {
     const first = groups([child(0, 300), child(1, 300)]);
-    assert.deepEqual(first.summaries.map((s) => s.sealed), [false]);
+    assert.deepEqual(
+      first.summaries.map((s) => s.sealed),
+      [false],
+    );
     const next = groups([child(0, 300), child(1, 300), child(2, 300)], store(first));
     assert.deepEqual(members(next), ['0,1,2']);
     assert.equal(next.summaries[0]!.action, 'regenerate');
@@ -159,12 +246,30 @@ describe('levels ≥ 2: groups', () => {
     const children = [child(0, 400), child(1, 500), child(2, 400), child(3, 300, false)];
     const first = groups(children);
     const changed = groups([...children.slice(0, 3), { ...child(3, 350, false), hash: 'c3-grown' }], store(first));
-    assert.deepEqual(changed.summaries.map((s) => s.action), ['keep', 'regenerate']);
+    assert.deepEqual(
+      changed.summaries.map((s) => s.action),
+      ['keep', 'regenerate'],
+    );
     // …and the level above sees a new hash for that group, so it is dirty too.
-    const parents = planGroups({ level: 3, children: first.summaries.map((s) => ({ id: s.id, hash: s.hash, sealed: s.sealed, chars: 200, range_start: s.range_start, range_end: s.range_end })), stored: [], params, strategy: 'incremental' });
+    const parents = planGroups({
+      level: 3,
+      children: first.summaries.map((s) => ({ id: s.id, hash: s.hash, sealed: s.sealed, chars: 200, range_start: s.range_start, range_end: s.range_end })),
+      stored: [],
+      params,
+      strategy: 'incremental',
+    });
     const upper = store(parents);
-    const again = planGroups({ level: 3, children: changed.summaries.map((s) => ({ id: s.id, hash: s.hash, sealed: s.sealed, chars: 200, range_start: s.range_start, range_end: s.range_end })), stored: upper, params, strategy: 'incremental' });
-    assert.deepEqual(again.summaries.map((s) => s.action), ['regenerate']);
+    const again = planGroups({
+      level: 3,
+      children: changed.summaries.map((s) => ({ id: s.id, hash: s.hash, sealed: s.sealed, chars: 200, range_start: s.range_start, range_end: s.range_end })),
+      stored: upper,
+      params,
+      strategy: 'incremental',
+    });
+    assert.deepEqual(
+      again.summaries.map((s) => s.action),
+      ['regenerate'],
+    );
     assert.equal(again.summaries[0]!.id, 'L3-20260220T180000-0a');
   });
 
@@ -173,6 +278,9 @@ describe('levels ≥ 2: groups', () => {
     const next = groups([child(1, 300), child(2, 300)], store(first));
     assert.deepEqual(members(next), ['0,1']);
     assert.equal(next.summaries[0]!.id, 'L2-20260220T180001-1a');
-    assert.deepEqual(next.stale.map((s) => s.id), [first.summaries[0]!.id]);
+    assert.deepEqual(
+      next.stale.map((s) => s.id),
+      [first.summaries[0]!.id],
+    );
   });
 });

@@ -47,7 +47,16 @@ async function setup({ steps = [summaryStep()], notes = 8, storage = createMemor
   const write = async (count: number, chars = 500) => {
     for (let i = 0; i < count; i++) {
       const text = `Note ${names.length}: `;
-      names.push((await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: text + 'x'.repeat(chars - text.length), agent: i % 2 ? 'cline' : 'claude' })).filename);
+      names.push(
+        (
+          await core.notes.write(owner, {
+            space_id: 'proj',
+            category: 'progress',
+            content: text + 'x'.repeat(chars - text.length),
+            agent: i % 2 ? 'cline' : 'claude',
+          })
+        ).filename,
+      );
     }
   };
   await write(notes);
@@ -154,10 +163,19 @@ describe('summaries update', () => {
     const result = await core.summaries.update(owner, { space_id: 'proj', ...SMALL, flush_after_ms: 0 });
     assert.equal(result.status, 'ok', result.message);
     const l1 = (await assertCoverage(storage, 'proj', names)).filter((s) => s.level === 1);
-    assert.deepEqual(l1.flatMap((s) => s.covers), [1, 2, 3].map((i) => `${long.filename}#${i}/3`));
-    assert.deepEqual(l1.map((s) => s.id.replace(/^.*-/, '')), [long.filename.split('_').at(-1)!.replace('.md', ''), 'p2', 'p3']);
+    assert.deepEqual(
+      l1.flatMap((s) => s.covers),
+      [1, 2, 3].map((i) => `${long.filename}#${i}/3`),
+    );
+    assert.deepEqual(
+      l1.map((s) => s.id.replace(/^.*-/, '')),
+      [long.filename.split('_').at(-1)!.replace('.md', ''), 'p2', 'p3'],
+    );
     const sent = server.requests.slice(0, 3).map((r) => /\n\n(y+)$/.exec(r.messages[1]!.content)?.[1]?.length ?? 0);
-    assert.equal(sent.reduce((a, b) => a + b, 0), 2_500);
+    assert.equal(
+      sent.reduce((a, b) => a + b, 0),
+      2_500,
+    );
     assert.match(server.requests[1]!.messages[1]!.content, /Part 2 of 3 of a longer note/);
   });
 
@@ -165,7 +183,11 @@ describe('summaries update', () => {
     ['an HTTP 500', [summaryStep(), { status: 500 }, { status: 500 }, { status: 500 }, summaryStep()], 2_000],
     ['a timeout', [summaryStep(), { delayMs: 1_500 }, { delayMs: 1_500 }, { delayMs: 1_500 }, summaryStep()], 300],
     ['an empty answer', [summaryStep(), { reply: '' }, { reply: '' }, summaryStep()], 2_000],
-    ['an answer that is not the JSON asked for', [summaryStep(), { reply: 'Sure! Here is a summary.' }, { reply: '{"text": "no summary field"}' }, summaryStep()], 2_000],
+    [
+      'an answer that is not the JSON asked for',
+      [summaryStep(), { reply: 'Sure! Here is a summary.' }, { reply: '{"text": "no summary field"}' }, summaryStep()],
+      2_000,
+    ],
   ] as const) {
     it(`${label} writes nothing for that window: partial, and the next run fills it`, async () => {
       const { core, storage, names } = await setup({ steps: [...steps] as Step[], timeoutMs });
@@ -208,8 +230,14 @@ describe('summaries update', () => {
     assert.equal(byLevel(wider, 1).deleted, 4);
     assert.ok(server.requests.length > calls);
     const all = await assertCoverage(storage, 'proj', names);
-    assert.deepEqual(all.filter((s) => s.level === 1).map((s) => s.covers.length), [4, 4]);
-    assert.ok(all.filter((s) => s.level === 1).every((s) => !old.includes(s.id)), 'the old level 1 is gone');
+    assert.deepEqual(
+      all.filter((s) => s.level === 1).map((s) => s.covers.length),
+      [4, 4],
+    );
+    assert.ok(
+      all.filter((s) => s.level === 1).every((s) => !old.includes(s.id)),
+      'the old level 1 is gone',
+    );
     assert.equal(all.find((s) => s.level === 1)!.id, `${old[0]}-r2`, 'a sealed id never names another content');
   });
 
@@ -228,7 +256,10 @@ describe('summaries update', () => {
 
   it('two runners on one space: the second gets conflict at once', async () => {
     const { core, storage, names } = await setup({ steps: [{ delayMs: 300, then: summaryStep() }] });
-    const runs = await Promise.allSettled([core.summaries.update(owner, { space_id: 'proj', ...SMALL }), core.summaries.update(owner, { space_id: 'proj', ...SMALL })]);
+    const runs = await Promise.allSettled([
+      core.summaries.update(owner, { space_id: 'proj', ...SMALL }),
+      core.summaries.update(owner, { space_id: 'proj', ...SMALL }),
+    ]);
     const refused = runs.filter((r) => r.status === 'rejected');
     assert.equal(refused.length, 1);
     assert.ok(isLiveMemError((refused[0] as PromiseRejectedResult).reason, 'conflict'));
@@ -265,7 +296,10 @@ describe('summaries list and read', () => {
     assert.ok(l1[0]!.preview.length <= 301);
     assert.equal((await core.summaries.list(owner, { space_id: 'proj', level: 2 })).total, 2);
     const note = await core.summaries.read(owner, { space_id: 'proj', summary_id: l1.at(-1)!.id });
-    assert.deepEqual((note as { notes: Array<{ filename: string }> }).notes.map((n) => n.filename), names.slice(0, 2));
+    assert.deepEqual(
+      (note as { notes: Array<{ filename: string }> }).notes.map((n) => n.filename),
+      names.slice(0, 2),
+    );
     assert.equal((note as { notes: Array<{ timestamp: string }> }).notes[0]!.timestamp, stampToIso(names[0]!.slice(0, 15)));
     const l2 = list.summaries.find((s) => s.level === 2)!;
     const group = (await core.summaries.read(owner, { space_id: 'proj', summary_id: l2.id })) as { children: Array<{ id: string; range_start: string }> };
@@ -286,7 +320,11 @@ describe('summaries list and read', () => {
       { batch_delay_ms: -1 },
     ];
     for (const input of bad) {
-      await assert.rejects(core.summaries.update(owner, { space_id: 'proj', ...input } as never), (error) => isLiveMemError(error, 'invalid_input'), JSON.stringify(input));
+      await assert.rejects(
+        core.summaries.update(owner, { space_id: 'proj', ...input } as never),
+        (error) => isLiveMemError(error, 'invalid_input'),
+        JSON.stringify(input),
+      );
     }
     await assert.rejects(core.summaries.read(owner, { space_id: 'proj', summary_id: '../etc' }), (error) => isLiveMemError(error, 'invalid_input'));
     await assert.rejects(core.summaries.read(owner, { space_id: 'proj', summary_id: 'L1-20260101T000000-zz' }), (error) => isLiveMemError(error, 'not_found'));
@@ -319,7 +357,10 @@ describe('summaries list and read', () => {
     const storage = createMemoryDriver();
     const core = createCore({ storage });
     await core.spaces.create(owner, { space_id: 'proj' });
-    await assert.rejects(core.summaries.update(owner, { space_id: 'proj' }), (error) => isLiveMemError(error, 'config_error') && /LIVE_MEM_LLM_BASE_URL/.test(error.message));
+    await assert.rejects(
+      core.summaries.update(owner, { space_id: 'proj' }),
+      (error) => isLiveMemError(error, 'config_error') && /LIVE_MEM_LLM_BASE_URL/.test(error.message),
+    );
     assert.equal((await core.summaries.update(owner, { space_id: 'proj', dry_run: true })).status, 'ok');
   });
 });
