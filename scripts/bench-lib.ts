@@ -23,10 +23,10 @@ const PEER_ENTRY = path.join(PEER_DIR, 'node_modules', PEER_PACKAGE, 'dist', 'in
 // Figures and the report
 
 /** 'ratio' is a bare number (a share, a score). */
-export type Unit = 'ms' | 'notes/s' | 'x' | 'MiB' | 'tokens' | 'ratio';
+export type Unit = 'ms' | 'notes/s' | 'x' | 'MiB' | 'tokens' | 'chars' | 'ratio';
 
 export interface Target {
-  op: '<' | '≥';
+  op: '<' | '≤' | '≥';
   limit: number;
 }
 
@@ -44,6 +44,7 @@ export const figure = (key: string, label: string, value: number | null, unit: U
 
 export const below = (limit: number): Target => ({ op: '<', limit });
 export const atLeast = (limit: number): Target => ({ op: '≥', limit });
+export const atMost = (limit: number): Target => ({ op: '≤', limit });
 
 const withUnit = (text: string, unit: Unit): string => (unit === 'x' ? `${text}x` : unit === 'ratio' ? text : `${text} ${unit}`);
 
@@ -59,7 +60,8 @@ const formatTarget = ({ op, limit }: Target, unit: Unit): string => `${op} ${wit
 
 function verdict(fig: Figure): string {
   if (!fig.target || fig.value === null) return '';
-  const met = fig.target.op === '<' ? fig.value < fig.target.limit : fig.value >= fig.target.limit;
+  const { op, limit } = fig.target;
+  const met = op === '<' ? fig.value < limit : op === '≤' ? fig.value <= limit : fig.value >= limit;
   return met ? '✓' : '✗';
 }
 
@@ -142,6 +144,8 @@ export interface BenchServer {
   connectMs: number;
   /** Calls a tool; throws on a tool error; returns its structuredContent. */
   call(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** The tools/list result, as the client received it. */
+  listTools(): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -172,6 +176,7 @@ export async function startServer(home: string, spec: ServerSpec = LIVE_MEM): Pr
       if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(structured)}`);
       return structured;
     },
+    listTools: () => client.listTools(),
     close: () => client.close(),
   };
 }

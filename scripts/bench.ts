@@ -39,6 +39,10 @@
  *                    median of 3)
  *  10. live_search   p50 of 100 queries on 10,000 live notes against the official MCP memory server's
  *                    search_nodes on 10,000 entities of the same text (created 500 per call)
+ *  11. tools/list    (scripts/bench-tools.ts) what listing the tools costs an agent on every conversation:
+ *                    the JSON of the tools/list result as the SDK client receives it, in characters and
+ *                    tokens (characters / 4), for each tool profile (agent, standard, all) and for the
+ *                    official MCP memory server
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -94,6 +98,7 @@ import {
   type ServerSpec,
 } from './bench-lib.js';
 import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-recall.js';
+import { benchToolsList } from './bench-tools.js';
 
 /** Targets from the brief (the append ones derive from the peer's times below). */
 const TARGET = { startupMs: 300, noteP50Ms: 3, readP50Ms: 50, consolidationFsMs: 500, consolidationS3Ms: 3_000 } as const;
@@ -394,6 +399,7 @@ const SECTIONS = [
   { title: '8. recall quality', run: benchRecallQuality },
   { title: '9. memory_search speed', run: benchSearchSpeed },
   { title: '10. live_search vs the MCP memory server', run: benchLiveSearch },
+  { title: '11. tools/list size', run: benchToolsList },
 ] as const;
 
 async function main(): Promise<void> {

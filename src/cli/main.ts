@@ -1,33 +1,46 @@
 import { CommanderError } from 'commander';
-import { isLiveMemError } from '../shared/errors.js';
 import { renderError } from './output.js';
 import { buildProgram, CommandFailed } from './program.js';
 
 /**
  * The one exit boundary: 0 success, 1 a domain error (not found, conflict, storage…),
- * 2 a usage error (bad flags, bad arguments, bad configuration). Commands never exit themselves.
+ * 2 a usage error (bad flags, bad arguments, bad configuration). Commands never exit themselves,
+ * and every error reaches the user here, as one line (`live-mem: …`), or as JSON with --json; the
+ * stack only with LIVE_MEM_LOG_LEVEL=debug.
  */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const program = buildProgram();
+  const json = argv.includes('--json');
   try {
     await program.parseAsync(argv);
     return 0;
   } catch (error) {
+    // --help and --version end this way (0); so does a command group without its command (help shown).
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     if (error instanceof CommandFailed) {
-      if (!argv.includes('--json')) process.stderr.write(`live-mem: ${error.message}\n`);
+      if (!json) process.stderr.write(`live-mem: ${error.message}\n`);
       return 1;
     }
-    const json = argv.includes('--json');
-    const { stdout, stderr } = renderError(error, { json });
-    process.stdout.write(stdout);
-    process.stderr.write(stderr);
-    if (!isLiveMemError(error)) {
-      process.stderr.write(`${error instanceof Error ? (error.stack ?? '') : ''}\n`);
-      return 1;
-    }
-    return error.code === 'invalid_input' || error.code === 'config_error' ? 2 : 1;
+    return report(error, { json, debug: env.LIVE_MEM_LOG_LEVEL === 'debug' });
   }
+}
+
+function report(error: unknown, options: { json: boolean; debug: boolean }): 1 | 2 {
+  const { stdout, stderr, exitCode } = renderError(error, options);
+  process.stdout.write(stdout);
+  process.stderr.write(stderr);
+  return exitCode;
+}
+
+// A reader that went away (`live-mem read x | head -1`) is no error of ours.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') report(error, { json: false, debug: process.env.LIVE_MEM_LOG_LEVEL === 'debug' });
+});
+// Errors outside any command's promise (a stream's, a timer's) still end as one line, not a stack.
+for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+  process.on(event, (error: unknown) => {
+    process.exit(report(error, { json: process.argv.includes('--json'), debug: process.env.LIVE_MEM_LOG_LEVEL === 'debug' }));
+  });
 }
 
 process.exitCode = await main(process.argv);

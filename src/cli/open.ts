@@ -8,6 +8,7 @@ import type { EmbeddingsClient } from '../llm/embeddings.js';
 import type { LlmClient } from '../llm/types.js';
 import { createLogger, type Logger } from '../shared/log.js';
 import { createDriver } from '../storage/create-driver.js';
+import { createProgressLine, type ProgressLine } from './progress.js';
 import { VERSION } from './version.js';
 
 /** Global flags every command accepts. */
@@ -18,12 +19,18 @@ export interface GlobalOptions {
   agent?: string;
   json?: boolean;
   token?: string;
+  /** The tools served over MCP: a profile or tool names. */
+  tools?: string;
+  /** No progress display. */
+  quiet?: boolean;
 }
 
 export interface Opened {
   settings: Settings;
   core: Core;
   logger: Logger;
+  /** The progress line on stderr (drawn only on a terminal, and not with --quiet); log lines go through it. */
+  progress: ProgressLine;
   /** The caller of this process's settings, checked anew at each call (revocation, expiry). */
   resolveCaller(): Promise<Caller>;
   close(): Promise<void>;
@@ -39,9 +46,10 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
   const settings = loadSettings({
     env,
     ...(options.config ? { configFile: options.config } : {}),
-    flags: { home: options.home, storage: options.storage, agent: options.agent, token: options.token },
+    flags: { home: options.home, storage: options.storage, agent: options.agent, token: options.token, tools: options.tools },
   });
-  const logger = createLogger(settings.logLevel);
+  const progress = createProgressLine(process.stderr, { enabled: !options.quiet && process.stderr.isTTY === true });
+  const logger = createLogger(settings.logLevel, (line) => progress.log(line));
   const storage = await createDriver(settings);
   const llm = configuredLlm(settings);
   const embeddings = configuredEmbeddings(settings);
@@ -67,10 +75,11 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
     },
   });
   const close = async () => {
+    progress.clear();
     await core.idle(); // an index snapshot being written is finished, not cut
     await storage.close?.();
   };
-  return { settings, core, logger, resolveCaller: () => core.auth.resolve(settings.token), close };
+  return { settings, core, logger, progress, resolveCaller: () => core.auth.resolve(settings.token), close };
 }
 
 /** The OpenAI-compatible endpoint of the settings, if any; its SDK is imported on the first call. */
@@ -92,6 +101,10 @@ function configuredEmbeddings(settings: Settings): EmbeddingsClient | undefined 
     async embed(texts, signal) {
       loaded ??= import('../llm/embeddings.js').then((module) => module.createOpenAiEmbeddings({ baseUrl, apiKey, model }));
       return (await loaded).embed(texts, signal);
+    },
+    async ping(signal) {
+      loaded ??= import('../llm/embeddings.js').then((module) => module.createOpenAiEmbeddings({ baseUrl, apiKey, model }));
+      await (await loaded).ping?.(signal);
     },
   };
 }

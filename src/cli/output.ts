@@ -1,3 +1,4 @@
+import { LlmError } from '../llm/types.js';
 import { isLiveMemError, statusOf } from '../shared/errors.js';
 
 type Result = Record<string, unknown>;
@@ -13,13 +14,101 @@ export function render(result: Result, options: { json?: boolean | undefined }, 
   return text.endsWith('\n') ? text : `${text}\n`;
 }
 
-/** An error as the user sees it: JSON on stdout with --json, else one line for stderr. */
-export function renderError(error: unknown, options: { json?: boolean | undefined }): { stdout: string; stderr: string } {
-  const message = error instanceof Error ? error.message : String(error);
-  if (options.json && isLiveMemError(error)) {
-    return { stdout: `${JSON.stringify({ status: statusOf(error), code: error.code, message, ...error.data }, null, 2)}\n`, stderr: '' };
+/** A usage error commander found (an unknown flag, a missing argument), with the command whose help to see. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** An error as the CLI reports it: one line, a status and code for --json, and the exit code. */
+export interface CliFailure {
+  message: string;
+  status: string;
+  code: string;
+  data: Record<string, unknown>;
+  /** 1 a domain error (not found, forbidden, storage…), 2 a usage or configuration error. */
+  exitCode: 1 | 2;
+}
+
+/** Errors of the operating system (a file given on the command line), said the way people say them. */
+const SYSTEM_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EISDIR: 'is a folder, not a file',
+  ENOTDIR: 'not a folder',
+  EEXIST: 'already exists',
+  ENOSPC: 'no space left on the device',
+  EROFS: 'read-only file system',
+  EMFILE: 'too many open files',
+  ENAMETOOLONG: 'file name too long',
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  ETIMEDOUT: 'timed out',
+};
+
+function systemMessage(error: NodeJS.ErrnoException): string | undefined {
+  if (typeof error.code !== 'string' || !/^E[A-Z0-9]+$/.test(error.code)) return undefined;
+  const known = SYSTEM_ERRORS[error.code];
+  const what = known === 'no such file' && (error.syscall === 'scandir' || error.syscall === 'opendir') ? 'no such folder' : known;
+  const where = error.path ?? (error as { hostname?: string }).hostname;
+  if (!what) return error.message.replace(new RegExp(`^${error.code}: `), '');
+  return where ? `${what}: ${where}` : what;
+}
+
+/**
+ * One line from a message that may hold several: a library's code frame after a blank line is
+ * dropped (the debug log shows it), the rest joined.
+ */
+export function oneLine(message: string): string {
+  const head = message.split(/\n\s*\n/)[0] ?? '';
+  return head
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(' ')
+    .replace(/:$/, '');
+}
+
+/** Every error the CLI can meet, as the user is told about it. */
+export function describeError(error: unknown): CliFailure {
+  if (isLiveMemError(error)) {
+    const usage = error.code === 'invalid_input' || error.code === 'config_error';
+    return { message: oneLine(error.message), status: statusOf(error), code: error.code, data: error.data, exitCode: usage ? 2 : 1 };
   }
-  return { stdout: '', stderr: `live-mem: ${message}\n` };
+  if (error instanceof UsageError) return { message: oneLine(error.message), status: 'error', code: 'invalid_input', data: {}, exitCode: 2 };
+  if (error instanceof LlmError) return { message: oneLine(error.message), status: 'error', code: 'llm_error', data: {}, exitCode: 1 };
+  const system = error instanceof Error ? systemMessage(error as NodeJS.ErrnoException) : undefined;
+  if (system !== undefined) {
+    const { code, path } = error as NodeJS.ErrnoException;
+    return { message: oneLine(system), status: 'error', code: 'system_error', data: { errno: code, ...(path ? { path } : {}) }, exitCode: 1 };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    message: `unexpected error: ${oneLine(message)} (LIVE_MEM_LOG_LEVEL=debug shows where)`,
+    status: 'error',
+    code: 'internal',
+    data: {},
+    exitCode: 1,
+  };
+}
+
+/**
+ * An error as the user sees it: one line on stderr (`live-mem: …`), or with --json the same JSON
+ * shape as the MCP tools' errors on stdout. The stack (and its causes') only with debug logging.
+ */
+export function renderError(
+  error: unknown,
+  options: { json?: boolean | undefined; debug?: boolean | undefined },
+): { stdout: string; stderr: string; exitCode: 1 | 2 } {
+  const failure = describeError(error);
+  const stdout = options.json ? `${JSON.stringify({ status: failure.status, code: failure.code, message: failure.message, ...failure.data }, null, 2)}\n` : '';
+  let stderr = options.json ? '' : `live-mem: ${failure.message}\n`;
+  if (options.debug) {
+    for (let cause: unknown = error, depth = 0; cause !== undefined && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
+      stderr += `${depth > 0 ? 'caused by: ' : ''}${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}\n`;
+    }
+  }
+  return { stdout, stderr, exitCode: failure.exitCode };
 }
 
 const scalar = (value: unknown): string =>
@@ -102,5 +191,24 @@ const VIEWS = {
       ),
       `covers ${covered.length}: ${covered.map((item) => scalar(item.ref ?? item.id)).join(', ')}`,
     ].join('\n');
+  },
+  doctor: (result: Result) => {
+    const marks: Record<string, string> = { ok: '✓', warn: '!', error: '✗' };
+    const lines = ((result.findings as Result[]) ?? []).map((finding) => {
+      const line = `${marks[String(finding.status)] ?? '?'} ${scalar(finding.check)}: ${String(finding.message)}${finding.fixed ? ' (fixed)' : ''}`;
+      if (finding.status === 'ok') return line;
+      const todo = [finding.fixable && !result.fix ? `--fix ${String(finding.fix)}` : '', String(finding.hint ?? '')].filter(Boolean);
+      return todo.length > 0 ? `${line}\n    → ${todo.join('; ')}` : line;
+    });
+    const counts = (result.counts as Record<string, number>) ?? {};
+    const tally = [
+      `${counts.ok ?? 0} ok`,
+      `${counts.warn ?? 0} warning(s)`,
+      `${counts.error ?? 0} error(s)`,
+      ...(counts.fixed ? [`${counts.fixed} fixed`] : []),
+    ];
+    const next =
+      !result.fix && counts.fixable ? ` — \`live-mem doctor${result.space_id ? ` ${scalar(result.space_id)}` : ''} --fix\` repairs ${counts.fixable}` : '';
+    return `${lines.join('\n')}\n\n${scalar(result.store)}: ${tally.join(', ')}${next}`;
   },
 } satisfies Record<string, Formatter>;

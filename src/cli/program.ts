@@ -4,6 +4,7 @@ import { CATEGORIES } from '../core/validate.js';
 import { backupCreate, backupDelete, backupDownload, backupList, backupRestore, exportSpace, importSpace } from './commands/backup.js';
 import { bankList, bankRead, bankReadAll } from './commands/bank.js';
 import { consolidate, consolidationStatus } from './commands/consolidate.js';
+import { doctor } from './commands/doctor.js';
 import { note, read, search } from './commands/live.js';
 import { historyList, historyShow, memoryContext, recall } from './commands/recall.js';
 import { serve } from './commands/serve.js';
@@ -12,7 +13,7 @@ import { tokenCreate, tokenDelete, tokenList, tokenRevoke, tokenUpdate } from '.
 import { spaceCreate, spaceDelete, spaceInfo, spaceList, spaceRules, spaceSummary, spaceUpdate } from './commands/space.js';
 import { summariesList, summariesShow, summariesStatus, summariesUpdate } from './commands/summaries.js';
 import { openCore, type GlobalOptions, type Session } from './open.js';
-import { render } from './output.js';
+import { render, UsageError } from './output.js';
 import { VERSION } from './version.js';
 
 type View = Parameters<typeof render>[2];
@@ -38,7 +39,7 @@ function action(fn: CommandFn, view: View = 'fields', options: { perRequestCalle
       const result = await (fn as (session: Session, ...rest: unknown[]) => Promise<Record<string, unknown> | null>)(session, ...args.slice(0, -1));
       if (result === null) return; // the command wrote its own output (an archive on stdout)
       process.stdout.write(render(result, globals, view));
-      if (FAILED.has(String(result.status))) throw new CommandFailed(String(result.message ?? result.status));
+      if (FAILED.has(String(result.status))) throw new CommandFailed(String(result.message ?? `${String(result.status)} (see above)`));
     } finally {
       await opened.close();
     }
@@ -66,7 +67,9 @@ export function buildProgram(): Command {
     .option('--agent <name>', 'agent name written on notes (env LIVE_MEM_AGENT, default the OS user)')
     .option('--json', 'machine-readable output: the same JSON the MCP tools return')
     .option('--token <token>', 'act with this token (env LIVE_MEM_TOKEN); default: the local owner')
-    .showHelpAfterError('(run with --help for usage)')
+    .option('-q, --quiet', 'no progress display (shown on stderr, and only when it is a terminal)')
+    .option('--tools <list>', 'MCP tools `serve` offers: agent, standard, all, or tool names, comma-separated (env LIVE_MEM_TOOLS, default all)')
+    .configureHelp({ showGlobalOptions: true })
     .action(action(serve, 'fields', { perRequestCaller: true }));
 
   program
@@ -175,9 +178,8 @@ export function buildProgram(): Command {
 
   program
     .command('consolidate <space_id>')
-    .description('fold the live notes into the memory bank with the configured LLM (progress on stderr)')
+    .description('fold the live notes into the memory bank with the configured LLM (progress on a terminal)')
     .option('--agent <name>', "only this agent's notes (exact name)")
-    .option('-q, --quiet', 'no progress display')
     .action(action(consolidate, 'fields'));
   program
     .command('consolidate-status <space_id> [job_id]')
@@ -187,7 +189,7 @@ export function buildProgram(): Command {
   const summaries = program.command('summaries').description('hierarchical summaries of a space: level 1 over notes, higher levels over summaries');
   summaries
     .command('update <space_id>')
-    .description('bring the summaries up to date with the configured LLM (progress on stderr)')
+    .description('bring the summaries up to date with the configured LLM (progress on a terminal)')
     .option('--full', 'recompute every level from scratch (reusing summaries that did not change)')
     .option('--level <n>', 'highest level to build (1-6)', integer)
     .option('--window-chars <n>', 'note characters per level-1 window (default 6000)', integer)
@@ -198,7 +200,6 @@ export function buildProgram(): Command {
     .option('--concurrency <n>', 'LLM calls at once (default 3)', integer)
     .option('--batch-delay-ms <n>', 'pause between batches of calls (default 1500)', integer)
     .option('--dry-run', 'say what would be done; no LLM call, no write')
-    .option('-q, --quiet', 'no progress display')
     .action(action(summariesUpdate, 'fields'));
   summaries
     .command('list <space_id>')
@@ -260,6 +261,11 @@ export function buildProgram(): Command {
 
   program.command('health').description('is the store reachable, is the model reachable').action(action(health, 'fields'));
   program.command('about').description('version, tools, transports, storage').action(action(about, 'fields'));
+  program
+    .command('doctor [space_id]')
+    .description('check the store (reachable, conditional writes, leftovers, pending commits, index, endpoints) and say what to do')
+    .option('--fix', 'repair what is safe to repair (admin)')
+    .action(action(doctor, 'doctor'));
   program.command('whoami').description('the agent, permissions and spaces of this caller').action(action(whoami, 'fields'));
 
   const bank = program.command('bank').description('read the memory bank');
@@ -267,8 +273,18 @@ export function buildProgram(): Command {
   bank.command('read <space_id> <filename>').description('print one bank file').action(action(bankRead, 'content'));
   bank.command('read-all <space_id>').description('print every bank file').action(action(bankReadAll, 'bankAll'));
 
+  // Usage errors reach main's boundary as one line with the help to see; commander prints nothing of its own.
   for (const command of [program, ...program.commands, ...program.commands.flatMap((c) => c.commands)]) {
-    command.exitOverride().configureOutput({ writeErr: (text) => process.stderr.write(text) });
+    const help = ['live-mem', ...(command.parent?.parent ? [command.parent.name()] : []), ...(command.parent ? [command.name()] : []), '--help'].join(' ');
+    command
+      .exitOverride((error) => {
+        if (error.exitCode === 0 || error.code === 'commander.help') throw error;
+        // The bare program serves MCP and takes no argument: a word it does not know is a mistyped command.
+        const what =
+          error.code === 'commander.excessArguments' && command === program ? `unknown command '${command.args[0]}'` : error.message.replace(/^error: /, '');
+        throw new UsageError(`${what} (see \`${help}\`)`);
+      })
+      .configureOutput({ writeErr: (text) => process.stderr.write(text), outputError: () => undefined });
   }
   return program;
 }

@@ -58,6 +58,11 @@ export interface Settings {
   auth: 'optional' | 'required';
   /** A bootstrap admin secret (at least 32 characters); never logged. */
   adminToken?: string;
+  /**
+   * The tools served over MCP: a profile (agent, standard, all) or tool names, comma-separated;
+   * checked against the tools when serving (mcp/profiles.ts).
+   */
+  tools: string;
   /** Where the settings file was read from, if any (for messages). */
   configFile?: string;
 }
@@ -96,6 +101,18 @@ const bool = (raw: string, source: string) => {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new LiveMemError('config_error', `${source} must be true or false, got ${JSON.stringify(raw)}`);
+};
+/** A profile or tool names: normalised to `a,b,c`; which names exist is checked when serving. */
+const toolList = (raw: string, source: string) => {
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const bad = names.find((name) => !/^[a-z][a-z_]*$/.test(name));
+  if (names.length === 0 || bad !== undefined) {
+    throw new LiveMemError('config_error', `${source} must be a profile (agent, standard, all) or tool names, comma-separated, got ${JSON.stringify(raw)}`);
+  }
+  return names.join(',');
 };
 const oneOf =
   (...values: string[]) =>
@@ -160,6 +177,14 @@ export const FIELDS: Field[] = [
     parse: int(1_000, 2_000_000_000),
     description: 'space_export and backup_download answer in base64 up to this many archive bytes; larger spaces go through the CLI',
     defaultText: '20000000',
+  },
+  {
+    key: 'tools',
+    env: 'LIVE_MEM_TOOLS',
+    file: 'tools',
+    parse: toolList,
+    description: 'Tools offered over MCP: a profile (agent, standard, all) or tool names, comma-separated',
+    defaultText: 'all',
   },
   {
     key: 'token',
@@ -441,6 +466,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     summaryGroupChars: get('summaryGroupChars', 10_000),
     ...(values.has('token') ? { token: values.get('token') as string } : {}),
     auth: get('auth', 'optional'),
+    tools: get('tools', 'all'),
     ...(values.has('adminToken') ? { adminToken: values.get('adminToken') as string } : {}),
     ...(inputs.configFile ? { configFile: inputs.configFile } : {}),
   };

@@ -4,6 +4,7 @@ import { createBankService } from './bank/bank-service.js';
 import { createConsolidationService } from './consolidation/consolidation-service.js';
 import { createConsolidationJobs } from './consolidation/jobs.js';
 import { createContext, type CoreContext, type CoreOptions } from './context.js';
+import { createEvents } from './events.js';
 import { createNoteService } from './note/note-service.js';
 import { createCorpus } from './recall/corpus.js';
 import { createMemoryContext } from './recall/memory-context.js';
@@ -12,6 +13,7 @@ import { createSummaryJobs } from './recall/summaries/jobs.js';
 import { createSummariesService } from './recall/summaries/summaries-service.js';
 import { bm25Engine } from '../search/bm25.js';
 import { createSpaceService } from './space/space-service.js';
+import { createDoctor } from './system/doctor.js';
 import { createHealth } from './system/health.js';
 import type { TextIndexEngine } from '../search/types.js';
 
@@ -21,25 +23,38 @@ import type { TextIndexEngine } from '../search/types.js';
  */
 export function createCore(options: CoreOptions & { auth?: AuthSettings; searchEngine?: TextIndexEngine }) {
   const context: CoreContext = createContext(options);
+  const events = createEvents(context.logger);
   const corpus = createCorpus(context);
   const notes = createNoteService(context, corpus);
   const bank = createBankService(context);
-  const spaces = createSpaceService(context, {
-    countLiveNotes: (spaceId) => notes.stats(spaceId),
-    listBank: (spaceId) => bank.listFiles(spaceId),
-    readBank: (spaceId) => bank.readAll(spaceId),
-  });
+  const spaces = createSpaceService(
+    context,
+    {
+      countLiveNotes: (spaceId) => notes.stats(spaceId),
+      listBank: (spaceId) => bank.listFiles(spaceId),
+      readBank: (spaceId) => bank.readAll(spaceId),
+    },
+    events.emit,
+  );
   const summaries = createSummariesService(context, corpus, { lastJob: (spaceId) => summaryJobs.last(spaceId) });
   const summaryJobs = createSummaryJobs(context, summaries);
-  const consolidation = createConsolidationService(context, { onCommitted: (spaceId) => summaryJobs.auto(spaceId) });
+  const consolidation = createConsolidationService(context, {
+    onCommitted: (spaceId, changes) => {
+      summaryJobs.auto(spaceId);
+      events.emit({ type: 'bank_changed', space_id: spaceId, ...changes });
+    },
+  });
   const jobs = createConsolidationJobs(context, consolidation);
   const backups = createBackupService(context);
   const auth = createAuthService(context, options.auth ?? { required: false, ownerAgent: 'local' });
   const health = createHealth(context);
   const recall = createRecallService(context, corpus, options.searchEngine ?? bm25Engine);
   const memoryContext = createMemoryContext(context, corpus, recall);
+  const doctor = createDoctor(context, { snapshots: recall.snapshots, rebuildIndex: recall.rebuildIndex });
   return {
     context,
+    /** Changes made in this process (consolidation commits, spaces created or deleted): `events.on(listener)`. */
+    events: { on: events.on },
     spaces,
     notes,
     bank,
@@ -48,6 +63,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     backups,
     auth,
     health,
+    doctor,
     recall: { ...recall, context: memoryContext },
     summaries: {
       update: summaries.update,

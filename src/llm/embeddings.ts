@@ -13,6 +13,8 @@ export interface EmbeddingsClient {
   /** For messages and index headers: "nomic-embed-text @ http://127.0.0.1:11434/v1". */
   readonly label: string;
   embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /** Checks the endpoint answers, without computing anything (listing models). Optional. */
+  ping?(signal: AbortSignal): Promise<void>;
 }
 
 export interface OpenAiEmbeddingsSettings {
@@ -48,6 +50,13 @@ export function createOpenAiEmbeddings(settings: OpenAiEmbeddingsSettings): Embe
 
   return {
     label: `${settings.model} @ ${settings.baseUrl}`,
+    async ping(signal) {
+      try {
+        await client.models.list({ signal });
+      } catch (error) {
+        throw toLlmError(error);
+      }
+    },
     async embed(texts, signal) {
       const vectors: Float32Array[] = [];
       for (let start = 0; start < texts.length; start += batchSize) {

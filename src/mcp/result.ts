@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode as McpErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isLiveMemError, statusOf, type ErrorCode } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 
@@ -37,4 +37,43 @@ export function toolError(error: unknown, logger: Logger, toolName: string): Cal
     result = { status: 'error', code: 'internal', message: `internal error in ${toolName}; the server's log (stderr) has the details` };
   }
   return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError: true };
+}
+
+/** JSON-RPC error codes for domain errors outside tools (resources, prompts); -32002 is MCP's "resource not found". */
+const PROTOCOL_CODES: Partial<Record<ErrorCode, number>> = {
+  not_found: -32002,
+  invalid_input: McpErrorCode.InvalidParams,
+  forbidden: McpErrorCode.InvalidRequest,
+};
+
+/** What the SDK sends as a JSON-RPC error (its code, message and data), without McpError's "MCP error N:" in the message. */
+class RequestError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The one place where an error of a resource or prompt request becomes a JSON-RPC error: those
+ * have no result to carry a status, so the status rides in `data`. Internal errors as in toolError.
+ */
+export function protocolError(error: unknown, logger: Logger, what: string): Error {
+  if (error instanceof McpError) return error;
+  if (isLiveMemError(error) && error.code !== 'internal') {
+    const hint = HINTS[error.code];
+    return new RequestError(PROTOCOL_CODES[error.code] ?? McpErrorCode.InternalError, error.message, {
+      status: statusOf(error),
+      code: error.code,
+      ...(hint ? { hint } : {}),
+    });
+  }
+  logger.error(`${what} failed`, { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  return new RequestError(McpErrorCode.InternalError, `internal error in ${what}; the server's log (stderr) has the details`, {
+    status: 'error',
+    code: 'internal',
+  });
 }

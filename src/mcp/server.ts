@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ANONYMOUS } from '../core/auth/auth-service.js';
 import type { Caller } from '../core/caller.js';
 import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
@@ -7,9 +8,12 @@ import { createSamplingLlm } from '../llm/sampling.js';
 import type { LlmClient } from '../llm/types.js';
 import { isLiveMemError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
+import { listTools } from './listing.js';
+import { selectTools, type ToolSelection } from './profiles.js';
+import { CONSOLIDATE_BACKLOG, registerPrompts } from './prompts.js';
+import { registerResources } from './resources.js';
 import { toolError, toolResult } from './result.js';
 import type { ToolContext, ToolDefinition, ToolExtra } from './tool.js';
-import { allTools } from './tools/index.js';
 
 export interface McpServerOptions {
   core: Core;
@@ -19,19 +23,29 @@ export interface McpServerOptions {
   resolveCaller(extra: ToolExtra): Caller | Promise<Caller>;
   /** What to assume of the client's model when consolidating through sampling. */
   samplingLimits?: { contextWindow: number; maxOutputTokens: number };
-  tools?: ToolDefinition[];
+  /** The tools offered (a profile, see profiles.ts); default: every tool. */
+  tools?: ToolSelection;
 }
 
-export const SERVER_INSTRUCTIONS =
-  "live-mem is a shared working memory. At the start of a task call space_summary (or bank_read_all) for the project's space; " +
-  'while working, record facts, decisions, progress and issues with live_note; read what other agents wrote with live_read; ' +
-  'bank_consolidate folds the notes into the memory bank.';
+/** The memory workflow, for clients that pass instructions to the model; README carries the same text for the others. */
+export const SERVER_INSTRUCTIONS = [
+  'live-mem is a memory shared by agents and sessions, one space per project (space_list shows them).',
+  'Start of a task: memory_context (space_id, query = the task) loads what matters within a token budget;',
+  'space_summary loads the rules, synthesis and whole bank. Later, memory_search finds past facts, decisions',
+  'and problems; live_read shows what other agents just wrote.',
+  'While working, record with live_note as things happen, one fact per note, in its category: decision (what',
+  'was chosen and why), progress (done, now works), issue (a problem), todo (work left), question (open),',
+  'insight (a lesson), observation (a fact noticed). Notes never overwrite each other.',
+  `Before stopping, note the session's decisions, progress and open questions. When ${CONSOLIDATE_BACKLOG} or more notes`,
+  'wait (space_list counts them), call bank_consolidate to fold them into the memory bank.',
+].join('\n');
 
 /** An MCP server exposing the core's tools; the transport is the caller's choice. */
 export function createMcpServer(options: McpServerOptions): McpServer {
   const server = new McpServer(
     { name: 'live-mem', title: 'live-mem', version: options.version },
-    { capabilities: { tools: {}, logging: {} }, instructions: SERVER_INSTRUCTIONS },
+    // The SDK answers resources/list, read and templates but not subscribe: resources.ts does, hence `subscribe` here.
+    { capabilities: { tools: {}, logging: {}, resources: { subscribe: true, listChanged: true }, prompts: {} }, instructions: SERVER_INSTRUCTIONS },
   );
   const limits = options.samplingLimits ?? { contextWindow: 32_768, maxOutputTokens: 8_192 };
 
@@ -88,7 +102,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     };
   };
 
-  const tools = options.tools ?? allTools;
+  const { profile, tools } = options.tools ?? selectTools('all');
   for (const tool of tools) {
     server.registerTool(
       tool.name,
@@ -102,7 +116,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
             extra,
             clientModel,
             reportProgress: progress.report,
-            toolsCount: tools.length,
+            tools: { profile, count: tools.length },
           };
           const result = await tool.handler(args as never, context);
           await progress.sent();
@@ -113,5 +127,13 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       },
     );
   }
+  // Replaces the SDK's tools/list answer with a leaner one (listing.ts), built on the first request.
+  let listing: Tool[] | undefined;
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: (listing ??= listTools(tools)) }));
+
+  // Resources and prompts read through the core with the request's caller, as the tools do.
+  const host = { core: options.core, logger: options.logger, caller: async (extra: ToolExtra) => options.resolveCaller(extra) };
+  registerResources(server, host);
+  registerPrompts(server, host);
   return server;
 }

@@ -17,8 +17,8 @@ export interface ToolContext {
   clientModel(): LlmClient | undefined;
   /** Sends an MCP progress notification when the request asked for progress. */
   reportProgress(event: ProgressEvent): void;
-  /** How many tools this server offers. */
-  toolsCount: number;
+  /** The tools this server offers: a profile name (or `custom`) and how many. */
+  tools: { profile: string; count: number };
 }
 
 /**
@@ -42,4 +42,11 @@ export function defineTool<Input extends z.ZodRawShape>(definition: ToolDefiniti
   return definition as unknown as ToolDefinition;
 }
 
-export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP spec), so they are left out. */
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+
+/**
+ * A tool that writes without destroying anything: creates, appends or updates. The hints left out
+ * keep the spec's defaults (idempotentHint false); destructiveHint must be said, its default is true.
+ */
+export const WRITES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, openWorldHint: false };

@@ -102,6 +102,24 @@ export async function acquireLease(driver: StorageDriver, key: string, options: 
   };
 }
 
+/**
+ * The state of the lease at `key`, read without touching it: `free` (none), `held` (a holder that
+ * may still be running), `expired` or `abandoned` (its holder on this machine is gone) — both taken
+ * over by the next acquirer —, or `unreadable` (taken over too).
+ */
+export async function inspectLease(
+  driver: StorageDriver,
+  key: string,
+  clock: () => Date = () => new Date(),
+): Promise<{ state: 'free' | 'held' | 'expired' | 'abandoned' | 'unreadable'; record: LeaseRecord | null }> {
+  const current = await driver.get(key);
+  if (!current) return { state: 'free', record: null };
+  const record = parseRecord(current.body);
+  if (!record) return { state: 'unreadable', record: null };
+  if (Date.parse(record.expires_at) <= clock().getTime()) return { state: 'expired', record };
+  return { state: heldByDeadProcess(record) ? 'abandoned' : 'held', record };
+}
+
 function parseRecord(body: Buffer): LeaseRecord | null {
   try {
     const value = JSON.parse(body.toString('utf8')) as Partial<LeaseRecord>;

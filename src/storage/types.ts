@@ -98,6 +98,28 @@ export interface StorageDriver {
    * list every time. Derived data (the recall index) uses it to skip listings that changed nothing.
    */
   version?(prefix: string): Promise<string | null>;
+  /**
+   * Whether the store really honours create-only and compare-and-swap writes (S3 look-alikes may
+   * accept the headers and ignore them). Optional: fs and memory always do, and leave it out.
+   */
+  checkConditionalWrites?(): Promise<'supported' | 'unsupported'>;
+  /**
+   * Files below `prefix` that are no objects but a writer's own (fs: temp and lock files), found
+   * without changing anything; with `remove`, the stale ones are deleted. Optional: a store whose
+   * writes leave nothing behind (S3, memory) leaves it out.
+   */
+  debris?(prefix: string, options?: { remove?: boolean }): Promise<DebrisFile[]>;
   /** Releases clients and handles. Optional. */
   close?(): Promise<void>;
+}
+
+/** A file a writer left beside the objects (see `StorageDriver.debris`). */
+export interface DebrisFile {
+  /** Its path below the store's root, '/'-separated (not a key: keys never end with its suffix). */
+  path: string;
+  ageMs: number;
+  /** Older than any running write: left by a killed writer, safe to delete. Younger ones belong to a write in progress. */
+  stale: boolean;
+  /** Deleted by this call (`remove: true`). */
+  removed: boolean;
 }

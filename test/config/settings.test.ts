@@ -63,6 +63,19 @@ describe('settings', () => {
     }
   });
 
+  it('reads the tools offered: a profile or names, from a string or a YAML list, checked for form only', () => {
+    assert.equal(resolveSettings({ env: {} }).tools, 'all');
+    assert.equal(resolveSettings({ env: { LIVE_MEM_TOOLS: 'agent' } }).tools, 'agent');
+    assert.equal(resolveSettings({ env: {}, file: { tools: ['agent', 'history_list'] } }).tools, 'agent,history_list');
+    assert.equal(resolveSettings({ env: { LIVE_MEM_TOOLS: 'agent' }, flags: { tools: ' live_note , live_read,' } }).tools, 'live_note,live_read');
+    for (const tools of ['Live Note', ',', 'agent;standard']) {
+      assert.throws(
+        () => resolveSettings({ env: {}, flags: { tools } }),
+        (e) => isLiveMemError(e, 'config_error') && /--tools must be a profile \(agent, standard, all\) or tool names/.test(e.message),
+      );
+    }
+  });
+
   it('reads the embeddings endpoint from the file and the environment, and wants a model with a base URL', () => {
     assert.deepEqual(resolveSettings({ env: {} }).embeddings, {});
     const settings = resolveSettings({

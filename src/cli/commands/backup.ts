@@ -3,7 +3,18 @@ import { rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { TransferProgress } from '../../core/backup/transfer-progress.js';
+import { invalid, LiveMemError } from '../../shared/errors.js';
 import type { Session } from '../open.js';
+import { formatBytes, percent, type ProgressLine } from '../progress.js';
+
+/** Refuses an output whose folder does not exist before anything is read (an export holds the space's lease). */
+async function checkOutput(file: string): Promise<void> {
+  if (file === '-') return;
+  const dir = path.dirname(path.resolve(file));
+  const found = await stat(dir).catch(() => null);
+  if (!found?.isDirectory()) throw new LiveMemError('not_found', `no such folder: ${dir}`, { path: dir });
+}
 
 /**
  * Writes an archive stream to `file` (through a temp file renamed at the end, so a failed export
@@ -27,15 +38,42 @@ async function save(stream: Readable, file: string): Promise<{ file: string; arc
   return { file: target, archive_size: (await stat(target)).size };
 }
 
-export async function exportSpace({ core, caller }: Session, spaceId: string, options: { output?: string }) {
-  const { stream, manifest } = await core.backups.exportStream(caller, spaceId);
-  const saved = await save(stream, options.output ?? `${spaceId}.tar.gz`);
+/** "export demo · 40% · 120/300 files, 1.2 MB"; "import a.tar.gz · writing 40% · …". */
+const showTransfer = (progress: ProgressLine, label: string) => (event: TransferProgress) => {
+  const phase = event.phase === 'reading' ? '' : `${event.phase} `;
+  const share = percent(event.files_done, event.files_total);
+  const files = `${event.files_done}${event.files_total ? `/${event.files_total}` : ''} files, ${formatBytes(event.bytes)}`;
+  progress.update(`${label} · ${phase}${share ? `${share} · ` : ''}${files}`);
+};
+
+export async function exportSpace({ core, caller, progress }: Session, spaceId: string, options: { output?: string }) {
+  const output = options.output ?? `${spaceId}.tar.gz`;
+  await checkOutput(output);
+  const { stream, manifest } = await core.backups.exportStream(caller, spaceId, { onProgress: showTransfer(progress, `export ${spaceId}`) });
+  const saved = await save(stream, output);
   const { files } = await manifest;
   return saved && { status: 'ok' as const, space_id: spaceId, ...saved, files_count: files.length };
 }
 
-export const importSpace = ({ core, caller }: Session, file: string, options: { as?: string }) =>
-  core.backups.importArchive(caller, () => createReadStream(file), options.as !== undefined ? { as: options.as } : {});
+export async function importSpace({ core, caller, progress }: Session, file: string, options: { as?: string }) {
+  const found = await stat(file); // a missing file fails here, before anything else
+  if (!found.isFile()) throw invalid(`${file} is not a file: give the .tar.gz archive itself`);
+  let read = 0;
+  async function* open(): AsyncGenerator<Buffer> {
+    read = 0;
+    for await (const chunk of createReadStream(file)) {
+      read += (chunk as Buffer).length;
+      yield chunk as Buffer;
+    }
+  }
+  const show = showTransfer(progress, `import ${path.basename(file)}`);
+  // While verifying, the archive's own bytes tell how far: the manifest with the file count comes last.
+  const onProgress = (event: TransferProgress) =>
+    event.files_total === null
+      ? progress.update(`import ${path.basename(file)} · verifying ${percent(read, found.size)} · ${event.files_done} files`)
+      : show(event);
+  return core.backups.importArchive(caller, open, { ...(options.as !== undefined ? { as: options.as } : {}), onProgress });
+}
 
 export const backupCreate = ({ core, caller }: Session, spaceId: string, options: { description?: string }) =>
   core.backups.create(caller, { space_id: spaceId, ...(options.description !== undefined ? { description: options.description } : {}) });
@@ -46,9 +84,15 @@ export const backupList = ({ core, caller }: Session, spaceId: string | undefine
 export const backupRestore = ({ core, caller }: Session, backupId: string, options: { yes?: boolean }) =>
   core.backups.restore(caller, { backup_id: backupId, confirm: options.yes === true });
 
-export async function backupDownload({ core, caller }: Session, backupId: string, options: { output?: string }) {
-  const { stream, manifest } = await core.backups.downloadStream(caller, { backup_id: backupId });
-  const saved = await save(stream, options.output ?? `${backupId.replace('/', '-')}.tar.gz`);
+export async function backupDownload({ core, caller, progress }: Session, backupId: string, options: { output?: string }) {
+  const output = options.output ?? `${backupId.replace('/', '-')}.tar.gz`;
+  await checkOutput(output);
+  const { stream, manifest } = await core.backups.downloadStream(
+    caller,
+    { backup_id: backupId },
+    { onProgress: showTransfer(progress, `download ${backupId}`) },
+  );
+  const saved = await save(stream, output);
   return saved && { status: 'ok' as const, backup_id: backupId, ...saved, files_count: manifest.files.length };
 }
 

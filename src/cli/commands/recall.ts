@@ -1,4 +1,14 @@
+import type { IndexProgress } from '../../core/recall/space-index.js';
 import type { Session } from '../open.js';
+import { percent, type ProgressLine } from '../progress.js';
+
+/** The index's catch-up, shown when it is long (a first build of a large space). */
+const showIndexing = (progress: ProgressLine) => ({
+  onProgress: (event: IndexProgress) =>
+    progress.update(
+      `indexing ${event.space_id} · ${event.phase === 'history' ? 'consolidations' : 'live notes'} ${event.done}/${event.total} ${percent(event.done, event.total)}`,
+    ),
+});
 
 const list = (value: string | undefined): string[] | undefined =>
   value === undefined
@@ -9,28 +19,36 @@ const list = (value: string | undefined): string[] | undefined =>
         .filter(Boolean);
 
 export const recall = (
-  { core, caller }: Session,
+  { core, caller, progress }: Session,
   spaceId: string,
   words: string[],
   options: { limit: number; levels?: string; sources?: string; category?: string; from?: string; since?: string; until?: string },
 ) => {
   const levels = list(options.levels)?.map(Number);
   const sources = list(options.sources);
-  return core.recall.search(caller, {
-    space_id: spaceId,
-    query: words.join(' '),
-    limit: options.limit,
-    ...(levels ? { levels } : {}),
-    ...(sources ? { sources } : {}),
-    ...(options.category !== undefined ? { category: options.category } : {}),
-    ...(options.from !== undefined ? { agent: options.from } : {}),
-    ...(options.since !== undefined ? { since: options.since } : {}),
-    ...(options.until !== undefined ? { until: options.until } : {}),
-  });
+  return core.recall.search(
+    caller,
+    {
+      space_id: spaceId,
+      query: words.join(' '),
+      limit: options.limit,
+      ...(levels ? { levels } : {}),
+      ...(sources ? { sources } : {}),
+      ...(options.category !== undefined ? { category: options.category } : {}),
+      ...(options.from !== undefined ? { agent: options.from } : {}),
+      ...(options.since !== undefined ? { since: options.since } : {}),
+      ...(options.until !== undefined ? { until: options.until } : {}),
+    },
+    showIndexing(progress),
+  );
 };
 
-export const memoryContext = ({ core, caller }: Session, spaceId: string, words: string[], options: { maxTokens: number }) =>
-  core.recall.context(caller, { space_id: spaceId, max_tokens: options.maxTokens, ...(words.length > 0 ? { query: words.join(' ') } : {}) });
+export const memoryContext = ({ core, caller, progress }: Session, spaceId: string, words: string[], options: { maxTokens: number }) =>
+  core.recall.context(
+    caller,
+    { space_id: spaceId, max_tokens: options.maxTokens, ...(words.length > 0 ? { query: words.join(' ') } : {}) },
+    showIndexing(progress),
+  );
 
 export const historyList = ({ core, caller }: Session, spaceId: string, options: { limit: number; before?: string }) =>
   core.recall.historyList(caller, { space_id: spaceId, limit: options.limit, ...(options.before !== undefined ? { before: options.before } : {}) });

@@ -15,10 +15,13 @@ export interface ServeOptions {
 export async function serve(session: Session, options: ServeOptions = {}): Promise<null> {
   const { core, logger, settings } = session;
   const { storage } = core.context;
+  // An unknown tool name stops the server before it serves anything (config_error: exit 2).
+  const tools = (await import('../../mcp/profiles.js')).selectTools(settings.tools);
   const common = {
     core,
     version: VERSION,
     logger,
+    tools,
     samplingLimits: { contextWindow: settings.llm.contextWindow, maxOutputTokens: settings.llm.maxTokens },
   };
   if (options.http) {
@@ -29,7 +32,9 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
       port: options.port ?? 8080,
       authenticate: (token) => core.auth.resolve(token),
     });
-    logger.info(`serving MCP over Streamable HTTP at ${server.url} (store: ${storage.name} ${storage.location}; every request needs a bearer token)`);
+    logger.info(
+      `serving MCP over Streamable HTTP at ${server.url} (store: ${storage.name} ${storage.location}; tools: ${tools.profile}, ${tools.tools.length}; every request needs a bearer token)`,
+    );
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
@@ -39,7 +44,7 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
   }
   const { serveStdio } = await import('../../mcp/stdio.js');
   logger.info(
-    `serving MCP on stdio (store: ${storage.name} ${storage.location}, auth: ${settings.token ? 'token' : settings.auth === 'required' ? 'required, no token' : 'local owner'})`,
+    `serving MCP on stdio (store: ${storage.name} ${storage.location}, auth: ${settings.token ? 'token' : settings.auth === 'required' ? 'required, no token' : 'local owner'}, tools: ${tools.profile}, ${tools.tools.length})`,
   );
   await serveStdio({ ...common, resolveCaller: session.resolveCaller });
   return null;

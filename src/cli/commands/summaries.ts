@@ -1,5 +1,6 @@
 import type { SummariesProgress } from '../../core/recall/summaries/runner.js';
 import type { Session } from '../open.js';
+import { percent } from '../progress.js';
 
 export interface SummariesUpdateFlags {
   full?: boolean;
@@ -12,15 +13,9 @@ export interface SummariesUpdateFlags {
   concurrency?: number;
   batchDelayMs?: number;
   dryRun?: boolean;
-  quiet?: boolean;
 }
 
-/** A progress line on stderr (stdout keeps the result, for --json and pipes). */
-function showProgress(event: SummariesProgress): void {
-  process.stderr.write(`[summaries${event.level > 0 ? ` L${event.level}` : ''}] ${event.message}\n`);
-}
-
-export const summariesUpdate = ({ core, caller }: Session, spaceId: string, flags: SummariesUpdateFlags) => {
+export const summariesUpdate = ({ core, caller, progress }: Session, spaceId: string, flags: SummariesUpdateFlags) => {
   const numbers = {
     level: flags.level,
     window_chars: flags.windowChars,
@@ -35,7 +30,10 @@ export const summariesUpdate = ({ core, caller }: Session, spaceId: string, flag
   return core.summaries.update(
     caller,
     { space_id: spaceId, strategy: flags.full ? 'full' : 'incremental', dry_run: flags.dryRun === true, ...given },
-    flags.quiet ? {} : { onProgress: showProgress },
+    {
+      onProgress: (event: SummariesProgress) =>
+        progress.update(`summaries ${spaceId}${event.level > 0 ? ` L${event.level}` : ''} ${percent(event.done, event.total) || '…'} · ${event.message}`),
+    },
   );
 };
 

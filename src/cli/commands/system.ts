@@ -1,18 +1,21 @@
 import type { Session } from '../open.js';
 
 export const health = ({ core, caller }: Session) => core.health(caller);
-export const whoami = async ({ core, caller }: Session) => core.auth.whoami(caller);
 
-/** The same answer as the system_about tool (its list of tools is loaded only here, lazily). */
-export async function about({ core }: Session) {
-  const [{ allTools }, { TRANSPORTS }] = await Promise.all([import('../../mcp/tools/index.js'), import('../../mcp/tools/system.js')]);
-  return {
-    status: 'ok' as const,
-    name: 'live-mem',
-    version: core.context.version,
-    description: 'Shared, persistent working memory for AI agents',
-    tools_count: allTools.length,
-    transports: [...TRANSPORTS],
-    storage: core.context.storage.name,
-  };
+/** The tools `serve` would offer with these settings (the MCP modules are loaded only here, lazily). */
+async function toolsOffered({ settings }: Session) {
+  const { tools, profile } = (await import('../../mcp/profiles.js')).selectTools(settings.tools);
+  return { profile, count: tools.length };
+}
+
+/** The same answer as the system_whoami tool. */
+export const whoami = async (session: Session) => {
+  const tools = await toolsOffered(session);
+  return { ...session.core.auth.whoami(session.caller), tools_profile: tools.profile, tools_count: tools.count };
+};
+
+/** The same answer as the system_about tool. */
+export async function about(session: Session) {
+  const { aboutServer } = await import('../../mcp/tools/system.js');
+  return aboutServer(session.core, await toolsOffered(session));
 }

@@ -13,6 +13,7 @@ import { requireSpace } from '../space/meta.js';
 import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
 import { packArchive, readArchive, type ArchiveEntry } from './archive.js';
 import { FORMAT, FORMAT_VERSION, parseManifest, type Manifest, type ManifestFile } from './manifest.js';
+import { tally, type TransferOptions } from './transfer-progress.js';
 
 const MANIFEST_ENTRY = 'manifest.json';
 /** `{space}/{YYYY-MM-DDTHH-MM-SS}-{random6}`: sortable, never colliding. */
@@ -126,10 +127,12 @@ export function createBackupService(context: CoreContext) {
     path === '_meta.json' ? Buffer.from(`${JSON.stringify({ ...(JSON.parse(body.toString('utf8')) as object), space_id: to }, null, 2)}\n`) : body;
 
   /** Verifies an archive in full (entries, manifest, checksums) without writing anything. */
-  const verifyArchive = async (open: () => AsyncIterable<Buffer>): Promise<Manifest> => {
+  const verifyArchive = async (open: () => AsyncIterable<Buffer>, onProgress?: TransferOptions['onProgress']): Promise<Manifest> => {
     const seen = new Map<string, { size: number; sha256: string }>();
     let manifestText: string | undefined;
+    const passed = tally('verifying', null, onProgress);
     await readArchive(open(), async ({ path, body }) => {
+      passed(body);
       if (path === MANIFEST_ENTRY) manifestText = body.toString('utf8');
       else if (seen.has(path)) throw invalid(`the archive holds ${JSON.stringify(path)} twice`);
       else seen.set(path, { size: body.length, sha256: sha256(body) });
@@ -171,7 +174,7 @@ export function createBackupService(context: CoreContext) {
   };
 
   /** A tar.gz stream of a space taken under its lease (released when the stream ends or fails). */
-  const exportStream = async (caller: Caller, spaceId: string): Promise<{ stream: Readable; manifest: Promise<Manifest> }> => {
+  const exportStream = async (caller: Caller, spaceId: string, options: TransferOptions = {}): Promise<{ stream: Readable; manifest: Promise<Manifest> }> => {
     authorize(caller, 'read', validateSpaceId(spaceId));
     await requireSpace(context, spaceId);
     const held = await lockSpace(context, spaceId, caller, 'export', { waitMs: LOCK_WAIT_MS });
@@ -180,7 +183,12 @@ export function createBackupService(context: CoreContext) {
     async function* entries(): AsyncGenerator<ArchiveEntry> {
       try {
         const files: ManifestFile[] = [];
-        for await (const { path, body } of readSpace(spaceId, await spacePaths(spaceId), files)) yield { path: `${spaceId}/${path}`, body };
+        const paths = await spacePaths(spaceId);
+        const passed = tally('reading', paths.length, options.onProgress);
+        for await (const { path, body } of readSpace(spaceId, paths, files)) {
+          passed(body);
+          yield { path: `${spaceId}/${path}`, body };
+        }
         const result = manifestOf(spaceId, '', files);
         done(result);
         yield { path: MANIFEST_ENTRY, body: Buffer.from(`${JSON.stringify(result, null, 2)}\n`) };
@@ -296,15 +304,17 @@ export function createBackupService(context: CoreContext) {
     },
 
     /** A stored backup as a tar.gz stream (the same archive format as an export). */
-    async downloadStream(caller: Caller, input: { backup_id: string }): Promise<{ stream: Readable; manifest: Manifest }> {
+    async downloadStream(caller: Caller, input: { backup_id: string }, options: TransferOptions = {}): Promise<{ stream: Readable; manifest: Manifest }> {
       const { spaceId, stamp } = parseBackupId(input.backup_id);
       authorize(caller, 'read', spaceId);
       const manifest = await loadManifest(input.backup_id);
       const keys = backupKeys(spaceId, stamp);
+      const passed = tally('reading', manifest.files.length, options.onProgress);
       async function* entries(): AsyncGenerator<ArchiveEntry> {
         for (const file of manifest.files) {
           const object = await storage.get(keys.file(file.path));
           if (!object) throw new LiveMemError('storage_error', `backup '${input.backup_id}' lost ${file.path}`);
+          passed(object.body);
           yield { path: `${spaceId}/${file.path}`, body: object.body };
         }
         yield { path: MANIFEST_ENTRY, body: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) };
@@ -343,15 +353,17 @@ export function createBackupService(context: CoreContext) {
      * Imports an archive (read twice: once to verify everything, once to write), as its own space or
      * under `as`. Nothing is written unless the whole archive checks out.
      */
-    async importArchive(caller: Caller, open: () => AsyncIterable<Buffer>, options: { as?: string } = {}) {
-      const manifest = await verifyArchive(open);
+    async importArchive(caller: Caller, open: () => AsyncIterable<Buffer>, options: { as?: string } & TransferOptions = {}) {
+      const manifest = await verifyArchive(open, options.onProgress);
       const spaceId = validateSpaceId(options.as ?? manifest.space_id);
       authorize(caller, 'admin', spaceId);
       await requireAbsent(spaceId);
       const prefix = `${manifest.space_id}/`;
+      const passed = tally('writing', manifest.files.length, options.onProgress);
       const restored = await writeSpace(caller, spaceId, (write) =>
         readArchive(open(), async ({ path, body }) => {
           if (path === MANIFEST_ENTRY) return;
+          passed(body);
           const relative = path.slice(prefix.length);
           await write(relative, renamed(relative, body, spaceId));
         }),

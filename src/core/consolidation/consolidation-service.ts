@@ -14,6 +14,7 @@ import { appendOnlyFiles, applyPlan, type BankSnapshot } from './apply-plan.js';
 import { applyCommit, writeCommit, type CommitRecord } from './commit.js';
 import { lockSpace, type SpaceLock } from './space-lock.js';
 import { PlanFormatError, parsePlan, type Plan } from './plan.js';
+import type { ChangedFile } from '../events.js';
 import { estimateTokens } from '../tokens.js';
 import { buildMessages, compressionMessages, retryReminder, type PromptNote } from './prompt.js';
 
@@ -71,9 +72,17 @@ const CONTEXT_MARGIN_TOKENS = 1_000;
 
 const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
+/** What a run's committed windows wrote, all windows together. */
+export interface CommittedChanges {
+  /** Each bank file once: `created` when the first window that wrote it created it. */
+  files: ChangedFile[];
+  /** The synthesis got a new content. */
+  synthesis: boolean;
+}
+
 export interface ConsolidationHooks {
   /** Called after a run that committed at least one window (e.g. to update the space's summaries); must not throw. */
-  onCommitted?: (spaceId: string) => void;
+  onCommitted?: (spaceId: string, changes: CommittedChanges) => void;
 }
 
 export function createConsolidationService(context: CoreContext, hooks: ConsolidationHooks = {}) {
@@ -217,6 +226,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     const result = emptyResult(spaceId);
     if (held.recovered) result.recovered = held.recovered;
     const warnings: string[] = [];
+    const changes: CommittedChanges = { files: [], synthesis: false };
     const calls = createLlmCalls(llm, { timeoutMs: settings.timeoutMs, backoffMs: settings.retryBackoffMs });
     const progress = (phase: ProgressEvent['phase'], message: string, total: number) =>
       options.onProgress?.({ phase, message, notes_done: result.notes_processed, notes_total: total, window: result.windows + 1 });
@@ -270,6 +280,10 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         await context.fault('after-commit');
         await applyCommit(context, record, new Map(window.map((w) => [w.name.filename, w.body])));
 
+        for (const write of applied.writes) {
+          if (!changes.files.some((file) => file.filename === write.filename)) changes.files.push({ filename: write.filename, kind: write.kind });
+        }
+        changes.synthesis ||= compressed.text !== synthesis;
         result.windows++;
         result.consolidations.push(record.id);
         result.notes_processed += window.length;
@@ -297,7 +311,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
       if (warnings.length > 0) result.warnings = warnings;
     }
     progress('done', `${result.status}: ${result.notes_processed} notes consolidated in ${result.windows} window(s)`, selected.length);
-    if (result.windows > 0) hooks.onCommitted?.(spaceId);
+    if (result.windows > 0) hooks.onCommitted?.(spaceId, changes);
     context.logger.info(`consolidation of '${spaceId}': ${result.status}`, { ...result, consolidations: result.consolidations.length });
     return result;
   };

@@ -102,6 +102,23 @@ export function createIndexStore(context: CoreContext, engine: TextIndexEngine) 
       return null;
     },
 
+    /** Every snapshot, newest first, decoded or with why it is unusable; changes nothing (doctor). */
+    async inspect(spaceId: string): Promise<Array<{ key: string; header: SnapshotHeader | null; problem?: string }>> {
+      const found: Array<{ key: string; header: SnapshotHeader | null; problem?: string }> = [];
+      for (const key of await snapshotKeys(spaceId)) {
+        const object = await storage.get(key);
+        if (!object) continue;
+        try {
+          const { header } = decodeSnapshot(object.body, engine);
+          if (header.space_id !== spaceId) throw new Error(`snapshot belongs to space '${header.space_id}'`);
+          found.push({ key, header });
+        } catch (error) {
+          found.push({ key, header: null, problem: (error as Error).message });
+        }
+      }
+      return found;
+    },
+
     /** Writes a snapshot (from `encodeSnapshot`) under a fresh name, then prunes snapshots older than it past the newest few. */
     async save(spaceId: string, snapshot: Buffer): Promise<string> {
       const now = context.clock();

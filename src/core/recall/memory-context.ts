@@ -5,7 +5,7 @@ import { requireSpace } from '../space/meta.js';
 import { estimateTokens } from '../tokens.js';
 import { validateSpaceId } from '../validate.js';
 import type { Corpus } from './corpus.js';
-import type { RecallService } from './recall-service.js';
+import type { RecallOptions, RecallService } from './recall-service.js';
 import type { SummaryRecord } from './summaries/record.js';
 
 export interface MemoryContextInput {
@@ -52,13 +52,13 @@ function renderSummary(doc: SummaryRecord): string {
  * the rendered text), with what was left out counted per section.
  */
 export function createMemoryContext(context: CoreContext, corpus: Corpus, recall: RecallService) {
-  const summariesOf = async (spaceId: string): Promise<SummaryRecord[]> => {
-    const index = await recall.indexOf(spaceId);
+  const summariesOf = async (spaceId: string, onProgress: RecallOptions['onProgress']): Promise<SummaryRecord[]> => {
+    const index = await recall.indexOf(spaceId, onProgress);
     const docs = await Promise.all([...index.summaryCoverage()].map(([id, coverage]) => recall.readSummary(spaceId, coverage.level, id)));
     return docs.filter((doc): doc is SummaryRecord => doc !== null);
   };
 
-  return async function memoryContext(caller: Caller, input: MemoryContextInput) {
+  return async function memoryContext(caller: Caller, input: MemoryContextInput, options: RecallOptions = {}) {
     const spaceId = validateSpaceId(input.space_id);
     authorize(caller, 'read', spaceId);
     const maxTokens = input.max_tokens ?? 4000;
@@ -70,8 +70,8 @@ export function createMemoryContext(context: CoreContext, corpus: Corpus, recall
 
     const level0 = await corpus.level0(spaceId);
     const recentNotes = (await corpus.read(spaceId, level0.slice(-RECENT_NOTES))).reverse();
-    const hits = query ? (await recall.search(caller, { space_id: spaceId, query, limit: SEARCH_HITS })).results : [];
-    const summaries = await summariesOf(spaceId);
+    const hits = query ? (await recall.search(caller, { space_id: spaceId, query, limit: SEARCH_HITS }, options)).results : [];
+    const summaries = await summariesOf(spaceId, options.onProgress);
     const rolledUp = new Set(summaries.filter((doc) => doc.level >= 2).flatMap((doc) => doc.covers));
     const newestFirst = (a: SummaryRecord, b: SummaryRecord) => (a.range_end < b.range_end ? 1 : a.range_end > b.range_end ? -1 : b.level - a.level);
     const l1 = summaries.filter((doc) => doc.level === 1 && !rolledUp.has(doc.id)).sort(newestFirst);

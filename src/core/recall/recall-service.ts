@@ -13,7 +13,7 @@ import { summaryText, type DocMeta, type RecallSource } from './documents.js';
 import { fuseRankings } from './fusion.js';
 import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
-import { createSpaceIndex, type SpaceIndex } from './space-index.js';
+import { createSpaceIndex, type IndexProgress, type SpaceIndex } from './space-index.js';
 import { parseRecord, type SummaryRecord } from './summaries/record.js';
 
 export const RECALL_SOURCES: readonly RecallSource[] = ['live', 'history', 'bank', 'synthesis', 'summary'];
@@ -36,6 +36,11 @@ export interface MemorySearchInput {
   agent?: string;
   since?: string;
   until?: string;
+}
+
+export interface RecallOptions {
+  /** Progress of the index's catch-up with the store (long on a first build of a large space). */
+  onProgress?: (event: IndexProgress) => void;
 }
 
 export interface RecallHit {
@@ -66,13 +71,13 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   const indexes = new Map<string, SpaceIndex>();
   const summaryCache = new Map<string, { etag: string; doc: SummaryRecord }>();
 
-  const indexOf = async (spaceId: string): Promise<SpaceIndex> => {
+  const indexOf = async (spaceId: string, onProgress?: RecallOptions['onProgress']): Promise<SpaceIndex> => {
     let index = indexes.get(spaceId);
     if (!index) {
       index = createSpaceIndex({ context, corpus, engine, store, spaceId });
       indexes.set(spaceId, index);
     }
-    await index.refresh();
+    await index.refresh(onProgress);
     embedInBackground(spaceId, index);
     return index;
   };
@@ -185,7 +190,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     };
   };
 
-  const search = async (caller: Caller, input: MemorySearchInput) => {
+  const search = async (caller: Caller, input: MemorySearchInput, options: RecallOptions = {}) => {
     const spaceId = validateSpaceId(input.space_id);
     authorize(caller, 'read', spaceId);
     const query = typeof input.query === 'string' ? input.query.trim() : '';
@@ -193,7 +198,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     const limit = validateLimit(input.limit ?? 10, MAX_SEARCH_LIMIT);
     const keep = buildFilter(input);
     await requireSpace(context, spaceId);
-    const index = await indexOf(spaceId);
+    const index = await indexOf(spaceId, options.onProgress);
     // Without filters nothing is asked per candidate; a document without a description is skipped below.
     const filter = keep
       ? (id: string) => {
@@ -227,6 +232,18 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     indexOf,
     readSummary,
     textOf,
+
+    /** The space's index snapshots in the store, newest first, each decoded or with its problem (changes nothing). */
+    snapshots: (spaceId: string) => store.inspect(spaceId),
+
+    /**
+     * Brings the space's index up to date with the store (a damaged newest snapshot is deleted and the
+     * index rebuilt) and writes a snapshot of it now, so the store's newest snapshot covers everything.
+     */
+    async rebuildIndex(spaceId: string, options: RecallOptions = {}): Promise<void> {
+      const index = await indexOf(spaceId, options.onProgress);
+      await index.saveSnapshot();
+    },
 
     /** Consolidations, newest first, `limit` at a time; `before` continues after a page's last id. */
     async historyList(caller: Caller, input: { space_id: string; limit?: number; before?: string }) {

@@ -16,6 +16,16 @@ const SNAPSHOT_MIN_INTERVAL_MS = 30_000;
 /** …except after a build from scratch or new embeddings, when the index holds at least this many documents. */
 const SNAPSHOT_MIN_DOCUMENTS = 50;
 
+/** How far a refresh got, for a display: the consolidations and live notes it reads (a first build, a long catch-up). */
+export interface IndexProgress {
+  space_id: string;
+  phase: 'history' | 'live';
+  done: number;
+  total: number;
+}
+
+type OnIndexProgress = (event: IndexProgress) => void;
+
 /**
  * One space's search index in this process: documents (see documents.ts) in a text engine, with
  * what they cover. `refresh` brings it up to date with the store by reading only what is new —
@@ -99,12 +109,14 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     lastSnapshotAt = Date.now();
   };
 
-  const refreshHistory = async () => {
+  const refreshHistory = async (onProgress?: OnIndexProgress) => {
     const ids = await corpus.historyIds(spaceId);
     const present = new Set(ids);
-    for (const cid of ids) {
+    const fresh = ids.filter((cid) => !history.has(cid));
+    for (const [done, cid] of fresh.entries()) {
+      onProgress?.({ space_id: spaceId, phase: 'history', done, total: fresh.length });
       // Only new consolidations are read, and only once complete (their record written last).
-      if (history.has(cid) || !(await corpus.record(spaceId, cid))) continue;
+      if (!(await corpus.record(spaceId, cid))) continue;
       for (const note of await corpus.historyNotes(spaceId, cid)) {
         remove(noteDocId(note.filename));
         live.delete(note.filename);
@@ -125,7 +137,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     }
   };
 
-  const refreshLive = async () => {
+  const refreshLive = async (onProgress?: OnIndexProgress) => {
     const names = await corpus.liveNames(spaceId);
     if (names === lastLiveListing) return; // the cached listing: the folder did not change
     const listed = new Set<string>();
@@ -134,8 +146,10 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       listed.add(name.filename);
       if (!live.has(name.filename) && !historyFilenames.has(name.filename)) fresh.push(name);
     }
+    let done = 0;
     await mapLimit(fresh, storage.parallelism, async (name) => {
       const note = await corpus.liveNote(spaceId, name);
+      onProgress?.({ space_id: spaceId, phase: 'live', done: ++done, total: fresh.length });
       if (!note) return; // consolidated since listed: history brings it
       live.add(name.filename);
       addNote(noteDocId(name.filename), note.content, note.tags);
@@ -233,10 +247,13 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     }
   };
 
-  /** Writes a snapshot in the background when enough changed; `now` skips the interval (a process about to exit). */
-  const snapshotIfDue = (now = false) => {
-    if (changes === 0 || (changes < SNAPSHOT_AFTER_CHANGES && !(worthSaving && index.size >= SNAPSHOT_MIN_DOCUMENTS))) return;
-    if (!now && Date.now() - lastSnapshotAt < SNAPSHOT_MIN_INTERVAL_MS) return;
+  /**
+   * Writes a snapshot in the background when enough changed; `now` skips the interval (a process
+   * about to exit), `force` every threshold (a repair that wants the store's snapshot current).
+   */
+  const snapshotIfDue = (now = false, force = false) => {
+    if (!force && (changes === 0 || (changes < SNAPSHOT_AFTER_CHANGES && !(worthSaving && index.size >= SNAPSHOT_MIN_DOCUMENTS)))) return;
+    if (!force && !now && Date.now() - lastSnapshotAt < SNAPSHOT_MIN_INTERVAL_MS) return;
     lastSnapshotAt = Date.now();
     worthSaving = false;
     // Encoded now, in one go: the header and the engine must describe the same instant.
@@ -268,21 +285,21 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     summaries: Object.fromEntries(summaries),
   });
 
-  const refreshOnce = async () => {
+  const refreshOnce = async (onProgress?: OnIndexProgress) => {
     if (!loaded) {
       await load();
       loaded = true;
     }
-    await refreshHistory(); // before live/: a note consolidated meanwhile moves, never vanishes
-    await refreshLive();
+    await refreshHistory(onProgress); // before live/: a note consolidated meanwhile moves, never vanishes
+    await refreshLive(onProgress);
     await Promise.all([refreshBank(), refreshSynthesis(), refreshSummaries()]);
     snapshotIfDue();
   };
 
   return {
-    /** Catches up with the store; concurrent callers share one refresh. */
-    refresh(): Promise<void> {
-      refreshing ??= refreshOnce().finally(() => (refreshing = null));
+    /** Catches up with the store; concurrent callers share one refresh (and the first one's progress display). */
+    refresh(onProgress?: OnIndexProgress): Promise<void> {
+      refreshing ??= refreshOnce(onProgress).finally(() => (refreshing = null));
       return refreshing;
     },
 
@@ -314,6 +331,12 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     },
 
     snapshotIfDue: () => snapshotIfDue(),
+
+    /** Writes a snapshot of the index as it is now, whatever changed, and waits for it. */
+    saveSnapshot(): Promise<void> {
+      snapshotIfDue(true, true);
+      return saving;
+    },
 
     /** What a document is, from its id (notes) or what the index keeps beside (sections, summaries). */
     meta(id: string): DocMeta | null {

@@ -15,8 +15,14 @@ const CLAIM_WAIT_MS = 30_000;
  * space). The builder writes `_meta.json` create-only — it is what makes the space exist — then
  * releases the lease.
  */
-export async function claimNewSpace(context: CoreContext, spaceId: string, caller: Caller, purpose: string): Promise<SpaceLock> {
-  const held = await lockSpace(context, spaceId, caller, purpose, { waitMs: CLAIM_WAIT_MS });
+export async function claimNewSpace(
+  context: CoreContext,
+  spaceId: string,
+  caller: Caller,
+  purpose: string,
+  options: { waitMs?: number } = {},
+): Promise<SpaceLock> {
+  const held = await lockSpace(context, spaceId, caller, purpose, { waitMs: options.waitMs ?? CLAIM_WAIT_MS });
   try {
     const keys = spaceKeys(spaceId);
     if (await context.storage.stat(keys.meta)) {

@@ -4,6 +4,7 @@ import { listKeys } from '../../storage/list.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
 import type { BankService } from '../bank/bank-service.js';
 import type { CoreContext } from '../context.js';
+import type { CoreEvent } from '../events.js';
 import { KEEP_FILE, spaceKeys } from '../layout.js';
 import { validateSpaceId } from '../validate.js';
 import { claimNewSpace } from './claim.js';
@@ -34,7 +35,10 @@ export interface SpaceParts {
   readBank(spaceId: string): ReturnType<BankService['readAll']>;
 }
 
-export function createSpaceService(context: CoreContext, parts: SpaceParts) {
+/** Told after a space is created or deleted in this process (see events.ts); must not throw. */
+export type SpaceChanged = (event: CoreEvent & { type: 'space_created' | 'space_deleted' }) => void;
+
+export function createSpaceService(context: CoreContext, parts: SpaceParts, changed: SpaceChanged = () => undefined) {
   const { storage } = context;
 
   const info = async (spaceId: string) => {
@@ -109,6 +113,7 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts) {
       } finally {
         await held.release();
       }
+      changed({ type: 'space_created', space_id: spaceId });
       return { status: 'created' as const, space_id: spaceId, description, owner: meta.owner, rules_size: Buffer.byteLength(rules), created_at: createdAt };
     },
 
@@ -149,6 +154,14 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts) {
       return { status: 'ok' as const, space_id: spaceId, rules: await readText(spaceKeys(spaceId).rules) };
     },
 
+    /** The synthesis consolidation keeps; empty before the first consolidation. */
+    async synthesis(caller: Caller, input: { space_id: string }) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'read', spaceId);
+      await requireSpace(context, spaceId);
+      return { status: 'ok' as const, space_id: spaceId, synthesis: await readText(spaceKeys(spaceId).synthesis) };
+    },
+
     async summary(caller: Caller, input: { space_id: string }) {
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'read', spaceId);
@@ -183,6 +196,7 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts) {
       const all = await listKeys(storage, keys.root);
       await storage.deleteMany(all.filter((key) => key !== keys.meta));
       await storage.delete(keys.meta);
+      changed({ type: 'space_deleted', space_id: spaceId });
       return { status: 'deleted' as const, space_id: spaceId, files_deleted: all.length };
     },
   };

@@ -1,43 +1,15 @@
 import { z } from 'zod';
 import type { ProgressEvent } from '../../core/consolidation/consolidation-service.js';
 import type { SummariesProgress } from '../../core/recall/summaries/runner.js';
-import { outputShape, spaceId } from '../schemas.js';
+import { int, obj, outputShape, spaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY } from '../tool.js';
 
-const levelReport = z.looseObject({
-  level: z.number().int(),
-  summaries: z.number().int(),
-  open: z.number().int(),
-  created: z.number().int(),
-  regenerated: z.number().int(),
-  sealed: z.number().int(),
-  unchanged: z.number().int(),
-  deleted: z.number().int(),
-  failed: z.number().int(),
-});
-
 const updateResult = {
-  space_id: z.string(),
-  strategy: z.string(),
-  dry_run: z.boolean(),
-  levels: z.array(levelReport),
-  written: z.number().int(),
-  unchanged: z.number().int(),
-  deleted: z.number().int(),
-  failed: z.number().int(),
-  notes_total: z.number().int(),
-  pending_notes: z.number().int().describe('newest notes waiting for more before a summary'),
-  pending_chars: z.number().int(),
-  llm_calls: z.number().int(),
-  llm_prompt_tokens: z.number().int(),
-  llm_completion_tokens: z.number().int(),
-  llm_tokens_used: z.number().int(),
-  duration_seconds: z.number(),
-  failures: z.array(z.looseObject({ level: z.number().int(), id: z.string(), error: z.string() })),
-  actions: z.array(z.looseObject({})).describe('dry_run: what each summary would undergo'),
-  job_id: z.string().describe('background: the job, reported by summaries_list (last_job)'),
-  state: z.string(),
-  started_at: z.string(),
+  written: int,
+  unchanged: int,
+  failed: int,
+  pending_notes: int.describe('newest notes waiting for more before a summary'),
+  job_id: str.describe('background: follow it with summaries_list (last_job)'),
 };
 
 /** Progress over every level as one increasing count, as MCP wants it. */
@@ -69,23 +41,24 @@ export const summaryTools = [
     title: 'Update hierarchical summaries',
     permission: 'write',
     description:
-      'Summarise the space with an LLM: level 1 over windows of notes, higher levels over groups of summaries. Incremental and resumable; one run per space at once.',
+      'Build or refresh the hierarchical summaries of a space with an LLM: level 1 over windows of notes, higher levels over groups of summaries. ' +
+      'Incremental and resumable, one run per space at a time; the defaults suit most spaces.',
     input: {
       space_id: spaceId,
-      strategy: z.enum(['incremental', 'full']).default('incremental').describe('full: recompute every partition'),
-      level: optionalInt('highest level to build, 1-6'),
-      window_chars: optionalInt('note chars per L1 window (6000)'),
-      min_flush_chars: optionalInt('smallest last window summarised (3000)'),
+      strategy: z.enum(['incremental', 'full']).default('incremental').describe('full: recompute everything'),
+      level: optionalInt('highest level, 1-6'),
+      window_chars: optionalInt('note chars per level-1 window (6000)'),
+      min_flush_chars: optionalInt('smallest last window (3000)'),
       group_chars: optionalInt('summary chars per group (10000)'),
-      wiggle: z.number().optional().describe('size tolerance, 0-0.5 (0.2)'),
+      wiggle: z.number().optional().describe('size tolerance 0-0.5 (0.2)'),
       flush_after_ms: optionalInt('seal the last window after this quiet time (1200000)'),
       concurrency: optionalInt('LLM calls at once, 1-16 (3)'),
       batch_delay_ms: optionalInt('pause between batches (1500)'),
-      dry_run: z.boolean().default(false).describe('report the plan; no LLM call, no write'),
+      dry_run: z.boolean().default(false).describe('only report the plan'),
       background: z.boolean().default(false).describe('return a job_id at once'),
     },
     output: outputShape(updateResult),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     handler: (args, { core, caller, clientModel, reportProgress }) => {
       const { background, ...input } = args;
       const llm = clientModel();
@@ -98,25 +71,9 @@ export const summaryTools = [
     name: 'summaries_list',
     title: 'List summaries',
     permission: 'read',
-    description: 'Summaries of a space, newest first per level, with a preview; last_job tells the state of the newest background run.',
-    input: { space_id: spaceId, level: optionalInt('only this level, 1-6') },
-    output: outputShape({
-      space_id: z.string(),
-      summaries: z.array(
-        z.looseObject({
-          id: z.string(),
-          level: z.number().int(),
-          sealed: z.boolean(),
-          range_start: z.string(),
-          range_end: z.string(),
-          covers: z.number().int(),
-          chars: z.number().int(),
-          preview: z.string(),
-        }),
-      ),
-      total: z.number().int(),
-      last_job: z.looseObject({ job_id: z.string(), state: z.string() }),
-    }),
+    description: 'List the summaries of a space, newest first per level, with previews; last_job is the newest background run.',
+    input: { space_id: spaceId, level: optionalInt('only this level') },
+    output: outputShape({ summaries: z.array(z.looseObject({ id: str, level: int, preview: str })), total: int, last_job: obj }),
     annotations: READ_ONLY,
     handler: (args, { core, caller }) => core.summaries.list(caller, { space_id: args.space_id, ...(args.level !== undefined ? { level: args.level } : {}) }),
   }),
@@ -124,9 +81,9 @@ export const summaryTools = [
     name: 'summaries_read',
     title: 'Read one summary',
     permission: 'read',
-    description: 'One summary whole, with the notes (level 1) or child summaries it covers and their times.',
-    input: { space_id: spaceId, summary_id: z.string().describe('an id from summaries_list') },
-    output: outputShape({ space_id: z.string(), summary: z.looseObject({}), notes: z.array(z.looseObject({})), children: z.array(z.looseObject({})) }),
+    description: 'Read one summary whole, with the notes (level 1) or the summaries it covers and their times.',
+    input: { space_id: spaceId, summary_id: z.string() },
+    output: outputShape({ summary: obj, notes: z.array(obj), children: z.array(obj) }),
     annotations: READ_ONLY,
     handler: (args, { core, caller }) => core.summaries.read(caller, args),
   }),

@@ -1,18 +1,35 @@
 import { z } from 'zod';
-import { outputShape } from '../schemas.js';
-import { defineTool, READ_ONLY } from '../tool.js';
+import type { Core } from '../../core/core.js';
+import { int, obj, outputShape, str } from '../schemas.js';
+import { defineTool, READ_ONLY, type ToolContext } from '../tool.js';
 
 export const TRANSPORTS = ['stdio', 'streamable-http'] as const;
+
+const toolsOffered = { tools_profile: str, tools_count: int };
+
+/** system_about's answer, shared with `live-mem about`. */
+export function aboutServer(core: Core, tools: ToolContext['tools']) {
+  return {
+    status: 'ok' as const,
+    name: 'live-mem',
+    version: core.context.version,
+    description: 'Shared, persistent working memory for AI agents',
+    tools_profile: tools.profile,
+    tools_count: tools.count,
+    transports: [...TRANSPORTS],
+    storage: core.context.storage.name,
+    documentation: 'https://www.npmjs.com/package/live-mem',
+  };
+}
 
 export const systemTools = [
   defineTool({
     name: 'system_health',
     title: 'Check the server',
     permission: 'public',
-    description:
-      'Is the store reachable (with its latency), is a model configured and reachable for consolidation (checked without spending tokens), version, uptime.',
+    description: 'Check the server: is the store reachable (latency), is a model configured and reachable (no tokens spent), version, uptime.',
     input: {},
-    output: outputShape({ services: z.looseObject({}), version: z.string(), uptime_seconds: z.number(), spaces_count: z.number().int() }),
+    output: outputShape({ services: obj, version: str }),
     annotations: READ_ONLY,
     handler: (_args, { core, caller }) => core.health(caller),
   }),
@@ -20,43 +37,20 @@ export const systemTools = [
     name: 'system_about',
     title: 'About this server',
     permission: 'public',
-    description: 'Name, version, number of tools, transports and storage driver of this live-mem server.',
+    description: 'Name, version, tool profile and count, transports and storage driver of this live-mem server.',
     input: {},
-    output: outputShape({
-      name: z.string(),
-      version: z.string(),
-      description: z.string(),
-      tools_count: z.number().int(),
-      transports: z.array(z.string()),
-      storage: z.string(),
-      documentation: z.string(),
-    }),
+    output: outputShape({ version: str, ...toolsOffered, storage: str }),
     annotations: READ_ONLY,
-    handler: async (_args, { core, toolsCount }) => ({
-      status: 'ok',
-      name: 'live-mem',
-      version: core.context.version,
-      description: 'Shared, persistent working memory for AI agents',
-      tools_count: toolsCount,
-      transports: [...TRANSPORTS],
-      storage: core.context.storage.name,
-      documentation: 'https://www.npmjs.com/package/live-mem',
-    }),
+    handler: async (_args, { core, tools }) => aboutServer(core, tools),
   }),
   defineTool({
     name: 'system_whoami',
     title: 'Who am I',
     permission: 'public',
-    description: 'The agent name this connection writes notes as, its permissions and the spaces it may use.',
+    description: 'Who this connection is: the agent name its notes are written as, its permissions and spaces, the tool profile.',
     input: {},
-    output: outputShape({
-      agent: z.string(),
-      permissions: z.array(z.string()),
-      space_ids: z.union([z.literal('*'), z.array(z.string())]),
-      can_choose_agent: z.boolean(),
-      auth_required: z.boolean(),
-    }),
+    output: outputShape({ agent: str, permissions: z.array(str), space_ids: z.union([z.literal('*'), z.array(str)]), ...toolsOffered }),
     annotations: READ_ONLY,
-    handler: async (_args, { core, caller }) => core.auth.whoami(caller),
+    handler: async (_args, { core, caller, tools }) => ({ ...core.auth.whoami(caller), tools_profile: tools.profile, tools_count: tools.count }),
   }),
 ];

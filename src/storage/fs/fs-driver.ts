@@ -5,7 +5,7 @@ import { coalescing, mapLimit } from '../../shared/concurrency.js';
 import { LiveMemError } from '../../shared/errors.js';
 import { normalizeKey, normalizePrefix, RESERVED_SUFFIXES } from '../../shared/keys.js';
 import { paginate } from '../list.js';
-import type { ListOptions, ObjectInfo, PutOptions, StorageDriver, StoredObject, WriteBatch } from '../types.js';
+import type { DebrisFile, ListOptions, ObjectInfo, PutOptions, StorageDriver, StoredObject, WriteBatch } from '../types.js';
 import { withKeyLock } from './key-lock.js';
 import { syncWritten } from './sync.js';
 
@@ -266,6 +266,41 @@ export function createFsDriver(rootDir: string): StorageDriver {
 
     async delete(key) {
       await removeFile(key);
+    },
+
+    async debris(prefix, options = {}) {
+      const folderKey = normalizePrefix(prefix).replace(/\/$/, '');
+      const found: DebrisFile[] = [];
+      const visit = async (dir: string): Promise<void> => {
+        let entries: Dirent[];
+        try {
+          entries = await fsp.readdir(dir, { withFileTypes: true });
+        } catch (error) {
+          if (isCode(error, 'ENOENT', 'ENOTDIR')) return;
+          throw storageError('list', dir, error);
+        }
+        for (const entry of entries) {
+          const file = path.join(dir, entry.name);
+          if (entry.isDirectory()) await visit(file);
+          if (!entry.isFile() || !RESERVED_SUFFIXES.some((suffix) => entry.name.endsWith(suffix))) continue;
+          const stats = await fsp.stat(file).catch(() => null);
+          if (!stats) continue; // its write finished meanwhile
+          const ageMs = Math.max(0, Date.now() - stats.mtimeMs);
+          const stale = ageMs > DEBRIS_AFTER_MS;
+          let removed = false;
+          if (stale && options.remove) {
+            try {
+              await fsp.unlink(file);
+              removed = true;
+            } catch (error) {
+              if (!isCode(error, 'ENOENT')) throw storageError('delete', file, error);
+            }
+          }
+          found.push({ path: path.relative(root, file).split(path.sep).join('/'), ageMs, stale, removed });
+        }
+      };
+      await visit(folderKey === '' ? root : path.join(root, ...folderKey.split('/')));
+      return found.sort((a, b) => compareKeys(a.path, b.path));
     },
 
     async deleteMany(keys) {

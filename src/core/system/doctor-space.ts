@@ -1,0 +1,287 @@
+import { mapLimit } from '../../shared/concurrency.js';
+import { isLiveMemError } from '../../shared/errors.js';
+import { inspectLease } from '../../storage/lease.js';
+import { listKeys, listPrefixes } from '../../storage/list.js';
+import type { Caller } from '../caller.js';
+import { readPendingCommit } from '../consolidation/commit.js';
+import { decodeHistoryNotes } from '../consolidation/history.js';
+import { lockSpace } from '../consolidation/space-lock.js';
+import type { CoreContext } from '../context.js';
+import { spaceKeys } from '../layout.js';
+import type { RecallOptions } from '../recall/recall-service.js';
+import type { SnapshotHeader } from '../recall/index-store.js';
+import { claimNewSpace } from '../space/claim.js';
+import type { Finding } from './doctor.js';
+
+/**
+ * The doctor's checks of one space folder (see doctor.ts). Each returns its findings — problems,
+ * and states worth saying (a run in progress) — and, when `fix` is set, repairs what it safely can
+ * and says so on the finding. A check with nothing to say returns an empty list.
+ */
+export interface SpaceCheckDeps {
+  context: CoreContext;
+  caller: Caller;
+  fix: boolean;
+  snapshots(spaceId: string): Promise<Array<{ key: string; header: SnapshotHeader | null; problem?: string }>>;
+  rebuildIndex(spaceId: string, options: RecallOptions): Promise<void>;
+  onIndexProgress?: RecallOptions['onProgress'];
+}
+
+/** Consolidation ids of a space, and which of them are complete (their record.json written last). */
+export async function historyState(context: CoreContext, spaceId: string): Promise<{ ids: string[]; complete: Set<string> }> {
+  const keys = spaceKeys(spaceId);
+  const ids = (await listPrefixes(context.storage, keys.history)).map((prefix) => prefix.slice(keys.history.length, -1)).sort();
+  const complete = new Set<string>();
+  await mapLimit(ids, context.storage.parallelism, async (cid) => {
+    if (await context.storage.stat(keys.historyRecord(cid))) complete.add(cid);
+  });
+  return { ids, complete };
+}
+
+const failure = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** "1 file", "3 files". */
+export const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** A consolidation committed (pending.json) but not fully applied: its process was killed. */
+export async function checkPending(deps: SpaceCheckDeps, spaceId: string): Promise<Finding[]> {
+  const { context, caller, fix } = deps;
+  const keys = spaceKeys(spaceId);
+  const check = 'pending-commit';
+  let pending: Awaited<ReturnType<typeof readPendingCommit>>;
+  try {
+    pending = await readPendingCommit(context, spaceId);
+  } catch {
+    return [
+      {
+        check,
+        space_id: spaceId,
+        status: 'error',
+        fixable: false,
+        message: `${keys.pending} is unreadable: consolidations and backups of '${spaceId}' fail until it is dealt with`,
+        hint: `back the space up (\`live-mem export ${spaceId}\`), then look at ${keys.pending} by hand; removing it abandons that consolidation's bank edits`,
+      },
+    ];
+  }
+  if (!pending) return [];
+  const lease = await inspectLease(context.storage, keys.lock, context.clock);
+  if (lease.state === 'held') {
+    return [
+      {
+        check,
+        space_id: spaceId,
+        status: 'ok',
+        fixable: false,
+        message: `consolidation ${pending.id} of '${spaceId}' is being applied by ${lease.record?.owner}`,
+      },
+    ];
+  }
+  const finding: Finding = {
+    check,
+    space_id: spaceId,
+    status: 'warn',
+    fixable: true,
+    fix: 'finishes it now, under the space lease',
+    message: `consolidation ${pending.id} of '${spaceId}' was committed but its process stopped before applying it (${plural(pending.notes.length, 'note')} to move into history)`,
+    hint: `the next consolidation, backup or export of '${spaceId}' finishes it, or \`live-mem doctor ${spaceId} --fix\``,
+  };
+  if (!fix) return [finding];
+  try {
+    const held = await lockSpace(context, spaceId, caller, 'doctor');
+    await held.release();
+    return [
+      {
+        ...finding,
+        status: 'ok',
+        fixed: true,
+        message: `finished consolidation ${pending.id} of '${spaceId}' (${plural(pending.notes.length, 'note')} moved into history)`,
+      },
+    ];
+  } catch (error) {
+    const status = isLiveMemError(error, 'conflict') && /busy/.test(failure(error)) ? 'warn' : 'error';
+    return [{ ...finding, status, message: `${finding.message}; could not finish it: ${failure(error)}` }];
+  }
+}
+
+/** Leases (consolidation, summaries) whose holder is gone or whose time ran out: the next run takes them over. */
+export async function checkLeases(deps: SpaceCheckDeps, spaceId: string): Promise<Finding[]> {
+  const { context } = deps;
+  const keys = spaceKeys(spaceId);
+  const findings: Finding[] = [];
+  for (const [what, key] of [
+    ['consolidation', keys.lock],
+    ['summaries', keys.summariesLock],
+  ] as const) {
+    const { state, record } = await inspectLease(context.storage, key, context.clock);
+    const holder = record ? `${record.owner.split(':')[0]} by ${record.owner.slice(record.owner.indexOf(':') + 1)}` : 'someone';
+    if (state === 'free') continue;
+    if (state === 'held') {
+      findings.push({
+        check: 'leases',
+        space_id: spaceId,
+        status: 'ok',
+        fixable: false,
+        message: `'${spaceId}': a ${holder} holds the ${what} lease until ${record?.expires_at}`,
+      });
+      continue;
+    }
+    const why = state === 'expired' ? `expired at ${record?.expires_at}` : state === 'abandoned' ? 'its process is gone' : 'it is unreadable';
+    findings.push({
+      check: 'leases',
+      space_id: spaceId,
+      status: 'warn',
+      fixable: false,
+      message: `the ${what} lease of '${spaceId}' (${holder}) is stale: ${why}`,
+      hint:
+        what === 'consolidation'
+          ? `nothing to do: the next run takes it over; a killed run's state is in \`live-mem consolidate-status ${spaceId}\``
+          : `nothing to do: the next run takes it over; \`live-mem summaries update ${spaceId}\` finishes what a killed run left`,
+    });
+  }
+  return findings;
+}
+
+/** The newest index snapshot decodes and covers every complete consolidation. */
+export async function checkIndex(deps: SpaceCheckDeps, spaceId: string, complete: ReadonlySet<string>): Promise<Finding[]> {
+  const { context, fix } = deps;
+  const inspect = async () => {
+    const snapshots = await deps.snapshots(spaceId);
+    const unusable = snapshots.filter((snapshot) => snapshot.header === null);
+    const newest = snapshots.find((snapshot) => snapshot.header !== null);
+    const covered = new Set(newest?.header?.history ?? []);
+    const missing = newest ? [...complete].filter((cid) => !covered.has(cid)) : [];
+    return { unusable, newest, missing };
+  };
+  const found = await inspect();
+  const problems: string[] = [
+    ...found.unusable.map((snapshot) => `${snapshot.key} is unusable (${snapshot.problem})`),
+    ...(found.missing.length > 0
+      ? [
+          `the newest snapshot covers ${complete.size - found.missing.length} of ${complete.size} consolidations, so each new process reads ${found.missing.length} more before its first answer`,
+        ]
+      : []),
+  ];
+  if (problems.length === 0) return [];
+  const finding: Finding = {
+    check: 'index',
+    space_id: spaceId,
+    status: 'warn',
+    fixable: true,
+    fix: 'deletes unusable snapshots, brings the index up to date and writes a new snapshot',
+    message: `search index of '${spaceId}': ${problems.join('; ')}`,
+    hint: 'searches still answer from the store (a damaged snapshot is rebuilt by the next search)',
+  };
+  if (!fix) return [finding];
+  try {
+    if (found.unusable.length > 0) await context.storage.deleteMany(found.unusable.map((snapshot) => snapshot.key));
+    await deps.rebuildIndex(spaceId, deps.onIndexProgress ? { onProgress: deps.onIndexProgress } : {});
+    const after = await inspect();
+    if (after.unusable.length > 0 || !after.newest || after.missing.length > 0) throw new Error('the new snapshot was not written (see the log)');
+    return [{ ...finding, status: 'ok', fixed: true, message: `search index of '${spaceId}' rebuilt: ${after.newest.key} covers every consolidation` }];
+  } catch (error) {
+    return [{ ...finding, message: `${finding.message}; could not rebuild it: ${failure(error)}` }];
+  }
+}
+
+/**
+ * `history/{id}/` without its record.json and no pending commit to finish it: a consolidation cut
+ * short. Harmless while its notes are all still in live/; notes gone from live/ are seen nowhere.
+ */
+export async function checkHistory(deps: SpaceCheckDeps, spaceId: string, history: { ids: string[]; complete: ReadonlySet<string> }): Promise<Finding[]> {
+  const { context } = deps;
+  const { storage } = context;
+  const keys = spaceKeys(spaceId);
+  const incomplete = history.ids.filter((cid) => !history.complete.has(cid));
+  if (incomplete.length === 0) return [];
+  const pendingId = await readPendingCommit(context, spaceId).then(
+    (pending) => pending?.id,
+    () => undefined,
+  );
+  const live = new Set((await listKeys(storage, keys.live)).map((key) => key.slice(keys.live.length)));
+  const findings: Finding[] = [];
+  for (const cid of incomplete) {
+    if (cid === pendingId) continue; // the pending commit writes it: see that check
+    const folder = `${keys.history}${cid}/`;
+    const object = await storage.get(keys.historyNotes(cid));
+    let names: string[];
+    try {
+      names = object ? decodeHistoryNotes(object.body, keys.historyNotes(cid)).map((note) => note.filename) : [];
+    } catch (error) {
+      findings.push({
+        check: 'history',
+        space_id: spaceId,
+        status: 'warn',
+        fixable: false,
+        message: `${folder} has no record.json and ${failure(error)}`,
+        hint: `look at ${folder} by hand`,
+      });
+      continue;
+    }
+    const gone = names.filter((name) => !live.has(name));
+    findings.push(
+      gone.length === 0
+        ? {
+            check: 'history',
+            space_id: spaceId,
+            status: 'warn',
+            fixable: false,
+            message: `${folder} is what a consolidation cut short left (no record.json); its ${plural(names.length, 'note')} are all still in live/, nothing is lost`,
+            hint: `safe to delete ${folder}`,
+          }
+        : {
+            check: 'history',
+            space_id: spaceId,
+            status: 'error',
+            fixable: false,
+            message: `${folder} has no record.json and ${gone.length} of its ${plural(names.length, 'note')} ${gone.length === 1 ? 'is' : 'are'} no longer in live/: they are kept only in ${keys.historyNotes(cid)}, where recall does not see them`,
+            hint: `copy them back into ${keys.live} from that file by hand (each entry's "content" is the note file), or restore a backup`,
+          },
+    );
+  }
+  return findings;
+}
+
+/** Top-level entries of a space folder that live-mem writes: a folder holding only these is live-mem's leftovers. */
+const SPACE_ENTRIES = new Set(['_meta.json', '_rules.md', '_synthesis.md', '.keep', 'live', 'bank', 'history', '_summaries', '_index', '_consolidation']);
+
+/** A folder named like a space without `_meta.json`: what an interrupted import or restore leaves. */
+export async function checkOrphan(deps: SpaceCheckDeps, spaceId: string): Promise<Finding[]> {
+  const { context, caller, fix } = deps;
+  const keys = spaceKeys(spaceId);
+  const files = await listKeys(context.storage, keys.root);
+  if (files.length === 0) return [];
+  const lease = await inspectLease(context.storage, keys.lock, context.clock);
+  if (lease.state === 'held') {
+    return [
+      {
+        check: 'orphans',
+        space_id: spaceId,
+        status: 'ok',
+        fixable: false,
+        message: `'${spaceId}' is being built by ${lease.record?.owner} (no _meta.json yet)`,
+      },
+    ];
+  }
+  const ours = files.every((key) => SPACE_ENTRIES.has(key.slice(keys.root.length).split('/')[0] as string));
+  const finding: Finding = {
+    check: 'orphans',
+    space_id: spaceId,
+    status: 'warn',
+    fixable: ours,
+    message: `folder '${spaceId}/' holds ${plural(files.length, 'file')} but no _meta.json, so it is no space: an import or restore was interrupted`,
+    ...(ours
+      ? {
+          fix: `removes them, as the next import or \`space create\` of '${spaceId}' would`,
+          hint: `\`live-mem doctor ${spaceId} --fix\`, or import '${spaceId}' again`,
+        }
+      : { hint: `not all of it looks like live-mem's: look at ${keys.root} and remove it by hand` }),
+  };
+  if (!fix || !ours) return [finding];
+  try {
+    const held = await claimNewSpace(context, spaceId, caller, 'doctor', { waitMs: 0 });
+    await held.release();
+    return [{ ...finding, status: 'ok', fixed: true, message: `removed ${plural(files.length, 'file')} an interrupted import left in '${spaceId}/'` }];
+  } catch (error) {
+    return [{ ...finding, message: `${finding.message}; could not remove them: ${failure(error)}` }];
+  }
+}

@@ -1,0 +1,267 @@
+import { isLiveMemError } from '../../shared/errors.js';
+import type { DebrisFile } from '../../storage/types.js';
+import { authorize, canAccessSpace, type Caller } from '../caller.js';
+import type { CoreContext } from '../context.js';
+import { SYSTEM_PREFIX, spaceKeys } from '../layout.js';
+import type { RecallOptions } from '../recall/recall-service.js';
+import type { SnapshotHeader } from '../recall/index-store.js';
+import { listSpaceIds } from '../space/meta.js';
+import { validateSpaceId } from '../validate.js';
+import { checkHistory, checkIndex, checkLeases, checkOrphan, checkPending, historyState, plural, type SpaceCheckDeps } from './doctor-space.js';
+
+/**
+ * `live-mem doctor`: checks that the store is sound and says what to do about each finding; with
+ * `fix`, repairs what is safe to repair (what a later run would repair anyway, done now). Reading
+ * needs `read`, repairing `admin`. Every check is a small function returning findings; a check
+ * with nothing to report says so in one `ok` finding.
+ */
+export interface Finding {
+  check: string;
+  status: 'ok' | 'warn' | 'error';
+  message: string;
+  /** What `fix` does about it, when it can. */
+  fix?: string;
+  fixable: boolean;
+  /** Set when `fix` repaired it (then `status` is the state after the repair). */
+  fixed?: boolean;
+  space_id?: string;
+  /** What to do about it by hand. */
+  hint?: string;
+}
+
+export interface DoctorInput {
+  /** Only this space (its folder, whether or not it is a space); default every space the caller may see. */
+  space_id?: string;
+  fix?: boolean;
+}
+
+export interface DoctorProgress {
+  check: string;
+  message: string;
+}
+
+export interface DoctorOptions {
+  onProgress?: (event: DoctorProgress) => void;
+}
+
+export interface DoctorDeps {
+  snapshots(spaceId: string): Promise<Array<{ key: string; header: SnapshotHeader | null; problem?: string }>>;
+  rebuildIndex(spaceId: string, options: RecallOptions): Promise<void>;
+}
+
+const CHECK_TIMEOUT_MS = 5_000;
+/** What each per-space check says when no space has anything to report. */
+const ALL_CLEAR: Record<string, string> = {
+  debris: 'no temp or lock file left behind by a killed writer',
+  'pending-commit': 'no consolidation left half-applied',
+  leases: 'no lease left behind by a run that stopped',
+  index: 'search index snapshots decode and cover every consolidation',
+  history: 'every consolidation in history is complete',
+  orphans: 'every folder is a space (has its _meta.json)',
+};
+
+const failure = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+const ms = (start: number): number => Math.round(performance.now() - start);
+
+export function createDoctor(context: CoreContext, deps: DoctorDeps) {
+  const { storage } = context;
+
+  /** A write, a read and a delete of a probe object under _system/. */
+  const checkStore = async (): Promise<Finding> => {
+    const key = `${SYSTEM_PREFIX}doctor/${context.randomId()}-${Date.now()}.probe`;
+    const body = `live-mem doctor probe ${new Date().toISOString()}`;
+    const start = performance.now();
+    try {
+      await storage.put(key, body, { contentType: 'text/plain' });
+      const read = await storage.get(key);
+      await storage.delete(key);
+      if (read?.body.toString('utf8') !== body) throw new Error('an object written could not be read back as written');
+      return {
+        check: 'store',
+        status: 'ok',
+        fixable: false,
+        message: `${storage.name} store at ${storage.location} reachable (write, read, delete in ${ms(start)} ms)`,
+      };
+    } catch (error) {
+      return {
+        check: 'store',
+        status: 'error',
+        fixable: false,
+        message: `${storage.name} store at ${storage.location} is not usable: ${failure(error)}`,
+        hint:
+          storage.name === 's3'
+            ? 'check LIVE_MEM_S3_ENDPOINT, LIVE_MEM_S3_BUCKET and the credentials (the bucket must exist)'
+            : 'check that the folder (--home, LIVE_MEM_HOME) exists or can be created, and is writable',
+      };
+    }
+  };
+
+  /** Create-only twice on one key: the second must fail, or two writers would clobber each other. */
+  const checkConditionalWrites = async (): Promise<Finding> => {
+    const check = 'conditional-writes';
+    const key = `${SYSTEM_PREFIX}doctor/${context.randomId()}-${Date.now()}.create-only`;
+    try {
+      if ((await storage.checkConditionalWrites?.()) === 'unsupported') throw new Error('the store accepts If-None-Match and ignores it');
+      await storage.put(key, 'first', { ifNoneMatch: '*' });
+      const second = await storage.put(key, 'second', { ifNoneMatch: '*' }).then(
+        () => 'overwritten',
+        (error: unknown) => (isLiveMemError(error, 'precondition_failed') ? 'refused' : Promise.reject(error)),
+      );
+      if (second === 'overwritten') throw new Error('a second create-only write of one key succeeded');
+      return { check, status: 'ok', fixable: false, message: 'create-only writes are honoured (a second create of one key is refused)' };
+    } catch (error) {
+      return {
+        check,
+        status: 'error',
+        fixable: false,
+        message: `conditional writes are not honoured: ${failure(error)}; locks and create-only writes are unsafe on this store`,
+        hint: 'use AWS S3, Ceph radosgw or another store that honours If-None-Match and If-Match',
+      };
+    } finally {
+      await storage.delete(key).catch(() => undefined);
+    }
+  };
+
+  /** Temp and lock files (fs): stale ones were left by killed writers; young ones belong to writes in progress. */
+  const checkDebris = async (prefixes: string[], fix: boolean): Promise<Finding[]> => {
+    if (!storage.debris) return [];
+    const files: DebrisFile[] = [];
+    for (const prefix of prefixes) files.push(...(await storage.debris(prefix, { remove: fix })));
+    const byFolder = new Map<string, DebrisFile[]>();
+    for (const file of files) {
+      const top = file.path.slice(0, file.path.indexOf('/') + 1) || '/';
+      byFolder.set(top, [...(byFolder.get(top) ?? []), file]);
+    }
+    const findings: Finding[] = [];
+    for (const [folder, found] of byFolder) {
+      const spaceId = folder.endsWith('/') && !folder.startsWith('_') ? folder.slice(0, -1) : undefined;
+      const where = { check: 'debris', ...(spaceId ? { space_id: spaceId } : {}) };
+      const stale = found.filter((file) => file.stale);
+      const removed = stale.filter((file) => file.removed);
+      const young = found.length - stale.length;
+      const list = (some: DebrisFile[]) =>
+        `${some
+          .slice(0, 3)
+          .map((file) => file.path)
+          .join(', ')}${some.length > 3 ? ', …' : ''}`;
+      if (removed.length > 0)
+        findings.push({
+          ...where,
+          status: 'ok',
+          fixable: true,
+          fixed: true,
+          message: `removed ${plural(removed.length, 'temp/lock file')} killed writers left in ${folder}: ${list(removed)}`,
+        });
+      const left = stale.filter((file) => !file.removed);
+      if (left.length > 0) {
+        findings.push({
+          ...where,
+          status: 'warn',
+          fixable: true,
+          fix: 'deletes them',
+          message: `${plural(left.length, 'temp/lock file')} older than an hour in ${folder}, left by writers that were killed: ${list(left)}`,
+          hint: 'harmless: a listing of their folder removes them in time',
+        });
+      }
+      if (young > 0)
+        findings.push({
+          ...where,
+          status: 'ok',
+          fixable: false,
+          message: `${plural(young, 'temp/lock file')} of writes in progress in ${folder} (younger than an hour): left alone`,
+        });
+    }
+    return findings;
+  };
+
+  const checkEndpoint = async (what: 'llm' | 'embeddings'): Promise<Finding> => {
+    const client = what === 'llm' ? context.llm : context.embeddings;
+    const names = what === 'llm' ? 'LIVE_MEM_LLM_BASE_URL, LIVE_MEM_LLM_API_KEY and LIVE_MEM_LLM_MODEL' : 'LIVE_MEM_EMBEDDINGS_BASE_URL, _API_KEY and _MODEL';
+    if (!client) {
+      return {
+        check: what,
+        status: 'ok',
+        fixable: false,
+        message:
+          what === 'llm'
+            ? 'no model configured: consolidation and summaries use the MCP client’s model (sampling) when it offers one'
+            : 'no embeddings endpoint configured: search is BM25 alone',
+      };
+    }
+    if (!client.ping) return { check: what, status: 'ok', fixable: false, message: `${client.label} (not checked: it cannot be without spending tokens)` };
+    const start = performance.now();
+    try {
+      await client.ping(AbortSignal.timeout(CHECK_TIMEOUT_MS));
+      return { check: what, status: 'ok', fixable: false, message: `${client.label} answers (${ms(start)} ms)` };
+    } catch (error) {
+      return {
+        check: what,
+        status: what === 'llm' ? 'error' : 'warn',
+        fixable: false,
+        message: `${client.label} does not answer: ${failure(error)}${what === 'embeddings' ? ' (search falls back to BM25 meanwhile)' : ''}`,
+        hint: `check ${names}`,
+      };
+    }
+  };
+
+  return async function doctor(caller: Caller, input: DoctorInput = {}, options: DoctorOptions = {}) {
+    const only = input.space_id === undefined ? undefined : validateSpaceId(input.space_id);
+    const fix = input.fix === true;
+    authorize(caller, fix ? 'admin' : 'read', only);
+    const step = (check: string, message: string) => options.onProgress?.({ check, message });
+    const findings: Finding[] = [];
+
+    step('store', `probing ${storage.location}`);
+    findings.push(await checkStore());
+    if (findings[0]?.status === 'ok') {
+      findings.push(await checkConditionalWrites());
+      // Debris first: listings remove stale debris of the folders they read.
+      const everything = only === undefined && caller.spaces === '*';
+      const folders = only !== undefined ? [only] : (await listSpaceIds(context)).filter((id) => canAccessSpace(caller, id));
+      step('debris', 'looking for temp and lock files');
+      const perSpace: Finding[] = await checkDebris(everything ? [''] : folders.map((id) => spaceKeys(id).root), fix);
+      const spaceDeps: SpaceCheckDeps = {
+        context,
+        caller,
+        fix,
+        snapshots: deps.snapshots,
+        rebuildIndex: deps.rebuildIndex,
+        onIndexProgress: (event) => step('index', `indexing '${event.space_id}': ${event.phase} ${event.done}/${event.total}`),
+      };
+      for (const spaceId of folders) {
+        if (!(await storage.stat(spaceKeys(spaceId).meta))) {
+          perSpace.push(...(await checkOrphan(spaceDeps, spaceId)));
+          continue;
+        }
+        step('space', `checking '${spaceId}'`);
+        perSpace.push(...(await checkPending(spaceDeps, spaceId)));
+        perSpace.push(...(await checkLeases(spaceDeps, spaceId)));
+        const history = await historyState(context, spaceId);
+        perSpace.push(...(await checkHistory(spaceDeps, spaceId, history)));
+        step('index', `checking the search index of '${spaceId}'`);
+        perSpace.push(...(await checkIndex(spaceDeps, spaceId, history.complete)));
+      }
+      for (const [check, message] of Object.entries(ALL_CLEAR)) {
+        const some = perSpace.filter((finding) => finding.check === check);
+        findings.push(...(some.length > 0 ? some : [{ check, status: 'ok' as const, fixable: false, message }]));
+      }
+    }
+    step('llm', 'asking the endpoints (no tokens spent)');
+    findings.push(...(await Promise.all([checkEndpoint('llm'), checkEndpoint('embeddings')])));
+
+    const count = (status: Finding['status']) => findings.filter((finding) => finding.status === status).length;
+    const errors = count('error');
+    const fixable = findings.filter((finding) => finding.status !== 'ok' && finding.fixable).length;
+    return {
+      status: errors > 0 ? ('error' as const) : ('ok' as const),
+      ...(errors > 0 ? { message: `${plural(errors, 'problem')} to attend to (see above)` } : {}),
+      store: `${storage.name} ${storage.location}`,
+      ...(only !== undefined ? { space_id: only } : {}),
+      fix,
+      findings,
+      counts: { ok: count('ok'), warn: count('warn'), error: errors, fixed: findings.filter((finding) => finding.fixed).length, fixable },
+    };
+  };
+}
+
+export type Doctor = ReturnType<typeof createDoctor>;

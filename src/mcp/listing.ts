@@ -1,0 +1,36 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { ToolDefinition } from './tool.js';
+
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * The tools/list answer for these tools. Every agent pays for it, in tokens, on every
+ * conversation, so it leaves out what the SDK's own rendering adds and says nothing:
+ * - `$schema` on each schema: without it MCP's default dialect (JSON Schema 2020-12) applies, and
+ *   the keywords used here mean the same in draft-07, which validators default to;
+ * - the ±2^53 bounds zod writes on every integer;
+ * - `execution: { taskSupport: 'forbidden' }`, which is what an absent `execution` means.
+ * The SDK still validates arguments and results against the zod schemas on each call.
+ */
+export function listTools(tools: readonly ToolDefinition[]): Tool[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(z.object(tool.input), 'input') as Tool['inputSchema'],
+    outputSchema: jsonSchema(tool.output, 'output') as NonNullable<Tool['outputSchema']>,
+    annotations: tool.annotations,
+  }));
+}
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    io,
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+    },
+  });
+  return rest;
+}

@@ -1,0 +1,89 @@
+import { LiveMemError } from '../shared/errors.js';
+import type { ToolDefinition } from './tool.js';
+import { allTools } from './tools/index.js';
+
+/**
+ * Tool profiles: which tools the server offers (LIVE_MEM_TOOLS, --tools, `tools:`). Every tool
+ * listed costs every agent tokens on every conversation, so an agent that only takes and reads
+ * notes can be offered just that. `all` is the default, so that agents and configurations written
+ * for the original server keep working.
+ */
+const AGENT = [
+  'space_list',
+  'space_summary',
+  'live_note',
+  'live_read',
+  'live_search',
+  'memory_search',
+  'memory_context',
+  'bank_read',
+  'bank_read_all',
+  'bank_consolidate',
+  'bank_consolidation_status',
+  'system_whoami',
+];
+
+const STANDARD = [
+  ...AGENT,
+  'space_create',
+  'space_info',
+  'space_rules',
+  'space_update',
+  'space_delete',
+  'backup_create',
+  'backup_list',
+  'backup_restore',
+  'backup_download',
+  'backup_delete',
+  'space_export',
+  'bank_list',
+  'system_health',
+  'system_about',
+];
+
+/** Profile → tool names; `all` is every tool. */
+export const TOOL_PROFILES: Readonly<Record<string, readonly string[] | 'all'>> = { agent: AGENT, standard: STANDARD, all: 'all' };
+
+export const PROFILE_NAMES = Object.keys(TOOL_PROFILES);
+
+const profileNamed = (name: string) => (Object.hasOwn(TOOL_PROFILES, name) ? TOOL_PROFILES[name] : undefined);
+
+/** The tools a server offers, and how its tools_profile reports them. */
+export interface ToolSelection {
+  /** agent, standard, all, or `custom` for a list of names. */
+  profile: string;
+  tools: ToolDefinition[];
+}
+
+/**
+ * Resolves a tools setting: a profile name, or a comma-separated list of tool names (profile names
+ * may appear in it, e.g. `agent,backup_create`). The tools keep the order of `available`. An unknown
+ * name is a config_error naming it and the valid profiles.
+ */
+export function selectTools(spec = 'all', available: readonly ToolDefinition[] = allTools): ToolSelection {
+  const items = spec
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  if (items.length === 0) throw new LiveMemError('config_error', `the tools setting is empty: name a profile (${PROFILE_NAMES.join(', ')}) or tools`);
+  const known = new Set(available.map((tool) => tool.name));
+  const wanted = new Set<string>();
+  const unknown: string[] = [];
+  for (const item of items) {
+    const profile = profileNamed(item);
+    if (profile === 'all') for (const name of known) wanted.add(name);
+    else if (profile) for (const name of profile) wanted.add(name);
+    else if (known.has(item)) wanted.add(item);
+    else unknown.push(item);
+  }
+  if (unknown.length > 0) {
+    throw new LiveMemError(
+      'config_error',
+      `unknown tool${unknown.length > 1 ? 's' : ''} in the tools setting (LIVE_MEM_TOOLS, --tools or tools:): ${unknown.join(', ')}; ` +
+        `use a profile (${PROFILE_NAMES.join(', ')}) or tool names such as live_note, comma-separated`,
+      { unknown, profiles: PROFILE_NAMES },
+    );
+  }
+  const profile = items.length === 1 && items[0] !== undefined && profileNamed(items[0]) ? items[0] : 'custom';
+  return { profile, tools: available.filter((tool) => wanted.has(tool.name)) };
+}

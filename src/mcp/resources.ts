@@ -1,0 +1,223 @@
+import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { UriTemplate, type Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import { ANONYMOUS } from '../core/auth/auth-service.js';
+import type { BankFileInfo } from '../core/bank/bank-service.js';
+import { authorize, canAccessSpace, type Caller } from '../core/caller.js';
+import type { Core } from '../core/core.js';
+import type { CoreEvent } from '../core/events.js';
+import { validateSpaceId } from '../core/validate.js';
+import { mapLimit } from '../shared/concurrency.js';
+import { isLiveMemError } from '../shared/errors.js';
+import type { Logger } from '../shared/log.js';
+import { protocolError } from './result.js';
+import type { ToolExtra } from './tool.js';
+
+const MIME = 'text/markdown';
+
+/** The URI of each resource; space ids and bank file names are URI-safe, the encoding is a guard. */
+export const resourceUri = {
+  bank: (spaceId: string, filename: string) => `live-mem://${spaceId}/bank/${encodeURIComponent(filename)}`,
+  rules: (spaceId: string) => `live-mem://${spaceId}/rules`,
+  synthesis: (spaceId: string) => `live-mem://${spaceId}/synthesis`,
+};
+
+/** A space the caller may read, with what its listing needs. */
+interface ListedSpace {
+  space_id: string;
+  description: string;
+  bank: BankFileInfo[];
+}
+
+/** A kind of resource is data, like a tool: its template, how a readable space lists it, how it is read. */
+interface ResourceKind {
+  name: string;
+  title: string;
+  description: string;
+  template: string;
+  list(space: ListedSpace): Resource[];
+  read(core: Core, caller: Caller, vars: Record<string, string>): Promise<string>;
+}
+
+const kinds: ResourceKind[] = [
+  {
+    name: 'bank-file',
+    title: 'Memory bank file',
+    description: "One file of a space's memory bank, written by consolidation from the live notes.",
+    template: 'live-mem://{space}/bank/{file}',
+    list: (space) =>
+      space.bank.map((file) => ({
+        uri: resourceUri.bank(space.space_id, file.filename),
+        name: `${space.space_id}/bank/${file.filename}`,
+        title: `${file.filename} (${space.space_id})`,
+        mimeType: MIME,
+        size: file.size,
+        annotations: { lastModified: file.last_modified },
+      })),
+    read: async (core, caller, vars) => (await core.bank.read(caller, { space_id: vars.space ?? '', filename: vars.file ?? '' })).content,
+  },
+  {
+    name: 'rules',
+    title: 'Space rules',
+    description: 'The rules of a space: which bank files exist and what each holds.',
+    template: 'live-mem://{space}/rules',
+    list: (space) => [
+      {
+        uri: resourceUri.rules(space.space_id),
+        name: `${space.space_id}/rules`,
+        title: `Rules of ${space.space_id}${space.description ? ` (${space.description})` : ''}`,
+        mimeType: MIME,
+      },
+    ],
+    read: async (core, caller, vars) => (await core.spaces.rules(caller, { space_id: vars.space ?? '' })).rules,
+  },
+  {
+    name: 'synthesis',
+    title: 'Space synthesis',
+    description: 'The short synthesis of a space that each consolidation updates; empty before the first one.',
+    template: 'live-mem://{space}/synthesis',
+    list: (space) => [
+      { uri: resourceUri.synthesis(space.space_id), name: `${space.space_id}/synthesis`, title: `Synthesis of ${space.space_id}`, mimeType: MIME },
+    ],
+    read: async (core, caller, vars) => (await core.spaces.synthesis(caller, { space_id: vars.space ?? '' })).synthesis,
+  },
+];
+
+export interface ResourceHost {
+  core: Core;
+  logger: Logger;
+  /** Who is calling this request (throws `forbidden` for an unknown, revoked or expired token). */
+  caller(extra: ToolExtra): Promise<Caller>;
+}
+
+/** A template's variables, URI-decoded; a malformed escape is a bad request. */
+function decode(variables: Variables): Record<string, string> {
+  try {
+    return Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, decodeURIComponent(Array.isArray(value) ? value.join(',') : value)]));
+  } catch {
+    throw new McpError(ErrorCode.InvalidParams, 'malformed percent-encoding in the resource URI');
+  }
+}
+
+/**
+ * Registers each space's bank files, rules and synthesis as resources (listed and as templates),
+ * read through the core with the caller, so a read is refused exactly as the tools refuse it.
+ * Subscriptions live as long as this server (one client): a consolidation committed in this process
+ * sends `notifications/resources/updated` for the subscribed URIs it wrote, and a created bank file
+ * or a created or deleted space sends `notifications/resources/list_changed` to a client that has
+ * listed resources, when its caller may read that space.
+ */
+export function registerResources(server: McpServer, host: ResourceHost): void {
+  const { core, logger } = host;
+  const subscribed = new Set<string>();
+  let lister: Caller | undefined;
+
+  /** The spaces the caller may read, once per resources/list (each template's list callback asks). */
+  const listings = new WeakMap<object, Promise<ListedSpace[]>>();
+  const listSpaces = async (extra: ToolExtra): Promise<ListedSpace[]> => {
+    let caller: Caller;
+    try {
+      caller = await host.caller(extra);
+    } catch (error) {
+      // An unknown or revoked token lists nothing rather than failing the client's startup listing.
+      if (!isLiveMemError(error, 'forbidden')) throw error;
+      caller = ANONYMOUS;
+    }
+    lister = caller;
+    const listed = await core.spaces.list(caller).catch((error: unknown) => {
+      if (isLiveMemError(error, 'forbidden')) return { spaces: [] };
+      throw error;
+    });
+    const spaces = await mapLimit(listed.spaces, core.context.storage.parallelism, async (space) => {
+      try {
+        return { space_id: space.space_id, description: space.description, bank: (await core.bank.list(caller, space)).files };
+      } catch (error) {
+        if (isLiveMemError(error, 'not_found')) return null; // deleted since listed
+        throw error;
+      }
+    });
+    return spaces.filter((space) => space !== null);
+  };
+  const listing = (extra: ToolExtra): Promise<ListedSpace[]> => {
+    let found = listings.get(extra);
+    if (!found) listings.set(extra, (found = listSpaces(extra)));
+    return found;
+  };
+
+  const templates = kinds.map((kind) => new UriTemplate(kind.template));
+  for (const kind of kinds) {
+    server.registerResource(
+      kind.name,
+      new ResourceTemplate(kind.template, {
+        list: async (extra) => {
+          try {
+            return { resources: (await listing(extra)).flatMap((space) => kind.list(space)) };
+          } catch (error) {
+            throw protocolError(error, logger, 'resources/list');
+          }
+        },
+      }),
+      { title: kind.title, description: kind.description, mimeType: MIME },
+      async (uri, variables, extra) => {
+        try {
+          const text = await kind.read(core, await host.caller(extra), decode(variables));
+          return { contents: [{ uri: uri.href, mimeType: MIME, text }] };
+        } catch (error) {
+          throw protocolError(error, logger, `resources/read ${uri.href}`);
+        }
+      },
+    );
+  }
+
+  /** The space a URI of ours names, or an invalid-params error. */
+  const spaceOf = (uri: string): string => {
+    for (const template of templates) {
+      const variables = template.match(uri);
+      if (variables) return decode(variables).space ?? '';
+    }
+    throw new McpError(ErrorCode.InvalidParams, `unknown resource URI ${JSON.stringify(uri)}: live-mem://{space}/bank/{file}, …/rules or …/synthesis`);
+  };
+  const normalize = (uri: string): string => {
+    try {
+      return new URL(uri).href;
+    } catch {
+      throw new McpError(ErrorCode.InvalidParams, `invalid resource URI ${JSON.stringify(uri)}`);
+    }
+  };
+
+  server.server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    try {
+      const uri = normalize(request.params.uri);
+      // The core's guard, in its order: a valid id, then the caller's right to read that space.
+      authorize(await host.caller(extra), 'read', validateSpaceId(spaceOf(uri)));
+      subscribed.add(uri);
+      return {};
+    } catch (error) {
+      throw protocolError(error, logger, 'resources/subscribe');
+    }
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    const { uri } = request.params;
+    subscribed.delete(URL.canParse(uri) ? new URL(uri).href : uri);
+    return {};
+  });
+
+  const send = (notification: Promise<void>) =>
+    notification.catch((error: unknown) => logger.debug('a resource notification was not sent', { error: String(error) }));
+  const listChanged = (spaceId: string) => {
+    if (lister && canAccessSpace(lister, spaceId) && server.isConnected()) void send(server.server.sendResourceListChanged());
+  };
+  const onEvent = (event: CoreEvent) => {
+    if (event.type !== 'bank_changed') return listChanged(event.space_id);
+    const uris = event.files.map((file) => resourceUri.bank(event.space_id, file.filename));
+    if (event.synthesis) uris.push(resourceUri.synthesis(event.space_id));
+    for (const uri of uris) if (subscribed.has(uri) && server.isConnected()) void send(server.server.sendResourceUpdated({ uri }));
+    if (event.files.some((file) => file.kind === 'created')) listChanged(event.space_id);
+  };
+  const stop = core.events.on(onEvent);
+  const closed = server.server.onclose;
+  server.server.onclose = () => {
+    stop();
+    closed?.();
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * `live-mem doctor` end to end, on the built binary: a healthy store, then the problems real
+ * accidents leave (a consolidation killed with SIGKILL after its commit point, temp and lock files
+ * of killed writers, a damaged index snapshot, an interrupted import), found, repaired by --fix,
+ * and found clean again.
+ */
+import assert from 'node:assert/strict';
+import { utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { execa } from 'execa';
+import { FIRST_PLAN } from '../../fixtures/llm/scenarios.js';
+import { ownerCaller } from '../../src/core/caller.js';
+import { createCore } from '../../src/core/core.js';
+import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
+import { BIN } from '../helpers/mcp-client.js';
+import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
+import { tempDir } from '../helpers/tmp.js';
+
+interface Finding {
+  check: string;
+  status: string;
+  message: string;
+  fixed?: boolean;
+}
+
+describe('live-mem doctor', () => {
+  let home: Awaited<ReturnType<typeof tempDir>>;
+  let llm: ScriptedLlm;
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    execa(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH ?? '', LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'warn', ...env },
+      extendEnv: false,
+      reject: false,
+    });
+  const doctor = async (args: string[] = []) => {
+    const run = await cli(['doctor', ...args, '--json']);
+    const body = JSON.parse(run.stdout) as { status: string; findings: Finding[]; counts: Record<string, number> };
+    return { ...run, body, problems: body.findings.filter((finding) => finding.status !== 'ok') };
+  };
+
+  before(async () => {
+    home = await tempDir();
+    llm = await startScriptedLlm([{ reply: FIRST_PLAN }]);
+    const core = createCore({ storage: createFsDriver(home.dir) });
+    const owner = ownerCaller('tester');
+    await core.spaces.create(owner, { space_id: 'proj' });
+    for (let i = 0; i < 5; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `note ${i}` });
+  });
+  after(async () => {
+    await llm?.close();
+    await home?.remove();
+  });
+
+  it('finds a healthy store healthy', async () => {
+    const healthy = await doctor();
+    assert.equal(healthy.exitCode, 0, healthy.stderr);
+    assert.equal(healthy.body.status, 'ok');
+    assert.deepEqual(healthy.problems, []);
+  });
+
+  it('finds what accidents leave, --fix repairs it, and the next run is clean', async () => {
+    const llmEnv = { LIVE_MEM_LLM_BASE_URL: llm.url, LIVE_MEM_LLM_MODEL: 'scripted-model', LIVE_MEM_LLM_API_KEY: 'k' };
+    const killed = await cli(['consolidate', 'proj'], { ...llmEnv, LIVE_MEM_TEST_KILL_AT: 'after-commit' });
+    assert.equal(killed.signal, 'SIGKILL');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    for (const name of ['a.md.123abc.lmtmp', 'b.md.lmlock']) {
+      const file = path.join(home.dir, 'proj', 'live', name);
+      await writeFile(file, 'partial');
+      await utimes(file, twoHoursAgo, twoHoursAgo);
+    }
+    const storage = createFsDriver(home.dir);
+    await storage.put('proj/_index/29990101T000000000Z-zzzzzz.snapshot', 'damaged');
+    await storage.put('halfway/live/20260101T000000_a_progress_00aaaaaa.md', 'an import cut short');
+
+    const sick = await doctor();
+    assert.equal(sick.exitCode, 0, 'warnings only');
+    assert.deepEqual(sick.problems.map((finding) => finding.check).sort(), ['debris', 'index', 'leases', 'orphans', 'pending-commit']);
+    const text = await cli(['doctor']);
+    assert.match(text.stdout, /^! pending-commit: consolidation \S+ of 'proj' was committed but its process stopped/m);
+    assert.match(text.stdout, /^ {4}→ --fix finishes it now, under the space lease; /m);
+    assert.match(text.stdout, /`live-mem doctor --fix` repairs 4$/m);
+
+    const fixed = await doctor(['--fix']);
+    assert.equal(fixed.exitCode, 0, fixed.stderr);
+    assert.deepEqual(fixed.problems, []);
+    assert.deepEqual(
+      fixed.body.findings.filter((finding) => finding.fixed).map((finding) => finding.check),
+      ['debris', 'pending-commit', 'index', 'orphans'],
+    );
+    const info = JSON.parse((await cli(['space', 'info', 'proj', '--json'])).stdout);
+    assert.equal(info.total_notes_processed, 5, 'the killed consolidation was finished, every note once');
+
+    const clean = await cli(['doctor']);
+    assert.equal(clean.exitCode, 0);
+    assert.ok(
+      clean.stdout
+        .trim()
+        .split('\n\n')[0]
+        ?.split('\n')
+        .every((line) => line.startsWith('✓ ')),
+      clean.stdout,
+    );
+    assert.match(clean.stdout, /: 10 ok, 0 warning\(s\), 0 error\(s\)$/m);
+  });
+
+  it('exits 1 while an error remains (a model that does not answer)', async () => {
+    const down = await cli(['doctor'], { LIVE_MEM_LLM_BASE_URL: 'http://127.0.0.1:1/v1', LIVE_MEM_LLM_MODEL: 'm' });
+    assert.equal(down.exitCode, 1);
+    assert.match(down.stdout, /^✗ llm: m @ http:\/\/127\.0\.0\.1:1\/v1 does not answer: /m);
+    assert.equal(down.stderr, 'live-mem: 1 problem to attend to (see above)');
+  });
+});

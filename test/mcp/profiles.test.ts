@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PROFILE_NAMES, selectTools, TOOL_PROFILES } from '../../src/mcp/profiles.js';
+import { allTools } from '../../src/mcp/tools/index.js';
+import { isLiveMemError } from '../../src/shared/errors.js';
+
+const names = (spec?: string) => selectTools(spec).tools.map((tool) => tool.name);
+
+describe('tool profiles', () => {
+  it('name only existing tools, each profile containing the one before it', () => {
+    const all = new Set(allTools.map((tool) => tool.name));
+    let previous: string[] = [];
+    for (const profile of PROFILE_NAMES) {
+      const selected = names(profile);
+      for (const name of previous) assert.ok(selected.includes(name), `${profile} lacks ${name}`);
+      const listed = TOOL_PROFILES[profile];
+      if (Array.isArray(listed)) for (const name of listed) assert.ok(all.has(name), `${profile}: ${name} is no tool`);
+      previous = selected;
+    }
+    assert.deepEqual(PROFILE_NAMES, ['agent', 'standard', 'all']);
+  });
+
+  it('defaults to every tool, in the order of allTools', () => {
+    assert.deepEqual(selectTools(), { profile: 'all', tools: allTools });
+    assert.deepEqual(
+      names('agent'),
+      allTools.map((tool) => tool.name).filter((name) => names('agent').includes(name)),
+    );
+  });
+
+  it('takes tool names, profile names among them, as a custom selection', () => {
+    const selection = selectTools('live_read, agent ,live_read,history_list');
+    assert.equal(selection.profile, 'custom');
+    assert.deepEqual(selection.tools.map((tool) => tool.name).sort(), [...new Set([...names('agent'), 'history_list'])].sort());
+    assert.equal(selectTools('live_note').profile, 'custom');
+  });
+
+  it('refuses unknown names (prototype keys included) and an empty list, naming them and the profiles', () => {
+    for (const [spec, message] of [
+      ['agent,live_nope,bogus', /unknown tools in the tools setting .*: live_nope, bogus; use a profile \(agent, standard, all\)/],
+      ['constructor', /unknown tool in the tools setting .*: constructor;/],
+      [' , ', /the tools setting is empty/],
+    ] as const) {
+      assert.throws(
+        () => selectTools(spec),
+        (e) => isLiveMemError(e, 'config_error') && message.test(e.message),
+      );
+    }
+  });
+});
