@@ -12,9 +12,15 @@ export interface Limits {
   bankReadAllMaxBytes: number;
   /** space_export and backup_download answer in base64 up to this many archive bytes; past it, the CLI. */
   exportMaxBytes: number;
+  /**
+   * On a store without folders (S3): how long a process writes notes into a space it saw exist
+   * without checking again. A `space_delete` there waits a little longer than this between removing
+   * the meta and its last sweep (see note-service.ts).
+   */
+  knownSpaceMs: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { maxNoteChars: 100_000, bankReadAllMaxBytes: 1_000_000, exportMaxBytes: 20_000_000 };
+export const DEFAULT_LIMITS: Limits = { maxNoteChars: 100_000, bankReadAllMaxBytes: 1_000_000, exportMaxBytes: 20_000_000, knownSpaceMs: 2_000 };
 
 export interface ConsolidationSettings {
   /** Per LLM call. */

@@ -11,7 +11,7 @@ type JsonSchema = Record<string, unknown>;
  *   the keywords used here mean the same in draft-07, which validators default to;
  * - the ±2^53 bounds zod writes on every integer;
  * - `execution: { taskSupport: 'forbidden' }`, which is what an absent `execution` means.
- * The SDK still validates arguments and results against the zod schemas on each call.
+ * The SDK still validates arguments against the zod schemas on each call (results: see server.ts).
  */
 export function listTools(tools: readonly ToolDefinition[]): Tool[] {
   return tools.map((tool) => ({

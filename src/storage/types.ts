@@ -34,6 +34,13 @@ export interface PutOptions {
   /** Replace only if the current version has this etag. */
   ifMatch?: string;
   contentType?: string;
+  /**
+   * With `ifNoneMatch: '*'`, on a driver with folders (one that has `removeFolder`): fail with
+   * `not_found`, writing nothing, when the key's folder does not exist, instead of creating it.
+   * A writer learns this way, at no extra cost, that `removeFolder` took the folder away. Drivers
+   * without folders ignore it.
+   */
+  inExistingFolder?: boolean;
 }
 
 export interface ListOptions {
@@ -86,6 +93,13 @@ export interface StorageDriver {
   list(prefix: string, options?: ListOptions): Promise<ListPage>;
   delete(key: string): Promise<void>;
   deleteMany(keys: readonly string[]): Promise<void>;
+  /**
+   * Removes a folder (`prefix` ends in '/') and every object below it in one atomic step: no reader
+   * sees a part of it gone, and from that step on every `put` with `inExistingFolder` into it fails.
+   * Resolves to the number of objects removed, once the removal is durable. Optional: a driver with
+   * folders (fs, memory) has it; one without (S3) leaves it out, and callers delete object by object.
+   */
+  removeFolder?(prefix: string): Promise<number>;
   /**
    * A write batch cheaper than one `put` per object, where the driver has one (fs: no temp file and
    * no fsync per object, one barrier at `flush`). Optional: `openBatch` falls back to plain puts.

@@ -4,8 +4,12 @@ import { formatNoteFile, parseNoteFile } from '../../src/core/note/note-file.js'
 import { formatNoteName, parseNoteName } from '../../src/core/note/note-name.js';
 import { toAgentName } from '../../src/core/caller.js';
 import { isLiveMemError } from '../../src/shared/errors.js';
+import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
+import { listKeys } from '../../src/storage/list.js';
 import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
+import type { StorageDriver } from '../../src/storage/types.js';
 import { counting, makeCore, owner, steppingClock } from '../helpers/core.js';
+import { tempDir } from '../helpers/tmp.js';
 
 describe('note names', () => {
   it('formats {YYYYMMDDTHHMMSS}_{agent}_{category}_{id8}.md and parses it back', () => {
@@ -184,6 +188,95 @@ describe('note service', () => {
     const token = { ...owner, agent: 'reviewer', canChooseAgent: false };
     const forced = await core.notes.write(token, { space_id: 'proj', category: 'todo', content: 'x', agent: 'someone-else' });
     assert.equal(forced.agent, 'reviewer');
+  });
+});
+
+describe('notes into a space another process deletes', () => {
+  /** A store without folders, like S3: the memory driver without its `removeFolder`. */
+  const withoutFolders = (driver: StorageDriver): StorageDriver => {
+    const { removeFolder: _folders, ...rest } = driver;
+    return rest;
+  };
+  const KNOWN_MS = 150;
+  const drivers: Array<[string, () => Promise<{ storage: StorageDriver; remove(): Promise<void> }>]> = [
+    [
+      'fs (folders)',
+      async () => {
+        const tmp = await tempDir();
+        return { storage: createFsDriver(tmp.dir), remove: tmp.remove };
+      },
+    ],
+    ['memory (folders)', async () => ({ storage: createMemoryDriver(), remove: async () => undefined })],
+    ['no folders (as S3)', async () => ({ storage: withoutFolders(createMemoryDriver()), remove: async () => undefined })],
+  ];
+  for (const [name, open] of drivers) {
+    it(`${name}: one request per note once the space is known, and a deleted space is never resurrected`, async () => {
+      const { storage: raw, remove } = await open();
+      try {
+        const storage = counting(raw);
+        const limits = { knownSpaceMs: KNOWN_MS };
+        const { core: writer } = makeCore({ storage, limits });
+        const { core: other } = makeCore({ storage: raw, limits }); // another process on the same store
+        await other.spaces.create(owner, { space_id: 'doomed' });
+        await writer.notes.write(owner, { space_id: 'doomed', category: 'todo', content: 'first: checks the space' });
+        storage.reset();
+        await writer.notes.write(owner, { space_id: 'doomed', category: 'todo', content: 'second: the space is known' });
+        assert.deepEqual(storage.counts, { put: 1 });
+        if (!raw.removeFolder) {
+          // Known for a while only: past it, the space is checked again before the write.
+          await new Promise((resolve) => setTimeout(resolve, KNOWN_MS + 20));
+          storage.reset();
+          await writer.notes.write(owner, { space_id: 'doomed', category: 'todo', content: 'third: checked again' });
+          assert.deepEqual(storage.counts, { stat: 1, put: 1 });
+        }
+
+        await other.spaces.delete(owner, { space_id: 'doomed', confirm: true });
+        await assert.rejects(writer.notes.write(owner, { space_id: 'doomed', category: 'todo', content: 'after the delete' }), (error) =>
+          isLiveMemError(error, 'not_found'),
+        );
+        assert.deepEqual(await listKeys(raw, 'doomed/'), [], 'nothing written under the deleted space');
+        assert.deepEqual((await other.spaces.list(owner)).spaces, []);
+
+        // Created again by the other process: the writer's notes land in the new space.
+        await other.spaces.create(owner, { space_id: 'doomed' });
+        await writer.notes.write(owner, { space_id: 'doomed', category: 'todo', content: 'in the new space' });
+        const read = await other.notes.read(owner, { space_id: 'doomed' });
+        assert.deepEqual(
+          read.notes.map((note) => note.content),
+          ['in the new space'],
+        );
+      } finally {
+        await remove();
+      }
+    });
+  }
+
+  it('no folders (as S3): a note written while the space is being deleted goes with it', async () => {
+    const raw = withoutFolders(createMemoryDriver());
+    const limits = { knownSpaceMs: KNOWN_MS };
+    const { core: writer } = makeCore({ storage: raw, limits });
+    const { core: other } = makeCore({ storage: raw, limits });
+    await other.spaces.create(owner, { space_id: 'doomed' });
+    await writer.notes.write(owner, { space_id: 'doomed', category: 'todo', content: 'known' });
+    const deleting = other.spaces.delete(owner, { space_id: 'doomed', confirm: true });
+    // The meta is gone at once (memory), the last sweep comes after knownSpaceMs: this note still trusts the space.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(await raw.stat('doomed/_meta.json'), null);
+    assert.equal((await writer.notes.write(owner, { space_id: 'doomed', category: 'todo', content: 'during the delete' })).status, 'created');
+    await deleting;
+    assert.deepEqual(await listKeys(raw, 'doomed/'), [], 'the last sweep took it');
+  });
+
+  it('refuses a note into a space that never existed without writing anything', async () => {
+    const tmp = await tempDir();
+    try {
+      const storage = createFsDriver(tmp.dir);
+      const { core } = makeCore({ storage });
+      await assert.rejects(core.notes.write(owner, { space_id: 'nope', category: 'todo', content: 'x' }), (error) => isLiveMemError(error, 'not_found'));
+      assert.deepEqual(await listKeys(storage, ''), []);
+    } finally {
+      await tmp.remove();
+    }
   });
 });
 

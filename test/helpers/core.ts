@@ -19,6 +19,13 @@ export function counting(driver: StorageDriver): StorageDriver & { counts: Recor
       return (driver[key] as (...a: unknown[]) => unknown).apply(driver, args);
     };
   }
+  if (driver.removeFolder) {
+    const removeFolder = driver.removeFolder.bind(driver);
+    wrapped.removeFolder = (prefix) => {
+      counts.removeFolder = (counts.removeFolder ?? 0) + 1;
+      return removeFolder(prefix);
+    };
+  }
   Object.assign(wrapped, { name: driver.name, location: driver.location, parallelism: driver.parallelism });
   return wrapped;
 }

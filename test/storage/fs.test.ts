@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
@@ -51,6 +51,38 @@ describe('fs driver specifics', () => {
       await utimes(path.join(tmp.dir, 's/old.md.def.lmtmp'), hoursAgo, hoursAgo);
       assert.deepEqual(await listKeys(driver, 's/'), ['s/k.md']);
       assert.deepEqual((await readdir(path.join(tmp.dir, 's'))).sort(), ['k.md', 'k.md.abc.lmtmp']);
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it('leaves no trace of a removed folder, and sweeps one a killed removal left renamed aside', async () => {
+    const tmp = await tempDir();
+    try {
+      const driver = createFsDriver(tmp.dir);
+      await driver.put('gone/live/a.md', 'a', { ifNoneMatch: '*' });
+      await driver.put('kept/_meta.json', '{}');
+      assert.equal(await driver.removeFolder?.('gone/'), 1);
+      assert.deepEqual(await readdir(tmp.dir), ['kept']);
+      // A removal killed after its rename: the folder sits aside under a reserved name.
+      const aside = path.join(tmp.dir, 'crashed.abc1.lmtmp');
+      await mkdir(path.join(aside, 'live'), { recursive: true });
+      await writeFile(path.join(aside, 'live', 'n.md'), 'n');
+      assert.deepEqual((await driver.list('', { delimiter: '/' })).prefixes, ['kept/'], 'not a folder to listings');
+      assert.deepEqual(await listKeys(driver, ''), ['kept/_meta.json']);
+      const found = await driver.debris?.('');
+      assert.deepEqual(
+        found?.map((d) => [d.path, d.stale]),
+        [['crashed.abc1.lmtmp', false]],
+      );
+      const hoursAgo = new Date(Date.now() - 2 * 3600_000);
+      await utimes(aside, hoursAgo, hoursAgo);
+      const removed = await driver.debris?.('', { remove: true });
+      assert.deepEqual(
+        removed?.map((d) => [d.path, d.removed]),
+        [['crashed.abc1.lmtmp', true]],
+      );
+      assert.deepEqual(await readdir(tmp.dir), ['kept']);
     } finally {
       await tmp.remove();
     }

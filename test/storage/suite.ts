@@ -151,6 +151,40 @@ export function runStorageSuite(name: string, makeHarness: () => Promise<DriverH
       }
     });
 
+    it('removes a folder in one step, after which creating into it fails (where the driver has folders)', async () => {
+      if (!driver.removeFolder) {
+        // No folders: the option is ignored, a create lands anywhere.
+        await driver.put('nofolder/a/n1.md', 'one', { ifNoneMatch: '*', inExistingFolder: true });
+        assert.equal((await driver.get('nofolder/a/n1.md'))?.body.toString(), 'one');
+        return;
+      }
+      await assert.rejects(driver.put('rmf/live/n0.md', 'x', { ifNoneMatch: '*', inExistingFolder: true }), rejectsWith('not_found'));
+      assert.deepEqual(await listKeys(driver, 'rmf/'), [], 'a refused create writes nothing');
+      await driver.put('rmf/_meta.json', '{}', { ifNoneMatch: '*' });
+      await driver.put('rmf/live/n1.md', 'one', { ifNoneMatch: '*' });
+      await driver.put('rmf/live/n2.md', 'two', { ifNoneMatch: '*', inExistingFolder: true });
+      await driver.put('rmf/bank/deep/f.md', 'f');
+      await driver.put('rmfx/keep.md', 'a sibling whose name starts the same');
+      assert.equal(await driver.removeFolder('rmf/'), 4);
+      assert.deepEqual(await listKeys(driver, 'rmf/'), []);
+      assert.equal(await driver.get('rmf/live/n1.md'), null);
+      assert.equal((await driver.get('rmfx/keep.md'))?.body.toString(), 'a sibling whose name starts the same');
+      assert.ok(!(await driver.list('', { delimiter: '/' })).prefixes.includes('rmf/'), 'the folder is gone from listings');
+      await assert.rejects(driver.put('rmf/live/n3.md', 'three', { ifNoneMatch: '*', inExistingFolder: true }), rejectsWith('not_found'));
+      assert.deepEqual(await listKeys(driver, 'rmf/'), []);
+      assert.equal(await driver.removeFolder('rmf/'), 0, 'removing a missing folder is no error');
+      // Racing creators into a folder being removed: each either landed before (and went with it) or failed.
+      await driver.put('rmr/live/seed.md', 'seed', { ifNoneMatch: '*' });
+      const writes = Array.from({ length: 40 }, (_, i) => driver.put(`rmr/live/w${i}.md`, `w${i}`, { ifNoneMatch: '*', inExistingFolder: true }));
+      const removed = driver.removeFolder('rmr/');
+      const outcomes = await Promise.allSettled(writes);
+      await removed;
+      for (const outcome of outcomes) {
+        if (outcome.status === 'rejected') assert.ok(rejectsWith('not_found')(outcome.reason), String(outcome.reason));
+      }
+      assert.deepEqual(await listKeys(driver, 'rmr/'), [], 'nothing written into the removed folder survives it');
+    });
+
     it('writes a batch: creates and replaces, in new folders, readable once flushed', async () => {
       await driver.put('batch/old.md', 'left over');
       const batch = openBatch(driver);

@@ -1,5 +1,5 @@
 import { mapLimit } from '../../shared/concurrency.js';
-import { invalid, isLiveMemError } from '../../shared/errors.js';
+import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { listAll } from '../../storage/list.js';
 import { authorize, toAgentName, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
@@ -71,6 +71,64 @@ export function createNoteService(context: CoreContext, corpus: Corpus) {
   const readNotes = async (spaceId: string, names: NoteName[]): Promise<NoteView[]> =>
     (await mapLimit(names, storage.parallelism, (name) => readNote(spaceId, name))).filter((note): note is NoteView => note !== null);
 
+  /**
+   * Spaces this process has seen exist, and when (the monotonic time the check was sent): a note
+   * into one of them is written without reading `_meta.json` first. What keeps a space deleted by
+   * another process deleted comes with the write:
+   * - on a driver with folders (fs), the note is created only into its existing `live/` folder, and
+   *   a space is deleted by taking its whole folder away in one step (`removeFolder`): a write into
+   *   a deleted space fails by itself, at no cost to the others;
+   * - elsewhere (S3), a space is trusted for `knownSpaceMs` after its meta was seen. A note whose PUT
+   *   answered within that time landed before the meta could be gone for that long, and a delete
+   *   waits longer than that between removing the meta and its last sweep: the note goes with the
+   *   space. Past that time the meta is read again before the write, and after a PUT that answered
+   *   late (the note is removed and refused if the space is gone). So a note is one request.
+   * A space not seen yet is checked before the write, so a wrong space id writes nothing.
+   */
+  const knownSpaces = new Map<string, number>();
+  const NOTE_TYPE = 'text/markdown; charset=utf-8';
+  const notFound = (spaceId: string) => new LiveMemError('not_found', `space '${spaceId}' does not exist`, { space_id: spaceId });
+
+  const createNote = async (spaceId: string, key: string, body: string): Promise<void> => {
+    if (storage.removeFolder) {
+      if (knownSpaces.has(spaceId)) {
+        try {
+          await storage.put(key, body, { ifNoneMatch: '*', contentType: NOTE_TYPE, inExistingFolder: true });
+          return;
+        } catch (error) {
+          // No live/ folder: the space was deleted, or its last live notes were consolidated.
+          if (!isLiveMemError(error, 'not_found')) throw error;
+          knownSpaces.delete(spaceId);
+        }
+      }
+      await requireSpace(context, spaceId);
+      await storage.put(key, body, { ifNoneMatch: '*', contentType: NOTE_TYPE });
+      // The folder may have been taken away between the check and the write, and made again by it.
+      if (!(await storage.stat(spaceKeys(spaceId).meta))) {
+        await storage.delete(key);
+        throw notFound(spaceId);
+      }
+      knownSpaces.set(spaceId, 0);
+      return;
+    }
+    let seenAt = knownSpaces.get(spaceId);
+    if (seenAt === undefined || performance.now() - seenAt >= limits.knownSpaceMs) {
+      const sentAt = performance.now();
+      knownSpaces.delete(spaceId);
+      await requireSpace(context, spaceId);
+      knownSpaces.set(spaceId, sentAt);
+      seenAt = sentAt;
+    }
+    await storage.put(key, body, { ifNoneMatch: '*', contentType: NOTE_TYPE });
+    if (performance.now() - seenAt < limits.knownSpaceMs) return;
+    // A PUT that answered late: the space may have been deleted meanwhile.
+    if (!(await storage.stat(spaceKeys(spaceId).meta))) {
+      knownSpaces.delete(spaceId);
+      await storage.delete(key);
+      throw notFound(spaceId);
+    }
+  };
+
   return {
     async write(caller: Caller, input: NoteWriteInput) {
       const spaceId = validateSpaceId(input.space_id);
@@ -83,7 +141,6 @@ export function createNoteService(context: CoreContext, corpus: Corpus) {
       }
       const tags = normalizeTags(input.tags);
       const agent = caller.canChooseAgent && input.agent ? toAgentName(input.agent) : caller.agent;
-      await requireSpace(context, spaceId);
 
       for (let attempt = 0; ; attempt++) {
         const time = context.clock();
@@ -91,7 +148,7 @@ export function createNoteService(context: CoreContext, corpus: Corpus) {
         const timestamp = isoSeconds(time);
         const body = formatNoteFile({ timestamp, agent, category, tags, space_id: spaceId }, content);
         try {
-          await storage.put(spaceKeys(spaceId).note(filename), body, { ifNoneMatch: '*', contentType: 'text/markdown; charset=utf-8' });
+          await createNote(spaceId, spaceKeys(spaceId).note(filename), body);
           return { status: 'created' as const, space_id: spaceId, filename, category, agent, tags, size: Buffer.byteLength(body), timestamp };
         } catch (error) {
           // Same millisecond and same six random characters: astronomically rare, but never an overwrite.

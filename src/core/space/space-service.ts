@@ -192,12 +192,24 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
       if (input.confirm !== true) throw invalid(`deleting space '${spaceId}' erases all its notes and bank: call again with confirm=true`);
       await requireSpace(context, spaceId);
       const keys = spaceKeys(spaceId);
-      // The meta goes last: a delete cut short leaves a space that still exists and can be deleted again.
-      const all = await listKeys(storage, keys.root);
-      await storage.deleteMany(all.filter((key) => key !== keys.meta));
-      await storage.delete(keys.meta);
+      let deleted: number;
+      if (storage.removeFolder) {
+        // One step (fs): the space is gone at once, and a note written into it from now on fails.
+        deleted = await storage.removeFolder(keys.root);
+      } else {
+        // The meta goes last: a delete cut short leaves a space that still exists and can be deleted
+        // again. Then, once no process can still trust the meta it saw (notes trust it for
+        // `knownSpaceMs`, see note-service.ts), one more sweep takes the notes that landed meanwhile.
+        const all = await listKeys(storage, keys.root);
+        await storage.deleteMany(all.filter((key) => key !== keys.meta));
+        await storage.delete(keys.meta);
+        await new Promise((resolve) => setTimeout(resolve, context.limits.knownSpaceMs * 1.1 + 100));
+        const late = await listKeys(storage, keys.root);
+        await storage.deleteMany(late);
+        deleted = all.length + late.length;
+      }
       changed({ type: 'space_deleted', space_id: spaceId });
-      return { status: 'deleted' as const, space_id: spaceId, files_deleted: all.length };
+      return { status: 'deleted' as const, space_id: spaceId, files_deleted: deleted };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fsp, type BigIntStats, type Dirent } from 'node:fs';
+import { closeSync, fstatSync, fsync, fsyncSync, linkSync, openSync, promises as fsp, unlinkSync, writeSync, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
 import { coalescing, mapLimit } from '../../shared/concurrency.js';
 import { LiveMemError } from '../../shared/errors.js';
@@ -21,7 +21,7 @@ import { syncWritten } from './sync.js';
  * Create-only relies on link(2) failing with EEXIST, which is atomic across processes;
  * compare-and-swap, replace and delete of one key are serialised across processes by a lock file
  * beside it (see key-lock.ts). A write batch skips the temp file and the fsync per object and syncs
- * them all at `flush` (see sync.ts).
+ * them all at `flush` (see sync.ts). `removeFolder` renames a folder aside in one step, then erases it.
  */
 /** A temp or lock file this old belongs to no running write: listings remove it. */
 const DEBRIS_AFTER_MS = 60 * 60 * 1000;
@@ -41,18 +41,24 @@ export function createFsDriver(rootDir: string): StorageDriver {
     return file;
   };
 
-  const etagOf = (stats: BigIntStats): string => `${stats.ino.toString(36)}-${stats.mtimeNs.toString(36)}-${stats.size.toString(36)}`;
+  /** Temp names: unique to this driver (a random tag) and to each write (a counter), without a random draw per write. */
+  const tempTag = randomBytes(6).toString('hex');
+  let tempCount = 0;
+  const tempFor = (file: string): string => `${file}.${tempTag}${(tempCount++).toString(36)}${RESERVED_SUFFIXES[0]}`;
 
-  const infoOf = (key: string, stats: BigIntStats): ObjectInfo & { etag: string; size: number; lastModified: Date } => ({
+  /** inode, mtime to the microsecond, size: every write makes a new inode, so versions never share one. */
+  const etagOf = (stats: Stats): string => `${stats.ino.toString(36)}-${Math.round(stats.mtimeMs * 1000).toString(36)}-${stats.size.toString(36)}`;
+
+  const infoOf = (key: string, stats: Stats): ObjectInfo & { etag: string; size: number; lastModified: Date } => ({
     key,
-    size: Number(stats.size),
-    lastModified: new Date(Number(stats.mtimeMs)),
+    size: stats.size,
+    lastModified: stats.mtime,
     etag: etagOf(stats),
   });
 
-  const statFile = async (file: string): Promise<BigIntStats | null> => {
+  const statFile = async (file: string): Promise<Stats | null> => {
     try {
-      const stats = await fsp.stat(file, { bigint: true });
+      const stats = await fsp.stat(file);
       return stats.isFile() ? stats : null;
     } catch (error) {
       if (isCode(error, 'ENOENT', 'ENOTDIR')) return null;
@@ -65,7 +71,7 @@ export function createFsDriver(rootDir: string): StorageDriver {
    * open: the caller decides when to fsync it (before or after it gets its name) and closes it.
    */
   const openTemp = async (file: string, body: Buffer | string): Promise<{ temp: string; handle: fsp.FileHandle }> => {
-    const temp = `${file}.${randomBytes(6).toString('hex')}${RESERVED_SUFFIXES[0]}`;
+    const temp = tempFor(file);
     for (let attempt = 0; ; attempt++) {
       let handle: fsp.FileHandle | undefined;
       try {
@@ -82,6 +88,75 @@ export function createFsDriver(rootDir: string): StorageDriver {
         await fsp.unlink(temp).catch(() => undefined);
         throw storageError('write', file, error);
       }
+    }
+  };
+
+  /**
+   * fsyncs a new file. Alone, the fsync runs on the event loop, which would only wait for it
+   * anyway: a trip to a pool thread and back costs a good part of a fast disk's fsync. Whether it
+   * is alone is asked after one turn of the loop, so that requests already read (a client with
+   * many calls in flight) have started their own creates: then each fsync runs on a pool thread,
+   * and the disk takes their flushes together.
+   */
+  let creates = 0;
+  const syncNew = async (fd: number): Promise<void> => {
+    creates++;
+    try {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (creates === 1) fsyncSync(fd);
+      else await new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
+    } finally {
+      creates--;
+    }
+  };
+
+  /**
+   * Creates `file`, never replacing one: the body goes to a temp file, which is linked to the name
+   * (link(2) fails with EEXIST atomically across processes), then fsynced. Named first, then
+   * fsynced: the fsync makes the data and the new name durable together (ext4, XFS and btrfs sync a
+   * new file's folder entry with it), and until it returns nobody was told. Readers never see a
+   * partial body: the name appears with the whole of it.
+   *
+   * This is every note's path, so it costs one thread-pool trip, the fsync: the calls around it
+   * (open, write, link, unlink, fstat, close) are made synchronously. Each takes microseconds on a
+   * local disk, less than the hop to a pool thread and back would cost, and the event loop never
+   * waits on the disk itself. With `inExistingFolder`, a missing folder is `not_found` instead of
+   * being created, so a writer into a folder that `removeFolder` took away learns it for free.
+   */
+  const createFile = async (key: string, file: string, body: Buffer | string, inExistingFolder: boolean): Promise<Stats> => {
+    const temp = tempFor(file);
+    let fd: number;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        fd = openSync(temp, 'wx', 0o600);
+        break;
+      } catch (error) {
+        if (!isCode(error, 'ENOENT') || attempt >= 3) throw storageError('create', file, error);
+        if (inExistingFolder) throw new LiveMemError('not_found', `the folder of ${key} does not exist`, { key });
+        await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      }
+    }
+    try {
+      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+      for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written, written);
+      try {
+        linkSync(temp, file);
+      } catch (error) {
+        if (isCode(error, 'EEXIST')) throw new LiveMemError('precondition_failed', `${key} already exists`, { key });
+        // The folder went away between open and link (removeFolder renamed it): the temp went with it.
+        if (isCode(error, 'ENOENT') && inExistingFolder) throw new LiveMemError('not_found', `the folder of ${key} does not exist`, { key });
+        throw error;
+      } finally {
+        unlinkQuietly(temp); // after a link, a second name of the file
+      }
+      await syncNew(fd);
+      // Link keeps the inode and mtime: the etag is the final file's.
+      return fstatSync(fd);
+    } catch (error) {
+      unlinkQuietly(temp); // a write that failed (a full disk) leaves nothing
+      throw storageError('write', file, error);
+    } finally {
+      closeSync(fd);
     }
   };
 
@@ -137,21 +212,23 @@ export function createFsDriver(rootDir: string): StorageDriver {
     }
     for (const entry of entries) {
       const key = `${keyPrefix}${entry.name}`;
-      if (entry.isDirectory()) {
+      if (isReserved(entry.name)) {
+        if (entry.isFile() || entry.isDirectory()) debris.push(path.join(dir, entry.name));
+      } else if (entry.isDirectory()) {
         if (shallow) keys.push(`${key}/`);
         else await walk(path.join(dir, entry.name), `${key}/`, false, keys, debris);
-      } else if (entry.isFile()) {
-        if (RESERVED_SUFFIXES.some((suffix) => entry.name.endsWith(suffix))) debris.push(path.join(dir, entry.name));
-        else keys.push(key);
-      }
+      } else if (entry.isFile()) keys.push(key);
     }
   };
 
-  /** Removes temp and lock files that writers killed mid-write left behind (a write takes milliseconds). */
+  /**
+   * Removes temp and lock files that writers killed mid-write left behind (a write takes
+   * milliseconds), and folders a `removeFolder` cut short left renamed aside.
+   */
   const sweep = async (debris: readonly string[]): Promise<void> => {
     await mapLimit(debris, 16, async (file) => {
       const stats = await fsp.stat(file).catch(() => null);
-      if (stats && Date.now() - stats.mtimeMs > DEBRIS_AFTER_MS) await fsp.unlink(file).catch(() => undefined);
+      if (stats && Date.now() - stats.mtimeMs > DEBRIS_AFTER_MS) await fsp.rm(file, { recursive: true, force: true }).catch(() => undefined);
     });
   };
 
@@ -170,10 +247,10 @@ export function createFsDriver(rootDir: string): StorageDriver {
         throw storageError('read', file, error);
       }
       try {
-        const stats = await handle.stat({ bigint: true });
+        const stats = await handle.stat();
         if (!stats.isFile()) return null;
         // Files are never changed in place (a write renames a new file over), so the size is final.
-        const body = Buffer.allocUnsafe(Number(stats.size));
+        const body = Buffer.allocUnsafe(stats.size);
         let read = 0;
         while (read < body.length) {
           const { bytesRead } = await handle.read(body, read, body.length - read, read);
@@ -211,40 +288,28 @@ export function createFsDriver(rootDir: string): StorageDriver {
 
     async put(key, body, options: PutOptions = {}) {
       const file = pathOf(key);
+      if (options.ifNoneMatch === '*') return { etag: etagOf(await createFile(key, file, body, options.inExistingFolder === true)) };
       const { temp, handle } = await openTemp(file, body);
       try {
-        if (options.ifNoneMatch === '*') {
-          // Named first, then fsynced: the fsync makes the data and the new name durable together
-          // (ext4, XFS and btrfs sync a new file's folder entry with it). Until then no one was told.
-          try {
-            await fsp.link(temp, file);
-          } catch (error) {
-            if (isCode(error, 'EEXIST')) throw new LiveMemError('precondition_failed', `${key} already exists`, { key });
-            throw storageError('create', file, error);
-          }
-          await handle.sync();
-        } else {
-          // A replaced body is fsynced before the rename: the name never points at a torn file.
-          await handle.datasync();
-          await withKeyLock(file, async () => {
-            if (options.ifMatch !== undefined) {
-              const current = await statFile(file);
-              if (!current || etagOf(current) !== options.ifMatch) {
-                throw new LiveMemError('precondition_failed', `${key} changed since it was read`, { key });
-              }
+        // A replaced body is fsynced before the rename: the name never points at a torn file.
+        await handle.datasync();
+        await withKeyLock(file, async () => {
+          if (options.ifMatch !== undefined) {
+            const current = await statFile(file);
+            if (!current || etagOf(current) !== options.ifMatch) {
+              throw new LiveMemError('precondition_failed', `${key} changed since it was read`, { key });
             }
-            await fsp.rename(temp, file);
-          });
-          await syncFolder(path.dirname(file));
-        }
-        // Link and rename keep the inode and mtime: the temp file's etag is the final file's.
-        return { etag: etagOf(await handle.stat({ bigint: true })) };
+          }
+          await fsp.rename(temp, file);
+        });
+        await syncFolder(path.dirname(file));
+        // Rename keeps the inode and mtime: the temp file's etag is the final file's.
+        return { etag: etagOf(await handle.stat()) };
       } catch (error) {
         throw storageError('write', file, error);
       } finally {
         await handle.close().catch(() => undefined);
-        // After a link the temp name is a second name of the file; after a rename it is already gone.
-        await fsp.unlink(temp).catch(() => undefined);
+        await fsp.unlink(temp).catch(() => undefined); // after a rename it is already gone
       }
     },
 
@@ -281,8 +346,11 @@ export function createFsDriver(rootDir: string): StorageDriver {
         }
         for (const entry of entries) {
           const file = path.join(dir, entry.name);
-          if (entry.isDirectory()) await visit(file);
-          if (!entry.isFile() || !RESERVED_SUFFIXES.some((suffix) => entry.name.endsWith(suffix))) continue;
+          if (!isReserved(entry.name)) {
+            if (entry.isDirectory()) await visit(file);
+            continue;
+          }
+          if (!entry.isFile() && !entry.isDirectory()) continue;
           const stats = await fsp.stat(file).catch(() => null);
           if (!stats) continue; // its write finished meanwhile
           const ageMs = Math.max(0, Date.now() - stats.mtimeMs);
@@ -290,7 +358,7 @@ export function createFsDriver(rootDir: string): StorageDriver {
           let removed = false;
           if (stale && options.remove) {
             try {
-              await fsp.unlink(file);
+              await fsp.rm(file, { recursive: true });
               removed = true;
             } catch (error) {
               if (!isCode(error, 'ENOENT')) throw storageError('delete', file, error);
@@ -306,6 +374,28 @@ export function createFsDriver(rootDir: string): StorageDriver {
     async deleteMany(keys) {
       keys.forEach((key) => pathOf(key)); // every key checked before any is deleted
       await mapLimit(keys, 16, removeFile);
+    },
+
+    async removeFolder(prefix) {
+      const folderKey = normalizePrefix(prefix);
+      if (!folderKey.endsWith('/') || folderKey === '/') throw new LiveMemError('invalid_input', `not a folder: ${prefix}`);
+      const dir = pathOf(folderKey.slice(0, -1));
+      // One rename takes the whole folder away: from then on, no path into it resolves.
+      const aside = tempFor(dir);
+      try {
+        await fsp.rename(dir, aside);
+      } catch (error) {
+        if (isCode(error, 'ENOENT')) return 0;
+        throw storageError('delete', dir, error);
+      }
+      await syncFolder(path.dirname(dir)); // the removal is durable here, whatever happens to the erasing below
+      const keys: string[] = [];
+      await walk(aside, '', false, keys, []);
+      await fsp.rm(aside, { recursive: true, force: true }).catch((error: unknown) => {
+        throw storageError('delete', aside, error); // left for `debris` and listings to sweep
+      });
+      await pruneEmptyDirs(path.dirname(dir));
+      return keys.length;
     },
 
     batch(): WriteBatch {
@@ -337,6 +427,17 @@ export function createFsDriver(rootDir: string): StorageDriver {
     },
   };
 }
+
+/** Removes a file whose removal may fail harmlessly (already gone, or gone with its folder). */
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // nothing to remove
+  }
+}
+
+const isReserved = (name: string): boolean => RESERVED_SUFFIXES.some((suffix) => name.endsWith(suffix));
 
 function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

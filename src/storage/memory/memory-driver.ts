@@ -10,10 +10,16 @@ interface Entry {
   lastModified: Date;
 }
 
-/** An in-process store for tests: same contract, no I/O. */
+/** An in-process store for tests: same contract, no I/O; folders exist while they hold an object, as on fs. */
 export function createMemoryDriver(clock: () => Date = () => new Date()): StorageDriver {
   const entries = new Map<string, Entry>();
   let version = 0;
+
+  /** Folders exist while they hold an object, as on fs, where empty folders are pruned. */
+  const hasFolder = (folder: string): boolean => {
+    for (const key of entries.keys()) if (key.startsWith(folder)) return true;
+    return false;
+  };
 
   const info = (key: string, entry: Entry): ObjectInfo => ({
     key,
@@ -40,6 +46,9 @@ export function createMemoryDriver(clock: () => Date = () => new Date()): Storag
 
     async put(key, body, options: PutOptions = {}) {
       normalizeKey(key);
+      if (options.inExistingFolder && options.ifNoneMatch === '*' && !hasFolder(key.slice(0, key.lastIndexOf('/') + 1))) {
+        throw new LiveMemError('not_found', `the folder of ${key} does not exist`, { key });
+      }
       const current = entries.get(key);
       if (options.ifNoneMatch === '*' && current) {
         throw new LiveMemError('precondition_failed', `${key} already exists`, { key });
@@ -65,6 +74,13 @@ export function createMemoryDriver(clock: () => Date = () => new Date()): Storag
 
     async deleteMany(keys) {
       for (const key of keys) entries.delete(normalizeKey(key));
+    },
+
+    async removeFolder(prefix) {
+      const folder = normalizePrefix(prefix);
+      const keys = [...entries.keys()].filter((key) => key.startsWith(folder));
+      for (const key of keys) entries.delete(key);
+      return keys.length;
     },
   };
 }
