@@ -6,7 +6,8 @@
  * both alike:
  * - MCP round trip: `system_whoami` over the same stdio connection (no I/O on the server);
  * - create a file: temp file + write of a 250-byte note + fsync + close + rename, with synchronous
- *   calls, in a folder of the store under test (what "a durable new name with its data" costs);
+ *   calls, in a folder beside the space's live/ folder (on ext4 a new folder may land in a region
+ *   where creating files costs more, after many were deleted there: beside, both pay alike);
  * - append: write of 250 bytes + fdatasync on a file kept open (a log's floor, for reference).
  * A note can be no cheaper than the round trip plus the file creation: `live_note` p50 is
  * reported as a multiple of that sum.
@@ -82,11 +83,14 @@ async function appendFacts(server: BenchServer, count: number): Promise<CallTimi
 // ---------------------------------------------------------------------------------------------
 // Floors
 
-/** p50 of `samples` durable file creations (temp + write + fsync + close + rename) in `dir`. */
-function fileCreateFloorMs(dir: string, samples: number): number {
+/**
+ * p50 of `samples` durable file creations (temp + write + fsync + close + rename) in `dir`, numbered
+ * from `first`: one folder gathers every round's files, as a space's live/ folder gathers notes.
+ */
+function fileCreateFloorMs(dir: string, first: number, samples: number): number {
   mkdirSync(dir, { recursive: true });
   const times: number[] = [];
-  for (let i = 0; i < samples; i++) {
+  for (let i = first; i < first + samples; i++) {
     const start = performance.now();
     const temp = path.join(dir, `${i}.tmp`);
     const fd = openSync(temp, 'wx');
@@ -130,12 +134,14 @@ export async function benchNoteLatency(): Promise<Figure[]> {
   const home = await freshHome('latency');
   return withServer(home, async (server) => {
     await server.call('space_create', { space_id: 'latency' });
+    // Beside the space's live/ folder: the same disk region, so the same inode and block allocation.
+    const floorDir = path.join(home, 'latency', 'floor');
     const rounds: Array<{ note: number; trip: number; create: number; append: number }> = [];
     const all: number[] = [];
     let totalMs = 0;
     for (let round = 0; round < LATENCY_ROUNDS; round++) {
       const trip = await roundTripFloorMs(server, FLOOR_SAMPLES_PER_ROUND);
-      const create = fileCreateFloorMs(path.join(home, 'floor', String(round)), FLOOR_SAMPLES_PER_ROUND);
+      const create = fileCreateFloorMs(floorDir, round * FLOOR_SAMPLES_PER_ROUND, FLOOR_SAMPLES_PER_ROUND);
       const append = appendFloorMs(path.join(home, 'floor.log'), FLOOR_SAMPLES_PER_ROUND);
       const offset = round * NOTES_PER_ROUND;
       const timings = await timeCalls(NOTES_PER_ROUND, 1, (index) => server.call('live_note', noteArgs('latency', offset + index)));

@@ -43,14 +43,14 @@
  *                    median of 3)
  *  10. live_search   p50 of 100 queries on 10,000 live notes against the official MCP memory server's
  *                    search_nodes on 10,000 entities of the same text (created 500 per call)
- *  12. processes     4 live-mem processes writing 1,000 notes each into one space at once: notes present
- *                    afterwards (all 4,000 expected) and notes/s
- *  13. S3 live_note  500 sequential notes on radosgw when LIVE_MEM_TEST_S3_ENDPOINT points at one, beside
- *                    the p50 of one bare PUT If-None-Match of 250 B from this process
  *  11. tools/list    (scripts/bench-tools.ts) what listing the tools costs an agent on every conversation:
  *                    the JSON of the tools/list result as the SDK client receives it, in characters and
  *                    tokens (characters / 4), for each tool profile (agent, standard, all) and for the
  *                    official MCP memory server
+ *  12. processes     4 live-mem processes writing 1,000 notes each into one space at once: notes present
+ *                    afterwards (all 4,000 expected) and notes/s
+ *  13. S3 live_note  500 sequential notes on radosgw when LIVE_MEM_TEST_S3_ENDPOINT points at one, beside
+ *                    the p50 of one bare PUT If-None-Match of 250 B from this process
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
