@@ -43,6 +43,9 @@
  *                    the JSON of the tools/list result as the SDK client receives it, in characters and
  *                    tokens (characters / 4), for each tool profile (agent, standard, all) and for the
  *                    official MCP memory server
+ *  12. web viewer    (scripts/bench-ui.ts) page weight (html + js + css, raw and gzipped) and first render in
+ *                    chromium of the spaces, live feed and history pages over a space of 10,000 live notes and
+ *                    100 consolidations (fresh server, then the median of 5 loads)
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -99,6 +102,7 @@ import {
 } from './bench-lib.js';
 import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-recall.js';
 import { benchToolsList } from './bench-tools.js';
+import { benchUi } from './bench-ui.js';
 
 /** Targets from the brief (the append ones derive from the peer's times below). */
 const TARGET = { startupMs: 300, noteP50Ms: 3, readP50Ms: 50, consolidationFsMs: 500, consolidationS3Ms: 3_000 } as const;
@@ -400,6 +404,7 @@ const SECTIONS = [
   { title: '9. memory_search speed', run: benchSearchSpeed },
   { title: '10. live_search vs the MCP memory server', run: benchLiveSearch },
   { title: '11. tools/list size', run: benchToolsList },
+  { title: '12. web viewer', run: benchUi },
 ] as const;
 
 async function main(): Promise<void> {

@@ -189,7 +189,9 @@ if (requireBrowserOrSkip()) {
       const { page, watch } = await open('#/spaces');
       const alpha = page.locator('tr[data-space="alpha"]');
       await alpha.waitFor();
-      assert.match(await alpha.innerText(), /The API rewrite\s+6\s+6\s+1/);
+      assert.match(await alpha.innerText(), /The API rewrite\s+6\s+6/);
+      assert.equal(await alpha.locator('td.last a').getAttribute('href'), `#/space/alpha/history/${consolidationId}`);
+      assert.match(await page.locator('tr[data-space="beta"] td.last').innerText(), /never/);
       assert.ok((await page.locator('tr[data-space]').count()) === 3);
       await screenshot(page, 'spaces');
       assert.deepEqual(watch.errors, []);

@@ -1,6 +1,7 @@
 import { callTool, type Result } from '../api.js';
 import { count, h, link, time } from '../dom.js';
 import { empty, type ViewContext } from './common.js';
+import type { HistoryPage } from './history-index.js';
 
 interface SpaceRow {
   space_id: string;
@@ -13,14 +14,16 @@ interface SpaceRow {
 export async function spacesView(_context: ViewContext): Promise<Node> {
   const { spaces } = await callTool<Result & { spaces: SpaceRow[] }>('space_list');
   if (spaces.length === 0) return h('section', {}, h('h1', {}, 'Spaces'), empty('No space to show: none exists, or this token may read none.'));
-  // space_info per space, for the last consolidation (space_list stays cheap for agents).
-  const infos = await Promise.all(
+  // The newest consolidation of each space: history_list reads records, where space_info would stat every live note.
+  const lasts = await Promise.all(
     spaces.map((space) =>
-      callTool<Result & { last_consolidation: string | null; consolidation_count: number }>('space_info', { space_id: space.space_id }).catch(() => null),
+      callTool<HistoryPage>('history_list', { space_id: space.space_id, limit: 1 })
+        .then((page) => page.consolidations[0])
+        .catch(() => undefined),
     ),
   );
   const rows = spaces.map((space, i) => {
-    const info = infos[i];
+    const last = lasts[i];
     return h(
       'tr',
       { 'data-space': space.space_id },
@@ -28,8 +31,11 @@ export async function spacesView(_context: ViewContext): Promise<Node> {
       h('td', { class: 'description' }, space.description),
       h('td', { class: 'num backlog' }, count(space.live_notes_count)),
       h('td', { class: 'num' }, link(count(space.bank_files_count), 'space', space.space_id, 'bank')),
-      h('td', { class: 'num' }, link(count(info?.consolidation_count), 'space', space.space_id, 'history')),
-      h('td', {}, time(info?.last_consolidation)),
+      h(
+        'td',
+        { class: 'last' },
+        last ? link(time(last.committed_at), 'space', space.space_id, 'history', last.consolidation_id) : h('span', { class: 'muted' }, 'never'),
+      ),
     );
   });
   return h(
@@ -49,7 +55,6 @@ export async function spacesView(_context: ViewContext): Promise<Node> {
           h('th', {}, 'Description'),
           h('th', { class: 'num', title: 'live notes waiting for a consolidation' }, 'Backlog'),
           h('th', { class: 'num' }, 'Bank files'),
-          h('th', { class: 'num' }, 'Consolidations'),
           h('th', {}, 'Last consolidation'),
         ),
       ),
