@@ -102,19 +102,17 @@ export async function runToolRequest(options: ToolApiOptions, req: IncomingMessa
   const tool = byName.get(name);
   if (!tool) return refusal(404, `the viewer offers no tool named ${JSON.stringify(name)}`);
 
-  let caller: Caller;
-  if (token !== undefined) {
-    try {
-      caller = await options.core.auth.resolve(token);
-    } catch (error) {
-      if (isLiveMemError(error, 'forbidden'))
-        return refusal(403, 'this token is unknown, revoked or expired', { 'www-authenticate': 'Bearer error="invalid_token"' });
-      throw error;
-    }
-  } else if (options.localCaller) {
-    caller = await options.localCaller();
-  } else {
+  if (token === undefined && !options.localCaller) {
     return refusal(401, 'a token is needed: send it as Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="live-mem"' });
+  }
+  let caller: Caller;
+  try {
+    // The local caller may itself be a token (LIVE_MEM_TOKEN of the process): refused the same way when it is bad.
+    caller = token !== undefined ? await options.core.auth.resolve(token) : await (options.localCaller as () => Promise<Caller>)();
+  } catch (error) {
+    if (isLiveMemError(error, 'forbidden'))
+      return refusal(403, 'this token is unknown, revoked or expired', { 'www-authenticate': 'Bearer error="invalid_token"' });
+    throw error;
   }
 
   let args: unknown;
