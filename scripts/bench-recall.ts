@@ -123,7 +123,7 @@ function searchQueries(words: readonly string[], count: number, seed: number): s
 // ---------------------------------------------------------------------------------------------
 // Seeding a large space fast: the files consolidations and live_note would write, in one batch
 
-interface SeedPlan {
+export interface SeedPlan {
   spaceId: string;
   /** Notes moved into history, `perConsolidation` at a time; the rest stay live. */
   consolidations: number;
@@ -135,7 +135,7 @@ interface SeedPlan {
  * (history/{cid}/notes.json + record.json, as consolidation/commit.ts writes them, with no bank), the
  * rest as live note files. No fsync per file: one batch, flushed once.
  */
-async function seedSynthetic(home: string, seed: SeedPlan, texts: readonly string[]): Promise<void> {
+export async function seedSynthetic(home: string, seed: SeedPlan, texts: readonly string[]): Promise<void> {
   const storage = createFsDriver(home);
   await createCore({ storage }).spaces.create(ownerCaller('seed'), { space_id: seed.spaceId });
   const keys = spaceKeys(seed.spaceId);

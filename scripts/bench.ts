@@ -51,6 +51,9 @@
  *                    afterwards (all 4,000 expected) and notes/s
  *  13. S3 live_note  500 sequential notes on radosgw when LIVE_MEM_TEST_S3_ENDPOINT points at one, beside
  *                    the p50 of one bare PUT If-None-Match of 250 B from this process
+ *  14. web viewer    (scripts/bench-ui.ts) page weight (html + js + css, raw and gzipped) and first render in
+ *                    chromium of the spaces, live feed and history pages over a space of 10,000 live notes and
+ *                    100 consolidations (fresh server, then the median of 5 loads)
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -104,6 +107,7 @@ import {
 import { benchAppendThroughput, benchNoteLatency, benchProcesses, benchS3Note, noteArgs } from './bench-notes.js';
 import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-recall.js';
 import { benchToolsList } from './bench-tools.js';
+import { benchUi } from './bench-ui.js';
 
 /** Targets from the brief (the append ones derive from the peer's times below). */
 const TARGET = { startupMs: 300, readP50Ms: 50, consolidationFsMs: 500, consolidationS3Ms: 3_000 } as const;
@@ -317,6 +321,7 @@ const SECTIONS = [
   { title: '11. tools/list size', run: benchToolsList },
   { title: '12. processes writing at once', run: benchProcesses },
   { title: '13. live_note on S3 (radosgw)', run: benchS3Note },
+  { title: '14. web viewer', run: benchUi },
 ] as const;
 
 async function main(): Promise<void> {

@@ -1,6 +1,7 @@
 /**
  * The import direction of STYLE.md, checked on every run:
- * cli → mcp → core → storage/llm → shared, config beside them; each third-party SDK in one layer.
+ * cli → ui → mcp → core → storage/llm → shared, config beside them; each third-party SDK in one layer.
+ * The web viewer's page (ui/web) runs in a browser: no Node module, no server-side layer.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -19,7 +20,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   config: ['config', 'shared'],
   core: ['core', 'storage', 'llm', 'search', 'shared'],
   mcp: ['mcp', 'core', 'storage', 'llm', 'shared'],
-  cli: ['cli', 'mcp', 'core', 'storage', 'llm', 'search', 'config', 'shared'],
+  ui: ['ui', 'mcp', 'core', 'shared'],
+  cli: ['cli', 'ui', 'mcp', 'core', 'storage', 'llm', 'search', 'config', 'shared'],
   index: ['core', 'storage', 'shared'],
 };
 
@@ -73,6 +75,19 @@ describe('architecture', () => {
         for (const [pattern, home] of CONFINED) {
           if (pattern.test(spec) && !relative.startsWith(`${home}/`)) problems.push(`${relative} imports ${spec} (only ${home}/ may)`);
         }
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('keeps the browser app free of Node and of the server side (it may use pure core modules such as validate.ts)', () => {
+    const problems: string[] = [];
+    for (const file of files.filter((f) => path.relative(SRC, f).startsWith('ui/web/'))) {
+      const relative = path.relative(SRC, file);
+      for (const spec of importsOf(file)) {
+        const target = spec.startsWith('.') ? path.relative(SRC, path.resolve(path.dirname(file), spec)) : spec;
+        const allowed = spec === 'marked' || target.startsWith('ui/web/') || target === 'core/validate.js' || target.startsWith('shared/');
+        if (!allowed) problems.push(`${relative} imports ${spec}`);
       }
     }
     assert.deepEqual(problems, []);

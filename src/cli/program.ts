@@ -8,6 +8,7 @@ import { doctor } from './commands/doctor.js';
 import { note, read, search } from './commands/live.js';
 import { historyList, historyShow, memoryContext, recall } from './commands/recall.js';
 import { serve } from './commands/serve.js';
+import { ui } from './commands/ui.js';
 import { about, health, whoami } from './commands/system.js';
 import { tokenCreate, tokenDelete, tokenList, tokenRevoke, tokenUpdate } from './commands/token.js';
 import { spaceCreate, spaceDelete, spaceInfo, spaceList, spaceRules, spaceSummary, spaceUpdate } from './commands/space.js';
@@ -79,6 +80,14 @@ export function buildProgram(): Command {
     .option('--host <host>', 'address to bind (default 127.0.0.1: loopback only)')
     .option('--port <port>', 'port to listen on (default 8080; 0 = any free port)', integer)
     .action(action(serve, 'fields', { perRequestCaller: true }));
+
+  program
+    .command('ui')
+    .description('serve the web viewer: watch spaces live, read the bank, history, summaries, search')
+    .option('--host <host>', 'address to bind (default 127.0.0.1: loopback only, no token needed unless auth is required)')
+    .option('--port <port>', 'port to listen on (default 8090; 0 = any free port)', integer)
+    .option('--open', 'open the page in the system browser')
+    .action(action(ui, 'fields', { perRequestCaller: true }));
 
   const space = program.command('space').description('create, inspect and delete memory spaces');
   space

@@ -1,5 +1,6 @@
 import type { Session } from '../open.js';
 import { VERSION } from '../version.js';
+import { viewerHandler } from './ui.js';
 
 export interface ServeOptions {
   http?: boolean;
@@ -31,9 +32,11 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
       host: options.host ?? '127.0.0.1',
       port: options.port ?? 8080,
       authenticate: (token) => core.auth.resolve(token),
+      // The web viewer at / beside /mcp; here, as on /mcp, every call needs a token.
+      other: await viewerHandler(session, false),
     });
     logger.info(
-      `serving MCP over Streamable HTTP at ${server.url} (store: ${storage.name} ${storage.location}; tools: ${tools.profile}, ${tools.tools.length}; every request needs a bearer token)`,
+      `serving MCP over Streamable HTTP at ${server.url} and the web viewer at ${server.origin}/ (store: ${storage.name} ${storage.location}; tools: ${tools.profile}, ${tools.tools.length}; every request needs a bearer token)`,
     );
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import type { Caller } from '../core/caller.js';
+import type { Core } from '../core/core.js';
+import { invalid } from '../shared/errors.js';
+import type { Logger } from '../shared/log.js';
+import { toolError, toolResult } from './result.js';
+import type { ToolContext, ToolDefinition, ToolExtra } from './tool.js';
+
+export interface DirectCall {
+  core: Core;
+  caller: Caller;
+  logger: Logger;
+  /** Aborts the call when its client goes away. */
+  signal: AbortSignal;
+  /** What system_about and system_whoami report as the tools offered. */
+  tools: ToolContext['tools'];
+}
+
+/**
+ * Runs a tool definition outside an MCP session (the web viewer's API), exactly as the MCP server
+ * would: arguments validated by `z.object(tool.input)` with its defaults — what the SDK does before
+ * a handler runs —, the same handler, and the result or the error mapped by the same functions as
+ * a `tools/call` answer. There is no client model (no sampling) and no progress channel: a long
+ * call is started in the background and followed through its status tool instead.
+ */
+export async function callToolDirect(tool: ToolDefinition, args: unknown, call: DirectCall): Promise<{ result: Record<string, unknown>; isError: boolean }> {
+  const answer = await (async () => {
+    try {
+      const parsed = z.object(tool.input).safeParse(args ?? {});
+      if (!parsed.success) throw invalid(`invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
+      // Handlers read the core, the caller and the tools' profile; nothing reaches for the MCP request.
+      const extra = { signal: call.signal, requestId: 0, sendNotification: async () => undefined, sendRequest: async () => undefined } as unknown as ToolExtra;
+      return toolResult(
+        await tool.handler(parsed.data, {
+          core: call.core,
+          caller: call.caller,
+          extra,
+          clientModel: () => undefined,
+          reportProgress: () => undefined,
+          tools: call.tools,
+        }),
+      );
+    } catch (error) {
+      return toolError(error, call.logger, tool.name);
+    }
+  })();
+  return { result: answer.structuredContent as Record<string, unknown>, isError: answer.isError === true };
+}

@@ -1,0 +1,87 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../shared/log.js';
+
+/** Query parameters that would carry a credential in a URL (logged by every proxy on the way): refused. */
+const CREDENTIAL_PARAMS = ['token', 'access_token', 'api_key', 'apikey', 'key', 'auth', 'authorization'];
+export const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+/** Whether a bind address only answers this machine. */
+export const isLoopback = (host: string): boolean => LOOPBACK.has(host);
+
+/** How a server answers a request it refuses; each server has its own error shape (JSON-RPC for /mcp, the tool error for the viewer). */
+export type Refuse = (res: ServerResponse, url: URL, status: number, message: string, headers?: Record<string, string>) => void;
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  logger: Logger;
+  /** Serves a request that passed the checks below. */
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+  refuse: Refuse;
+}
+
+/**
+ * The one HTTP front door of live-mem (MCP at /mcp, the web viewer): before any handler runs, a
+ * credential in the query string is refused (400: it would end up in logs and browser history),
+ * and a `Host` or `Origin` that is not the server's own is refused (403), so a web page on another
+ * origin — or a DNS name rebound to 127.0.0.1 — cannot talk to a server on this machine.
+ */
+export async function listenGuarded(options: ListenOptions): Promise<{ origin: string; close(): Promise<void> }> {
+  const allowedHosts = new Set<string>();
+  const allowedOrigins = new Set<string>();
+  const remember = (host: string, port: number) => {
+    const name = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+    allowedHosts.add(`${name}:${port}`);
+    allowedOrigins.add(`http://${name}:${port}`);
+    allowedOrigins.add(`https://${name}:${port}`);
+  };
+
+  const guard = (req: IncomingMessage, res: ServerResponse, url: URL): boolean => {
+    if (CREDENTIAL_PARAMS.some((name) => url.searchParams.has(name))) {
+      options.refuse(res, url, 400, 'credentials in the query string are refused: send them as Authorization: Bearer <token>');
+      return false;
+    }
+    if (!allowedHosts.has(String(req.headers.host ?? '').toLowerCase())) {
+      options.refuse(res, url, 403, 'forbidden Host header (DNS rebinding protection)');
+      return false;
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) {
+      options.refuse(res, url, 403, 'forbidden Origin header (DNS rebinding protection)');
+      return false;
+    }
+    return true;
+  };
+
+  const http = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!guard(req, res, url)) return;
+    options.handle(req, res, url).catch((error: unknown) => {
+      options.logger.error('HTTP request failed', { error: error instanceof Error ? error.message : String(error) });
+      if (!res.headersSent) options.refuse(res, url, 500, 'internal error');
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = http.address() as AddressInfo;
+  remember(options.host, port);
+  if (isLoopback(options.host)) for (const host of LOOPBACK) remember(host, port);
+  const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    origin: `http://${shown}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  };
+}
+
+/** The token of an `Authorization: Bearer …` header, if any. */
+export function bearerOf(req: IncomingMessage): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(String(req.headers.authorization ?? ''))?.[1];
+}

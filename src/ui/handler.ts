@@ -1,0 +1,79 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Caller } from '../core/caller.js';
+import type { Core } from '../core/core.js';
+import { bearerOf, type Refuse } from '../mcp/http-listen.js';
+import type { Logger } from '../shared/log.js';
+import { runToolRequest } from './api.js';
+import type { UiAssets } from './assets.js';
+import { send, sendJson } from './headers.js';
+
+export interface UiHandlerOptions {
+  core: Core;
+  logger: Logger;
+  assets: UiAssets;
+  version: string;
+  /**
+   * The caller of a request without a token: only `live-mem ui` on a loopback address with auth not
+   * required has one (the process's own caller, as the CLI's). Undefined: every call needs a token.
+   */
+  localCaller?: () => Promise<Caller>;
+}
+
+/** The viewer over HTTP: the page and its assets, `GET /api/session`, `POST /api/tools/{name}`. */
+export interface UiHandler {
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+  /** Answers a request the front door refused, in the API's error shape, with the security headers. */
+  refuse: Refuse;
+}
+
+/**
+ * The viewer's server side. The page reads the store only through the API, which runs the MCP
+ * tools' own definitions: no second data path, the same guard. Host, Origin and query-string
+ * credentials are checked before this handler by the server it is mounted in (http-listen.ts).
+ */
+export function createUiHandler(options: UiHandlerOptions): UiHandler {
+  const { assets } = options;
+  const api = { core: options.core, logger: options.logger, localCaller: options.localCaller };
+
+  const refuse: Refuse = (res, _url, status, message, headers = {}) =>
+    sendJson(res, status, { status: status === 403 ? 'forbidden' : 'error', message }, headers);
+
+  const serveAsset = (req: IncomingMessage, res: ServerResponse, urlPath: string): boolean => {
+    const asset = assets.get(urlPath === '/index.html' ? '/' : urlPath);
+    if (!asset) return false;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      refuse(res, new URL('http://localhost'), 405, 'GET only', { allow: 'GET, HEAD' });
+      return true;
+    }
+    const common = { 'content-type': asset.type, etag: asset.etag, 'cache-control': 'no-cache', vary: 'accept-encoding' };
+    if (req.headers['if-none-match'] === asset.etag) {
+      send(res, 304, common);
+      return true;
+    }
+    const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+    const body = gzip ? asset.gzip : asset.body;
+    send(
+      res,
+      200,
+      { ...common, 'content-length': String(body.length), ...(gzip ? { 'content-encoding': 'gzip' } : {}) },
+      req.method === 'HEAD' ? undefined : body,
+    );
+    return true;
+  };
+
+  return {
+    refuse,
+    async handle(req, res, url) {
+      if (url.pathname === '/api/session') {
+        return sendJson(res, 200, { status: 'ok', token_required: options.localCaller === undefined, version: options.version });
+      }
+      const tool = /^\/api\/tools\/([a-z_]+)$/.exec(url.pathname)?.[1];
+      if (tool !== undefined) {
+        const answer = await runToolRequest(api, req, tool, bearerOf(req));
+        return sendJson(res, answer.status, answer.body, answer.headers);
+      }
+      if (serveAsset(req, res, url.pathname)) return;
+      refuse(res, url, 404, `not found: ${url.pathname}`);
+    },
+  };
+}

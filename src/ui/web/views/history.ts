@@ -1,0 +1,114 @@
+import { callTool, type Result } from '../api.js';
+import { count, h, link, pager, time } from '../dom.js';
+import { empty, type Note, noteCard, spaceHeader, type ViewContext } from './common.js';
+import { changedFiles, type Consolidation, type HistoryPage } from './history-index.js';
+
+const PAGE = 50;
+
+const range = (r: Consolidation['time_range']) => (r ? [time(r.oldest), ' → ', time(r.newest)] : h('span', { class: 'muted' }, '—'));
+
+/** #/space/{id}/history[/{consolidation}]: the consolidations, newest first, 50 at a time; one with its metrics and notes. */
+export async function historyView(context: ViewContext): Promise<Node> {
+  const spaceId = context.parts[0] as string;
+  const header = spaceHeader(spaceId, 'history');
+  const id = context.parts[2];
+  if (id) return h('section', {}, header, await consolidationDetail(spaceId, id, context.parts[3]));
+
+  const rows = h('tbody');
+  const more = h('button', { type: 'button', class: 'more' }, 'Older consolidations');
+  let before = '';
+  const loadPage = async () => {
+    const page = await callTool<HistoryPage>('history_list', { space_id: spaceId, limit: PAGE, before });
+    for (const record of page.consolidations) {
+      rows.append(
+        h(
+          'tr',
+          { 'data-consolidation': record.consolidation_id },
+          h('td', {}, link(record.consolidation_id, 'space', spaceId, 'history', record.consolidation_id)),
+          h('td', {}, time(record.committed_at)),
+          h('td', {}, range(record.time_range)),
+          h('td', { class: 'num' }, count(record.notes_count)),
+          h(
+            'td',
+            { class: 'files' },
+            ...changedFiles(record.bank_files).map((file) => h('span', { class: 'file' }, link(file, 'space', spaceId, 'bank', file))),
+          ),
+          h('td', { class: 'muted' }, [record.by, record.model].filter(Boolean).join(' · ')),
+        ),
+      );
+    }
+    before = page.next_before ?? '';
+    more.hidden = !page.has_more;
+    return page.consolidations.length;
+  };
+  more.addEventListener('click', () => void loadPage());
+  if ((await loadPage()) === 0) return h('section', {}, header, empty('No consolidation yet.'));
+  return h(
+    'section',
+    {},
+    header,
+    h(
+      'table',
+      { class: 'history' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', {}, 'Consolidation'),
+          h('th', {}, 'Committed'),
+          h('th', {}, 'Notes from → to'),
+          h('th', { class: 'num' }, 'Notes'),
+          h('th', {}, 'Bank files written'),
+          h('th', {}, 'By'),
+        ),
+      ),
+      rows,
+    ),
+    more,
+  );
+}
+
+/** One consolidation; `focus` (a note's file name, from a summary) is shown first and marked. */
+async function consolidationDetail(spaceId: string, id: string, focus?: string): Promise<Node> {
+  const result = await callTool<Result & { consolidation: Record<string, unknown>; notes: Note[]; total: number }>('history_read', {
+    space_id: spaceId,
+    consolidation_id: id,
+  });
+  const record = result.consolidation;
+  const metrics = (record.metrics ?? {}) as Record<string, unknown>;
+  const files = changedFiles(record.bank_files);
+  return h(
+    'div',
+    { class: 'consolidation' },
+    h('h2', {}, link('History', 'space', spaceId, 'history'), ' / ', h('span', {}, id)),
+    h(
+      'dl',
+      { class: 'metrics' },
+      h('dt', {}, 'Committed'),
+      h('dd', {}, time(record.committed_at)),
+      h('dt', {}, 'Notes from → to'),
+      h('dd', {}, range(record.time_range as Consolidation['time_range'])),
+      h('dt', {}, 'Bank files written'),
+      h('dd', {}, ...files.map((file) => h('span', { class: 'file' }, link(file, 'space', spaceId, 'bank', file)))),
+      ...Object.entries(metrics).flatMap(([key, value]) => [
+        h('dt', {}, key.replace(/_/g, ' ')),
+        h('dd', {}, typeof value === 'object' ? JSON.stringify(value) : String(value)),
+      ]),
+    ),
+    typeof (record.synthesis as { content?: unknown } | undefined)?.content === 'string'
+      ? [h('h3', {}, 'Synthesis it wrote'), h('p', { class: 'synthesis' }, String((record.synthesis as { content: string }).content))]
+      : null,
+    h('h3', {}, `${count(result.total)} notes`),
+    result.notes.length > 0 ? pager(focused(result.notes, focus), (note) => marked(noteCard(note), note.filename === focus)) : empty('No notes.'),
+  );
+}
+
+const focused = (notes: Note[], focus: string | undefined) =>
+  focus ? [...notes.filter((note) => note.filename === focus), ...notes.filter((note) => note.filename !== focus)] : notes;
+
+function marked(card: HTMLElement, on: boolean): HTMLElement {
+  if (on) card.classList.add('fresh', 'focus');
+  return card;
+}

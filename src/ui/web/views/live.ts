@@ -1,0 +1,152 @@
+import { CATEGORIES } from '../../../core/validate.js';
+import { callTool, type Result } from '../api.js';
+import { count, h } from '../dom.js';
+import { errorBox, type Note, noteCard, spaceHeader, type ViewContext } from './common.js';
+
+/** The most notes live_read returns at once: the feed lists the newest this many, then the filters narrow it. */
+const LOADED = 1000;
+const PAGE = 100;
+const POLL_MS = 1000;
+
+type Notes = Result & { notes: Note[]; has_more: boolean };
+
+/**
+ * #/space/{id}/live: the newest live notes, newest first, filtered by agent and category (by
+ * live_read) and tags (here), a page of 100 at a time. It polls live_read with `since` (inclusive,
+ * to the second, so nothing is missed; notes already shown are recognised by file name) and puts
+ * new notes on top without reloading anything.
+ */
+export async function liveView(context: ViewContext): Promise<Node> {
+  const spaceId = context.parts[0] as string;
+  const filters = { agent: '', category: '', tags: '' };
+  const list = h('div', { class: 'list feed' });
+  const more = h('button', { type: 'button', class: 'more' });
+  const status = h('p', { class: 'muted feed-status' });
+  const pulse = h('span', { class: 'pulse', title: 'updates by itself' }, 'live');
+  const problem = h('div');
+  let notes: Note[] = [];
+  let seen = new Set<string>();
+  let shown = 0;
+  let hasMore = false;
+  let newest = '';
+  let generation = 0;
+
+  const wantedTags = () =>
+    filters.tags
+      .split(',')
+      .map((tag) => tag.trim().replace(/^#/, ''))
+      .filter(Boolean);
+  const matchesTags = (note: Note) => wantedTags().every((tag) => note.tags.includes(tag));
+  const query = () => ({ space_id: spaceId, agent: filters.agent.trim(), category: filters.category });
+
+  const describe = () => {
+    status.textContent =
+      `${count(Math.min(shown, notes.length))} of ${count(notes.length)} notes shown` +
+      (hasMore ? `; only the newest ${count(LOADED)} are listed — narrow with the filters, or search` : '');
+  };
+  const showMore = () => {
+    const end = Math.min(notes.length, shown + PAGE);
+    const fragment = document.createDocumentFragment();
+    for (let i = shown; i < end; i++) fragment.appendChild(noteCard(notes[i] as Note));
+    list.appendChild(fragment);
+    shown = end;
+    more.textContent = `Show more (${count(notes.length - shown)} left)`;
+    more.hidden = shown >= notes.length;
+    describe();
+  };
+  more.addEventListener('click', showMore);
+
+  const load = async () => {
+    const mine = ++generation;
+    const result = await callTool<Notes>('live_read', { ...query(), limit: LOADED });
+    if (mine !== generation) return;
+    notes = result.notes.filter(matchesTags);
+    seen = new Set(result.notes.map((note) => note.filename));
+    newest = result.notes[0]?.timestamp ?? '';
+    hasMore = result.has_more;
+    shown = 0;
+    list.replaceChildren();
+    showMore();
+    if (notes.length === 0) list.append(h('p', { class: 'muted empty' }, 'No live note matches.'));
+  };
+
+  const poll = async () => {
+    const mine = generation;
+    const result = await callTool<Notes>('live_read', { ...query(), limit: LOADED, since: newest });
+    if (mine !== generation) return;
+    const fresh = result.notes.filter((note) => !seen.has(note.filename));
+    if (fresh.length === 0) return;
+    for (const note of fresh) seen.add(note.filename);
+    newest = fresh[0]?.timestamp && fresh[0].timestamp > newest ? fresh[0].timestamp : newest;
+    const shownFresh = fresh.filter(matchesTags);
+    if (shownFresh.length === 0) return;
+    list.querySelector('.empty')?.remove();
+    notes = [...shownFresh, ...notes];
+    shown += shownFresh.length;
+    list.prepend(...shownFresh.map((note) => noteCard(note)));
+    for (const card of list.querySelectorAll('.note.fresh')) card.classList.remove('fresh');
+    for (const card of Array.from(list.children).slice(0, shownFresh.length)) card.classList.add('fresh');
+    describe();
+  };
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const tick = async () => {
+    try {
+      await poll();
+      problem.replaceChildren();
+      pulse.classList.remove('stale');
+    } catch (error) {
+      problem.replaceChildren(errorBox(error));
+      pulse.classList.add('stale');
+    }
+    if (!stopped) timer = setTimeout(tick, POLL_MS);
+  };
+  context.onLeave(() => {
+    stopped = true;
+    clearTimeout(timer);
+  });
+
+  const input = (name: 'agent' | 'tags', placeholder: string) =>
+    h('input', {
+      type: 'search',
+      name,
+      placeholder,
+      onchange: (event: Event) => {
+        filters[name] = (event.target as HTMLInputElement).value;
+        void load().catch((error: unknown) => problem.replaceChildren(errorBox(error)));
+      },
+    });
+  const category = h(
+    'select',
+    {
+      name: 'category',
+      onchange: (event: Event) => {
+        filters.category = (event.target as HTMLSelectElement).value;
+        void load().catch((error: unknown) => problem.replaceChildren(errorBox(error)));
+      },
+    },
+    h('option', { value: '' }, 'every category'),
+    ...CATEGORIES.map((name) => h('option', { value: name }, name)),
+  );
+
+  await load();
+  timer = setTimeout(tick, POLL_MS);
+  return h(
+    'section',
+    {},
+    spaceHeader(spaceId, 'live'),
+    h(
+      'form',
+      { class: 'filters', onsubmit: (event: Event) => event.preventDefault() },
+      input('agent', 'agent (exact)'),
+      category,
+      input('tags', 'tags, comma-separated'),
+      pulse,
+    ),
+    problem,
+    status,
+    list,
+    more,
+  );
+}

@@ -1,0 +1,64 @@
+import { callTool, type Result } from '../api.js';
+import { count, h, link, time } from '../dom.js';
+import { empty, type ViewContext } from './common.js';
+import type { HistoryPage } from './history-index.js';
+
+interface SpaceRow {
+  space_id: string;
+  description: string;
+  live_notes_count: number;
+  bank_files_count: number;
+}
+
+/** #/spaces: every space the caller may read, with its backlog, bank size and last consolidation. */
+export async function spacesView(_context: ViewContext): Promise<Node> {
+  const { spaces } = await callTool<Result & { spaces: SpaceRow[] }>('space_list');
+  if (spaces.length === 0) return h('section', {}, h('h1', {}, 'Spaces'), empty('No space to show: none exists, or this token may read none.'));
+  // The newest consolidation of each space: history_list reads records, where space_info would stat every live note.
+  const lasts = await Promise.all(
+    spaces.map((space) =>
+      callTool<HistoryPage>('history_list', { space_id: space.space_id, limit: 1 })
+        .then((page) => page.consolidations[0])
+        .catch(() => undefined),
+    ),
+  );
+  const rows = spaces.map((space, i) => {
+    const last = lasts[i];
+    return h(
+      'tr',
+      { 'data-space': space.space_id },
+      h('td', {}, link(space.space_id, 'space', space.space_id, 'live')),
+      h('td', { class: 'description' }, space.description),
+      h('td', { class: 'num backlog' }, count(space.live_notes_count)),
+      h('td', { class: 'num' }, link(count(space.bank_files_count), 'space', space.space_id, 'bank')),
+      h(
+        'td',
+        { class: 'last' },
+        last ? link(time(last.committed_at), 'space', space.space_id, 'history', last.consolidation_id) : h('span', { class: 'muted' }, 'never'),
+      ),
+    );
+  });
+  return h(
+    'section',
+    {},
+    h('h1', {}, 'Spaces'),
+    h(
+      'table',
+      { class: 'spaces' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', {}, 'Space'),
+          h('th', {}, 'Description'),
+          h('th', { class: 'num', title: 'live notes waiting for a consolidation' }, 'Backlog'),
+          h('th', { class: 'num' }, 'Bank files'),
+          h('th', {}, 'Last consolidation'),
+        ),
+      ),
+      h('tbody', {}, ...rows),
+    ),
+  );
+}
