@@ -139,14 +139,16 @@ export function buildProgram(): Command {
     .option('-c, --category <category>', 'only this category')
     .option('--from <agent>', 'only notes by this agent')
     .option('--since <datetime>', 'only notes from this ISO 8601 date-time on')
+    .option('--before <filename>', 'only notes older than this one (the next page)')
     .action(
       action(
-        (opened, spaceId: string, options: { limit: number; category?: string; from?: string; since?: string }) =>
+        (opened, spaceId: string, options: { limit: number; category?: string; from?: string; since?: string; before?: string }) =>
           read(opened, spaceId, {
             limit: options.limit,
             ...(options.category !== undefined ? { category: options.category } : {}),
             ...(options.from !== undefined ? { agent: options.from } : {}),
             ...(options.since !== undefined ? { since: options.since } : {}),
+            ...(options.before !== undefined ? { before: options.before } : {}),
           }),
         'notes',
       ),

@@ -111,6 +111,30 @@ describe('note service', () => {
     );
     clock.set('2030-01-01T00:00:00Z');
     assert.equal((await core.notes.read(owner, { space_id: 'proj', since: '2029-12-31T00:00:00Z' })).total, 0);
+
+    // Paging: `before` a page's last filename gives the next page, to the oldest note, with the filters kept.
+    const pages: string[][] = [];
+    let before: string | undefined;
+    for (;;) {
+      const page = await core.notes.read(owner, { space_id: 'proj', limit: 12, ...(before ? { before } : {}) });
+      pages.push(page.notes.map((n) => n.content));
+      if (!page.has_more) break;
+      before = page.notes.at(-1)!.filename;
+    }
+    assert.deepEqual(
+      pages.flat(),
+      all.notes.map((n) => n.content),
+    );
+    assert.deepEqual(
+      pages.map((p) => p.length),
+      [12, 12, 6],
+    );
+    const olderDecisions = await core.notes.read(owner, { space_id: 'proj', category: 'decision', agent: 'even', before: decisions.notes[1]!.filename });
+    assert.deepEqual(
+      olderDecisions.notes.map((n) => n.content),
+      ['note 12', 'note 6', 'note 0'],
+    );
+    await assert.rejects(core.notes.read(owner, { space_id: 'proj', before: 'not-a-note' }), (error) => isLiveMemError(error, 'invalid_input'));
   });
 
   it('reads at most `limit` note bodies, however many notes exist', async () => {
@@ -152,17 +176,34 @@ describe('note service', () => {
     );
   });
 
-  it('never overwrites a note: a name collision is retried with a new id', async () => {
+  it('never overwrites a note: a name collision (two processes, one millisecond, one id) is retried with a new id', async () => {
     const storage = createMemoryDriver();
     const clock = () => new Date('2026-02-20T18:00:00.000Z');
-    const ids = ['aaaaaa', 'aaaaaa', 'bbbbbb'];
+    const ids = ['aaaaaa', 'bbbbbb'];
     const { createCore } = await import('../../src/core/core.js');
-    const core = createCore({ storage, clock, randomId: () => ids.shift() ?? 'cccccc' });
-    await core.spaces.create(owner, { space_id: 'proj' });
-    const a = await core.notes.write(owner, { space_id: 'proj', category: 'todo', content: 'first' });
-    const b = await core.notes.write(owner, { space_id: 'proj', category: 'todo', content: 'second' });
+    const one = createCore({ storage, clock, randomId: () => 'aaaaaa' });
+    const other = createCore({ storage, clock, randomId: () => ids.shift() ?? 'cccccc' });
+    await one.spaces.create(owner, { space_id: 'proj' });
+    const a = await one.notes.write(owner, { space_id: 'proj', category: 'todo', content: 'first' });
+    const b = await other.notes.write(owner, { space_id: 'proj', category: 'todo', content: 'second' });
     assert.notEqual(a.filename, b.filename);
-    assert.equal((await core.notes.read(owner, { space_id: 'proj' })).total, 2);
+    assert.match(b.filename, /bbbbbb\.md$/);
+    assert.equal((await one.notes.read(owner, { space_id: 'proj' })).total, 2);
+  });
+
+  it('names notes in write order within a process, even several in one millisecond', async () => {
+    const storage = createMemoryDriver();
+    const clock = () => new Date('2026-02-20T18:00:00.000Z');
+    const ids = ['zzzzzz', 'mmmmmm', '000000'];
+    const { createCore } = await import('../../src/core/core.js');
+    const core = createCore({ storage, clock, randomId: () => ids.shift() ?? '111111' });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    for (const content of ['one', 'two', 'three']) await core.notes.write(owner, { space_id: 'proj', category: 'todo', content });
+    const read = await core.notes.read(owner, { space_id: 'proj' });
+    assert.deepEqual(
+      read.notes.map((n) => n.content),
+      ['three', 'two', 'one'],
+    );
   });
 
   it('refuses bad input before writing anything', async () => {

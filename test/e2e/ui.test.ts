@@ -226,6 +226,26 @@ if (requireBrowserOrSkip()) {
       await page.close();
     });
 
+    it('the live feed pages through a space of more notes than one read returns, down to the oldest', async () => {
+      const core = createCore({ storage: createFsDriver(home.dir) });
+      await core.spaces.create(owner, { space_id: 'big' });
+      const total = 1150;
+      for (let i = 0; i < total; i++) await core.notes.write(owner, { space_id: 'big', category: 'progress', content: `big note ${i}.` });
+      const { page, watch } = await open('#/space/big/live');
+      const notes = page.locator('.feed .note');
+      await countIs(notes, 100);
+      const more = page.locator('button.more');
+      for (let clicks = 0; clicks < 20 && (await more.isVisible()); clicks++) await more.click();
+      await countIs(notes, total);
+      assert.match(await notes.last().innerText(), /big note 0\./, 'the oldest note is reached');
+      const shown = await page.locator('.feed .note .note-content').allInnerTexts();
+      assert.equal(new Set(shown.filter((text) => text.startsWith('big note'))).size, total, 'each note once');
+      assert.ok(!(await more.isVisible()), 'nothing more to show');
+      assert.match(await page.locator('.feed-status').innerText(), /1,150 of 1,150 notes shown/);
+      assert.deepEqual(watch.errors, []);
+      await page.close();
+    });
+
     it('the bank is rendered as Markdown with a table of contents and the consolidation that last wrote each file', async () => {
       const { page, watch } = await open('#/space/alpha/bank/progress.md');
       await page.locator('article.markdown h1').waitFor();

@@ -33,6 +33,8 @@ export interface NoteReadInput {
   category?: string;
   agent?: string;
   since?: string;
+  /** A note's filename: only notes older than it (the next page after a read that had more). */
+  before?: string;
 }
 
 export interface NoteSearchInput {
@@ -86,6 +88,18 @@ export function createNoteService(context: CoreContext, corpus: Corpus) {
    * A space not seen yet is checked before the write, so a wrong space id writes nothing.
    */
   const knownSpaces = new Map<string, number>();
+
+  /**
+   * A note's time, never earlier than or equal to this process's previous note's, to the
+   * millisecond: names sort by millisecond, and a note takes less than one, so two notes in a row
+   * would otherwise share it and sort by their random part. In a burst of more than a thousand
+   * notes a second, times run a few milliseconds ahead of the clock.
+   */
+  let lastNoteMs = 0;
+  const noteTime = (): Date => {
+    lastNoteMs = Math.max(context.clock().getTime(), lastNoteMs + 1);
+    return new Date(lastNoteMs);
+  };
   const NOTE_TYPE = 'text/markdown; charset=utf-8';
   const notFound = (spaceId: string) => new LiveMemError('not_found', `space '${spaceId}' does not exist`, { space_id: spaceId });
 
@@ -143,7 +157,7 @@ export function createNoteService(context: CoreContext, corpus: Corpus) {
       const agent = caller.canChooseAgent && input.agent ? toAgentName(input.agent) : caller.agent;
 
       for (let attempt = 0; ; attempt++) {
-        const time = context.clock();
+        const time = noteTime();
         const filename = formatNoteName(time, agent, category, context.randomId());
         const timestamp = isoSeconds(time);
         const body = formatNoteFile({ timestamp, agent, category, tags, space_id: spaceId }, content);
@@ -167,6 +181,8 @@ export function createNoteService(context: CoreContext, corpus: Corpus) {
       const since = parseSince(input.since ?? '');
       // Names carry seconds: `since` is inclusive at one-second resolution, so a note is never missed.
       const sinceStamp = since ? toStamp(since) : undefined;
+      const before = input.before ? parseNoteName(input.before) : undefined;
+      if (before === null) throw invalid(`before must be a note's filename, got ${JSON.stringify(String(input.before).slice(0, 80))}`);
       await requireSpace(context, spaceId);
 
       const matches = await listNoteNames(
@@ -174,7 +190,8 @@ export function createNoteService(context: CoreContext, corpus: Corpus) {
         (name) =>
           (category === undefined || name.category === category) &&
           (agents === undefined || agents.has(name.agent)) &&
-          (sinceStamp === undefined || name.stamp >= sinceStamp),
+          (sinceStamp === undefined || name.stamp >= sinceStamp) &&
+          (before === undefined || compareNewestFirst(name, before) > 0),
       );
       const notes = await readNotes(spaceId, matches.slice(0, limit));
       return { status: 'ok' as const, space_id: spaceId, notes, total: notes.length, has_more: matches.length > limit };

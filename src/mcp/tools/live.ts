@@ -34,6 +34,7 @@ export const liveTools = [
       category: z.string().default('').describe('empty = all'),
       agent: z.string().default('').describe('exact name; empty = all'),
       since: z.string().default('').describe('ISO 8601, inclusive; empty = all'),
+      before: z.string().default('').describe('a filename: only older notes (next page)'),
     },
     output: outputShape(notesResult),
     annotations: READ_ONLY,

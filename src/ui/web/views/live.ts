@@ -3,7 +3,7 @@ import { callTool, type Result } from '../api.js';
 import { count, h } from '../dom.js';
 import { errorBox, type Note, noteCard, spaceHeader, type ViewContext } from './common.js';
 
-/** The most notes live_read returns at once: the feed lists the newest this many, then the filters narrow it. */
+/** The most notes live_read returns at once: the feed loads this many at a time, older ones with `before`. */
 const LOADED = 1000;
 const PAGE = 100;
 const POLL_MS = 1000;
@@ -11,10 +11,11 @@ const POLL_MS = 1000;
 type Notes = Result & { notes: Note[]; has_more: boolean };
 
 /**
- * #/space/{id}/live: the newest live notes, newest first, filtered by agent and category (by
- * live_read) and tags (here), a page of 100 at a time. It polls live_read with `since` (inclusive,
- * to the second, so nothing is missed; notes already shown are recognised by file name) and puts
- * new notes on top without reloading anything.
+ * #/space/{id}/live: the live notes, newest first, filtered by agent and category (by live_read)
+ * and tags (here), shown 100 at a time; past the 1,000 loaded, "Show more" loads the next 1,000
+ * older ones (live_read with `before`), so every note of a large space can be reached. It polls
+ * live_read with `since` (inclusive, to the second, so nothing is missed; notes already shown are
+ * recognised by file name) and puts new notes on top without reloading anything.
  */
 export async function liveView(context: ViewContext): Promise<Node> {
   const spaceId = context.parts[0] as string;
@@ -28,6 +29,7 @@ export async function liveView(context: ViewContext): Promise<Node> {
   let seen = new Set<string>();
   let shown = 0;
   let hasMore = false;
+  let oldest = '';
   let newest = '';
   let generation = 0;
 
@@ -40,9 +42,7 @@ export async function liveView(context: ViewContext): Promise<Node> {
   const query = () => ({ space_id: spaceId, agent: filters.agent.trim(), category: filters.category });
 
   const describe = () => {
-    status.textContent =
-      `${count(Math.min(shown, notes.length))} of ${count(notes.length)} notes shown` +
-      (hasMore ? `; only the newest ${count(LOADED)} are listed — narrow with the filters, or search` : '');
+    status.textContent = `${count(Math.min(shown, notes.length))} of ${count(notes.length)}${hasMore ? '+' : ''} notes shown`;
   };
   const showMore = () => {
     const end = Math.min(notes.length, shown + PAGE);
@@ -50,24 +50,47 @@ export async function liveView(context: ViewContext): Promise<Node> {
     for (let i = shown; i < end; i++) fragment.appendChild(noteCard(notes[i] as Note));
     list.appendChild(fragment);
     shown = end;
-    more.textContent = `Show more (${count(notes.length - shown)} left)`;
-    more.hidden = shown >= notes.length;
+    more.textContent = shown < notes.length ? `Show more (${count(notes.length - shown)} loaded)` : 'Show older notes';
+    more.hidden = shown >= notes.length && !hasMore;
     describe();
   };
-  more.addEventListener('click', showMore);
+  /** Takes in a page of live_read: what the filters keep joins the list, the rest is only remembered as seen. */
+  const add = (result: Notes) => {
+    const unseen = result.notes.filter((note) => !seen.has(note.filename));
+    notes.push(...unseen.filter(matchesTags));
+    for (const note of unseen) seen.add(note.filename);
+    oldest = result.notes.at(-1)?.filename ?? oldest;
+    hasMore = result.has_more;
+  };
+  const loadOlder = async () => {
+    const mine = generation;
+    more.disabled = true; // one page at a time
+    try {
+      const result = await callTool<Notes>('live_read', { ...query(), limit: LOADED, before: oldest });
+      if (mine !== generation) return;
+      add(result);
+      showMore();
+    } finally {
+      more.disabled = false;
+    }
+  };
+  more.addEventListener('click', () => {
+    if (shown < notes.length) showMore();
+    else void loadOlder().catch((error: unknown) => problem.replaceChildren(errorBox(error)));
+  });
 
   const load = async () => {
     const mine = ++generation;
     const result = await callTool<Notes>('live_read', { ...query(), limit: LOADED });
     if (mine !== generation) return;
-    notes = result.notes.filter(matchesTags);
-    seen = new Set(result.notes.map((note) => note.filename));
+    notes = [];
+    seen = new Set();
+    add(result);
     newest = result.notes[0]?.timestamp ?? '';
-    hasMore = result.has_more;
     shown = 0;
     list.replaceChildren();
     showMore();
-    if (notes.length === 0) list.append(h('p', { class: 'muted empty' }, 'No live note matches.'));
+    if (notes.length === 0 && !hasMore) list.append(h('p', { class: 'muted empty' }, 'No live note matches.'));
   };
 
   const poll = async () => {
