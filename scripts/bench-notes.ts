@@ -9,8 +9,10 @@
  *   calls, in a folder beside the space's live/ folder (on ext4 a new folder may land in a region
  *   where creating files costs more, after many were deleted there: beside, both pay alike);
  * - append: write of 250 bytes + fdatasync on a file kept open (a log's floor, for reference).
- * A note can be no cheaper than the round trip plus the file creation: `live_note` p50 is
- * reported as a multiple of that sum.
+ * A note costs a round trip plus a file creation (a little less where open(2) is slow: live-mem
+ * opens the next note's file ahead, see src/storage/fs/create-file.ts): `live_note` p50 is
+ * reported as a multiple of that sum. The rounds start once the server has answered 500 notes and
+ * 500 round trips, as a server that has been running does (its code compiled by V8).
  */
 import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -41,9 +43,11 @@ import {
   type Figure,
 } from './bench-lib.js';
 
-const LATENCY_ROUNDS = 5;
-const NOTES_PER_ROUND = 400;
-const FLOOR_SAMPLES_PER_ROUND = 200;
+const LATENCY_ROUNDS = 8;
+const NOTES_PER_ROUND = 250;
+const FLOOR_SAMPLES_PER_ROUND = 150;
+/** Notes and round trips before the measured rounds: a server that has been running (its code compiled by V8). */
+const WARM_UP_CALLS = 500;
 const FLOOR_BODY = 'x'.repeat(250);
 const TARGET_VS_FLOOR = 1.3;
 const NOTE_P50_MS = 3;
@@ -134,6 +138,10 @@ export async function benchNoteLatency(): Promise<Figure[]> {
   const home = await freshHome('latency');
   return withServer(home, async (server) => {
     await server.call('space_create', { space_id: 'latency' });
+    for (let i = 0; i < WARM_UP_CALLS; i++) {
+      await server.call('live_note', noteArgs('latency', i));
+      await server.call('system_whoami', {});
+    }
     // Beside the space's live/ folder: the same disk region, so the same inode and block allocation.
     const floorDir = path.join(home, 'latency', 'floor');
     const rounds: Array<{ note: number; trip: number; create: number; append: number }> = [];
@@ -143,7 +151,7 @@ export async function benchNoteLatency(): Promise<Figure[]> {
       const trip = await roundTripFloorMs(server, FLOOR_SAMPLES_PER_ROUND);
       const create = fileCreateFloorMs(floorDir, round * FLOOR_SAMPLES_PER_ROUND, FLOOR_SAMPLES_PER_ROUND);
       const append = appendFloorMs(path.join(home, 'floor.log'), FLOOR_SAMPLES_PER_ROUND);
-      const offset = round * NOTES_PER_ROUND;
+      const offset = WARM_UP_CALLS + round * NOTES_PER_ROUND;
       const timings = await timeCalls(NOTES_PER_ROUND, 1, (index) => server.call('live_note', noteArgs('latency', offset + index)));
       all.push(...timings.latenciesMs);
       totalMs += timings.totalMs;

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, fsync, fsyncSync, linkSync, openSync, promises as fsp, unlinkSync, writeSync, type Dirent, type Stats } from 'node:fs';
+import { promises as fsp, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
 import { coalescing, mapLimit } from '../../shared/concurrency.js';
 import { LiveMemError } from '../../shared/errors.js';
 import { normalizeKey, normalizePrefix, RESERVED_SUFFIXES } from '../../shared/keys.js';
 import { paginate } from '../list.js';
 import type { DebrisFile, ListOptions, ObjectInfo, PutOptions, StorageDriver, StoredObject, WriteBatch } from '../types.js';
+import { createFileCreator } from './create-file.js';
+import { isCode, storageError } from './errors.js';
 import { withKeyLock } from './key-lock.js';
 import { syncWritten } from './sync.js';
 
@@ -45,6 +47,7 @@ export function createFsDriver(rootDir: string): StorageDriver {
   const tempTag = randomBytes(6).toString('hex');
   let tempCount = 0;
   const tempFor = (file: string): string => `${file}.${tempTag}${(tempCount++).toString(36)}${RESERVED_SUFFIXES[0]}`;
+  const creator = createFileCreator(tempFor);
 
   /** inode, mtime to the microsecond, size: every write makes a new inode, so versions never share one. */
   const etagOf = (stats: Stats): string => `${stats.ino.toString(36)}-${Math.round(stats.mtimeMs * 1000).toString(36)}-${stats.size.toString(36)}`;
@@ -88,75 +91,6 @@ export function createFsDriver(rootDir: string): StorageDriver {
         await fsp.unlink(temp).catch(() => undefined);
         throw storageError('write', file, error);
       }
-    }
-  };
-
-  /**
-   * fsyncs a new file. Alone, the fsync runs on the event loop, which would only wait for it
-   * anyway: a trip to a pool thread and back costs a good part of a fast disk's fsync. Whether it
-   * is alone is asked after one turn of the loop, so that requests already read (a client with
-   * many calls in flight) have started their own creates: then each fsync runs on a pool thread,
-   * and the disk takes their flushes together.
-   */
-  let creates = 0;
-  const syncNew = async (fd: number): Promise<void> => {
-    creates++;
-    try {
-      await new Promise((resolve) => setImmediate(resolve));
-      if (creates === 1) fsyncSync(fd);
-      else await new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
-    } finally {
-      creates--;
-    }
-  };
-
-  /**
-   * Creates `file`, never replacing one: the body goes to a temp file, which is linked to the name
-   * (link(2) fails with EEXIST atomically across processes), then fsynced. Named first, then
-   * fsynced: the fsync makes the data and the new name durable together (ext4, XFS and btrfs sync a
-   * new file's folder entry with it), and until it returns nobody was told. Readers never see a
-   * partial body: the name appears with the whole of it.
-   *
-   * This is every note's path, so it costs one thread-pool trip, the fsync: the calls around it
-   * (open, write, link, unlink, fstat, close) are made synchronously. Each takes microseconds on a
-   * local disk, less than the hop to a pool thread and back would cost, and the event loop never
-   * waits on the disk itself. With `inExistingFolder`, a missing folder is `not_found` instead of
-   * being created, so a writer into a folder that `removeFolder` took away learns it for free.
-   */
-  const createFile = async (key: string, file: string, body: Buffer | string, inExistingFolder: boolean): Promise<Stats> => {
-    const temp = tempFor(file);
-    let fd: number;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        fd = openSync(temp, 'wx', 0o600);
-        break;
-      } catch (error) {
-        if (!isCode(error, 'ENOENT') || attempt >= 3) throw storageError('create', file, error);
-        if (inExistingFolder) throw new LiveMemError('not_found', `the folder of ${key} does not exist`, { key });
-        await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-      }
-    }
-    try {
-      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-      for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written, written);
-      try {
-        linkSync(temp, file);
-      } catch (error) {
-        if (isCode(error, 'EEXIST')) throw new LiveMemError('precondition_failed', `${key} already exists`, { key });
-        // The folder went away between open and link (removeFolder renamed it): the temp went with it.
-        if (isCode(error, 'ENOENT') && inExistingFolder) throw new LiveMemError('not_found', `the folder of ${key} does not exist`, { key });
-        throw error;
-      } finally {
-        unlinkQuietly(temp); // after a link, a second name of the file
-      }
-      await syncNew(fd);
-      // Link keeps the inode and mtime: the etag is the final file's.
-      return fstatSync(fd);
-    } catch (error) {
-      unlinkQuietly(temp); // a write that failed (a full disk) leaves nothing
-      throw storageError('write', file, error);
-    } finally {
-      closeSync(fd);
     }
   };
 
@@ -288,7 +222,7 @@ export function createFsDriver(rootDir: string): StorageDriver {
 
     async put(key, body, options: PutOptions = {}) {
       const file = pathOf(key);
-      if (options.ifNoneMatch === '*') return { etag: etagOf(await createFile(key, file, body, options.inExistingFolder === true)) };
+      if (options.ifNoneMatch === '*') return { etag: etagOf(await creator.create(key, file, body, options.inExistingFolder === true)) };
       const { temp, handle } = await openTemp(file, body);
       try {
         // A replaced body is fsynced before the rename: the name never points at a torn file.
@@ -398,6 +332,8 @@ export function createFsDriver(rootDir: string): StorageDriver {
       return keys.length;
     },
 
+    close: () => creator.close(),
+
     batch(): WriteBatch {
       const files: string[] = [];
       const dirs = new Set<string>();
@@ -428,28 +364,8 @@ export function createFsDriver(rootDir: string): StorageDriver {
   };
 }
 
-/** Removes a file whose removal may fail harmlessly (already gone, or gone with its folder). */
-function unlinkQuietly(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // nothing to remove
-  }
-}
-
 const isReserved = (name: string): boolean => RESERVED_SUFFIXES.some((suffix) => name.endsWith(suffix));
 
 function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function isCode(error: unknown, ...codes: string[]): boolean {
-  return typeof error === 'object' && error !== null && codes.includes((error as { code?: string }).code ?? '');
-}
-
-function storageError(operation: string, file: string, cause: unknown): LiveMemError {
-  if (cause instanceof LiveMemError) return cause;
-  const code = (cause as { code?: string }).code;
-  const hint = code === 'ENOSPC' ? ' (the disk is full)' : code === 'EACCES' || code === 'EPERM' ? ' (permission denied)' : '';
-  return new LiveMemError('storage_error', `fs ${operation} failed for ${file}${hint}: ${String((cause as Error).message ?? cause)}`, { code }, { cause });
 }

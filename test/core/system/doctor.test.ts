@@ -73,7 +73,9 @@ describe('doctor', () => {
       () => undefined,
     );
     assert.ok(await storage.stat('proj/_consolidation/pending.json'));
-    // Temp and lock files of killed writers (two hours old), and one of a write in progress.
+    // Temp and lock files of killed writers (two hours old), and one of a write in progress; the
+    // driver's own spare temp file (opened ahead for the next note) is removed first, to count exactly.
+    await storage.close?.();
     const live = path.join(home.dir, 'proj', 'live');
     for (const name of ['x.md.0a1b2c.lmtmp', 'y.md.lmlock']) {
       await writeFile(path.join(live, name), 'partial');
