@@ -163,4 +163,24 @@ describe('MCP over stdio: the built binary, driven by the SDK client', () => {
   it('keeps stdout for JSON-RPC only: logs go to stderr', async () => {
     assert.match(server.stderr(), /serving MCP on stdio/);
   });
+
+  it('keeps one spare temp file open ahead while it writes notes, and leaves none once it exits', async () => {
+    const own = await tempDir();
+    try {
+      const writer = await spawnServer({ LIVE_MEM_HOME: own.dir });
+      await writer.call('space_create', { space_id: 'ahead' });
+      const live = path.join(own.dir, 'ahead', 'live');
+      const temps = async () => (await readdir(live)).filter((name) => name.endsWith('.lmtmp'));
+      const filenames: string[] = [];
+      for (let i = 0; i < 4; i++)
+        filenames.push(String((await writer.call('live_note', { space_id: 'ahead', category: 'progress', content: `step ${i}` })).filename));
+      for (let i = 0; i < 100 && (await temps()).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal((await temps()).length, 1, 'one spare, opened ahead for the next note');
+      await writer.close();
+      assert.deepEqual(await temps(), [], 'its exit removed the spare');
+      assert.deepEqual((await readdir(live)).filter((name) => name.endsWith('.md')).sort(), filenames.sort());
+    } finally {
+      await own.remove();
+    }
+  });
 });

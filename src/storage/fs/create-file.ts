@@ -1,4 +1,4 @@
-import { close, closeSync, fstatSync, fsync, fsyncSync, linkSync, open, openSync, promises as fsp, unlink, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, fsync, fsyncSync, linkSync, openSync, promises as fsp, unlinkSync, writeSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { LiveMemError } from '../../shared/errors.js';
 import { isCode, storageError } from './errors.js';
@@ -29,13 +29,12 @@ export interface FileCreator {
  * synchronously: each takes microseconds on a local disk, less than a hop to a pool thread and back.
  * The one that can take longer, open(2) of a new file (it allocates an inode; on ext4 after many
  * deletions that scans the inode table, hundreds of µs), is taken off the path: once a process has
- * created two files in a folder, it keeps a spare temp file open there, made on a pool thread after
- * each create, and the next create in that folder writes into it.
+ * created two files in a folder, it keeps a spare temp file open there, opened after each create
+ * once its answer is out, and the next create in that folder writes into it.
  */
 export function createFileCreator(tempFor: (file: string) => string, { spareIdleMs = SPARE_IDLE_MS } = {}): FileCreator {
   /** The spare: one temp file, opened ahead, in the folder of the latest creates. */
   let spare: { dir: string; temp: string; fd: number } | undefined;
-  let spareOpening: { dir: string; done: Promise<void> } | undefined;
   let closed = false;
   const createdIn = new Map<string, number>();
 
@@ -43,14 +42,20 @@ export function createFileCreator(tempFor: (file: string) => string, { spareIdle
     if (!spare) return;
     const { temp, fd } = spare;
     spare = undefined;
-    unlink(temp, () => close(fd, () => undefined));
+    unlinkQuietly(temp);
+    closeSync(fd);
   };
   const idle = setTimeout(dropSpare, spareIdleMs);
   idle.unref();
 
-  /** Opens the next spare in `dir` on a pool thread; nobody waits for it. */
+  /**
+   * Opens the next spare in `dir`. Called once the answer is out, while the caller reads it and
+   * sends its next request: the event loop has nothing else to do then, and the open runs on its
+   * own thread, where handing it to a pool thread would wake a third one (on a small virtual
+   * machine, a thread woken on another CPU is an interrupt, and it takes the CPU the caller needs).
+   */
   const prepareSpare = (dir: string): void => {
-    if (closed || spareOpening || spare?.dir === dir) return;
+    if (closed || spare?.dir === dir) return;
     // Not for a process that writes one file here (a CLI `note`): only from the second on.
     const count = (createdIn.get(dir) ?? 0) + 1;
     createdIn.clear(); // only the latest folder counts: a spare follows the writes
@@ -58,27 +63,16 @@ export function createFileCreator(tempFor: (file: string) => string, { spareIdle
     if (count < 2) return;
     dropSpare();
     const temp = tempFor(path.join(dir, 'spare'));
-    let done = (): void => undefined;
-    spareOpening = { dir, done: new Promise<void>((resolve) => (done = resolve)) };
-    open(temp, 'wx', 0o600, (error, fd) => {
-      spareOpening = undefined;
-      if (!error && closed) {
-        unlinkQuietly(temp);
-        closeSync(fd);
-      } else if (!error) {
-        spare = { dir, temp, fd };
-        idle.refresh();
-      } // else the folder went away: the next create opens its own
-      done();
-    });
+    try {
+      spare = { dir, temp, fd: openSync(temp, 'wx', 0o600) };
+      idle.refresh();
+    } catch {
+      // The folder went away (or the disk is full): the next create opens its own.
+    }
   };
 
-  /**
-   * The spare if it is in `dir`, handed over (the caller owns it from here). One still opening
-   * there is waited for: opening another would take as long, and queue behind it for the folder.
-   */
-  const takeSpare = async (dir: string): Promise<{ temp: string; fd: number } | undefined> => {
-    if (spareOpening?.dir === dir) await spareOpening.done;
+  /** The spare if it is in `dir`, handed over (the caller owns it from here). */
+  const takeSpare = (dir: string): { temp: string; fd: number } | undefined => {
     if (spare?.dir !== dir) return undefined;
     const taken = spare;
     spare = undefined;
@@ -139,9 +133,7 @@ export function createFileCreator(tempFor: (file: string) => string, { spareIdle
         unlinkQuietly(temp); // after a link, a second name of the file
       }
       await syncNew(fd);
-      // Once the answer is out (the next turn of the loop): handing work to a pool thread costs the
-      // caller tens of µs on a virtual machine, where waking a thread on another CPU is an interrupt.
-      setImmediate(prepareSpare, path.dirname(file));
+      setImmediate(prepareSpare, path.dirname(file)); // the next turn of the loop: after the answer
       // Link keeps the inode and mtime: the etag is the final file's.
       return fstatSync(fd);
     } catch (error) {
@@ -154,7 +146,7 @@ export function createFileCreator(tempFor: (file: string) => string, { spareIdle
 
   const create = async (key: string, file: string, body: Buffer | string, inExistingFolder: boolean): Promise<Stats> => {
     const write: Write = { key, file, body, inExistingFolder };
-    const spareHere = await takeSpare(path.dirname(file));
+    const spareHere = takeSpare(path.dirname(file));
     const stats = spareHere && (await writeAndLink(write, spareHere.temp, spareHere.fd, true));
     if (stats) return stats;
     const { temp, fd } = await openTemp(write);
@@ -166,12 +158,7 @@ export function createFileCreator(tempFor: (file: string) => string, { spareIdle
     async close() {
       closed = true;
       clearTimeout(idle);
-      await spareOpening?.done;
-      if (!spare) return;
-      const { temp, fd } = spare;
-      spare = undefined;
-      unlinkQuietly(temp);
-      closeSync(fd);
+      dropSpare();
     },
   };
 }
