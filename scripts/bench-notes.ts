@@ -8,12 +8,15 @@
  * - create a file: temp file + write of a 250-byte note + fsync + close + rename, with synchronous
  *   calls, in a folder beside the space's live/ folder (on ext4 a new folder may land in a region
  *   where creating files costs more, after many were deleted there: beside, both pay alike);
- * - append: write of 250 bytes + fdatasync on a file kept open (a log's floor, for reference).
+ * - append: write of 250 bytes + fdatasync on a file kept open (a log's floor, for reference);
+ * - for reference, the same file creation asked of a minimal process over a pipe (a line in, a line
+ *   out): what crossing processes adds to the disk when almost no code runs.
  * A note costs a round trip plus a file creation (a little less where open(2) is slow: live-mem
  * opens the next note's file ahead, see src/storage/fs/create-file.ts): `live_note` p50 is
  * reported as a multiple of that sum. The rounds start once the server has answered 500 notes and
  * 500 round trips, as a server that has been running does (its code compiled by V8).
  */
+import { spawn } from 'node:child_process';
 import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -124,6 +127,48 @@ function appendFloorMs(file: string, samples: number): number {
   }
 }
 
+/**
+ * A minimal process that creates a file as the file floor does for each line it reads on stdin,
+ * and answers a line: what a note costs across two processes with no protocol and almost no code.
+ */
+const PIPE_SERVER = `
+const fs = require('node:fs'); const dir = process.argv[1]; let n = 0; let buf = '';
+process.stdin.on('data', (chunk) => {
+  buf += chunk;
+  for (let i; (i = buf.indexOf('\\n')) >= 0; ) {
+    const body = buf.slice(0, i); buf = buf.slice(i + 1);
+    const temp = dir + '/pipe-' + n + '.tmp';
+    const fd = fs.openSync(temp, 'wx'); fs.writeSync(fd, body); fs.fsyncSync(fd); fs.closeSync(fd);
+    fs.renameSync(temp, dir + '/pipe-' + n++ + '.md');
+    process.stdout.write('ok\\n');
+  }
+});`;
+
+interface PipeFloor {
+  sampleMs(samples: number): Promise<number>;
+  close(): void;
+}
+
+function startPipeFloor(dir: string): PipeFloor {
+  mkdirSync(dir, { recursive: true });
+  const child = spawn(process.execPath, ['-e', PIPE_SERVER, dir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let answered: (() => void) | undefined;
+  child.stdout.on('data', () => answered?.());
+  const once = () =>
+    new Promise<void>((resolve) => {
+      answered = resolve;
+      child.stdin.write(`${FLOOR_BODY}\n`);
+    });
+  return {
+    async sampleMs(samples) {
+      const times: number[] = [];
+      for (let i = 0; i < samples; i++) times.push(await timeMs(once));
+      return median(times);
+    },
+    close: () => child.kill(),
+  };
+}
+
 async function roundTripFloorMs(server: BenchServer, samples: number): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < samples; i++) times.push(await timeMs(() => server.call('system_whoami', {})));
@@ -144,19 +189,23 @@ export async function benchNoteLatency(): Promise<Figure[]> {
     }
     // Beside the space's live/ folder: the same disk region, so the same inode and block allocation.
     const floorDir = path.join(home, 'latency', 'floor');
-    const rounds: Array<{ note: number; trip: number; create: number; append: number }> = [];
+    const pipe = startPipeFloor(path.join(home, 'latency', 'pipe'));
+    await pipe.sampleMs(FLOOR_SAMPLES_PER_ROUND); // its warm-up
+    const rounds: Array<{ note: number; trip: number; create: number; append: number; pipe: number }> = [];
     const all: number[] = [];
     let totalMs = 0;
     for (let round = 0; round < LATENCY_ROUNDS; round++) {
       const trip = await roundTripFloorMs(server, FLOOR_SAMPLES_PER_ROUND);
       const create = fileCreateFloorMs(floorDir, round * FLOOR_SAMPLES_PER_ROUND, FLOOR_SAMPLES_PER_ROUND);
       const append = appendFloorMs(path.join(home, 'floor.log'), FLOOR_SAMPLES_PER_ROUND);
+      const piped = await pipe.sampleMs(FLOOR_SAMPLES_PER_ROUND);
       const offset = WARM_UP_CALLS + round * NOTES_PER_ROUND;
       const timings = await timeCalls(NOTES_PER_ROUND, 1, (index) => server.call('live_note', noteArgs('latency', offset + index)));
       all.push(...timings.latenciesMs);
       totalMs += timings.totalMs;
-      rounds.push({ note: median(timings.latenciesMs), trip, create, append });
+      rounds.push({ note: median(timings.latenciesMs), trip, create, append, pipe: piped });
     }
+    pipe.close();
     const notes = LATENCY_ROUNDS * NOTES_PER_ROUND;
     const of = (pick: (round: (typeof rounds)[number]) => number) => median(rounds.map(pick));
     return [
@@ -193,6 +242,18 @@ export async function benchNoteLatency(): Promise<Figure[]> {
         of((r) => r.note / (r.trip + r.create)),
         'x',
         atMost(TARGET_VS_FLOOR),
+      ),
+      figure(
+        'floor_pipe_create_ms',
+        '  reference: the same file create asked of a minimal process over a pipe, p50',
+        of((r) => r.pipe),
+        'ms',
+      ),
+      figure(
+        'live_note_vs_pipe',
+        '  live_note p50 / that',
+        of((r) => r.note / r.pipe),
+        'x',
       ),
     ];
   });
