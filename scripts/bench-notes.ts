@@ -9,16 +9,18 @@
  *   calls, in a folder beside the space's live/ folder (on ext4 a new folder may land in a region
  *   where creating files costs more, after many were deleted there: beside, both pay alike);
  * - append: write of 250 bytes + fdatasync on a file kept open (a log's floor, for reference);
- * - for reference, the same file creation asked of a minimal process over a pipe (a line in, a line
- *   out): what crossing processes adds to the disk when almost no code runs.
  * A note costs a round trip plus a file creation (a little less where open(2) is slow: live-mem
  * opens the next note's file ahead, see src/storage/fs/create-file.ts): `live_note` p50 is
  * reported as a multiple of that sum. The rounds start once the server has answered 500 notes and
  * 500 round trips, as a server that has been running does (its code compiled by V8).
+ *
+ * Beside them, in each round, the same notes sent to two references that do nothing but the note
+ * (scripts/minimal-note-server.mjs): one written by hand, one on the MCP SDK. They show what part of
+ * a note is the protocol's, the SDK's and live-mem's own.
  */
-import { spawn } from 'node:child_process';
 import { closeSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CATEGORIES } from '../src/core/validate.js';
 import { mapLimit } from '../src/shared/concurrency.js';
@@ -42,6 +44,7 @@ import {
   timeMs,
   withServer,
   type BenchServer,
+  type ServerSpec,
   type CallTimings,
   type Figure,
 } from './bench-lib.js';
@@ -128,46 +131,17 @@ function appendFloorMs(file: string, samples: number): number {
 }
 
 /**
- * A minimal process that creates a file as the file floor does for each line it reads on stdin,
- * and answers a line: what a note costs across two processes with no protocol and almost no code.
+ * The references: the same note from scripts/minimal-note-server.mjs, a server that does nothing
+ * else, written by hand or on the MCP SDK. Each round sends each server its notes back to back,
+ * in a turning order, so that a drifting disk weighs on all alike.
  */
-const PIPE_SERVER = `
-const fs = require('node:fs'); const dir = process.argv[1]; let n = 0; let buf = '';
-process.stdin.on('data', (chunk) => {
-  buf += chunk;
-  for (let i; (i = buf.indexOf('\\n')) >= 0; ) {
-    const body = buf.slice(0, i); buf = buf.slice(i + 1);
-    const temp = dir + '/pipe-' + n + '.tmp';
-    const fd = fs.openSync(temp, 'wx'); fs.writeSync(fd, body); fs.fsyncSync(fd); fs.closeSync(fd);
-    fs.renameSync(temp, dir + '/pipe-' + n++ + '.md');
-    process.stdout.write('ok\\n');
-  }
-});`;
-
-interface PipeFloor {
-  sampleMs(samples: number): Promise<number>;
-  close(): void;
-}
-
-function startPipeFloor(dir: string): PipeFloor {
-  mkdirSync(dir, { recursive: true });
-  const child = spawn(process.execPath, ['-e', PIPE_SERVER, dir], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let answered: (() => void) | undefined;
-  child.stdout.on('data', () => answered?.());
-  const once = () =>
-    new Promise<void>((resolve) => {
-      answered = resolve;
-      child.stdin.write(`${FLOOR_BODY}\n`);
-    });
-  return {
-    async sampleMs(samples) {
-      const times: number[] = [];
-      for (let i = 0; i < samples; i++) times.push(await timeMs(once));
-      return median(times);
-    },
-    close: () => child.kill(),
-  };
-}
+const MINIMAL_SERVER = fileURLToPath(new URL('./minimal-note-server.mjs', import.meta.url));
+const REFERENCES = [
+  { key: 'by_hand', mode: 'by-hand', label: 'a server written by hand' },
+  { key: 'sdk', mode: 'sdk', label: 'a bare MCP SDK server' },
+] as const;
+type ReferenceKey = (typeof REFERENCES)[number]['key'];
+const minimalServer = (dir: string, mode: string): ServerSpec => ({ args: [MINIMAL_SERVER, dir, mode], env: () => ({}) });
 
 async function roundTripFloorMs(server: BenchServer, samples: number): Promise<number> {
   const times: number[] = [];
@@ -183,29 +157,39 @@ export async function benchNoteLatency(): Promise<Figure[]> {
   const home = await freshHome('latency');
   return withServer(home, async (server) => {
     await server.call('space_create', { space_id: 'latency' });
-    for (let i = 0; i < WARM_UP_CALLS; i++) {
-      await server.call('live_note', noteArgs('latency', i));
-      await server.call('system_whoami', {});
-    }
     // Beside the space's live/ folder: the same disk region, so the same inode and block allocation.
     const floorDir = path.join(home, 'latency', 'floor');
-    const pipe = startPipeFloor(path.join(home, 'latency', 'pipe'));
-    await pipe.sampleMs(FLOOR_SAMPLES_PER_ROUND); // its warm-up
-    const rounds: Array<{ note: number; trip: number; create: number; append: number; pipe: number }> = [];
+    type Round = { note: number; trip: number; create: number; append: number } & Record<ReferenceKey, number>;
+    const rounds: Round[] = [];
     const all: number[] = [];
-    let totalMs = 0;
-    for (let round = 0; round < LATENCY_ROUNDS; round++) {
-      const trip = await roundTripFloorMs(server, FLOOR_SAMPLES_PER_ROUND);
-      const create = fileCreateFloorMs(floorDir, round * FLOOR_SAMPLES_PER_ROUND, FLOOR_SAMPLES_PER_ROUND);
-      const append = appendFloorMs(path.join(home, 'floor.log'), FLOOR_SAMPLES_PER_ROUND);
-      const piped = await pipe.sampleMs(FLOOR_SAMPLES_PER_ROUND);
-      const offset = WARM_UP_CALLS + round * NOTES_PER_ROUND;
-      const timings = await timeCalls(NOTES_PER_ROUND, 1, (index) => server.call('live_note', noteArgs('latency', offset + index)));
-      all.push(...timings.latenciesMs);
-      totalMs += timings.totalMs;
-      rounds.push({ note: median(timings.latenciesMs), trip, create, append, pipe: piped });
+    const references = await Promise.all(REFERENCES.map((ref) => startServer(home, minimalServer(path.join(home, 'latency', ref.key), ref.mode))));
+    try {
+      for (let i = 0; i < WARM_UP_CALLS; i++) {
+        for (const each of [server, ...references]) {
+          await each.call('live_note', noteArgs('latency', i));
+          await each.call('system_whoami', {});
+        }
+      }
+      for (let round = 0; round < LATENCY_ROUNDS; round++) {
+        const trip = await roundTripFloorMs(server, FLOOR_SAMPLES_PER_ROUND);
+        const create = fileCreateFloorMs(floorDir, round * FLOOR_SAMPLES_PER_ROUND, FLOOR_SAMPLES_PER_ROUND);
+        const append = appendFloorMs(path.join(home, 'floor.log'), FLOOR_SAMPLES_PER_ROUND);
+        // Each server's notes back to back, as a client writing notes sends them; which goes first turns each round.
+        const servers = [server, ...references];
+        const times: number[][] = servers.map(() => []);
+        for (let turn = 0; turn < servers.length; turn++) {
+          const which = (round + turn) % servers.length;
+          const offset = WARM_UP_CALLS + round * NOTES_PER_ROUND;
+          const each = servers[which] as BenchServer;
+          times[which] = (await timeCalls(NOTES_PER_ROUND, 1, (index) => each.call('live_note', noteArgs('latency', offset + index)))).latenciesMs;
+        }
+        const [own = [], byHand = [], sdk = []] = times;
+        all.push(...own);
+        rounds.push({ note: median(own), trip, create, append, by_hand: median(byHand), sdk: median(sdk) });
+      }
+    } finally {
+      await Promise.all(references.map((reference) => reference.close()));
     }
-    pipe.close();
     const notes = LATENCY_ROUNDS * NOTES_PER_ROUND;
     const of = (pick: (round: (typeof rounds)[number]) => number) => median(rounds.map(pick));
     return [
@@ -217,7 +201,7 @@ export async function benchNoteLatency(): Promise<Figure[]> {
         below(NOTE_P50_MS),
       ),
       figure('live_note_p99_ms', 'live_note p99', percentile(all, 99), 'ms'),
-      figure('live_note_per_s', 'live_note throughput', (notes / totalMs) * 1000, 'notes/s'),
+      figure('live_note_per_s', 'live_note throughput (one at a time)', (notes / all.reduce((sum, ms) => sum + ms, 0)) * 1000, 'notes/s'),
       figure(
         'floor_mcp_round_trip_ms',
         '  floor: MCP round trip (system_whoami) p50',
@@ -243,16 +227,24 @@ export async function benchNoteLatency(): Promise<Figure[]> {
         'x',
         atMost(TARGET_VS_FLOOR),
       ),
+      ...REFERENCES.flatMap((ref) => [
+        figure(
+          `reference_${ref.key}_note_ms`,
+          `  reference: the note from ${ref.label}, p50`,
+          of((r) => r[ref.key]),
+          'ms',
+        ),
+        figure(
+          `reference_${ref.key}_vs_floor`,
+          '    its p50 / (round trip + file create)',
+          of((r) => r[ref.key] / (r.trip + r.create)),
+          'x',
+        ),
+      ]),
       figure(
-        'floor_pipe_create_ms',
-        '  reference: the same file create asked of a minimal process over a pipe, p50',
-        of((r) => r.pipe),
-        'ms',
-      ),
-      figure(
-        'live_note_vs_pipe',
-        '  live_note p50 / that',
-        of((r) => r.note / r.pipe),
+        'live_note_vs_sdk',
+        "  live_note p50 / the bare SDK server's",
+        of((r) => r.note / r.sdk),
         'x',
       ),
     ];
