@@ -155,7 +155,9 @@ const VIEWS = {
   notes,
   spaces: (result: Result) => table((result.spaces as Result[]) ?? [], ['space_id', 'live_notes_count', 'bank_files_count', 'owner', 'description']),
   bankList: (result: Result) => table((result.files as Result[]) ?? [], ['filename', 'size', 'last_modified']),
-  tokens: (result: Result) => table((result.tokens as Result[]) ?? [], ['name', 'hash_prefix', 'permissions', 'space_ids', 'state', 'expires_at']),
+  tokens: (result: Result) =>
+    table((result.tokens as Result[]) ?? [], ['name', 'hash_prefix', 'permissions', 'space_ids', 'state', 'expires_at']) +
+    (Array.isArray(result.scope) ? `\n(only the tokens within spaces ${result.scope.join(', ')}: this admin token is limited to them)` : ''),
   backups: (result: Result) => table((result.backups as Result[]) ?? [], ['backup_id', 'files_count', 'total_size', 'description']),
   content: (result: Result) => String(result.content ?? result.rules ?? ''),
   bankAll: (result: Result) =>

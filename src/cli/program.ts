@@ -258,7 +258,7 @@ export function buildProgram(): Command {
     .requiredOption('-s, --spaces <list>', "'*' for every space, or space ids, comma-separated")
     .option('--expires-in-days <n>', 'expire after n days (default: never)', integer)
     .action(action(tokenCreate, 'fields'));
-  token.command('list').description('every token, never the token itself').action(action(tokenList, 'tokens'));
+  token.command('list').description('the tokens you manage (all, or those within your spaces), never the token itself').action(action(tokenList, 'tokens'));
   token.command('revoke <name_or_hash>').description('refuse a token from now on').action(action(tokenRevoke, 'fields'));
   token
     .command('update <name_or_hash>')

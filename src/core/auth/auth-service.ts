@@ -3,6 +3,7 @@ import { authorize, ownerCaller, type Caller, type Permission } from '../caller.
 import type { CoreContext } from '../context.js';
 import { SPACE_ID_PATTERN } from '../validate.js';
 import { createTokenStore, hashToken, newToken, sameHash, validateTokenName, type TokenRecord } from './token-store.js';
+import { tokenScope, type TokenScope } from './token-scope.js';
 
 /**
  * Who may do what. A caller comes from a token (its name is the agent written on notes; it cannot
@@ -11,6 +12,9 @@ import { createTokenStore, hashToken, newToken, sameHash, validateTokenName, typ
  *
  * `space_ids` is explicit: `*` means every space, a list means those spaces, and an empty value is
  * refused when creating a token (the original server read "empty" as "all", which surprised people).
+ *
+ * Managing tokens takes `admin`, and an admin limited to some spaces manages only the tokens within
+ * them (token-scope.ts); every token operation checks the scope on the same snapshot it writes.
  */
 export interface AuthSettings {
   /** LIVE_MEM_AUTH=required: no token, no access (only the public tools answer). */
@@ -67,18 +71,35 @@ const describe = (record: TokenRecord, now: number) => ({
 export function createAuthService(context: CoreContext, settings: AuthSettings) {
   const store = createTokenStore(context);
 
-  /** Finds the one record a name or hash prefix designates. */
-  const find = (tokens: TokenRecord[], ref: string): number => {
+  /**
+   * Finds the one record a name or hash prefix designates, among the tokens the caller manages only.
+   * To a scoped admin, a token outside its scope and a token that does not exist get the same
+   * `forbidden`: it learns nothing of the tokens of other spaces (their names, rights or hashes).
+   */
+  const find = (tokens: TokenRecord[], ref: string, scope: TokenScope): number => {
     const value = String(ref ?? '').trim();
     if (!value) throw invalid('name a token: its name or its hash prefix (admin_list_tokens shows both)');
-    const byName = tokens.findIndex((t) => t.name === value);
-    if (byName >= 0) return byName;
+    const visible = tokens.flatMap((t, i) => (scope.manages(t) ? [i] : []));
+    const byName = visible.find((i) => tokens[i]?.name === value);
+    if (byName !== undefined) return byName;
     if (/^[0-9a-f]{8,64}$/.test(value)) {
-      const matches = tokens.flatMap((t, i) => (t.hash.startsWith(value) ? [i] : []));
+      const matches = visible.filter((i) => tokens[i]?.hash.startsWith(value));
       if (matches.length > 1) throw invalid(`hash prefix ${value} matches ${matches.length} tokens: give more characters`);
       if (matches.length === 1) return matches[0] as number;
     }
+    if (scope.spaces !== '*') {
+      throw new LiveMemError(
+        'forbidden',
+        `no token named or hashed ${JSON.stringify(value)} within spaces ${scope.spaces.join(', ')}: an admin limited to spaces manages only the tokens limited to its own`,
+      );
+    }
     throw new LiveMemError('not_found', `no token named or hashed ${JSON.stringify(value)}`);
+  };
+
+  /** The caller's scope, once it is known to be an admin. */
+  const adminScope = (caller: Caller): TokenScope => {
+    authorize(caller, 'admin');
+    return tokenScope(caller);
   };
 
   return {
@@ -97,13 +118,14 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
     },
 
     async create(caller: Caller, input: { name: string; permissions: string | string[]; space_ids: string | string[]; expires_in_days?: number }) {
-      authorize(caller, 'admin');
+      const scope = adminScope(caller);
       const name = validateTokenName(input.name);
       const permissions = parsePermissions(input.permissions);
       const spaceIds = parseSpaceIds(input.space_ids);
       const days = input.expires_in_days ?? 0;
       if (!Number.isInteger(days) || days < 0 || days > MAX_EXPIRY_DAYS)
         throw invalid(`expires_in_days must be an integer from 0 (never) to ${MAX_EXPIRY_DAYS}`);
+      scope.allow(spaceIds, 'a token');
       const now = context.clock();
       const token = newToken();
       const record: TokenRecord = {
@@ -116,7 +138,9 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
         revoked_at: null,
       };
       await store.update((tokens) => {
+        // Names are unique across the store (a name is the agent on notes), so a scoped admin learns that a name is taken, nothing more.
         if (tokens.some((t) => t.name === name)) throw new LiveMemError('already_exists', `a token named '${name}' exists`, { name });
+        if (scope.spaces !== '*') withinOwnLifetime(tokens, caller, record.expires_at);
         return { tokens: [...tokens, record], result: undefined };
       });
       return {
@@ -131,18 +155,20 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
       };
     },
 
+    /** The tokens the caller manages; `scope` says which ('*': every token; else the caller's spaces). */
     async list(caller: Caller) {
-      authorize(caller, 'admin');
+      const scope = adminScope(caller);
       const { file } = await store.load();
       const now = context.clock().getTime();
-      return { status: 'ok' as const, tokens: file.tokens.map((t) => describe(t, now)), total: file.tokens.length };
+      const tokens = file.tokens.filter((t) => scope.manages(t)).map((t) => describe(t, now));
+      return { status: 'ok' as const, tokens, total: tokens.length, scope: scope.spaces };
     },
 
     async revoke(caller: Caller, input: { token: string }) {
-      authorize(caller, 'admin');
+      const scope = adminScope(caller);
       const now = context.clock().toISOString();
       const record = await store.update((tokens) => {
-        const index = find(tokens, input.token);
+        const index = find(tokens, input.token, scope);
         const target = tokens[index] as TokenRecord;
         target.revoked_at ??= now;
         return { tokens, result: target };
@@ -151,7 +177,7 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
     },
 
     async update(caller: Caller, input: { token: string; permissions?: string; space_ids?: string; add_space_ids?: string; remove_space_ids?: string }) {
-      authorize(caller, 'admin');
+      const scope = adminScope(caller);
       const permissions = input.permissions ? parsePermissions(input.permissions) : undefined;
       const replace = input.space_ids ? parseSpaceIds(input.space_ids) : undefined;
       const add = input.add_space_ids ? parseSpaceIds(input.add_space_ids) : undefined;
@@ -160,25 +186,34 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
       if (replace && (add || remove)) throw invalid('give space_ids (a replacement) or add_space_ids / remove_space_ids (changes), not both');
       if (add === '*' || remove === '*') throw invalid("'*' can only replace space_ids, not be added or removed");
       const record = await store.update((tokens) => {
-        const target = tokens[find(tokens, input.token)] as TokenRecord;
-        if (permissions) target.permissions = permissions;
-        if (replace) target.space_ids = replace;
+        const target = tokens[find(tokens, input.token, scope)] as TokenRecord;
+        // Within scope before (find) and after the change; and never its own token, which it could only narrow.
+        if (scope.spaces !== '*' && target.name === caller.agent) {
+          throw new LiveMemError(
+            'forbidden',
+            `an admin limited to spaces cannot change its own token ('${target.name}'): an admin with a wider scope can (revoking it is allowed)`,
+          );
+        }
+        let spaceIds = replace ?? target.space_ids;
         if (add || remove) {
           if (target.space_ids === '*') throw invalid(`token '${target.name}' has every space ('*'): replace space_ids instead`);
           const next = new Set([...target.space_ids, ...(add ?? [])]);
           for (const id of remove ?? []) next.delete(id);
           if (next.size === 0) throw invalid(`that would leave token '${target.name}' with no space; revoke it instead`);
-          target.space_ids = [...next].sort();
+          spaceIds = [...next].sort();
         }
+        scope.allow(spaceIds, `token '${target.name}'`);
+        if (permissions) target.permissions = permissions;
+        target.space_ids = spaceIds;
         return { tokens, result: target };
       });
       return { status: 'ok' as const, ...describe(record, Date.now()) };
     },
 
     async delete(caller: Caller, input: { token: string }) {
-      authorize(caller, 'admin');
+      const scope = adminScope(caller);
       const name = await store.update((tokens) => {
-        const index = find(tokens, input.token);
+        const index = find(tokens, input.token, scope);
         const removed = tokens[index] as TokenRecord;
         return { tokens: tokens.filter((_, i) => i !== index), result: removed.name };
       });
@@ -200,3 +235,16 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
 }
 
 export type AuthService = ReturnType<typeof createAuthService>;
+
+/**
+ * A scoped admin hands out no more than it holds, in time too: a token it creates expires no later
+ * than its own, or a day-long admin token could mint a permanent one for the same spaces.
+ */
+function withinOwnLifetime(tokens: TokenRecord[], caller: Caller, expiresAt: string | null): void {
+  const own = tokens.find((t) => t.name === caller.agent)?.expires_at ?? null;
+  if (own === null || (expiresAt !== null && expiresAt <= own)) return;
+  throw new LiveMemError(
+    'forbidden',
+    `this admin token expires at ${own}: a token it creates cannot outlive it (give expires_in_days so that it expires by then)`,
+  );
+}

@@ -26,7 +26,7 @@ export const adminTools = [
     name: 'admin_list_tokens',
     title: 'List access tokens',
     permission: 'admin',
-    description: 'List every token: name, hash prefix, permissions, spaces, dates and state (never the token itself).',
+    description: 'List the tokens you manage (an admin limited to spaces: those within them): name, hash prefix, permissions, spaces, dates, state.',
     input: {},
     output: outputShape({ tokens: z.array(z.looseObject(tokenInfo)), total: int }),
     annotations: READ_ONLY,
