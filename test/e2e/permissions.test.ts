@@ -1,7 +1,8 @@
 /**
  * The permission matrix (seed 004): every tool, called over stdio by no token (auth required), a
- * read, a write and an admin token, and a token scoped to another space. Each call is allowed or
- * refused exactly as the matrix says; a refused caller learns nothing of a space's existence.
+ * read, a write and an admin token, a token scoped to another space, and admin tokens limited to alpha
+ * or to another space. Each call is allowed or refused exactly as the matrix says; a refused caller
+ * learns nothing of a space's existence.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -44,13 +45,18 @@ function argsFor(tool: string, backupId: string, caller: string): Record<string,
   return byTool[tool] ?? (definition && 'space_id' in definition.input ? { space_id: 'alpha' } : {});
 }
 
-/** Tools that name a space (directly or through a backup id) need access to it; the others only a permission. */
-const touchesSpace = (tool: (typeof allTools)[number]) => 'space_id' in tool.input || 'backup_id' in tool.input;
+/**
+ * Tools that name a space (directly, through a backup id, or as the spaces of a token to create) need
+ * access to it; the others only a permission.
+ */
+const touchesSpace = (tool: (typeof allTools)[number]) => 'space_id' in tool.input || 'backup_id' in tool.input || tool.name === 'admin_create_token';
 
 function allowed(profile: Profile, tool: (typeof allTools)[number]): boolean {
   if (tool.permission === 'public') return true;
   const implied = { read: ['read', 'write', 'admin'], write: ['write', 'admin'], admin: ['admin'] }[tool.permission];
   if (!implied.some((p) => profile.permissions.includes(p as Permission))) return false;
+  // An admin limited to spaces cannot tell the token 'nobody' (missing) from one outside its scope: forbidden.
+  if ('token_hash' in tool.input) return profile.spaces === '*';
   return !touchesSpace(tool) || profile.spaces === '*' || profile.spaces.includes('alpha');
 }
 
@@ -63,6 +69,8 @@ describe('the permission matrix, over stdio', () => {
     { name: 'writer', permissions: ['read', 'write'], spaces: ['alpha'] },
     { name: 'admin', permissions: ['read', 'write', 'admin'], spaces: '*' },
     { name: 'elsewhere', permissions: ['read', 'write'], spaces: ['other'] },
+    { name: 'alpha-admin', permissions: ['read', 'write', 'admin'], spaces: ['alpha'] },
+    { name: 'other-admin', permissions: ['read', 'write', 'admin'], spaces: ['other'] },
   ];
 
   before(async () => {
