@@ -11,18 +11,14 @@ import { BACKUPS_PREFIX, backupKeys, spaceKeys } from '../layout.js';
 import { claimNewSpace } from '../space/claim.js';
 import { requireSpace } from '../space/meta.js';
 import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
-import { packArchive, readArchive, type ArchiveEntry } from './archive.js';
+import { packArchive, readArchive, type ArchiveCaps, type ArchiveEntry } from './archive.js';
 import { FORMAT, FORMAT_VERSION, parseManifest, type Manifest, type ManifestFile } from './manifest.js';
+import { internalState, whyNotContent, whyNotMeta } from './space-content.js';
 import { tally, type TransferOptions } from './transfer-progress.js';
 
 const MANIFEST_ENTRY = 'manifest.json';
 /** `{space}/{YYYY-MM-DDTHH-MM-SS}-{random6}`: sortable, never colliding. */
 const BACKUP_ID = /^([a-zA-Z0-9][a-zA-Z0-9_-]{0,63})\/(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-z]{6})$/;
-/**
- * Space files that are not content, never backed up: state of running processes (leases, jobs)
- * and derived data any process rebuilds from the rest (search index snapshots).
- */
-const NOT_CONTENT = ['_consolidation/', '_index/', '_summaries/lock.json', '_summaries/jobs/'];
 /** A backup or export waits this long for a running consolidation to finish before giving up. */
 const LOCK_WAIT_MS = 120_000;
 
@@ -38,10 +34,21 @@ export function parseBackupId(backupId: string): { spaceId: string; stamp: strin
 export function createBackupService(context: CoreContext) {
   const { storage } = context;
 
-  /** The space's content files, as paths relative to its folder. */
+  /**
+   * The space's content files, as paths relative to its folder: what an import accepts, so every
+   * archive live-mem writes imports. Internal state is left out as always; anything else (a file
+   * put there by hand) is left out with a warning, rather than making the archive one that no
+   * import would take.
+   */
   const spacePaths = async (spaceId: string): Promise<string[]> => {
     const root = spaceKeys(spaceId).root;
-    return (await listKeys(storage, root)).map((key) => key.slice(root.length)).filter((path) => !NOT_CONTENT.some((prefix) => path.startsWith(prefix)));
+    return (await listKeys(storage, root))
+      .map((key) => key.slice(root.length))
+      .filter((path) => {
+        const reason = whyNotContent(path);
+        if (reason && !internalState(path)) context.logger.warn(`left out of the snapshot of '${spaceId}': ${path} ${reason}`);
+        return reason === undefined;
+      });
   };
 
   /** Reads the space's files once each, in path order, reading ahead; hashes them as they pass. */
@@ -126,23 +133,40 @@ export function createBackupService(context: CoreContext) {
   const renamed = (path: string, body: Buffer, to: string): Buffer =>
     path === '_meta.json' ? Buffer.from(`${JSON.stringify({ ...(JSON.parse(body.toString('utf8')) as object), space_id: to }, null, 2)}\n`) : body;
 
-  /** Verifies an archive in full (entries, manifest, checksums) without writing anything. */
+  /** Both passes over an archive read it under the import caps. */
+  const caps = (): ArchiveCaps => ({ maxEntryBytes: context.limits.importMaxEntryBytes, maxTotalBytes: context.limits.importMaxBytes });
+
+  /**
+   * Verifies an archive in full (entries, manifest, checksums, that it holds a space's content and
+   * nothing else, a readable `_meta.json`) without writing anything.
+   */
   const verifyArchive = async (open: () => AsyncIterable<Buffer>, onProgress?: TransferOptions['onProgress']): Promise<Manifest> => {
     const seen = new Map<string, { size: number; sha256: string }>();
+    const metas = new Map<string, string | undefined>(); // each `{folder}/_meta.json` → why it is no meta
     let manifestText: string | undefined;
     const passed = tally('verifying', null, onProgress);
-    await readArchive(open(), async ({ path, body }) => {
-      passed(body);
-      if (path === MANIFEST_ENTRY) manifestText = body.toString('utf8');
-      else if (seen.has(path)) throw invalid(`the archive holds ${JSON.stringify(path)} twice`);
-      else seen.set(path, { size: body.length, sha256: sha256(body) });
-    });
+    await readArchive(
+      open(),
+      async ({ path, body }) => {
+        passed(body);
+        if (path === MANIFEST_ENTRY) manifestText = body.toString('utf8');
+        else if (seen.has(path)) throw invalid(`the archive holds ${JSON.stringify(path)} twice`);
+        else seen.set(path, { size: body.length, sha256: sha256(body) });
+        if (/^[^/]+\/_meta\.json$/.test(path)) metas.set(path, whyNotMeta(body));
+      },
+      caps(),
+    );
     if (manifestText === undefined) throw invalid('the archive has no manifest.json: not a live-mem export, or cut short');
     const manifest = parseManifest(manifestText, 'the archive');
     const prefix = `${manifest.space_id}/`;
+    // In archive order, so the message names the first offending entry.
     for (const path of seen.keys()) {
       if (!path.startsWith(prefix)) throw invalid(`the archive holds ${JSON.stringify(path)}, outside space '${manifest.space_id}'`);
+      const reason = whyNotContent(path.slice(prefix.length));
+      if (reason) throw invalid(`invalid archive: ${JSON.stringify(path)} ${reason}`, { entry: path });
     }
+    const metaProblem = metas.get(`${prefix}_meta.json`);
+    if (metaProblem) throw invalid(`invalid archive: _meta.json ${metaProblem} (a space's metadata is a JSON object)`);
     for (const file of manifest.files) {
       const found = seen.get(prefix + file.path);
       if (!found) throw invalid(`the archive lacks ${file.path}, listed in its manifest`);
@@ -277,13 +301,21 @@ export function createBackupService(context: CoreContext) {
       authorize(caller, 'admin', spaceId);
       if (input.confirm !== true) throw invalid(`restoring backup '${input.backup_id}' recreates space '${spaceId}': call again with confirm=true`);
       const manifest = await loadManifest(input.backup_id);
+      // A backup in the store is input like an archive: only a space's content is restored.
+      const damaged = (why: string) => invalid(`backup '${input.backup_id}' is damaged: ${why}; nothing restored`, { backup_id: input.backup_id });
+      for (const file of manifest.files) {
+        const reason = whyNotContent(file.path);
+        if (reason) throw damaged(`${file.path} ${reason}`);
+      }
       await requireAbsent(spaceId);
       const keys = backupKeys(spaceId, stamp);
       const readFile = async (file: ManifestFile) => {
         const object = await storage.get(keys.file(file.path));
         if (!object || object.size !== file.size || sha256(object.body) !== file.sha256) {
-          throw invalid(`backup '${input.backup_id}' is damaged: ${file.path} ${object ? 'does not match its checksum' : 'is missing'}; nothing restored`);
+          throw damaged(`${file.path} ${object ? 'does not match its checksum' : 'is missing'}`);
         }
+        const metaProblem = file.path === '_meta.json' ? whyNotMeta(object.body) : undefined;
+        if (metaProblem) throw damaged(`_meta.json ${metaProblem}`);
         return { path: file.path, body: object.body };
       };
       await mapLimit(manifest.files, storage.parallelism, readFile); // verify everything before writing anything
@@ -360,14 +392,27 @@ export function createBackupService(context: CoreContext) {
       await requireAbsent(spaceId);
       const prefix = `${manifest.space_id}/`;
       const passed = tally('writing', manifest.files.length, options.onProgress);
-      const restored = await writeSpace(caller, spaceId, (write) =>
-        readArchive(open(), async ({ path, body }) => {
-          if (path === MANIFEST_ENTRY) return;
-          passed(body);
-          const relative = path.slice(prefix.length);
-          await write(relative, renamed(relative, body, spaceId));
-        }),
-      );
+      // The archive is read again to write it: each entry must be one the first pass verified, or a
+      // file changed in between could bring in what the verification refused.
+      const verified = new Map(manifest.files.map((file) => [prefix + file.path, file]));
+      const restored = await writeSpace(caller, spaceId, async (write) => {
+        await readArchive(
+          open(),
+          async ({ path, body }) => {
+            if (path === MANIFEST_ENTRY) return;
+            const file = verified.get(path);
+            if (!file || file.size !== body.length || file.sha256 !== sha256(body)) {
+              throw invalid(`the archive changed while it was imported (${JSON.stringify(path)} differs from what was verified); nothing imported`);
+            }
+            verified.delete(path);
+            passed(body);
+            const relative = path.slice(prefix.length);
+            await write(relative, renamed(relative, body, spaceId));
+          },
+          caps(),
+        );
+        if (verified.size > 0) throw invalid('the archive changed while it was imported (files verified are gone); nothing imported');
+      });
       return {
         status: 'ok' as const,
         space_id: spaceId,
