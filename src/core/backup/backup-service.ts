@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { boundedTasks, mapLimit, mapOrdered } from '../../shared/concurrency.js';
 import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
@@ -11,18 +10,16 @@ import { BACKUPS_PREFIX, backupKeys, spaceKeys } from '../layout.js';
 import { claimNewSpace } from '../space/claim.js';
 import { requireSpace } from '../space/meta.js';
 import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
-import { packArchive, readArchive, type ArchiveCaps, type ArchiveEntry } from './archive.js';
-import { FORMAT, FORMAT_VERSION, parseManifest, type Manifest, type ManifestFile } from './manifest.js';
+import { packArchive, readArchive, type ArchiveEntry } from './archive.js';
+import { FORMAT, FORMAT_VERSION, MANIFEST_ENTRY, parseManifest, sha256, type Manifest, type ManifestFile } from './manifest.js';
 import { internalState, whyNotContent, whyNotMeta } from './space-content.js';
 import { tally, type TransferOptions } from './transfer-progress.js';
+import { importCaps, verifyArchive } from './verify-archive.js';
 
-const MANIFEST_ENTRY = 'manifest.json';
 /** `{space}/{YYYY-MM-DDTHH-MM-SS}-{random6}`: sortable, never colliding. */
 const BACKUP_ID = /^([a-zA-Z0-9][a-zA-Z0-9_-]{0,63})\/(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-z]{6})$/;
 /** A backup or export waits this long for a running consolidation to finish before giving up. */
 const LOCK_WAIT_MS = 120_000;
-
-const sha256 = (body: Buffer): string => createHash('sha256').update(body).digest('hex');
 
 export function parseBackupId(backupId: string): { spaceId: string; stamp: string } {
   const match = typeof backupId === 'string' ? BACKUP_ID.exec(backupId) : null;
@@ -132,50 +129,6 @@ export function createBackupService(context: CoreContext) {
   /** `_meta.json` under a new space id, when importing with --as. */
   const renamed = (path: string, body: Buffer, to: string): Buffer =>
     path === '_meta.json' ? Buffer.from(`${JSON.stringify({ ...(JSON.parse(body.toString('utf8')) as object), space_id: to }, null, 2)}\n`) : body;
-
-  /** Both passes over an archive read it under the import caps. */
-  const caps = (): ArchiveCaps => ({ maxEntryBytes: context.limits.importMaxEntryBytes, maxTotalBytes: context.limits.importMaxBytes });
-
-  /**
-   * Verifies an archive in full (entries, manifest, checksums, that it holds a space's content and
-   * nothing else, a readable `_meta.json`) without writing anything.
-   */
-  const verifyArchive = async (open: () => AsyncIterable<Buffer>, onProgress?: TransferOptions['onProgress']): Promise<Manifest> => {
-    const seen = new Map<string, { size: number; sha256: string }>();
-    const metas = new Map<string, string | undefined>(); // each `{folder}/_meta.json` → why it is no meta
-    let manifestText: string | undefined;
-    const passed = tally('verifying', null, onProgress);
-    await readArchive(
-      open(),
-      async ({ path, body }) => {
-        passed(body);
-        if (path === MANIFEST_ENTRY) manifestText = body.toString('utf8');
-        else if (seen.has(path)) throw invalid(`the archive holds ${JSON.stringify(path)} twice`);
-        else seen.set(path, { size: body.length, sha256: sha256(body) });
-        if (/^[^/]+\/_meta\.json$/.test(path)) metas.set(path, whyNotMeta(body));
-      },
-      caps(),
-    );
-    if (manifestText === undefined) throw invalid('the archive has no manifest.json: not a live-mem export, or cut short');
-    const manifest = parseManifest(manifestText, 'the archive');
-    const prefix = `${manifest.space_id}/`;
-    // In archive order, so the message names the first offending entry.
-    for (const path of seen.keys()) {
-      if (!path.startsWith(prefix)) throw invalid(`the archive holds ${JSON.stringify(path)}, outside space '${manifest.space_id}'`);
-      const reason = whyNotContent(path.slice(prefix.length));
-      if (reason) throw invalid(`invalid archive: ${JSON.stringify(path)} ${reason}`, { entry: path });
-    }
-    const metaProblem = metas.get(`${prefix}_meta.json`);
-    if (metaProblem) throw invalid(`invalid archive: _meta.json ${metaProblem} (a space's metadata is a JSON object)`);
-    for (const file of manifest.files) {
-      const found = seen.get(prefix + file.path);
-      if (!found) throw invalid(`the archive lacks ${file.path}, listed in its manifest`);
-      if (found.size !== file.size || found.sha256 !== file.sha256) throw invalid(`checksum mismatch for ${file.path}: the archive is corrupt`);
-    }
-    if (seen.size !== manifest.files.length) throw invalid('the archive holds files its manifest does not list');
-    if (!manifest.files.some((file) => file.path === '_meta.json')) throw invalid('the archive has no _meta.json');
-    return manifest;
-  };
 
   /** Collects a bounded archive in memory for a base64 answer; past the cap, says to use the CLI. */
   const toBase64 = async (archive: Readable, what: string, cli: string) => {
@@ -386,7 +339,7 @@ export function createBackupService(context: CoreContext) {
      * under `as`. Nothing is written unless the whole archive checks out.
      */
     async importArchive(caller: Caller, open: () => AsyncIterable<Buffer>, options: { as?: string } & TransferOptions = {}) {
-      const manifest = await verifyArchive(open, options.onProgress);
+      const manifest = await verifyArchive(open, importCaps(context.limits), options.onProgress);
       const spaceId = validateSpaceId(options.as ?? manifest.space_id);
       authorize(caller, 'admin', spaceId);
       await requireAbsent(spaceId);
@@ -409,7 +362,7 @@ export function createBackupService(context: CoreContext) {
             const relative = path.slice(prefix.length);
             await write(relative, renamed(relative, body, spaceId));
           },
-          caps(),
+          importCaps(context.limits),
         );
         if (verified.size > 0) throw invalid('the archive changed while it was imported (files verified are gone); nothing imported');
       });
