@@ -56,7 +56,13 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
   const core = createCore({
     storage,
     logger,
-    limits: { maxNoteChars: settings.maxNoteChars, bankReadAllMaxBytes: settings.bankReadAllMaxBytes, exportMaxBytes: settings.exportMaxBytes },
+    limits: {
+      maxNoteChars: settings.maxNoteChars,
+      bankReadAllMaxBytes: settings.bankReadAllMaxBytes,
+      exportMaxBytes: settings.exportMaxBytes,
+      importMaxEntryBytes: settings.importMaxEntryBytes,
+      importMaxBytes: settings.importMaxBytes,
+    },
     ...(llm ? { llm } : {}),
     ...(embeddings ? { embeddings } : {}),
     consolidation: {

@@ -42,6 +42,8 @@ export interface Settings {
   maxNoteChars: number;
   bankReadAllMaxBytes: number;
   exportMaxBytes: number;
+  importMaxEntryBytes: number;
+  importMaxBytes: number;
   llm: LlmSettings;
   embeddings: EmbeddingsSettings;
   consolidationTimeoutS: number;
@@ -177,6 +179,23 @@ export const FIELDS: Field[] = [
     parse: int(1_000, 2_000_000_000),
     description: 'space_export and backup_download answer in base64 up to this many archive bytes; larger spaces go through the CLI',
     defaultText: '20000000',
+  },
+  {
+    key: 'importMaxEntryBytes',
+    env: 'LIVE_MEM_IMPORT_MAX_ENTRY_BYTES',
+    file: 'import_max_entry_bytes',
+    parse: int(1_000, 2_000_000_000),
+    description:
+      "import refuses an archive holding a file larger than this, uncompressed (a file is held whole while it is checked; a consolidation's history can be tens of MB)",
+    defaultText: '256000000',
+  },
+  {
+    key: 'importMaxBytes',
+    env: 'LIVE_MEM_IMPORT_MAX_BYTES',
+    file: 'import_max_bytes',
+    parse: int(1_000, 1_000_000_000_000_000),
+    description: 'import refuses an archive holding more than this in all, uncompressed',
+    defaultText: '4000000000',
   },
   {
     key: 'tools',
@@ -444,6 +463,8 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     maxNoteChars: get('maxNoteChars', 100_000),
     bankReadAllMaxBytes: get('bankReadAllMaxBytes', 1_000_000),
     exportMaxBytes: get('exportMaxBytes', 20_000_000),
+    importMaxEntryBytes: get('importMaxEntryBytes', 256_000_000),
+    importMaxBytes: get('importMaxBytes', 4_000_000_000),
     llm: {
       ...(values.has('llm.baseUrl') ? { baseUrl: values.get('llm.baseUrl') as string } : {}),
       ...(values.has('llm.apiKey') ? { apiKey: values.get('llm.apiKey') as string } : {}),

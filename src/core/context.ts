@@ -12,6 +12,10 @@ export interface Limits {
   bankReadAllMaxBytes: number;
   /** space_export and backup_download answer in base64 up to this many archive bytes; past it, the CLI. */
   exportMaxBytes: number;
+  /** An archive being imported may hold no entry larger than this many bytes, once uncompressed. */
+  importMaxEntryBytes: number;
+  /** An archive being imported may hold no more than this many bytes in all, once uncompressed. */
+  importMaxBytes: number;
   /**
    * On a store without folders (S3): how long a process writes notes into a space it saw exist
    * without checking again. A `space_delete` there waits a little longer than this between removing
@@ -20,7 +24,14 @@ export interface Limits {
   knownSpaceMs: number;
 }
 
-export const DEFAULT_LIMITS: Limits = { maxNoteChars: 100_000, bankReadAllMaxBytes: 1_000_000, exportMaxBytes: 20_000_000, knownSpaceMs: 2_000 };
+export const DEFAULT_LIMITS: Limits = {
+  maxNoteChars: 100_000,
+  bankReadAllMaxBytes: 1_000_000,
+  exportMaxBytes: 20_000_000,
+  importMaxEntryBytes: 256_000_000,
+  importMaxBytes: 4_000_000_000,
+  knownSpaceMs: 2_000,
+};
 
 export interface ConsolidationSettings {
   /** Per LLM call. */

@@ -3,7 +3,7 @@
  * the packed package run with npx.
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
@@ -17,6 +17,7 @@ import { BIN, spawnServer } from '../helpers/mcp-client.js';
 import { makeS3Harness, requireS3OrSkip, s3ProcessEnv } from '../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
 import { historyNoteNames } from '../helpers/core.js';
+import { craftTarGz, validSpaceEntries, writeArchiveWithLargeEntry } from '../helpers/craft-archive.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const owner = ownerCaller('tester');
@@ -134,6 +135,156 @@ describe('export and import', () => {
       assert.match(listed.stdout, /^alpha\/_meta\.json$/m);
       assert.match(listed.stdout, /^manifest\.json$/m);
       assert.match(listed.stdout, /^alpha\/history\/[^/]+\/notes\.json$/m);
+    } finally {
+      await store.cleanup();
+    }
+  });
+});
+
+describe('crafted archives, imported by the CLI', () => {
+  let work: Awaited<ReturnType<typeof tempDir>>;
+  let probe: string;
+  before(async () => {
+    work = await tempDir('live-mem-crafted');
+    // Preloaded into the CLI process: its peak resident memory, written when it exits.
+    probe = path.join(work.dir, 'max-rss.cjs');
+    await writeFile(
+      probe,
+      "process.on('exit', () => require('node:fs').writeFileSync(process.env.MAX_RSS_FILE, String(process.resourceUsage().maxRSS * 1024)));\n",
+    );
+  });
+  after(() => work?.remove());
+
+  /** `live-mem import` with the peak memory of its process, in bytes. */
+  const importMeasured = async (env: Record<string, string>, archive: string) => {
+    const rssFile = path.join(work.dir, `rss-${path.basename(archive)}`);
+    const run = await execa(process.execPath, ['--require', probe, BIN, 'import', archive], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LIVE_MEM_LOG_LEVEL: 'warn', MAX_RSS_FILE: rssFile, ...env },
+      extendEnv: false,
+      reject: false,
+    });
+    return { ...run, maxRss: Number(await readFile(rssFile, 'utf8')) };
+  };
+  const save = async (name: string, bytes: Buffer) => {
+    const file = path.join(work.dir, name);
+    await writeFile(file, bytes);
+    return file;
+  };
+  /** Every file and folder name in the store, but the CLI's own `_system/`. */
+  const storeFiles = async (store: Store) =>
+    (await readdir(store.env.LIVE_MEM_HOME as string, { recursive: true })).filter((p) => !p.startsWith('_system')).sort();
+
+  it('refuses a pending commit naming another space (exit 2): nothing written, and that space untouched', async () => {
+    const store = await fsStore();
+    try {
+      assert.equal((await cli(store.env, ['space', 'create', 'victim'])).exitCode, 0);
+      for (let i = 0; i < 3; i++) assert.equal((await cli(store.env, ['note', 'victim', `victim note ${i}`])).exitCode, 0);
+      const victim = await snapshot(store.storage, 'victim');
+      const files = await storeFiles(store);
+      const notes = [...victim.keys()].filter((p) => p.startsWith('live/') && p.endsWith('.md')).map((p) => path.basename(p));
+      const pending = {
+        id: '20260101T000000-aaaaaa',
+        space_id: 'victim',
+        committed_at: '2026-01-01T00:00:00Z',
+        notes,
+        time_range: { oldest: null, newest: null },
+        writes: [{ filename: 'planted.md', content: 'planted by an archive', expectedEtag: null, kind: 'created' }],
+        synthesis: { content: 'planted by an archive', expectedEtag: null },
+        metrics: {},
+      };
+      const archive = await save(
+        'pending.tar.gz',
+        craftTarGz(validSpaceEntries('crafted', (all) => void all.push({ path: '_consolidation/pending.json', body: JSON.stringify(pending) }))),
+      );
+      const imported = await cli(store.env, ['import', archive]);
+      assert.equal(imported.exitCode, 2, imported.stderr);
+      assert.match(
+        imported.stderr,
+        /invalid archive: "crafted\/_consolidation\/pending\.json" is internal state \(a pending consolidation commit\): live-mem exports and backups never carry it/,
+      );
+      // The operations that would have applied it: the space is not there to export or back up.
+      assert.equal((await cli(store.env, ['export', 'crafted', '-o', path.join(work.dir, 'out.tar.gz')])).exitCode, 1);
+      assert.equal((await cli(store.env, ['backup', 'create', 'crafted'])).exitCode, 1);
+      assert.deepEqual(await storeFiles(store), files);
+      assert.deepEqual(await snapshot(store.storage, 'victim'), victim);
+    } finally {
+      await store.cleanup();
+    }
+  });
+
+  it('refuses a lease held until 2099 (exit 2), writing nothing', async () => {
+    const store = await fsStore();
+    try {
+      const lease = { owner: 'intruder', token: 'x', acquired_at: '2026-01-01T00:00:00Z', expires_at: '2099-01-01T00:00:00Z' };
+      const archive = await save(
+        'lease.tar.gz',
+        craftTarGz(validSpaceEntries('crafted', (all) => void all.push({ path: '_consolidation/lock.json', body: JSON.stringify(lease) }))),
+      );
+      const files = await storeFiles(store);
+      const imported = await cli(store.env, ['import', archive]);
+      assert.equal(imported.exitCode, 2, imported.stderr);
+      assert.match(imported.stderr, /"crafted\/_consolidation\/lock\.json" is internal state \(a consolidation lease\)/);
+      assert.deepEqual(await storeFiles(store), files);
+    } finally {
+      await store.cleanup();
+    }
+  });
+
+  it('refuses an archive whose _meta.json is not JSON as an invalid archive (exit 2), writing nothing', async () => {
+    const store = await fsStore();
+    try {
+      const archive = await save('meta.tar.gz', craftTarGz(validSpaceEntries('crafted', (all) => void ((all[0] as { body: string }).body = '{ not json'))));
+      const files = await storeFiles(store);
+      const imported = await cli(store.env, ['import', archive]);
+      assert.equal(imported.exitCode, 2, imported.stderr);
+      assert.match(imported.stderr, /invalid archive: _meta\.json is not JSON/);
+      assert.doesNotMatch(imported.stderr, /unexpected error/);
+      assert.deepEqual(await storeFiles(store), files);
+    } finally {
+      await store.cleanup();
+    }
+  });
+
+  it('refuses a 9.4 MB archive holding a 2 GiB entry (exit 2) without holding it in memory', async () => {
+    const store = await fsStore();
+    try {
+      const archive = path.join(work.dir, 'bomb.tar.gz');
+      await writeArchiveWithLargeEntry(archive, { path: 'history/20260101T000000-aaaaaa/notes.json', size: 2 * 1024 ** 3 });
+      assert.ok((await stat(archive)).size < 10_000_000);
+      const files = await storeFiles(store);
+      const imported = await importMeasured(store.env, archive);
+      assert.equal(imported.exitCode, 2, imported.stderr);
+      assert.match(
+        imported.stderr,
+        /invalid archive: "crafted\/history\/20260101T000000-aaaaaa\/notes\.json" holds 2147483648 bytes, more than the 256000000 an entry may hold: raise LIVE_MEM_IMPORT_MAX_ENTRY_BYTES to import it/,
+      );
+      assert.deepEqual(await storeFiles(store), files);
+      assert.ok(imported.maxRss < 256 * 1024 ** 2, `peak memory ${imported.maxRss} bytes`);
+    } finally {
+      await store.cleanup();
+    }
+  });
+
+  it('keeps the caps set in the environment', async () => {
+    const store = await fsStore();
+    try {
+      const archive = path.join(work.dir, 'large.tar.gz');
+      await writeArchiveWithLargeEntry(archive, { path: 'history/20260101T000000-aaaaaa/notes.json', size: 64 * 1024 ** 2 });
+      const files = await storeFiles(store);
+      const capped = await importMeasured({ ...store.env, LIVE_MEM_IMPORT_MAX_ENTRY_BYTES: '1000000' }, archive);
+      assert.equal(capped.exitCode, 2, capped.stderr);
+      assert.match(capped.stderr, /holds 67108864 bytes, more than the 1000000 an entry may hold: raise LIVE_MEM_IMPORT_MAX_ENTRY_BYTES/);
+      assert.ok(capped.maxRss < 256 * 1024 ** 2, `peak memory ${capped.maxRss} bytes`);
+      const total = await cli({ ...store.env, LIVE_MEM_IMPORT_MAX_BYTES: '60000000' }, ['import', archive]);
+      assert.equal(total.exitCode, 2, total.stderr);
+      assert.match(
+        total.stderr,
+        /more than 60000000 bytes once uncompressed \(reached at "crafted\/history\/20260101T000000-aaaaaa\/notes\.json"\): raise LIVE_MEM_IMPORT_MAX_BYTES/,
+      );
+      assert.deepEqual(await storeFiles(store), files);
+      const fits = await cli(store.env, ['import', archive, '--json']);
+      assert.equal(fits.exitCode, 0, fits.stderr);
+      assert.equal(JSON.parse(fits.stdout).files_restored, 4);
     } finally {
       await store.cleanup();
     }

@@ -1,5 +1,7 @@
 /** Builds tar(.gz) archives entry by entry, including ones live-mem must refuse (links, devices, escapes). */
 import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { gzipSync } from 'node:zlib';
 import { Header, Pax } from 'tar';
 
@@ -66,4 +68,41 @@ export function validSpaceEntries(
     manifest.files = files.map((f) => ({ path: f.path, size: Buffer.byteLength(f.body), sha256: createHash('sha256').update(f.body).digest('hex') }));
   }
   return [...files.map((f) => ({ path: `${spaceId}/${f.path}`, body: f.body })), { path: 'manifest.json', body: JSON.stringify(manifest) }];
+}
+
+const MIB = 1024 * 1024;
+
+/**
+ * Writes to `file` a valid space archive (meta, rules, a note, and a manifest with every checksum
+ * right) holding one more entry, `path`, of `size` zero bytes — the shape of an archive bomb. The
+ * gzip stream is written as members one after the other, the entry's body one compressed MiB
+ * repeated: a 2 GiB entry makes a 9.4 MB file (each MiB lightly compressed, 229×, under tar's 1000×
+ * ratio guard), written in a second while this process holds one MiB of it.
+ */
+export async function writeArchiveWithLargeEntry(file: string, options: { spaceId?: string; path: string; size: number }): Promise<void> {
+  const spaceId = options.spaceId ?? 'crafted';
+  const zeros = Buffer.alloc(MIB);
+  const hash = createHash('sha256');
+  for (let left = options.size; left > 0; left -= MIB) hash.update(left >= MIB ? zeros : zeros.subarray(0, left));
+  const large = { path: options.path, size: options.size, sha256: hash.digest('hex') };
+  const entries = validSpaceEntries(spaceId, (files, manifest) => {
+    manifest.files = [
+      ...files.map((f) => ({ path: f.path, size: Buffer.byteLength(f.body), sha256: createHash('sha256').update(f.body).digest('hex') })),
+      large,
+    ];
+  });
+  const manifest = entries.pop() as CraftedEntry;
+  const head = craftTar(entries).subarray(0, -1024); // without the end-of-archive blocks
+  const header = new Header({ path: `${spaceId}/${options.path}`, mode: 0o644, size: options.size, mtime: new Date(0), type: 'File' });
+  header.encode();
+  const member = gzipSync(zeros, { level: 1 });
+  const out = createWriteStream(file);
+  const write = async (chunk: Buffer) => {
+    if (!out.write(chunk)) await once(out, 'drain');
+  };
+  await write(gzipSync(Buffer.concat([head, header.block as Buffer]), { level: 1 }));
+  for (let left = options.size; left > 0; left -= MIB) await write(left >= MIB ? member : gzipSync(zeros.subarray(0, left), { level: 1 }));
+  await write(gzipSync(Buffer.concat([Buffer.alloc((512 - (options.size % 512)) % 512), craftTar([manifest])]), { level: 1 }));
+  out.end();
+  await once(out, 'close');
 }

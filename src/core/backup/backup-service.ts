@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { boundedTasks, mapLimit, mapOrdered } from '../../shared/concurrency.js';
 import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
@@ -12,21 +11,15 @@ import { claimNewSpace } from '../space/claim.js';
 import { requireSpace } from '../space/meta.js';
 import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
 import { packArchive, readArchive, type ArchiveEntry } from './archive.js';
-import { FORMAT, FORMAT_VERSION, parseManifest, type Manifest, type ManifestFile } from './manifest.js';
+import { FORMAT, FORMAT_VERSION, MANIFEST_ENTRY, parseManifest, sha256, type Manifest, type ManifestFile } from './manifest.js';
+import { internalState, whyNotContent, whyNotMeta } from './space-content.js';
 import { tally, type TransferOptions } from './transfer-progress.js';
+import { importCaps, verifyArchive } from './verify-archive.js';
 
-const MANIFEST_ENTRY = 'manifest.json';
 /** `{space}/{YYYY-MM-DDTHH-MM-SS}-{random6}`: sortable, never colliding. */
 const BACKUP_ID = /^([a-zA-Z0-9][a-zA-Z0-9_-]{0,63})\/(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-z]{6})$/;
-/**
- * Space files that are not content, never backed up: state of running processes (leases, jobs)
- * and derived data any process rebuilds from the rest (search index snapshots).
- */
-const NOT_CONTENT = ['_consolidation/', '_index/', '_summaries/lock.json', '_summaries/jobs/'];
 /** A backup or export waits this long for a running consolidation to finish before giving up. */
 const LOCK_WAIT_MS = 120_000;
-
-const sha256 = (body: Buffer): string => createHash('sha256').update(body).digest('hex');
 
 export function parseBackupId(backupId: string): { spaceId: string; stamp: string } {
   const match = typeof backupId === 'string' ? BACKUP_ID.exec(backupId) : null;
@@ -38,10 +31,21 @@ export function parseBackupId(backupId: string): { spaceId: string; stamp: strin
 export function createBackupService(context: CoreContext) {
   const { storage } = context;
 
-  /** The space's content files, as paths relative to its folder. */
+  /**
+   * The space's content files, as paths relative to its folder: what an import accepts, so every
+   * archive live-mem writes imports. Internal state is left out as always; anything else (a file
+   * put there by hand) is left out with a warning, rather than making the archive one that no
+   * import would take.
+   */
   const spacePaths = async (spaceId: string): Promise<string[]> => {
     const root = spaceKeys(spaceId).root;
-    return (await listKeys(storage, root)).map((key) => key.slice(root.length)).filter((path) => !NOT_CONTENT.some((prefix) => path.startsWith(prefix)));
+    return (await listKeys(storage, root))
+      .map((key) => key.slice(root.length))
+      .filter((path) => {
+        const reason = whyNotContent(path);
+        if (reason && !internalState(path)) context.logger.warn(`left out of the snapshot of '${spaceId}': ${path} ${reason}`);
+        return reason === undefined;
+      });
   };
 
   /** Reads the space's files once each, in path order, reading ahead; hashes them as they pass. */
@@ -125,33 +129,6 @@ export function createBackupService(context: CoreContext) {
   /** `_meta.json` under a new space id, when importing with --as. */
   const renamed = (path: string, body: Buffer, to: string): Buffer =>
     path === '_meta.json' ? Buffer.from(`${JSON.stringify({ ...(JSON.parse(body.toString('utf8')) as object), space_id: to }, null, 2)}\n`) : body;
-
-  /** Verifies an archive in full (entries, manifest, checksums) without writing anything. */
-  const verifyArchive = async (open: () => AsyncIterable<Buffer>, onProgress?: TransferOptions['onProgress']): Promise<Manifest> => {
-    const seen = new Map<string, { size: number; sha256: string }>();
-    let manifestText: string | undefined;
-    const passed = tally('verifying', null, onProgress);
-    await readArchive(open(), async ({ path, body }) => {
-      passed(body);
-      if (path === MANIFEST_ENTRY) manifestText = body.toString('utf8');
-      else if (seen.has(path)) throw invalid(`the archive holds ${JSON.stringify(path)} twice`);
-      else seen.set(path, { size: body.length, sha256: sha256(body) });
-    });
-    if (manifestText === undefined) throw invalid('the archive has no manifest.json: not a live-mem export, or cut short');
-    const manifest = parseManifest(manifestText, 'the archive');
-    const prefix = `${manifest.space_id}/`;
-    for (const path of seen.keys()) {
-      if (!path.startsWith(prefix)) throw invalid(`the archive holds ${JSON.stringify(path)}, outside space '${manifest.space_id}'`);
-    }
-    for (const file of manifest.files) {
-      const found = seen.get(prefix + file.path);
-      if (!found) throw invalid(`the archive lacks ${file.path}, listed in its manifest`);
-      if (found.size !== file.size || found.sha256 !== file.sha256) throw invalid(`checksum mismatch for ${file.path}: the archive is corrupt`);
-    }
-    if (seen.size !== manifest.files.length) throw invalid('the archive holds files its manifest does not list');
-    if (!manifest.files.some((file) => file.path === '_meta.json')) throw invalid('the archive has no _meta.json');
-    return manifest;
-  };
 
   /** Collects a bounded archive in memory for a base64 answer; past the cap, says to use the CLI. */
   const toBase64 = async (archive: Readable, what: string, cli: string) => {
@@ -277,13 +254,21 @@ export function createBackupService(context: CoreContext) {
       authorize(caller, 'admin', spaceId);
       if (input.confirm !== true) throw invalid(`restoring backup '${input.backup_id}' recreates space '${spaceId}': call again with confirm=true`);
       const manifest = await loadManifest(input.backup_id);
+      // A backup in the store is input like an archive: only a space's content is restored.
+      const damaged = (why: string) => invalid(`backup '${input.backup_id}' is damaged: ${why}; nothing restored`, { backup_id: input.backup_id });
+      for (const file of manifest.files) {
+        const reason = whyNotContent(file.path);
+        if (reason) throw damaged(`${file.path} ${reason}`);
+      }
       await requireAbsent(spaceId);
       const keys = backupKeys(spaceId, stamp);
       const readFile = async (file: ManifestFile) => {
         const object = await storage.get(keys.file(file.path));
         if (!object || object.size !== file.size || sha256(object.body) !== file.sha256) {
-          throw invalid(`backup '${input.backup_id}' is damaged: ${file.path} ${object ? 'does not match its checksum' : 'is missing'}; nothing restored`);
+          throw damaged(`${file.path} ${object ? 'does not match its checksum' : 'is missing'}`);
         }
+        const metaProblem = file.path === '_meta.json' ? whyNotMeta(object.body) : undefined;
+        if (metaProblem) throw damaged(`_meta.json ${metaProblem}`);
         return { path: file.path, body: object.body };
       };
       await mapLimit(manifest.files, storage.parallelism, readFile); // verify everything before writing anything
@@ -354,20 +339,33 @@ export function createBackupService(context: CoreContext) {
      * under `as`. Nothing is written unless the whole archive checks out.
      */
     async importArchive(caller: Caller, open: () => AsyncIterable<Buffer>, options: { as?: string } & TransferOptions = {}) {
-      const manifest = await verifyArchive(open, options.onProgress);
+      const manifest = await verifyArchive(open, importCaps(context.limits), options.onProgress);
       const spaceId = validateSpaceId(options.as ?? manifest.space_id);
       authorize(caller, 'admin', spaceId);
       await requireAbsent(spaceId);
       const prefix = `${manifest.space_id}/`;
       const passed = tally('writing', manifest.files.length, options.onProgress);
-      const restored = await writeSpace(caller, spaceId, (write) =>
-        readArchive(open(), async ({ path, body }) => {
-          if (path === MANIFEST_ENTRY) return;
-          passed(body);
-          const relative = path.slice(prefix.length);
-          await write(relative, renamed(relative, body, spaceId));
-        }),
-      );
+      // The archive is read again to write it: each entry must be one the first pass verified, or a
+      // file changed in between could bring in what the verification refused.
+      const verified = new Map(manifest.files.map((file) => [prefix + file.path, file]));
+      const restored = await writeSpace(caller, spaceId, async (write) => {
+        await readArchive(
+          open(),
+          async ({ path, body }) => {
+            if (path === MANIFEST_ENTRY) return;
+            const file = verified.get(path);
+            if (!file || file.size !== body.length || file.sha256 !== sha256(body)) {
+              throw invalid(`the archive changed while it was imported (${JSON.stringify(path)} differs from what was verified); nothing imported`);
+            }
+            verified.delete(path);
+            passed(body);
+            const relative = path.slice(prefix.length);
+            await write(relative, renamed(relative, body, spaceId));
+          },
+          importCaps(context.limits),
+        );
+        if (verified.size > 0) throw invalid('the archive changed while it was imported (files verified are gone); nothing imported');
+      });
       return {
         status: 'ok' as const,
         space_id: spaceId,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { invalid } from '../../shared/errors.js';
 
 /**
@@ -6,6 +7,10 @@ import { invalid } from '../../shared/errors.js';
  */
 export const FORMAT = 'live-mem-backup';
 export const FORMAT_VERSION = 1;
+/** The manifest's entry in an archive, after every file of the space. */
+export const MANIFEST_ENTRY = 'manifest.json';
+
+export const sha256 = (body: Buffer): string => createHash('sha256').update(body).digest('hex');
 
 export interface ManifestFile {
   path: string;

@@ -1,13 +1,19 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { cp } from 'node:fs/promises';
 import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { createCore } from '../../../src/core/core.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
+import { createFsDriver } from '../../../src/storage/fs/fs-driver.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
+import { createLogger } from '../../../src/shared/log.js';
 import { listKeys } from '../../../src/storage/list.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
 import { FIRST_PLAN } from '../../../fixtures/llm/scenarios.js';
 import { historyNoteNames, owner } from '../../helpers/core.js';
 import { startScriptedLlm, type ScriptedLlm } from '../../helpers/scripted-llm.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 const code = (c: string) => (e: unknown) => isLiveMemError(e, c as never);
 const servers: ScriptedLlm[] = [];
@@ -214,5 +220,94 @@ describe('backups', () => {
     await core.spaces.delete(owner, { space_id: 'alpha', confirm: true });
     await core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true });
     assert.equal((await historyNoteNames(storage, 'alpha')).length, 5);
+  });
+});
+
+/** Adds `path` to a stored backup, files and manifest alike, with a right checksum: a tampered backup only the content check catches. */
+async function plant(storage: StorageDriver, backupId: string, path: string, body: string): Promise<void> {
+  const key = `_backups/${backupId}/manifest.json`;
+  const manifest = JSON.parse((await storage.get(key))!.body.toString());
+  manifest.files = manifest.files.filter((f: { path: string }) => f.path !== path);
+  manifest.files.push({ path, size: Buffer.byteLength(body), sha256: createHash('sha256').update(body).digest('hex') });
+  await storage.put(`_backups/${backupId}/files/${path}`, body);
+  await storage.put(key, JSON.stringify(manifest));
+}
+
+/** Imports an export of `spaceId` into a fresh store; returns that store. */
+async function exportImport(core: ReturnType<typeof createCore>, spaceId: string): Promise<StorageDriver> {
+  const { stream } = await core.backups.exportStream(owner, spaceId);
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
+  const copy = createCore({ storage: createMemoryDriver() });
+  await copy.backups.importArchive(owner, async function* () {
+    yield Buffer.concat(chunks);
+  });
+  return copy.context.storage;
+}
+
+describe("a backup holds a space's content and nothing else", () => {
+  const lease = JSON.stringify({ owner: 'x', token: 'x', acquired_at: '2026-01-01T00:00:00Z', expires_at: '2099-01-01T00:00:00Z' });
+  for (const [path, body, message] of [
+    [
+      '_consolidation/pending.json',
+      JSON.stringify({ id: 'x', space_id: 'victim', writes: [] }),
+      /_consolidation\/pending\.json is internal state \(a pending consolidation commit\)/,
+    ],
+    ['_consolidation/lock.json', lease, /_consolidation\/lock\.json is internal state \(a consolidation lease\)/],
+    ['_index/bm25-v1.json', '{}', /_index\/bm25-v1\.json is internal state \(a search index snapshot\)/],
+    ['bank/sub/planted.md', 'x', /bank\/sub\/planted\.md is not a bank file live-mem can hold/],
+    ['_meta.json', '{ garbage', /_meta\.json is not JSON/],
+  ] as const) {
+    it(`refuses to restore a backup tampered with ${path}, restoring nothing`, async () => {
+      const { core, storage } = await populated();
+      await core.spaces.create(owner, { space_id: 'victim' });
+      const backup = await core.backups.create(owner, { space_id: 'alpha' });
+      await core.spaces.delete(owner, { space_id: 'alpha', confirm: true });
+      await plant(storage, backup.backup_id, path, body);
+      const victim = await listKeys(storage, 'victim/');
+      await assert.rejects(
+        core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true }),
+        (e) => code('invalid_input')(e) && /is damaged: /.test((e as Error).message) && message.test((e as Error).message),
+      );
+      assert.deepEqual(await listKeys(storage, 'alpha/'), []);
+      assert.deepEqual(await listKeys(storage, 'victim/'), victim);
+    });
+  }
+
+  it('leaves internal state and stray files out of backups and exports, so every one restores and imports', async () => {
+    const lines: string[] = [];
+    const storage = createMemoryDriver();
+    const { core } = await populated({ storage });
+    const logged = createCore({ storage, logger: createLogger('warn', (line) => void lines.push(line)) });
+    const content = await listKeys(storage, 'alpha/');
+    await storage.put('alpha/_index/bm25-v1.json', '{}');
+    await storage.put('alpha/_summaries/lock.json', lease);
+    await storage.put('alpha/notes.txt', 'put there by hand');
+    await storage.put('alpha/bank/sub/nested.md', 'a folder in the bank');
+    const backup = await logged.backups.create(owner, { space_id: 'alpha' });
+    assert.equal(backup.files_backed_up, content.length);
+    assert.ok(lines.some((line) => line.includes('notes.txt is not part of a space')));
+    assert.ok(lines.some((line) => line.includes('bank/sub/nested.md is not a bank file')));
+    assert.ok(!lines.some((line) => line.includes('_index') || line.includes('lock.json')), 'internal state is left out silently');
+    const imported = await exportImport(logged, 'alpha');
+    assert.deepEqual(await listKeys(imported, 'alpha/'), content);
+    await core.spaces.delete(owner, { space_id: 'alpha', confirm: true });
+    await core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true });
+    assert.deepEqual(await listKeys(storage, 'alpha/'), content);
+  });
+
+  it('exports and imports a space written by the Python server, .keep sentinels included', async () => {
+    const tmp = await tempDir();
+    try {
+      await cp(fileURLToPath(new URL('../../../fixtures/python-bucket', import.meta.url)), tmp.dir, { recursive: true });
+      const source = createFsDriver(tmp.dir);
+      const imported = await exportImport(createCore({ storage: source }), 'projet-alpha');
+      const files = await listKeys(source, 'projet-alpha/');
+      assert.ok(files.includes('projet-alpha/live/.keep') && files.includes('projet-alpha/bank/.keep'));
+      assert.deepEqual(await listKeys(imported, 'projet-alpha/'), files);
+      for (const key of files) assert.deepEqual((await imported.get(key))!.body, (await source.get(key))!.body, key);
+    } finally {
+      await tmp.remove();
+    }
   });
 });
