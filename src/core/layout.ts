@@ -25,7 +25,7 @@
  *   {space}/_consolidation/quarantine/{id}-{hash}.json
  *                                            a pending record refused when found (malformed, naming another
  *                                            space, a file no system can hold…): moved here, byte for byte,
- *                                            nothing of it applied, its notes left in live/; `doctor` reports it
+ *                                            never applied, its notes left in live/; `doctor` reports it
  *   {space}/_consolidation/jobs/{job}.json   background consolidations and their state
  *   _backups/{space}/{stamp}/manifest.json   a backup: every file with its size and SHA-256 (written last)
  *   _backups/{space}/{stamp}/files/{path}    the space's files, as they were

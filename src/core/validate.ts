@@ -36,7 +36,7 @@ const WINDOWS_FORBIDDEN = /[<>:"/\\|?*]/;
  *   - NFC, so that `café.md` typed composed or decomposed is one file (macOS would make them one anyway).
  */
 export function validateBankFilename(filename: string): string {
-  const refuse = (why: string) => invalid(`invalid bank filename ${JSON.stringify(filename)}: ${why}`);
+  const refuse = (why: string) => invalid(`invalid bank filename ${quoteName(filename)}: ${why}`);
   if (typeof filename !== 'string') throw refuse('not a string');
   const name = filename.normalize('NFC');
   if (!isPlainFileName(name) || !name.endsWith('.md') || name.length < 4) throw refuse("use a plain name ending in .md, without folders or '..'");
@@ -47,6 +47,12 @@ export function validateBankFilename(filename: string): string {
   if (/[. ]$/.test(name)) throw refuse('Windows refuses a name ending in a dot or a space');
   return name;
 }
+
+/** A name for a message: quoted, and cut if long (a refused name may be thousands of characters). */
+export const quoteName = (name: unknown): string => {
+  const text = String(name);
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+};
 
 /**
  * The key two names share on a case-insensitive, normalisation-insensitive file system (macOS,

@@ -1,5 +1,5 @@
 import { invalid, isLiveMemError } from '../../shared/errors.js';
-import { foldedBankName, validateBankFilename } from '../validate.js';
+import { foldedBankName, quoteName, validateBankFilename } from '../validate.js';
 import { applySectionEdit, headingsOf } from './markdown.js';
 import type { Plan } from './plan.js';
 
@@ -84,7 +84,7 @@ function checkedName(filename: string): string {
   try {
     return validateBankFilename(filename);
   } catch (error) {
-    if (isLiveMemError(error)) throw invalid(`the plan names an unsafe file ${JSON.stringify(filename)}: ${error.message}`);
+    if (isLiveMemError(error)) throw invalid(`the plan names an unsafe file ${quoteName(filename)}: ${error.message}`);
     throw error;
   }
 }

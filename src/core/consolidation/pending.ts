@@ -1,18 +1,18 @@
 import { createHash } from 'node:crypto';
 import { invalid, isLiveMemError } from '../../shared/errors.js';
-import { isPlainFileName } from '../../shared/keys.js';
+import { isPlainFileName, MAX_NAME_BYTES, utf8Bytes } from '../../shared/keys.js';
 import { listKeys } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { parseNoteName } from '../note/note-name.js';
-import { validateBankFilename } from '../validate.js';
+import { quoteName, validateBankFilename } from '../validate.js';
 import type { CommitRecord } from './commit.js';
 
 /**
  * `_consolidation/pending.json` is input like any other: a store can be written by hand, restored,
  * or carry a record from another version. A record is applied only to the space whose folder holds
  * it, and only once all of it checks out; before any write. One that does not is quarantined (moved
- * to `_consolidation/quarantine/`, nothing of it applied, its notes left in live/), so it cannot
+ * to `_consolidation/quarantine/`, never applied, its notes left in live/), so it cannot
  * wedge the space. A failure to read it (a store down, a full disk) is no verdict: it stays pending.
  */
 export type PendingState =
@@ -61,8 +61,7 @@ function parseRecord(raw: unknown, spaceId: string): CommitRecord {
   if (typeof committed_at !== 'string' || Number.isNaN(Date.parse(committed_at))) throw invalid('its committed_at is no date');
   if (!Array.isArray(notes) || notes.length > MAX_RECORD_NOTES) throw invalid('its notes are not a list (or an endless one)');
   for (const note of notes) {
-    if (typeof note !== 'string' || !isPlainFileName(note) || !parseNoteName(note))
-      throw invalid(`it names ${JSON.stringify(note)}, which is no note file name`);
+    if (typeof note !== 'string' || !isPlainFileName(note) || !parseNoteName(note)) throw invalid(`it names ${quoteName(note)}, which is no note file name`);
   }
   if (!isObject(time_range) || !isStringOrNull(time_range.oldest) || !isStringOrNull(time_range.newest)) throw invalid('its time_range is malformed');
   if (!Array.isArray(writes) || writes.length > MAX_RECORD_WRITES) throw invalid('its writes are not a list (or an endless one)');
@@ -71,8 +70,10 @@ function parseRecord(raw: unknown, spaceId: string): CommitRecord {
     if (!isObject(write) || typeof write.content !== 'string' || !isStringOrNull(write.expectedEtag) || !['created', 'updated'].includes(String(write.kind))) {
       throw invalid('one of its writes is malformed');
     }
-    validateBankFilename(String(write.filename)); // names only the bank; also those today's plans may no longer use
-    if (names.has(String(write.filename))) throw invalid(`it writes ${JSON.stringify(write.filename)} twice`);
+    // The plan's rules; and the name as stored, in bytes (a name NFC shortens may be decomposed here).
+    validateBankFilename(String(write.filename));
+    if (utf8Bytes(String(write.filename)) > MAX_NAME_BYTES) throw invalid(`it writes ${quoteName(write.filename)}, longer than ${MAX_NAME_BYTES} bytes`);
+    if (names.has(String(write.filename))) throw invalid(`it writes ${quoteName(write.filename)} twice`);
     names.add(String(write.filename));
   }
   if (!isObject(synthesis) || typeof synthesis.content !== 'string' || !isStringOrNull(synthesis.expectedEtag)) throw invalid('its synthesis is malformed');

@@ -57,7 +57,7 @@ export async function lockSpace(context: CoreContext, spaceId: string, caller: C
     const pending = await readPending(context, spaceId);
     if (pending.state === 'invalid') {
       const key = await quarantinePending(context, spaceId, pending);
-      const warning = `the pending consolidation record of '${spaceId}'${pending.id ? ` (${pending.id})` : ''} was refused (${pending.problem}) and moved to ${key}: nothing of it was applied, its notes are still in live/`;
+      const warning = `the pending consolidation record of '${spaceId}'${pending.id ? ` (${pending.id})` : ''} was refused (${pending.problem}) and moved to ${key}: it will not be applied, and its notes are still in live/`;
       warnings.push(warning);
       context.logger.warn(warning);
     } else if (pending.state === 'valid') {

@@ -55,7 +55,7 @@ export async function checkPending(deps: SpaceCheckDeps, spaceId: string): Promi
       space_id: spaceId,
       status: 'warn',
       fixable: false,
-      message: `a pending consolidation record of '${spaceId}'${entry.id ? ` (${entry.id})` : ''} was refused (${entry.problem}) and quarantined at ${entry.key}: nothing of it was applied, the notes it covered stayed in live/`,
+      message: `a pending consolidation record of '${spaceId}'${entry.id ? ` (${entry.id})` : ''} was refused (${entry.problem}) and quarantined at ${entry.key}: it is not applied, and the notes it covered stayed in live/`,
       hint: `nothing is lost (the next consolidation takes those notes); look at ${entry.key}, then delete it`,
     }),
   );
@@ -111,7 +111,7 @@ async function checkPendingRecord(deps: SpaceCheckDeps, spaceId: string): Promis
           space_id: spaceId,
           status: 'error',
           fixable: true,
-          fix: `moves it to ${keys.quarantine}, applying nothing of it (its notes stay in live/)`,
+          fix: `moves it to ${keys.quarantine}, never to be applied (its notes stay in live/)`,
           message: `${keys.pending} (consolidation ${id}) cannot be applied: ${pending.problem}`,
           hint: `the next consolidation, backup or export of '${spaceId}' quarantines it, or \`live-mem doctor ${spaceId} --fix\``,
         };
@@ -122,7 +122,7 @@ async function checkPendingRecord(deps: SpaceCheckDeps, spaceId: string): Promis
     const done =
       pending.state === 'valid'
         ? `finished consolidation ${id} of '${spaceId}' (${plural(pending.record.notes.length, 'note')} moved into history)`
-        : `quarantined ${keys.pending} of '${spaceId}' (${pending.problem}): nothing of it applied, its notes are still in live/`;
+        : `quarantined ${keys.pending} of '${spaceId}' (${pending.problem}): it will not be applied, and its notes are still in live/`;
     return [{ ...finding, status: 'ok', fixed: true, message: done }];
   } catch (error) {
     const status = isLiveMemError(error, 'conflict') && /busy/.test(failure(error)) ? 'warn' : 'error';
