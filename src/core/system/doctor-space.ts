@@ -77,7 +77,7 @@ async function checkPendingRecord(deps: SpaceCheckDeps, spaceId: string): Promis
         status: 'error',
         fixable: false,
         message: `${keys.pending} could not be read (${failure(error)}): consolidations, backups and exports of '${spaceId}' fail until the store answers`,
-        hint: 'check the store (`live-mem doctor` above, `live-mem health`), then run doctor again',
+        hint: 'a failure of the store, not of the record: see the store check above and `live-mem health`, then run doctor again',
       },
     ];
   }
@@ -91,7 +91,7 @@ async function checkPendingRecord(deps: SpaceCheckDeps, spaceId: string): Promis
         space_id: spaceId,
         status: 'ok',
         fixable: false,
-        message: `consolidation ${id} of '${spaceId}' is being applied by ${lease.record?.owner}`,
+        message: `consolidation ${id} of '${spaceId}' is being ${pending.state === 'valid' ? 'applied' : 'quarantined'} by ${lease.record?.owner}`,
       },
     ];
   }
