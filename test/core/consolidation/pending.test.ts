@@ -83,6 +83,16 @@ describe('a pending record is applied only to its own space, once it checks out'
     const [kept] = await quarantined(storage, 'a');
     assert.equal((await storage.get(kept!))?.body.toString(), planted, 'kept byte for byte');
     assert.equal((await core.spaces.info(owner, { space_id: 'a' })).consolidation_count, 0);
+
+    // An export, a read, takes the same way: the record is quarantined, b is left alone.
+    await storage.put('a/_consolidation/pending.json', JSON.stringify({ ...record('b', []), id: '20260220T180001-def456' }));
+    const exported = await core.backups.exportStream(owner, 'a');
+    for await (const _chunk of exported.stream) {
+      // drained
+    }
+    assert.deepEqual(await snapshot(storage, 'b'), before, 'b is untouched');
+    assert.equal(await storage.get('a/_consolidation/pending.json'), null);
+    assert.equal((await quarantined(storage, 'a')).length, 2);
   });
 
   it('a record committed with a name no file system holds is quarantined; doctor says so; --fix does it; the space is usable again', async () => {
