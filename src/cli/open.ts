@@ -70,6 +70,8 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
       maxNotes: settings.consolidationMaxNotes,
       synthesisMaxWords: settings.synthesisMaxWords,
       leaseTtlMs: settings.consolidationLeaseS * 1000,
+      maxNewFiles: settings.consolidationMaxNewFiles,
+      maxBankFiles: settings.bankMaxFiles,
     },
     summaries: { auto: settings.summaries === 'auto', windowChars: settings.summaryWindowChars, groupChars: settings.summaryGroupChars },
     fault: faultHook(env),

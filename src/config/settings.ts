@@ -50,6 +50,8 @@ export interface Settings {
   consolidationMaxNotes: number;
   synthesisMaxWords: number;
   consolidationLeaseS: number;
+  consolidationMaxNewFiles: number;
+  bankMaxFiles: number;
   /** `auto`: update a space's summaries in the background after each consolidation (with a configured model). */
   summaries: 'auto' | 'off';
   summaryWindowChars: number;
@@ -386,6 +388,22 @@ export const FIELDS: Field[] = [
     defaultText: '60',
   },
   {
+    key: 'consolidationMaxNewFiles',
+    env: 'LIVE_MEM_CONSOLIDATION_MAX_NEW_FILES',
+    file: 'consolidation_max_new_files',
+    parse: int(1, 10_000),
+    description: 'Most bank files one consolidation may create; a plan creating more is refused whole (the notes stay in live/)',
+    defaultText: '20',
+  },
+  {
+    key: 'bankMaxFiles',
+    env: 'LIVE_MEM_BANK_MAX_FILES',
+    file: 'bank_max_files',
+    parse: int(1, 10_000),
+    description: "Most files a space's bank may hold; a plan that would create more is refused whole",
+    defaultText: '200',
+  },
+  {
     key: 'synthesisMaxWords',
     env: 'LIVE_MEM_SYNTHESIS_MAX_WORDS',
     file: 'synthesis_max_words',
@@ -482,6 +500,8 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     consolidationMaxNotes: get('consolidationMaxNotes', 500),
     synthesisMaxWords: get('synthesisMaxWords', 600),
     consolidationLeaseS: get('consolidationLeaseS', 60),
+    consolidationMaxNewFiles: get('consolidationMaxNewFiles', 20),
+    bankMaxFiles: get('bankMaxFiles', 200),
     summaries: get('summaries', 'auto'),
     summaryWindowChars: get('summaryWindowChars', 6_000),
     summaryGroupChars: get('summaryGroupChars', 10_000),

@@ -44,6 +44,10 @@ export interface ConsolidationSettings {
   leaseTtlMs: number;
   /** First backoff before retrying a failed LLM call (429, 5xx, timeout); doubled each time. */
   retryBackoffMs: number;
+  /** Most bank files one consolidation may create: a plan creating more is refused whole. */
+  maxNewFiles: number;
+  /** Most files a bank may hold: a plan that would create more is refused whole (the bank goes into every prompt). */
+  maxBankFiles: number;
 }
 
 export const DEFAULT_CONSOLIDATION: ConsolidationSettings = {
@@ -52,6 +56,8 @@ export const DEFAULT_CONSOLIDATION: ConsolidationSettings = {
   synthesisMaxWords: 600,
   leaseTtlMs: 60_000,
   retryBackoffMs: 1_000,
+  maxNewFiles: 20,
+  maxBankFiles: 200,
 };
 
 export interface SummarySettings {

@@ -22,6 +22,10 @@
  *                                            missing or corrupt, never backed up (recall/index-store.ts)
  *   {space}/_consolidation/lock.json         the lease: one consolidation per space at a time
  *   {space}/_consolidation/pending.json      a committed consolidation not yet fully applied
+ *   {space}/_consolidation/quarantine/{id}-{hash}.json
+ *                                            a pending record refused when found (malformed, naming another
+ *                                            space, a file no system can hold…): moved here, byte for byte,
+ *                                            never applied, its notes left in live/; `doctor` reports it
  *   {space}/_consolidation/jobs/{job}.json   background consolidations and their state
  *   _backups/{space}/{stamp}/manifest.json   a backup: every file with its size and SHA-256 (written last)
  *   _backups/{space}/{stamp}/files/{path}    the space's files, as they were
@@ -53,6 +57,8 @@ export function spaceKeys(spaceId: string) {
     index: `${root}_index/`,
     lock: `${root}_consolidation/lock.json`,
     pending: `${root}_consolidation/pending.json`,
+    quarantine: `${root}_consolidation/quarantine/`,
+    quarantined: (name: string) => `${root}_consolidation/quarantine/${name}.json`,
     jobs: `${root}_consolidation/jobs/`,
     job: (jobId: string) => `${root}_consolidation/jobs/${jobId}.json`,
   };

@@ -1,5 +1,5 @@
 import { invalid } from '../shared/errors.js';
-import { isPlainFileName } from '../shared/keys.js';
+import { isPlainFileName, MAX_NAME_BYTES, utf8Bytes } from '../shared/keys.js';
 
 export const SPACE_ID_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/;
 
@@ -20,13 +20,45 @@ export function validateCategory(category: string): Category {
   return category as Category;
 }
 
-/** A bank file name is a plain `name.md`: no folders, no '..', no control or invisible characters. */
+/** Names Windows reserves for devices, whatever the extension: `CON.md` cannot be created there. */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[1-9\u00b9\u00b2\u00b3]|lpt[1-9\u00b9\u00b2\u00b3])\s*(\.|$)/i;
+/** Characters Windows refuses in a name (besides the controls every name is refused for). */
+const WINDOWS_FORBIDDEN = /[<>:"/\\|?*]/;
+
+/**
+ * A bank file name, returned in Unicode NFC: a plain `name.md` that every driver and every system
+ * can hold, so that a name accepted once can be written ever after.
+ *   - one segment: no folders, no '..', no control or invisible characters;
+ *   - at most MAX_NAME_BYTES UTF-8 bytes, leaving room for the drivers' temp names (255 bytes is the
+ *     file systems' limit; the longest key holding a bank file, its backup copy
+ *     `_backups/{space}/{stamp}/files/bank/{name}`, stays far below S3's 1024 bytes);
+ *   - nothing Windows cannot hold: device names (CON, NUL, COM1…), `<>:"/\|?*`, a trailing dot or space;
+ *   - NFC, so that `café.md` typed composed or decomposed is one file (macOS would make them one anyway).
+ */
 export function validateBankFilename(filename: string): string {
-  if (typeof filename !== 'string' || !isPlainFileName(filename) || !filename.endsWith('.md') || filename.length < 4) {
-    throw invalid(`invalid bank filename ${JSON.stringify(filename)}: use a plain name ending in .md, without folders or '..'`);
-  }
-  return filename;
+  const refuse = (why: string) => invalid(`invalid bank filename ${quoteName(filename)}: ${why}`);
+  if (typeof filename !== 'string') throw refuse('not a string');
+  const name = filename.normalize('NFC');
+  if (!isPlainFileName(name) || !name.endsWith('.md') || name.length < 4) throw refuse("use a plain name ending in .md, without folders or '..'");
+  const bytes = utf8Bytes(name);
+  if (bytes > MAX_NAME_BYTES) throw refuse(`${bytes} bytes in UTF-8, more than the ${MAX_NAME_BYTES} a file name may have here`);
+  if (WINDOWS_DEVICE.test(name)) throw refuse('a device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9)');
+  if (WINDOWS_FORBIDDEN.test(name)) throw refuse('Windows refuses the characters < > : " / \\ | ? *');
+  if (/[. ]$/.test(name)) throw refuse('Windows refuses a name ending in a dot or a space');
+  return name;
 }
+
+/** A name for a message: quoted, and cut if long (a refused name may be thousands of characters). */
+export const quoteName = (name: unknown): string => {
+  const text = String(name);
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+};
+
+/**
+ * The key two names share on a case-insensitive, normalisation-insensitive file system (macOS,
+ * Windows): names equal here are one file there.
+ */
+export const foldedBankName = (filename: string): string => filename.normalize('NFC').toLowerCase();
 
 export function validateLimit(limit: number, max: number): number {
   if (!Number.isInteger(limit) || limit < 1 || limit > max) throw invalid(`limit must be an integer from 1 to ${max}, got ${limit}`);

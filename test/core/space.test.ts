@@ -97,7 +97,12 @@ describe('bank', () => {
     );
     const one = await core.bank.read(owner, { space_id: 'b', filename: 'c.md' });
     assert.equal(one.size, 1000);
-    for (const filename of ['../_meta.json', 'a/b.md', 'a\\b.md', '..md', 'x\u200b.md', 'readme.txt', '']) {
+    // Bank names are NFC: a decomposed name finds the file, and a file an older version stored decomposed is found by its listed name.
+    await storage.put('b/bank/caf\u00e9.md', 'composed');
+    await storage.put('b/bank/the\u0301.md', 'decomposed');
+    assert.equal((await core.bank.read(owner, { space_id: 'b', filename: 'cafe\u0301.md' })).content, 'composed');
+    assert.equal((await core.bank.read(owner, { space_id: 'b', filename: 'the\u0301.md' })).content, 'decomposed');
+    for (const filename of ['../_meta.json', 'a/b.md', 'a\\b.md', '..md', 'x\u200b.md', 'readme.txt', 'CON.md', 'x:y.md', `${'a'.repeat(252)}.md`, '']) {
       await assert.rejects(core.bank.read(owner, { space_id: 'b', filename }), code('invalid_input'), filename);
     }
   });

@@ -110,4 +110,44 @@ describe('live-mem doctor', () => {
     assert.match(down.stdout, /^✗ llm: m @ http:\/\/127\.0\.0\.1:1\/v1 does not answer: /m);
     assert.equal(down.stderr, 'live-mem: 1 problem to attend to (see above)');
   });
+
+  it('quarantines a pending record that can never be applied (a name too long for the disk): reported, --fix, usable again', async () => {
+    const core = createCore({ storage: createFsDriver(home.dir) });
+    const owner = ownerCaller('tester');
+    await core.spaces.create(owner, { space_id: 'wedged' });
+    for (let i = 0; i < 3; i++) await core.notes.write(owner, { space_id: 'wedged', category: 'progress', content: `note ${i}` });
+    const notes = (await core.notes.read(owner, { space_id: 'wedged' })).notes.map((note) => note.filename);
+    // What a consolidation committed before bank names were checked in bytes: ENAMETOOLONG on its temp name, forever.
+    const record = {
+      id: '20260220T180000-abc123',
+      space_id: 'wedged',
+      committed_at: '2026-02-20T18:00:00.000Z',
+      notes,
+      time_range: { oldest: null, newest: null },
+      writes: [{ filename: `${'é'.repeat(130)}.md`, content: '# Long\n', expectedEtag: null, kind: 'created' }],
+      synthesis: { content: 'S.', expectedEtag: null },
+      metrics: {},
+    };
+    await createFsDriver(home.dir).put('wedged/_consolidation/pending.json', JSON.stringify(record));
+
+    const sick = await cli(['doctor', 'wedged']);
+    assert.equal(sick.exitCode, 1, sick.stdout);
+    assert.match(
+      sick.stdout,
+      /^✗ pending-commit: wedged\/_consolidation\/pending\.json \(consolidation 20260220T180000-abc123\) cannot be applied: invalid bank filename .*263 bytes/m,
+    );
+    const fixed = await cli(['doctor', 'wedged', '--fix']);
+    assert.equal(fixed.exitCode, 0, fixed.stdout);
+    assert.match(fixed.stdout, /quarantined wedged\/_consolidation\/pending\.json of 'wedged'/);
+    const after = await cli(['doctor', 'wedged']);
+    assert.equal(after.exitCode, 0, after.stdout);
+    assert.match(
+      after.stdout,
+      /^! pending-commit: a pending consolidation record of 'wedged' \(20260220T180000-abc123\) was refused .* quarantined at wedged\/_consolidation\/quarantine\//m,
+    );
+    const llmEnv = { LIVE_MEM_LLM_BASE_URL: llm.url, LIVE_MEM_LLM_MODEL: 'scripted-model', LIVE_MEM_LLM_API_KEY: 'k' };
+    const run = await cli(['consolidate', 'wedged', '--json'], llmEnv);
+    assert.equal(run.exitCode, 0, run.stdout + run.stderr);
+    assert.equal(JSON.parse(run.stdout).notes_processed, 3);
+  });
 });

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { MAX_NAME_BYTES } from '../../src/shared/keys.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { acquireLease } from '../../src/storage/lease.js';
 import { listKeys } from '../../src/storage/list.js';
@@ -51,6 +52,30 @@ describe('fs driver specifics', () => {
       await utimes(path.join(tmp.dir, 's/old.md.def.lmtmp'), hoursAgo, hoursAgo);
       assert.deepEqual(await listKeys(driver, 's/'), ['s/k.md']);
       assert.deepEqual((await readdir(path.join(tmp.dir, 's'))).sort(), ['k.md', 'k.md.abc.lmtmp']);
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it('writes, rewrites and deletes a name of MAX_NAME_BYTES bytes by every path, a stale lock broken included', async () => {
+    const tmp = await tempDir();
+    try {
+      const driver = createFsDriver(tmp.dir);
+      const name = `${'é'.repeat((MAX_NAME_BYTES - 3) / 2)}.md`; // two bytes each: the longest name a bank file may have
+      assert.equal(Buffer.byteLength(name), MAX_NAME_BYTES);
+      const key = `s/${name}`;
+      await driver.put('s/other.md', 'x'); // from the second create on, a spare temp file is opened ahead
+      const { etag } = await driver.put(key, 'v1', { ifNoneMatch: '*' });
+      const lock = path.join(tmp.dir, 's', `${name}.lmlock`);
+      await writeFile(lock, '');
+      await utimes(lock, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+      const { etag: second } = await driver.put(key, 'v2', { ifMatch: etag }); // breaks the stale lock: the longest suffix
+      await driver.put(key, 'v3', { ifMatch: second });
+      await driver.put(key, 'v4');
+      assert.equal((await driver.get(key))?.body.toString(), 'v4');
+      await driver.delete(key);
+      assert.deepEqual(await listKeys(driver, 's/'), ['s/other.md']);
+      await driver.close?.();
     } finally {
       await tmp.remove();
     }

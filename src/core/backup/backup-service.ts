@@ -208,6 +208,7 @@ export function createBackupService(context: CoreContext) {
           total_size: manifest.total_size,
           description,
           created_at: manifest.created_at,
+          ...(held.warnings.length > 0 ? { warnings: held.warnings } : {}),
         };
       } finally {
         await held.release();

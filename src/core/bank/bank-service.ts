@@ -82,7 +82,10 @@ export function createBankService(context: CoreContext) {
       authorize(caller, 'read', spaceId);
       const filename = validateBankFilename(input.filename);
       await requireSpace(context, spaceId);
-      const object = await storage.get(spaceKeys(spaceId).bankFile(filename));
+      // Names are NFC since consolidation normalises them; a file an older version stored decomposed is found too.
+      const object =
+        (await storage.get(spaceKeys(spaceId).bankFile(filename))) ??
+        (input.filename !== filename ? await storage.get(spaceKeys(spaceId).bankFile(input.filename)) : null);
       if (!object) throw new LiveMemError('not_found', `bank file '${filename}' does not exist in space '${spaceId}'`, { space_id: spaceId, filename });
       return {
         status: 'ok' as const,

@@ -1,5 +1,5 @@
 import { invalid, isLiveMemError } from '../../shared/errors.js';
-import { validateBankFilename } from '../validate.js';
+import { foldedBankName, quoteName, validateBankFilename } from '../validate.js';
 import { applySectionEdit, headingsOf } from './markdown.js';
 import type { Plan } from './plan.js';
 
@@ -23,6 +23,14 @@ export interface FileWrite {
   kind: 'created' | 'updated';
 }
 
+/** Bounds on the bank's growth: a model reply may not flood it (settable: see ConsolidationSettings). */
+export interface BankLimits {
+  /** Most files one plan may create. */
+  maxNewFiles: number;
+  /** Most files the bank may hold once the plan is applied (a plan creating none is never refused by it). */
+  maxBankFiles: number;
+}
+
 export interface AppliedPlan {
   writes: FileWrite[];
   unchanged: number;
@@ -32,13 +40,14 @@ export interface AppliedPlan {
 /**
  * Validates a whole plan and computes every file's new content in memory; nothing is written. Any
  * refusal (a bad file name, a missing heading, a destructive rewrite, an append-only file that
- * shrinks) fails the whole plan with `invalid_input`.
+ * shrinks, too many new files) fails the whole plan with `invalid_input`.
  */
-export function applyPlan(plan: Plan, bank: BankSnapshot): AppliedPlan {
+export function applyPlan(plan: Plan, bank: BankSnapshot, limits: BankLimits): AppliedPlan {
   const next = new Map<string, string>();
+  const resolve = nameResolver(bank);
   let operations = 0;
   for (const change of plan.changes) {
-    const filename = checkedName(change.filename);
+    const filename = resolve(change.filename);
     const current = next.get(filename) ?? bank.files.get(filename)?.content;
     if (change.action === 'write') {
       next.set(filename, change.content);
@@ -65,6 +74,7 @@ export function applyPlan(plan: Plan, bank: BankSnapshot): AppliedPlan {
     }
     writes.push({ filename, content, expectedEtag: before?.etag ?? null, kind: before ? 'updated' : 'created' });
   }
+  checkGrowth(writes.filter((w) => w.kind === 'created').length, bank.files.size, limits);
   const touched = new Set(writes.map((w) => w.filename));
   const unchanged = [...bank.files.keys()].filter((name) => !touched.has(name)).length;
   return { writes, unchanged, operations };
@@ -74,8 +84,42 @@ function checkedName(filename: string): string {
   try {
     return validateBankFilename(filename);
   } catch (error) {
-    if (isLiveMemError(error)) throw invalid(`the plan names an unsafe file ${JSON.stringify(filename)}: ${error.message}`);
+    if (isLiveMemError(error)) throw invalid(`the plan names an unsafe file ${quoteName(filename)}: ${error.message}`);
     throw error;
+  }
+}
+
+/**
+ * Maps each name of the plan to the file it means. A name is valid (see validateBankFilename) and
+ * taken in NFC; one equal in NFC to an existing file is that file (stored decomposed, say). A new
+ * name equal to another file but for case (`Progress.md` beside `progress.md`) is refused: on macOS
+ * and Windows the two are one file, and the bank would differ from one system to another.
+ */
+function nameResolver(bank: BankSnapshot): (raw: string) => string {
+  const known = new Map<string, string>();
+  for (const name of bank.files.keys()) known.set(foldedBankName(name), name);
+  const existing = new Map([...bank.files.keys()].map((name) => [name.normalize('NFC'), name]));
+  return (raw) => {
+    const name = checkedName(raw);
+    const stored = existing.get(name);
+    if (stored !== undefined) return stored;
+    const other = known.get(foldedBankName(name));
+    if (other !== undefined && other !== name) {
+      throw invalid(`the plan names ${JSON.stringify(name)} beside ${JSON.stringify(other)}: they differ only by case, and are one file on macOS and Windows`);
+    }
+    known.set(foldedBankName(name), name);
+    return name;
+  };
+}
+
+function checkGrowth(created: number, existing: number, limits: BankLimits): void {
+  if (created > limits.maxNewFiles) {
+    throw invalid(`the plan creates ${created} bank files; one consolidation may create at most ${limits.maxNewFiles} (LIVE_MEM_CONSOLIDATION_MAX_NEW_FILES)`);
+  }
+  if (created > 0 && existing + created > limits.maxBankFiles) {
+    throw invalid(
+      `the plan creates ${created} bank files beside the ${existing} there are; the bank may hold at most ${limits.maxBankFiles} (LIVE_MEM_BANK_MAX_FILES)`,
+    );
   }
 }
 

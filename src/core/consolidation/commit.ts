@@ -13,6 +13,7 @@ import { encodeHistoryNotes, type HistoryNote } from './history.js';
  * meta, notes moved into history, the record removed — and every step is idempotent, so a run cut
  * short at any instant (kill -9 included) is finished by the next consolidation, with every note
  * consolidated exactly once and no edit applied twice (the record holds final contents, not edits).
+ * A stored record is checked before it is applied (pending.ts).
  */
 export interface CommitRecord {
   id: string;
@@ -40,30 +41,20 @@ export async function writeCommit(context: CoreContext, record: CommitRecord): P
   }
 }
 
-export async function readPendingCommit(context: CoreContext, spaceId: string): Promise<CommitRecord | null> {
-  const object = await context.storage.get(spaceKeys(spaceId).pending);
-  if (!object) return null;
-  try {
-    return JSON.parse(object.body.toString('utf8')) as CommitRecord;
-  } catch (cause) {
-    throw new LiveMemError('storage_error', `space '${spaceId}' has an unreadable _consolidation/pending.json`, { space_id: spaceId }, { cause });
-  }
-}
-
 /** Writes `content` at `key` unless it is there already; compare-and-swap against `expectedEtag`. */
 async function writeOnce(context: CoreContext, key: string, content: string, expectedEtag: string | null, what: string): Promise<void> {
   const { storage } = context;
   const current = await storage.get(key);
   if (current && current.body.toString('utf8') === content) return;
   if ((current?.etag ?? null) !== expectedEtag) {
-    throw new LiveMemError('conflict', `${what} changed since the consolidation read it; the consolidation stays pending`, { key });
+    throw new LiveMemError('conflict', `${what} changed since the consolidation read it`, { key });
   }
   try {
     await storage.put(key, content, expectedEtag === null ? { ifNoneMatch: '*' } : { ifMatch: expectedEtag });
   } catch (error) {
     if (!isLiveMemError(error, 'precondition_failed')) throw error;
     if ((await storage.get(key))?.body.toString('utf8') !== content) {
-      throw new LiveMemError('conflict', `${what} changed while the consolidation wrote it; the consolidation stays pending`, { key });
+      throw new LiveMemError('conflict', `${what} changed while the consolidation wrote it`, { key });
     }
   }
 }

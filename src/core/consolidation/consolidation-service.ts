@@ -61,6 +61,8 @@ export interface ConsolidationResult {
   consolidations: string[];
   /** A consolidation left pending by an earlier run, finished before this one. */
   recovered?: string;
+  /** A consolidation this run committed but could not apply: the next run (or `doctor --fix`) finishes it. */
+  pending?: string;
   warnings?: string[];
   [field: string]: unknown;
 }
@@ -69,6 +71,16 @@ export interface ConsolidationResult {
 const COMPRESSED_SENTENCES = 8;
 /** Tokens kept free in the context window for the prompt's own wording and estimation error. */
 const CONTEXT_MARGIN_TOKENS = 1_000;
+
+/** What a failed run leaves, said after its error: never "nothing was changed" once a window is committed. */
+function failureOutcome(spaceId: string, windows: number, committed: string | undefined): string {
+  const before = windows > 0 ? ` (after ${windows} committed window(s))` : '';
+  if (!committed) return windows > 0 ? before : '; nothing was changed';
+  return (
+    `${before}; consolidation ${committed} is committed; its bank writes are not all applied yet: ` +
+    `the next consolidation, backup or export of '${spaceId}' finishes it, or \`live-mem doctor ${spaceId} --fix\``
+  );
+}
 
 const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
@@ -135,7 +147,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         problem = error.message;
       }
     }
-    throw new LiveMemError('llm_error', `the model returned no usable plan twice (${problem}); nothing was changed`);
+    throw new LiveMemError('llm_error', `the model returned no usable plan twice (${problem})`);
   };
 
   /** Compresses a synthesis past the word limit; keeps it whole if the call fails or returns nothing. */
@@ -225,7 +237,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     const started = performance.now();
     const result = emptyResult(spaceId);
     if (held.recovered) result.recovered = held.recovered;
-    const warnings: string[] = [];
+    const warnings: string[] = [...held.warnings];
     const changes: CommittedChanges = { files: [], synthesis: false };
     const calls = createLlmCalls(llm, { timeoutMs: settings.timeoutMs, backoffMs: settings.retryBackoffMs });
     const progress = (phase: ProgressEvent['phase'], message: string, total: number) =>
@@ -239,6 +251,8 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     progress('collect', `${all.length} live notes, ${selected.length} to consolidate`, selected.length);
 
     let remaining = selected;
+    /** A window committed (its record written) and not yet applied: a failure now is no "nothing changed". */
+    let committed: string | undefined;
     try {
       while (remaining.length > 0) {
         const [bank, synthesisObject, { meta }] = await Promise.all([readBank(spaceId, rules), storage.get(keys.synthesis), loadMeta(context, spaceId)]);
@@ -253,7 +267,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         const plan = await askPlan(calls, buildMessages({ ...base, notes: window.map((w) => w.note) }));
         let applied: ReturnType<typeof applyPlan>;
         try {
-          applied = applyPlan(plan, bank);
+          applied = applyPlan(plan, bank, settings);
         } catch (error) {
           result.operations_failed += plan.changes.reduce((n, c) => n + (c.action === 'edit' ? c.edits.length : 1), 0);
           throw error;
@@ -277,8 +291,10 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         await context.fault('before-commit');
         await held.stillHeld();
         await writeCommit(context, record);
+        committed = record.id;
         await context.fault('after-commit');
         await applyCommit(context, record, new Map(window.map((w) => [w.name.filename, w.body])));
+        committed = undefined;
 
         for (const write of applied.writes) {
           if (!changes.files.some((file) => file.filename === write.filename)) changes.files.push({ filename: write.filename, kind: write.kind });
@@ -296,8 +312,9 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         remaining = remaining.slice(window.length);
       }
     } catch (error) {
-      result.status = result.windows > 0 ? 'partial' : 'error';
-      result.message = `${error instanceof Error ? error.message : String(error)}${result.windows > 0 ? ` (after ${result.windows} committed window(s))` : '; nothing was changed'}`;
+      result.status = result.windows > 0 || committed ? 'partial' : 'error';
+      result.message = `${error instanceof Error ? error.message : String(error)}${failureOutcome(spaceId, result.windows, committed)}`;
+      if (committed) result.pending = committed;
       if (isLiveMemError(error)) result.code = error.code;
       else if (error instanceof LlmError) result.code = 'llm_error';
       else context.logger.error('consolidation failed', { error: String((error as Error)?.stack ?? error) });

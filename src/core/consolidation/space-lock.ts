@@ -4,7 +4,8 @@ import { acquireLease, type Lease } from '../../storage/lease.js';
 import type { Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
-import { applyCommit, readPendingCommit } from './commit.js';
+import { applyCommit, type CommitRecord } from './commit.js';
+import { quarantinePending, readPending } from './pending.js';
 
 export interface SpaceLock {
   /** Throws `conflict` if the lease was lost (expired and taken): a holder must check before committing. */
@@ -12,12 +13,15 @@ export interface SpaceLock {
   release(): Promise<void>;
   /** The id of a commit left pending by a crashed run, finished when the lock was taken. */
   recovered: string | undefined;
+  /** What the holder's result should say: a pending record refused and quarantined when the lock was taken. */
+  warnings: string[];
 }
 
 /**
  * Takes the space's lease — one consolidation or backup per space at a time, across processes and
  * machines — and keeps it renewed until released. A commit left pending by a crashed holder is
- * finished first, so the holder always starts from a consistent space. If the lease is held, waits
+ * finished first, so the holder always starts from a consistent space; a pending record that does
+ * not check out (see pending.ts) is quarantined instead, with a warning. If the lease is held, waits
  * up to `waitMs` (default: not at all), then `conflict`.
  */
 export async function lockSpace(context: CoreContext, spaceId: string, caller: Caller, purpose: string, options: { waitMs?: number } = {}): Promise<SpaceLock> {
@@ -48,12 +52,18 @@ export async function lockSpace(context: CoreContext, spaceId: string, caller: C
     await lease.release().catch((error: unknown) => context.logger.warn('could not release the space lease', { error: String(error) }));
   };
   let recovered: string | undefined;
+  const warnings: string[] = [];
   try {
-    const pending = await readPendingCommit(context, spaceId);
-    if (pending) {
-      await applyCommit(context, pending);
-      recovered = pending.id;
-      context.logger.warn(`finished consolidation ${pending.id} of space '${spaceId}', left pending by an earlier run`);
+    const pending = await readPending(context, spaceId);
+    if (pending.state === 'invalid') {
+      const key = await quarantinePending(context, spaceId, pending);
+      const warning = `the pending consolidation record of '${spaceId}'${pending.id ? ` (${pending.id})` : ''} was refused (${pending.problem}) and moved to ${key}: it will not be applied, and its notes are still in live/`;
+      warnings.push(warning);
+      context.logger.warn(warning);
+    } else if (pending.state === 'valid') {
+      await finishPending(context, spaceId, pending.record);
+      recovered = pending.record.id;
+      context.logger.warn(`finished consolidation ${pending.record.id} of space '${spaceId}', left pending by an earlier run`);
     }
   } catch (error) {
     await release();
@@ -61,10 +71,26 @@ export async function lockSpace(context: CoreContext, spaceId: string, caller: C
   }
   return {
     recovered,
+    warnings,
     async stillHeld() {
       if (lost) throw lost;
       await lease.renew();
     },
     release,
   };
+}
+
+/** Rolls a pending record forward; a failure (a store down, a full disk) leaves it pending, and says so. */
+async function finishPending(context: CoreContext, spaceId: string, record: CommitRecord): Promise<void> {
+  try {
+    await applyCommit(context, record);
+  } catch (error) {
+    if (!(error instanceof LiveMemError)) throw error;
+    throw new LiveMemError(
+      error.code,
+      `could not finish consolidation ${record.id} of '${spaceId}', committed by an earlier run: ${error.message}; it stays pending and is finished by the next consolidation, backup or export of '${spaceId}', or \`live-mem doctor ${spaceId} --fix\``,
+      { ...error.data, space_id: spaceId, consolidation_id: record.id },
+      { cause: error },
+    );
+  }
 }

@@ -3,8 +3,8 @@ import { isLiveMemError } from '../../shared/errors.js';
 import { inspectLease } from '../../storage/lease.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
 import type { Caller } from '../caller.js';
-import { readPendingCommit } from '../consolidation/commit.js';
 import { decodeHistoryNotes } from '../consolidation/history.js';
+import { listQuarantined, readPending, type PendingState } from '../consolidation/pending.js';
 import { lockSpace } from '../consolidation/space-lock.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
@@ -43,27 +43,46 @@ const failure = (error: unknown): string => (error instanceof Error ? error.mess
 /** "1 file", "3 files". */
 export const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
-/** A consolidation committed (pending.json) but not fully applied: its process was killed. */
+/**
+ * A consolidation committed (pending.json) but not fully applied: its process was killed or its
+ * store failed. A record that does not check out (pending.ts) is quarantined by the next run, or by
+ * `--fix`; records quarantined earlier are reported until someone has looked at them.
+ */
 export async function checkPending(deps: SpaceCheckDeps, spaceId: string): Promise<Finding[]> {
+  const quarantined = (await listQuarantined(deps.context, spaceId)).map(
+    (entry): Finding => ({
+      check: 'pending-commit',
+      space_id: spaceId,
+      status: 'warn',
+      fixable: false,
+      message: `a pending consolidation record of '${spaceId}'${entry.id ? ` (${entry.id})` : ''} was refused (${entry.problem}) and quarantined at ${entry.key}: it is not applied, and the notes it covered stayed in live/`,
+      hint: `nothing is lost (the next consolidation takes those notes); look at ${entry.key}, then delete it`,
+    }),
+  );
+  return [...quarantined, ...(await checkPendingRecord(deps, spaceId))];
+}
+
+async function checkPendingRecord(deps: SpaceCheckDeps, spaceId: string): Promise<Finding[]> {
   const { context, caller, fix } = deps;
   const keys = spaceKeys(spaceId);
   const check = 'pending-commit';
-  let pending: Awaited<ReturnType<typeof readPendingCommit>>;
+  let pending: PendingState;
   try {
-    pending = await readPendingCommit(context, spaceId);
-  } catch {
+    pending = await readPending(context, spaceId);
+  } catch (error) {
     return [
       {
         check,
         space_id: spaceId,
         status: 'error',
         fixable: false,
-        message: `${keys.pending} is unreadable: consolidations and backups of '${spaceId}' fail until it is dealt with`,
-        hint: `back the space up (\`live-mem export ${spaceId}\`), then look at ${keys.pending} by hand; removing it abandons that consolidation's bank edits`,
+        message: `${keys.pending} could not be read (${failure(error)}): consolidations, backups and exports of '${spaceId}' fail until the store answers`,
+        hint: 'a failure of the store, not of the record: see the store check above and `live-mem health`, then run doctor again',
       },
     ];
   }
-  if (!pending) return [];
+  if (pending.state === 'none') return [];
+  const id = pending.state === 'valid' ? pending.record.id : (pending.id ?? 'with no valid id');
   const lease = await inspectLease(context.storage, keys.lock, context.clock);
   if (lease.state === 'held') {
     return [
@@ -72,34 +91,42 @@ export async function checkPending(deps: SpaceCheckDeps, spaceId: string): Promi
         space_id: spaceId,
         status: 'ok',
         fixable: false,
-        message: `consolidation ${pending.id} of '${spaceId}' is being applied by ${lease.record?.owner}`,
+        message: `consolidation ${id} of '${spaceId}' is being ${pending.state === 'valid' ? 'applied' : 'quarantined'} by ${lease.record?.owner}`,
       },
     ];
   }
-  const finding: Finding = {
-    check,
-    space_id: spaceId,
-    status: 'warn',
-    fixable: true,
-    fix: 'finishes it now, under the space lease',
-    message: `consolidation ${pending.id} of '${spaceId}' was committed but its process stopped before applying it (${plural(pending.notes.length, 'note')} to move into history)`,
-    hint: `the next consolidation, backup or export of '${spaceId}' finishes it, or \`live-mem doctor ${spaceId} --fix\``,
-  };
+  const finding: Finding =
+    pending.state === 'valid'
+      ? {
+          check,
+          space_id: spaceId,
+          status: 'warn',
+          fixable: true,
+          fix: 'finishes it now, under the space lease',
+          message: `consolidation ${id} of '${spaceId}' was committed but its process stopped before applying it (${plural(pending.record.notes.length, 'note')} to move into history)`,
+          hint: `the next consolidation, backup or export of '${spaceId}' finishes it, or \`live-mem doctor ${spaceId} --fix\``,
+        }
+      : {
+          check,
+          space_id: spaceId,
+          status: 'error',
+          fixable: true,
+          fix: `moves it to ${keys.quarantine}, never to be applied (its notes stay in live/)`,
+          message: `${keys.pending} (consolidation ${id}) cannot be applied: ${pending.problem}`,
+          hint: `the next consolidation, backup or export of '${spaceId}' quarantines it, or \`live-mem doctor ${spaceId} --fix\``,
+        };
   if (!fix) return [finding];
   try {
     const held = await lockSpace(context, spaceId, caller, 'doctor');
     await held.release();
-    return [
-      {
-        ...finding,
-        status: 'ok',
-        fixed: true,
-        message: `finished consolidation ${pending.id} of '${spaceId}' (${plural(pending.notes.length, 'note')} moved into history)`,
-      },
-    ];
+    const done =
+      pending.state === 'valid'
+        ? `finished consolidation ${id} of '${spaceId}' (${plural(pending.record.notes.length, 'note')} moved into history)`
+        : `quarantined ${keys.pending} of '${spaceId}' (${pending.problem}): it will not be applied, and its notes are still in live/`;
+    return [{ ...finding, status: 'ok', fixed: true, message: done }];
   } catch (error) {
     const status = isLiveMemError(error, 'conflict') && /busy/.test(failure(error)) ? 'warn' : 'error';
-    return [{ ...finding, status, message: `${finding.message}; could not finish it: ${failure(error)}` }];
+    return [{ ...finding, status, message: `${finding.message}; could not deal with it: ${failure(error)}` }];
   }
 }
 
@@ -193,8 +220,8 @@ export async function checkHistory(deps: SpaceCheckDeps, spaceId: string, histor
   const keys = spaceKeys(spaceId);
   const incomplete = history.ids.filter((cid) => !history.complete.has(cid));
   if (incomplete.length === 0) return [];
-  const pendingId = await readPendingCommit(context, spaceId).then(
-    (pending) => pending?.id,
+  const pendingId = await readPending(context, spaceId).then(
+    (pending) => (pending.state === 'valid' ? pending.record.id : undefined),
     () => undefined,
   );
   const live = new Set((await listKeys(storage, keys.live)).map((key) => key.slice(keys.live.length)));

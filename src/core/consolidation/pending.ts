@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { invalid, isLiveMemError } from '../../shared/errors.js';
+import { isPlainFileName, MAX_NAME_BYTES, utf8Bytes } from '../../shared/keys.js';
+import { listKeys } from '../../storage/list.js';
+import type { CoreContext } from '../context.js';
+import { spaceKeys } from '../layout.js';
+import { parseNoteName } from '../note/note-name.js';
+import { quoteName, validateBankFilename } from '../validate.js';
+import type { CommitRecord } from './commit.js';
+
+/**
+ * `_consolidation/pending.json` is input like any other: a store can be written by hand, restored,
+ * or carry a record from another version. A record is applied only to the space whose folder holds
+ * it, and only once all of it checks out; before any write. One that does not is quarantined (moved
+ * to `_consolidation/quarantine/`, never applied, its notes left in live/), so it cannot
+ * wedge the space. A failure to read it (a store down, a full disk) is no verdict: it stays pending.
+ */
+export type PendingState =
+  | { state: 'none' }
+  | { state: 'valid'; record: CommitRecord }
+  | { state: 'invalid'; problem: string; id: string | undefined; body: Buffer };
+
+/** A record larger than this is no consolidation's: a plan's files all fit one model reply and the bank it read. */
+const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+/** Generous bounds on a record's lists, far past what a consolidation writes. */
+const MAX_RECORD_NOTES = 1_000_000;
+const MAX_RECORD_WRITES = 10_000;
+/** A consolidation id: `{YYYYMMDDTHHMMSS}-{random}` today; any safe folder name is accepted. */
+const RECORD_ID = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
+
+/** Reads the space's pending record and checks it; storage errors are thrown (the record stays pending). */
+export async function readPending(context: CoreContext, spaceId: string): Promise<PendingState> {
+  const object = await context.storage.get(spaceKeys(spaceId).pending);
+  if (!object) return { state: 'none' };
+  return checkPending(object.body, spaceId);
+}
+
+/** Checks a record stored in `spaceId`'s folder; never throws. */
+export function checkPending(body: Buffer, spaceId: string): PendingState {
+  let raw: unknown;
+  try {
+    if (body.length > MAX_RECORD_BYTES) throw invalid(`it is ${body.length} bytes, more than ${MAX_RECORD_BYTES}`);
+    try {
+      raw = JSON.parse(body.toString('utf8'));
+    } catch {
+      throw invalid('it is not JSON');
+    }
+    return { state: 'valid', record: parseRecord(raw, spaceId) };
+  } catch (error) {
+    if (!isLiveMemError(error)) throw error;
+    const id = isObject(raw) && typeof raw.id === 'string' && RECORD_ID.test(raw.id) ? raw.id : undefined;
+    return { state: 'invalid', problem: error.message, id, body };
+  }
+}
+
+function parseRecord(raw: unknown, spaceId: string): CommitRecord {
+  if (!isObject(raw)) throw invalid('it is not a JSON object');
+  const { id, space_id, committed_at, notes, time_range, writes, synthesis, metrics } = raw;
+  if (typeof id !== 'string' || !RECORD_ID.test(id)) throw invalid(`its id ${JSON.stringify(id)} is no consolidation id`);
+  if (space_id !== spaceId) throw invalid(`it names space ${JSON.stringify(space_id)}, but it is stored in '${spaceId}'`);
+  if (typeof committed_at !== 'string' || Number.isNaN(Date.parse(committed_at))) throw invalid('its committed_at is no date');
+  if (!Array.isArray(notes) || notes.length > MAX_RECORD_NOTES) throw invalid('its notes are not a list (or an endless one)');
+  for (const note of notes) {
+    if (typeof note !== 'string' || !isPlainFileName(note) || !parseNoteName(note)) throw invalid(`it names ${quoteName(note)}, which is no note file name`);
+  }
+  if (!isObject(time_range) || !isStringOrNull(time_range.oldest) || !isStringOrNull(time_range.newest)) throw invalid('its time_range is malformed');
+  if (!Array.isArray(writes) || writes.length > MAX_RECORD_WRITES) throw invalid('its writes are not a list (or an endless one)');
+  const names = new Set<string>();
+  for (const write of writes) {
+    if (!isObject(write) || typeof write.content !== 'string' || !isStringOrNull(write.expectedEtag) || !['created', 'updated'].includes(String(write.kind))) {
+      throw invalid('one of its writes is malformed');
+    }
+    // The plan's rules; and the name as stored, in bytes (a name NFC shortens may be decomposed here).
+    validateBankFilename(String(write.filename));
+    if (utf8Bytes(String(write.filename)) > MAX_NAME_BYTES) throw invalid(`it writes ${quoteName(write.filename)}, longer than ${MAX_NAME_BYTES} bytes`);
+    if (names.has(String(write.filename))) throw invalid(`it writes ${quoteName(write.filename)} twice`);
+    names.add(String(write.filename));
+  }
+  if (!isObject(synthesis) || typeof synthesis.content !== 'string' || !isStringOrNull(synthesis.expectedEtag)) throw invalid('its synthesis is malformed');
+  if (!isObject(metrics)) throw invalid('its metrics are malformed');
+  return raw as unknown as CommitRecord;
+}
+
+/**
+ * Moves an invalid record out of the way, to `_consolidation/quarantine/{id}-{hash}.json`, byte for
+ * byte: copied create-only first, then removed, so a run cut short in between does it again the
+ * same way. Returns the key it is kept at.
+ */
+export async function quarantinePending(context: CoreContext, spaceId: string, found: Extract<PendingState, { state: 'invalid' }>): Promise<string> {
+  const keys = spaceKeys(spaceId);
+  const hash = createHash('sha256').update(found.body).digest('hex').slice(0, 16);
+  const key = keys.quarantined(`${found.id ?? 'record'}-${hash}`);
+  try {
+    await context.storage.put(key, found.body, { ifNoneMatch: '*', contentType: 'application/json' });
+  } catch (error) {
+    if (!isLiveMemError(error, 'precondition_failed')) throw error; // there already: the same bytes (the name says so)
+  }
+  await context.storage.delete(keys.pending);
+  return key;
+}
+
+/** What a quarantined record was, for `doctor`: its key, its id and why it was refused. */
+export async function listQuarantined(
+  context: CoreContext,
+  spaceId: string,
+): Promise<Array<{ key: string; id: string | undefined; problem: string; notes: number }>> {
+  const keys = spaceKeys(spaceId);
+  const found = [];
+  for (const key of await listKeys(context.storage, keys.quarantine)) {
+    const object = await context.storage.get(key);
+    if (!object) continue;
+    const state = checkPending(object.body, spaceId);
+    const notes = state.state === 'valid' ? state.record.notes.length : 0;
+    const id = state.state === 'valid' ? state.record.id : state.state === 'invalid' ? state.id : undefined;
+    found.push({ key, id, notes, problem: state.state === 'invalid' ? state.problem : 'it was refused when it was found' });
+  }
+  return found;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isStringOrNull = (value: unknown): boolean => value === null || typeof value === 'string';
