@@ -48,6 +48,14 @@ export function validateBankFilename(filename: string): string {
   return name;
 }
 
+/**
+ * Whether a file stored in a bank folder is a bank file: any plain `*.md` name. Looser than
+ * validateBankFilename on purpose: a name an older version or the Python server stored (`CON.md`, a
+ * long one) is still the user's content, listed, backed up and exported; only new names are held to
+ * the strict rules.
+ */
+export const isStoredBankFilename = (name: string): boolean => name.endsWith('.md') && isPlainFileName(name);
+
 /** A name for a message: quoted, and cut if long (a refused name may be thousands of characters). */
 export const quoteName = (name: unknown): string => {
   const text = String(name);

@@ -2,7 +2,7 @@ import { RESERVED_SUFFIXES, isPlainFileName } from '../../shared/keys.js';
 import { KEEP_FILE } from '../layout.js';
 import { parseNoteName } from '../note/note-name.js';
 import { MAX_LEVEL, SUMMARY_ID } from '../recall/summaries/record.js';
-import { validateBankFilename } from '../validate.js';
+import { isStoredBankFilename } from '../validate.js';
 
 /**
  * What a space's content is: the files an export or a backup carries, and the only ones an import
@@ -53,14 +53,11 @@ export function whyNotContent(path: string): string | undefined {
       : 'is not a live note: names are {YYYYMMDDTHHMMSS}_{agent}_{category}_{id}.md';
   }
   if (folder === 'bank/') {
-    if (name === KEEP_FILE) return undefined;
-    try {
-      validateBankFilename(name);
-      return undefined;
-    } catch (error) {
-      return `is not a bank file live-mem can hold (${(error as Error).message})`;
-    }
+    return name === KEEP_FILE || isStoredBankFilename(name)
+      ? undefined
+      : "is not a bank file: bank files are plain names ending in .md, without folders or '..'";
   }
+
   const summary = SUMMARY_FILE.exec(path);
   if (summary) {
     const level = Number(summary[1]);

@@ -1,12 +1,11 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { LiveMemError } from '../../shared/errors.js';
-import { isPlainFileName } from '../../shared/keys.js';
 import type { ObjectInfo } from '../../storage/types.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { baseName, KEEP_FILE, spaceKeys } from '../layout.js';
 import { requireSpace } from '../space/meta.js';
-import { validateBankFilename, validateSpaceId } from '../validate.js';
+import { isStoredBankFilename, validateBankFilename, validateSpaceId } from '../validate.js';
 
 export interface BankFileInfo {
   filename: string;
@@ -108,4 +107,4 @@ export function createBankService(context: CoreContext) {
 
 export type BankService = ReturnType<typeof createBankService>;
 
-const isBankFileName = (name: string): boolean => name !== KEEP_FILE && name.endsWith('.md') && isPlainFileName(name);
+const isBankFileName = (name: string): boolean => name !== KEEP_FILE && isStoredBankFilename(name);

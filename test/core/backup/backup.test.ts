@@ -255,7 +255,7 @@ describe("a backup holds a space's content and nothing else", () => {
     ],
     ['_consolidation/lock.json', lease, /_consolidation\/lock\.json is internal state \(a consolidation lease\)/],
     ['_index/bm25-v1.json', '{}', /_index\/bm25-v1\.json is internal state \(a search index snapshot\)/],
-    ['bank/sub/planted.md', 'x', /bank\/sub\/planted\.md is not a bank file live-mem can hold/],
+    ['bank/sub/planted.md', 'x', /bank\/sub\/planted\.md is not a bank file/],
     ['_meta.json', '{ garbage', /_meta\.json is not JSON/],
   ] as const) {
     it(`refuses to restore a backup tampered with ${path}, restoring nothing`, async () => {
@@ -294,6 +294,18 @@ describe("a backup holds a space's content and nothing else", () => {
     await core.spaces.delete(owner, { space_id: 'alpha', confirm: true });
     await core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true });
     assert.deepEqual(await listKeys(storage, 'alpha/'), content);
+  });
+
+  it('keeps bank files stored under names new plans may no longer use (CON.md, a long name): they are the user’s content', async () => {
+    const storage = createMemoryDriver();
+    const { core } = await populated({ storage });
+    await storage.put('alpha/bank/CON.md', '# written by an older version\n');
+    await storage.put(`alpha/bank/${'a'.repeat(240)}.md`, '# a long name\n');
+    const content = await listKeys(storage, 'alpha/');
+    const backup = await core.backups.create(owner, { space_id: 'alpha' });
+    assert.equal(backup.files_backed_up, content.length);
+    const imported = await exportImport(core, 'alpha');
+    assert.deepEqual(await listKeys(imported, 'alpha/'), content);
   });
 
   it('exports and imports a space written by the Python server, .keep sentinels included', async () => {
