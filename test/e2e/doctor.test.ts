@@ -65,7 +65,7 @@ describe('live-mem doctor', () => {
     assert.equal(killed.signal, 'SIGKILL');
     const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
     for (const name of ['a.md.123abc.lmtmp', 'b.md.lmlock']) {
-      const file = path.join(home.dir, 'proj', 'live', name);
+      const file = path.join(home.dir, 'proj', 'bank', name); // bank/: a listing of live/ sweeps stale debris itself
       await writeFile(file, 'partial');
       await utimes(file, twoHoursAgo, twoHoursAgo);
     }
@@ -101,7 +101,7 @@ describe('live-mem doctor', () => {
         .every((line) => line.startsWith('✓ ')),
       clean.stdout,
     );
-    assert.match(clean.stdout, /: 10 ok, 0 warning\(s\), 0 error\(s\)$/m);
+    assert.match(clean.stdout, /: 16 ok, 0 warning\(s\), 0 error\(s\)$/m);
   });
 
   it('exits 1 while an error remains (a model that does not answer)', async () => {

@@ -49,12 +49,29 @@ describe('doctor', () => {
     assert.deepEqual(problems(result.findings), []);
     assert.deepEqual(
       result.findings.map((finding) => finding.check),
-      ['store', 'conditional-writes', 'debris', 'pending-commit', 'leases', 'index', 'history', 'orphans', 'llm', 'embeddings'],
+      [
+        'store',
+        'conditional-writes',
+        'tokens',
+        'debris',
+        'pending-commit',
+        'leases',
+        'index',
+        'history',
+        'orphans',
+        'meta',
+        'layout',
+        'history-files',
+        'notes',
+        'backups',
+        'llm',
+        'embeddings',
+      ],
     );
     assert.match(of(result.findings, 'llm')[0]?.message ?? '', /answers/);
     assert.equal(llm.modelListings, listings + 1);
     assert.equal(llm.requests.length, requests, 'no chat request');
-    assert.deepEqual(result.counts, { ok: 10, warn: 0, error: 0, fixed: 0, fixable: 0 });
+    assert.deepEqual(result.counts, { ok: 16, warn: 0, error: 0, fixed: 0, fixable: 0 });
     assert.deepEqual(await listKeys(storage, '_system/'), [], 'its probes leave nothing behind');
   });
 
@@ -75,11 +92,12 @@ describe('doctor', () => {
     assert.ok(await storage.stat('proj/_consolidation/pending.json'));
     // Temp and lock files of killed writers (two hours old), and one of a write in progress; the
     // driver's own spare temp file (opened ahead for the next note) is removed first, to count exactly.
+    // In bank/, which the read-only run does not list (a listing of live/ sweeps stale debris itself).
     await storage.close?.();
-    const live = path.join(home.dir, 'proj', 'live');
+    const bank = path.join(home.dir, 'proj', 'bank');
     for (const name of ['x.md.0a1b2c.lmtmp', 'y.md.lmlock']) {
-      await writeFile(path.join(live, name), 'partial');
-      await utimes(path.join(live, name), TWO_HOURS_AGO, TWO_HOURS_AGO);
+      await writeFile(path.join(bank, name), 'partial');
+      await utimes(path.join(bank, name), TWO_HOURS_AGO, TWO_HOURS_AGO);
     }
     await writeFile(path.join(home.dir, 'proj', '_meta.json.9f8e7d.lmtmp'), 'in progress');
     // A corrupt index snapshot, newest by name; a folder an interrupted import left without _meta.json.
@@ -91,7 +109,7 @@ describe('doctor', () => {
     assert.equal(found.status, 'ok', 'warnings only: nothing is lost');
     const debris = of(found.findings, 'debris');
     const stale = debris.find((finding) => finding.status === 'warn');
-    assert.match(stale?.message ?? '', /2 temp\/lock files older than an hour in proj\/.*proj\/live\/x\.md\.0a1b2c\.lmtmp, proj\/live\/y\.md\.lmlock/);
+    assert.match(stale?.message ?? '', /2 temp\/lock files older than an hour in proj\/.*proj\/bank\/x\.md\.0a1b2c\.lmtmp, proj\/bank\/y\.md\.lmlock/);
     assert.equal(stale?.fixable, true);
     assert.ok(debris.some((finding) => finding.status === 'ok' && /1 temp\/lock file of writes in progress/.test(finding.message)));
     assert.match(of(found.findings, 'pending-commit')[0]?.message ?? '', /committed but its process stopped before applying it \(6 notes/);
