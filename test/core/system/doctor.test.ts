@@ -14,6 +14,7 @@ import type { StorageDriver } from '../../../src/storage/types.js';
 import { owner } from '../../helpers/core.js';
 import { makeS3Harness, requireS3OrSkip } from '../../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm } from '../../helpers/scripted-llm.js';
+import { fillDisk, onTinyDisk } from '../../helpers/tiny-disk.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 const reader: Caller = { agent: 'reader', permissions: new Set(['read']), spaces: '*', canChooseAgent: false };
@@ -213,6 +214,32 @@ describe('doctor: stores that break the contract', () => {
     const fromProbe = of((await createCore({ storage: probed }).doctor(owner, {})).findings, 'conditional-writes')[0];
     assert.match(fromProbe?.message ?? '', /accepts If-None-Match and ignores it/);
   });
+});
+
+describe('doctor on a full disk', () => {
+  for (const freePages of [0, 1]) {
+    it(`names the cause, the disk is full, and blames no conditional write (${freePages} page free)`, (t) =>
+      onTinyDisk(t, async (mountPoint) => {
+        const storage = createFsDriver(mountPoint);
+        try {
+          const core = createCore({ storage });
+          await core.spaces.create(owner, { space_id: 'full' });
+          await fillDisk(mountPoint, freePages);
+          const result = await core.doctor(owner, {});
+          assert.equal(result.status, 'error');
+          assert.ok(
+            !result.findings.some((finding) => /not honoured|S3|radosgw/.test(`${finding.message} ${finding.hint ?? ''}`)),
+            JSON.stringify(result.findings),
+          );
+          const full = problems(result.findings);
+          assert.equal(full.length, 1, JSON.stringify(full));
+          assert.match(full[0]?.message ?? '', /the disk is full/);
+          assert.match(full[0]?.hint ?? '', /free some space on the disk that holds the store/);
+        } finally {
+          await storage.close?.();
+        }
+      }));
+  }
 });
 
 describe('doctor on radosgw', () => {
