@@ -87,7 +87,7 @@ describe('doctor: what the files hold', () => {
     await storage.put('alpha/_meta.json', JSON.stringify({ ...meta, consolidation_count: 'lots', total_notes_processed: -3 }));
     const found = of((await fresh().doctor(owner, {})).findings, 'meta');
     assert.equal(found[0]?.status, 'warn');
-    assert.match(found[0]?.message ?? '', /consolidation_count: "lots", total_notes_processed: -3, which is no count/);
+    assert.match(found[0]?.message ?? '', /consolidation_count: "lots", total_notes_processed: -3, which are no counts: they read as 0/);
     assert.equal(found[0]?.fixable, true);
     const fixed = of((await fresh().doctor(owner, { fix: true })).findings, 'meta');
     assert.equal(fixed[0]?.fixed, true);
