@@ -1,10 +1,12 @@
 /**
  * One damaged space does not break the store, on the built binary: a garbage `_meta.json` in one
  * space leaves `space_list` and `resources/list` (MCP over stdio) and `live-mem space list` working
- * for the others, lists the damaged one as broken, and `live-mem doctor` reports it; a lease planted
- * until 2099 is reported and removed by `doctor --fix`.
+ * for the others, lists the damaged one as broken, and `live-mem doctor` reports it; `history list`
+ * skips a garbage record.json; a lease planted until 2099 is reported and removed by `doctor --fix`.
  */
 import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
 import { ownerCaller } from '../../src/core/caller.js';
@@ -15,7 +17,7 @@ import { tempDir } from '../helpers/tmp.js';
 
 const BROKEN = /_meta\.json is unreadable \(not JSON\)/;
 
-describe('a space with a garbage _meta.json', () => {
+describe('damaged files in a store, as the binary sees them', () => {
   let home: Awaited<ReturnType<typeof tempDir>>;
   const cli = (args: string[]) =>
     execa(process.execPath, [BIN, ...args], {
@@ -72,6 +74,19 @@ describe('a space with a garbage _meta.json', () => {
     assert.equal(doctor.exitCode, 1);
     assert.match(doctor.stdout, /^✗ meta: beta\/_meta\.json is unreadable \(not JSON\)/m);
     assert.match(doctor.stdout, /^ {4}→ restore beta\/_meta\.json from a backup/m);
+  });
+
+  it('`live-mem history list` skips a garbage record.json with a warning, and `doctor` reports it', async () => {
+    const storage = createFsDriver(home.dir);
+    await storage.put('gamma/history/20260101T000000-zzzzzz/record.json', '{ garbage');
+    await storage.close?.();
+    const listed = await cli(['history', 'list', 'gamma']);
+    assert.equal(listed.exitCode, 0, listed.stderr);
+    assert.match(listed.stderr, /history record 20260101T000000-zzzzzz of space 'gamma' is not valid JSON: the history leaves it out/);
+    const doctor = await cli(['doctor', 'gamma']);
+    assert.equal(doctor.exitCode, 1);
+    assert.match(doctor.stdout, /^✗ history-files: gamma\/history\/20260101T000000-zzzzzz\/record\.json is not valid JSON/m);
+    await rm(path.join(home.dir, 'gamma', 'history'), { recursive: true });
   });
 
   it('`doctor` reports a lease planted until 2099 and `doctor --fix` removes it', async () => {
