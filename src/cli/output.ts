@@ -153,7 +153,11 @@ const notes: Formatter = (result) => {
 const VIEWS = {
   fields,
   notes,
-  spaces: (result: Result) => table((result.spaces as Result[]) ?? [], ['space_id', 'live_notes_count', 'bank_files_count', 'owner', 'description']),
+  spaces: (result: Result) => {
+    const spaces = (result.spaces as Result[]) ?? [];
+    const columns = ['space_id', 'live_notes_count', 'bank_files_count', 'owner', 'description'];
+    return table(spaces, spaces.some((space) => space.error) ? [...columns, 'error'] : columns);
+  },
   bankList: (result: Result) => table((result.files as Result[]) ?? [], ['filename', 'size', 'last_modified']),
   tokens: (result: Result) =>
     table((result.tokens as Result[]) ?? [], ['name', 'hash_prefix', 'permissions', 'space_ids', 'state', 'expires_at']) +

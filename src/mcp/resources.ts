@@ -128,7 +128,9 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
       if (isLiveMemError(error, 'forbidden')) return { spaces: [] };
       throw error;
     });
-    const spaces = await mapLimit(listed.spaces, core.context.storage.parallelism, async (space) => {
+    // A damaged space (its meta unreadable) has nothing to list: it is left out, the others listed.
+    const readable = listed.spaces.filter((space) => !('error' in space && space.error));
+    const spaces = await mapLimit(readable, core.context.storage.parallelism, async (space) => {
       try {
         return { space_id: space.space_id, description: space.description, bank: (await core.bank.list(caller, space)).files };
       } catch (error) {

@@ -58,14 +58,15 @@ export async function acquireLease(driver: StorageDriver, key: string, options: 
       const current = await driver.get(key);
       if (!current) continue; // released meanwhile: try to create again
       const held = parseRecord(current.body);
-      if (held && Date.parse(held.expires_at) > clock().getTime() && !heldByDeadProcess(held)) {
+      const now = clock().getTime();
+      if (held && Date.parse(held.expires_at) > now && !heldByDeadProcess(held) && !implausible(held, now, options.ttlMs)) {
         throw new LiveMemError('conflict', `${key} is held by ${held.owner} until ${held.expires_at}`, {
           key,
           holder: held.owner,
           expires_at: held.expires_at,
         });
       }
-      // Expired, abandoned or unreadable: take it over, but only from the version we just read.
+      // Expired, abandoned, implausible or unreadable: take it over, but only from the version we just read.
       try {
         ({ etag } = await driver.put(key, JSON.stringify(record), { ifMatch: current.etag }));
       } catch (takeover) {
@@ -105,19 +106,35 @@ export async function acquireLease(driver: StorageDriver, key: string, options: 
 /**
  * The state of the lease at `key`, read without touching it: `free` (none), `held` (a holder that
  * may still be running), `expired` or `abandoned` (its holder on this machine is gone) — both taken
- * over by the next acquirer —, or `unreadable` (taken over too).
+ * over by the next acquirer —, `implausible` (it claims to be held far longer than any holder
+ * renews it for, see below: taken over too) or `unreadable` (taken over too).
  */
 export async function inspectLease(
   driver: StorageDriver,
   key: string,
   clock: () => Date = () => new Date(),
-): Promise<{ state: 'free' | 'held' | 'expired' | 'abandoned' | 'unreadable'; record: LeaseRecord | null }> {
+  ttlMs = 0,
+): Promise<{ state: 'free' | 'held' | 'expired' | 'abandoned' | 'implausible' | 'unreadable'; record: LeaseRecord | null }> {
   const current = await driver.get(key);
   if (!current) return { state: 'free', record: null };
   const record = parseRecord(current.body);
   if (!record) return { state: 'unreadable', record: null };
-  if (Date.parse(record.expires_at) <= clock().getTime()) return { state: 'expired', record };
+  const now = clock().getTime();
+  if (Date.parse(record.expires_at) <= now) return { state: 'expired', record };
+  if (implausible(record, now, ttlMs)) return { state: 'implausible', record };
   return { state: heldByDeadProcess(record) ? 'abandoned' : 'held', record };
+}
+
+/** How far ahead a lease may run out, at the least: a day, or a hundred of its TTL if that is more. */
+const PLAUSIBLE_AHEAD_MS = 24 * 3600_000;
+
+/**
+ * A holder renews its lease every third of its TTL, so a real lease never runs out more than one
+ * TTL ahead. One that runs out days ahead (an archive or a hand planted it; a clock was far off) would
+ * block its space until then: it is taken over like an abandoned one.
+ */
+export function implausible(record: LeaseRecord, now: number, ttlMs = 0): boolean {
+  return Date.parse(record.expires_at) - now > Math.max(PLAUSIBLE_AHEAD_MS, 100 * ttlMs);
 }
 
 function parseRecord(body: Buffer): LeaseRecord | null {

@@ -15,6 +15,7 @@ import { createCore } from '../../src/core/core.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { BIN } from '../helpers/mcp-client.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
+import { fillDisk, onTinyDisk } from '../helpers/tiny-disk.js';
 import { tempDir } from '../helpers/tmp.js';
 
 interface Finding {
@@ -65,7 +66,7 @@ describe('live-mem doctor', () => {
     assert.equal(killed.signal, 'SIGKILL');
     const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
     for (const name of ['a.md.123abc.lmtmp', 'b.md.lmlock']) {
-      const file = path.join(home.dir, 'proj', 'live', name);
+      const file = path.join(home.dir, 'proj', 'bank', name); // bank/: a listing of live/ sweeps stale debris itself
       await writeFile(file, 'partial');
       await utimes(file, twoHoursAgo, twoHoursAgo);
     }
@@ -101,8 +102,21 @@ describe('live-mem doctor', () => {
         .every((line) => line.startsWith('✓ ')),
       clean.stdout,
     );
-    assert.match(clean.stdout, /: 10 ok, 0 warning\(s\), 0 error\(s\)$/m);
+    assert.match(clean.stdout, /: 16 ok, 0 warning\(s\), 0 error\(s\)$/m);
   });
+
+  it('on a full disk, says the disk is full rather than blaming conditional writes', (t) =>
+    onTinyDisk(t, async (mountPoint) => {
+      const storage = createFsDriver(mountPoint);
+      await createCore({ storage }).spaces.create(ownerCaller('tester'), { space_id: 'full' });
+      await storage.close?.();
+      await fillDisk(mountPoint, 1);
+      const run = await cli(['doctor'], { LIVE_MEM_HOME: mountPoint });
+      assert.equal(run.exitCode, 1);
+      assert.match(run.stdout, /^✗ (store|conditional-writes): .*the disk is full/m); // which probe hits the full disk first depends on the page left
+      assert.match(run.stdout, /^ {4}→ free some space on the disk that holds the store/m);
+      assert.doesNotMatch(run.stdout, /not honoured|S3|radosgw/);
+    }));
 
   it('exits 1 while an error remains (a model that does not answer)', async () => {
     const down = await cli(['doctor'], { LIVE_MEM_LLM_BASE_URL: 'http://127.0.0.1:1/v1', LIVE_MEM_LLM_MODEL: 'm' });

@@ -6,7 +6,7 @@
  * nothing and calls nowhere, tokens see their spaces only. Screenshots go to test-results/screenshots/.
  */
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
@@ -196,6 +196,22 @@ if (requireBrowserOrSkip()) {
       await screenshot(page, 'spaces');
       assert.deepEqual(watch.errors, []);
       await page.close();
+    });
+
+    it('the spaces page shows a space whose _meta.json is garbage as broken, and the others as usual', async () => {
+      await mkdir(path.join(home.dir, 'broken'));
+      await writeFile(path.join(home.dir, 'broken', '_meta.json'), 'garbage');
+      try {
+        const { page, watch } = await open('#/spaces');
+        const broken = page.locator('tr.broken[data-space="broken"]');
+        await broken.waitFor();
+        assert.match(await broken.innerText(), /broken: _meta\.json is unreadable/);
+        assert.match(await page.locator('tr[data-space="alpha"]').innerText(), /The API rewrite\s+6\s+6/);
+        assert.deepEqual(watch.errors, []);
+        await page.close();
+      } finally {
+        await rm(path.join(home.dir, 'broken'), { recursive: true });
+      }
     });
 
     it('the live feed shows the newest notes first, filters them, and shows a note another process writes within 2 s', async () => {

@@ -40,19 +40,20 @@ export function sameHash(a: string, b: string): boolean {
   return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
 }
 
+/** The token file as stored; `storage_error` when it is not one (then every token is refused, see `live-mem doctor`). */
+export function parseTokenFile(body: Buffer): TokenFile {
+  try {
+    const file = JSON.parse(body.toString('utf8')) as TokenFile | null;
+    if (!Array.isArray(file?.tokens)) throw new Error('no tokens list');
+    return file;
+  } catch (cause) {
+    throw new LiveMemError('storage_error', `${TOKENS_KEY} is unreadable`, {}, { cause });
+  }
+}
+
 export function createTokenStore(context: CoreContext) {
   const { storage } = context;
   let cache: { etag: string; file: TokenFile } | undefined;
-
-  const parse = (body: Buffer): TokenFile => {
-    try {
-      const file = JSON.parse(body.toString('utf8')) as TokenFile;
-      if (!Array.isArray(file.tokens)) throw new Error('no tokens list');
-      return file;
-    } catch (cause) {
-      throw new LiveMemError('storage_error', `${TOKENS_KEY} is unreadable`, {}, { cause });
-    }
-  };
 
   /** The current tokens; re-read only when the file changed (one stat per call otherwise). */
   const load = async (): Promise<{ file: TokenFile; etag: string | null }> => {
@@ -61,7 +62,7 @@ export function createTokenStore(context: CoreContext) {
     if (cache && cache.etag === stat.etag) return { file: cache.file, etag: cache.etag };
     const object = await storage.get(TOKENS_KEY);
     if (!object) return { file: { version: 1, tokens: [] }, etag: null };
-    cache = { etag: object.etag, file: parse(object.body) };
+    cache = { etag: object.etag, file: parseTokenFile(object.body) };
     return { file: cache.file, etag: object.etag };
   };
 

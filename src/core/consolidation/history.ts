@@ -22,20 +22,22 @@ export function encodeHistoryNotes(notes: readonly HistoryNote[]): string {
   return `${JSON.stringify({ format: FORMAT, format_version: FORMAT_VERSION, notes: entries }, null, 1)}\n`;
 }
 
+/** The notes of a notes.json; `storage_error` with data `damaged` (a file there but unreadable, not the store failing) when it cannot be decoded. */
 export function decodeHistoryNotes(body: Buffer, where: string): HistoryNote[] {
   let parsed: { format?: unknown; format_version?: unknown; notes?: unknown };
   try {
     parsed = JSON.parse(body.toString('utf8')) as typeof parsed;
   } catch (cause) {
-    throw new LiveMemError('storage_error', `${where} is not valid JSON`, {}, { cause });
+    throw new LiveMemError('storage_error', `${where} is not valid JSON`, { damaged: true }, { cause });
   }
-  if (parsed.format !== FORMAT || parsed.format_version !== FORMAT_VERSION || !Array.isArray(parsed.notes)) {
-    throw new LiveMemError('storage_error', `${where} is not a ${FORMAT} v${FORMAT_VERSION} file`);
+  if (parsed?.format !== FORMAT || parsed.format_version !== FORMAT_VERSION || !Array.isArray(parsed.notes)) {
+    throw new LiveMemError('storage_error', `${where} is not a ${FORMAT} v${FORMAT_VERSION} file`, { damaged: true });
   }
-  return (parsed.notes as Array<{ filename?: unknown; content?: unknown; content_base64?: unknown }>).map((note) => {
-    if (typeof note.filename !== 'string') throw new LiveMemError('storage_error', `${where} holds a note without a filename`);
+  return (parsed.notes as Array<{ filename?: unknown; content?: unknown; content_base64?: unknown } | null>).map((entry) => {
+    const note = entry ?? {};
+    if (typeof note.filename !== 'string') throw new LiveMemError('storage_error', `${where} holds a note without a filename`, { damaged: true });
     if (typeof note.content === 'string') return { filename: note.filename, body: Buffer.from(note.content, 'utf8') };
     if (typeof note.content_base64 === 'string') return { filename: note.filename, body: Buffer.from(note.content_base64, 'base64') };
-    throw new LiveMemError('storage_error', `${where} holds ${note.filename} without a body`);
+    throw new LiveMemError('storage_error', `${where} holds ${note.filename} without a body`, { damaged: true });
   });
 }

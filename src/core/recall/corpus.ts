@@ -1,5 +1,5 @@
 import { mapLimit } from '../../shared/concurrency.js';
-import { LiveMemError } from '../../shared/errors.js';
+import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { listAll, listPrefixes } from '../../storage/list.js';
 import { decodeHistoryNotes } from '../consolidation/history.js';
 import type { CoreContext } from '../context.js';
@@ -68,23 +68,7 @@ export function createCorpus(context: CoreContext) {
     if (cached) return cached;
     const object = await storage.get(spaceKeys(spaceId).historyRecord(cid));
     if (!object) return null; // a consolidation still being written (or killed before its record): its notes are still live
-    let record: HistoryRecord;
-    try {
-      record = JSON.parse(object.body.toString('utf8')) as HistoryRecord;
-    } catch (cause) {
-      throw new LiveMemError(
-        'storage_error',
-        `history record ${cid} of space '${spaceId}' is not valid JSON`,
-        { space_id: spaceId, consolidation_id: cid },
-        { cause },
-      );
-    }
-    record = {
-      ...record,
-      id: cid,
-      notes: Array.isArray(record.notes) ? record.notes : [],
-      bank_files: Array.isArray(record.bank_files) ? record.bank_files : [],
-    };
+    const record = parseHistoryRecord(object.body, spaceId, cid);
     records.set(cacheKey, record);
     return record;
   };
@@ -122,13 +106,24 @@ export function createCorpus(context: CoreContext) {
     return bundle;
   };
 
+  /** A damaged history file is left out with a warning, so it hides only itself (`live-mem doctor` reports it). */
+  const skipDamaged = <T>(what: string, error: unknown, fallback: T): T => {
+    if (!isLiveMemError(error, 'storage_error') || error.data.damaged !== true) throw error;
+    context.logger.warn(`${error.message}: ${what} leaves it out (\`live-mem doctor\` says more)`);
+    return fallback;
+  };
+
   const corpus = {
-    /** Complete consolidations of a space, oldest first (ids start with their commit stamp). */
+    /** Complete consolidations of a space, oldest first (ids start with their commit stamp); a damaged record is skipped. */
     async history(spaceId: string): Promise<HistoryRecord[]> {
       const ids = await corpus.historyIds(spaceId);
-      const found = await mapLimit(ids, storage.parallelism, (cid) => readRecord(spaceId, cid));
+      const found = await mapLimit(ids, storage.parallelism, (cid) =>
+        readRecord(spaceId, cid).catch((error: unknown) => skipDamaged('the history', error, null)),
+      );
       return found.filter((record): record is HistoryRecord => record !== null);
     },
+
+    skipDamaged,
 
     /** One consolidation's record, or null. */
     record: readRecord,
@@ -205,7 +200,9 @@ export function createCorpus(context: CoreContext) {
     async read(spaceId: string, notes: readonly Level0Note[]): Promise<Level0Text[]> {
       let movedOn: Promise<Map<string, string>> | undefined; // filename → consolidation, read once if needed
       const texts = await mapLimit(notes, storage.parallelism, async (note): Promise<Level0Text | null> => {
-        if (note.consolidation_id) return corpus.historyNote(spaceId, note.consolidation_id, note.filename);
+        if (note.consolidation_id) {
+          return corpus.historyNote(spaceId, note.consolidation_id, note.filename).catch((error: unknown) => skipDamaged('recall', error, null));
+        }
         const view = await corpus.liveNote(spaceId, note);
         if (view) return { ...note, ...view };
         // Consolidated since it was listed: find which consolidation took it.
@@ -213,7 +210,7 @@ export function createCorpus(context: CoreContext) {
           .history(spaceId)
           .then((records) => new Map(records.flatMap((record) => record.notes.map((filename) => [filename, record.id] as const))));
         const cid = (await movedOn).get(note.filename);
-        return cid ? corpus.historyNote(spaceId, cid, note.filename) : null;
+        return cid ? corpus.historyNote(spaceId, cid, note.filename).catch((error: unknown) => skipDamaged('recall', error, null)) : null;
       });
       return texts.filter((text): text is Level0Text => text !== null);
     },
@@ -222,6 +219,32 @@ export function createCorpus(context: CoreContext) {
 }
 
 export type Corpus = ReturnType<typeof createCorpus>;
+
+/** A `record.json` as read; `storage_error` (data `damaged`) when it is not a JSON object. */
+export function parseHistoryRecord(body: Buffer, spaceId: string, cid: string): HistoryRecord {
+  const damaged = (cause?: unknown) =>
+    new LiveMemError(
+      'storage_error',
+      `history record ${cid} of space '${spaceId}' is not valid JSON`,
+      { space_id: spaceId, consolidation_id: cid, damaged: true },
+      cause === undefined ? {} : { cause },
+    );
+  let record: HistoryRecord;
+  try {
+    record = JSON.parse(body.toString('utf8')) as HistoryRecord;
+  } catch (cause) {
+    throw damaged(cause);
+  }
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) throw damaged();
+  return {
+    ...record,
+    id: cid,
+    notes: Array.isArray(record.notes) ? record.notes.filter((name) => typeof name === 'string') : [],
+    bank_files: Array.isArray(record.bank_files) ? record.bank_files : [],
+    time_range: typeof record.time_range === 'object' && record.time_range !== null ? record.time_range : { oldest: null, newest: null },
+    metrics: typeof record.metrics === 'object' && record.metrics !== null ? record.metrics : {},
+  };
+}
 
 interface HistoryBundle {
   /** Filenames, oldest first. */

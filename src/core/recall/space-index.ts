@@ -116,8 +116,13 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     for (const [done, cid] of fresh.entries()) {
       onProgress?.({ space_id: spaceId, phase: 'history', done, total: fresh.length });
       // Only new consolidations are read, and only once complete (their record written last).
-      if (!(await corpus.record(spaceId, cid))) continue;
-      for (const note of await corpus.historyNotes(spaceId, cid)) {
+      // A damaged record or notes.json is left out, and not marked as indexed: read again once repaired.
+      const notes = await corpus
+        .record(spaceId, cid)
+        .then((record) => (record ? corpus.historyNotes(spaceId, cid) : null))
+        .catch((error: unknown) => corpus.skipDamaged('the search index', error, null));
+      if (!notes) continue;
+      for (const note of notes) {
         remove(noteDocId(note.filename));
         live.delete(note.filename);
         historyFilenames.add(note.filename);

@@ -2,6 +2,7 @@ import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { listPrefixes } from '../../storage/list.js';
+import type { StoredObject } from '../../storage/types.js';
 import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
 
 /** `{space}/_meta.json`. Fields unknown to this version are kept as they are on every rewrite. */
@@ -22,18 +23,9 @@ export interface LoadedMeta {
   etag: string;
 }
 
-/** Reads a space's meta; `not_found` when the space does not exist. */
+/** Reads a space's meta; `not_found` when the space does not exist, `storage_error` (data `unreadable`) when it is not JSON. */
 export async function loadMeta(context: CoreContext, spaceId: string): Promise<LoadedMeta> {
-  validateSpaceId(spaceId);
-  const object = await context.storage.get(spaceKeys(spaceId).meta);
-  if (!object) throw new LiveMemError('not_found', `space '${spaceId}' does not exist`, { space_id: spaceId });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(object.body.toString('utf8'));
-  } catch (cause) {
-    throw new LiveMemError('storage_error', `space '${spaceId}' has an unreadable _meta.json`, { space_id: spaceId }, { cause });
-  }
-  const raw = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Partial<SpaceMeta>;
+  const { raw, object } = await readRawMeta(context, spaceId);
   const meta: SpaceMeta = {
     ...raw,
     space_id: spaceId,
@@ -41,10 +33,43 @@ export async function loadMeta(context: CoreContext, spaceId: string): Promise<L
     owner: String(raw.owner ?? ''),
     created_at: String(raw.created_at ?? object.lastModified.toISOString()),
     last_consolidation: typeof raw.last_consolidation === 'string' ? raw.last_consolidation : null,
-    consolidation_count: Number(raw.consolidation_count ?? 0),
-    total_notes_processed: Number(raw.total_notes_processed ?? 0),
+    consolidation_count: counter(raw.consolidation_count) ?? 0,
+    total_notes_processed: counter(raw.total_notes_processed) ?? 0,
   };
   return { meta, etag: object.etag };
+}
+
+/** The meta's fields as stored, before `loadMeta` fills in and resets what is missing or junk. */
+export async function readRawMeta(context: CoreContext, spaceId: string): Promise<{ raw: Partial<SpaceMeta>; object: StoredObject }> {
+  validateSpaceId(spaceId);
+  const object = await context.storage.get(spaceKeys(spaceId).meta);
+  if (!object) throw new LiveMemError('not_found', `space '${spaceId}' does not exist`, { space_id: spaceId });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(object.body.toString('utf8'));
+  } catch (cause) {
+    throw new LiveMemError(
+      'storage_error',
+      `space '${spaceId}' has an unreadable _meta.json`,
+      { space_id: spaceId, unreadable: spaceKeys(spaceId).meta },
+      { cause },
+    );
+  }
+  return { raw: (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : {}) as Partial<SpaceMeta>, object };
+}
+
+/** Whether `error` is `loadMeta` saying the meta is not JSON (as against the store failing). */
+export const isUnreadableMeta = (error: unknown): boolean => isLiveMemError(error, 'storage_error') && typeof error.data.unreadable === 'string';
+
+/** The counters of a meta that are present but not a count (`loadMeta` reads them as 0). */
+export const COUNTERS = ['consolidation_count', 'total_notes_processed'] as const;
+export const junkCounters = (raw: Partial<SpaceMeta>): string[] => COUNTERS.filter((field) => field in raw && counter(raw[field]) === undefined);
+
+/** A count (a non-negative integer, or its decimal string as the Python server may write), else undefined. */
+function counter(value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  return typeof number === 'number' && Number.isSafeInteger(number) && number >= 0 ? number : undefined;
 }
 
 /**

@@ -9,11 +9,13 @@ import { KEEP_FILE, spaceKeys } from '../layout.js';
 import { validateSpaceId } from '../validate.js';
 import { claimNewSpace } from './claim.js';
 import { DEFAULT_RULES } from './default-rules.js';
-import { listSpaceIds, loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from './meta.js';
+import { isUnreadableMeta, listSpaceIds, loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from './meta.js';
 
 const MAX_RULES_CHARS = 200_000;
 const MAX_DESCRIPTION_CHARS = 2_000;
 const MAX_OWNER_CHARS = 200;
+/** What `space list` says of a space whose meta is not JSON. */
+const BROKEN_META = '_meta.json is unreadable (not JSON): repair it by hand or restore a backup (`live-mem doctor` says more)';
 
 export interface SpaceCreateInput {
   space_id: string;
@@ -134,6 +136,8 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
           };
         } catch (error) {
           if (isLiveMemError(error, 'not_found')) return null; // a folder without meta is not a space
+          // One damaged space must not hide the others: it is listed, as broken.
+          if (isUnreadableMeta(error)) return { space_id: spaceId, description: '', error: BROKEN_META };
           throw error;
         }
       });

@@ -1,6 +1,6 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError } from '../../shared/errors.js';
-import { inspectLease } from '../../storage/lease.js';
+import { acquireLease, inspectLease } from '../../storage/lease.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
 import type { Caller } from '../caller.js';
 import { decodeHistoryNotes } from '../consolidation/history.js';
@@ -130,16 +130,21 @@ async function checkPendingRecord(deps: SpaceCheckDeps, spaceId: string): Promis
   }
 }
 
-/** Leases (consolidation, summaries) whose holder is gone or whose time ran out: the next run takes them over. */
+/**
+ * Leases (consolidation, summaries) whose holder is gone or whose time ran out: the next run takes
+ * them over. One that runs out implausibly far ahead was planted (an archive, a hand) or written
+ * under a clock far off: no holder renews a lease that far, so `fix` takes it over and drops it.
+ */
 export async function checkLeases(deps: SpaceCheckDeps, spaceId: string): Promise<Finding[]> {
   const { context } = deps;
+  const ttlMs = context.consolidation.leaseTtlMs;
   const keys = spaceKeys(spaceId);
   const findings: Finding[] = [];
   for (const [what, key] of [
     ['consolidation', keys.lock],
     ['summaries', keys.summariesLock],
   ] as const) {
-    const { state, record } = await inspectLease(context.storage, key, context.clock);
+    const { state, record } = await inspectLease(context.storage, key, context.clock, ttlMs);
     const holder = record ? `${record.owner.split(':')[0]} by ${record.owner.slice(record.owner.indexOf(':') + 1)}` : 'someone';
     if (state === 'free') continue;
     if (state === 'held') {
@@ -150,6 +155,10 @@ export async function checkLeases(deps: SpaceCheckDeps, spaceId: string): Promis
         fixable: false,
         message: `'${spaceId}': a ${holder} holds the ${what} lease until ${record?.expires_at}`,
       });
+      continue;
+    }
+    if (state === 'implausible') {
+      findings.push(await dropPlantedLease(deps, spaceId, what, key, record?.expires_at));
       continue;
     }
     const why = state === 'expired' ? `expired at ${record?.expires_at}` : state === 'abandoned' ? 'its process is gone' : 'it is unreadable';
@@ -166,6 +175,28 @@ export async function checkLeases(deps: SpaceCheckDeps, spaceId: string): Promis
     });
   }
   return findings;
+}
+
+/** Takes a planted lease over (compare-and-swap, as any acquirer would) and releases it, when `fix`. */
+async function dropPlantedLease(deps: SpaceCheckDeps, spaceId: string, what: string, key: string, expiresAt: string | undefined): Promise<Finding> {
+  const { context, caller, fix } = deps;
+  const finding: Finding = {
+    check: 'leases',
+    space_id: spaceId,
+    status: 'error',
+    fixable: true,
+    fix: 'removes it',
+    message: `the ${what} lease of '${spaceId}' claims to be held until ${expiresAt}, far longer than any run holds one: it was planted (an imported archive, a hand) or written under a wrong clock`,
+    hint: `runs take it over, but \`live-mem doctor ${spaceId} --fix\` removes it now`,
+  };
+  if (!fix) return finding;
+  try {
+    const lease = await acquireLease(context.storage, key, { owner: `doctor:${caller.agent}`, ttlMs: context.consolidation.leaseTtlMs, clock: context.clock });
+    await lease.release();
+    return { ...finding, status: 'ok', fixed: true, message: `removed the ${what} lease of '${spaceId}' that claimed to be held until ${expiresAt}` };
+  } catch (error) {
+    return { ...finding, message: `${finding.message}; could not remove it: ${failure(error)}` };
+  }
 }
 
 /** The newest index snapshot decodes and covers every complete consolidation. */

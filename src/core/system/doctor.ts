@@ -7,6 +7,7 @@ import type { RecallOptions } from '../recall/recall-service.js';
 import type { SnapshotHeader } from '../recall/index-store.js';
 import { listSpaceIds } from '../space/meta.js';
 import { validateSpaceId } from '../validate.js';
+import { budgetFinding, checkBackups, checkHistoryFiles, checkLayout, checkLiveNotes, checkMeta, checkTokens, deepBudget } from './doctor-data.js';
 import { checkHistory, checkIndex, checkLeases, checkOrphan, checkPending, historyState, plural, type SpaceCheckDeps } from './doctor-space.js';
 
 /**
@@ -58,9 +59,27 @@ const ALL_CLEAR: Record<string, string> = {
   index: 'search index snapshots decode and cover every consolidation',
   history: 'every consolidation in history is complete',
   orphans: 'every folder is a space (has its _meta.json)',
+  meta: "every space's _meta.json reads, and its counters are counts",
+  layout: 'live/, bank/ and history/ are folders',
+  'history-files': "every consolidation's record.json and notes.json decode",
+  notes: 'every live note is UTF-8 text with its front-matter',
+  backups: 'no backup left unfinished by a killed run',
 };
 
 const failure = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** Storage failures people can act on, by their system error code: what happened and what to do. */
+const CAUSES: Record<string, { what: string; hint: string }> = {
+  ENOSPC: { what: 'the disk is full', hint: 'free some space on the disk that holds the store (`df -h`), then run `live-mem doctor` again' },
+  EDQUOT: { what: 'the disk quota is used up', hint: 'free some space or raise the quota, then run `live-mem doctor` again' },
+  EACCES: { what: 'permission denied', hint: 'give the user running live-mem write access to the store folder' },
+  EPERM: { what: 'operation not permitted', hint: 'give the user running live-mem write access to the store folder' },
+  EROFS: { what: 'the file system is read-only', hint: 'mount the store read-write, or point --home (LIVE_MEM_HOME) at a writable folder' },
+};
+const causeOf = (error: unknown) => {
+  const code = isLiveMemError(error) ? error.data.code : (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? CAUSES[code] : undefined;
+};
 const ms = (start: number): number => Math.round(performance.now() - start);
 
 export function createDoctor(context: CoreContext, deps: DoctorDeps) {
@@ -83,43 +102,62 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
         message: `${storage.name} store at ${storage.location} reachable (write, read, delete in ${ms(start)} ms)`,
       };
     } catch (error) {
+      const cause = causeOf(error);
       return {
         check: 'store',
         status: 'error',
         fixable: false,
-        message: `${storage.name} store at ${storage.location} is not usable: ${failure(error)}`,
+        message: `${storage.name} store at ${storage.location} is not usable: ${cause ? `${cause.what}: ` : ''}${failure(error)}`,
         hint:
-          storage.name === 's3'
+          cause?.hint ??
+          (storage.name === 's3'
             ? 'check LIVE_MEM_S3_ENDPOINT, LIVE_MEM_S3_BUCKET and the credentials (the bucket must exist)'
-            : 'check that the folder (--home, LIVE_MEM_HOME) exists or can be created, and is writable',
+            : 'check that the folder (--home, LIVE_MEM_HOME) exists or can be created, and is writable'),
       };
     }
   };
 
-  /** Create-only twice on one key: the second must fail, or two writers would clobber each other. */
+  /**
+   * Create-only twice on one key: the second must fail, or two writers would clobber each other.
+   * Only a second write that lands (or the driver's own probe) is a verdict on the store; a write
+   * that fails (a full disk, a permission) says the store cannot be written, and why.
+   */
   const checkConditionalWrites = async (): Promise<Finding> => {
     const check = 'conditional-writes';
     const key = `${SYSTEM_PREFIX}doctor/${context.randomId()}-${Date.now()}.create-only`;
+    let verdict: string | undefined;
     try {
-      if ((await storage.checkConditionalWrites?.()) === 'unsupported') throw new Error('the store accepts If-None-Match and ignores it');
-      await storage.put(key, 'first', { ifNoneMatch: '*' });
-      const second = await storage.put(key, 'second', { ifNoneMatch: '*' }).then(
-        () => 'overwritten',
-        (error: unknown) => (isLiveMemError(error, 'precondition_failed') ? 'refused' : Promise.reject(error)),
-      );
-      if (second === 'overwritten') throw new Error('a second create-only write of one key succeeded');
-      return { check, status: 'ok', fixable: false, message: 'create-only writes are honoured (a second create of one key is refused)' };
+      if ((await storage.checkConditionalWrites?.()) === 'unsupported') verdict = 'the store accepts If-None-Match and ignores it';
+      else {
+        await storage.put(key, 'first', { ifNoneMatch: '*' });
+        const second = await storage.put(key, 'second', { ifNoneMatch: '*' }).then(
+          () => 'overwritten',
+          (error: unknown) => (isLiveMemError(error, 'precondition_failed') ? 'refused' : Promise.reject(error)),
+        );
+        if (second === 'overwritten') verdict = 'a second create-only write of one key succeeded';
+      }
     } catch (error) {
+      const cause = causeOf(error);
       return {
         check,
         status: 'error',
         fixable: false,
-        message: `conditional writes are not honoured: ${failure(error)}; locks and create-only writes are unsafe on this store`,
-        hint: 'use AWS S3, Ceph radosgw or another store that honours If-None-Match and If-Match',
+        message: `the store cannot be written${cause ? `: ${cause.what}` : ''} (${failure(error)}); conditional writes could not be checked`,
+        hint: cause?.hint ?? 'check that the store is reachable and writable, then run `live-mem doctor` again',
       };
     } finally {
       await storage.delete(key).catch(() => undefined);
     }
+    if (verdict === undefined) {
+      return { check, status: 'ok', fixable: false, message: 'create-only writes are honoured (a second create of one key is refused)' };
+    }
+    return {
+      check,
+      status: 'error',
+      fixable: false,
+      message: `conditional writes are not honoured: ${verdict}; locks and create-only writes are unsafe on this store`,
+      hint: 'use AWS S3, Ceph radosgw or another store that honours If-None-Match and If-Match',
+    };
   };
 
   /** Temp and lock files (fs): stale ones were left by killed writers; young ones belong to writes in progress. */
@@ -215,6 +253,7 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
     findings.push(await checkStore());
     if (findings[0]?.status === 'ok') {
       findings.push(await checkConditionalWrites());
+      findings.push(await checkTokens(context));
       // Debris first: listings remove stale debris of the folders they read.
       const everything = only === undefined && caller.spaces === '*';
       const folders = only !== undefined ? [only] : (await listSpaceIds(context)).filter((id) => canAccessSpace(caller, id));
@@ -234,13 +273,22 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
           continue;
         }
         step('space', `checking '${spaceId}'`);
+        const history = await historyState(context, spaceId);
+        perSpace.push(...(await checkMeta(spaceDeps, spaceId)));
+        perSpace.push(...(await checkLayout(spaceDeps, spaceId)));
         perSpace.push(...(await checkPending(spaceDeps, spaceId)));
         perSpace.push(...(await checkLeases(spaceDeps, spaceId)));
-        const history = await historyState(context, spaceId);
         perSpace.push(...(await checkHistory(spaceDeps, spaceId, history)));
+        step('notes', `reading the notes of '${spaceId}'`);
+        const budget = deepBudget();
+        perSpace.push(...(await checkLiveNotes(spaceDeps, spaceId, budget)));
+        perSpace.push(...(await checkHistoryFiles(spaceDeps, spaceId, history.complete, budget)));
+        perSpace.push(...budgetFinding(spaceId, budget));
         step('index', `checking the search index of '${spaceId}'`);
         perSpace.push(...(await checkIndex(spaceDeps, spaceId, history.complete)));
       }
+      step('backups', 'looking for backups a killed run left unfinished');
+      perSpace.push(...(await checkBackups(spaceDeps, everything ? undefined : folders)));
       for (const [check, message] of Object.entries(ALL_CLEAR)) {
         const some = perSpace.filter((finding) => finding.check === check);
         findings.push(...(some.length > 0 ? some : [{ check, status: 'ok' as const, fixable: false, message }]));

@@ -24,9 +24,10 @@ export const spaceTools = [
     name: 'space_list',
     title: 'List spaces',
     permission: 'read',
-    description: "List the spaces you can access, with their note and bank file counts. Use it to find a project's space_id.",
+    description:
+      "List the spaces you can access, with their note and bank file counts (a damaged space has an `error` instead). Use it to find a project's space_id.",
     input: {},
-    output: outputShape({ spaces: z.array(z.looseObject({ space_id: str, description: str })), total: int }),
+    output: outputShape({ spaces: z.array(z.looseObject({ space_id: str, description: str, error: str.optional() })), total: int }),
     annotations: READ_ONLY,
     handler: (_args, { core, caller }) => core.spaces.list(caller),
   }),

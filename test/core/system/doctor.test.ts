@@ -14,6 +14,7 @@ import type { StorageDriver } from '../../../src/storage/types.js';
 import { owner } from '../../helpers/core.js';
 import { makeS3Harness, requireS3OrSkip } from '../../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm } from '../../helpers/scripted-llm.js';
+import { fillDisk, onTinyDisk } from '../../helpers/tiny-disk.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 const reader: Caller = { agent: 'reader', permissions: new Set(['read']), spaces: '*', canChooseAgent: false };
@@ -49,12 +50,29 @@ describe('doctor', () => {
     assert.deepEqual(problems(result.findings), []);
     assert.deepEqual(
       result.findings.map((finding) => finding.check),
-      ['store', 'conditional-writes', 'debris', 'pending-commit', 'leases', 'index', 'history', 'orphans', 'llm', 'embeddings'],
+      [
+        'store',
+        'conditional-writes',
+        'tokens',
+        'debris',
+        'pending-commit',
+        'leases',
+        'index',
+        'history',
+        'orphans',
+        'meta',
+        'layout',
+        'history-files',
+        'notes',
+        'backups',
+        'llm',
+        'embeddings',
+      ],
     );
     assert.match(of(result.findings, 'llm')[0]?.message ?? '', /answers/);
     assert.equal(llm.modelListings, listings + 1);
     assert.equal(llm.requests.length, requests, 'no chat request');
-    assert.deepEqual(result.counts, { ok: 10, warn: 0, error: 0, fixed: 0, fixable: 0 });
+    assert.deepEqual(result.counts, { ok: 16, warn: 0, error: 0, fixed: 0, fixable: 0 });
     assert.deepEqual(await listKeys(storage, '_system/'), [], 'its probes leave nothing behind');
   });
 
@@ -75,11 +93,12 @@ describe('doctor', () => {
     assert.ok(await storage.stat('proj/_consolidation/pending.json'));
     // Temp and lock files of killed writers (two hours old), and one of a write in progress; the
     // driver's own spare temp file (opened ahead for the next note) is removed first, to count exactly.
+    // In bank/, which the read-only run does not list (a listing of live/ sweeps stale debris itself).
     await storage.close?.();
-    const live = path.join(home.dir, 'proj', 'live');
+    const bank = path.join(home.dir, 'proj', 'bank');
     for (const name of ['x.md.0a1b2c.lmtmp', 'y.md.lmlock']) {
-      await writeFile(path.join(live, name), 'partial');
-      await utimes(path.join(live, name), TWO_HOURS_AGO, TWO_HOURS_AGO);
+      await writeFile(path.join(bank, name), 'partial');
+      await utimes(path.join(bank, name), TWO_HOURS_AGO, TWO_HOURS_AGO);
     }
     await writeFile(path.join(home.dir, 'proj', '_meta.json.9f8e7d.lmtmp'), 'in progress');
     // A corrupt index snapshot, newest by name; a folder an interrupted import left without _meta.json.
@@ -91,7 +110,7 @@ describe('doctor', () => {
     assert.equal(found.status, 'ok', 'warnings only: nothing is lost');
     const debris = of(found.findings, 'debris');
     const stale = debris.find((finding) => finding.status === 'warn');
-    assert.match(stale?.message ?? '', /2 temp\/lock files older than an hour in proj\/.*proj\/live\/x\.md\.0a1b2c\.lmtmp, proj\/live\/y\.md\.lmlock/);
+    assert.match(stale?.message ?? '', /2 temp\/lock files older than an hour in proj\/.*proj\/bank\/x\.md\.0a1b2c\.lmtmp, proj\/bank\/y\.md\.lmlock/);
     assert.equal(stale?.fixable, true);
     assert.ok(debris.some((finding) => finding.status === 'ok' && /1 temp\/lock file of writes in progress/.test(finding.message)));
     assert.match(of(found.findings, 'pending-commit')[0]?.message ?? '', /committed but its process stopped before applying it \(6 notes/);
@@ -195,6 +214,32 @@ describe('doctor: stores that break the contract', () => {
     const fromProbe = of((await createCore({ storage: probed }).doctor(owner, {})).findings, 'conditional-writes')[0];
     assert.match(fromProbe?.message ?? '', /accepts If-None-Match and ignores it/);
   });
+});
+
+describe('doctor on a full disk', () => {
+  for (const freePages of [0, 1]) {
+    it(`names the cause, the disk is full, and blames no conditional write (${freePages} page free)`, (t) =>
+      onTinyDisk(t, async (mountPoint) => {
+        const storage = createFsDriver(mountPoint);
+        try {
+          const core = createCore({ storage });
+          await core.spaces.create(owner, { space_id: 'full' });
+          await fillDisk(mountPoint, freePages);
+          const result = await core.doctor(owner, {});
+          assert.equal(result.status, 'error');
+          assert.ok(
+            !result.findings.some((finding) => /not honoured|S3|radosgw/.test(`${finding.message} ${finding.hint ?? ''}`)),
+            JSON.stringify(result.findings),
+          );
+          const full = problems(result.findings);
+          assert.equal(full.length, 1, JSON.stringify(full));
+          assert.match(full[0]?.message ?? '', /the disk is full/);
+          assert.match(full[0]?.hint ?? '', /free some space on the disk that holds the store/);
+        } finally {
+          await storage.close?.();
+        }
+      }));
+  }
 });
 
 describe('doctor on radosgw', () => {

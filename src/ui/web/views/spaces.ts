@@ -8,6 +8,8 @@ interface SpaceRow {
   description: string;
   live_notes_count: number;
   bank_files_count: number;
+  /** Set on a damaged space (its meta unreadable): listed, not opened. */
+  error?: string;
 }
 
 /** #/spaces: every space the caller may read, with its backlog, bank size and last consolidation. */
@@ -17,12 +19,22 @@ export async function spacesView(_context: ViewContext): Promise<Node> {
   // The newest consolidation of each space: history_list reads records, where space_info would stat every live note.
   const lasts = await Promise.all(
     spaces.map((space) =>
-      callTool<HistoryPage>('history_list', { space_id: space.space_id, limit: 1 })
-        .then((page) => page.consolidations[0])
-        .catch(() => undefined),
+      space.error
+        ? undefined
+        : callTool<HistoryPage>('history_list', { space_id: space.space_id, limit: 1 })
+            .then((page) => page.consolidations[0])
+            .catch(() => undefined),
     ),
   );
   const rows = spaces.map((space, i) => {
+    if (space.error) {
+      return h(
+        'tr',
+        { 'data-space': space.space_id, class: 'broken' },
+        h('td', {}, space.space_id),
+        h('td', { class: 'description error', colspan: '4' }, `broken: ${space.error}`),
+      );
+    }
     const last = lasts[i];
     return h(
       'tr',
