@@ -93,8 +93,9 @@ const errnoOf = (error: unknown): string | undefined => {
   return e?.code ?? e?.errors?.[0]?.code;
 };
 /**
- * The HTTP handler's timeouts (connecting, or a socket idle past `timeoutMs`) are named TimeoutError,
- * which the SDK retries; renamed STALLED on their way out of the handler, the SDK gives up at once.
+ * The HTTP handler's own timeouts (connecting, or a socket idle past `timeoutMs`) are named
+ * TimeoutError, which the SDK retries; renamed STALLED on their way out of the handler, the SDK
+ * gives up at once.
  */
 const STALLED = 'LiveMemS3Stalled';
 const isTimeout = (error: unknown): boolean => ['TimeoutError', STALLED].includes(nameOf(error));
@@ -167,8 +168,10 @@ export function createS3Driver(options: S3DriverOptions): S3StorageDriver {
         try {
           return await next(args);
         } catch (error) {
-          if (nameOf(error) !== 'TimeoutError') throw error;
-          throw Object.assign(new Error((error as Error).message), { name: STALLED, connecting: /establishing a connection/.test((error as Error).message) });
+          // A reset or a broken pipe also arrives named TimeoutError, with its errno: still retried.
+          if (nameOf(error) !== 'TimeoutError' || errnoOf(error) !== undefined) throw error;
+          const message = (error as Error).message;
+          throw Object.assign(new Error(message), { name: STALLED, connecting: /establish a connection/.test(message) });
         }
       },
       { step: 'deserialize', priority: 'low', name: 'liveMemNoRetryOnTimeout' },
@@ -269,7 +272,10 @@ export function createS3Driver(options: S3DriverOptions): S3StorageDriver {
         if (!isDoubtful(error)) throw storageError('put', key, error);
         // Outcome unknown: radosgw answers losers of a CAS race with 500 instead of 412, and a response
         // can be lost after the write landed. The object's current version tells which it was.
-        const current = await head(input.Key as string);
+        // If the store cannot say either, the put's own error is the one to report.
+        const current = await head(input.Key as string).catch(() => {
+          throw storageError('put', key, error);
+        });
         if (current?.etag === ours) return { etag: ours };
         const untouched = options.ifMatch !== undefined ? current?.etag === unquote(options.ifMatch) : current === null;
         if (!untouched) throw lost(key, options);
