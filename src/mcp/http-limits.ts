@@ -65,6 +65,8 @@ export function createCallerLimiter(limits: HttpLimits, now: () => number = Date
   };
 
   return {
+    /** How many callers the table remembers. */
+    tracked: (): number => callers.size,
     admit(key: string): Admission {
       const time = now();
       if (callers.size >= sweepAt) forgetIdle(time);
