@@ -15,6 +15,17 @@ export interface S3Settings {
   secretAccessKey?: string;
   prefix?: string;
   forcePathStyle?: boolean;
+  /** Milliseconds an S3 request may wait without a byte before it fails (not retried). */
+  timeoutMs?: number;
+}
+
+/** What `serve --http` and `ui` let their clients hold (README, "Security"). */
+export interface HttpSettings {
+  maxConnections: number;
+  /** Requests in flight at once per token (per address without one). */
+  maxInFlight: number;
+  /** Requests a minute per token (per address without one); 0 = no rate limit. */
+  ratePerMinute: number;
 }
 
 export interface LlmSettings {
@@ -44,6 +55,7 @@ export interface Settings {
   exportMaxBytes: number;
   importMaxEntryBytes: number;
   importMaxBytes: number;
+  http: HttpSettings;
   llm: LlmSettings;
   embeddings: EmbeddingsSettings;
   consolidationTimeoutS: number;
@@ -198,6 +210,30 @@ export const FIELDS: Field[] = [
     parse: int(1_000, 1_000_000_000_000_000),
     description: 'import refuses an archive holding more than this in all, uncompressed',
     defaultText: '4000000000',
+  },
+  {
+    key: 'http.maxConnections',
+    env: 'LIVE_MEM_HTTP_MAX_CONNECTIONS',
+    file: 'http.max_connections',
+    parse: int(1, 100_000),
+    description: 'HTTP (serve --http, ui): open connections at once; more are closed as they arrive',
+    defaultText: '256',
+  },
+  {
+    key: 'http.maxInFlight',
+    env: 'LIVE_MEM_HTTP_MAX_IN_FLIGHT',
+    file: 'http.max_in_flight',
+    parse: int(1, 10_000),
+    description: 'HTTP: requests in flight at once per token (per address without one); more get 429',
+    defaultText: '8',
+  },
+  {
+    key: 'http.ratePerMinute',
+    env: 'LIVE_MEM_HTTP_RATE_LIMIT',
+    file: 'http.rate_limit',
+    parse: int(0, 1_000_000),
+    description: 'HTTP: requests a minute per token (per address without one), in bursts up to that many; more get 429; 0 = no limit',
+    defaultText: '600',
   },
   {
     key: 'tools',
@@ -443,6 +479,14 @@ export const FIELDS: Field[] = [
     description: 'Path-style URLs (Ceph, MinIO); default true when an endpoint is set',
     defaultText: 'true with an endpoint',
   },
+  {
+    key: 's3.timeoutMs',
+    env: 'LIVE_MEM_S3_TIMEOUT_MS',
+    file: 's3.timeout_ms',
+    parse: int(100, 600_000),
+    description: 'An S3 request that receives nothing for this long fails with storage_error (idle time, not a cap on large transfers)',
+    defaultText: '30000',
+  },
 ];
 
 export interface SettingsInputs {
@@ -469,7 +513,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
   }
   const get = <T>(key: string, fallback: T): T => (values.has(key) ? (values.get(key) as T) : fallback);
   const s3: S3Settings = {};
-  for (const name of ['endpoint', 'bucket', 'region', 'accessKeyId', 'secretAccessKey', 'prefix', 'forcePathStyle'] as const) {
+  for (const name of ['endpoint', 'bucket', 'region', 'accessKeyId', 'secretAccessKey', 'prefix', 'forcePathStyle', 'timeoutMs'] as const) {
     if (values.has(`s3.${name}`)) Object.assign(s3, { [name]: values.get(`s3.${name}`) });
   }
   const settings: Settings = {
@@ -483,6 +527,11 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     exportMaxBytes: get('exportMaxBytes', 20_000_000),
     importMaxEntryBytes: get('importMaxEntryBytes', 256_000_000),
     importMaxBytes: get('importMaxBytes', 4_000_000_000),
+    http: {
+      maxConnections: get('http.maxConnections', 256),
+      maxInFlight: get('http.maxInFlight', 8),
+      ratePerMinute: get('http.ratePerMinute', 600),
+    },
     llm: {
       ...(values.has('llm.baseUrl') ? { baseUrl: values.get('llm.baseUrl') as string } : {}),
       ...(values.has('llm.apiKey') ? { apiKey: values.get('llm.apiKey') as string } : {}),

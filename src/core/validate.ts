@@ -68,6 +68,25 @@ export const quoteName = (name: unknown): string => {
  */
 export const foldedBankName = (filename: string): string => filename.normalize('NFC').toLowerCase();
 
+/**
+ * Longest search query accepted, in characters. Past a few sentences a query adds nothing to a
+ * ranking, and every character is tokenised, stemmed and matched against the index: a 4 MB query
+ * held the event loop for seconds, stalling every other request of the process.
+ */
+export const MAX_QUERY_CHARS = 4_000;
+
+/** A free-text search query, trimmed; empty or too long is refused before any work. */
+export function validateQuery(query: unknown, options: { optional?: boolean } = {}): string {
+  const text = typeof query === 'string' ? query.trim() : '';
+  if (text.length === 0 && !options.optional) throw invalid('query is empty');
+  if (text.length > MAX_QUERY_CHARS) {
+    throw invalid(`query is too long (${text.length} characters): at most ${MAX_QUERY_CHARS}; search for the few words that matter`, {
+      max_chars: MAX_QUERY_CHARS,
+    });
+  }
+  return text;
+}
+
 export function validateLimit(limit: number, max: number): number {
   if (!Number.isInteger(limit) || limit < 1 || limit > max) throw invalid(`limit must be an integer from 1 to ${max}, got ${limit}`);
   return limit;

@@ -1,6 +1,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from '../shared/log.js';
+import {
+  callerKey,
+  createCallerLimiter,
+  DEFAULT_HTTP_LIMITS,
+  HEADERS_TIMEOUT_MS,
+  type HttpLimits,
+  KEEP_ALIVE_TIMEOUT_MS,
+  REQUEST_TIMEOUT_MS,
+} from './http-limits.js';
 
 /** Query parameters that would carry a credential in a URL (logged by every proxy on the way): refused. */
 const CREDENTIAL_PARAMS = ['token', 'access_token', 'api_key', 'apikey', 'key', 'auth', 'authorization'];
@@ -16,6 +25,8 @@ export interface ListenOptions {
   host: string;
   port: number;
   logger: Logger;
+  /** Default: DEFAULT_HTTP_LIMITS (the settings' defaults). */
+  limits?: HttpLimits;
   /** Serves a request that passed the checks below. */
   handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
   refuse: Refuse;
@@ -25,7 +36,9 @@ export interface ListenOptions {
  * The one HTTP front door of live-mem (MCP at /mcp, the web viewer): before any handler runs, a
  * credential in the query string is refused (400: it would end up in logs and browser history),
  * and a `Host` or `Origin` that is not the server's own is refused (403), so a web page on another
- * origin — or a DNS name rebound to 127.0.0.1 — cannot talk to a server on this machine.
+ * origin — or a DNS name rebound to 127.0.0.1 — cannot talk to a server on this machine. Then each
+ * caller (token, or address without one) is held to its share (429 past it, see http-limits.ts),
+ * and the server to a number of connections, closing those that send nothing or too slowly.
  */
 export async function listenGuarded(options: ListenOptions): Promise<{ origin: string; close(): Promise<void> }> {
   const allowedHosts = new Set<string>();
@@ -54,15 +67,36 @@ export async function listenGuarded(options: ListenOptions): Promise<{ origin: s
     return true;
   };
 
-  const http = createServer((req, res) => {
+  const limits = options.limits ?? DEFAULT_HTTP_LIMITS;
+  const limiter = createCallerLimiter(limits);
+  /** A connection that has not yet sent a request; Node's own timeouts start with its first byte. */
+  const silent = new WeakMap<Socket, NodeJS.Timeout>();
+
+  const http = createServer(
+    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, connectionsCheckingInterval: 5_000 },
+    (req, res) => serve(req, res),
+  );
+  http.maxConnections = limits.maxConnections;
+  http.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => socket.destroy(), HEADERS_TIMEOUT_MS).unref();
+    silent.set(socket, timer);
+    socket.once('close', () => clearTimeout(timer));
+  });
+
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
+    clearTimeout(silent.get(req.socket));
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (!guard(req, res, url)) return;
+    // Taken before the handler reads anything (synchronously: a client told "100 Continue" holds its place).
+    const admission = limiter.admit(callerKey(req, bearerOf(req)));
+    if (!admission.admitted) return options.refuse(res, url, 429, admission.message, { 'retry-after': String(admission.retryAfterS) });
+    res.once('close', admission.release);
     options.handle(req, res, url).catch((error: unknown) => {
       options.logger.error('HTTP request failed', { error: error instanceof Error ? error.message : String(error) });
       if (!res.headersSent) options.refuse(res, url, 500, 'internal error');
       else res.end();
     });
-  });
+  };
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port, options.host, () => resolve());

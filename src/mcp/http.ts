@@ -2,12 +2,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Caller } from '../core/caller.js';
 import { isLiveMemError } from '../shared/errors.js';
+import type { HttpLimits } from './http-limits.js';
 import { bearerOf, listenGuarded, type Refuse } from './http-listen.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller'> {
   host: string;
   port: number;
+  /** Connections, and requests per token (default: DEFAULT_HTTP_LIMITS). */
+  limits?: HttpLimits;
   /** The caller a bearer token stands for; throws `forbidden` for a wrong, expired or revoked one. */
   authenticate(token: string): Promise<Caller>;
   /**
@@ -60,6 +63,7 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
     host: options.host,
     port: options.port,
     logger: options.logger,
+    ...(options.limits ? { limits: options.limits } : {}),
     handle: async (req, res, url) => {
       if (url.pathname === '/mcp') return handleMcp(req, res, url);
       if (other) return other.handle(req, res, url);

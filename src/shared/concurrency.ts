@@ -89,3 +89,22 @@ export function coalescing(task: (key: string) => Promise<void>): (key: string) 
     return run;
   };
 }
+
+/**
+ * At most `limit` tasks at once, without a queue: past it, `run` throws `busy()` at once. The slot is
+ * taken synchronously when `run` is called, so callers started together are counted together.
+ */
+export function refusingSlots(limit: number) {
+  let running = 0;
+  return {
+    async run<T>(task: () => Promise<T>, busy: () => Error): Promise<T> {
+      if (running >= limit) throw busy();
+      running += 1;
+      try {
+        return await task();
+      } finally {
+        running -= 1;
+      }
+    },
+  };
+}

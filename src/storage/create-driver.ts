@@ -6,7 +6,16 @@ export interface DriverSettings {
   storage: 'fs' | 's3' | 'memory';
   /** Root folder of the fs store. */
   home: string;
-  s3: { endpoint?: string; bucket?: string; region?: string; accessKeyId?: string; secretAccessKey?: string; prefix?: string; forcePathStyle?: boolean };
+  s3: {
+    endpoint?: string;
+    bucket?: string;
+    region?: string;
+    accessKeyId?: string;
+    secretAccessKey?: string;
+    prefix?: string;
+    forcePathStyle?: boolean;
+    timeoutMs?: number;
+  };
 }
 
 /** The driver the settings name. The AWS SDK is imported only here, only for s3, so fs starts fast. */
@@ -27,6 +36,7 @@ export async function createDriver(settings: DriverSettings): Promise<StorageDri
         ...(s3.secretAccessKey ? { secretAccessKey: s3.secretAccessKey } : {}),
         ...(s3.prefix ? { prefix: s3.prefix } : {}),
         forcePathStyle: s3.forcePathStyle ?? Boolean(s3.endpoint),
+        ...(s3.timeoutMs !== undefined ? { timeoutMs: s3.timeoutMs } : {}),
       });
     }
   }

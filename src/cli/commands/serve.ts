@@ -31,6 +31,7 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
       ...common,
       host: options.host ?? '127.0.0.1',
       port: options.port ?? 8080,
+      limits: settings.http,
       authenticate: (token) => core.auth.resolve(token),
       // The web viewer at / beside /mcp; here, as on /mcp, every call needs a token.
       other: await viewerHandler(session, false),

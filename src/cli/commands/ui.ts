@@ -32,7 +32,13 @@ export async function ui(session: Session, options: UiOptions = {}): Promise<nul
   const host = options.host ?? '127.0.0.1';
   const local = isLoopback(host) && session.settings.auth !== 'required';
   const { serveUi } = await import('../../ui/server.js');
-  const server = await serveUi({ host, port: options.port ?? 8090, logger: session.logger, handler: await viewerHandler(session, local) });
+  const server = await serveUi({
+    host,
+    port: options.port ?? 8090,
+    limits: session.settings.http,
+    logger: session.logger,
+    handler: await viewerHandler(session, local),
+  });
   const { storage } = session.core.context;
   process.stdout.write(`live-mem web viewer at ${server.url}\n`);
   session.logger.info(

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { boundedTasks, mapLimit, mapOrdered } from '../../shared/concurrency.js';
+import { boundedTasks, mapLimit, mapOrdered, refusingSlots } from '../../shared/concurrency.js';
 import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { openBatch } from '../../storage/batch.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
@@ -20,6 +20,11 @@ import { importCaps, verifyArchive } from './verify-archive.js';
 const BACKUP_ID = /^([a-zA-Z0-9][a-zA-Z0-9_-]{0,63})\/(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-z]{6})$/;
 /** A backup or export waits this long for a running consolidation to finish before giving up. */
 const LOCK_WAIT_MS = 120_000;
+/**
+ * space_export and backup_download build their whole archive in memory (up to exportMaxBytes, then
+ * base64 and JSON on top): this many at once per process, so parallel calls cannot take the memory.
+ */
+export const ARCHIVES_IN_MEMORY = 2;
 
 export function parseBackupId(backupId: string): { spaceId: string; stamp: string } {
   const match = typeof backupId === 'string' ? BACKUP_ID.exec(backupId) : null;
@@ -30,6 +35,13 @@ export function parseBackupId(backupId: string): { spaceId: string; stamp: strin
 /** Backups, exports and imports: snapshots that restore exactly, verified by checksum. */
 export function createBackupService(context: CoreContext) {
   const { storage } = context;
+  const inMemory = refusingSlots(ARCHIVES_IN_MEMORY);
+  const busy = () =>
+    new LiveMemError(
+      'conflict',
+      `${ARCHIVES_IN_MEMORY} archives are already being prepared in memory (space_export, backup_download): retry in a moment, or use the CLI (\`live-mem export\`, \`live-mem backup download\`), which streams`,
+      { archives_in_memory: ARCHIVES_IN_MEMORY },
+    );
 
   /**
    * The space's content files, as paths relative to its folder: what an import accepts, so every
@@ -310,9 +322,12 @@ export function createBackupService(context: CoreContext) {
 
     /** backup_download: the archive in base64, capped. */
     async download(caller: Caller, input: { backup_id: string }) {
-      const { stream, manifest } = await this.downloadStream(caller, input);
-      const archive = await toBase64(stream, `backup '${input.backup_id}'`, `npx live-mem backup download ${input.backup_id} -o backup.tar.gz`);
-      return { status: 'ok' as const, backup_id: input.backup_id, space_id: manifest.space_id, ...archive, files_count: manifest.files.length };
+      authorize(caller, 'read', parseBackupId(input.backup_id).spaceId);
+      return inMemory.run(async () => {
+        const { stream, manifest } = await this.downloadStream(caller, input);
+        const archive = await toBase64(stream, `backup '${input.backup_id}'`, `npx live-mem backup download ${input.backup_id} -o backup.tar.gz`);
+        return { status: 'ok' as const, backup_id: input.backup_id, space_id: manifest.space_id, ...archive, files_count: manifest.files.length };
+      }, busy);
     },
 
     async delete(caller: Caller, input: { backup_id: string; confirm?: boolean }) {
@@ -330,9 +345,12 @@ export function createBackupService(context: CoreContext) {
 
     /** space_export: the archive in base64, capped. */
     async exportBase64(caller: Caller, input: { space_id: string }) {
-      const { stream, manifest } = await exportStream(caller, input.space_id);
-      const archive = await toBase64(stream, `space '${input.space_id}'`, `npx live-mem export ${input.space_id} -o ${input.space_id}.tar.gz`);
-      return { status: 'ok' as const, space_id: input.space_id, ...archive, files_count: (await manifest).files.length };
+      authorize(caller, 'read', validateSpaceId(input.space_id));
+      return inMemory.run(async () => {
+        const { stream, manifest } = await exportStream(caller, input.space_id);
+        const archive = await toBase64(stream, `space '${input.space_id}'`, `npx live-mem export ${input.space_id} -o ${input.space_id}.tar.gz`);
+        return { status: 'ok' as const, space_id: input.space_id, ...archive, files_count: (await manifest).files.length };
+      }, busy);
     },
 
     /**

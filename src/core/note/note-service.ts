@@ -6,7 +6,7 @@ import type { CoreContext } from '../context.js';
 import type { Corpus } from '../recall/corpus.js';
 import { baseName, spaceKeys } from '../layout.js';
 import { requireSpace } from '../space/meta.js';
-import { parseSince, validateCategory, validateLimit, validateSpaceId } from '../validate.js';
+import { parseSince, validateCategory, validateLimit, validateQuery, validateSpaceId } from '../validate.js';
 import { formatNoteFile, splitTags } from './note-file.js';
 import type { NoteView } from './note-view.js';
 
@@ -200,8 +200,7 @@ export function createNoteService(context: CoreContext, corpus: Corpus) {
     async search(caller: Caller, input: NoteSearchInput) {
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'read', spaceId);
-      const query = typeof input.query === 'string' ? input.query.trim() : '';
-      if (query.length === 0) throw invalid('query is empty');
+      const query = validateQuery(input.query);
       const limit = validateLimit(input.limit ?? 20, MAX_READ_LIMIT);
       await requireSpace(context, spaceId);
 

@@ -3,7 +3,7 @@ import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { requireSpace } from '../space/meta.js';
 import { estimateTokens } from '../tokens.js';
-import { validateSpaceId } from '../validate.js';
+import { validateQuery, validateSpaceId } from '../validate.js';
 import type { Corpus } from './corpus.js';
 import type { RecallOptions, RecallService } from './recall-service.js';
 import type { SummaryRecord } from './summaries/record.js';
@@ -65,7 +65,7 @@ export function createMemoryContext(context: CoreContext, corpus: Corpus, recall
     if (!Number.isInteger(maxTokens) || maxTokens < MIN_CONTEXT_TOKENS || maxTokens > MAX_CONTEXT_TOKENS) {
       throw invalid(`max_tokens must be an integer from ${MIN_CONTEXT_TOKENS} to ${MAX_CONTEXT_TOKENS}, got ${JSON.stringify(input.max_tokens)}`);
     }
-    const query = typeof input.query === 'string' ? input.query.trim() : '';
+    const query = validateQuery(input.query, { optional: true });
     await requireSpace(context, spaceId);
 
     const level0 = await corpus.level0(spaceId);

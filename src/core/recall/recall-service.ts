@@ -7,7 +7,7 @@ import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { parseNoteName } from '../note/note-name.js';
 import { requireSpace } from '../space/meta.js';
-import { parseDateTime, validateCategory, validateLimit, validateSpaceId } from '../validate.js';
+import { parseDateTime, validateCategory, validateLimit, validateQuery, validateSpaceId } from '../validate.js';
 import type { Corpus, Level0Note } from './corpus.js';
 import { summaryText, type DocMeta, type RecallSource } from './documents.js';
 import { fuseRankings } from './fusion.js';
@@ -193,8 +193,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   const search = async (caller: Caller, input: MemorySearchInput, options: RecallOptions = {}) => {
     const spaceId = validateSpaceId(input.space_id);
     authorize(caller, 'read', spaceId);
-    const query = typeof input.query === 'string' ? input.query.trim() : '';
-    if (query.length === 0) throw invalid('query is empty');
+    const query = validateQuery(input.query);
     const limit = validateLimit(input.limit ?? 10, MAX_SEARCH_LIMIT);
     const keep = buildFilter(input);
     await requireSpace(context, spaceId);

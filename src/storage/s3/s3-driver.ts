@@ -40,10 +40,15 @@ export interface S3DriverOptions {
   maxSockets?: number;
   /** Attempts per request, the first included. Default 4. */
   maxAttempts?: number;
-  /** Milliseconds to establish a TCP connection. Default 5000. */
+  /**
+   * Milliseconds a request may go without receiving a byte (waiting for an answer, or in the middle
+   * of one) before it fails with a storage_error. Idle time, not a cap on a large transfer that
+   * keeps moving. Such a timeout is not retried: a store silent for that long is stalled, and
+   * retries would multiply the wait. Default 30000.
+   */
+  timeoutMs?: number;
+  /** Milliseconds to establish a TCP connection. Default: 5000, or `timeoutMs` if smaller. */
   connectTimeoutMs?: number;
-  /** Milliseconds a socket may stay idle during a request. Default 30000. */
-  socketTimeoutMs?: number;
 }
 
 /** ListObjectsV2 returns at most this many keys per page. */
@@ -87,10 +92,17 @@ const errnoOf = (error: unknown): string | undefined => {
   const e = error as SdkError | undefined;
   return e?.code ?? e?.errors?.[0]?.code;
 };
-const isNetworkError = (error: unknown): boolean => NETWORK_CODES.has(errnoOf(error) ?? '') || nameOf(error) === 'TimeoutError';
+/**
+ * The HTTP handler's own timeouts (connecting, or a socket idle past `timeoutMs`) are named
+ * TimeoutError, which the SDK retries; renamed STALLED on their way out of the handler, the SDK
+ * gives up at once.
+ */
+const STALLED = 'LiveMemS3Stalled';
+const isTimeout = (error: unknown): boolean => ['TimeoutError', STALLED].includes(nameOf(error));
+const isNetworkError = (error: unknown): boolean => NETWORK_CODES.has(errnoOf(error) ?? '') || isTimeout(error);
 /** The request may have reached the store and been applied: only a fresh read can tell. */
 const isDoubtful = (error: unknown): boolean =>
-  (statusOf(error) ?? 0) >= 500 || nameOf(error) === 'TimeoutError' || ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED'].includes(errnoOf(error) ?? '');
+  (statusOf(error) ?? 0) >= 500 || isTimeout(error) || ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED'].includes(errnoOf(error) ?? '');
 const isNotFound = (error: unknown): boolean =>
   nameOf(error) !== 'NoSuchBucket' && (statusOf(error) === 404 || nameOf(error) === 'NoSuchKey' || nameOf(error) === 'NotFound');
 const isPreconditionFailure = (error: unknown): boolean =>
@@ -118,6 +130,8 @@ export function createS3Driver(options: S3DriverOptions): S3StorageDriver {
   const region = options.region ?? 'us-east-1';
   const endpointLabel = options.endpoint ?? `https://s3.${region}.amazonaws.com`;
   const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const connectMs = options.connectTimeoutMs ?? Math.min(5_000, timeoutMs);
 
   const maxSockets = options.maxSockets ?? 64;
   const agentOptions = { keepAlive: true, maxSockets };
@@ -132,8 +146,9 @@ export function createS3Driver(options: S3DriverOptions): S3StorageDriver {
     requestHandler: {
       httpAgent,
       httpsAgent,
-      connectionTimeout: options.connectTimeoutMs ?? 5_000,
-      socketTimeout: options.socketTimeoutMs ?? 30_000,
+      connectionTimeout: connectMs,
+      // Idle time on the socket (the SDK's requestTimeout would cap a whole transfer, however large).
+      socketTimeout: timeoutMs,
     },
     ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}),
     ...(options.accessKeyId !== undefined && options.secretAccessKey !== undefined
@@ -146,6 +161,22 @@ export function createS3Driver(options: S3DriverOptions): S3StorageDriver {
   // Conditional puts are not safely retryable by the SDK: a retry of a create that did land gets a 412
   // and would report a lost race. They go through this client and resolve doubtful outcomes themselves.
   const conditionalClient = new S3Client({ ...base, maxAttempts: 1 });
+  for (const sdk of [client, conditionalClient]) {
+    // Innermost (inside the retry step): what the SDK's retry strategy sees is already renamed.
+    sdk.middlewareStack.add(
+      (next) => async (args) => {
+        try {
+          return await next(args);
+        } catch (error) {
+          // A reset or a broken pipe also arrives named TimeoutError, with its errno: still retried.
+          if (nameOf(error) !== 'TimeoutError' || errnoOf(error) !== undefined) throw error;
+          const message = (error as Error).message;
+          throw Object.assign(new Error(message), { name: STALLED, connecting: /establish a connection/.test(message) });
+        }
+      },
+      { step: 'deserialize', priority: 'low', name: 'liveMemNoRetryOnTimeout' },
+    );
+  }
 
   const location = `s3://${bucket}${root === '' ? '' : `/${root.slice(0, -1)}`}`;
   const fullKey = (key: string): string => root + normalizeKey(key);
@@ -162,6 +193,10 @@ export function createS3Driver(options: S3DriverOptions): S3StorageDriver {
       reason = `S3 access denied for bucket ${bucket} (${name || 'HTTP 403'}): check the access key, secret and bucket policy`;
     } else if (name === 'CredentialsProviderError') {
       reason = 'no S3 credentials found: set the access key and secret, or configure the AWS credential chain (AWS_ACCESS_KEY_ID, ~/.aws, instance role)';
+    } else if (isTimeout(cause)) {
+      reason = (cause as { connecting?: boolean }).connecting
+        ? `S3 endpoint ${endpointLabel} accepted no connection within ${connectMs} ms`
+        : `S3 did not answer within ${timeoutMs} ms (${endpointLabel}); not retried, see LIVE_MEM_S3_TIMEOUT_MS`;
     } else if (isNetworkError(cause)) reason = `cannot reach S3 endpoint ${endpointLabel} (${errnoOf(cause) ?? name})`;
     else reason = `${name || 'error'}${status === undefined ? '' : ` (HTTP ${status})`}: ${(cause as SdkError | undefined)?.message ?? String(cause)}`;
     return new LiveMemError(
@@ -237,7 +272,10 @@ export function createS3Driver(options: S3DriverOptions): S3StorageDriver {
         if (!isDoubtful(error)) throw storageError('put', key, error);
         // Outcome unknown: radosgw answers losers of a CAS race with 500 instead of 412, and a response
         // can be lost after the write landed. The object's current version tells which it was.
-        const current = await head(input.Key as string);
+        // If the store cannot say either, the put's own error is the one to report.
+        const current = await head(input.Key as string).catch(() => {
+          throw storageError('put', key, error);
+        });
         if (current?.etag === ours) return { etag: ours };
         const untouched = options.ifMatch !== undefined ? current?.etag === unquote(options.ifMatch) : current === null;
         if (!untouched) throw lost(key, options);

@@ -162,6 +162,24 @@ describe('memory_search', () => {
     );
   });
 
+  it('refuses a 1 MB query in every search before reading the store', async () => {
+    const storage = counting(createMemoryDriver());
+    const core = await makeCore(storage);
+    await core.spaces.create(owner, { space_id: 'proj' });
+    await core.notes.write(owner, { space_id: 'proj', category: 'observation', content: 'the cache is warm' });
+    storage.reset();
+    const huge = 'cache '.repeat(174_763); // 1 MB
+    const tooLong = (error: unknown) => isLiveMemError(error, 'invalid_input') && /query is too long \(\d+ characters\): at most 4000/.test(error.message);
+    await assert.rejects(core.recall.search(owner, { space_id: 'proj', query: huge }), tooLong);
+    await assert.rejects(core.recall.context(owner, { space_id: 'proj', query: huge }), tooLong);
+    await assert.rejects(core.notes.search(owner, { space_id: 'proj', query: huge }), tooLong);
+    assert.deepEqual(storage.counts, {}, 'no storage call');
+    // At the cap, a query is served as before.
+    const atCap = `cache ${'x'.repeat(3_994)}`;
+    assert.equal((await core.recall.search(owner, { space_id: 'proj', query: atCap })).status, 'ok');
+    assert.equal((await core.notes.search(owner, { space_id: 'proj', query: 'cache' })).total, 1);
+  });
+
   it('keeps a snapshot in the store: a new process loads it and reads only what is newer', async () => {
     const { storage, core } = await project();
     await core.recall.search(owner, { space_id: 'proj', query: 'zephyr', limit: 1 });

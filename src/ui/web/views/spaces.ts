@@ -1,3 +1,4 @@
+import { mapLimit } from '../../../shared/concurrency.js';
 import { callTool, type Result } from '../api.js';
 import { count, h, link, time } from '../dom.js';
 import { empty, type ViewContext } from './common.js';
@@ -17,14 +18,13 @@ export async function spacesView(_context: ViewContext): Promise<Node> {
   const { spaces } = await callTool<Result & { spaces: SpaceRow[] }>('space_list');
   if (spaces.length === 0) return h('section', {}, h('h1', {}, 'Spaces'), empty('No space to show: none exists, or this token may read none.'));
   // The newest consolidation of each space: history_list reads records, where space_info would stat every live note.
-  const lasts = await Promise.all(
-    spaces.map((space) =>
-      space.error
-        ? undefined
-        : callTool<HistoryPage>('history_list', { space_id: space.space_id, limit: 1 })
-            .then((page) => page.consolidations[0])
-            .catch(() => undefined),
-    ),
+  // A few at a time: the server answers a token's requests past LIVE_MEM_HTTP_MAX_IN_FLIGHT with 429.
+  const lasts = await mapLimit(spaces, 4, (space) =>
+    space.error
+      ? Promise.resolve(undefined)
+      : callTool<HistoryPage>('history_list', { space_id: space.space_id, limit: 1 })
+          .then((page) => page.consolidations[0])
+          .catch(() => undefined),
   );
   const rows = spaces.map((space, i) => {
     if (space.error) {
