@@ -95,8 +95,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
  */
 async function tokenOfFlags(options: GlobalOptions): Promise<{ token: string | undefined; warnings: string[] }> {
   if (options.tokenFile === undefined) {
-    const warnings =
-      options.token === undefined ? [] : ['--token puts the secret in the process list (ps): use LIVE_MEM_TOKEN or --token-file'];
+    const warnings = options.token === undefined ? [] : ['--token puts the secret in the process list (ps): use LIVE_MEM_TOKEN or --token-file'];
     return { token: options.token, warnings };
   }
   if (options.token !== undefined) throw invalid('give --token or --token-file, not both');

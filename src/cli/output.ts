@@ -1,16 +1,18 @@
 import { LlmError } from '../llm/types.js';
 import { isLiveMemError, statusOf } from '../shared/errors.js';
+import { forTerminal } from './terminal.js';
 
 type Result = Record<string, unknown>;
 type Formatter = (result: Result) => string;
 
 /**
  * Renders a command's result: the JSON itself with --json (the same shape the MCP tool returns),
- * else a text view for people. Every command goes through here.
+ * else a text view for people, with the store's control characters made visible (forTerminal).
+ * Every command goes through here.
  */
 export function render(result: Result, options: { json?: boolean | undefined }, view: keyof typeof VIEWS = 'fields'): string {
   if (options.json) return `${JSON.stringify(result, null, 2)}\n`;
-  const text = VIEWS[view](result);
+  const text = forTerminal(VIEWS[view](result));
   return text.endsWith('\n') ? text : `${text}\n`;
 }
 
@@ -108,7 +110,8 @@ export function renderError(
       stderr += `${depth > 0 ? 'caused by: ' : ''}${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}\n`;
     }
   }
-  return { stdout, stderr, exitCode: failure.exitCode };
+  // A message may quote the store (a file name, a model's reply): made visible like any rendered text.
+  return { stdout, stderr: forTerminal(stderr), exitCode: failure.exitCode };
 }
 
 const scalar = (value: unknown): string =>
