@@ -1,6 +1,6 @@
 import { LlmError } from '../llm/types.js';
 import { isLiveMemError, statusOf } from '../shared/errors.js';
-import { forTerminal } from './terminal.js';
+import { forTerminal, jsonForTerminal } from './terminal.js';
 
 type Result = Record<string, unknown>;
 type Formatter = (result: Result) => string;
@@ -11,7 +11,7 @@ type Formatter = (result: Result) => string;
  * Every command goes through here.
  */
 export function render(result: Result, options: { json?: boolean | undefined }, view: keyof typeof VIEWS = 'fields'): string {
-  if (options.json) return `${JSON.stringify(result, null, 2)}\n`;
+  if (options.json) return jsonForTerminal(result);
   const text = forTerminal(VIEWS[view](result));
   return text.endsWith('\n') ? text : `${text}\n`;
 }
@@ -103,7 +103,7 @@ export function renderError(
   options: { json?: boolean | undefined; debug?: boolean | undefined },
 ): { stdout: string; stderr: string; exitCode: 1 | 2 } {
   const failure = describeError(error);
-  const stdout = options.json ? `${JSON.stringify({ status: failure.status, code: failure.code, message: failure.message, ...failure.data }, null, 2)}\n` : '';
+  const stdout = options.json ? jsonForTerminal({ status: failure.status, code: failure.code, message: failure.message, ...failure.data }) : '';
   let stderr = options.json ? '' : `live-mem: ${failure.message}\n`;
   if (options.debug) {
     for (let cause: unknown = error, depth = 0; cause !== undefined && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {

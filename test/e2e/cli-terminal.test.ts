@@ -77,8 +77,10 @@ describe('CLI human output: escape sequences from the store are made visible', (
     assert.doesNotMatch(result.stderr, RAW, JSON.stringify(result.stderr));
   });
 
-  it('--json carries the exact text', async () => {
-    const notes = JSON.parse((await run(['read', 'evil', '--json'])).stdout) as { notes: Array<{ content: string; tags: string[] }> };
+  it('--json carries the exact text, every control character escaped the JSON way', async () => {
+    const json = (await run(['read', 'evil', '--json'])).stdout;
+    assert.doesNotMatch(json, RAW, 'C1 and bidi controls too, which JSON.stringify leaves raw');
+    const notes = JSON.parse(json) as { notes: Array<{ content: string; tags: string[] }> };
     assert.equal(notes.notes[0]?.content, `note ${HOSTILE}`);
     assert.deepEqual(notes.notes[0]?.tags, [`tag${TITLE}`]);
     const info = JSON.parse((await run(['space', 'info', 'evil', '--json'])).stdout) as { description: string };
