@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { renderError } from './output.js';
 import { buildProgram, CommandFailed } from './program.js';
+import { forTerminal } from './terminal.js';
 
 /**
  * The one exit boundary: 0 success, 1 a domain error (not found, conflict, storage…),
@@ -18,7 +19,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     // --help and --version end this way (0); so does a command group without its command (help shown).
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     if (error instanceof CommandFailed) {
-      if (!json) process.stderr.write(`live-mem: ${error.message}\n`);
+      if (!json) process.stderr.write(`live-mem: ${forTerminal(error.message)}\n`);
       return 1;
     }
     return report(error, { json, debug: env.LIVE_MEM_LOG_LEVEL === 'debug' });

@@ -1,3 +1,4 @@
+import { readFile, stat } from 'node:fs/promises';
 import { loadSettings } from '../config/load.js';
 import type { Settings } from '../config/settings.js';
 import { hashToken } from '../core/auth/token-store.js';
@@ -6,6 +7,7 @@ import { createCore, type Core } from '../core/core.js';
 import { deferredLlm } from '../llm/deferred.js';
 import type { EmbeddingsClient } from '../llm/embeddings.js';
 import type { LlmClient } from '../llm/types.js';
+import { invalid } from '../shared/errors.js';
 import { createLogger, type Logger } from '../shared/log.js';
 import { createDriver } from '../storage/create-driver.js';
 import { createProgressLine, type ProgressLine } from './progress.js';
@@ -19,6 +21,8 @@ export interface GlobalOptions {
   agent?: string;
   json?: boolean;
   token?: string;
+  /** A file holding the token (its first line): kept out of the process list, unlike --token. */
+  tokenFile?: string;
   /** The tools served over MCP: a profile or tool names. */
   tools?: string;
   /** No progress display. */
@@ -43,12 +47,14 @@ export interface Session extends Opened {
 
 /** The composition root: settings → driver → core → caller. */
 export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<Opened> {
+  const { token, warnings } = await tokenOfFlags(options);
   const settings = loadSettings({
     env,
     ...(options.config ? { configFile: options.config } : {}),
-    flags: { home: options.home, storage: options.storage, agent: options.agent, token: options.token, tools: options.tools },
+    flags: { home: options.home, storage: options.storage, agent: options.agent, token, tools: options.tools },
   });
   const progress = createProgressLine(process.stderr, { enabled: !options.quiet && process.stderr.isTTY === true });
+  for (const warning of warnings) progress.log(`live-mem: warning: ${warning}\n`);
   const logger = createLogger(settings.logLevel, (line) => progress.log(line));
   const storage = await createDriver(settings);
   const llm = configuredLlm(settings);
@@ -88,6 +94,32 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
     await storage.close?.();
   };
   return { settings, core, logger, progress, resolveCaller: () => core.auth.resolve(settings.token), close };
+}
+
+/**
+ * The token given by a flag. `--token <secret>` works but is warned about: every local user reads a
+ * process's arguments with `ps`, while its environment (LIVE_MEM_TOKEN) and a 0600 file are theirs
+ * alone. `--token-file` reads the file's content, trimmed (the newline `echo` leaves).
+ */
+async function tokenOfFlags(options: GlobalOptions): Promise<{ token: string | undefined; warnings: string[] }> {
+  if (options.tokenFile === undefined) {
+    const warnings = options.token === undefined ? [] : ['--token puts the secret in the process list (ps): use LIVE_MEM_TOKEN or --token-file'];
+    return { token: options.token, warnings };
+  }
+  if (options.token !== undefined) throw invalid('give --token or --token-file, not both');
+  const file = options.tokenFile;
+  let token: string;
+  let mode: number;
+  try {
+    [token, mode] = await Promise.all([readFile(file, 'utf8').then((text) => text.trim()), stat(file).then((info) => info.mode)]);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw invalid(`--token-file ${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (error as Error).message}`);
+  }
+  if (token === '') throw invalid(`--token-file ${file} is empty`);
+  const shared = process.platform !== 'win32' && (mode & 0o044) !== 0;
+  const warnings = shared ? [`--token-file ${file} is readable by other users (mode ${(mode & 0o777).toString(8)}): chmod 600 ${file}`] : [];
+  return { token, warnings };
 }
 
 /** The OpenAI-compatible endpoint of the settings, if any; its SDK is imported on the first call. */

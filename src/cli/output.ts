@@ -1,16 +1,18 @@
 import { LlmError } from '../llm/types.js';
 import { isLiveMemError, statusOf } from '../shared/errors.js';
+import { forTerminal, jsonForTerminal } from './terminal.js';
 
 type Result = Record<string, unknown>;
 type Formatter = (result: Result) => string;
 
 /**
  * Renders a command's result: the JSON itself with --json (the same shape the MCP tool returns),
- * else a text view for people. Every command goes through here.
+ * else a text view for people, with the store's control characters made visible (forTerminal).
+ * Every command goes through here.
  */
 export function render(result: Result, options: { json?: boolean | undefined }, view: keyof typeof VIEWS = 'fields'): string {
-  if (options.json) return `${JSON.stringify(result, null, 2)}\n`;
-  const text = VIEWS[view](result);
+  if (options.json) return jsonForTerminal(result);
+  const text = forTerminal(VIEWS[view](result));
   return text.endsWith('\n') ? text : `${text}\n`;
 }
 
@@ -101,14 +103,15 @@ export function renderError(
   options: { json?: boolean | undefined; debug?: boolean | undefined },
 ): { stdout: string; stderr: string; exitCode: 1 | 2 } {
   const failure = describeError(error);
-  const stdout = options.json ? `${JSON.stringify({ status: failure.status, code: failure.code, message: failure.message, ...failure.data }, null, 2)}\n` : '';
+  const stdout = options.json ? jsonForTerminal({ status: failure.status, code: failure.code, message: failure.message, ...failure.data }) : '';
   let stderr = options.json ? '' : `live-mem: ${failure.message}\n`;
   if (options.debug) {
     for (let cause: unknown = error, depth = 0; cause !== undefined && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
       stderr += `${depth > 0 ? 'caused by: ' : ''}${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}\n`;
     }
   }
-  return { stdout, stderr, exitCode: failure.exitCode };
+  // A message may quote the store (a file name, a model's reply): made visible like any rendered text.
+  return { stdout, stderr: forTerminal(stderr), exitCode: failure.exitCode };
 }
 
 const scalar = (value: unknown): string =>

@@ -67,7 +67,8 @@ export function buildProgram(): Command {
     .addOption(new Option('--storage <driver>', 'storage driver (env LIVE_MEM_STORAGE)').choices(['fs', 's3']))
     .option('--agent <name>', 'agent name written on notes (env LIVE_MEM_AGENT, default the OS user)')
     .option('--json', 'machine-readable output: the same JSON the MCP tools return')
-    .option('--token <token>', 'act with this token (env LIVE_MEM_TOKEN); default: the local owner')
+    .option('--token <token>', 'act with this token (prefer env LIVE_MEM_TOKEN or --token-file: `ps` shows arguments); default: the local owner')
+    .option('--token-file <file>', 'act with the token this file holds (keep it chmod 600)')
     .option('-q, --quiet', 'no progress display (shown on stderr, and only when it is a terminal)')
     .option('--tools <list>', 'MCP tools `serve` offers: agent, standard, all, or tool names, comma-separated (env LIVE_MEM_TOOLS, default all)')
     .configureHelp({ showGlobalOptions: true })
@@ -84,7 +85,7 @@ export function buildProgram(): Command {
   program
     .command('ui')
     .description('serve the web viewer: watch spaces live, read the bank, history, summaries, search')
-    .option('--host <host>', 'address to bind (default 127.0.0.1: loopback only, no token needed unless auth is required)')
+    .option('--host <host>', 'address to bind (default 127.0.0.1: loopback only; the printed URL carries a secret, unless auth is required)')
     .option('--port <port>', 'port to listen on (default 8090; 0 = any free port)', integer)
     .option('--open', 'open the page in the system browser')
     .action(action(ui, 'fields', { perRequestCaller: true }));

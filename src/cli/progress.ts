@@ -1,3 +1,5 @@
+import { forTerminal } from './terminal.js';
+
 /**
  * The progress display of long commands: one line on stderr, rewritten in place, when stderr is a
  * terminal; nothing at all otherwise (a pipe, a file, a CI log, `-q`), so scripts read clean output.
@@ -53,7 +55,7 @@ export function createProgressLine(stream: ProgressStream, options: ProgressOpti
     timer = undefined;
     if (text === undefined) return;
     drawnAt = now();
-    const line = fitLine(text, stream.columns);
+    const line = fitLine(forTerminal(text), stream.columns);
     if (shown && line === drawn) return;
     stream.write(`${ERASE}${line}`);
     drawn = line;
@@ -70,7 +72,8 @@ export function createProgressLine(stream: ProgressStream, options: ProgressOpti
       if (wait <= 0) draw();
       else timer ??= setTimeout(draw, wait).unref();
     },
-    log(line) {
+    log(raw) {
+      const line = forTerminal(raw); // a log line may name a space's file or quote a model's reply
       if (!shown) {
         stream.write(line);
         return;

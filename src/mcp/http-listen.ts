@@ -12,7 +12,7 @@ import {
 } from './http-limits.js';
 
 /** Query parameters that would carry a credential in a URL (logged by every proxy on the way): refused. */
-const CREDENTIAL_PARAMS = ['token', 'access_token', 'api_key', 'apikey', 'key', 'auth', 'authorization'];
+const CREDENTIAL_PARAMS = ['token', 'access_token', 'api_key', 'apikey', 'key', 'auth', 'authorization', 'secret'];
 export const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
 /** Whether a bind address only answers this machine. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Caller } from '../core/caller.js';
+import { hashToken, sameHash } from '../core/auth/token-store.js';
 import type { Core } from '../core/core.js';
 import { callToolDirect } from '../mcp/call.js';
 import type { ToolDefinition } from '../mcp/tool.js';
@@ -82,17 +83,28 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
+/**
+ * `live-mem ui`'s own session: a request bearing its secret acts as the process's caller. Loopback
+ * is no user boundary — every local user reaches 127.0.0.1 — so the secret, printed to the owner
+ * only, is what tells the owner's browser from another user's client (as Jupyter's token does).
+ */
+export interface LocalSession {
+  /** SHA-256 (hex) of the secret: compared in constant time, the secret itself is not kept here. */
+  secretHash: string;
+  caller: () => Promise<Caller>;
+}
+
 export interface ToolApiOptions {
   core: Core;
   logger: Logger;
-  /** The caller of a request without a token; undefined when a token is required. */
-  localCaller: (() => Promise<Caller>) | undefined;
+  /** `live-mem ui`'s session, if any; without it only tokens are accepted. */
+  local: LocalSession | undefined;
 }
 
 /**
  * `POST /api/tools/{name}`: the arguments as a JSON object, run by the tool's own definition and
- * the core's guard (callToolDirect), as the caller of the request's bearer token — checked at each
- * call, so a revocation applies at once — or the local caller when there is one. A request without
+ * the core's guard (callToolDirect), as the caller of the request's bearer: the local session's
+ * secret, or a token — checked at each call, so a revocation applies at once. A request without
  * a JSON content type is refused: a cross-origin page cannot send one without a CORS preflight,
  * which this server never grants.
  */
@@ -102,13 +114,15 @@ export async function runToolRequest(options: ToolApiOptions, req: IncomingMessa
   const tool = byName.get(name);
   if (!tool) return refusal(404, `the viewer offers no tool named ${JSON.stringify(name)}`);
 
-  if (token === undefined && !options.localCaller) {
-    return refusal(401, 'a token is needed: send it as Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="live-mem"' });
+  if (token === undefined) {
+    const what = options.local ? 'the secret of the URL `live-mem ui` printed, or a token' : 'a token';
+    return refusal(401, `${what} is needed: send it as Authorization: Bearer <token>`, { 'www-authenticate': 'Bearer realm="live-mem"' });
   }
   let caller: Caller;
   try {
+    const local = options.local && sameHash(hashToken(token), options.local.secretHash) ? options.local : undefined;
     // The local caller may itself be a token (LIVE_MEM_TOKEN of the process): refused the same way when it is bad.
-    caller = token !== undefined ? await options.core.auth.resolve(token) : await (options.localCaller as () => Promise<Caller>)();
+    caller = local ? await local.caller() : await options.core.auth.resolve(token);
   } catch (error) {
     if (isLiveMemError(error, 'forbidden'))
       return refusal(403, 'this token is unknown, revoked or expired', { 'www-authenticate': 'Bearer error="invalid_token"' });

@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
 import { bearerOf, type Refuse } from '../mcp/http-listen.js';
 import type { Logger } from '../shared/log.js';
-import { runToolRequest } from './api.js';
+import { type LocalSession, runToolRequest } from './api.js';
 import type { UiAssets } from './assets.js';
 import { send, sendJson } from './headers.js';
 
@@ -13,10 +12,11 @@ export interface UiHandlerOptions {
   assets: UiAssets;
   version: string;
   /**
-   * The caller of a request without a token: only `live-mem ui` on a loopback address with auth not
-   * required has one (the process's own caller, as the CLI's). Undefined: every call needs a token.
+   * The caller of a request bearing this session's secret: only `live-mem ui` on a loopback address
+   * with auth not required has one (the process's own caller, as the CLI's). Undefined: every call
+   * needs a token.
    */
-  localCaller?: () => Promise<Caller>;
+  local?: LocalSession;
 }
 
 /** The viewer over HTTP: the page and its assets, `GET /api/session`, `POST /api/tools/{name}`. */
@@ -33,7 +33,7 @@ export interface UiHandler {
  */
 export function createUiHandler(options: UiHandlerOptions): UiHandler {
   const { assets } = options;
-  const api = { core: options.core, logger: options.logger, localCaller: options.localCaller };
+  const api = { core: options.core, logger: options.logger, local: options.local };
 
   const refuse: Refuse = (res, _url, status, message, headers = {}) =>
     sendJson(res, status, { status: status === 403 ? 'forbidden' : 'error', message }, headers);
@@ -65,7 +65,8 @@ export function createUiHandler(options: UiHandlerOptions): UiHandler {
     refuse,
     async handle(req, res, url) {
       if (url.pathname === '/api/session') {
-        return sendJson(res, 200, { status: 'ok', token_required: options.localCaller === undefined, version: options.version });
+        // Every call needs a credential; `local_secret` tells the page that the URL `live-mem ui` printed carries one.
+        return sendJson(res, 200, { status: 'ok', token_required: true, local_secret: options.local !== undefined, version: options.version });
       }
       const tool = /^\/api\/tools\/([a-z_]+)$/.exec(url.pathname)?.[1];
       if (tool !== undefined) {

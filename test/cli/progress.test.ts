@@ -63,6 +63,14 @@ describe('progress line', () => {
     }
   });
 
+  it('shows control characters of a name or a log line as visible ones, never raw', () => {
+    const tty = terminal(80);
+    const progress = createProgressLine(tty.stream, { delayMs: 0, intervalMs: 0, now: tty.now });
+    progress.update('consolidate evil · \x1b]0;title\x07');
+    progress.log('[live-mem] warn: file \x1b[2J\x9b.md\n');
+    assert.deepEqual(tty.writes, [`${ERASE}consolidate evil · ␛]0;title␇`, `${ERASE}[live-mem] warn: file ␛[2J\\u009b.md\n`, 'consolidate evil · ␛]0;title␇']);
+  });
+
   it('fits its text on one line of the terminal', () => {
     assert.equal(fitLine('a\nb', 80), 'a b');
     const long = fitLine('x'.repeat(100), 30);

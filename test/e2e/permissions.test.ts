@@ -11,6 +11,7 @@ import { createCore } from '../../src/core/core.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { allTools } from '../../src/mcp/tools/index.js';
 import { spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { startScriptedLlm } from '../helpers/scripted-llm.js';
 import { tempDir } from '../helpers/tmp.js';
 
 interface Profile {
@@ -143,6 +144,41 @@ describe('the permission matrix, over stdio', () => {
       assert.ok(!server.stderr().includes(token), 'the token never reaches a log');
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('system_health, public but not telling', () => {
+  it('an anonymous caller gets the statuses, never the endpoint; a token gets the details', async () => {
+    const home = await tempDir();
+    const llm = await startScriptedLlm([{ reply: '{}' }]);
+    const core = createCore({ storage: createFsDriver(home.dir) });
+    const { token } = await core.auth.create(ownerCaller('owner'), { name: 'reader', permissions: 'read', space_ids: 'alpha' });
+    const env = {
+      LIVE_MEM_HOME: home.dir,
+      LIVE_MEM_AUTH: 'required',
+      LIVE_MEM_LOG_LEVEL: 'warn',
+      LIVE_MEM_LLM_BASE_URL: llm.url,
+      LIVE_MEM_LLM_MODEL: 'internal-model',
+      LIVE_MEM_LLM_API_KEY: 'k',
+    };
+    const anonymous = await spawnServer(env);
+    const reader = await spawnServer({ ...env, LIVE_MEM_TOKEN: token });
+    try {
+      const open = await anonymous.call('system_health');
+      assert.equal(open.status, 'ok');
+      const services = open.services as Record<string, Record<string, unknown>>;
+      assert.equal(services.storage?.status, 'ok');
+      assert.equal(services.llm?.status, 'ok', 'a probe still learns the model is configured and reachable');
+      const text = JSON.stringify(open);
+      const port = new URL(llm.url).port;
+      assert.ok(!text.includes(`:${port}`) && !text.includes('internal-model') && !text.includes('127.0.0.1'), `no endpoint shown: ${text}`);
+
+      const told = await reader.call('system_health');
+      assert.match(String((told.services as Record<string, Record<string, unknown>>).llm?.model), /internal-model @ http:\/\/127\.0\.0\.1:/);
+    } finally {
+      await Promise.all([anonymous.close(), reader.close(), llm.close()]);
+      await home.remove();
     }
   });
 });

@@ -154,13 +154,47 @@ if (requireBrowserOrSkip()) {
       await home?.remove();
     });
 
-    /** A fresh page on a path of the viewer, watched; fails the test if the page threw. */
-    const open = async (hash: string, origin = ui.origin): Promise<{ page: Page; watch: ReturnType<typeof watchPage> }> => {
+    /**
+     * A fresh page on a path of the viewer, watched. Opened as its owner opens it: first the URL the
+     * server printed (with `live-mem ui`'s secret in the fragment, which the tab keeps), then `hash`.
+     */
+    const open = async (hash: string, server: UiProcess = ui): Promise<{ page: Page; watch: ReturnType<typeof watchPage> }> => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-      const watch = watchPage(page, origin);
-      await page.goto(`${origin}/${hash}`);
+      const watch = watchPage(page, server.origin);
+      if (server.secret !== undefined) await page.goto(server.printed);
+      await page.goto(`${server.origin}/${hash}`);
       return { page, watch };
     };
+
+    it('the URL live-mem ui printed opens the page and leaves the address bar; without its secret the page asks for a token', async () => {
+      assert.match(ui.printed, /^http:\/\/127\.0\.0\.1:\d+\/#secret=[\w-]{43}$/, 'a 256-bit secret, in the fragment');
+      const page = await browser.newPage();
+      const watch = watchPage(page, ui.origin);
+      const requests: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
+      await page.goto(ui.printed);
+      await page.locator('tr[data-space="alpha"]').waitFor();
+      assert.equal(page.url(), `${ui.url}#/spaces`, 'the secret is dropped from the address bar');
+      assert.ok(
+        requests.every((url) => !url.includes(ui.secret as string)),
+        'the secret never goes in a URL the server sees',
+      );
+      await page.close();
+
+      const stranger = await browser.newPage();
+      await stranger.goto(`${ui.url}#/space/alpha/live`);
+      await stranger.locator('form.token-form').waitFor();
+      assert.match(await stranger.locator('form.token-form').innerText(), /#secret=/, 'it says where the secret is');
+      assert.equal(await stranger.locator('tr[data-space], .feed .note').count(), 0, 'no data without the secret');
+      await stranger.fill('input[name=token]', 'not-the-secret');
+      await stranger.press('input[name=token]', 'Enter');
+      await stranger.locator('form.token-form .error').waitFor();
+      await stranger.fill('input[name=token]', ui.secret as string);
+      await stranger.press('input[name=token]', 'Enter');
+      await stranger.locator('.feed .note').first().waitFor();
+      assert.deepEqual(watch.errors, []);
+      await stranger.close();
+    });
 
     it('serves the page with a strict Content-Security-Policy, no inline script, and gzip', async () => {
       const response = await fetch(ui.url, { headers: { 'accept-encoding': 'gzip' } });
@@ -388,16 +422,22 @@ if (requireBrowserOrSkip()) {
     });
 
     it('the API: only the viewer tools, JSON only, no credentials in the URL, no foreign Origin', async () => {
-      assert.equal((await api(ui.url, 'live_note', { space_id: 'alpha', category: 'todo', content: 'x' })).status, 404, 'no write tool but consolidation');
-      assert.equal((await api(ui.url, 'space_delete', { space_id: 'alpha', confirm: true })).status, 404);
-      const invalid = await api(ui.url, 'live_read', { space_id: 'alpha', limit: 'many' });
+      const secret = ui.secret as string;
+      assert.equal(
+        (await api(ui.url, 'live_note', { space_id: 'alpha', category: 'todo', content: 'x' }, secret)).status,
+        404,
+        'no write tool but consolidation',
+      );
+      assert.equal((await api(ui.url, 'space_delete', { space_id: 'alpha', confirm: true }, secret)).status, 404);
+      const invalid = await api(ui.url, 'live_read', { space_id: 'alpha', limit: 'many' }, secret);
       assert.equal(invalid.status, 400);
       assert.equal(invalid.body.code, 'invalid_input');
-      assert.equal((await api(ui.url, 'bank_read', { space_id: 'alpha', filename: 'nope.md' })).status, 404);
+      assert.equal((await api(ui.url, 'bank_read', { space_id: 'alpha', filename: 'nope.md' }, secret)).status, 404);
       const form = await fetch(`${ui.url}api/tools/space_list`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
       assert.equal(form.status, 415);
       assert.equal((await fetch(`${ui.url}?token=${tokens.reader}`)).status, 400);
-      assert.equal((await api(ui.url, 'space_list', {}, undefined, { origin: 'http://evil.example' })).status, 403);
+      assert.equal((await api(ui.url, 'space_list', {}, secret, { origin: 'http://evil.example' })).status, 403);
+      assert.equal((await fetch(`${ui.url}?secret=${secret}`)).status, 400, 'nor the secret');
     });
 
     describe('with auth required', () => {
@@ -412,7 +452,7 @@ if (requireBrowserOrSkip()) {
         assert.equal(denied.status, 401);
         assert.equal(denied.body.spaces, undefined);
         assert.equal((await api(secured.url, 'space_list', {}, 'lm_wrong')).status, 403);
-        const { page, watch } = await open('#/spaces', secured.origin);
+        const { page, watch } = await open('#/spaces', secured);
         await page.locator('form.token-form').waitFor();
         assert.equal(await page.locator('tr[data-space]').count(), 0);
         await screenshot(page, 'token');
@@ -424,7 +464,7 @@ if (requireBrowserOrSkip()) {
       });
 
       it('a read token sees only its spaces, never in a URL, and gets no consolidation button', async () => {
-        const { page, watch } = await open('#/spaces', secured.origin);
+        const { page, watch } = await open('#/spaces', secured);
         const requests: string[] = [];
         page.on('request', (request) => requests.push(request.url()));
         await page.fill('input[name=token]', tokens.reader as string);
@@ -448,7 +488,7 @@ if (requireBrowserOrSkip()) {
       });
 
       it('a write token gets the consolidation button', async () => {
-        const { page } = await open('#/space/alpha/jobs', secured.origin);
+        const { page } = await open('#/space/alpha/jobs', secured);
         await page.fill('input[name=token]', tokens.writer as string);
         await page.press('input[name=token]', 'Enter');
         await page.locator('.consolidate-start').waitFor();
@@ -466,7 +506,7 @@ if (requireBrowserOrSkip()) {
         assert.equal((await api(server.url, 'space_list')).status, 401, 'no local owner over serve --http');
         const session = (await (await fetch(`${server.url}api/session`)).json()) as { token_required: boolean };
         assert.equal(session.token_required, true);
-        const { page: browserPage, watch } = await open('#/spaces', server.origin);
+        const { page: browserPage, watch } = await open('#/spaces', server);
         await browserPage.fill('input[name=token]', tokens.reader as string);
         await browserPage.press('input[name=token]', 'Enter');
         await browserPage.locator('tr[data-space="alpha"]').waitFor();

@@ -92,8 +92,27 @@ export interface UiProcess {
   /** The page's URL, ending with '/'. */
   url: string;
   origin: string;
+  /** The secret of the URL `live-mem ui` printed (`/#secret=…`), when it printed one. */
+  secret?: string;
+  /** The URL as printed, secret included. */
+  printed: string;
   process: ResultPromise;
   stop(): Promise<void>;
+}
+
+/**
+ * Gives every document `page` loads the secret of `live-mem ui`'s URL, as a tab that opened that URL
+ * keeps it (sessionStorage, the page's own key): for measures that load a route straight away.
+ */
+export async function carrySecret(page: Page, ui: UiProcess): Promise<void> {
+  if (ui.secret === undefined) return;
+  await page.addInitScript((secret) => {
+    try {
+      (globalThis as { sessionStorage?: { setItem(key: string, value: string): void } }).sessionStorage?.setItem('live-mem-token', secret);
+    } catch {
+      // about:blank has no storage
+    }
+  }, ui.secret);
 }
 
 /** Spawns `live-mem <args>` (ui, or serve --http) and waits for the URL it announces. */
@@ -104,20 +123,23 @@ export async function startUi(env: Record<string, string>, args: string[] = ['ui
     reject: false,
   });
   let seen = '';
-  const url = await new Promise<string>((resolve, reject) => {
+  const [url, secret] = await new Promise<[string, string | undefined]>((resolve, reject) => {
     const look = (chunk: Buffer) => {
       seen += chunk.toString();
-      const match = /(http:\/\/127\.0\.0\.1:\d+)\/(?:mcp)?/.exec(seen);
-      if (match) resolve(`${match[1]}/`);
+      // Up to the whitespace after it: the whole URL, with the secret `live-mem ui` prints in its fragment.
+      const match = /(http:\/\/127\.0\.0\.1:\d+)\/(?:mcp)?(?:#secret=([\w-]+))?\s/.exec(seen);
+      if (match) resolve([`${match[1]}/`, match[2]]);
     };
     child.stdout?.on('data', look);
     child.stderr?.on('data', look);
     void child.then(() => reject(new Error(`live-mem ${args.join(' ')} exited: ${seen}`)));
-    setTimeout(() => reject(new Error(`no URL announced: ${seen}`)), 15_000);
+    setTimeout(() => reject(new Error(`no URL announced: ${seen}`)), 15_000).unref(); // a pending timer would hold the test process
   });
   return {
     url,
     origin: new URL(url).origin,
+    ...(secret !== undefined ? { secret } : {}),
+    printed: secret !== undefined ? `${url}#secret=${secret}` : url,
     process: child,
     async stop() {
       child.kill('SIGTERM');

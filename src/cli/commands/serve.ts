@@ -34,7 +34,7 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
       limits: settings.http,
       authenticate: (token) => core.auth.resolve(token),
       // The web viewer at / beside /mcp; here, as on /mcp, every call needs a token.
-      other: await viewerHandler(session, false),
+      other: await viewerHandler(session),
     });
     logger.info(
       `serving MCP over Streamable HTTP at ${server.url} and the web viewer at ${server.origin}/ (store: ${storage.name} ${storage.location}; tools: ${tools.profile}, ${tools.tools.length}; every request needs a bearer token)`,

@@ -1,4 +1,10 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { hashToken } from '../../core/auth/token-store.js';
 import { isLoopback } from '../../mcp/http-listen.js';
 import type { UiHandler } from '../../ui/handler.js';
 import type { Session } from '../open.js';
@@ -11,11 +17,10 @@ export interface UiOptions {
 }
 
 /**
- * The web viewer's handler for this session. `local: true` lets a request without a token act as
- * this process's caller (the local owner, or LIVE_MEM_TOKEN's) — only for `live-mem ui` bound to a
- * loopback address with auth not required, where whoever can reach the page owns the files anyway.
+ * The web viewer's handler for this session. With `secret`, a request bearing it acts as this
+ * process's caller (the local owner, or LIVE_MEM_TOKEN's); without, every request needs a token.
  */
-export async function viewerHandler(session: Session, local: boolean): Promise<UiHandler> {
+export async function viewerHandler(session: Session, secret?: string): Promise<UiHandler> {
   // Imported here, like the MCP server in serve.ts: other commands never load the tools.
   const [{ createUiHandler }, { defaultAssetsDir, loadUiAssets }] = await Promise.all([import('../../ui/handler.js'), import('../../ui/assets.js')]);
   return createUiHandler({
@@ -23,41 +28,64 @@ export async function viewerHandler(session: Session, local: boolean): Promise<U
     logger: session.logger,
     assets: await loadUiAssets(defaultAssetsDir()),
     version: VERSION,
-    ...(local ? { localCaller: session.resolveCaller } : {}),
+    ...(secret !== undefined ? { local: { secretHash: hashToken(secret), caller: session.resolveCaller } } : {}),
   });
 }
 
-/** `live-mem ui`: serves the web viewer until SIGINT or SIGTERM; prints its URL, opens it with --open. */
+/**
+ * `live-mem ui`: serves the web viewer until SIGINT or SIGTERM; prints its URL, opens it with --open.
+ * On a loopback address with auth not required, the page acts as this process's caller — but only
+ * with a secret drawn at each start and printed in the URL's fragment (`#secret=…`), which the page
+ * keeps and sends as its bearer: every local user reaches 127.0.0.1, only the owner sees this output.
+ * A fragment never reaches the server, its logs or a Referer. Elsewhere the page asks for a token.
+ */
 export async function ui(session: Session, options: UiOptions = {}): Promise<null> {
   const host = options.host ?? '127.0.0.1';
-  const local = isLoopback(host) && session.settings.auth !== 'required';
+  const secret = isLoopback(host) && session.settings.auth !== 'required' ? randomBytes(32).toString('base64url') : undefined;
   const { serveUi } = await import('../../ui/server.js');
   const server = await serveUi({
     host,
     port: options.port ?? 8090,
     limits: session.settings.http,
     logger: session.logger,
-    handler: await viewerHandler(session, local),
+    handler: await viewerHandler(session, secret),
   });
+  const url = secret !== undefined ? `${server.url}#secret=${secret}` : server.url;
   const { storage } = session.core.context;
-  process.stdout.write(`live-mem web viewer at ${server.url}\n`);
+  process.stdout.write(`live-mem web viewer at ${url}\n`);
   session.logger.info(
-    `serving the web viewer (store: ${storage.name} ${storage.location}; ${local ? 'no token needed on this loopback address' : 'the page asks for a token'})`,
+    `serving the web viewer (store: ${storage.name} ${storage.location}; ${secret !== undefined ? 'the page needs the secret of the URL above, or a token' : 'the page asks for a token'})`,
   );
-  if (options.open) openBrowser(server.url, session.logger);
+  const opened = options.open ? await openBrowser(url, session.logger) : undefined;
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
   await server.close();
+  await opened?.remove();
   return null;
 }
 
-/** Opens a URL in the system browser; a failure is a warning, the server keeps serving. */
-function openBrowser(url: string, logger: Session['logger']): void {
+/**
+ * Opens the viewer in the system browser, as Jupyter does: through a page in a folder only this user
+ * can read (mkdtemp: 0700) that redirects to the URL, so the secret is never an argument of
+ * xdg-open or of the browser, where every local user would read it with `ps`. The page is removed
+ * when the server stops. A failure is a warning: the server keeps serving.
+ */
+async function openBrowser(url: string, logger: Session['logger']): Promise<{ remove(): Promise<void> }> {
+  const folder = await mkdtemp(path.join(tmpdir(), 'live-mem-ui-'));
+  const page = path.join(folder, 'open.html');
+  // The URL is ours (an address, a port, base64url): nothing in it needs escaping in an attribute.
+  await writeFile(
+    page,
+    `<!doctype html>\n<meta charset="utf-8">\n<meta http-equiv="refresh" content="0;url=${url}">\n<title>live-mem</title>\n<p><a href="${url}">Open the live-mem web viewer</a></p>\n`,
+    { mode: 0o600 },
+  );
+  const target = pathToFileURL(page).href;
   const [command, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
+    process.platform === 'darwin' ? ['open', [target]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', target]] : ['xdg-open', [target]];
   const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
-  child.once('error', (error) => logger.warn(`could not open a browser (${error.message}): open ${url} yourself`));
+  child.once('error', (error) => logger.warn(`could not open a browser (${error.message}): open the URL above yourself`));
   child.unref();
+  return { remove: () => rm(folder, { recursive: true, force: true }) };
 }

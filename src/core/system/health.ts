@@ -39,9 +39,17 @@ export function createHealth(context: CoreContext) {
   return async (caller: Caller) => {
     const [storage, llm] = await Promise.all([timed(() => context.storage.list('_system/', { limit: 1 })), checkLlm()]);
     const spaces = storage.status === 'ok' ? await listSpaceIds(context) : [];
+    // Public, so that a liveness probe needs no token; but the model's label names its endpoint
+    // (an internal URL) and an error message may name a host, a bucket or a path. A caller with
+    // no permission at all (anonymous under LIVE_MEM_AUTH=required) gets the statuses only; any
+    // token (every permission implies read) gets the details an agent needs to say what is wrong.
+    const detailed = caller.permissions.size > 0;
+    const services: { storage: Check; llm: Check } = detailed
+      ? { storage: { ...storage, driver: context.storage.name }, llm }
+      : { storage: { status: storage.status, driver: context.storage.name }, llm: { status: llm.status } };
     return {
       status: storage.status === 'ok' ? ('ok' as const) : ('error' as const),
-      services: { storage: { ...storage, driver: context.storage.name }, llm },
+      services,
       version: context.version,
       uptime_seconds: Math.round((Date.now() - started) / 1000),
       // Only spaces the caller may see are counted: a count must not reveal others' spaces.

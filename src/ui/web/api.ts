@@ -1,7 +1,7 @@
 /**
  * The page's only way to the store: the viewer API, which runs the MCP tools (POST
- * /api/tools/{name}). The token lives in sessionStorage (gone with the tab) and travels in the
- * Authorization header, never in a URL.
+ * /api/tools/{name}). The token — or the secret of `live-mem ui`'s URL — lives in sessionStorage
+ * (gone with the tab) and travels in the Authorization header, never in a URL the server sees.
  */
 const TOKEN_KEY = 'live-mem-token';
 
@@ -10,6 +10,19 @@ export const token = {
   set: (value: string): void => sessionStorage.setItem(TOKEN_KEY, value),
   clear: (): void => sessionStorage.removeItem(TOKEN_KEY),
 };
+
+/**
+ * `live-mem ui` prints its address with a secret in the fragment (`/#secret=…`): a fragment never
+ * reaches the server, its logs or a Referer. The page takes it as its bearer, then drops it from the
+ * address bar and the history, so it is neither shown nor bookmarked. Returns whether there was one.
+ */
+export function adoptSecret(): boolean {
+  const secret = /^#secret=([A-Za-z0-9_-]+)$/.exec(location.hash)?.[1];
+  if (secret === undefined) return false;
+  token.set(secret);
+  history.replaceState(null, '', `${location.pathname}${location.search}#/spaces`);
+  return true;
+}
 
 export class ApiError extends Error {
   constructor(
@@ -25,9 +38,16 @@ export class ApiError extends Error {
 
 export type Result = Record<string, unknown> & { status: string };
 
-export async function session(): Promise<{ token_required: boolean; version: string }> {
+export interface SessionInfo {
+  token_required: boolean;
+  /** The server is `live-mem ui` on loopback: the URL it printed carries a secret that opens the page. */
+  local_secret?: boolean;
+  version: string;
+}
+
+export async function session(): Promise<SessionInfo> {
   const response = await fetch('/api/session', { cache: 'no-store' });
-  return (await response.json()) as { token_required: boolean; version: string };
+  return (await response.json()) as SessionInfo;
 }
 
 export async function callTool<T extends Result = Result>(name: string, args: Record<string, unknown> = {}): Promise<T> {

@@ -1,4 +1,4 @@
-import { ApiError, callTool, type Result, session, token } from './api.js';
+import { ApiError, adoptSecret, callTool, type Result, session, token } from './api.js';
 import { h } from './dom.js';
 import { bankView } from './views/bank.js';
 import { errorBox, loading, type ViewContext, type Whoami } from './views/common.js';
@@ -27,6 +27,8 @@ const signOut = h('button', { type: 'button', class: 'sign-out', hidden: true },
 let leave: Array<() => void> = [];
 let whoami: Whoami | undefined;
 let rendering = 0;
+/** Whether the server is `live-mem ui` with a secret URL (the token form then says so). */
+let localSecret = false;
 
 /** #/space/{id}/{tab}/{rest…} → the view and its parts ([id, tab, rest…]); anything else → the spaces page. */
 function resolve(hash: string): { view: View; parts: string[] } {
@@ -51,15 +53,18 @@ function resolve(hash: string): { view: View; parts: string[] } {
 async function render(): Promise<void> {
   const mine = ++rendering;
   for (const cleanup of leave) cleanup();
-  leave = [];
+  // This render's own cleanups: a render overtaken by a newer one (two navigations in a row) stops
+  // its own timers, never the newer view's.
+  const cleanups: Array<() => void> = [];
+  leave = cleanups;
   main.replaceChildren(loading());
   try {
     whoami ??= await callTool<Result & Whoami>('system_whoami');
     who.textContent = `${whoami.agent} · ${whoami.permissions.join(', ') || 'no permission'}`;
     const { view, parts } = resolve(location.hash);
-    const node = await view({ parts, whoami, onLeave: (cleanup) => leave.push(cleanup) });
+    const node = await view({ parts, whoami, onLeave: (cleanup) => cleanups.push(cleanup) });
     if (mine === rendering) main.replaceChildren(node);
-    else for (const cleanup of leave) cleanup();
+    else for (const cleanup of cleanups) cleanup();
   } catch (error) {
     if (mine !== rendering) return;
     if (error instanceof ApiError && error.needsToken) return askForToken(token.get() ? 'This token was refused (unknown, revoked or expired).' : '');
@@ -87,7 +92,13 @@ function askForToken(message: string): void {
         },
       },
       h('h1', {}, 'A token is needed'),
-      h('p', {}, 'This server needs a live-mem token with the read permission: you will see the spaces it may read. It stays in this tab only.'),
+      localSecret
+        ? h(
+            'p',
+            {},
+            'Open the address `live-mem ui` printed (it ends with #secret=…), or give a live-mem token with the read permission. It stays in this tab only.',
+          )
+        : h('p', {}, 'This server needs a live-mem token with the read permission: you will see the spaces it may read. It stays in this tab only.'),
       message ? h('p', { class: 'error', role: 'alert' }, message) : null,
       input,
       h('button', { type: 'submit' }, 'Open'),
@@ -100,7 +111,9 @@ async function start(): Promise<void> {
   document.body.replaceChildren(h('header', { class: 'top' }, h('a', { href: '#/spaces', class: 'brand' }, 'live-mem'), who, signOut), main);
   signOut.addEventListener('click', () => askForToken(''));
   window.addEventListener('hashchange', () => void render());
-  const { token_required } = await session();
+  adoptSecret(); // before anything reads the hash as a route
+  const { token_required, local_secret } = await session();
+  localSecret = local_secret === true;
   signOut.hidden = !token.get();
   if (token_required && !token.get()) return askForToken('');
   await render();
