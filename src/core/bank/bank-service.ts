@@ -1,11 +1,11 @@
 import { mapLimit } from '../../shared/concurrency.js';
-import { LiveMemError } from '../../shared/errors.js';
+import { invalid, LiveMemError } from '../../shared/errors.js';
 import type { ObjectInfo } from '../../storage/types.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { baseName, KEEP_FILE, spaceKeys } from '../layout.js';
 import { requireSpace } from '../space/meta.js';
-import { isStoredBankFilename, validateBankFilename, validateSpaceId } from '../validate.js';
+import { isStoredBankFilename, quoteName, validateSpaceId } from '../validate.js';
 
 export interface BankFileInfo {
   filename: string;
@@ -79,12 +79,16 @@ export function createBankService(context: CoreContext) {
     async read(caller: Caller, input: { space_id: string; filename: string }) {
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'read', spaceId);
-      const filename = validateBankFilename(input.filename);
+      // Any name a bank may hold is read, not only those a plan may create today (a `CON.md` an older
+      // version wrote is still the user's); consolidation writes NFC names, so the NFC form is tried too.
+      const given = input.filename;
+      if (typeof given !== 'string' || !isBankFileName(given)) {
+        throw invalid(`invalid bank filename ${quoteName(given)}: use a plain name ending in .md, without folders or '..'`);
+      }
       await requireSpace(context, spaceId);
-      // Names are NFC since consolidation normalises them; a file an older version stored decomposed is found too.
-      const object =
-        (await storage.get(spaceKeys(spaceId).bankFile(filename))) ??
-        (input.filename !== filename ? await storage.get(spaceKeys(spaceId).bankFile(input.filename)) : null);
+      const nfc = given.normalize('NFC');
+      const object = (await storage.get(spaceKeys(spaceId).bankFile(nfc))) ?? (nfc !== given ? await storage.get(spaceKeys(spaceId).bankFile(given)) : null);
+      const filename = object ? baseName(object.key) : nfc;
       if (!object) throw new LiveMemError('not_found', `bank file '${filename}' does not exist in space '${spaceId}'`, { space_id: spaceId, filename });
       return {
         status: 'ok' as const,
