@@ -3,12 +3,12 @@
  * files that were corrupted behind live-mem's back.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
-import { describe, it, type TestContext } from 'node:test';
+import { describe, it } from 'node:test';
 import { execa } from 'execa';
 import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
@@ -17,6 +17,7 @@ import { mapLimit } from '../../src/shared/concurrency.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { listKeys } from '../../src/storage/list.js';
 import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { onTinyDisk } from '../helpers/tiny-disk.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const owner = ownerCaller('checker');
@@ -25,25 +26,6 @@ const owner = ownerCaller('checker');
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries.filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
-}
-
-/** Runs `fn` on a fresh 256 KB tmpfs (a disk that fills up for real), unmounted after. Needs root. */
-async function onTinyDisk(t: TestContext, fn: (mountPoint: string) => Promise<void>): Promise<void> {
-  const mountPoint = (await tempDir('live-mem-tinyfs')).dir;
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mountPoint], { stdio: 'ignore' });
-  } catch {
-    await rm(mountPoint, { recursive: true, force: true });
-    if (process.env.CI) assert.fail('CI must be able to mount a tmpfs (root) for the full-disk tests');
-    t.skip('cannot mount a tmpfs here (needs root)');
-    return;
-  }
-  try {
-    await fn(mountPoint);
-  } finally {
-    execFileSync('umount', ['--lazy', mountPoint]); // lazy: a handle a failed test left open must not hide its failure
-    await rm(mountPoint, { recursive: true, force: true });
-  }
 }
 
 describe('faults', () => {

@@ -7,11 +7,10 @@ import assert from 'node:assert/strict';
 import { type ClientRequest, request } from 'node:http';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { execa, type ResultPromise } from 'execa';
 import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
-import { BIN } from '../helpers/mcp-client.js';
+import { startHttpServer } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const owner = ownerCaller('owner');
@@ -32,26 +31,12 @@ async function startServer(env: Record<string, string>) {
     a: (await core.auth.create(owner, { name: 'agent-a', permissions: 'read,write', space_ids: 'alpha' })).token,
     b: (await core.auth.create(owner, { name: 'agent-b', permissions: 'read,write', space_ids: 'alpha' })).token,
   };
-  const server: ResultPromise = execa(process.execPath, [BIN, 'serve', '--http', '--port', '0'], {
-    env: { PATH: process.env.PATH ?? '', LIVE_MEM_HOME: home.dir, ...env },
-    extendEnv: false,
-    reject: false,
-  });
-  const origin = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    server.stderr?.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /at (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(seen);
-      if (match) resolve(match[1] as string);
-    });
-    setTimeout(() => reject(new Error(`no URL announced: ${seen}`)), 10_000);
-  });
+  const server = await startHttpServer({ LIVE_MEM_HOME: home.dir, ...env });
   return {
-    origin,
+    origin: server.origin,
     tokens,
     async stop() {
-      server.kill('SIGTERM');
-      await server;
+      await server.stop();
       await home.remove();
     },
   };

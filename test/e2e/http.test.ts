@@ -7,12 +7,12 @@ import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';
-import { BIN } from '../helpers/mcp-client.js';
+import { BIN, startHttpServer, type HttpServer } from '../helpers/mcp-client.js';
 import { makeS3Harness, requireS3OrSkip, s3ProcessEnv } from '../helpers/s3.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -49,7 +49,7 @@ const call = async (client: Client, name: string, args: Record<string, unknown> 
 
 describe('MCP over Streamable HTTP', () => {
   let home: Awaited<ReturnType<typeof tempDir>>;
-  let server: ResultPromise;
+  let server: HttpServer | undefined;
   let url = '';
   const tokens: Record<string, string> = {};
 
@@ -59,24 +59,11 @@ describe('MCP over Streamable HTTP', () => {
     await core.spaces.create(owner, { space_id: 'alpha' });
     tokens.writer = (await core.auth.create(owner, { name: 'writer', permissions: 'read,write', space_ids: 'alpha' })).token;
     tokens.reader = (await core.auth.create(owner, { name: 'reader', permissions: 'read', space_ids: 'alpha' })).token;
-    server = execa(process.execPath, [BIN, 'serve', '--http', '--port', '0'], {
-      env: { PATH: process.env.PATH ?? '', LIVE_MEM_HOME: home.dir },
-      extendEnv: false,
-      reject: false,
-    });
-    url = await new Promise<string>((resolve, reject) => {
-      let seen = '';
-      server.stderr?.on('data', (chunk: Buffer) => {
-        seen += chunk.toString();
-        const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
-        if (match) resolve(match[1] as string);
-      });
-      setTimeout(() => reject(new Error(`no URL announced: ${seen}`)), 10_000);
-    });
+    server = await startHttpServer({ LIVE_MEM_HOME: home.dir });
+    url = server.url;
   });
   after(async () => {
-    server?.kill('SIGTERM');
-    await server;
+    await server?.stop();
     await home?.remove();
   });
 

@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
-import { BIN } from '../helpers/mcp-client.js';
+import { BIN, startHttpServer, type HttpServer } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const owner = ownerCaller('owner');
@@ -36,7 +36,7 @@ const ALL = ['beta-reader', 'lead', 'root', 'wide'];
 
 describe('a scoped admin over HTTP (SDK client)', () => {
   let home: Awaited<ReturnType<typeof tempDir>>;
-  let server: ResultPromise;
+  let server: HttpServer | undefined;
   let url = '';
   let tokens: Tokens;
 
@@ -56,24 +56,11 @@ describe('a scoped admin over HTTP (SDK client)', () => {
   before(async () => {
     home = await tempDir();
     tokens = await seed(home.dir);
-    server = execa(process.execPath, [BIN, 'serve', '--http', '--port', '0'], {
-      env: { PATH: process.env.PATH ?? '', LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'info' },
-      extendEnv: false,
-      reject: false,
-    });
-    url = await new Promise<string>((resolve, reject) => {
-      let seen = '';
-      server.stderr?.on('data', (chunk: Buffer) => {
-        seen += chunk.toString();
-        const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
-        if (match) resolve(match[1] as string);
-      });
-      setTimeout(() => reject(new Error(`no URL announced: ${seen}`)), 10_000);
-    });
+    server = await startHttpServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'info' });
+    url = server.url;
   });
   after(async () => {
-    server?.kill('SIGTERM');
-    await server;
+    await server?.stop();
     await home?.remove();
   });
 

@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { fileURLToPath } from 'node:url';
+import { execa, type ResultPromise } from 'execa';
 
 export const BIN = fileURLToPath(new URL('../../bin/live-mem.cjs', import.meta.url));
 
@@ -40,5 +41,39 @@ export async function spawnServer(env: Record<string, string>, args: string[] = 
       return structured;
     },
     close: () => client.close(),
+  };
+}
+
+export interface HttpServer {
+  /** `http://127.0.0.1:{port}` */
+  origin: string;
+  /** `{origin}/mcp` */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `live-mem serve --http` on a free loopback port (the binary, with only `env`) and waits for it to announce its URL. */
+export async function startHttpServer(env: Record<string, string>): Promise<HttpServer> {
+  const server: ResultPromise = execa(process.execPath, [BIN, 'serve', '--http', '--port', '0'], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    extendEnv: false,
+    reject: false,
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    server.stderr?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
+      if (match) resolve(match[1] as string);
+    });
+    setTimeout(() => reject(new Error(`no URL announced: ${seen}`)), 10_000).unref();
+  });
+  return {
+    origin: url.slice(0, -'/mcp'.length),
+    url,
+    async stop() {
+      server.kill('SIGTERM');
+      await server;
+    },
   };
 }
