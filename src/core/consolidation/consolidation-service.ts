@@ -9,7 +9,7 @@ import { baseName, spaceKeys } from '../layout.js';
 import { parseNoteFile } from '../note/note-file.js';
 import { compareNewestFirst, parseNoteName, stampToIso, toStamp, type NoteName } from '../note/note-name.js';
 import { loadMeta, requireSpace } from '../space/meta.js';
-import { validateSpaceId } from '../validate.js';
+import { isStoredBankFilename, validateSpaceId } from '../validate.js';
 import { appendOnlyFiles, applyPlan, type BankSnapshot } from './apply-plan.js';
 import { applyCommit, writeCommit, type CommitRecord } from './commit.js';
 import { lockSpace, type SpaceLock } from './space-lock.js';
@@ -127,7 +127,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
   const readBank = async (spaceId: string, rules: string): Promise<BankSnapshot> => {
     const keys = spaceKeys(spaceId);
     const objects = [];
-    for await (const object of listAll(storage, keys.bank, { delimiter: '/' })) if (object.key.endsWith('.md')) objects.push(object);
+    for await (const object of listAll(storage, keys.bank, { delimiter: '/' })) if (isStoredBankFilename(baseName(object.key))) objects.push(object);
     const read = await mapLimit(objects, context.storage.parallelism, (object) => storage.get(object.key));
     const files = new Map<string, { content: string; etag: string }>();
     for (const object of read) if (object) files.set(baseName(object.key), { content: object.body.toString('utf8'), etag: object.etag });

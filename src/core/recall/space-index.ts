@@ -3,6 +3,7 @@ import { listAll, listPrefixes } from '../../storage/list.js';
 import type { TextIndex, TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
+import { isStoredBankFilename } from '../validate.js';
 import type { Corpus } from './corpus.js';
 import { bankRef, bankSections, noteDocId, noteMeta, noteText, summaryDocId, summaryText, SYNTHESIS_DOC_ID, type DocMeta } from './documents.js';
 import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.js';
@@ -170,8 +171,10 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   const refreshBank = async () => {
     const files = await corpus.cachedListing(keys.bank, async () => {
       const found: string[] = [];
-      for await (const object of listAll(storage, keys.bank, { delimiter: '/' }))
-        if (object.key.endsWith('.md')) found.push(object.key.slice(keys.bank.length));
+      for await (const object of listAll(storage, keys.bank, { delimiter: '/' })) {
+        const name = object.key.slice(keys.bank.length);
+        if (isStoredBankFilename(name)) found.push(name);
+      }
       return found;
     });
     if (files === lastBankListing) return;

@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createCore, type Core } from '../../../src/core/core.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 import type { Logger } from '../../../src/shared/log.js';
 import { listKeys } from '../../../src/storage/list.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
+import { createFsDriver } from '../../../src/storage/fs/fs-driver.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
 import { plan, rewrite } from '../../../fixtures/llm/scenarios.js';
 import { counting, owner, steppingClock } from '../../helpers/core.js';
 import { startScriptedLlm, type ScriptedLlm } from '../../helpers/scripted-llm.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 const servers: ScriptedLlm[] = [];
 after(async () => Promise.all(servers.map((s) => s.close())));
@@ -337,5 +341,23 @@ describe('history', () => {
     await assert.rejects(core.recall.search(stranger, { space_id: 'proj', query: 'x' }), (error) => isLiveMemError(error, 'forbidden'));
     await assert.rejects(core.recall.context(stranger, { space_id: 'proj' }), (error) => isLiveMemError(error, 'forbidden'));
     await assert.rejects(core.recall.historyList(stranger, { space_id: 'proj' }), (error) => isLiveMemError(error, 'forbidden'));
+  });
+
+  it('leaves out a bank file put by hand under a name no key may hold, instead of failing the search and the consolidation', async () => {
+    const home = await tempDir();
+    try {
+      const llm = await startScriptedLlm([{ reply: plan([rewrite('progress.md', '# Progress\n\n- the zeppelin hangar opened\n')]) }]);
+      servers.push(llm);
+      const core = await makeCore(createFsDriver(home.dir), llm);
+      await core.spaces.create(owner, { space_id: 'hand' });
+      await writeFile(path.join(home.dir, 'hand/bank/title\u001b]0;owned\u0007.md'), '# zeppelin, put there by hand\n');
+      await core.notes.write(owner, { space_id: 'hand', category: 'progress', content: 'the zeppelin hangar opened' });
+      const { results } = await core.recall.search(owner, { space_id: 'hand', query: 'zeppelin' });
+      assert.ok(results.length > 0 && results.every((hit) => !JSON.stringify(hit).includes('\u001b')));
+      const run = await core.consolidation.consolidate(owner, { space_id: 'hand' });
+      assert.equal(run.status, 'ok', run.message);
+    } finally {
+      await home.remove();
+    }
   });
 });
