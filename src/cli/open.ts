@@ -79,6 +79,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
       maxNewFiles: settings.consolidationMaxNewFiles,
       maxBankFiles: settings.bankMaxFiles,
     },
+    budgets: { fileTokens: settings.bankFileBudgetTokens, bankTokens: settings.bankBudgetTokens },
     summaries: { auto: settings.summaries === 'auto', windowChars: settings.summaryWindowChars, groupChars: settings.summaryGroupChars },
     fault: faultHook(env),
     version: VERSION,

@@ -64,6 +64,8 @@ export interface Settings {
   consolidationLeaseS: number;
   consolidationMaxNewFiles: number;
   bankMaxFiles: number;
+  bankFileBudgetTokens: number;
+  bankBudgetTokens: number;
   /** `auto`: update a space's summaries in the background after each consolidation (with a configured model). */
   summaries: 'auto' | 'off';
   summaryWindowChars: number;
@@ -440,6 +442,22 @@ export const FIELDS: Field[] = [
     defaultText: '200',
   },
   {
+    key: 'bankFileBudgetTokens',
+    env: 'LIVE_MEM_BANK_FILE_BUDGET_TOKENS',
+    file: 'bank_file_budget_tokens',
+    parse: int(100, 1_000_000),
+    description: "Size budget of one bank file, in tokens (about 3.5 characters each), unless the file's entry in the rules states its own",
+    defaultText: '4000',
+  },
+  {
+    key: 'bankBudgetTokens',
+    env: 'LIVE_MEM_BANK_BUDGET_TOKENS',
+    file: 'bank_budget_tokens',
+    parse: int(100, 10_000_000),
+    description: 'Size budget of the whole bank, in tokens, unless the rules state one ("Bank budget: N tokens")',
+    defaultText: '16000',
+  },
+  {
     key: 'synthesisMaxWords',
     env: 'LIVE_MEM_SYNTHESIS_MAX_WORDS',
     file: 'synthesis_max_words',
@@ -551,6 +569,8 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     consolidationLeaseS: get('consolidationLeaseS', 60),
     consolidationMaxNewFiles: get('consolidationMaxNewFiles', 20),
     bankMaxFiles: get('bankMaxFiles', 200),
+    bankFileBudgetTokens: get('bankFileBudgetTokens', 4_000),
+    bankBudgetTokens: get('bankBudgetTokens', 16_000),
     summaries: get('summaries', 'auto'),
     summaryWindowChars: get('summaryWindowChars', 6_000),
     summaryGroupChars: get('summaryGroupChars', 10_000),

@@ -4,6 +4,7 @@ import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../shared/log.js';
 import { silentLogger } from '../shared/log.js';
 import type { StorageDriver } from '../storage/types.js';
+import { DEFAULT_BUDGETS, type BudgetSettings } from './bank/budget.js';
 
 export interface Limits {
   /** Largest note content accepted, in characters. */
@@ -87,6 +88,8 @@ export interface CoreContext {
   /** The configured embedding model, if any; without one, recall is lexical only. */
   embeddings: EmbeddingsClient | undefined;
   consolidation: ConsolidationSettings;
+  /** Size budgets of bank files and of the bank (bank/budget.ts). */
+  budgets: BudgetSettings;
   summaries: SummarySettings;
   /** The live-mem version, written into backup manifests. */
   version: string;
@@ -103,6 +106,7 @@ export interface CoreOptions {
   llm?: LlmClient;
   embeddings?: EmbeddingsClient;
   consolidation?: Partial<ConsolidationSettings>;
+  budgets?: Partial<BudgetSettings>;
   summaries?: Partial<SummarySettings>;
   fault?: (point: string) => Promise<void>;
   version?: string;
@@ -118,6 +122,7 @@ export function createContext(options: CoreOptions): CoreContext {
     llm: options.llm,
     embeddings: options.embeddings,
     consolidation: { ...DEFAULT_CONSOLIDATION, ...options.consolidation },
+    budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
     summaries: { ...DEFAULT_SUMMARIES, ...options.summaries },
     fault: options.fault ?? (async () => undefined),
     version: options.version ?? '0.0.0',

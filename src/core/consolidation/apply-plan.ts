@@ -1,6 +1,6 @@
 import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { foldedBankName, quoteName, validateBankFilename } from '../validate.js';
-import { applySectionEdit, headingsOf } from './markdown.js';
+import { applySectionEdit } from './markdown.js';
 import type { Plan } from './plan.js';
 
 /** A rewrite may not leave less than this share of a file (a model that "summarises" a file away). */
@@ -142,18 +142,4 @@ function checkOnlyGrows(filename: string, before: string, after: string): void {
     if (at === lines.length) throw invalid(`${filename} is append-only (rules), but the plan removes or changes ${JSON.stringify(line.slice(0, 80))}`);
     at++;
   }
-}
-
-/**
- * Bank files the rules mark append-only: a heading that names the file (e.g. `### progress.md`)
- * whose section says "append-only" (or "append only").
- */
-export function appendOnlyFiles(rules: string): Set<string> {
-  const files = new Set<string>();
-  for (const heading of headingsOf(rules)) {
-    const name = /([\w.-]+\.md)\b/.exec(heading.text)?.[1];
-    const section = rules.slice(heading.bodyStart, heading.end);
-    if (name && /append[- ]only/i.test(section)) files.add(name);
-  }
-  return files;
 }

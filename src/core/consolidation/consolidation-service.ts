@@ -10,7 +10,8 @@ import { parseNoteFile } from '../note/note-file.js';
 import { compareNewestFirst, parseNoteName, stampToIso, toStamp, type NoteName } from '../note/note-name.js';
 import { loadMeta, requireSpace } from '../space/meta.js';
 import { isStoredBankFilename, validateSpaceId } from '../validate.js';
-import { appendOnlyFiles, applyPlan, type BankSnapshot } from './apply-plan.js';
+import { parseBankRules } from '../bank/rules.js';
+import { applyPlan, type BankSnapshot } from './apply-plan.js';
 import { applyCommit, writeCommit, type CommitRecord } from './commit.js';
 import { lockSpace, type SpaceLock } from './space-lock.js';
 import { PlanFormatError, parsePlan, type Plan } from './plan.js';
@@ -131,7 +132,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     const read = await mapLimit(objects, context.storage.parallelism, (object) => storage.get(object.key));
     const files = new Map<string, { content: string; etag: string }>();
     for (const object of read) if (object) files.set(baseName(object.key), { content: object.body.toString('utf8'), etag: object.etag });
-    return { files, appendOnly: appendOnlyFiles(rules) };
+    return { files, appendOnly: parseBankRules(rules).appendOnly };
   };
 
   /** Asks for a plan; a reply that is not a usable plan gets one more chance with a stricter reminder. */

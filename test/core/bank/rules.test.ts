@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { bankBudget, DEFAULT_BUDGETS } from '../../../src/core/bank/budget.js';
+import { parseBankRules } from '../../../src/core/bank/rules.js';
+import { DEFAULT_RULES } from '../../../src/core/space/default-rules.js';
+
+describe('bank rules', () => {
+  it('reads append-only files and budgets from the rules, per file and for the bank', () => {
+    const rules = [
+      '# Rules',
+      '',
+      'Bank budget: 20,000 tokens.',
+      '',
+      '## Files',
+      '### progress.md',
+      'History of the project. Append-only. Budget: 6 000 tokens',
+      '### techContext.md',
+      '**Budget:** 1500 tokens',
+      '### activeContext.md',
+      'Rewritten each time; no budget stated.',
+      '```',
+      '# not a heading.md',
+      '```',
+    ].join('\n');
+    const parsed = parseBankRules(rules);
+    assert.deepEqual([...parsed.appendOnly], ['progress.md']);
+    assert.deepEqual(Object.fromEntries(parsed.fileBudgets), { 'progress.md': 6000, 'techContext.md': 1500 });
+    assert.equal(parsed.bankBudget, 20_000);
+    const budget = bankBudget(parsed, DEFAULT_BUDGETS);
+    assert.equal(budget.bankTokens, 20_000);
+    assert.equal(budget.fileTokens('progress.md'), 6000);
+    assert.equal(budget.fileTokens('activeContext.md'), DEFAULT_BUDGETS.fileTokens);
+  });
+
+  it('gives the default rules the settings’ budgets, with progress.md append-only', () => {
+    const parsed = parseBankRules(DEFAULT_RULES);
+    assert.deepEqual([...parsed.appendOnly], ['progress.md']);
+    const budget = bankBudget(parsed, { fileTokens: 1234, bankTokens: 5678 });
+    assert.equal(budget.fileTokens('progress.md'), 1234);
+    assert.equal(budget.bankTokens, 5678);
+  });
+
+  it('ignores what is not a budget: zero, words, a budget line of one file read as another’s', () => {
+    const parsed = parseBankRules('### a.md\nBudget: 0 tokens\n### b.md\nbudget: many tokens\n### c.md\nKeep the budget small.');
+    assert.equal(parsed.fileBudgets.size, 0);
+    assert.equal(parsed.bankBudget, undefined);
+  });
+});
