@@ -141,6 +141,28 @@ const fields: Formatter = (result) =>
     )
     .join('\n');
 
+const count = (value: unknown): string => (typeof value === 'number' ? value.toLocaleString('en-US') : '-');
+
+/** "1,234 / 4,000 tokens", marked when over: a size against its budget. */
+const againstBudget = (item: Result): string =>
+  `${count(item.tokens ?? item.total_tokens)} / ${count(item.budget_tokens)} tokens${item.over_budget ? '  OVER BUDGET' : ''}`;
+
+/** The bank block of space info / summary: the bank's size, then each file's, against their budgets. */
+const spaceFields: Formatter = (result) => {
+  const bank = result.bank as Result | undefined;
+  if (!bank || typeof bank !== 'object') return fields(result);
+  const files = ((bank.file_budgets as Result[]) ?? []).map((file) => [scalar(file.filename), againstBudget(file)] as const);
+  const width = Math.max(0, ...files.map(([name]) => name.length));
+  const block = [
+    `bank: ${count(bank.files_count)} file(s), ${count(bank.total_size)} bytes, ${againstBudget(bank)}`,
+    ...files.map(([name, use]) => `  ${name.padEnd(width)}  ${use}`),
+  ].join('\n');
+  return Object.entries(result)
+    .filter(([key]) => key !== 'status')
+    .map(([key, value]) => (key === 'bank' ? block : fields({ [key]: value })))
+    .join('\n');
+};
+
 const notes: Formatter = (result) => {
   const list = (result.notes as Result[]) ?? [];
   const body = list
@@ -161,7 +183,12 @@ const VIEWS = {
     const columns = ['space_id', 'live_notes_count', 'bank_files_count', 'owner', 'description'];
     return table(spaces, spaces.some((space) => space.error) ? [...columns, 'error'] : columns);
   },
-  bankList: (result: Result) => table((result.files as Result[]) ?? [], ['filename', 'size', 'last_modified']),
+  spaceFields,
+  bankList: (result: Result) => {
+    const files = ((result.files as Result[]) ?? []).map((file) => ({ ...file, tokens: againstBudget(file) }));
+    const total = files.length > 0 ? `\n\nbank: ${againstBudget(result)}` : '';
+    return table(files, ['filename', 'size', 'tokens', 'last_modified']) + total;
+  },
   tokens: (result: Result) =>
     table((result.tokens as Result[]) ?? [], ['name', 'hash_prefix', 'permissions', 'space_ids', 'state', 'expires_at']) +
     (Array.isArray(result.scope) ? `\n(only the tokens within spaces ${result.scope.join(', ')}: this admin token is limited to them)` : ''),

@@ -100,9 +100,9 @@ export function buildProgram(): Command {
     .option('--rules-file <file>', 'the rules, from a Markdown file')
     .action(action(spaceCreate, 'fields'));
   space.command('list').description('list spaces').action(action(spaceList, 'spaces'));
-  space.command('info <space_id>').description('details of a space').action(action(spaceInfo, 'fields'));
+  space.command('info <space_id>').description('details of a space').action(action(spaceInfo, 'spaceFields'));
   space.command('rules <space_id>').description('print the rules of a space').action(action(spaceRules, 'content'));
-  space.command('summary <space_id>').description('info, rules, synthesis and bank in one').action(action(spaceSummary, 'fields'));
+  space.command('summary <space_id>').description('info, rules, synthesis and bank in one').action(action(spaceSummary, 'spaceFields'));
   space
     .command('update <space_id>')
     .description('change the description or owner')

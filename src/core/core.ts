@@ -32,6 +32,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     {
       countLiveNotes: (spaceId) => notes.stats(spaceId),
       listBank: (spaceId) => bank.listFiles(spaceId),
+      measureBank: (spaceId) => bank.measure(spaceId),
       readBank: (spaceId) => bank.readAll(spaceId),
     },
     events.emit,

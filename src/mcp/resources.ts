@@ -132,7 +132,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
     const readable = listed.spaces.filter((space) => !('error' in space && space.error));
     const spaces = await mapLimit(readable, core.context.storage.parallelism, async (space) => {
       try {
-        return { space_id: space.space_id, description: space.description, bank: (await core.bank.list(caller, space)).files };
+        return { space_id: space.space_id, description: space.description, bank: await core.bank.listing(caller, space) };
       } catch (error) {
         if (isLiveMemError(error, 'not_found')) return null; // deleted since listed
         throw error;

@@ -65,7 +65,24 @@ describe('CLI, run as a process', () => {
     assert.equal((await run(['bank', 'read', 'proj', 'activeContext.md'])).stdout, '# Active\n\nNow.\n');
     const all = await json(['bank', 'read-all', 'proj']);
     assert.equal(all.body.file_count, 1);
-    assert.match((await run(['bank', 'list', 'proj'])).stdout, /activeContext\.md\s+15/);
+    assert.match((await run(['bank', 'list', 'proj'])).stdout, /activeContext\.md\s+15\s+5 \/ 4,000 tokens\s+\d{4}-/);
+  });
+
+  it('shows each bank file against its budget, and marks the ones over it', async () => {
+    await writeFile(path.join(home.dir, 'proj', 'bank', 'notes.md'), 'n'.repeat(14_700)); // 4,200 tokens
+    const list = (await run(['bank', 'list', 'proj'])).stdout;
+    assert.match(list, /^filename\s+size\s+tokens\s+last_modified$/m);
+    assert.match(list, /^activeContext\.md\s+15\s+5 \/ 4,000 tokens\s+\d{4}-/m);
+    assert.match(list, /^notes\.md\s+14700\s+4,200 \/ 4,000 tokens {2}OVER BUDGET\s+\d{4}-/m);
+    assert.match(list, /\n\nbank: 4,205 \/ 16,000 tokens\n$/);
+    const info = (await run(['space', 'info', 'proj'])).stdout;
+    assert.match(
+      info,
+      /^bank: 2 file\(s\), 14,715 bytes, 4,205 \/ 16,000 tokens\n {2}activeContext\.md {2}5 \/ 4,000 tokens\n {2}notes\.md {10}4,200 \/ 4,000 tokens {2}OVER BUDGET$/m,
+    );
+    assert.match(info, /^live:\n {2}notes_count: 2$/m, 'the other fields as before');
+    const json = JSON.parse((await run(['bank', 'list', 'proj', '--json'])).stdout);
+    assert.deepEqual([json.total_tokens, json.budget_tokens, json.over_budget], [4_205, 16_000, false]);
   });
 
   it('exits 1 on a domain error and 2 on a usage error, with a clear message', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
@@ -123,6 +123,31 @@ describe('MCP over stdio: the built binary, driven by the SDK client', () => {
     assert.equal(missing.status, 'not_found');
     const updated = await server.call('space_update', { space_id: 'alpha', owner: 'team-api' });
     assert.equal(updated.owner, 'team-api');
+  });
+
+  it('shows each bank file and the bank against their budgets (the output schemas validate them)', async () => {
+    const rules = '# Rules\n\nBank budget: 6,000 tokens\n\n### progress.md\nHistory. Budget: 1,000 tokens\n\n### activeContext.md\nNow.\n';
+    assert.equal((await server.call('space_create', { space_id: 'budgeted', rules })).status, 'created');
+    // 4,200 characters are 1,200 tokens: over progress.md's own 1,000; activeContext.md takes the default 4,000.
+    await writeFile(path.join(home.dir, 'budgeted', 'bank', 'progress.md'), `# Progress\n${'p'.repeat(4_189)}`);
+    await writeFile(path.join(home.dir, 'budgeted', 'bank', 'activeContext.md'), 'a'.repeat(700));
+    const expected = [
+      { filename: 'activeContext.md', tokens: 200, budget_tokens: 4_000, over_budget: false },
+      { filename: 'progress.md', tokens: 1_200, budget_tokens: 1_000, over_budget: true },
+    ];
+    const bank = await server.call('bank_list', { space_id: 'budgeted' });
+    const files = bank.files as Array<Record<string, unknown>>;
+    assert.deepEqual(
+      files.map(({ filename, tokens, budget_tokens, over_budget }) => ({ filename, tokens, budget_tokens, over_budget })),
+      expected,
+    );
+    assert.deepEqual([bank.total_tokens, bank.budget_tokens, bank.over_budget], [1_400, 6_000, false]);
+    for (const tool of ['space_info', 'space_summary']) {
+      const described = (await server.call(tool, { space_id: 'budgeted' })).bank as Record<string, unknown>;
+      assert.deepEqual(described.file_budgets, expected, tool);
+      assert.deepEqual([described.total_tokens, described.budget_tokens, described.over_budget], [1_400, 6_000, false], tool);
+    }
+    assert.equal((await server.call('space_delete', { space_id: 'budgeted', confirm: true })).status, 'deleted');
   });
 
   it('refuses bad input with a clear status and changes nothing', async () => {

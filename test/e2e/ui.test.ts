@@ -310,6 +310,26 @@ if (requireBrowserOrSkip()) {
       await page.close();
     });
 
+    it("the bank's file list shows each file's size against its budget, and marks a file over it", async () => {
+      const core = createCore({ storage: createFsDriver(home.dir) });
+      await core.spaces.create(owner, { space_id: 'budgets', rules: '# Rules\n\n### big.md\nBudget: 1,000 tokens\n\n### small.md\nAnything.\n' });
+      await writeFile(path.join(home.dir, 'budgets', 'bank', 'big.md'), `# Big\n\n${'b'.repeat(4_542)}`); // 1,300 tokens
+      await writeFile(path.join(home.dir, 'budgets', 'bank', 'small.md'), `# Small\n\n${'s'.repeat(3_491)}`); // 1,000 tokens
+      const { page, watch } = await open('#/space/budgets/bank');
+      await page.locator('.bank-files li[data-file="big.md"] .budget').waitFor();
+      const big = page.locator('.bank-files li[data-file="big.md"] .budget');
+      assert.equal((await big.innerText()).trim(), '1.3k / 1k tokens — over budget');
+      assert.equal(await big.getAttribute('class'), 'budget over');
+      assert.equal(await big.locator('meter').getAttribute('max'), '1000');
+      const small = page.locator('.bank-files li[data-file="small.md"] .budget');
+      assert.equal((await small.innerText()).trim(), '1k / 4k tokens');
+      assert.equal(await small.getAttribute('class'), 'budget');
+      assert.equal((await page.locator('.bank-total .budget').innerText()).trim(), '2.3k / 16k tokens');
+      await screenshot(page, 'bank-budgets');
+      assert.deepEqual(watch.errors, []);
+      await page.close();
+    });
+
     it('the history timeline lists each consolidation; one shows its metrics and notes', async () => {
       const { page, watch } = await open('#/space/alpha/history');
       const row = page.locator(`tr[data-consolidation="${consolidationId}"]`);

@@ -4,6 +4,8 @@ import type { ObjectInfo } from '../../storage/types.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { baseName, KEEP_FILE, spaceKeys } from '../layout.js';
+import { type BankBudget, bankBudget, type FileBudgetUse, useOfBudget } from './budget.js';
+import { parseBankRules } from './rules.js';
 import { requireSpace } from '../space/meta.js';
 import { isStoredBankFilename, quoteName, validateSpaceId } from '../validate.js';
 
@@ -11,6 +13,11 @@ export interface BankFileInfo {
   filename: string;
   size: number;
   last_modified: string;
+}
+
+interface LoadedBank {
+  files: Array<BankFileInfo & { content: string }>;
+  budget: BankBudget;
 }
 
 export interface BankFile {
@@ -23,8 +30,8 @@ export interface BankFile {
 export function createBankService(context: CoreContext) {
   const { storage, limits } = context;
 
-  /** The bank's files, by name, with sizes (S3 lists them; fs needs a stat per file). */
-  const listFiles = async (spaceId: string): Promise<BankFileInfo[]> => {
+  /** The keys of the bank's files (a listing; S3 gives sizes with it, fs does not). */
+  const listObjects = async (spaceId: string): Promise<ObjectInfo[]> => {
     const objects: ObjectInfo[] = [];
     let cursor: string | undefined;
     do {
@@ -32,29 +39,58 @@ export function createBankService(context: CoreContext) {
       objects.push(...page.objects.filter((o) => isBankFileName(baseName(o.key))));
       cursor = page.cursor;
     } while (cursor);
-    const files = await mapLimit(objects, storage.parallelism, async (object) => {
+    return objects.sort((a, b) => (a.key < b.key ? -1 : 1));
+  };
+
+  /** The bank's files, by name, with sizes (S3 lists them; fs needs a stat per file). */
+  const listFiles = async (spaceId: string): Promise<BankFileInfo[]> => {
+    const files = await mapLimit(await listObjects(spaceId), storage.parallelism, async (object) => {
       const info = object.size !== undefined && object.lastModified ? object : await storage.stat(object.key);
       return info ? { filename: baseName(object.key), size: info.size ?? 0, last_modified: (info.lastModified ?? new Date(0)).toISOString() } : null;
     });
-    return files.filter((file): file is BankFileInfo => file !== null).sort((a, b) => (a.filename < b.filename ? -1 : 1));
+    return files.filter((file): file is BankFileInfo => file !== null);
   };
 
-  const readAll = async (spaceId: string) => {
-    const infos = await listFiles(spaceId);
-    const bodies = await mapLimit(infos, storage.parallelism, (info) => storage.get(spaceKeys(spaceId).bankFile(info.filename)));
+  /**
+   * The bank's files with their text, and the budgets the rules and settings give them: read once,
+   * for what is derived from it (the listing with sizes against budgets, bank_read_all). Reading is
+   * bounded by the bank's cap on files, and a space loaded at start-up reads it all anyway.
+   */
+  const load = async (spaceId: string): Promise<LoadedBank> => {
+    const keys = spaceKeys(spaceId);
+    const [objects, rules] = await Promise.all([listObjects(spaceId), storage.get(keys.rules)]);
+    const bodies = await mapLimit(objects, storage.parallelism, (object) => storage.get(object.key));
+    const files = bodies.flatMap((object) =>
+      object
+        ? [{ filename: baseName(object.key), size: object.size, last_modified: object.lastModified.toISOString(), content: object.body.toString('utf8') }]
+        : [],
+    );
+    return { files, budget: bankBudget(parseBankRules(rules?.body.toString('utf8') ?? ''), context.budgets) };
+  };
+
+  /** Each file's size, in bytes and in tokens, against its budget; the bank's against its own. */
+  const measured = ({ files, budget }: LoadedBank) => {
+    const use = useOfBudget(files, budget);
+    return {
+      files: files.map(({ content: _, ...info }, index) => ({ ...info, ...(use.files[index] as FileBudgetUse) })),
+      total_tokens: use.total_tokens,
+      budget_tokens: use.budget_tokens,
+      over_budget: use.over_budget,
+    };
+  };
+
+  const readAllOf = ({ files: loaded }: LoadedBank) => {
     const files: BankFile[] = [];
     const omitted: string[] = [];
     let totalSize = 0;
-    bodies.forEach((object, index) => {
-      const filename = (infos[index] as BankFileInfo).filename;
-      if (!object) return;
-      if (totalSize + object.size > limits.bankReadAllMaxBytes) {
+    for (const { filename, content, size } of loaded) {
+      if (totalSize + size > limits.bankReadAllMaxBytes) {
         omitted.push(filename);
-        return;
+        continue;
       }
-      totalSize += object.size;
-      files.push({ filename, content: object.body.toString('utf8'), size: object.size });
-    });
+      totalSize += size;
+      files.push({ filename, content, size });
+    }
     return {
       files,
       total_size: totalSize,
@@ -64,16 +100,34 @@ export function createBankService(context: CoreContext) {
     };
   };
 
+  /** The bank measured against its budgets (space_info's bank block). */
+  const measure = async (spaceId: string) => measured(await load(spaceId));
+
+  /** The whole bank as bank_read_all returns it, and measured, from one read (space_summary). */
+  const readAll = async (spaceId: string) => {
+    const loaded = await load(spaceId);
+    return { read: readAllOf(loaded), measured: measured(loaded) };
+  };
+
   return {
     listFiles,
+    measure,
     readAll,
 
     async list(caller: Caller, input: { space_id: string }) {
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'read', spaceId);
       await requireSpace(context, spaceId);
-      const files = await listFiles(spaceId);
-      return { status: 'ok' as const, space_id: spaceId, files, file_count: files.length };
+      const bank = await measure(spaceId);
+      return { status: 'ok' as const, space_id: spaceId, ...bank, file_count: bank.files.length };
+    },
+
+    /** The bank's files with sizes and dates only: a listing, without reading them (resources/list). */
+    async listing(caller: Caller, input: { space_id: string }) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'read', spaceId);
+      await requireSpace(context, spaceId);
+      return listFiles(spaceId);
     },
 
     async read(caller: Caller, input: { space_id: string; filename: string }) {
@@ -104,7 +158,7 @@ export function createBankService(context: CoreContext) {
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'read', spaceId);
       await requireSpace(context, spaceId);
-      return { status: 'ok' as const, space_id: spaceId, ...(await readAll(spaceId)) };
+      return { status: 'ok' as const, space_id: spaceId, ...(await readAll(spaceId)).read };
     },
   };
 }

@@ -30,3 +30,35 @@ export function bankBudget(rules: BankRules, settings: BudgetSettings): BankBudg
 
 /** A bank text's size against the budget: the same estimate everywhere. */
 export const measureTokens = (content: string): number => estimateTokens(content);
+
+/** One file's size against its budget. */
+export interface FileBudgetUse {
+  filename: string;
+  tokens: number;
+  budget_tokens: number;
+  over_budget: boolean;
+}
+
+/** A bank's size against its budgets: each file's, and the whole bank's. */
+export interface BankBudgetUse {
+  files: FileBudgetUse[];
+  total_tokens: number;
+  budget_tokens: number;
+  over_budget: boolean;
+}
+
+/**
+ * Measures bank files against their budgets, from their text: tokens are counted on characters, as
+ * consolidation and compaction count them, so what a listing calls over budget is what compaction
+ * acts on (a size in bytes would overcount any non-ASCII text: twice for accented letters, three
+ * times for CJK).
+ */
+export function useOfBudget(files: ReadonlyArray<{ filename: string; content: string }>, budget: BankBudget): BankBudgetUse {
+  const measured = files.map(({ filename, content }) => {
+    const tokens = measureTokens(content);
+    const budgetTokens = budget.fileTokens(filename);
+    return { filename, tokens, budget_tokens: budgetTokens, over_budget: tokens > budgetTokens };
+  });
+  const total = measured.reduce((sum, file) => sum + file.tokens, 0);
+  return { files: measured, total_tokens: total, budget_tokens: budget.bankTokens, over_budget: total > budget.bankTokens };
+}

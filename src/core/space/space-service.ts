@@ -34,6 +34,7 @@ export interface SpaceUpdateInput {
 export interface SpaceParts {
   countLiveNotes(spaceId: string): Promise<{ notes_count: number; total_size: number; oldest_note: string | null; newest_note: string | null }>;
   listBank(spaceId: string): Promise<Array<{ filename: string; size: number }>>;
+  measureBank(spaceId: string): ReturnType<BankService['measure']>;
   readBank(spaceId: string): ReturnType<BankService['readAll']>;
 }
 
@@ -43,14 +44,15 @@ export type SpaceChanged = (event: CoreEvent & { type: 'space_created' | 'space_
 export function createSpaceService(context: CoreContext, parts: SpaceParts, changed: SpaceChanged = () => undefined) {
   const { storage } = context;
 
-  const info = async (spaceId: string) => {
+  /** A space described; `measuredBank` is given when the caller reads the bank anyway (space_summary). */
+  const info = async (spaceId: string, measuredBank?: ReturnType<SpaceParts['measureBank']>) => {
     const keys = spaceKeys(spaceId);
     const { meta } = await loadMeta(context, spaceId);
     const [rules, synthesis, live, bank] = await Promise.all([
       storage.stat(keys.rules),
       storage.stat(keys.synthesis),
       parts.countLiveNotes(spaceId),
-      parts.listBank(spaceId),
+      measuredBank ?? parts.measureBank(spaceId),
     ]);
     return {
       space_id: spaceId,
@@ -60,9 +62,13 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
       rules_size: rules?.size ?? 0,
       live,
       bank: {
-        files_count: bank.length,
-        total_size: bank.reduce((sum, file) => sum + file.size, 0),
-        files: bank.map((file) => file.filename),
+        files_count: bank.files.length,
+        total_size: bank.files.reduce((sum, file) => sum + file.size, 0),
+        files: bank.files.map((file) => file.filename),
+        total_tokens: bank.total_tokens,
+        budget_tokens: bank.budget_tokens,
+        over_budget: bank.over_budget,
+        file_budgets: bank.files.map(({ filename, tokens, budget_tokens, over_budget }) => ({ filename, tokens, budget_tokens, over_budget })),
       },
       last_consolidation: meta.last_consolidation,
       consolidation_count: meta.consolidation_count,
@@ -170,8 +176,11 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'read', spaceId);
       const keys = spaceKeys(spaceId);
-      const [spaceInfo, rules, synthesis, bank] = await Promise.all([info(spaceId), readText(keys.rules), readText(keys.synthesis), parts.readBank(spaceId)]);
-      return { status: 'ok' as const, ...spaceInfo, rules, synthesis, ...bank };
+      const bank = parts.readBank(spaceId);
+      const measured = bank.then((loaded) => loaded.measured);
+      measured.catch(() => undefined); // a failure is reported once, by `bank` below (info may not await this)
+      const [spaceInfo, rules, synthesis, { read }] = await Promise.all([info(spaceId, measured), readText(keys.rules), readText(keys.synthesis), bank]);
+      return { status: 'ok' as const, ...spaceInfo, rules, synthesis, ...read };
     },
 
     async update(caller: Caller, input: SpaceUpdateInput) {

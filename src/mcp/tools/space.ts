@@ -35,7 +35,7 @@ export const spaceTools = [
     name: 'space_info',
     title: 'Describe a space',
     permission: 'read',
-    description: 'Describe a space cheaply (no note bodies): live note count, size and dates, bank files, last consolidation.',
+    description: 'Describe a space cheaply (no note bodies): live note count, size and dates, bank files (tokens vs budgets), last consolidation.',
     input: { space_id: spaceId },
     output: outputShape({ space_id: str, live: obj, bank: obj, last_consolidation: str.nullable() }),
     annotations: READ_ONLY,

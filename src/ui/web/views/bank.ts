@@ -8,6 +8,24 @@ interface BankFile {
   filename: string;
   size: number;
   last_modified?: string;
+  tokens?: number;
+  budget_tokens?: number;
+  over_budget?: boolean;
+}
+
+/** 950, 1.2k, 16k: a token count at a glance (the exact figure is the tooltip). */
+const kilo = (n: number): string => (n < 1000 ? String(n) : `${(n / 1000).toFixed(1).replace(/\.0$/, '')}k`);
+
+/** A size against its budget: a meter, and "1.2k / 4k tokens", marked when over. */
+function budgetUse(tokens: number | undefined, budget: number | undefined, over: boolean | undefined): HTMLElement | null {
+  if (typeof tokens !== 'number' || typeof budget !== 'number') return null;
+  return h(
+    'div',
+    { class: over ? 'budget over' : 'budget', title: `${tokens.toLocaleString()} of ${budget.toLocaleString()} tokens${over ? ' — over budget' : ''}` },
+    // A meter, not a styled bar: the page's CSP allows no inline style.
+    h('meter', { min: 0, max: budget, value: Math.min(tokens, budget), low: budget * 0.75, high: budget * 0.9, optimum: 0 }),
+    ` ${kilo(tokens)} / ${kilo(budget)} tokens${over ? ' — over budget' : ''}`,
+  );
 }
 
 /**
@@ -16,7 +34,8 @@ interface BankFile {
  */
 export async function bankView(context: ViewContext): Promise<Node> {
   const spaceId = context.parts[0] as string;
-  const { files } = await callTool<Result & { files: BankFile[] }>('bank_list', { space_id: spaceId });
+  const listed = await callTool<Result & { files: BankFile[]; total_tokens?: number; budget_tokens?: number }>('bank_list', { space_id: spaceId });
+  const { files } = listed;
   const header = spaceHeader(spaceId, 'bank');
   if (files.length === 0) return h('section', {}, header, empty('The bank is empty: no consolidation has written it yet.'));
   const current = context.parts[2] && files.some((file) => file.filename === context.parts[2]) ? context.parts[2] : (files[0] as BankFile).filename;
@@ -32,6 +51,7 @@ export async function bankView(context: ViewContext): Promise<Node> {
     'nav',
     { class: 'bank-files' },
     h('h2', {}, 'Files'),
+    h('div', { class: 'bank-total muted' }, 'Whole bank', budgetUse(listed.total_tokens, listed.budget_tokens, listed.over_budget === true)),
     h(
       'ul',
       {},
@@ -42,6 +62,7 @@ export async function bankView(context: ViewContext): Promise<Node> {
           { class: f.filename === current ? 'current' : undefined, 'data-file': f.filename },
           link(f.filename, 'space', spaceId, 'bank', f.filename),
           h('span', { class: 'muted' }, ` ${bytes(f.size)}`),
+          budgetUse(f.tokens, f.budget_tokens, f.over_budget),
           h(
             'div',
             { class: 'writer muted' },
