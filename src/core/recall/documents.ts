@@ -68,6 +68,9 @@ export interface BankSection {
   /** Heading path, outermost first; [] for text before the first heading. */
   path: string[];
   text: string;
+  /** Offsets of the section in the file: [start, end), untrimmed (consolidation's bank view uses them). */
+  start: number;
+  end: number;
 }
 
 /** A bank file cut into its sections (each from its heading to the next heading of any level). */
@@ -82,7 +85,7 @@ export function bankSections(file: string, markdown: string): BankSection[] {
   const stack: Array<{ depth: number; text: string }> = [];
   const push = (path: string[], start: number, end: number) => {
     const text = markdown.slice(start, end).trim();
-    if (text.length > 0) sections.push({ id: `b:${file}#${sections.length}`, file, path, text });
+    if (text.length > 0) sections.push({ id: `b:${file}#${sections.length}`, file, path, text, start, end });
   };
   push([], 0, headings[0]?.start ?? markdown.length);
   for (const [i, heading] of headings.entries()) {
