@@ -96,6 +96,34 @@ export function viewBankFile(filename: string, content: string, allowanceTokens:
   };
 }
 
+export interface FitOptions {
+  /** Each file's budget. */
+  fileTokens: (filename: string) => number;
+  /** Tokens of the context left for the prompt. */
+  room: number;
+  /** Fewest tokens the notes must be left. */
+  minNotes: number;
+  /** Tokens of the prompt without notes, with these views. */
+  measure: (views: BankFileView[]) => number;
+  engine: TextIndexEngine;
+}
+
+/**
+ * What each file may take of the prompt: its budget; while that leaves the notes less than a
+ * quarter of the room (many files near their budgets, a small model), every allowance shrinks by a
+ * quarter, down to 1/16. `fixedTokens` is the prompt without notes plus the room the notes' sections
+ * may still take in the views: what a window of notes is sized against, before its notes are known.
+ */
+export function fitBank(files: ReadonlyArray<{ filename: string; content: string }>, options: FitOptions) {
+  for (let scale = 1; ; scale *= 0.75) {
+    const allowance = (filename: string): number => options.fileTokens(filename) * scale;
+    const unread = files.map((file) => viewBankFile(file.filename, file.content, allowance(file.filename), [], options.engine));
+    const fixedTokens = options.measure(unread) + unread.reduce((sum, view) => sum + view.headroom, 0);
+    const left = options.room - fixedTokens;
+    if (left >= Math.max(options.minNotes, options.room / 4) || scale < 1 / 16) return { allowance, fixedTokens };
+  }
+}
+
 /**
  * Section indexes the notes touch, most touched first. Each note counts once per section (its best
  * piece, scaled by its own best hit), so a long note does not outweigh many short ones. The index is

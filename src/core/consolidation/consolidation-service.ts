@@ -15,7 +15,7 @@ import { bankBudget } from '../bank/budget.js';
 import { noteText } from '../recall/documents.js';
 import type { TextIndexEngine } from '../../search/types.js';
 import { applyPlan, type AppliedPlan, type BankSnapshot } from './apply-plan.js';
-import { viewBankFile } from './bank-view.js';
+import { fitBank, viewBankFile } from './bank-view.js';
 import { applyCommit, writeCommit, type CommitRecord } from './commit.js';
 import { lockSpace, type SpaceLock } from './space-lock.js';
 import { PlanFormatError, parsePlan, type Plan } from './plan.js';
@@ -244,29 +244,6 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     return window;
   };
 
-  /**
-   * What each bank file may take of the prompt (bank-view.ts): its budget; while that leaves the
-   * notes less than a quarter of the context (many files near their budgets, a small model), every
-   * allowance shrinks by a quarter, down to 1/16. `fixedTokens` is the prompt without notes, with
-   * the room the notes' sections may still take: what the window is sized against.
-   */
-  const sizeBank = (
-    files: Array<{ filename: string; content: string }>,
-    base: Omit<Parameters<typeof buildMessages>[0], 'notes' | 'bank'>,
-    fileTokens: (name: string) => number,
-    llm: LlmClient,
-  ) => {
-    const room = llm.contextWindow - llm.maxOutputTokens - CONTEXT_MARGIN_TOKENS;
-    for (let scale = 1; ; scale *= 0.75) {
-      const allowance = (filename: string) => fileTokens(filename) * scale;
-      const unread = files.map((file) => viewBankFile(file.filename, file.content, allowance(file.filename), [], engine));
-      const fixedTokens =
-        buildMessages({ ...base, notes: [], bank: unread }).reduce((sum, m) => sum + estimateTokens(m.content), 0) +
-        unread.reduce((sum, view) => sum + view.headroom, 0);
-      if (room - fixedTokens >= Math.max(MIN_WINDOW_TOKENS, room / 4) || scale < 1 / 16) return { allowance, fixedTokens };
-    }
-  };
-
   const emptyResult = (spaceId: string): ConsolidationResult => ({
     status: 'ok',
     space_id: spaceId,
@@ -319,7 +296,13 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         const bankFiles = [...bank.files].map(([filename, file]) => ({ filename, content: file.content })).sort((a, b) => (a.filename < b.filename ? -1 : 1));
         // Each file whole within its allowance, else in part: the bank's share of the prompt is bounded.
         const base = { spaceId, rules, synthesis, consolidationNumber: meta.consolidation_count + 1 };
-        const { allowance, fixedTokens } = sizeBank(bankFiles, base, budget.fileTokens, llm);
+        const { allowance, fixedTokens } = fitBank(bankFiles, {
+          fileTokens: budget.fileTokens,
+          room: llm.contextWindow - llm.maxOutputTokens - CONTEXT_MARGIN_TOKENS,
+          minNotes: MIN_WINDOW_TOKENS,
+          measure: (views) => buildMessages({ ...base, notes: [], bank: views }).reduce((sum, m) => sum + estimateTokens(m.content), 0),
+          engine,
+        });
         const window = await nextWindow(spaceId, remaining, llm, fixedTokens, warnings);
         if (window.length === 0) break;
 
