@@ -102,6 +102,22 @@ describe('consolidation: a bounded prompt', () => {
     assert.ok(!bank.includes(body('Orchard')) && !bank.includes(body('Harbor')), 'untouched ones elided');
   });
 
+  it('appends to an append-only file whose last section is too large to show whole', async () => {
+    const done = Array.from({ length: 300 }, (_, i) => `- step ${i} done`).join('\n');
+    const { core, storage, server } = await setup(
+      [{ reply: plan([edit('progress.md', [{ op: 'append', section: 'Progress > Done', content: '- step 300 done' }])]) }],
+      {
+        files: { 'progress.md': `# Progress\n\n## Done\n\n${done}\n` },
+      },
+    );
+    const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
+    assert.equal(result.status, 'ok', result.message);
+    const bank = bankPart(userOf(server, 0));
+    assert.match(bank, /## Done\n\[… elided start of this section: \d+ tokens, not shown …\]\n- step \d+ done\n[\s\S]*- step 299 done\n/);
+    assert.ok(!bank.includes('- step 0 done'));
+    assert.equal((await storage.get('proj/bank/progress.md'))?.body.toString(), `# Progress\n\n## Done\n\n${done}\n\n- step 300 done\n`);
+  });
+
   it('sends a file within its budget whole', async () => {
     const { core, server } = await setup([{ reply: plan([], 'S') }], { content: bigFile(['Orchard', 'Harbor']) });
     assert.equal((await core.consolidation.consolidate(owner, { space_id: 'proj' })).status, 'ok');
