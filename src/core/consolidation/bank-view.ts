@@ -1,5 +1,5 @@
 import type { TextIndexEngine } from '../../search/types.js';
-import { bankSections, type BankSection } from '../recall/documents.js';
+import { bankSections, type BankSectionAt } from '../recall/documents.js';
 import { estimateTokens } from '../tokens.js';
 
 /**
@@ -130,7 +130,7 @@ export function fitBank(files: ReadonlyArray<{ filename: string; content: string
  * built on the fly from this file alone: the space's index may lag the bank (it is derived, updated
  * in the background), and its statistics mix notes and history into the ranking.
  */
-function rankSections(sections: readonly BankSection[], notes: readonly string[], engine: TextIndexEngine): number[] {
+function rankSections(sections: readonly BankSectionAt[], notes: readonly string[], engine: TextIndexEngine): number[] {
   if (notes.length === 0) return [];
   const index = engine.create();
   for (const [i, section] of sections.entries()) index.add(String(i), `${section.path.join(' ')}\n${section.text}`);
@@ -158,11 +158,15 @@ function queriesOf(note: string): string[] {
   return queries;
 }
 
-const headingLine = (section: BankSection): string => section.text.split('\n', 1)[0] as string;
+/** A section's heading line (both lines of a setext heading). */
+const headingLine = (section: BankSectionAt): string => {
+  const [first = '', second = ''] = section.text.split('\n', 2);
+  return /^(=+|-+)\s*$/.test(second) ? `${first}\n${second}` : first;
+};
 const elidedMark = (tokens: number, what = 'section'): string => `[… elided ${what}: ${tokens} tokens, not shown …]`;
 
 /** The file in order: sections shown whole verbatim, cut ones with a mark, elided ones as their heading and size. */
-function render(sections: readonly BankSection[], sizes: readonly number[], shown: ReadonlyMap<number, Shown>, clip: number): string {
+function render(sections: readonly BankSectionAt[], sizes: readonly number[], shown: ReadonlyMap<number, Shown>, clip: number): string {
   const elidedCount = sections.length - [...shown.values()].filter((mode) => mode === 'whole').length;
   const collapse = elidedCount > MAX_OUTLINE_SECTIONS;
   const blocks: string[] = [];

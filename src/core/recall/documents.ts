@@ -68,20 +68,23 @@ export interface BankSection {
   /** Heading path, outermost first; [] for text before the first heading. */
   path: string[];
   text: string;
-  /** Offsets of the section in the file: [start, end), untrimmed (consolidation's bank view uses them). */
+}
+
+/** A section with where it runs in its file: [start, end), untrimmed (consolidation's bank view uses them). */
+export interface BankSectionAt extends BankSection {
   start: number;
   end: number;
 }
 
 /** A bank file cut into its sections (each from its heading to the next heading of any level). */
-export function bankSections(file: string, markdown: string): BankSection[] {
+export function bankSections(file: string, markdown: string): BankSectionAt[] {
   let headings: ReturnType<typeof headingsOf>;
   try {
     headings = headingsOf(markdown);
   } catch {
     headings = [];
   }
-  const sections: BankSection[] = [];
+  const sections: BankSectionAt[] = [];
   const stack: Array<{ depth: number; text: string }> = [];
   const push = (path: string[], start: number, end: number) => {
     const text = markdown.slice(start, end).trim();

@@ -34,4 +34,10 @@ describe('bank view of a file over its allowance', () => {
     assert.ok(!view.text.includes('### Day 3.4'));
     assert.ok(view.text.includes('### Day 19.9'), 'the last section is shown');
   });
+
+  it('keeps both lines of an elided setext heading, so the outline still reads as headings', () => {
+    const content = `Notes\n=====\n\nTop.\n\nOld\n---\n\n${lines('old', 80)}\n\nNew\n---\n\n- new\n`;
+    const view = viewBankFile('notes.md', content, 100, [], bm25Engine);
+    assert.match(view.text, /\n\nOld\n---\n\[… elided section: \d+ tokens, not shown …\]\n\nNew\n---\n\n- new\n$/);
+  });
 });
