@@ -39,17 +39,22 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   );
   const summaries = createSummariesService(context, corpus, { lastJob: (spaceId) => summaryJobs.last(spaceId) });
   const summaryJobs = createSummaryJobs(context, summaries);
-  const consolidation = createConsolidationService(context, {
-    onCommitted: (spaceId, changes) => {
-      summaryJobs.auto(spaceId);
-      events.emit({ type: 'bank_changed', space_id: spaceId, ...changes });
+  const searchEngine = options.searchEngine ?? bm25Engine;
+  const consolidation = createConsolidationService(
+    context,
+    {
+      onCommitted: (spaceId, changes) => {
+        summaryJobs.auto(spaceId);
+        events.emit({ type: 'bank_changed', space_id: spaceId, ...changes });
+      },
     },
-  });
+    searchEngine,
+  );
   const jobs = createConsolidationJobs(context, consolidation);
   const backups = createBackupService(context);
   const auth = createAuthService(context, options.auth ?? { required: false, ownerAgent: 'local' });
   const health = createHealth(context);
-  const recall = createRecallService(context, corpus, options.searchEngine ?? bm25Engine);
+  const recall = createRecallService(context, corpus, searchEngine);
   const memoryContext = createMemoryContext(context, corpus, recall);
   const doctor = createDoctor(context, { snapshots: recall.snapshots, rebuildIndex: recall.rebuildIndex });
   return {

@@ -1,6 +1,7 @@
 import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { foldedBankName, quoteName, validateBankFilename } from '../validate.js';
-import { applySectionEdit } from './markdown.js';
+import type { ElidedSection } from './bank-view.js';
+import { applySectionEdit, sectionSpan, type SectionEdit } from './markdown.js';
 import type { Plan } from './plan.js';
 
 /** A rewrite may not leave less than this share of a file (a model that "summarises" a file away). */
@@ -13,6 +14,8 @@ export interface BankSnapshot {
   files: Map<string, { content: string; etag: string }>;
   /** Files the rules mark append-only. */
   appendOnly: Set<string>;
+  /** Files the model was sent in part (over their budget), with the sections it did not see whole (bank-view.ts). */
+  partial?: Map<string, ElidedSection[]>;
 }
 
 export interface FileWrite {
@@ -40,7 +43,8 @@ export interface AppliedPlan {
 /**
  * Validates a whole plan and computes every file's new content in memory; nothing is written. Any
  * refusal (a bad file name, a missing heading, a destructive rewrite, an append-only file that
- * shrinks, too many new files) fails the whole plan with `invalid_input`.
+ * shrinks, too many new files, a rewrite of a file sent in part or an edit that would replace or
+ * delete what the model was not shown) fails the whole plan with `invalid_input`.
  */
 export function applyPlan(plan: Plan, bank: BankSnapshot, limits: BankLimits): AppliedPlan {
   const next = new Map<string, string>();
@@ -49,7 +53,14 @@ export function applyPlan(plan: Plan, bank: BankSnapshot, limits: BankLimits): A
   for (const change of plan.changes) {
     const filename = resolve(change.filename);
     const current = next.get(filename) ?? bank.files.get(filename)?.content;
+    const elided = bank.files.has(filename) ? bank.partial?.get(filename) : undefined;
     if (change.action === 'write') {
+      if (elided) {
+        throw invalid(
+          `${filename} was sent in part (it is larger than the prompt could show; ${elided.length} sections were elided), so it may not be rewritten whole: ` +
+            'change it with section edits (append, prepend or add; replace or delete only a section shown whole)',
+        );
+      }
       next.set(filename, change.content);
       operations++;
       continue;
@@ -57,6 +68,7 @@ export function applyPlan(plan: Plan, bank: BankSnapshot, limits: BankLimits): A
     if (current === undefined) throw invalid(`${filename}: cannot edit a file that does not exist (create it with its whole content)`);
     let content = current;
     for (const edit of change.edits) {
+      if (elided) checkSeen(filename, (bank.files.get(filename) as { content: string }).content, edit, elided);
       content = applySectionEdit(content, edit, filename);
       operations++;
     }
@@ -110,6 +122,24 @@ function nameResolver(bank: BankSnapshot): (raw: string) => string {
     known.set(foldedBankName(name), name);
     return name;
   };
+}
+
+/**
+ * A `replace` or `delete` on a file sent in part must reach only sections the model saw whole. The
+ * heading is looked up in the file as it was sent: a heading the plan adds itself holds nothing unseen.
+ */
+function checkSeen(filename: string, sent: string, edit: SectionEdit, elided: readonly ElidedSection[]): void {
+  if (edit.op !== 'replace' && edit.op !== 'delete') return;
+  const span = sectionSpan(sent, edit.path);
+  if (!span) return;
+  const unseen = elided.filter((section) => section.start >= span.start && section.start < span.end);
+  if (unseen.length === 0) return;
+  const names = unseen.slice(0, 3).map((section) => JSON.stringify(section.path.join(' > ')));
+  throw invalid(
+    `${filename}: cannot ${edit.op} section ${JSON.stringify(edit.path.join(' > '))}: it holds ${unseen.length} section(s) you were not shown whole ` +
+      `(${names.join(', ')}${unseen.length > 3 ? ', …' : ''}; the file was sent in part): ` +
+      `append or add to it instead, or ${edit.op} only a section shown whole`,
+  );
 }
 
 function checkGrowth(created: number, existing: number, limits: BankLimits): void {

@@ -11,13 +11,17 @@ import { compareNewestFirst, parseNoteName, stampToIso, toStamp, type NoteName }
 import { loadMeta, requireSpace } from '../space/meta.js';
 import { isStoredBankFilename, validateSpaceId } from '../validate.js';
 import { parseBankRules } from '../bank/rules.js';
-import { applyPlan, type BankSnapshot } from './apply-plan.js';
+import { bankBudget } from '../bank/budget.js';
+import { noteText } from '../recall/documents.js';
+import type { TextIndexEngine } from '../../search/types.js';
+import { applyPlan, type AppliedPlan, type BankSnapshot } from './apply-plan.js';
+import { fitBank, viewBankFile } from './bank-view.js';
 import { applyCommit, writeCommit, type CommitRecord } from './commit.js';
 import { lockSpace, type SpaceLock } from './space-lock.js';
 import { PlanFormatError, parsePlan, type Plan } from './plan.js';
 import type { ChangedFile } from '../events.js';
 import { estimateTokens } from '../tokens.js';
-import { buildMessages, compressionMessages, retryReminder, type PromptNote } from './prompt.js';
+import { buildMessages, compressionMessages, refusalReminder, retryReminder, type PromptNote } from './prompt.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -72,6 +76,8 @@ export interface ConsolidationResult {
 const COMPRESSED_SENTENCES = 8;
 /** Tokens kept free in the context window for the prompt's own wording and estimation error. */
 const CONTEXT_MARGIN_TOKENS = 1_000;
+/** Fewest tokens a window of notes may get. */
+const MIN_WINDOW_TOKENS = 500;
 
 /** What a failed run leaves, said after its error: never "nothing was changed" once a window is committed. */
 function failureOutcome(spaceId: string, windows: number, committed: string | undefined): string {
@@ -98,7 +104,8 @@ export interface ConsolidationHooks {
   onCommitted?: (spaceId: string, changes: CommittedChanges) => void;
 }
 
-export function createConsolidationService(context: CoreContext, hooks: ConsolidationHooks = {}) {
+/** `engine` ranks a large bank file's sections against a window's notes (bank-view.ts). */
+export function createConsolidationService(context: CoreContext, hooks: ConsolidationHooks, engine: TextIndexEngine) {
   const { storage } = context;
   const settings = context.consolidation;
 
@@ -151,6 +158,32 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     throw new LiveMemError('llm_error', `the model returned no usable plan twice (${problem})`);
   };
 
+  /**
+   * Asks for a plan and checks it. A refused plan (`invalid_input`: a guard, a missing heading, an
+   * unseen section) gets one more chance in this run, told why; a second refusal fails the run
+   * rather than leaving the next call to send the same prompt for the same refusal.
+   */
+  const planWindow = async (
+    calls: LlmCalls,
+    messages: ReturnType<typeof buildMessages>,
+    bank: BankSnapshot,
+    result: ConsolidationResult,
+    warnings: string[],
+  ) => {
+    for (let attempt = 1; ; attempt++) {
+      const plan = await askPlan(calls, messages);
+      try {
+        const applied: AppliedPlan = applyPlan(plan, bank, settings);
+        return { plan, applied };
+      } catch (error) {
+        result.operations_failed += plan.changes.reduce((n, c) => n + (c.action === 'edit' ? c.edits.length : 1), 0);
+        if (attempt >= 2 || !isLiveMemError(error, 'invalid_input')) throw error;
+        warnings.push(`window ${result.windows + 1}: the model's plan was refused (${error.message}); it was asked once more`);
+        messages = [...messages, refusalReminder(error.message)];
+      }
+    }
+  };
+
   /** Compresses a synthesis past the word limit; keeps it whole if the call fails or returns nothing. */
   const compress = async (calls: LlmCalls, synthesis: string, warnings: string[]): Promise<{ text: string; compressed: boolean }> => {
     if (countWords(synthesis) <= settings.synthesisMaxWords) return { text: synthesis, compressed: false };
@@ -172,10 +205,11 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
    */
   const nextWindow = async (spaceId: string, names: NoteName[], llm: LlmClient, fixedTokens: number, warnings: string[]) => {
     const budget = llm.contextWindow - llm.maxOutputTokens - fixedTokens - CONTEXT_MARGIN_TOKENS;
-    if (budget < 500) {
+    if (budget < MIN_WINDOW_TOKENS) {
       throw new LiveMemError(
         'invalid_input',
-        `the rules, synthesis and bank alone fill the model's context (${fixedTokens} tokens of ${llm.contextWindow}, ${llm.maxOutputTokens} reserved for the reply): raise LIVE_MEM_LLM_CONTEXT_WINDOW or use a model with a larger one`,
+        `the rules, synthesis and bank alone fill the model's context (${fixedTokens} tokens of ${llm.contextWindow}, ${llm.maxOutputTokens} reserved for the reply; ` +
+          `files over their budget are sent in part): raise LIVE_MEM_LLM_CONTEXT_WINDOW, use a model with a larger one, or lower the bank files' budgets`,
       );
     }
     const window: Array<{ name: NoteName; note: PromptNote; body: Buffer }> = [];
@@ -246,6 +280,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
 
     const rulesObject = await storage.get(keys.rules);
     const rules = rulesObject?.body.toString('utf8') ?? '';
+    const budget = bankBudget(parseBankRules(rules), context.budgets);
     const all = await pendingNotes(spaceId, input.agent);
     const selected = all.slice(0, settings.maxNotes);
     result.notes_remaining = all.length;
@@ -259,20 +294,26 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         const [bank, synthesisObject, { meta }] = await Promise.all([readBank(spaceId, rules), storage.get(keys.synthesis), loadMeta(context, spaceId)]);
         const synthesis = synthesisObject?.body.toString('utf8') ?? '';
         const bankFiles = [...bank.files].map(([filename, file]) => ({ filename, content: file.content })).sort((a, b) => (a.filename < b.filename ? -1 : 1));
-        const base = { spaceId, rules, synthesis, consolidationNumber: meta.consolidation_count + 1, bank: bankFiles };
-        const fixedTokens = buildMessages({ ...base, notes: [] }).reduce((sum, m) => sum + estimateTokens(m.content), 0);
+        // Each file whole within its allowance, else in part: the bank's share of the prompt is bounded.
+        const base = { spaceId, rules, synthesis, consolidationNumber: meta.consolidation_count + 1 };
+        const { allowance, fixedTokens } = fitBank(bankFiles, {
+          fileTokens: budget.fileTokens,
+          room: llm.contextWindow - llm.maxOutputTokens - CONTEXT_MARGIN_TOKENS,
+          minNotes: MIN_WINDOW_TOKENS,
+          measure: (views) => buildMessages({ ...base, notes: [], bank: views }).reduce((sum, m) => sum + estimateTokens(m.content), 0),
+          engine,
+        });
         const window = await nextWindow(spaceId, remaining, llm, fixedTokens, warnings);
         if (window.length === 0) break;
 
         progress('llm', `window ${result.windows + 1}: asking ${llm.label} to fold in ${window.length} notes`, selected.length);
-        const plan = await askPlan(calls, buildMessages({ ...base, notes: window.map((w) => w.note) }));
-        let applied: ReturnType<typeof applyPlan>;
-        try {
-          applied = applyPlan(plan, bank, settings);
-        } catch (error) {
-          result.operations_failed += plan.changes.reduce((n, c) => n + (c.action === 'edit' ? c.edits.length : 1), 0);
-          throw error;
-        }
+        const touched = window.map((w) => noteText(w.note.content, w.note.tags));
+        const views = bankFiles.map((file) => viewBankFile(file.filename, file.content, allowance(file.filename), touched, engine));
+        const sent: BankSnapshot = {
+          ...bank,
+          partial: new Map(views.flatMap((view) => (view.partial ? [[view.filename, view.partial.elided] as const] : []))),
+        };
+        const { plan, applied } = await planWindow(calls, buildMessages({ ...base, notes: window.map((w) => w.note), bank: views }), sent, result, warnings);
         if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
         const compressed = await compress(calls, plan.synthesis, warnings);
 

@@ -66,6 +66,17 @@ function findSection(headings: Heading[], path: string[], file: string): Heading
   return found;
 }
 
+/** Where the section at `path` runs in `markdown` (with its sub-sections), as an edit would find it; undefined if none. */
+export function sectionSpan(markdown: string, path: string[]): { start: number; end: number } | undefined {
+  const source = markdown.endsWith('\n') || markdown === '' ? markdown : `${markdown}\n`;
+  try {
+    const { start, end } = findSection(headingsOf(source), path, '');
+    return { start, end };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Text as a block: ends with exactly one newline, unless empty. */
 const block = (text: string): string => (text.trim() === '' ? '' : `${text.replace(/\s+$/, '')}\n`);
 

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../../llm/types.js';
+import type { PartialView } from './bank-view.js';
 
 /**
  * The consolidation prompts (seed 000 §3): rules verbatim, the previous synthesis, each note with
@@ -18,7 +19,8 @@ export interface PromptInput {
   synthesis: string;
   consolidationNumber: number;
   notes: PromptNote[];
-  bank: Array<{ filename: string; content: string }>;
+  /** Each file as bank-view.ts shows it: whole, or in part (`partial`) when over its budget. */
+  bank: Array<{ filename: string; text: string; partial?: PartialView }>;
 }
 
 export const SYSTEM_PROMPT = `You maintain the memory bank of a project: Markdown files that agents read to know the project.
@@ -49,6 +51,15 @@ const FORMAT = `Answer with this JSON object, and nothing else:
 File names are plain names ending in .md, without folders. List only files you change.
 "synthesis" is cumulative: merge the previous synthesis with what these notes add.`;
 
+const PARTIAL_RULE = `A file marked SENT IN PART was not shown whole: change it only with section edits (append, prepend, add; replace or delete only a section shown whole), never with "rewrite" or "create".`;
+
+/** Said at the top of a file sent in part: what is shown, what is not, and what the model may do with it. */
+const partialNotice = (view: PartialView): string =>
+  `[SENT IN PART: this file holds about ${view.tokens} tokens, more than the ${view.allowance} this prompt gives it. ` +
+  `${view.shown} of its ${view.total} sections are shown whole; the others are marked "elided" with their size (their heading is kept). ` +
+  'Change this file only with section edits: append, prepend or add anywhere; replace or delete only a section shown whole ' +
+  'with all its sub-sections. Never rewrite it whole.]';
+
 export function buildMessages(input: PromptInput): ChatMessage[] {
   const notes = input.notes
     .map((note, i) =>
@@ -68,7 +79,12 @@ export function buildMessages(input: PromptInput): ChatMessage[] {
   const bank =
     input.bank.length === 0
       ? 'No bank file yet: this is the first consolidation. Create the files the rules define.'
-      : input.bank.map((file) => `--- File: ${file.filename} ---\n${file.content}\n--- End of file: ${file.filename} ---`).join('\n\n');
+      : input.bank
+          .map((file) => {
+            const notice = file.partial ? `${partialNotice(file.partial)}\n` : '';
+            return `--- File: ${file.filename} ---\n${notice}${file.text}\n--- End of file: ${file.filename} ---`;
+          })
+          .join('\n\n');
   const user = [
     `=== RULES OF SPACE "${input.spaceId}" ===`,
     input.rules,
@@ -84,11 +100,20 @@ export function buildMessages(input: PromptInput): ChatMessage[] {
     '',
     '=== INSTRUCTIONS ===',
     FORMAT,
+    ...(input.bank.some((file) => file.partial) ? [PARTIAL_RULE] : []),
   ].join('\n');
   return [
     { role: 'system', content: SYSTEM_PROMPT },
     { role: 'user', content: user },
   ];
+}
+
+/** Said after a plan refused by its checks (apply-plan.ts): why, so the model can correct it. */
+export function refusalReminder(reason: string): ChatMessage {
+  return {
+    role: 'user',
+    content: `Your plan was refused and nothing was written: ${reason}. Answer again with the whole corrected plan, as the same JSON object: keep the changes that were fine and fix this one.`,
+  };
 }
 
 /** Said once more after a reply that was not a usable plan. */

@@ -70,19 +70,25 @@ export interface BankSection {
   text: string;
 }
 
+/** A section with where it runs in its file: [start, end), untrimmed (consolidation's bank view uses them). */
+export interface BankSectionAt extends BankSection {
+  start: number;
+  end: number;
+}
+
 /** A bank file cut into its sections (each from its heading to the next heading of any level). */
-export function bankSections(file: string, markdown: string): BankSection[] {
+export function bankSections(file: string, markdown: string): BankSectionAt[] {
   let headings: ReturnType<typeof headingsOf>;
   try {
     headings = headingsOf(markdown);
   } catch {
     headings = [];
   }
-  const sections: BankSection[] = [];
+  const sections: BankSectionAt[] = [];
   const stack: Array<{ depth: number; text: string }> = [];
   const push = (path: string[], start: number, end: number) => {
     const text = markdown.slice(start, end).trim();
-    if (text.length > 0) sections.push({ id: `b:${file}#${sections.length}`, file, path, text });
+    if (text.length > 0) sections.push({ id: `b:${file}#${sections.length}`, file, path, text, start, end });
   };
   push([], 0, headings[0]?.start ?? markdown.length);
   for (const [i, heading] of headings.entries()) {

@@ -118,14 +118,20 @@ describe('consolidation: the bank cannot be flooded', () => {
     const { core, storage } = await setup([{ reply: plan(files) }]);
     const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
     await assertRefused(storage, result, /creates 2000 bank files; one consolidation may create at most 20 \(LIVE_MEM_CONSOLIDATION_MAX_NEW_FILES\)/);
-    assert.equal(result.operations_failed, 2_000);
+    // Refused, asked once more with the reason, refused again: both plans' operations failed.
+    assert.equal(result.operations_failed, 4_000);
   });
 
   it('refuses a plan that would take the bank past its cap, and lets one that creates nothing through', async () => {
     const storage = createMemoryDriver();
     await (await setup(scenarios.validPlan, storage, {}, 1)).core.consolidation.consolidate(owner, { space_id: 'proj' });
     const { core } = await setup(
-      [{ reply: plan([rewrite('a.md', '# A\n\nx\n'), rewrite('b.md', '# B\n\nx\n')]) }, { reply: plan([rewrite('activeContext.md', '# Active\n\nNow.\n')]) }],
+      // The model repeats the refused plan when told why (a run gives it two chances), then creates nothing.
+      [
+        { reply: plan([rewrite('a.md', '# A\n\nx\n'), rewrite('b.md', '# B\n\nx\n')]) },
+        { reply: plan([rewrite('a.md', '# A\n\nx\n'), rewrite('b.md', '# B\n\nx\n')]) },
+        { reply: plan([rewrite('activeContext.md', '# Active\n\nNow.\n')]) },
+      ],
       storage,
       { maxBankFiles: 7 },
       1,
