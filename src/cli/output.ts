@@ -207,7 +207,10 @@ const VIEWS = {
     const cap = result.daily_cap as Result | null;
     return [
       `${scalar(result.space_id)}: model tokens from ${scalar(result.since)} to ${scalar(result.until)} (UTC days)`,
-      table([...purposes, ...(purposes.length > 0 ? [{ purpose: 'total', ...total }] : [])], ['purpose', 'calls', 'prompt_tokens', 'completion_tokens', 'tokens']),
+      table(
+        [...purposes, ...(purposes.length > 0 ? [{ purpose: 'total', ...total }] : [])],
+        ['purpose', 'calls', 'prompt_tokens', 'completion_tokens', 'tokens'],
+      ),
       table((result.days as Result[]) ?? [], ['day', 'calls', 'prompt_tokens', 'completion_tokens', 'tokens']),
       `daily cap: ${cap ? `${scalar(cap.tokens)} tokens (${scalar(cap.set_by)})` : 'none'}`,
     ].join('\n\n');

@@ -8,7 +8,7 @@ import { listKeys } from '../../src/storage/list.js';
 import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { longSynthesisPlan, plan, rewrite } from '../../fixtures/llm/scenarios.js';
-import { owner } from '../helpers/core.js';
+import { counting, owner } from '../helpers/core.js';
 import { startScriptedEmbeddings, type ScriptedEmbeddings } from '../helpers/scripted-embeddings.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../helpers/scripted-llm.js';
 import { summaryStep } from '../helpers/summaries.js';
@@ -38,7 +38,10 @@ const sum = (usages: Array<{ prompt: number; completion: number }>) => ({
   calls: usages.length,
 });
 const liveCount = async (storage: StorageDriver) => (await listKeys(storage, 'proj/live/')).filter((k) => k.endsWith('.md')).length;
-const windowPlan = (n: number): Step => ({ reply: plan([rewrite('activeContext.md', `# Active\n\nWindow ${n}.\n`)], `Synthesis ${n}.`), usage: { prompt: 5_000, completion: 100 } });
+const windowPlan = (n: number): Step => ({
+  reply: plan([rewrite('activeContext.md', `# Active\n\nWindow ${n}.\n`)], `Synthesis ${n}.`),
+  usage: { prompt: 5_000, completion: 100 },
+});
 
 describe('spend ledger', () => {
   it('records a consolidation and its synthesis compression apart, adding up to what the model reported', async () => {
@@ -61,6 +64,8 @@ describe('spend ledger', () => {
     const records = await listKeys(storage, 'proj/_spend/');
     assert.equal(records.length, 2, 'one record per call');
     assert.match(records[0]!, /^proj\/_spend\/\d{4}-\d{2}-\d{2}\/\d{8}T\d{6}-[0-9a-z]{6}\.json$/);
+    await core.spaces.delete(owner, { space_id: 'proj', confirm: true });
+    assert.deepEqual(await listKeys(storage, 'proj/'), [], 'the ledger goes with the space');
   });
 
   it('records a summaries run call by call', async () => {
@@ -100,7 +105,10 @@ describe('spend ledger', () => {
     assert.match(result.message ?? '', /nothing was changed/);
     assert.equal(server.requests.length, 0, 'nothing was sent');
     assert.equal(await liveCount(storage), 5);
-    assert.deepEqual((await listKeys(storage, 'proj/bank/')).filter((key) => key.endsWith('.md')), []);
+    assert.deepEqual(
+      (await listKeys(storage, 'proj/bank/')).filter((key) => key.endsWith('.md')),
+      [],
+    );
     assert.deepEqual(await listKeys(storage, 'proj/_spend/'), []);
     assert.deepEqual((await core.spaces.info(owner, { space_id: 'proj' })).spend.daily_cap, { tokens: 500, set_by: 'LIVE_MEM_LLM_DAILY_TOKENS' });
   });
@@ -156,5 +164,36 @@ describe('spend ledger', () => {
     assert.equal(result.code, 'quota_exceeded');
     assert.equal(server.requests.length, 1);
     assert.equal(result.written, 1);
+  });
+
+  it('sums only the days asked for, reading only their records', async () => {
+    const storage = counting(createMemoryDriver());
+    let now = new Date('2026-03-01T10:00:00Z');
+    const core = createCore({ storage, clock: () => now });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    const spend = (at: string, tokens: number) =>
+      core.context.spend.record('proj', { at, purpose: 'summaries', model: 'm', prompt_tokens: tokens, completion_tokens: 1, calls: 1 });
+    await spend('2026-03-01T10:00:00Z', 100);
+    await spend('2026-03-03T23:59:59Z', 200);
+    await spend('2026-03-04T00:00:00Z', 400);
+    now = new Date('2026-03-04T12:00:00Z');
+    const fresh = createCore({ storage, clock: () => now });
+    storage.reset();
+    const report = await fresh.spend.report(owner, { space_id: 'proj', since: '2026-03-02T08:00:00+00:00' });
+    assert.equal(report.since, '2026-03-02');
+    assert.equal(report.total.prompt_tokens, 600);
+    assert.deepEqual(
+      report.days.map((day) => [day.day, day.tokens]),
+      [
+        ['2026-03-03', 201],
+        ['2026-03-04', 401],
+      ],
+    );
+    assert.equal(storage.counts.get, 2 + 1, 'the two records in range, and the meta for the cap');
+    const info = await fresh.spaces.info(owner, { space_id: 'proj' });
+    assert.equal(info.spend.today.tokens, 401);
+    assert.equal(info.spend.last_30_days.tokens, 703, 'the first day too: within 30 days');
+    await assert.rejects(fresh.spend.report(owner, { space_id: 'proj', since: '2025-01-01' }), (e) => isLiveMemError(e, 'invalid_input'));
+    await assert.rejects(fresh.spend.report(owner, { space_id: 'proj', since: '2026-03-05' }), (e) => isLiveMemError(e, 'invalid_input'));
   });
 });

@@ -1,6 +1,6 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { LiveMemError } from '../../shared/errors.js';
-import { listAll } from '../../storage/list.js';
+import { listAll, listPrefixes } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { toStamp } from '../note/note-name.js';
@@ -96,7 +96,7 @@ function parseRecord(body: Buffer): SpendRecord | null {
  * rather than one per run: a run's record rewritten after each call would need compare-and-swap
  * and would lose the run's calls if the process died between two rewrites; the object count is
  * bounded by the calls a space makes, a few per consolidation). Figures are sums over the day
- * folders asked for, so reading costs one listing per day.
+ * folders asked for: one listing of the days, then one listing per day that has records.
  */
 export function createSpendLedger(context: CoreContext) {
   const { storage } = context;
@@ -165,7 +165,12 @@ export function createSpendLedger(context: CoreContext) {
     /** Totals for each UTC day from `from` to `to` (both `YYYY-MM-DD`), and over them all. */
     async range(spaceId: string, from: string, to: string) {
       const days = daysBetween(from, to);
-      const perDay = await mapLimit(days, Math.max(1, Math.min(8, storage.parallelism)), (day) => dayTotals(spaceId, day));
+      // One listing of the day folders, then one per day that has records: most days of a quiet space cost nothing.
+      const folder = spaceKeys(spaceId).spend;
+      const present = new Set((await listPrefixes(storage, folder)).map((prefix) => prefix.slice(folder.length, -1)));
+      const perDay = await mapLimit(days, Math.max(1, Math.min(8, storage.parallelism)), (day) =>
+        present.has(day) ? dayTotals(spaceId, day) : Promise.resolve(emptyTotals()),
+      );
       const total = emptyTotals();
       for (const day of perDay) {
         for (const [purpose, figures] of Object.entries(day.by_purpose) as Array<[SpendPurpose, PurposeTotals]>) {

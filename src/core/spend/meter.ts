@@ -42,7 +42,11 @@ export function meteredCalls(context: CoreContext, llm: LlmClient, tag: SpendTag
 /** Embeds `texts` for a space: refused past its cap, each request to the endpoint recorded. */
 export async function meteredEmbed(context: CoreContext, embeddings: EmbeddingsClient, spaceId: string, texts: string[], signal?: AbortSignal) {
   const tag: SpendTag = { spaceId, purpose: 'embeddings' };
-  await context.spend.check(spaceId, texts.reduce((sum, text) => sum + estimateTokens(text), 0), 'embeddings');
+  await context.spend.check(
+    spaceId,
+    texts.reduce((sum, text) => sum + estimateTokens(text), 0),
+    'embeddings',
+  );
   return embeddings.embed(texts, signal, (usage) =>
     record(context, tag, {
       model: usage.model,
