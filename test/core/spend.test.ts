@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createCore } from '../../src/core/core.js';
 import type { Limits } from '../../src/core/context.js';
+import { createSamplingLlm } from '../../src/llm/sampling.js';
+import { estimateTokens } from '../../src/core/tokens.js';
 import { isLiveMemError } from '../../src/shared/errors.js';
 import { listKeys } from '../../src/storage/list.js';
 import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
@@ -195,5 +197,30 @@ describe('spend ledger', () => {
     assert.equal(info.spend.last_30_days.tokens, 703, 'the first day too: within 30 days');
     await assert.rejects(fresh.spend.report(owner, { space_id: 'proj', since: '2025-01-01' }), (e) => isLiveMemError(e, 'invalid_input'));
     await assert.rejects(fresh.spend.report(owner, { space_id: 'proj', since: '2026-03-05' }), (e) => isLiveMemError(e, 'invalid_input'));
+  });
+
+  it('records the estimate, marked so, when the endpoint reports no usage (MCP sampling)', async () => {
+    const storage = createMemoryDriver();
+    const reply = plan([rewrite('activeContext.md', '# Active\n\nSampled.\n')]);
+    let promptChars = 0;
+    const sampling = createSamplingLlm(
+      async (request) => {
+        promptChars = request.systemPrompt.length + request.messages.reduce((n, m) => n + m.text.length, 0);
+        return { text: reply, model: 'client-model', truncated: false };
+      },
+      { contextWindow: 100_000, maxOutputTokens: 1_000 },
+    );
+    const core = createCore({ storage });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: 'sampled note' });
+    const result = await core.consolidation.consolidate(owner, { space_id: 'proj' }, { llm: sampling });
+    assert.equal(result.status, 'ok', result.message);
+    const [key] = await listKeys(storage, 'proj/_spend/');
+    const record = JSON.parse((await storage.get(key!))!.body.toString());
+    assert.equal(record.estimated, true);
+    assert.equal(record.model, 'client-model');
+    assert.equal(record.purpose, 'consolidation');
+    assert.equal(record.completion_tokens, estimateTokens(reply));
+    assert.ok(Math.abs(record.prompt_tokens - promptChars / 3.5) < 20, `${record.prompt_tokens} tokens for ${promptChars} characters`);
   });
 });
