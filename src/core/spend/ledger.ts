@@ -151,11 +151,11 @@ export function createSpendLedger(context: CoreContext) {
       if (used + tokens <= cap.tokens) return;
       const named =
         cap.source === 'space'
-          ? `space '${spaceId}''s cap (${CAP_FIELD} = ${cap.tokens} in its _meta.json; \`live-mem space update ${spaceId} --llm-daily-tokens N\` changes it)`
-          : `the daily cap ${CAP_SETTING} = ${cap.tokens}`;
+          ? `the space's own daily cap ${CAP_FIELD} = ${cap.tokens} (set by space_update; \`live-mem space update ${spaceId} --llm-daily-tokens N\` changes it)`
+          : `the daily cap ${CAP_SETTING} = ${cap.tokens} (the setting; a space's own llm_daily_tokens overrides it)`;
       throw new LiveMemError(
         'quota_exceeded',
-        `a ${purpose} model call of up to ${tokens} tokens was refused: ${used} tokens already spent for space '${spaceId}' on ${day} (UTC), and ${used + tokens} would pass ${named}`,
+        `a model call (${purpose}) of up to ${tokens} tokens was refused: ${used} tokens already spent for space '${spaceId}' on ${day} (UTC), and ${used + tokens} would pass ${named}`,
         { space_id: spaceId, cap: cap.tokens, cap_source: cap.source === 'space' ? CAP_FIELD : CAP_SETTING, day, used, requested: tokens },
       );
     },
