@@ -9,11 +9,11 @@ import { isLiveMemError } from '../../src/shared/errors.js';
 import { listKeys } from '../../src/storage/list.js';
 import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';
-import { longSynthesisPlan, plan, rewrite } from '../../fixtures/llm/scenarios.js';
+import { FIRST_PLAN, longSynthesisPlan, plan, rewrite } from '../../fixtures/llm/scenarios.js';
 import { counting, owner } from '../helpers/core.js';
 import { startScriptedEmbeddings, type ScriptedEmbeddings } from '../helpers/scripted-embeddings.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../helpers/scripted-llm.js';
-import { summaryStep } from '../helpers/summaries.js';
+import { summaryReply, summaryStep } from '../helpers/summaries.js';
 
 const servers: Array<ScriptedLlm | ScriptedEmbeddings> = [];
 after(async () => Promise.all(servers.map((s) => s.close())));
@@ -222,5 +222,30 @@ describe('spend ledger', () => {
     assert.equal(record.purpose, 'consolidation');
     assert.equal(record.completion_tokens, estimateTokens(reply));
     assert.ok(Math.abs(record.prompt_tokens - promptChars / 3.5) < 20, `${record.prompt_tokens} tokens for ${promptChars} characters`);
+  });
+
+  it('the summaries run started after a consolidation stops at the cap: its job says why', async () => {
+    const server = await startScriptedLlm([{ dynamic: (messages) => (messages[0]!.content.includes('memory bank') ? FIRST_PLAN : summaryReply(messages)) }]);
+    servers.push(server);
+    const core = createCore({
+      storage: createMemoryDriver(),
+      llm: server.client({ maxTokens: 1_000 }),
+      consolidation: { retryBackoffMs: 5, timeoutMs: 2_000 },
+      summaries: { auto: true },
+      limits: { llmDailyTokens: 3_500 },
+    });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    for (let i = 0; i < 4; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Step ${i}. ${'z'.repeat(990)}` });
+    const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
+    assert.equal(result.status, 'ok', result.message);
+    await core.idle();
+    const { jobs } = await core.summaries.status(owner, { space_id: 'proj' });
+    assert.equal(jobs.length, 1);
+    assert.equal(jobs[0]!.trigger, 'auto');
+    assert.equal(jobs[0]!.state, 'error');
+    assert.equal(jobs[0]!.result?.code, 'quota_exceeded');
+    assert.match(String(jobs[0]!.result?.message), /LIVE_MEM_LLM_DAILY_TOKENS = 3500/);
+    assert.equal(server.requests.length, 1, 'only the consolidation was sent');
+    assert.deepEqual(await core.summaries.records('proj'), []);
   });
 });
