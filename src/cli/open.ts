@@ -68,6 +68,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
       exportMaxBytes: settings.exportMaxBytes,
       importMaxEntryBytes: settings.importMaxEntryBytes,
       importMaxBytes: settings.importMaxBytes,
+      llmDailyTokens: settings.llmDailyTokens,
     },
     ...(llm ? { llm } : {}),
     ...(embeddings ? { embeddings } : {}),
@@ -139,9 +140,9 @@ function configuredEmbeddings(settings: Settings): EmbeddingsClient | undefined 
   let loaded: Promise<EmbeddingsClient> | undefined;
   return {
     label: `${model} @ ${baseUrl}`,
-    async embed(texts, signal) {
+    async embed(texts, signal, report) {
       loaded ??= import('../llm/embeddings.js').then((module) => module.createOpenAiEmbeddings({ baseUrl, apiKey, model }));
-      return (await loaded).embed(texts, signal);
+      return (await loaded).embed(texts, signal, report);
     },
     async ping(signal) {
       loaded ??= import('../llm/embeddings.js').then((module) => module.createOpenAiEmbeddings({ baseUrl, apiKey, model }));

@@ -228,6 +228,20 @@ const VIEWS = {
       `covers ${covered.length}: ${covered.map((item) => scalar(item.ref ?? item.id)).join(', ')}`,
     ].join('\n');
   },
+  spend: (result: Result) => {
+    const total = (result.total as Result) ?? {};
+    const purposes = Object.entries((total.by_purpose as Record<string, Result>) ?? {}).map(([purpose, figures]) => ({ purpose, ...figures }));
+    const cap = result.daily_cap as Result | null;
+    return [
+      `${scalar(result.space_id)}: model tokens from ${scalar(result.since)} to ${scalar(result.until)} (UTC days)`,
+      table(
+        [...purposes, ...(purposes.length > 0 ? [{ purpose: 'total', ...total }] : [])],
+        ['purpose', 'calls', 'prompt_tokens', 'completion_tokens', 'tokens'],
+      ),
+      table((result.days as Result[]) ?? [], ['day', 'calls', 'prompt_tokens', 'completion_tokens', 'tokens']),
+      `daily cap: ${cap ? `${scalar(cap.tokens)} tokens (${scalar(cap.set_by)})` : 'none'}`,
+    ].join('\n\n');
+  },
   doctor: (result: Result) => {
     const marks: Record<string, string> = { ok: '✓', warn: '!', error: '✗' };
     const lines = ((result.findings as Result[]) ?? []).map((finding) => {

@@ -8,6 +8,7 @@ import { doctor } from './commands/doctor.js';
 import { note, read, search } from './commands/live.js';
 import { historyList, historyShow, memoryContext, recall } from './commands/recall.js';
 import { serve } from './commands/serve.js';
+import { spend } from './commands/spend.js';
 import { ui } from './commands/ui.js';
 import { about, health, whoami } from './commands/system.js';
 import { tokenCreate, tokenDelete, tokenList, tokenRevoke, tokenUpdate } from './commands/token.js';
@@ -105,9 +106,10 @@ export function buildProgram(): Command {
   space.command('summary <space_id>').description('info, rules, synthesis and bank in one').action(action(spaceSummary, 'spaceFields'));
   space
     .command('update <space_id>')
-    .description('change the description or owner')
+    .description("change the description, the owner or the space's daily model-token cap")
     .option('-d, --description <text>', 'new description')
     .option('--owner <name>', 'new owner')
+    .option('--llm-daily-tokens <n>', 'model tokens the space may spend per UTC day (0 = no cap for it; unset: LIVE_MEM_LLM_DAILY_TOKENS)', integer)
     .action(action(spaceUpdate, 'fields'));
   space
     .command('delete <space_id>')
@@ -193,6 +195,11 @@ export function buildProgram(): Command {
     .description('fold the live notes into the memory bank with the configured LLM (progress on a terminal)')
     .option('--agent <name>', "only this agent's notes (exact name)")
     .action(action(consolidate, 'fields'));
+  program
+    .command('spend <space_id>')
+    .description('model tokens the space spent (consolidation, compaction, summaries, synthesis, embeddings), per purpose and per UTC day')
+    .option('--since <date>', 'from this day (ISO 8601; default: the last 30 days, at most 366)')
+    .action(action(spend, 'spend'));
   program
     .command('consolidate-status <space_id> [job_id]')
     .description('state of background consolidations (started by MCP clients), newest first')

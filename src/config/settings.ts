@@ -66,6 +66,8 @@ export interface Settings {
   bankMaxFiles: number;
   bankFileBudgetTokens: number;
   bankBudgetTokens: number;
+  /** Model tokens a space may spend per UTC day; 0 = no cap. */
+  llmDailyTokens: number;
   /** `auto`: update a space's summaries in the background after each consolidation (with a configured model). */
   summaries: 'auto' | 'off';
   summaryWindowChars: number;
@@ -458,6 +460,15 @@ export const FIELDS: Field[] = [
     defaultText: '16000',
   },
   {
+    key: 'llmDailyTokens',
+    env: 'LIVE_MEM_LLM_DAILY_TOKENS',
+    file: 'llm_daily_tokens',
+    parse: int(0, 1_000_000_000_000),
+    description:
+      "Model tokens (prompt + reply, every purpose) a space may spend per UTC day; a call that would pass it is refused (`quota_exceeded`). 0 = no cap; a space's own `llm_daily_tokens` (space_update) overrides it",
+    defaultText: '0',
+  },
+  {
     key: 'synthesisMaxWords',
     env: 'LIVE_MEM_SYNTHESIS_MAX_WORDS',
     file: 'synthesis_max_words',
@@ -571,6 +582,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     bankMaxFiles: get('bankMaxFiles', 200),
     bankFileBudgetTokens: get('bankFileBudgetTokens', 4_000),
     bankBudgetTokens: get('bankBudgetTokens', 16_000),
+    llmDailyTokens: get('llmDailyTokens', 0),
     summaries: get('summaries', 'auto'),
     summaryWindowChars: get('summaryWindowChars', 6_000),
     summaryGroupChars: get('summaryGroupChars', 10_000),

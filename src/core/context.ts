@@ -5,6 +5,7 @@ import type { Logger } from '../shared/log.js';
 import { silentLogger } from '../shared/log.js';
 import type { StorageDriver } from '../storage/types.js';
 import { DEFAULT_BUDGETS, type BudgetSettings } from './bank/budget.js';
+import { createSpendLedger, type SpendLedger } from './spend/ledger.js';
 
 export interface Limits {
   /** Largest note content accepted, in characters. */
@@ -23,6 +24,8 @@ export interface Limits {
    * the meta and its last sweep (see note-service.ts).
    */
   knownSpaceMs: number;
+  /** Model tokens a space may spend per UTC day (LIVE_MEM_LLM_DAILY_TOKENS); 0 = no cap. A space's meta may set its own. */
+  llmDailyTokens: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -32,6 +35,7 @@ export const DEFAULT_LIMITS: Limits = {
   importMaxEntryBytes: 256_000_000,
   importMaxBytes: 4_000_000_000,
   knownSpaceMs: 2_000,
+  llmDailyTokens: 0,
 };
 
 export interface ConsolidationSettings {
@@ -95,6 +99,8 @@ export interface CoreContext {
   version: string;
   /** Test hook: called at named points of a consolidation's commit (see consolidation/commit.ts) and of a summaries run. */
   fault: (point: string) => Promise<void>;
+  /** Every model call paid for a space, and its daily cap (spend/ledger.ts); one per core, it caches what it read. */
+  spend: SpendLedger;
 }
 
 export interface CoreOptions {
@@ -113,7 +119,7 @@ export interface CoreOptions {
 }
 
 export function createContext(options: CoreOptions): CoreContext {
-  return {
+  const context: Omit<CoreContext, 'spend'> & { spend?: SpendLedger } = {
     storage: options.storage,
     clock: options.clock ?? (() => new Date()),
     randomId: options.randomId ?? customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 6),
@@ -127,4 +133,6 @@ export function createContext(options: CoreOptions): CoreContext {
     fault: options.fault ?? (async () => undefined),
     version: options.version ?? '0.0.0',
   };
+  context.spend = createSpendLedger(context as CoreContext);
+  return context as CoreContext;
 }

@@ -13,6 +13,7 @@ import { createSummaryJobs } from './recall/summaries/jobs.js';
 import { createSummariesService } from './recall/summaries/summaries-service.js';
 import { bm25Engine } from '../search/bm25.js';
 import { createSpaceService } from './space/space-service.js';
+import { spendReport } from './spend/report.js';
 import { createDoctor } from './system/doctor.js';
 import { createHealth } from './system/health.js';
 import type { TextIndexEngine } from '../search/types.js';
@@ -70,6 +71,8 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     auth,
     health,
     doctor,
+    /** Model tokens spent per space (spend/): `live-mem spend`. */
+    spend: { report: (caller: Parameters<typeof spendReport>[1], input: { space_id: string; since?: string }) => spendReport(context, caller, input) },
     recall: { ...recall, context: memoryContext },
     summaries: {
       update: summaries.update,

@@ -27,6 +27,9 @@
  *                                            space, a file no system can hold…): moved here, byte for byte,
  *                                            never applied, its notes left in live/; `doctor` reports it
  *   {space}/_consolidation/jobs/{job}.json   background consolidations and their state
+ *   {space}/_spend/{YYYY-MM-DD}/{stamp}-{id}.json
+ *                                            one model call paid for this space (its purpose, model, tokens), by
+ *                                            UTC day, create-only (spend/ledger.ts); internal: never backed up
  *   _backups/{space}/{stamp}/manifest.json   a backup: every file with its size and SHA-256 (written last)
  *   _backups/{space}/{stamp}/files/{path}    the space's files, as they were
  */
@@ -61,6 +64,8 @@ export function spaceKeys(spaceId: string) {
     quarantined: (name: string) => `${root}_consolidation/quarantine/${name}.json`,
     jobs: `${root}_consolidation/jobs/`,
     job: (jobId: string) => `${root}_consolidation/jobs/${jobId}.json`,
+    spend: `${root}_spend/`,
+    spendDay: (day: string) => `${root}_spend/${day}/`,
   };
 }
 

@@ -16,6 +16,19 @@ export interface CallOptions {
   /** Base backoff; doubled at each attempt, with jitter. */
   backoffMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /** Sees every attempt (the spend ledger and its caps, in the core). */
+  meter?: CallMeter;
+}
+
+/**
+ * What the caller wants done around each attempt, without this layer knowing what it is: `before`
+ * may refuse the attempt by throwing (nothing is sent, no retry); `after` is awaited once the
+ * endpoint answered, before the answer is used, so what was paid is recorded even if the process
+ * dies right after. Attempts that failed are not given to `after`: no endpoint says what they cost.
+ */
+export interface CallMeter {
+  before?(request: ChatRequest, maxOutputTokens: number): Promise<void>;
+  after?(request: ChatRequest, response: ChatResponse): Promise<void>;
 }
 
 /**
@@ -45,18 +58,23 @@ export function createLlmCalls(llm: LlmClient, options: CallOptions) {
     llm,
     async chat(request: ChatRequest): Promise<ChatResponse> {
       for (let attempt = 1; ; attempt++) {
+        // A refusal is no call: it is thrown as it is, never retried.
+        await options.meter?.before?.(request, request.maxTokens ?? llm.maxOutputTokens);
+        let response: ChatResponse;
         try {
-          const response = await once(request);
-          usage.calls++;
-          usage.promptTokens += response.promptTokens;
-          usage.completionTokens += response.completionTokens;
-          return response;
+          response = await once(request);
         } catch (error) {
           usage.calls++;
           const retryable = error instanceof LlmError ? error.retryable : false;
           if (!retryable || attempt >= attempts || request.signal?.aborted) throw error;
           await sleep((options.backoffMs ?? 500) * 2 ** (attempt - 1) * (0.5 + Math.random()));
+          continue;
         }
+        usage.calls++;
+        usage.promptTokens += response.promptTokens;
+        usage.completionTokens += response.completionTokens;
+        await options.meter?.after?.(request, response);
+        return response;
       }
     },
   };

@@ -12,9 +12,19 @@ import { LlmError } from './types.js';
 export interface EmbeddingsClient {
   /** For messages and index headers: "nomic-embed-text @ http://127.0.0.1:11434/v1". */
   readonly label: string;
-  embed(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /** `report` is told what each request to the endpoint cost, as it answers (for the spend ledger). */
+  embed(texts: string[], signal?: AbortSignal, report?: (usage: EmbeddingsUsage) => Promise<void>): Promise<Float32Array[]>;
   /** Checks the endpoint answers, without computing anything (listing models). Optional. */
   ping?(signal: AbortSignal): Promise<void>;
+}
+
+/** One request's cost: `reported` false when the endpoint said nothing (the tokens are then 0). */
+export interface EmbeddingsUsage {
+  model: string;
+  promptTokens: number;
+  reported: boolean;
+  /** The inputs of that request, for an estimate when the endpoint reported nothing. */
+  texts: string[];
 }
 
 export interface OpenAiEmbeddingsSettings {
@@ -36,7 +46,7 @@ export function createOpenAiEmbeddings(settings: OpenAiEmbeddingsSettings): Embe
   const batchSize = Math.max(1, Math.floor(settings.batchSize ?? 64));
   const client = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey || 'not-needed', maxRetries: 0, timeout: settings.timeoutMs ?? 60_000 });
 
-  const embedBatch = async (texts: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> => {
+  const embedBatch = async (texts: string[], signal: AbortSignal | undefined, report: EmbedReport | undefined): Promise<Float32Array[]> => {
     // OpenAI answers 400 to an empty string, which would fail the whole batch for one empty document.
     const input = texts.map((text) => (text === '' ? ' ' : text));
     let response: OpenAI.CreateEmbeddingResponse;
@@ -45,6 +55,8 @@ export function createOpenAiEmbeddings(settings: OpenAiEmbeddingsSettings): Embe
     } catch (error) {
       throw toLlmError(error);
     }
+    const tokens = response?.usage?.prompt_tokens;
+    await report?.({ model: response?.model || settings.model, promptTokens: tokens ?? 0, reported: typeof tokens === 'number', texts });
     return inOrder(response, texts.length);
   };
 
@@ -57,10 +69,10 @@ export function createOpenAiEmbeddings(settings: OpenAiEmbeddingsSettings): Embe
         throw toLlmError(error);
       }
     },
-    async embed(texts, signal) {
+    async embed(texts, signal, report) {
       const vectors: Float32Array[] = [];
       for (let start = 0; start < texts.length; start += batchSize) {
-        vectors.push(...(await embedBatch(texts.slice(start, start + batchSize), signal)));
+        vectors.push(...(await embedBatch(texts.slice(start, start + batchSize), signal, report)));
       }
       const dims = vectors[0]?.length;
       if (vectors.some((vector) => vector.length !== dims)) throw new LlmError('the embeddings endpoint answered vectors of different dimensions', false);
@@ -68,6 +80,8 @@ export function createOpenAiEmbeddings(settings: OpenAiEmbeddingsSettings): Embe
     },
   };
 }
+
+type EmbedReport = (usage: EmbeddingsUsage) => Promise<void>;
 
 /** The response's vectors by their `index` (the API's order promise), checked and normalised. */
 function inOrder(response: OpenAI.CreateEmbeddingResponse, expected: number): Float32Array[] {

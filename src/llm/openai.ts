@@ -38,6 +38,7 @@ export function createOpenAiLlm(settings: OpenAiSettings): LlmClient {
       model: completion.model || settings.model,
       promptTokens: completion.usage?.prompt_tokens ?? 0,
       completionTokens: completion.usage?.completion_tokens ?? 0,
+      usageReported: completion.usage != null,
       truncated: choice?.finish_reason === 'length',
     };
   };

@@ -39,7 +39,7 @@ export function createSamplingLlm(
         ...(request.signal ? { signal: request.signal } : {}),
       });
       // Sampling reports no token counts: they are estimated by the caller when needed.
-      return { text: result.text, model: result.model, promptTokens: 0, completionTokens: 0, truncated: result.truncated };
+      return { text: result.text, model: result.model, promptTokens: 0, completionTokens: 0, usageReported: false, truncated: result.truncated };
     },
   };
 }

@@ -23,6 +23,8 @@ export interface ChatResponse {
   /** Token counts as reported by the endpoint (0 when it does not say). */
   promptTokens: number;
   completionTokens: number;
+  /** False when the endpoint reported no token counts (the counts above are then 0). */
+  usageReported?: boolean;
   /** True when the reply was cut by the token limit (finish_reason "length"). */
   truncated: boolean;
 }

@@ -11,6 +11,7 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   forbidden: 'This token lacks the permission or the space; ask an admin.',
   storage_error: 'The store failed; call system_health or retry later.',
   llm_error: 'The model failed or answered unusably; nothing was changed. Retry later.',
+  quota_exceeded: 'A daily token cap is reached; nothing was sent. Wait for the next UTC day, or raise the cap the message names.',
   config_error: 'The server is not configured for this; the message says which setting to set.',
 };
 

@@ -48,11 +48,12 @@ const cli = (env: Record<string, string>, args: string[], cwd?: string) =>
     ...(cwd ? { cwd } : {}),
   });
 
-/** Every file of a space, as bytes. */
+/** Every file of a space, as bytes, but its running state (job records, the spend ledger), which archives leave out. */
 async function snapshot(storage: StorageDriver, spaceId: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const key of await listKeys(storage, `${spaceId}/`)) {
-    if (!key.includes('/_consolidation/')) files.set(key.slice(spaceId.length + 1), (await storage.get(key))!.body.toString('base64'));
+    if (!key.includes('/_consolidation/') && !key.includes('/_spend/'))
+      files.set(key.slice(spaceId.length + 1), (await storage.get(key))!.body.toString('base64'));
   }
   return files;
 }

@@ -29,6 +29,8 @@ export interface RecordedRequest {
 export interface ScriptedLlm {
   url: string;
   requests: RecordedRequest[];
+  /** The usage each answered request reported, in answer order (what the model would bill). */
+  usages: Array<{ prompt: number; completion: number }>;
   /** GET /models calls (health checks: they cost no tokens). */
   modelListings: number;
   /** Makes a client of the real adapter for this server. */
@@ -38,6 +40,7 @@ export interface ScriptedLlm {
 
 export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
   const requests: RecordedRequest[] = [];
+  const usages: Array<{ prompt: number; completion: number }> = [];
   const counters = { modelListings: 0 };
   let next = 0;
   const server: Server = createServer((req, res) => {
@@ -78,6 +81,7 @@ export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
       'usage' in step && step.usage
         ? step.usage
         : { prompt: Math.ceil(JSON.stringify(request.messages).length / 4), completion: Math.ceil(content.length / 4) };
+    usages.push(usage);
     res.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({
         id: `chatcmpl-${requests.length}`,
@@ -96,6 +100,7 @@ export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
   return {
     url,
     requests,
+    usages,
     get modelListings() {
       return counters.modelListings;
     },

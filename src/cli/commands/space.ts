@@ -22,11 +22,12 @@ export const spaceInfo = ({ core, caller }: Session, spaceId: string) => core.sp
 export const spaceRules = ({ core, caller }: Session, spaceId: string) => core.spaces.rules(caller, { space_id: spaceId });
 export const spaceSummary = ({ core, caller }: Session, spaceId: string) => core.spaces.summary(caller, { space_id: spaceId });
 
-export const spaceUpdate = ({ core, caller }: Session, spaceId: string, options: { description?: string; owner?: string }) =>
+export const spaceUpdate = ({ core, caller }: Session, spaceId: string, options: { description?: string; owner?: string; llmDailyTokens?: number }) =>
   core.spaces.update(caller, {
     space_id: spaceId,
     ...(options.description !== undefined ? { description: options.description } : {}),
     ...(options.owner !== undefined ? { owner: options.owner } : {}),
+    ...(options.llmDailyTokens !== undefined ? { llm_daily_tokens: options.llmDailyTokens } : {}),
   });
 
 export const spaceDelete = ({ core, caller }: Session, spaceId: string, options: { yes?: boolean }) =>

@@ -23,6 +23,7 @@ const INTERNAL: Array<[RegExp, string]> = [
   [/^_summaries\/lock\.json$/, 'a summaries lease'],
   [/^_summaries\/jobs\//, 'a background job record'],
   [/^_index\//, 'a search index snapshot'],
+  [/^_spend\//, 'the model spend ledger'],
 ];
 
 const TOP_FILES = new Set(['_meta.json', '_rules.md', '_synthesis.md', KEEP_FILE]);

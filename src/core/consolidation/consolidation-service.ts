@@ -1,6 +1,6 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
-import { createLlmCalls, type LlmCalls } from '../../llm/call.js';
+import type { LlmCalls } from '../../llm/call.js';
 import { LlmError, type LlmClient } from '../../llm/types.js';
 import { listAll } from '../../storage/list.js';
 import { authorize, toAgentName, type Caller } from '../caller.js';
@@ -21,6 +21,7 @@ import { lockSpace, type SpaceLock } from './space-lock.js';
 import { PlanFormatError, parsePlan, type Plan } from './plan.js';
 import type { ChangedFile } from '../events.js';
 import { estimateTokens } from '../tokens.js';
+import { meteredCalls } from '../spend/meter.js';
 import { buildMessages, compressionMessages, refusalReminder, retryReminder, type PromptNote } from './prompt.js';
 
 export interface ConsolidateInput {
@@ -274,7 +275,9 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     if (held.recovered) result.recovered = held.recovered;
     const warnings: string[] = [...held.warnings];
     const changes: CommittedChanges = { files: [], synthesis: false };
-    const calls = createLlmCalls(llm, { timeoutMs: settings.timeoutMs, backoffMs: settings.retryBackoffMs });
+    // Two purposes, two meters: the plan and the synthesis compression are recorded apart.
+    const calls = meteredCalls(context, llm, { spaceId, purpose: 'consolidation' });
+    const synthesisCalls = meteredCalls(context, llm, { spaceId, purpose: 'synthesis' });
     const progress = (phase: ProgressEvent['phase'], message: string, total: number) =>
       options.onProgress?.({ phase, message, notes_done: result.notes_processed, notes_total: total, window: result.windows + 1 });
 
@@ -315,7 +318,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         };
         const { plan, applied } = await planWindow(calls, buildMessages({ ...base, notes: window.map((w) => w.note), bank: views }), sent, result, warnings);
         if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
-        const compressed = await compress(calls, plan.synthesis, warnings);
+        const compressed = await compress(synthesisCalls, plan.synthesis, warnings);
 
         progress('apply', `window ${result.windows + 1}: committing ${applied.writes.length} bank files`, selected.length);
         const now = context.clock();
@@ -362,10 +365,11 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
       else context.logger.error('consolidation failed', { error: String((error as Error)?.stack ?? error) });
     } finally {
       result.notes_remaining = all.length - result.notes_processed;
-      result.llm_prompt_tokens = calls.usage.promptTokens;
-      result.llm_completion_tokens = calls.usage.completionTokens;
-      result.llm_tokens_used = calls.usage.promptTokens + calls.usage.completionTokens;
-      result.llm_calls = calls.usage.calls;
+      const usage = [calls.usage, synthesisCalls.usage];
+      result.llm_prompt_tokens = usage.reduce((sum, u) => sum + u.promptTokens, 0);
+      result.llm_completion_tokens = usage.reduce((sum, u) => sum + u.completionTokens, 0);
+      result.llm_tokens_used = result.llm_prompt_tokens + result.llm_completion_tokens;
+      result.llm_calls = usage.reduce((sum, u) => sum + u.calls, 0);
       result.duration_seconds = Math.round(performance.now() - started) / 1000;
       if (warnings.length > 0) result.warnings = warnings;
     }

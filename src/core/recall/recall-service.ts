@@ -6,6 +6,7 @@ import { authorize, toAgentName, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { parseNoteName } from '../note/note-name.js';
+import { meteredEmbed } from '../spend/meter.js';
 import { requireSpace } from '../space/meta.js';
 import { parseDateTime, validateCategory, validateLimit, validateQuery, validateSpaceId } from '../validate.js';
 import type { Corpus, Level0Note } from './corpus.js';
@@ -102,7 +103,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
             return (meta ? await textOf(spaceId, index, meta) : null)?.slice(0, EMBED_MAX_CHARS) ?? '';
           }),
         );
-        const vectors = await embeddings.embed(texts, AbortSignal.timeout(EMBED_TIMEOUT_MS));
+        const vectors = await meteredEmbed(context, embeddings, spaceId, texts, AbortSignal.timeout(EMBED_TIMEOUT_MS));
         batch.forEach(({ id, generation }, i) => index.setVector(id, vectors[i] as Float32Array, generation));
       }
       index.snapshotIfDue();
@@ -119,7 +120,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   const queryVector = async (spaceId: string, index: SpaceIndex, query: string): Promise<Float32Array | null> => {
     if (!context.embeddings || !index.vectors || index.vectors.size === 0) return null;
     try {
-      const [vector] = await context.embeddings.embed([query], AbortSignal.timeout(EMBED_TIMEOUT_MS));
+      const [vector] = await meteredEmbed(context, context.embeddings, spaceId, [query], AbortSignal.timeout(EMBED_TIMEOUT_MS));
       return vector && vector.length === index.vectors.dims ? vector : null;
     } catch (error) {
       context.logger.debug(`query embedding failed for '${spaceId}': ${(error as Error).message}`);

@@ -7,6 +7,8 @@ import type { CoreContext } from '../context.js';
 import type { CoreEvent } from '../events.js';
 import { KEEP_FILE, spaceKeys } from '../layout.js';
 import { validateSpaceId } from '../validate.js';
+import { CAP_FIELD } from '../spend/ledger.js';
+import { spendSummary } from '../spend/report.js';
 import { claimNewSpace } from './claim.js';
 import { DEFAULT_RULES } from './default-rules.js';
 import { isUnreadableMeta, listSpaceIds, loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from './meta.js';
@@ -28,6 +30,8 @@ export interface SpaceUpdateInput {
   space_id: string;
   description?: string;
   owner?: string;
+  /** The space's own daily cap of model tokens (0 = no cap for it); unset, LIVE_MEM_LLM_DAILY_TOKENS applies. */
+  llm_daily_tokens?: number;
 }
 
 /** Which parts of a space describe it; `space_info` and friends are assembled from these. */
@@ -154,7 +158,8 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
     async info(caller: Caller, input: { space_id: string }) {
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'read', spaceId);
-      return { status: 'ok' as const, ...(await info(spaceId)) };
+      const [spaceInfo, spend] = await Promise.all([info(spaceId), spendSummary(context, spaceId)]);
+      return { status: 'ok' as const, ...spaceInfo, spend };
     },
 
     async rules(caller: Caller, input: { space_id: string }) {
@@ -186,17 +191,29 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
     async update(caller: Caller, input: SpaceUpdateInput) {
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'write', spaceId);
-      if (input.description === undefined && input.owner === undefined) throw invalid('nothing to update: give a description or an owner');
+      if (input.description === undefined && input.owner === undefined && input.llm_daily_tokens === undefined)
+        throw invalid('nothing to update: give a description, an owner or llm_daily_tokens');
       const description = input.description === undefined ? undefined : boundedText('description', input.description, MAX_DESCRIPTION_CHARS);
       const owner = input.owner === undefined ? undefined : boundedText('owner', input.owner, MAX_OWNER_CHARS);
+      const cap = input.llm_daily_tokens;
+      if (cap !== undefined && !(typeof cap === 'number' && Number.isSafeInteger(cap) && cap >= 0))
+        throw invalid(`llm_daily_tokens must be a whole number of tokens, 0 or more (0 = no cap for this space), got ${JSON.stringify(cap)}`);
       const updatedAt = context.clock().toISOString();
       const meta = await updateMeta(context, spaceId, (current) => ({
         ...current,
         ...(description === undefined ? {} : { description }),
         ...(owner === undefined ? {} : { owner }),
+        ...(cap === undefined ? {} : { [CAP_FIELD]: cap }),
         updated_at: updatedAt,
       }));
-      return { status: 'ok' as const, space_id: spaceId, description: meta.description, owner: meta.owner, updated_at: updatedAt };
+      return {
+        status: 'ok' as const,
+        space_id: spaceId,
+        description: meta.description,
+        owner: meta.owner,
+        ...(typeof meta[CAP_FIELD] === 'number' ? { llm_daily_tokens: meta[CAP_FIELD] } : {}),
+        updated_at: updatedAt,
+      };
     },
 
     async delete(caller: Caller, input: { space_id: string; confirm?: boolean }) {

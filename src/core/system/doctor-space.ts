@@ -300,7 +300,19 @@ export async function checkHistory(deps: SpaceCheckDeps, spaceId: string, histor
 }
 
 /** Top-level entries of a space folder that live-mem writes: a folder holding only these is live-mem's leftovers. */
-const SPACE_ENTRIES = new Set(['_meta.json', '_rules.md', '_synthesis.md', '.keep', 'live', 'bank', 'history', '_summaries', '_index', '_consolidation']);
+const SPACE_ENTRIES = new Set([
+  '_meta.json',
+  '_rules.md',
+  '_synthesis.md',
+  '.keep',
+  'live',
+  'bank',
+  'history',
+  '_summaries',
+  '_index',
+  '_consolidation',
+  '_spend',
+]);
 
 /** A folder named like a space without `_meta.json`: what an interrupted import or restore leaves. */
 export async function checkOrphan(deps: SpaceCheckDeps, spaceId: string): Promise<Finding[]> {

@@ -22,7 +22,9 @@ after(() => Promise.all(servers.map((s) => s.close())));
 /** Every file of a space with its bytes, for byte-for-byte comparisons. */
 async function snapshot(storage: StorageDriver, spaceId: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
-  for (const key of await listKeys(storage, `${spaceId}/`)) files.set(key.slice(spaceId.length + 1), (await storage.get(key))!.body.toString('base64'));
+  // The spend ledger is the space's running state, not its content: never backed up (README, Spend).
+  for (const key of await listKeys(storage, `${spaceId}/`))
+    if (!key.includes('/_spend/')) files.set(key.slice(spaceId.length + 1), (await storage.get(key))!.body.toString('base64'));
   return files;
 }
 
@@ -279,7 +281,9 @@ describe("a backup holds a space's content and nothing else", () => {
     const storage = createMemoryDriver();
     const { core } = await populated({ storage });
     const logged = createCore({ storage, logger: createLogger('warn', (line) => void lines.push(line)) });
-    const content = await listKeys(storage, 'alpha/');
+    const all = await listKeys(storage, 'alpha/');
+    const content = all.filter((key) => !key.startsWith('alpha/_spend/'));
+    assert.ok(all.length > content.length, 'the consolidation left its spend record');
     await storage.put('alpha/_index/bm25-v1.json', '{}');
     await storage.put('alpha/_summaries/lock.json', lease);
     await storage.put('alpha/notes.txt', 'put there by hand');
@@ -288,7 +292,7 @@ describe("a backup holds a space's content and nothing else", () => {
     assert.equal(backup.files_backed_up, content.length);
     assert.ok(lines.some((line) => line.includes('notes.txt is not part of a space')));
     assert.ok(lines.some((line) => line.includes('bank/sub/nested.md is not a bank file')));
-    assert.ok(!lines.some((line) => line.includes('_index') || line.includes('lock.json')), 'internal state is left out silently');
+    assert.ok(!lines.some((line) => /_index|lock\.json|_spend/.test(line)), 'internal state is left out silently');
     const imported = await exportImport(logged, 'alpha');
     assert.deepEqual(await listKeys(imported, 'alpha/'), content);
     await core.spaces.delete(owner, { space_id: 'alpha', confirm: true });
@@ -301,7 +305,7 @@ describe("a backup holds a space's content and nothing else", () => {
     const { core } = await populated({ storage });
     await storage.put('alpha/bank/CON.md', '# written by an older version\n');
     await storage.put(`alpha/bank/${'a'.repeat(240)}.md`, '# a long name\n');
-    const content = await listKeys(storage, 'alpha/');
+    const content = (await listKeys(storage, 'alpha/')).filter((key) => !key.startsWith('alpha/_spend/'));
     const backup = await core.backups.create(owner, { space_id: 'alpha' });
     assert.equal(backup.files_backed_up, content.length);
     const imported = await exportImport(core, 'alpha');

@@ -439,7 +439,8 @@ async function writeLevel(input: WriteLevelInput): Promise<SummaryRecord[] | nul
           await put(record);
           final.set(planned.id, record);
         } catch (error) {
-          if (isLiveMemError(error, 'conflict')) throw error; // the lease is lost: stop everything
+          // The lease is lost, or the space's daily cap is reached: stop everything, the rest stays to do.
+          if (isLiveMemError(error, 'conflict') || isLiveMemError(error, 'quota_exceeded')) throw error;
           report.failed++;
           result.failed++;
           const message = error instanceof Error ? error.message : String(error);

@@ -1,5 +1,4 @@
 import { hostname } from 'node:os';
-import { createLlmCalls } from '../../../llm/call.js';
 import type { LlmClient } from '../../../llm/types.js';
 import { invalid, isLiveMemError, LiveMemError } from '../../../shared/errors.js';
 import { acquireLease, type Lease } from '../../../storage/lease.js';
@@ -8,6 +7,7 @@ import type { CoreContext } from '../../context.js';
 import { spaceKeys } from '../../layout.js';
 import { parseNoteName, stampToIso } from '../../note/note-name.js';
 import { requireSpace } from '../../space/meta.js';
+import { meteredCalls } from '../../spend/meter.js';
 import { validateSpaceId } from '../../validate.js';
 import type { Corpus } from '../corpus.js';
 import type { SummaryJobRecord } from './jobs.js';
@@ -137,7 +137,7 @@ export function createSummariesService(context: CoreContext, corpus: Corpus, dep
     return {
       spaceId,
       run: (onProgress?: (event: SummariesProgress) => void): Promise<SummariesResult> => {
-        const calls = llm ? createLlmCalls(llm, { timeoutMs: context.consolidation.timeoutMs, backoffMs: context.consolidation.retryBackoffMs }) : undefined;
+        const calls = llm ? meteredCalls(context, llm, { spaceId, purpose: 'summaries' }) : undefined;
         const progress = onProgress ?? options.onProgress;
         return runSummaries(
           { context, corpus, spaceId, checkLease: held.checkLease, ...(calls ? { calls } : {}), ...(progress ? { onProgress: progress } : {}) },

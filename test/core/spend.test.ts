@@ -1,0 +1,251 @@
+/** The spend ledger: every model call recorded per space with its purpose, and the daily caps. */
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { createCore } from '../../src/core/core.js';
+import type { Limits } from '../../src/core/context.js';
+import { createSamplingLlm } from '../../src/llm/sampling.js';
+import { estimateTokens } from '../../src/core/tokens.js';
+import { isLiveMemError } from '../../src/shared/errors.js';
+import { listKeys } from '../../src/storage/list.js';
+import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
+import type { StorageDriver } from '../../src/storage/types.js';
+import { FIRST_PLAN, longSynthesisPlan, plan, rewrite } from '../../fixtures/llm/scenarios.js';
+import { counting, owner } from '../helpers/core.js';
+import { startScriptedEmbeddings, type ScriptedEmbeddings } from '../helpers/scripted-embeddings.js';
+import { startScriptedLlm, type ScriptedLlm, type Step } from '../helpers/scripted-llm.js';
+import { summaryReply, summaryStep } from '../helpers/summaries.js';
+
+const servers: Array<ScriptedLlm | ScriptedEmbeddings> = [];
+after(async () => Promise.all(servers.map((s) => s.close())));
+
+async function setup(steps: Step[], options: { notes?: number; limits?: Partial<Limits>; storage?: StorageDriver; contextWindow?: number } = {}) {
+  const server = await startScriptedLlm(steps);
+  servers.push(server);
+  const storage = options.storage ?? createMemoryDriver();
+  const core = createCore({
+    storage,
+    llm: server.client({ contextWindow: options.contextWindow ?? 100_000, maxTokens: 1_000 }),
+    consolidation: { retryBackoffMs: 5, timeoutMs: 2_000 },
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
+  await core.spaces.create(owner, { space_id: 'proj' });
+  for (let i = 0; i < (options.notes ?? 5); i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `note ${i}` });
+  return { core, storage, server };
+}
+
+const sum = (usages: Array<{ prompt: number; completion: number }>) => ({
+  prompt_tokens: usages.reduce((n, u) => n + u.prompt, 0),
+  completion_tokens: usages.reduce((n, u) => n + u.completion, 0),
+  tokens: usages.reduce((n, u) => n + u.prompt + u.completion, 0),
+  calls: usages.length,
+});
+const liveCount = async (storage: StorageDriver) => (await listKeys(storage, 'proj/live/')).filter((k) => k.endsWith('.md')).length;
+const windowPlan = (n: number): Step => ({
+  reply: plan([rewrite('activeContext.md', `# Active\n\nWindow ${n}.\n`)], `Synthesis ${n}.`),
+  usage: { prompt: 5_000, completion: 100 },
+});
+
+describe('spend ledger', () => {
+  it('records a consolidation and its synthesis compression apart, adding up to what the model reported', async () => {
+    const { core, server, storage } = await setup([{ reply: longSynthesisPlan(700) }, { reply: 'A compact synthesis.' }]);
+    const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
+    assert.equal(result.status, 'ok', result.message);
+    assert.equal(server.usages.length, 2);
+    const report = await core.spend.report(owner, { space_id: 'proj' });
+    const [planUsage, compression] = server.usages;
+    const { tokens: _t, calls: _c, ...consolidationFigures } = sum([planUsage!]);
+    assert.deepEqual(report.total.by_purpose.consolidation, { ...consolidationFigures, tokens: _t, calls: 1 });
+    assert.deepEqual(report.total.by_purpose.synthesis, sum([compression!]));
+    assert.deepEqual({ ...report.total, by_purpose: undefined }, { ...sum(server.usages), by_purpose: undefined });
+    assert.equal(result.llm_tokens_used, sum(server.usages).tokens);
+    assert.equal(report.days.length, 1);
+    const info = await core.spaces.info(owner, { space_id: 'proj' });
+    assert.equal(info.spend.today.tokens, sum(server.usages).tokens);
+    assert.equal(info.spend.last_30_days.calls, 2);
+    assert.equal(info.spend.daily_cap, null);
+    const records = await listKeys(storage, 'proj/_spend/');
+    assert.equal(records.length, 2, 'one record per call');
+    assert.match(records[0]!, /^proj\/_spend\/\d{4}-\d{2}-\d{2}\/\d{8}T\d{6}-[0-9a-z]{6}\.json$/);
+    await core.spaces.delete(owner, { space_id: 'proj', confirm: true });
+    assert.deepEqual(await listKeys(storage, 'proj/'), [], 'the ledger goes with the space');
+  });
+
+  it('records a summaries run call by call', async () => {
+    const { core, server } = await setup([summaryStep()], { notes: 0 });
+    for (let i = 0; i < 8; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Step ${i}. ${'z'.repeat(990)}` });
+    const result = await core.summaries.update(owner, { space_id: 'proj', window_chars: 2_000, batch_delay_ms: 0 });
+    assert.equal(result.status, 'ok', result.message);
+    assert.ok(server.usages.length >= 3, `${server.usages.length} calls`);
+    const report = await core.spend.report(owner, { space_id: 'proj' });
+    assert.deepEqual(report.total.by_purpose, { summaries: sum(server.usages) });
+  });
+
+  it('records embeddings, for the documents and the query', async () => {
+    const model = await startScriptedEmbeddings();
+    servers.push(model);
+    const storage = createMemoryDriver();
+    const core = createCore({ storage, embeddings: model.client() });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    for (let i = 0; i < 70; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Entry ${i} about the pipeline` });
+    await core.recall.search(owner, { space_id: 'proj', query: 'pipeline' });
+    await core.idle();
+    await core.recall.search(owner, { space_id: 'proj', query: 'pipeline entry' });
+    await core.idle();
+    const tokens = model.requests.reduce((n, request) => n + request.input.reduce((m, text) => m + Math.ceil(text.length / 4), 0), 0);
+    const report = await core.spend.report(owner, { space_id: 'proj' });
+    assert.deepEqual(report.total.by_purpose, { embeddings: { prompt_tokens: tokens, completion_tokens: 0, tokens, calls: model.requests.length } });
+    assert.ok(model.requests.length >= 3, 'two document batches and a query');
+  });
+
+  it('refuses a call past the daily cap, naming it, and changes nothing', async () => {
+    const { core, server, storage } = await setup([windowPlan(1)], { limits: { llmDailyTokens: 500 } });
+    const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
+    assert.equal(result.status, 'error');
+    assert.equal(result.code, 'quota_exceeded');
+    assert.match(result.message ?? '', /LIVE_MEM_LLM_DAILY_TOKENS = 500/);
+    assert.match(result.message ?? '', /0 tokens already spent/);
+    assert.match(result.message ?? '', /nothing was changed/);
+    assert.equal(server.requests.length, 0, 'nothing was sent');
+    assert.equal(await liveCount(storage), 5);
+    assert.deepEqual(
+      (await listKeys(storage, 'proj/bank/')).filter((key) => key.endsWith('.md')),
+      [],
+    );
+    assert.deepEqual(await listKeys(storage, 'proj/_spend/'), []);
+    assert.deepEqual((await core.spaces.info(owner, { space_id: 'proj' })).spend.daily_cap, { tokens: 500, set_by: 'LIVE_MEM_LLM_DAILY_TOKENS' });
+  });
+
+  it("a space's own cap wins over the setting, both ways; a bad one is refused", async () => {
+    const open = await setup([windowPlan(1)], { limits: { llmDailyTokens: 500 } });
+    await open.core.spaces.update(owner, { space_id: 'proj', llm_daily_tokens: 0 });
+    assert.equal((await open.core.consolidation.consolidate(owner, { space_id: 'proj' })).status, 'ok');
+
+    const capped = await setup([windowPlan(1)]);
+    const updated = await capped.core.spaces.update(owner, { space_id: 'proj', llm_daily_tokens: 700 });
+    assert.equal(updated.llm_daily_tokens, 700);
+    const result = await capped.core.consolidation.consolidate(owner, { space_id: 'proj' });
+    assert.equal(result.code, 'quota_exceeded');
+    assert.match(result.message ?? '', /llm_daily_tokens = 700/);
+    assert.equal(capped.server.requests.length, 0);
+
+    const before = (await capped.storage.get('proj/_meta.json'))!.body.toString();
+    for (const bad of [-1, 1.5, '10'] as unknown[]) {
+      await assert.rejects(
+        capped.core.spaces.update(owner, { space_id: 'proj', llm_daily_tokens: bad as number }),
+        (e) => isLiveMemError(e, 'invalid_input') && /llm_daily_tokens/.test(e.message),
+      );
+    }
+    assert.equal((await capped.storage.get('proj/_meta.json'))!.body.toString(), before);
+  });
+
+  it('a background consolidation stops cleanly at the cap: its job says why, the rest of the notes wait in live/', async () => {
+    const { core, storage, server } = await setup([windowPlan(1), windowPlan(2)], { notes: 0, contextWindow: 4_000, limits: { llmDailyTokens: 6_000 } });
+    for (let i = 0; i < 30; i++) await core.notes.write(owner, { space_id: 'proj', category: 'insight', content: `long note ${i} ${'word '.repeat(150)}` });
+    const started = await core.jobs.start(owner, { space_id: 'proj' });
+    await core.jobs.idle();
+    const [job] = (await core.jobs.status(owner, { space_id: 'proj', job_id: started.job_id })).jobs;
+    assert.equal(job?.state, 'partial');
+    assert.equal(job?.result?.code, 'quota_exceeded');
+    assert.match(String(job?.result?.message), /LIVE_MEM_LLM_DAILY_TOKENS = 6000/);
+    assert.match(String(job?.result?.message), /5100 tokens already spent/);
+    assert.equal(server.requests.length, 1);
+    assert.equal(job?.result?.windows, 1);
+    assert.ok((job?.result?.notes_remaining ?? 0) > 0);
+    assert.equal(await liveCount(storage), job?.result?.notes_remaining);
+    assert.equal(await storage.get('proj/_consolidation/lock.json'), null, 'the lease is released');
+  });
+
+  it('a summaries run stops at the first refusal and says why', async () => {
+    const { core, server } = await setup([{ ...summaryStep(), usage: { prompt: 3_000, completion: 100 } } as Step], {
+      notes: 0,
+      limits: { llmDailyTokens: 4_000 },
+    });
+    for (let i = 0; i < 8; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Step ${i}. ${'z'.repeat(990)}` });
+    const result = await core.summaries.update(owner, { space_id: 'proj', window_chars: 2_000, batch_delay_ms: 0, concurrency: 1 });
+    assert.equal(result.status, 'partial');
+    assert.equal(result.code, 'quota_exceeded');
+    assert.equal(server.requests.length, 1);
+    assert.equal(result.written, 1);
+  });
+
+  it('sums only the days asked for, reading only their records', async () => {
+    const storage = counting(createMemoryDriver());
+    let now = new Date('2026-03-01T10:00:00Z');
+    const core = createCore({ storage, clock: () => now });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    const spend = (at: string, tokens: number) =>
+      core.context.spend.record('proj', { at, purpose: 'summaries', model: 'm', prompt_tokens: tokens, completion_tokens: 1, calls: 1 });
+    await spend('2026-03-01T10:00:00Z', 100);
+    await spend('2026-03-03T23:59:59Z', 200);
+    await spend('2026-03-04T00:00:00Z', 400);
+    now = new Date('2026-03-04T12:00:00Z');
+    const fresh = createCore({ storage, clock: () => now });
+    storage.reset();
+    const report = await fresh.spend.report(owner, { space_id: 'proj', since: '2026-03-02T08:00:00+00:00' });
+    assert.equal(report.since, '2026-03-02');
+    assert.equal(report.total.prompt_tokens, 600);
+    assert.deepEqual(
+      report.days.map((day) => [day.day, day.tokens]),
+      [
+        ['2026-03-03', 201],
+        ['2026-03-04', 401],
+      ],
+    );
+    assert.equal(storage.counts.get, 2 + 1, 'the two records in range, and the meta for the cap');
+    const info = await fresh.spaces.info(owner, { space_id: 'proj' });
+    assert.equal(info.spend.today.tokens, 401);
+    assert.equal(info.spend.last_30_days.tokens, 703, 'the first day too: within 30 days');
+    await assert.rejects(fresh.spend.report(owner, { space_id: 'proj', since: '2025-01-01' }), (e) => isLiveMemError(e, 'invalid_input'));
+    await assert.rejects(fresh.spend.report(owner, { space_id: 'proj', since: '2026-03-05' }), (e) => isLiveMemError(e, 'invalid_input'));
+  });
+
+  it('records the estimate, marked so, when the endpoint reports no usage (MCP sampling)', async () => {
+    const storage = createMemoryDriver();
+    const reply = plan([rewrite('activeContext.md', '# Active\n\nSampled.\n')]);
+    let promptChars = 0;
+    const sampling = createSamplingLlm(
+      async (request) => {
+        promptChars = request.systemPrompt.length + request.messages.reduce((n, m) => n + m.text.length, 0);
+        return { text: reply, model: 'client-model', truncated: false };
+      },
+      { contextWindow: 100_000, maxOutputTokens: 1_000 },
+    );
+    const core = createCore({ storage });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: 'sampled note' });
+    const result = await core.consolidation.consolidate(owner, { space_id: 'proj' }, { llm: sampling });
+    assert.equal(result.status, 'ok', result.message);
+    const [key] = await listKeys(storage, 'proj/_spend/');
+    const record = JSON.parse((await storage.get(key!))!.body.toString());
+    assert.equal(record.estimated, true);
+    assert.equal(record.model, 'client-model');
+    assert.equal(record.purpose, 'consolidation');
+    assert.equal(record.completion_tokens, estimateTokens(reply));
+    assert.ok(Math.abs(record.prompt_tokens - promptChars / 3.5) < 20, `${record.prompt_tokens} tokens for ${promptChars} characters`);
+  });
+
+  it('the summaries run started after a consolidation stops at the cap: its job says why', async () => {
+    const server = await startScriptedLlm([{ dynamic: (messages) => (messages[0]!.content.includes('memory bank') ? FIRST_PLAN : summaryReply(messages)) }]);
+    servers.push(server);
+    const core = createCore({
+      storage: createMemoryDriver(),
+      llm: server.client({ maxTokens: 1_000 }),
+      consolidation: { retryBackoffMs: 5, timeoutMs: 2_000 },
+      summaries: { auto: true },
+      limits: { llmDailyTokens: 3_500 },
+    });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    for (let i = 0; i < 4; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Step ${i}. ${'z'.repeat(990)}` });
+    const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
+    assert.equal(result.status, 'ok', result.message);
+    await core.idle();
+    const { jobs } = await core.summaries.status(owner, { space_id: 'proj' });
+    assert.equal(jobs.length, 1);
+    assert.equal(jobs[0]!.trigger, 'auto');
+    assert.equal(jobs[0]!.state, 'error');
+    assert.equal(jobs[0]!.result?.code, 'quota_exceeded');
+    assert.match(String(jobs[0]!.result?.message), /LIVE_MEM_LLM_DAILY_TOKENS = 3500/);
+    assert.equal(server.requests.length, 1, 'only the consolidation was sent');
+    assert.deepEqual(await core.summaries.records('proj'), []);
+  });
+});
