@@ -177,7 +177,7 @@ const VIEWS = {
     const body = list
       .map(
         (hit) =>
-          `── ${scalar(hit.score)}  ${scalar(hit.source)}${hit.level === null ? '' : ` L${scalar(hit.level)}`}  ${scalar(hit.ref)}  ${scalar(hit.timestamp ?? hit.range_end ?? '')}\n${String(hit.text)}`,
+          `── ${scalar(hit.score)}  ${scalar(hit.source)}${hit.level === null ? '' : ` L${scalar(hit.level)}`}  ${scalar(hit.ref)}  ${hit.superseded_at ? `earlier version, replaced ${scalar(hit.superseded_at)} by ${scalar(hit.compaction_id)}` : scalar(hit.timestamp ?? hit.range_end ?? '')}\n${String(hit.text)}`,
       )
       .join('\n\n');
     return list.length ? `${body}\n\n${list.length} result(s)` : 'no result';

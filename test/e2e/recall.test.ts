@@ -312,7 +312,10 @@ describe('compaction pre-images on the binary', () => {
       await storage.put('proj/history/20990306T120000-cmp002/preimages.json', 'not json');
       const skipped = await cli(env, ['recall', 'proj', 'pelican kingfisher']);
       assert.equal(skipped.exitCode, 0, skipped.stderr);
-      assert.match(skipped.stdout, /bank_history {2}progress\.md#Progress > Done/);
+      assert.match(
+        skipped.stdout,
+        new RegExp(`bank_history {2}progress\\.md#Progress > Done {2}earlier version, replaced 2099-03-05T12:00:00.000Z by ${CID}\n`),
+      );
       assert.doesNotMatch(skipped.stdout, /kingfisher dashboard/);
       assert.match(skipped.stderr, /proj\/history\/20990306T120000-cmp002\/preimages\.json is not valid JSON: the search index leaves it out/);
       assert.equal((await cli(env, ['history', 'list', 'proj'])).exitCode, 0);

@@ -65,6 +65,19 @@ export interface RecallHit {
   truncated: boolean;
 }
 
+/** One entry of history_list: a consolidation (time range, notes) or a compaction (pre-images). */
+export interface HistoryEntry {
+  consolidation_id: string;
+  kind: 'consolidation' | 'compaction';
+  committed_at: string;
+  time_range?: { oldest: string | null; newest: string | null };
+  notes_count?: number;
+  preimages_count?: number | undefined;
+  bank_files: Array<{ filename: string; kind: string }>;
+  by: string | undefined;
+  model: string | undefined;
+}
+
 /**
  * Recall: ranked search over every level of a space (live and consolidated notes, bank sections,
  * the synthesis, summaries), and the history of consolidations. One index per space per process
@@ -266,7 +279,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       const records = (await corpus.history(spaceId)).reverse();
       const page = input.before ? records.filter((record) => record.id < (input.before as string)) : records;
       // A compaction moved no note: it says how many sections it kept the earlier text of instead.
-      const consolidations = page.slice(0, limit).map((record) => ({
+      const consolidations = page.slice(0, limit).map((record): HistoryEntry => ({
         consolidation_id: record.id,
         kind: record.kind,
         committed_at: record.committed_at,

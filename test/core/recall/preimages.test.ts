@@ -152,7 +152,7 @@ describe('pre-images in history_list and history_read', () => {
   it('lists each entry with its kind: a consolidation its notes, a compaction its files and pre-images', async () => {
     const { core } = await compacted();
     const { consolidations } = await core.recall.historyList(owner, { space_id: 'proj' });
-    const [compaction, consolidation] = consolidations as Array<Record<string, unknown>>;
+    const [compaction, consolidation] = consolidations;
     assert.equal(compaction?.kind, 'compaction');
     assert.equal(compaction?.preimages_count, 1);
     assert.equal(compaction?.notes_count, undefined);
