@@ -279,15 +279,17 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       const records = (await corpus.history(spaceId)).reverse();
       const page = input.before ? records.filter((record) => record.id < (input.before as string)) : records;
       // A compaction moved no note: it says how many sections it kept the earlier text of instead.
-      const consolidations = page.slice(0, limit).map((record): HistoryEntry => ({
-        consolidation_id: record.id,
-        kind: record.kind,
-        committed_at: record.committed_at,
-        ...(record.kind === 'compaction' ? { preimages_count: record.preimages } : { time_range: record.time_range, notes_count: record.notes.length }),
-        bank_files: record.bank_files,
-        by: typeof record.metrics.by === 'string' ? record.metrics.by : undefined,
-        model: typeof record.metrics.model === 'string' ? record.metrics.model : undefined,
-      }));
+      const consolidations = page.slice(0, limit).map(
+        (record): HistoryEntry => ({
+          consolidation_id: record.id,
+          kind: record.kind,
+          committed_at: record.committed_at,
+          ...(record.kind === 'compaction' ? { preimages_count: record.preimages } : { time_range: record.time_range, notes_count: record.notes.length }),
+          bank_files: record.bank_files,
+          by: typeof record.metrics.by === 'string' ? record.metrics.by : undefined,
+          model: typeof record.metrics.model === 'string' ? record.metrics.model : undefined,
+        }),
+      );
       const hasMore = page.length > limit;
       return {
         status: 'ok' as const,
