@@ -204,7 +204,7 @@ const VIEWS = {
     const body = list
       .map(
         (hit) =>
-          `── ${scalar(hit.score)}  ${scalar(hit.source)}${hit.level === null ? '' : ` L${scalar(hit.level)}`}  ${scalar(hit.ref)}  ${scalar(hit.timestamp ?? hit.range_end ?? '')}\n${String(hit.text)}`,
+          `── ${scalar(hit.score)}  ${scalar(hit.source)}${hit.level === null ? '' : ` L${scalar(hit.level)}`}  ${scalar(hit.ref)}  ${hit.superseded_at ? `earlier version, replaced ${scalar(hit.superseded_at)} by ${scalar(hit.compaction_id)}` : scalar(hit.timestamp ?? hit.range_end ?? '')}\n${String(hit.text)}`,
       )
       .join('\n\n');
     return list.length ? `${body}\n\n${list.length} result(s)` : 'no result';
@@ -213,7 +213,28 @@ const VIEWS = {
     `${String(result.text ?? '')}\n(${scalar(result.tokens)} of ${scalar(result.max_tokens)} tokens; omitted: ${Object.entries((result.omitted as Result) ?? {})
       .map(([k, v]) => `${k} ${scalar(v)}`)
       .join(', ')})`,
-  history: (result: Result) => table((result.consolidations as Result[]) ?? [], ['consolidation_id', 'committed_at', 'notes_count', 'by']),
+  history: (result: Result) =>
+    table(
+      ((result.consolidations as Result[]) ?? []).map((entry) => ({
+        ...entry,
+        kind: entry.kind ?? 'consolidation',
+        // A compaction moved no note: what it holds is the earlier text of the sections it rewrote.
+        holds: entry.kind === 'compaction' ? `${scalar(entry.preimages_count)} pre-image(s)` : `${scalar(entry.notes_count)} note(s)`,
+        files: ((entry.bank_files as Result[]) ?? []).map((file) => file.filename),
+      })),
+      ['consolidation_id', 'kind', 'committed_at', 'holds', 'files', 'by'],
+    ),
+  historyEntry: (result: Result) => {
+    const preimages = (result.preimages as Result[]) ?? [];
+    if ((result.consolidation as Result | undefined)?.kind !== 'compaction') return notes(result);
+    const body = preimages.map(
+      (section) =>
+        `── ${[section.filename, ...((section.path as string[]).length > 0 ? [(section.path as string[]).join(' > ')] : [])].join('#')} (before compaction)\n${String(section.content)}`,
+    );
+    return [...body, `${preimages.length} pre-image(s): the sections compaction ${scalar((result.consolidation as Result).id)} rewrote, as they were`].join(
+      '\n\n',
+    );
+  },
   written: (result: Result) => `${scalar(result.status)}: ${scalar(result.filename ?? result.space_id)}`,
   summaries: (result: Result) => table((result.summaries as Result[]) ?? [], ['id', 'level', 'sealed', 'range_start', 'range_end', 'covers', 'chars']),
   summary: (result: Result) => {

@@ -168,7 +168,7 @@ export function buildProgram(): Command {
     .description('ranked search over every level: live and consolidated notes, bank sections, synthesis, summaries')
     .option('-n, --limit <n>', 'most results (1-100)', integer, 10)
     .option('--levels <list>', 'only these levels, e.g. 0 (notes) or 1,2 (summaries)')
-    .option('--sources <list>', 'only these sources: live,history,bank,synthesis,summary')
+    .option('--sources <list>', 'only these sources: live,history,bank,bank_history,synthesis,summary')
     .option('-c, --category <category>', 'only notes of this category')
     .option('--from <agent>', 'only notes by this agent')
     .option('--since <datetime>', 'from this ISO 8601 date-time on')
@@ -181,14 +181,17 @@ export function buildProgram(): Command {
     .option('--max-tokens <n>', 'token budget (200-200000)', integer, 4000)
     .action(action(memoryContext, 'context'));
 
-  const history = program.command('history').description('consolidations and the notes they moved out of live/');
+  const history = program.command('history').description('consolidations and the notes they moved out of live/, compactions and the text they rewrote');
   history
     .command('list <space_id>')
-    .description('consolidations, newest first')
+    .description('consolidations and compactions, newest first')
     .option('-n, --limit <n>', 'most consolidations (1-1000)', integer, 20)
     .option('--before <consolidation_id>', 'continue after this one')
     .action(action(historyList, 'history'));
-  history.command('show <space_id> <consolidation_id>').description('one consolidation and its notes').action(action(historyShow, 'notes'));
+  history
+    .command('show <space_id> <consolidation_id>')
+    .description('one consolidation and its notes, or a compaction and its pre-images')
+    .action(action(historyShow, 'historyEntry'));
 
   program
     .command('consolidate <space_id>')

@@ -19,6 +19,7 @@ import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { plan, rewrite } from '../../fixtures/llm/scenarios.js';
 import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { plantCompaction } from '../helpers/plant-compaction.js';
 import { makeS3Harness, requireS3OrSkip, s3ProcessEnv } from '../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -202,6 +203,122 @@ describe('recall across processes', () => {
       const imported = await cli(env, ['recall', 'beta', 'SQLite', '--json']);
       assert.equal(imported.exitCode, 0, imported.stderr);
       assert.match(JSON.parse(imported.stdout).results[0].text, /S3 au lieu de SQLite/);
+    } finally {
+      await home.remove();
+    }
+  });
+});
+
+describe('compaction pre-images on the binary', () => {
+  const CID = '20990305T120000-cmp001';
+  const DONE = '## Done\n\n- 2026-02-10 the albatross migrations finished\n- 2026-02-12 the pelican importer shipped\n';
+
+  /** One consolidation, 60 live notes (enough for a first snapshot), and a compaction of progress.md's Done section, planted. */
+  async function compactedSpace(dir: string) {
+    const llm = await startScriptedLlm([{ reply: plan([rewrite('progress.md', `# Progress\n\n${DONE}\n## Next\n\n- the heron exporter\n`)]) }]);
+    servers.push(llm);
+    const storage = createFsDriver(dir);
+    const core = createCore({ storage, llm: llm.client() });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: 'work of the week' });
+    assert.equal((await core.consolidation.consolidate(owner, { space_id: 'proj' })).status, 'ok');
+    for (let i = 0; i < 60; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Routine entry ${i} of the build` });
+    await plantCompaction(storage, 'proj', {
+      id: CID,
+      committed_at: '2099-03-05T12:00:00.000Z',
+      sections: [{ filename: 'progress.md', path: ['Progress', 'Done'], content: DONE }],
+      bank: { 'progress.md': '# Progress\n\n## Done\n\n- February: migrations finished (digest)\n\n## Next\n\n- the heron exporter\n' },
+    });
+    return storage;
+  }
+
+  it('over MCP stdio: memory_search finds a pre-image as bank_history; history_list and history_read show the compaction', async () => {
+    const home = await tempDir();
+    try {
+      await compactedSpace(home.dir);
+      const server = await spawnServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'warn' });
+      try {
+        const found = await server.call('memory_search', { space_id: 'proj', query: 'pelican importer', limit: 3 });
+        const hit = (found.results as Array<Record<string, unknown>>)[0];
+        assert.equal(hit?.source, 'bank_history', JSON.stringify(found));
+        assert.equal(hit.ref, 'progress.md#Progress > Done');
+        assert.deepEqual(
+          [hit.filename, hit.path, hit.compaction_id, hit.superseded_at],
+          ['progress.md', ['Progress', 'Done'], CID, '2099-03-05T12:00:00.000Z'],
+        );
+        assert.match(String(hit.note), /earlier version of this bank section/);
+        const both = await server.call('memory_search', { space_id: 'proj', query: 'migrations finished', sources: ['bank', 'bank_history'] });
+        assert.deepEqual((both.results as Array<{ source: string }>).map((r) => r.source).sort(), ['bank', 'bank_history']);
+
+        const listed = await server.call('history_list', { space_id: 'proj' });
+        const entries = listed.consolidations as Array<Record<string, unknown>>;
+        assert.deepEqual(
+          entries.map((entry) => [entry.kind, entry.notes_count, entry.preimages_count]),
+          [
+            ['compaction', undefined, 1],
+            ['consolidation', 1, undefined],
+          ],
+        );
+        const read = await server.call('history_read', { space_id: 'proj', consolidation_id: CID });
+        assert.equal(read.status, 'ok', JSON.stringify(read));
+        assert.deepEqual(read.notes, []);
+        assert.deepEqual(read.preimages, [{ filename: 'progress.md', path: ['Progress', 'Done'], content: DONE }]);
+        assert.equal((read.consolidation as Record<string, unknown>).kind, 'compaction');
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await home.remove();
+    }
+  });
+
+  it('as a CLI: history list and show render compactions; a new process finds pre-images from the snapshot; a damaged one is skipped with a warning', async () => {
+    const home = await tempDir();
+    try {
+      const storage = await compactedSpace(home.dir);
+      const env = { LIVE_MEM_HOME: home.dir };
+      const list = await cli(env, ['history', 'list', 'proj']);
+      assert.equal(list.exitCode, 0, list.stderr);
+      assert.match(list.stdout, /^consolidation_id\s+kind\s+committed_at\s+holds\s+files\s+by$/m);
+      assert.match(list.stdout, new RegExp(`^${CID}\\s+compaction\\s+2099-03-05T12:00:00.000Z\\s+1 pre-image\\(s\\)\\s+progress\\.md\\s+planted$`, 'm'));
+      assert.match(list.stdout, /^\S+\s+consolidation\s+\S+\s+1 note\(s\)\s+progress\.md/m);
+      const show = await cli(env, ['history', 'show', 'proj', CID]);
+      assert.equal(show.exitCode, 0, show.stderr);
+      assert.ok(show.stdout.startsWith(`── progress.md#Progress > Done (before compaction)\n${DONE}`), show.stdout);
+      assert.match(show.stdout, new RegExp(`1 pre-image\\(s\\): the sections compaction ${CID} rewrote, as they were`));
+      assert.deepEqual(JSON.parse((await cli(env, ['history', 'show', 'proj', CID, '--json'])).stdout).preimages[0].path, ['Progress', 'Done']);
+
+      // The first search builds the index and writes its snapshot, which covers the compaction.
+      const first = await cli(env, ['recall', 'proj', 'pelican', '--sources', 'bank_history', '--json']);
+      assert.equal(first.exitCode, 0, first.stderr);
+      assert.equal(JSON.parse(first.stdout).results[0].compaction_id, CID);
+      const [key] = (await listKeys(storage, 'proj/_index/')).filter((k) => k.endsWith('.snapshot'));
+      assert.ok(key, 'a snapshot was written');
+      const { header } = decodeSnapshot((await storage.get(key))!.body, bm25Engine);
+      assert.ok(header.history.includes(CID) && header.preimages?.[CID]?.sections.length === 1);
+      // With its record.json moved aside, only the snapshot can tell a new process what the pre-image is.
+      const record = await storage.get(`proj/history/${CID}/record.json`);
+      await storage.delete(`proj/history/${CID}/record.json`);
+      const cold = await cli(env, ['recall', 'proj', 'pelican importer', '--json']);
+      assert.equal(cold.exitCode, 0, cold.stderr);
+      assert.equal(JSON.parse(cold.stdout).results[0].superseded_at, '2099-03-05T12:00:00.000Z', cold.stdout);
+      await storage.put(`proj/history/${CID}/record.json`, record!.body);
+
+      await plantCompaction(storage, 'proj', {
+        id: '20990306T120000-cmp002',
+        committed_at: '2099-03-06T12:00:00.000Z',
+        sections: [{ filename: 'progress.md', path: ['Progress', 'Next'], content: '## Next\n\n- the kingfisher dashboard\n' }],
+      });
+      await storage.put('proj/history/20990306T120000-cmp002/preimages.json', 'not json');
+      const skipped = await cli(env, ['recall', 'proj', 'pelican kingfisher']);
+      assert.equal(skipped.exitCode, 0, skipped.stderr);
+      assert.match(
+        skipped.stdout,
+        new RegExp(`bank_history {2}progress\\.md#Progress > Done {2}earlier version, replaced 2099-03-05T12:00:00.000Z by ${CID}\n`),
+      );
+      assert.doesNotMatch(skipped.stdout, /kingfisher dashboard/);
+      assert.match(skipped.stderr, /proj\/history\/20990306T120000-cmp002\/preimages\.json is not valid JSON: the search index leaves it out/);
+      assert.equal((await cli(env, ['history', 'list', 'proj'])).exitCode, 0);
     } finally {
       await home.remove();
     }

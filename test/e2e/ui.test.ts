@@ -19,6 +19,7 @@ import { launchBrowser, requireBrowserOrSkip, screenshot, startUi, type UiProces
 import { BIN } from '../helpers/mcp-client.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
 import { summaryStep } from '../helpers/summaries.js';
+import { plantCompaction } from '../helpers/plant-compaction.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const owner = ownerCaller('tester');
@@ -98,6 +99,12 @@ if (requireBrowserOrSkip()) {
         });
       }
       await core.notes.write(owner, { space_id: 'beta', category: 'observation', content: 'beta-only secret note' });
+      await plantCompaction(storage, 'beta', {
+        id: '20990101T000000-cmp001',
+        committed_at: '2099-01-01T00:00:00.000Z',
+        sections: [{ filename: 'progress.md', path: ['Progress', 'Done'], content: '## Done\n\n- the **osprey** tunnel was bored\n' }],
+        bank: { 'progress.md': '# Progress\n\n## Done\n\n- tunnels bored (digest)\n' },
+      });
       await core.notes.write(owner, { space_id: 'hostile', category: 'issue', content: HOSTILE_NOTE, tags: ['<b>tag</b>'] });
 
       // Real consolidations (alpha: the six standard files; hostile: an LLM-written hostile file), then summaries.
@@ -377,6 +384,29 @@ if (requireBrowserOrSkip()) {
       await hit.locator('a').first().click();
       await page.locator(`.consolidation`).waitFor();
       assert.match(page.url(), new RegExp(`history/${consolidationId}`));
+      assert.deepEqual(watch.errors, []);
+      await page.close();
+    });
+
+    it('a compaction in history shows the sections it rewrote; search finds one as an earlier version and leads there', async () => {
+      const { page, watch } = await open('#/space/beta/history');
+      const row = page.locator('tr[data-kind="compaction"]');
+      await row.waitFor();
+      assert.match(await row.innerText(), /20990101T000000-cmp001\s*compaction/);
+      assert.match(await row.innerText(), /1 pre-images/);
+      await row.locator('a').first().click();
+      const card = page.locator('.consolidation .preimage');
+      await card.waitFor();
+      assert.match(await card.innerText(), /Progress › Done/);
+      assert.equal(await card.locator('strong').innerText(), 'osprey', 'rendered as Markdown');
+
+      await page.goto(`${ui.origin}/#/space/beta/search/osprey`);
+      const hit = page.locator('.hit[data-source="bank_history"]');
+      await hit.waitFor();
+      assert.match(await hit.innerText(), /earlier version, replaced/);
+      await hit.locator('a').first().click();
+      await page.locator('.consolidation .preimage').waitFor();
+      assert.match(page.url(), /history\/20990101T000000-cmp001/);
       assert.deepEqual(watch.errors, []);
       await page.close();
     });

@@ -41,3 +41,49 @@ export function decodeHistoryNotes(body: Buffer, where: string): HistoryNote[] {
     throw new LiveMemError('storage_error', `${where} holds ${note.filename} without a body`, { damaged: true });
   });
 }
+
+/**
+ * The sections one compaction rewrote, as they were before: `{space}/history/{cid}/preimages.json` =
+ * `{"version":1,"sections":[{filename, path, content}]}`, written before the compaction's record.json.
+ * `path` is the section's heading path, outermost first; `content` its whole text, heading line included.
+ * Recall indexes them (source `bank_history`) and `history_read` returns them: nothing a compaction
+ * rewrites is lost.
+ */
+const PREIMAGES_VERSION = 1;
+
+export interface HistoryPreimage {
+  filename: string;
+  path: string[];
+  content: string;
+}
+
+export function encodeHistoryPreimages(sections: readonly HistoryPreimage[]): string {
+  const entries = sections.map(({ filename, path, content }) => ({ filename, path, content }));
+  return `${JSON.stringify({ version: PREIMAGES_VERSION, sections: entries }, null, 1)}\n`;
+}
+
+/** The sections of a preimages.json; `storage_error` with data `damaged` when it cannot be decoded (as decodeHistoryNotes). */
+export function decodeHistoryPreimages(body: Buffer, where: string): HistoryPreimage[] {
+  let parsed: { version?: unknown; sections?: unknown };
+  try {
+    parsed = JSON.parse(body.toString('utf8')) as typeof parsed;
+  } catch (cause) {
+    throw new LiveMemError('storage_error', `${where} is not valid JSON`, { damaged: true }, { cause });
+  }
+  if (parsed?.version !== PREIMAGES_VERSION || !Array.isArray(parsed.sections)) {
+    throw new LiveMemError('storage_error', `${where} is not a v${PREIMAGES_VERSION} pre-images file`, { damaged: true });
+  }
+  return (parsed.sections as Array<{ filename?: unknown; path?: unknown; content?: unknown } | null>).map((entry, i) => {
+    const section = entry ?? {};
+    const path = section.path;
+    if (
+      typeof section.filename !== 'string' ||
+      typeof section.content !== 'string' ||
+      !Array.isArray(path) ||
+      !path.every((heading) => typeof heading === 'string')
+    ) {
+      throw new LiveMemError('storage_error', `${where} holds a section (#${i}) without a filename, a heading path or its content`, { damaged: true });
+    }
+    return { filename: section.filename, path: path as string[], content: section.content };
+  });
+}

@@ -1,7 +1,7 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { listAll, listPrefixes } from '../../storage/list.js';
-import { decodeHistoryNotes } from '../consolidation/history.js';
+import { decodeHistoryNotes, decodeHistoryPreimages, type HistoryPreimage } from '../consolidation/history.js';
 import type { CoreContext } from '../context.js';
 import { baseName, spaceKeys } from '../layout.js';
 import { compareNewestFirst, parseNoteName, type NoteName } from '../note/note-name.js';
@@ -25,18 +25,24 @@ export interface Level0Text extends Level0Note, NoteView {}
 export interface HistoryRecord {
   id: string;
   space_id: string;
+  /** What wrote it; records written before compaction existed have none and are consolidations. */
+  kind: 'consolidation' | 'compaction';
   committed_at: string;
-  /** Note file names, oldest first. */
+  /** Note file names, oldest first ([] for a compaction). */
   notes: string[];
   time_range: { oldest: string | null; newest: string | null };
   bank_files: Array<{ filename: string; kind: string }>;
   metrics: Record<string, unknown>;
+  /** A compaction's: how many sections its preimages.json keeps. */
+  preimages?: number;
 }
 
 /** Bodies of history notes kept in memory, in characters, across spaces (least recently used dropped). */
 const HISTORY_CACHE_CHARS = 64 * 1024 * 1024;
 /** Live note bodies kept in memory per process, in characters. */
 const LIVE_CACHE_CHARS = 64 * 1024 * 1024;
+/** Pre-images of compactions kept in memory, in characters, across spaces (they are bank text: small). */
+const PREIMAGES_CACHE_CHARS = 16 * 1024 * 1024;
 
 /** Oldest first, the order of level 0. */
 export const compareOldestFirst = (a: NoteName, b: NoteName): number => compareNewestFirst(b, a);
@@ -46,6 +52,7 @@ export function createCorpus(context: CoreContext) {
   const records = new Map<string, HistoryRecord>(); // `${space}/${cid}` → record (immutable)
   const bundles = new BoundedCache<HistoryBundle>(HISTORY_CACHE_CHARS);
   const liveNotes = new BoundedCache<NoteView>(LIVE_CACHE_CHARS);
+  const preimages = new BoundedCache<HistoryPreimage[]>(PREIMAGES_CACHE_CHARS);
   const listings = new Map<string, { version: string; value: unknown }>();
 
   /**
@@ -132,6 +139,23 @@ export function createCorpus(context: CoreContext) {
     async historyNotes(spaceId: string, cid: string): Promise<Level0Text[]> {
       const bundle = await bundleOf(spaceId, cid);
       return bundle.order.map((filename) => bundle.view(filename) as Level0Text);
+    },
+
+    /**
+     * The sections a compaction rewrote, as they were, in the order of its preimages.json. Frozen
+     * once its record exists (written after it), so cached; a missing or undecodable file is
+     * `storage_error` with data `damaged`, for callers to skip (`skipDamaged`).
+     */
+    async historyPreimages(spaceId: string, cid: string): Promise<HistoryPreimage[]> {
+      const cacheKey = `${spaceId}/${cid}`;
+      const cached = preimages.get(cacheKey);
+      if (cached) return cached;
+      const key = spaceKeys(spaceId).historyPreimages(cid);
+      const object = await storage.get(key);
+      if (!object) throw new LiveMemError('storage_error', `${key} is missing`, { space_id: spaceId, consolidation_id: cid, damaged: true });
+      const sections = decodeHistoryPreimages(object.body, key);
+      preimages.set(cacheKey, sections, object.body.length + 200);
+      return sections;
     },
 
     /** One note of a consolidation (only that note's front-matter is parsed), or null. */
@@ -236,9 +260,13 @@ export function parseHistoryRecord(body: Buffer, spaceId: string, cid: string): 
     throw damaged(cause);
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) throw damaged();
+  const { preimages, ...rest } = record;
+  const compaction = rest.kind === 'compaction';
   return {
-    ...record,
+    ...rest,
     id: cid,
+    kind: compaction ? 'compaction' : 'consolidation',
+    ...(compaction && Number.isInteger(preimages) ? { preimages } : {}),
     notes: Array.isArray(record.notes) ? record.notes.filter((name) => typeof name === 'string') : [],
     bank_files: Array.isArray(record.bank_files) ? record.bank_files : [],
     time_range: typeof record.time_range === 'object' && record.time_range !== null ? record.time_range : { oldest: null, newest: null },

@@ -9,19 +9,30 @@ import type { SummaryRecord } from './summaries/record.js';
  *   n:{filename}            a live note (level 0)
  *   h:{cid}/{filename}      a note consolidated by `cid` (level 0)
  *   b:{file}#{i}            section i of a bank file (its heading path is kept beside)
+ *   p:{cid}/{i}             section i of compaction cid's pre-images: an earlier version of a bank section
  *   s:synthesis             the cumulative synthesis
  *   m:{summary id}          a summary of level ≥ 1 (its range is kept beside)
  */
-export type RecallSource = 'live' | 'history' | 'bank' | 'synthesis' | 'summary';
+export type RecallSource = 'live' | 'history' | 'bank' | 'bank_history' | 'synthesis' | 'summary';
 
 export interface DocMeta {
   id: string;
   source: RecallSource;
   /** 0 for notes, k for summaries of level k, null for the bank and the synthesis. */
   level: number | null;
-  /** How to read it whole: a note's filename, "file.md#A > B" for a bank section, a summary id, "_synthesis.md". */
+  /**
+   * How to read it whole: a note's filename, "file.md#A > B" for a bank section (and for an earlier
+   * version of one: `history_read` of its compaction_id), a summary id, "_synthesis.md".
+   */
   ref: string;
   consolidation_id?: string;
+  /** Pre-images: the bank file and heading path the section had, the compaction that rewrote it, and when. */
+  filename?: string;
+  path?: string[];
+  compaction_id?: string;
+  superseded_at?: string;
+  /** Pre-images: says in words that this is not the bank's current text. */
+  note?: string;
   /** Notes: when written (ISO, second precision). */
   timestamp?: string;
   /** Summaries: what they cover, in time. */
@@ -32,6 +43,14 @@ export interface DocMeta {
 }
 
 export const noteDocId = (filename: string, consolidationId?: string): string => (consolidationId ? `h:${consolidationId}/${filename}` : `n:${filename}`);
+export const preimageDocId = (compactionId: string, i: number): string => `p:${compactionId}/${i}`;
+/** The compaction and section index of a pre-image's id; null for any other id. */
+export function parsePreimageDocId(id: string): { compactionId: string; i: number } | null {
+  const slash = id.indexOf('/');
+  if (!id.startsWith('p:') || slash < 0) return null;
+  const i = Number(id.slice(slash + 1));
+  return Number.isInteger(i) && i >= 0 ? { compactionId: id.slice(2, slash), i } : null;
+}
 export const summaryDocId = (summaryId: string): string => `m:${summaryId}`;
 export const SYNTHESIS_DOC_ID = 's:synthesis';
 
@@ -105,6 +124,31 @@ export function bankSections(file: string, markdown: string): BankSectionAt[] {
 
 export const bankRef = (section: Pick<BankSection, 'file' | 'path'>): string =>
   section.path.length > 0 ? `${section.file}#${section.path.join(' > ')}` : section.file;
+
+/** What the index keeps of a pre-image section beside the engine (its text stays in preimages.json). */
+export interface PreimageCoverage {
+  filename: string;
+  path: string[];
+}
+
+/** The description of pre-image `i` of a compaction committed at `committedAt`. */
+export function preimageMeta(compactionId: string, i: number, committedAt: string, section: PreimageCoverage): DocMeta {
+  return {
+    id: preimageDocId(compactionId, i),
+    source: 'bank_history',
+    level: null,
+    ref: bankRef({ file: section.filename, path: section.path }),
+    filename: section.filename,
+    path: section.path,
+    compaction_id: compactionId,
+    superseded_at: committedAt,
+    note: `an earlier version of this bank section, replaced by compaction ${compactionId} on ${committedAt}; not the bank's current text`,
+  };
+}
+
+/** A pre-image's indexed text: its heading path (as bank sections are indexed) and its text. */
+export const preimageText = (section: PreimageCoverage & { content: string }): string => `${section.path.join(' ')}
+${section.content}`;
 
 /** The indexed text of a summary: its text, findings, topics and files. */
 export const summaryText = (record: Pick<SummaryRecord, 'summary' | 'key_findings' | 'topics' | 'files_mentioned'>): string =>

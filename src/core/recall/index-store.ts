@@ -4,6 +4,7 @@ import { listKeys } from '../../storage/list.js';
 import type { TextIndex, TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
+import type { PreimageCoverage } from './documents.js';
 
 /**
  * Snapshots of a space's search index in the store, `{space}/_index/{stamp}-{random}.snapshot`, so a
@@ -24,8 +25,14 @@ export interface SnapshotHeader {
   engine: string;
   space_id: string;
   created_at: string;
-  /** Consolidations whose notes are in the index (`h:` documents). */
+  /** History entries in the index: consolidations whose notes are (`h:` documents), compactions whose pre-images are (`p:`). */
   history: string[];
+  /**
+   * Compactions' pre-images in the index, by compaction id: when each was committed, and each section's
+   * file and heading path (their text stays in preimages.json). Absent from snapshots written before
+   * compaction existed: their `history` may then list compactions whose pre-images are not indexed.
+   */
+  preimages?: Record<string, { committed_at: string; sections: PreimageCoverage[] }>;
   /** Bank files by etag, with their sections (ids, heading paths and text: the bank is small). */
   bank: Record<string, { etag: string; sections: Array<{ id: string; path: string[]; text: string }> }>;
   synthesis: { etag: string } | null;

@@ -91,9 +91,10 @@ export function createMemoryContext(context: CoreContext, corpus: Corpus, recall
         name: 'search',
         title: `## Relevant to "${oneLine(query)}" (search over every level)`,
         share: query ? 0.35 : 0,
+        // An earlier version of a bank section has the ref of the section it was: told apart by its compaction.
         items: hits.map((hit) => ({
-          key: hit.ref,
-          text: `- [${hit.source}${hit.level === null ? '' : ` L${hit.level}`} ${hit.timestamp ?? hit.range_end ?? ''} ${hit.ref}] ${oneLine(hit.text)}\n`,
+          key: hit.compaction_id ? `${hit.compaction_id}/${hit.ref}` : hit.ref,
+          text: `- [${hit.source}${hit.level === null ? '' : ` L${hit.level}`} ${hit.timestamp ?? hit.range_end ?? (hit.superseded_at ? `superseded ${hit.superseded_at}` : '')} ${hit.ref}] ${oneLine(hit.text)}\n`,
         })),
       },
       {

@@ -10,14 +10,14 @@ import { meteredEmbed } from '../spend/meter.js';
 import { requireSpace } from '../space/meta.js';
 import { parseDateTime, validateCategory, validateLimit, validateQuery, validateSpaceId } from '../validate.js';
 import type { Corpus, Level0Note } from './corpus.js';
-import { summaryText, type DocMeta, type RecallSource } from './documents.js';
+import { parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
 import { fuseRankings } from './fusion.js';
 import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
 import { createSpaceIndex, type IndexProgress, type SpaceIndex } from './space-index.js';
 import { parseRecord, type SummaryRecord } from './summaries/record.js';
 
-export const RECALL_SOURCES: readonly RecallSource[] = ['live', 'history', 'bank', 'synthesis', 'summary'];
+export const RECALL_SOURCES: readonly RecallSource[] = ['live', 'history', 'bank', 'bank_history', 'synthesis', 'summary'];
 export const MAX_SEARCH_LIMIT = 100;
 /** Documents embedded per request, the characters of each sent, and how long a request may take. */
 const EMBED_BATCH = 64;
@@ -55,9 +55,28 @@ export interface RecallHit {
   range_end?: string;
   agent?: string;
   category?: string;
+  /** Source `bank_history` (an earlier version of a bank section): see DocMeta. */
+  filename?: string;
+  path?: string[];
+  compaction_id?: string;
+  superseded_at?: string;
+  note?: string;
   /** The whole text when short, else a snippet around the first match. */
   text: string;
   truncated: boolean;
+}
+
+/** One entry of history_list: a consolidation (time range, notes) or a compaction (pre-images). */
+export interface HistoryEntry {
+  consolidation_id: string;
+  kind: 'consolidation' | 'compaction';
+  committed_at: string;
+  time_range?: { oldest: string | null; newest: string | null };
+  notes_count?: number;
+  preimages_count?: number | undefined;
+  bank_files: Array<{ filename: string; kind: string }>;
+  by: string | undefined;
+  model: string | undefined;
 }
 
 /**
@@ -153,6 +172,12 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       }
       case 'bank':
         return index.sectionText(meta.id) ?? null;
+      case 'bank_history': {
+        const preimage = parsePreimageDocId(meta.id);
+        if (!preimage) return null;
+        const sections = await corpus.historyPreimages(spaceId, preimage.compactionId).catch((error: unknown) => corpus.skipDamaged('recall', error, null));
+        return sections?.[preimage.i]?.content ?? null;
+      }
       case 'synthesis':
         return (await storage.get(spaceKeys(spaceId).synthesis))?.body.toString('utf8') ?? null;
       case 'summary': {
@@ -180,9 +205,10 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       if (category && meta.category !== category) return false;
       if (agents && (meta.agent === undefined || !agents.has(meta.agent))) return false;
       if (since || until) {
-        // Second precision, as notes carry it; a summary matches when its range overlaps.
-        const start = (meta.timestamp ?? meta.range_start)?.slice(0, 19);
-        const end = (meta.timestamp ?? meta.range_end)?.slice(0, 19);
+        // Second precision, as notes carry it; a summary matches when its range overlaps; an earlier
+        // version of a bank section is dated by when a compaction replaced it.
+        const start = (meta.timestamp ?? meta.superseded_at ?? meta.range_start)?.slice(0, 19);
+        const end = (meta.timestamp ?? meta.superseded_at ?? meta.range_end)?.slice(0, 19);
         if (!start || !end) return false;
         if (since && end < since) return false;
         if (until && start > until) return false;
@@ -253,15 +279,18 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       await requireSpace(context, spaceId);
       const records = (await corpus.history(spaceId)).reverse();
       const page = input.before ? records.filter((record) => record.id < (input.before as string)) : records;
-      const consolidations = page.slice(0, limit).map((record) => ({
-        consolidation_id: record.id,
-        committed_at: record.committed_at,
-        time_range: record.time_range,
-        notes_count: record.notes.length,
-        bank_files: record.bank_files,
-        by: typeof record.metrics.by === 'string' ? record.metrics.by : undefined,
-        model: typeof record.metrics.model === 'string' ? record.metrics.model : undefined,
-      }));
+      // A compaction moved no note: it says how many sections it kept the earlier text of instead.
+      const consolidations = page.slice(0, limit).map(
+        (record): HistoryEntry => ({
+          consolidation_id: record.id,
+          kind: record.kind,
+          committed_at: record.committed_at,
+          ...(record.kind === 'compaction' ? { preimages_count: record.preimages } : { time_range: record.time_range, notes_count: record.notes.length }),
+          bank_files: record.bank_files,
+          by: typeof record.metrics.by === 'string' ? record.metrics.by : undefined,
+          model: typeof record.metrics.model === 'string' ? record.metrics.model : undefined,
+        }),
+      );
       const hasMore = page.length > limit;
       return {
         status: 'ok' as const,
@@ -273,7 +302,10 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       };
     },
 
-    /** One consolidation: its record and the notes it moved out of live/, oldest first. */
+    /**
+     * One history entry: its record and, for a consolidation, the notes it moved out of live/, oldest
+     * first; for a compaction, the sections it rewrote as they were (`preimages`). `total` counts what it holds.
+     */
     async historyRead(caller: Caller, input: { space_id: string; consolidation_id: string }) {
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'read', spaceId);
@@ -282,6 +314,10 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       await requireSpace(context, spaceId);
       const record = await corpus.record(spaceId, cid);
       if (!record) throw new LiveMemError('not_found', `no consolidation '${cid}' in space '${spaceId}'`, { space_id: spaceId, consolidation_id: cid });
+      if (record.kind === 'compaction') {
+        const preimages = await corpus.historyPreimages(spaceId, cid);
+        return { status: 'ok' as const, space_id: spaceId, consolidation: record, notes: [], preimages, total: preimages.length };
+      }
       const notes = (await corpus.historyNotes(spaceId, cid)).map(({ filename, timestamp, agent, category, tags, content }) => ({
         filename,
         timestamp,
@@ -290,7 +326,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
         tags,
         content,
       }));
-      return { status: 'ok' as const, space_id: spaceId, consolidation: record, notes, total: notes.length };
+      return { status: 'ok' as const, space_id: spaceId, consolidation: record, notes, preimages: [], total: notes.length };
     },
 
     /** Resolves once background snapshot writes have finished (a CLI process waits before it exits). */

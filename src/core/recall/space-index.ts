@@ -5,7 +5,21 @@ import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { isStoredBankFilename } from '../validate.js';
 import type { Corpus } from './corpus.js';
-import { bankRef, bankSections, noteDocId, noteMeta, noteText, summaryDocId, summaryText, SYNTHESIS_DOC_ID, type DocMeta } from './documents.js';
+import {
+  bankRef,
+  bankSections,
+  noteDocId,
+  noteMeta,
+  noteText,
+  parsePreimageDocId,
+  preimageDocId,
+  preimageMeta,
+  preimageText,
+  summaryDocId,
+  summaryText,
+  SYNTHESIS_DOC_ID,
+  type DocMeta,
+} from './documents.js';
 import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.js';
 import { encodeSnapshot, type IndexStore, type SnapshotHeader, type SummaryCoverage } from './index-store.js';
 import { MAX_LEVEL, parseRecord } from './summaries/record.js';
@@ -46,7 +60,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   const generations = new Map<string, number>();
   const live = new Set<string>(); // live filenames indexed as n:
   const historyFilenames = new Set<string>(); // filenames indexed as h:
-  const history = new Set<string>(); // consolidation ids indexed
+  const history = new Set<string>(); // history ids indexed: consolidations (their notes) and compactions (their pre-images)
+  const preimages = new Map<string, NonNullable<SnapshotHeader['preimages']>[string]>(); // compaction id → what is indexed of it
   let lastLiveListing: unknown;
   let bank: SnapshotHeader['bank'] = {};
   let lastBankListing: unknown;
@@ -90,11 +105,19 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       return;
     }
     index = snapshot.index;
+    const withNotes = new Set<string>();
     for (const id of index.ids()) {
       if (id.startsWith('n:')) live.add(id.slice(2));
-      else if (id.startsWith('h:')) historyFilenames.add(id.slice(id.indexOf('/') + 1));
+      else if (id.startsWith('h:')) {
+        historyFilenames.add(id.slice(id.indexOf('/') + 1));
+        withNotes.add(id.slice(2, id.indexOf('/')));
+      }
     }
-    for (const cid of snapshot.header.history) history.add(cid);
+    const known = snapshot.header.preimages;
+    for (const [cid, coverage] of Object.entries(known ?? {})) preimages.set(cid, coverage);
+    // A snapshot from before compaction existed may list a compaction as indexed (it had no notes to
+    // read): there, only consolidations with notes in the index count, and the rest is read again.
+    for (const cid of snapshot.header.history) if (known || withNotes.has(cid)) history.add(cid);
     bank = snapshot.header.bank;
     for (const [file, entry] of Object.entries(bank))
       for (const section of entry.sections) sectionMeta.set(section.id, { file, path: section.path, text: section.text });
@@ -116,24 +139,21 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     const fresh = ids.filter((cid) => !history.has(cid));
     for (const [done, cid] of fresh.entries()) {
       onProgress?.({ space_id: spaceId, phase: 'history', done, total: fresh.length });
-      // Only new consolidations are read, and only once complete (their record written last).
-      // A damaged record or notes.json is left out, and not marked as indexed: read again once repaired.
-      const notes = await corpus
+      // Only new entries are read, and only once complete (their record written last). A damaged
+      // record, notes.json or preimages.json is left out, and not marked as indexed: read again once repaired.
+      const indexed = await corpus
         .record(spaceId, cid)
-        .then((record) => (record ? corpus.historyNotes(spaceId, cid) : null))
-        .catch((error: unknown) => corpus.skipDamaged('the search index', error, null));
-      if (!notes) continue;
-      for (const note of notes) {
-        remove(noteDocId(note.filename));
-        live.delete(note.filename);
-        historyFilenames.add(note.filename);
-        addNote(noteDocId(note.filename, cid), note.content, note.tags);
-      }
-      history.add(cid);
+        .then((record) => (record ? (record.kind === 'compaction' ? indexPreimages(cid, record.committed_at) : indexNotes(cid)) : false))
+        .catch((error: unknown) => corpus.skipDamaged('the search index', error, false));
+      if (indexed) history.add(cid);
     }
     const gone = [...history].filter((cid) => !present.has(cid));
     if (gone.length === 0) return;
-    for (const cid of gone) history.delete(cid);
+    for (const cid of gone) {
+      history.delete(cid);
+      for (const i of preimages.get(cid)?.sections.keys() ?? []) remove(preimageDocId(cid, i));
+      preimages.delete(cid);
+    }
     for (const id of [...index.ids()]) {
       const meta = id.startsWith('h:') ? noteMeta(id) : null;
       if (meta?.consolidation_id && !present.has(meta.consolidation_id)) {
@@ -141,6 +161,25 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
         historyFilenames.delete(meta.ref);
       }
     }
+  };
+
+  /** A consolidation's notes, moved from `n:` to `h:` documents. */
+  const indexNotes = async (cid: string): Promise<true> => {
+    for (const note of await corpus.historyNotes(spaceId, cid)) {
+      remove(noteDocId(note.filename));
+      live.delete(note.filename);
+      historyFilenames.add(note.filename);
+      addNote(noteDocId(note.filename, cid), note.content, note.tags);
+    }
+    return true;
+  };
+
+  /** A compaction's pre-images, each section a `p:` document; its description kept beside (the snapshot carries it). */
+  const indexPreimages = async (cid: string, committedAt: string): Promise<true> => {
+    const sections = await corpus.historyPreimages(spaceId, cid);
+    for (const [i, section] of sections.entries()) put(preimageDocId(cid, i), preimageText(section));
+    preimages.set(cid, { committed_at: committedAt, sections: sections.map(({ filename, path }) => ({ filename, path })) });
+    return true;
   };
 
   const refreshLive = async (onProgress?: OnIndexProgress) => {
@@ -288,6 +327,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     space_id: spaceId,
     created_at: context.clock().toISOString(),
     history: [...history],
+    preimages: Object.fromEntries(preimages),
     bank,
     synthesis,
     summaries: Object.fromEntries(summaries),
@@ -360,6 +400,12 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       if (id.startsWith('b:')) {
         const section = sectionMeta.get(id);
         return section ? { id, source: 'bank', level: null, ref: bankRef(section) } : null;
+      }
+      const preimage = parsePreimageDocId(id);
+      if (preimage) {
+        const compaction = preimages.get(preimage.compactionId);
+        const section = compaction?.sections[preimage.i];
+        return compaction && section ? preimageMeta(preimage.compactionId, preimage.i, compaction.committed_at, section) : null;
       }
       if (id.startsWith('m:')) {
         const summary = summaries.get(id.slice(2));

@@ -4,7 +4,7 @@ import { isLiveMemError } from '../../shared/errors.js';
 import { inspectLease } from '../../storage/lease.js';
 import { listAll, listKeys, listPrefixes } from '../../storage/list.js';
 import { parseTokenFile, TOKENS_KEY } from '../auth/token-store.js';
-import { decodeHistoryNotes } from '../consolidation/history.js';
+import { decodeHistoryNotes, decodeHistoryPreimages } from '../consolidation/history.js';
 import { lockSpace } from '../consolidation/space-lock.js';
 import type { CoreContext } from '../context.js';
 import { BACKUPS_PREFIX, backupKeys, baseName, spaceKeys } from '../layout.js';
@@ -106,7 +106,10 @@ export async function checkMeta(deps: SpaceCheckDeps, spaceId: string): Promise<
   }
 }
 
-/** Complete consolidations and the notes they took (a damaged record counts for none: see the history-files check). */
+/**
+ * Complete consolidations and the notes they took (a damaged record counts for none: see the
+ * history-files check); compactions are no consolidations and leave these counters alone.
+ */
 async function countHistory(context: CoreContext, spaceId: string) {
   const keys = spaceKeys(spaceId);
   const { complete } = await historyState(context, spaceId);
@@ -114,12 +117,14 @@ async function countHistory(context: CoreContext, spaceId: string) {
     const object = await context.storage.get(keys.historyRecord(cid));
     if (!object) return 0;
     try {
-      return parseHistoryRecord(object.body, spaceId, cid).notes.length;
+      const record = parseHistoryRecord(object.body, spaceId, cid);
+      return record.kind === 'compaction' ? null : record.notes.length;
     } catch {
       return 0;
     }
   });
-  return { consolidation_count: notes.length, total_notes_processed: notes.reduce((sum, count) => sum + count, 0) };
+  const consolidations = notes.filter((count) => count !== null);
+  return { consolidation_count: consolidations.length, total_notes_processed: consolidations.reduce((sum, count) => sum + count, 0) };
 }
 
 /** `live/`, `bank/` or `history/` replaced by a file (fs; on S3, an object of that name, as harmful to tools that mirror the bucket). */
@@ -139,7 +144,7 @@ export async function checkLayout(deps: SpaceCheckDeps, spaceId: string): Promis
     }));
 }
 
-/** Each complete consolidation's record.json and notes.json decode (the notes within the budget). */
+/** Each complete consolidation's record.json and notes.json decode (the notes within the budget), and each compaction's preimages.json. */
 export async function checkHistoryFiles(deps: SpaceCheckDeps, spaceId: string, complete: ReadonlySet<string>, budget: DeepBudget): Promise<Finding[]> {
   const { storage } = deps.context;
   const keys = spaceKeys(spaceId);
@@ -152,7 +157,9 @@ export async function checkHistoryFiles(deps: SpaceCheckDeps, spaceId: string, c
     if (!object) return null; // deleted since listed
     let notes: number;
     try {
-      notes = parseHistoryRecord(object.body, spaceId, cid).notes.length;
+      const record = parseHistoryRecord(object.body, spaceId, cid);
+      if (record.kind === 'compaction') return checkPreimages(deps, spaceId, cid, budget);
+      notes = record.notes.length;
     } catch {
       return {
         ...where,
@@ -184,6 +191,29 @@ export async function checkHistoryFiles(deps: SpaceCheckDeps, spaceId: string, c
     }
   });
   return problems.filter((finding) => finding !== null);
+}
+
+/** A compaction's preimages.json is there and decodes: else recall cannot find what it rewrote, nor history_read show it. */
+async function checkPreimages(deps: SpaceCheckDeps, spaceId: string, cid: string, budget: DeepBudget): Promise<Finding | null> {
+  const { storage } = deps.context;
+  const key = spaceKeys(spaceId).historyPreimages(cid);
+  try {
+    const info = await storage.stat(key);
+    if (info && !spend(budget, info.size ?? 0)) return null;
+    const object = info ? await storage.get(key) : null;
+    if (!object) throw new Error(`${key} is missing`);
+    decodeHistoryPreimages(object.body, key);
+    return null;
+  } catch (error) {
+    return {
+      check: 'history-files',
+      space_id: spaceId,
+      status: 'error',
+      fixable: false,
+      message: `${failure(error)}: the text compaction ${cid} rewrote is kept nowhere else, and recall leaves it out`,
+      hint: restoreHint(spaceId, key),
+    };
+  }
 }
 
 /**

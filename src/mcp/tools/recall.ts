@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { int, note, obj, outputShape, spaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY } from '../tool.js';
 
-const SOURCES = ['live', 'history', 'bank', 'synthesis', 'summary'] as const;
+const SOURCES = ['live', 'history', 'bank', 'bank_history', 'synthesis', 'summary'] as const;
+
+const preimage = z.looseObject({ filename: str, path: z.array(str), content: str });
 
 const hit = z.looseObject({ source: z.enum(SOURCES), ref: str, text: str, score: z.number() });
 
@@ -15,7 +17,7 @@ export const recallTools = [
     title: 'Search all memory',
     permission: 'read',
     description:
-      "Ranked search of all a space's memory: live and consolidated notes, bank sections, synthesis, summaries. " +
+      "Ranked search of all a space's memory: live and consolidated notes, bank sections and their earlier versions (bank_history), synthesis, summaries. " +
       'Use it to find past facts or decisions, even ones the bank no longer holds.',
     input: {
       space_id: spaceId,
@@ -62,7 +64,7 @@ export const recallTools = [
     name: 'history_list',
     title: 'List consolidations',
     permission: 'read',
-    description: 'List the consolidations of a space, newest first: time range, note count, bank files written.',
+    description: 'List the consolidations and compactions (kind) of a space, newest first: note or pre-image count, bank files written.',
     input: {
       space_id: spaceId,
       limit: z.number().int().default(20).describe('1-1000'),
@@ -77,9 +79,11 @@ export const recallTools = [
     name: 'history_read',
     title: 'Read one consolidation',
     permission: 'read',
-    description: 'Read one consolidation and every note it moved out of live/, oldest first: the raw notes behind the bank.',
+    description:
+      'Read one consolidation and every note it moved out of live/, oldest first: the raw notes behind the bank. ' +
+      'For a compaction: preimages, the sections it rewrote as they were.',
     input: { space_id: spaceId, consolidation_id: z.string() },
-    output: outputShape({ consolidation: obj, notes: z.array(note), total: int }),
+    output: outputShape({ consolidation: obj, notes: z.array(note), preimages: z.array(preimage), total: int }),
     annotations: READ_ONLY,
     handler: (args, { core, caller }) => core.recall.historyRead(caller, args),
   }),

@@ -12,6 +12,7 @@ import { listKeys } from '../../../src/storage/list.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
 import { FIRST_PLAN } from '../../../fixtures/llm/scenarios.js';
 import { historyNoteNames, owner } from '../../helpers/core.js';
+import { plantCompaction } from '../../helpers/plant-compaction.js';
 import { startScriptedLlm, type ScriptedLlm } from '../../helpers/scripted-llm.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -295,6 +296,27 @@ describe("a backup holds a space's content and nothing else", () => {
     assert.ok(!lines.some((line) => /_index|lock\.json|_spend/.test(line)), 'internal state is left out silently');
     const imported = await exportImport(logged, 'alpha');
     assert.deepEqual(await listKeys(imported, 'alpha/'), content);
+    await core.spaces.delete(owner, { space_id: 'alpha', confirm: true });
+    await core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true });
+    assert.deepEqual(await listKeys(storage, 'alpha/'), content);
+  });
+
+  it("carries a compaction's pre-images: a backup restores them and an export imports them, found again by memory_search", async () => {
+    const lines: string[] = [];
+    const storage = createMemoryDriver();
+    const { core } = await populated({ storage });
+    const section = { filename: 'progress.md', path: ['Progress'], content: '# Progress\n\n- the cormorant release\n' };
+    await plantCompaction(storage, 'alpha', { id: '20990101T000000-cmp001', committed_at: '2099-01-01T00:00:00.000Z', sections: [section] });
+    const logged = createCore({ storage, logger: createLogger('warn', (line) => void lines.push(line)) });
+    const content = await listKeys(storage, 'alpha/');
+    assert.ok(content.includes('alpha/history/20990101T000000-cmp001/preimages.json'));
+    const backup = await logged.backups.create(owner, { space_id: 'alpha' });
+    assert.equal(backup.files_backed_up, content.length);
+    assert.deepEqual(lines, [], 'nothing left out');
+    const imported = await exportImport(logged, 'alpha');
+    assert.deepEqual(await listKeys(imported, 'alpha/'), content);
+    const found = await createCore({ storage: imported }).recall.search(owner, { space_id: 'alpha', query: 'cormorant' });
+    assert.equal(found.results[0]?.source, 'bank_history');
     await core.spaces.delete(owner, { space_id: 'alpha', confirm: true });
     await core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true });
     assert.deepEqual(await listKeys(storage, 'alpha/'), content);

@@ -6,6 +6,7 @@ import type { Logger } from '../../../src/shared/log.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
 import { owner } from '../../helpers/core.js';
+import { plantCompaction } from '../../helpers/plant-compaction.js';
 import { startScriptedEmbeddings, type ScriptedEmbeddings } from '../../helpers/scripted-embeddings.js';
 
 const servers: ScriptedEmbeddings[] = [];
@@ -89,5 +90,28 @@ describe('hybrid memory_search (embeddings configured)', () => {
       assert.match(result.results[0]?.text ?? '', /garage B/);
     }
     assert.equal(warnings.filter((w) => w.includes('embeddings')).length, 1, warnings.join('\n'));
+  });
+
+  it('finds an earlier version of a bank section (a compaction pre-image) said in other words', async () => {
+    const model = await startScriptedEmbeddings({ synonyms: SYNONYMS });
+    servers.push(model);
+    const storage = createMemoryDriver();
+    await space(storage);
+    await plantCompaction(storage, 'proj', {
+      id: '20990101T000000-cmp001',
+      committed_at: '2099-01-01T00:00:00.000Z',
+      sections: [{ filename: 'facts.md', path: ['Facts', 'Parking'], content: '## Parking\n\nOur second car sits in garage D\n' }],
+      bank: { 'facts.md': '# Facts\n\n## Parking\n\nSee the plan.\n' },
+    });
+    const core = await space(storage, model.client());
+    const question = 'where is the automobile stored';
+    await core.recall.search(owner, { space_id: 'proj', query: question }); // starts the embeddings
+    await core.idle();
+    const hybrid = await core.recall.search(owner, { space_id: 'proj', query: question, limit: 5, sources: ['bank_history'] });
+    assert.equal(hybrid.mode, 'hybrid');
+    assert.equal(hybrid.results[0]?.compaction_id, '20990101T000000-cmp001', JSON.stringify(hybrid.results));
+    assert.match(hybrid.results[0]?.text ?? '', /garage D/);
+    const lexical = await createCore({ storage, logger }).recall.search(owner, { space_id: 'proj', query: question, sources: ['bank_history'] });
+    assert.deepEqual(lexical.results, [], 'BM25 alone does not find it');
   });
 });

@@ -17,6 +17,7 @@ import { acquireLease } from '../../../src/storage/lease.js';
 import { listKeys } from '../../../src/storage/list.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
 import { owner } from '../../helpers/core.js';
+import { plantCompaction } from '../../helpers/plant-compaction.js';
 import { makeS3Harness, requireS3OrSkip } from '../../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm } from '../../helpers/scripted-llm.js';
 import { tempDir } from '../../helpers/tmp.js';
@@ -126,6 +127,27 @@ describe('doctor: what the files hold', () => {
       found.results.some((hit) => /a live kiwi/.test(String(hit.text))),
       'recall still answers from the rest',
     );
+  });
+
+  it("a compaction's preimages.json missing or garbage: doctor errors; a compaction counts for no consolidation when counters are counted again", async () => {
+    await core.consolidation.consolidate(owner, { space_id: 'alpha' });
+    const section = { filename: 'progress.md', path: ['Progress'], content: '# Progress\n\n- kiwis\n' };
+    for (const id of ['20990101T000000-cmpok1', '20990102T000000-cmpbad', '20990103T000000-cmpgon'])
+      await plantCompaction(storage, 'alpha', { id, committed_at: '2099-01-01T00:00:00.000Z', sections: [section] });
+    await storage.put('alpha/history/20990102T000000-cmpbad/preimages.json', '{"version": 1, "sections": "none"}');
+    await storage.delete('alpha/history/20990103T000000-cmpgon/preimages.json');
+    const history = of((await fresh().doctor(owner, {})).findings, 'history-files');
+    assert.deepEqual(history.map((finding) => finding.message).sort(), [
+      'alpha/history/20990102T000000-cmpbad/preimages.json is not a v1 pre-images file: the text compaction 20990102T000000-cmpbad rewrote is kept nowhere else, and recall leaves it out',
+      'alpha/history/20990103T000000-cmpgon/preimages.json is missing: the text compaction 20990103T000000-cmpgon rewrote is kept nowhere else, and recall leaves it out',
+    ]);
+    assert.ok(history.every((finding) => finding.status === 'error' && /restore .*preimages\.json from a backup/.test(finding.hint ?? '')));
+
+    const meta = JSON.parse((await storage.get('alpha/_meta.json'))?.body.toString() ?? '{}');
+    await storage.put('alpha/_meta.json', JSON.stringify({ ...meta, consolidation_count: 'lots' }));
+    await fresh().doctor(owner, { fix: true });
+    const stored = JSON.parse((await storage.get('alpha/_meta.json'))?.body.toString() ?? '{}');
+    assert.equal(stored.consolidation_count, 1, 'the three compactions are not counted');
   });
 
   it('a garbage tokens.json is a store-level error', async () => {

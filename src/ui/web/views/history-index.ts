@@ -2,9 +2,13 @@ import { callTool, type Result } from '../api.js';
 
 export interface Consolidation {
   consolidation_id: string;
+  /** Absent from older servers: a consolidation. */
+  kind?: 'consolidation' | 'compaction';
   committed_at: string;
   time_range?: { oldest?: string; newest?: string } | null;
-  notes_count: number;
+  notes_count?: number;
+  /** A compaction's: how many sections it rewrote (kept as they were). */
+  preimages_count?: number;
   bank_files: BankWrite[];
   by?: string;
   model?: string;

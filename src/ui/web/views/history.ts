@@ -1,5 +1,6 @@
 import { callTool, type Result } from '../api.js';
 import { count, h, link, pager, time } from '../dom.js';
+import { renderMarkdown } from '../markdown.js';
 import { empty, type Note, noteCard, spaceHeader, type ViewContext } from './common.js';
 import { changedFiles, type Consolidation, type HistoryPage } from './history-index.js';
 
@@ -23,11 +24,17 @@ export async function historyView(context: ViewContext): Promise<Node> {
       rows.append(
         h(
           'tr',
-          { 'data-consolidation': record.consolidation_id },
-          h('td', {}, link(record.consolidation_id, 'space', spaceId, 'history', record.consolidation_id)),
+          { 'data-consolidation': record.consolidation_id, 'data-kind': record.kind ?? 'consolidation' },
+          h(
+            'td',
+            {},
+            link(record.consolidation_id, 'space', spaceId, 'history', record.consolidation_id),
+            record.kind === 'compaction' ? h('span', { class: 'tag' }, 'compaction') : null,
+          ),
           h('td', {}, time(record.committed_at)),
           h('td', {}, range(record.time_range)),
-          h('td', { class: 'num' }, count(record.notes_count)),
+          // A compaction moved no note: it kept the sections it rewrote instead.
+          h('td', { class: 'num' }, record.kind === 'compaction' ? `${count(record.preimages_count ?? 0)} pre-images` : count(record.notes_count ?? 0)),
           h(
             'td',
             { class: 'files' },
@@ -72,7 +79,7 @@ export async function historyView(context: ViewContext): Promise<Node> {
 
 /** One consolidation; `focus` (a note's file name, from a summary) is shown first and marked. */
 async function consolidationDetail(spaceId: string, id: string, focus?: string): Promise<Node> {
-  const result = await callTool<Result & { consolidation: Record<string, unknown>; notes: Note[]; total: number }>('history_read', {
+  const result = await callTool<Result & { consolidation: Record<string, unknown>; notes: Note[]; preimages?: Preimage[]; total: number }>('history_read', {
     space_id: spaceId,
     consolidation_id: id,
   });
@@ -100,8 +107,36 @@ async function consolidationDetail(spaceId: string, id: string, focus?: string):
     typeof (record.synthesis as { content?: unknown } | undefined)?.content === 'string'
       ? [h('h3', {}, 'Synthesis it wrote'), h('p', { class: 'synthesis' }, String((record.synthesis as { content: string }).content))]
       : null,
-    h('h3', {}, `${count(result.total)} notes`),
-    result.notes.length > 0 ? pager(focused(result.notes, focus), (note) => marked(noteCard(note), note.filename === focus)) : empty('No notes.'),
+    record.kind === 'compaction'
+      ? [
+          h('h3', {}, `${count(result.preimages?.length ?? 0)} sections as they were before this compaction`),
+          ...(result.preimages ?? []).map((section) => preimageCard(spaceId, section)),
+        ]
+      : [
+          h('h3', {}, `${count(result.total)} notes`),
+          result.notes.length > 0 ? pager(focused(result.notes, focus), (note) => marked(noteCard(note), note.filename === focus)) : empty('No notes.'),
+        ],
+  );
+}
+
+interface Preimage {
+  filename: string;
+  path: string[];
+  content: string;
+}
+
+/** An earlier version of a bank section: where it was, and its text as Markdown (as the bank view renders it). */
+function preimageCard(spaceId: string, section: Preimage): HTMLElement {
+  return h(
+    'article',
+    { class: 'preimage', 'data-file': section.filename },
+    h(
+      'div',
+      { class: 'note-meta' },
+      h('span', { class: 'file' }, link(section.filename, 'space', spaceId, 'bank', section.filename)),
+      h('span', { class: 'muted' }, section.path.join(' › ')),
+    ),
+    h('div', { class: 'markdown' }, renderMarkdown(section.content).node),
   );
 }
 

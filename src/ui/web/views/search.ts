@@ -9,6 +9,8 @@ interface Hit {
   text: string;
   score: number;
   consolidation_id?: string;
+  compaction_id?: string;
+  superseded_at?: string;
   timestamp?: string;
   agent?: string;
   category?: string;
@@ -23,6 +25,8 @@ function hitLink(spaceId: string, hit: Hit): Node {
       return link(hit.ref, 'space', spaceId, 'summaries', hit.ref);
     case 'bank':
       return link(hit.ref, 'space', spaceId, 'bank', hit.ref.split('#')[0] as string);
+    case 'bank_history': // an earlier version of a bank section: read with the compaction that rewrote it
+      return hit.compaction_id ? link(hit.ref, 'space', spaceId, 'history', hit.compaction_id) : document.createTextNode(hit.ref);
     case 'live':
       return link(hit.ref, 'space', spaceId, 'live');
     default:
@@ -66,11 +70,12 @@ export async function searchView(context: ViewContext): Promise<Node> {
           h(
             'div',
             { class: 'note-meta' },
-            h('span', { class: `source source-${/^[a-z]+$/.test(hit.source) ? hit.source : 'other'}` }, hit.source),
+            h('span', { class: `source source-${/^[a-z_]+$/.test(hit.source) ? hit.source : 'other'}` }, hit.source),
             typeof hit.level === 'number' ? h('span', { class: 'tag' }, `level ${hit.level}`) : null,
             hitLink(spaceId, hit),
             hit.agent ? h('span', { class: 'agent' }, hit.agent) : null,
             hit.timestamp ? time(hit.timestamp) : null,
+            hit.superseded_at ? h('span', { class: 'muted' }, 'earlier version, replaced ', time(hit.superseded_at)) : null,
             h('span', { class: 'muted score' }, `score ${hit.score.toFixed(3)}`),
           ),
           h('div', { class: 'note-content' }, hit.text),

@@ -18,12 +18,13 @@ export async function spacesView(_context: ViewContext): Promise<Node> {
   const { spaces } = await callTool<Result & { spaces: SpaceRow[] }>('space_list');
   if (spaces.length === 0) return h('section', {}, h('h1', {}, 'Spaces'), empty('No space to show: none exists, or this token may read none.'));
   // The newest consolidation of each space: history_list reads records, where space_info would stat every live note.
-  // A few at a time: the server answers a token's requests past LIVE_MEM_HTTP_MAX_IN_FLIGHT with 429.
+  // A few at a time: the server answers a token's requests past LIVE_MEM_HTTP_MAX_IN_FLIGHT with 429. A compaction
+  // follows the consolidation that grew a file: a few entries reach the consolidation behind it.
   const lasts = await mapLimit(spaces, 4, (space) =>
     space.error
       ? Promise.resolve(undefined)
-      : callTool<HistoryPage>('history_list', { space_id: space.space_id, limit: 1 })
-          .then((page) => page.consolidations[0])
+      : callTool<HistoryPage>('history_list', { space_id: space.space_id, limit: 10 })
+          .then((page) => page.consolidations.find((entry) => entry.kind !== 'compaction'))
           .catch(() => undefined),
   );
   const rows = spaces.map((space, i) => {
