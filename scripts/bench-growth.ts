@@ -2,7 +2,8 @@
  * Section 15 of the benchmark (run by bench.ts): a long-lived space. 100 consolidations of 30 notes
  * (3,000 generated facts, progress entries and decisions, each with an id and a word of its own),
  * folded in by a scripted model that adds every note to the bank as a dated line
- * (bench-growth-model.ts), once with `LIVE_MEM_COMPACTION=auto` and once with `off`.
+ * (bench-growth-model.ts): with `LIVE_MEM_COMPACTION=auto`, then `off`, then `off` with a
+ * 200,000-token window, where a bank without compaction still fits (so its cost can be compared).
  *
  * The core is opened as the CLI and the MCP server open it (cli/open.ts: settings from the
  * environment, the real `openai` adapter on the scripted server, a 32,768-token context window,
@@ -24,6 +25,8 @@ const CONSOLIDATIONS = 100;
 const NOTES_PER_CONSOLIDATION = 30;
 const CHECKPOINTS = [1, 10, 50, 100] as const;
 const CONTEXT_WINDOW = 32_768;
+/** The window with which the issue saw a space without compaction keep working: the cost that avoids. */
+const LARGE_CONTEXT_WINDOW = 200_000;
 const SPACE = 'growth';
 const FIRST_DAY = Date.UTC(2026, 0, 1);
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -142,8 +145,8 @@ async function consolidateOnce(opened: Opened): Promise<{ status: string; notes_
   }
 }
 
-async function growthRun(compaction: 'auto' | 'off', windows: GrowthNote[][]): Promise<RunResult> {
-  const home = await freshHome(`growth-${compaction}`);
+async function growthRun(compaction: 'auto' | 'off', windows: GrowthNote[][], contextWindow = CONTEXT_WINDOW): Promise<RunResult> {
+  const home = await freshHome(`growth-${compaction}-${contextWindow}`);
   const model = await startGrowthModel();
   const env = {
     HOME: home,
@@ -153,7 +156,7 @@ async function growthRun(compaction: 'auto' | 'off', windows: GrowthNote[][]): P
     LIVE_MEM_LLM_BASE_URL: model.url,
     LIVE_MEM_LLM_MODEL: 'growth',
     LIVE_MEM_LLM_API_KEY: 'bench',
-    LIVE_MEM_LLM_CONTEXT_WINDOW: String(CONTEXT_WINDOW),
+    LIVE_MEM_LLM_CONTEXT_WINDOW: String(contextWindow),
     LIVE_MEM_SUMMARIES: 'off',
     LIVE_MEM_COMPACTION: compaction,
   };
@@ -185,11 +188,11 @@ async function growthRun(compaction: 'auto' | 'off', windows: GrowthNote[][]): P
         compacted: after.flatMap((call) => (call.purpose === 'compaction' && call.file ? [call.file] : [])),
       });
       if (result.status !== 'ok' && steps.slice(0, -1).every((step) => step.status === 'ok')) {
-        progress(`  ${compaction}: consolidation ${c + 1} failed (${result.status}): ${result.message ?? ''}`);
+        progress(`  ${compaction}, ${contextWindow}: consolidation ${c + 1} failed (${result.status}): ${result.message ?? ''}`);
       }
       if ((c + 1) % 10 === 0) {
         const failed = steps.filter((step) => step.status !== 'ok').length;
-        progress(`  ${compaction}: ${c + 1} consolidations, ${failed} failed, bank ${bank.total} tokens`);
+        progress(`  ${compaction}, ${contextWindow}: ${c + 1} consolidations, ${failed} failed, bank ${bank.total} tokens`);
       }
     }
     const bank = await bankSize(opened);
@@ -307,22 +310,15 @@ export async function benchGrowth(): Promise<Figure[]> {
   const auto = await growthRun('auto', windows);
   progress('  the same with LIVE_MEM_COMPACTION=off');
   const off = await growthRun('off', windows);
+  progress(`  LIVE_MEM_COMPACTION=off with a ${LARGE_CONTEXT_WINDOW}-token context window`);
+  const offLarge = await growthRun('off', windows, LARGE_CONTEXT_WINDOW);
   const total = (run: RunResult) => sumTokens(run.calls);
-  const perNote = (run: RunResult) =>
-    total(run) /
-    Math.max(
-      1,
-      run.steps.reduce((sum, step) => sum + step.notes, 0),
-    );
+  const ratio = (run: RunResult) => (total(run) > 0 ? total(auto) / total(run) : null);
   return [
-    ...runFigures(auto, 'growth', 'long-lived space, compaction auto'),
-    ...runFigures(off, 'growth_off', 'long-lived space, compaction off'),
-    figure('growth_tokens_vs_off', 'model tokens, compaction auto / off', total(off) > 0 ? total(auto) / total(off) : null, 'x'),
-    figure(
-      'growth_tokens_per_note_vs_off',
-      'model tokens per note consolidated, compaction auto / off',
-      total(off) > 0 ? perNote(auto) / perNote(off) : null,
-      'x',
-    ),
+    ...runFigures(auto, 'growth', `long-lived space, compaction auto, ${CONTEXT_WINDOW}-token window`),
+    ...runFigures(off, 'growth_off', `long-lived space, compaction off, ${CONTEXT_WINDOW}-token window`),
+    ...runFigures(offLarge, 'growth_off_200k', `long-lived space, compaction off, ${LARGE_CONTEXT_WINDOW}-token window`),
+    figure('growth_tokens_vs_off', `model tokens, compaction auto / off (${CONTEXT_WINDOW}-token window)`, ratio(off), 'x'),
+    figure('growth_tokens_vs_off_200k', `model tokens, compaction auto / off with a ${LARGE_CONTEXT_WINDOW}-token window`, ratio(offLarge), 'x'),
   ];
 }

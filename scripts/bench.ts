@@ -61,7 +61,8 @@
  *                    window: failures, prompt tokens at consolidations 1, 10, 50 and 100 (past the budget
  *                    within ±20% of each other), bank, largest file and space_summary at 100 against the
  *                    budgets, recall@5 of every note by its words, the newest entry of each kind in the
- *                    bank, and the model tokens spent; once with LIVE_MEM_COMPACTION=auto, once with off
+ *                    bank, and the model tokens spent; with LIVE_MEM_COMPACTION=auto, then off, then off
+ *                    with a 200,000-token window (where the bank still fits without compaction)
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
