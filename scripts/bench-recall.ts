@@ -41,7 +41,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 // Generated text: a Zipf-distributed vocabulary, notes of 150–400 characters with a unique id each
 
 /** mulberry32: a small seeded generator, so every run writes the same stores. */
-function seeded(seed: number): () => number {
+export function seeded(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

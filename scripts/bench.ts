@@ -54,6 +54,15 @@
  *  14. web viewer    (scripts/bench-ui.ts) page weight (html + js + css, raw and gzipped) and first render in
  *                    chromium of the spaces, live feed and history pages over a space of 10,000 live notes and
  *                    100 consolidations (fresh server, then the median of 5 loads)
+ *  15. long-lived    (scripts/bench-growth.ts) 100 consolidations of 30 notes (3,000 facts, progress entries
+ *                    and decisions, each with an id) in-process through the core opened as the CLI opens
+ *                    it, by a scripted model (bench-growth-model.ts) that adds every note to the bank as a
+ *                    dated line and digests sections when asked to compact, with a 32,768-token context
+ *                    window: failures, prompt tokens at consolidations 1, 10, 50 and 100 (past the budget
+ *                    within ±20% of each other), bank, largest file and space_summary at 100 against the
+ *                    budgets, recall@5 of every note by its words, the newest entry of each kind in the
+ *                    bank, and the model tokens spent; with LIVE_MEM_COMPACTION=auto, then off, then off
+ *                    with a 200,000-token window (where the bank still fits without compaction)
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -104,6 +113,7 @@ import {
   type Figure,
   type ServerSpec,
 } from './bench-lib.js';
+import { benchGrowth } from './bench-growth.js';
 import { benchAppendThroughput, benchNoteLatency, benchProcesses, benchS3Note, noteArgs } from './bench-notes.js';
 import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-recall.js';
 import { benchToolsList } from './bench-tools.js';
@@ -322,6 +332,7 @@ const SECTIONS = [
   { title: '12. processes writing at once', run: benchProcesses },
   { title: '13. live_note on S3 (radosgw)', run: benchS3Note },
   { title: '14. web viewer', run: benchUi },
+  { title: '15. a long-lived space', run: benchGrowth },
 ] as const;
 
 async function main(): Promise<void> {
