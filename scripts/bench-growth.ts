@@ -119,7 +119,7 @@ const sumTokens = (calls: readonly ModelCall[], pick: (call: ModelCall) => numbe
   calls.reduce((sum, call) => sum + pick(call), 0);
 
 async function bankSize(opened: Opened): Promise<{ total: number; largest: number; files: Map<string, number>; text: string }> {
-  const { files } = await opened.core.bank.readAll(SPACE);
+  const { files } = (await opened.core.bank.readAll(SPACE)).read;
   const tokens = new Map(files.map((file) => [file.filename, measureTokens(file.content)]));
   return {
     total: [...tokens.values()].reduce((a, b) => a + b, 0),
