@@ -28,7 +28,7 @@ function consolidate(bank: Map<string, string>, notes: ReturnType<typeof note>[]
     synthesis: '',
     consolidationNumber: bank.size === 0 ? 1 : 2,
     notes,
-    bank: [...bank].map(([filename, content]) => ({ filename, content })),
+    bank: [...bank].map(([filename, content]) => ({ filename, text: content })),
   });
   assert.equal(purposeOf(messages), 'consolidation');
   const files = new Map([...bank].map(([filename, content]) => [filename, { content, etag: 'e' }]));
