@@ -3,6 +3,7 @@ import { ANONYMOUS } from '../core/auth/auth-service.js';
 import { CATEGORIES } from '../core/validate.js';
 import { backupCreate, backupDelete, backupDownload, backupList, backupRestore, exportSpace, importSpace } from './commands/backup.js';
 import { bankList, bankRead, bankReadAll } from './commands/bank.js';
+import { compact } from './commands/compact.js';
 import { consolidate, consolidationStatus } from './commands/consolidate.js';
 import { doctor } from './commands/doctor.js';
 import { note, read, search } from './commands/live.js';
@@ -193,6 +194,12 @@ export function buildProgram(): Command {
     .description('fold the live notes into the memory bank with the configured LLM (progress on a terminal)')
     .option('--agent <name>', "only this agent's notes (exact name)")
     .action(action(consolidate, 'fields'));
+  program
+    .command('compact <space_id>')
+    .description('rewrite the older sections of bank files over their budget as digests (guarded; pre-images kept in history)')
+    .option('--file <name>', 'only this bank file')
+    .option('--dry-run', 'ask the model and check its digests, but write nothing')
+    .action(action(compact, 'compaction'));
   program
     .command('consolidate-status <space_id> [job_id]')
     .description('state of background consolidations (started by MCP clients), newest first')

@@ -68,6 +68,8 @@ export interface Settings {
   bankBudgetTokens: number;
   /** `auto`: update a space's summaries in the background after each consolidation (with a configured model). */
   summaries: 'auto' | 'off';
+  /** `auto`: compact bank files a consolidation left over their budget, in the background (with a configured model). */
+  compaction: 'auto' | 'off';
   summaryWindowChars: number;
   summaryGroupChars: number;
   /** The caller's token (LIVE_MEM_TOKEN / --token); never logged. */
@@ -458,6 +460,14 @@ export const FIELDS: Field[] = [
     defaultText: '16000',
   },
   {
+    key: 'compaction',
+    env: 'LIVE_MEM_COMPACTION',
+    file: 'compaction',
+    parse: oneOf('auto', 'off'),
+    description: '`auto`: after a consolidation that leaves a bank file over its budget, compact it in the background (needs a configured model); `off`: only on demand',
+    defaultText: 'auto',
+  },
+  {
     key: 'synthesisMaxWords',
     env: 'LIVE_MEM_SYNTHESIS_MAX_WORDS',
     file: 'synthesis_max_words',
@@ -572,6 +582,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     bankFileBudgetTokens: get('bankFileBudgetTokens', 4_000),
     bankBudgetTokens: get('bankBudgetTokens', 16_000),
     summaries: get('summaries', 'auto'),
+    compaction: get('compaction', 'auto'),
     summaryWindowChars: get('summaryWindowChars', 6_000),
     summaryGroupChars: get('summaryGroupChars', 10_000),
     ...(values.has('token') ? { token: values.get('token') as string } : {}),

@@ -14,6 +14,8 @@
  *   {space}/history/{cid}/record.json        one consolidation: its id, the notes it covered, their time
  *                                            range, the bank files it wrote, its metrics
  *   {space}/history/{cid}/notes.json         the notes it consolidated, moved out of live/, byte for byte
+ *   {space}/history/{cid}/preimages.json     a compaction (compaction/): the sections it rewrote as digests,
+ *                                            as they were ({"version":1,"sections":[{filename,path,content}]})
  *   {space}/_summaries/L{k}/{id}.json         a summary of level k ≥ 1 (recall/summaries): what it covers, its time
  *                                            range, content hash and text; written by the LLM, kept by backups
  *   {space}/_summaries/lock.json             the lease: one summaries runner per space at a time
@@ -48,6 +50,7 @@ export function spaceKeys(spaceId: string) {
     history: `${root}history/`,
     historyRecord: (cid: string) => `${root}history/${cid}/record.json`,
     historyNotes: (cid: string) => `${root}history/${cid}/notes.json`,
+    historyPreimages: (cid: string) => `${root}history/${cid}/preimages.json`,
     summaries: `${root}_summaries/`,
     summaryLevel: (level: number) => `${root}_summaries/L${level}/`,
     summary: (level: number, id: string) => `${root}_summaries/L${level}/${id}.json`,

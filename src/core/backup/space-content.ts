@@ -26,8 +26,8 @@ const INTERNAL: Array<[RegExp, string]> = [
 ];
 
 const TOP_FILES = new Set(['_meta.json', '_rules.md', '_synthesis.md', KEEP_FILE]);
-/** `history/{consolidation id}/record.json|notes.json`; ids are `{YYYYMMDDTHHMMSS}-{random}`. */
-const HISTORY_FILE = /^history\/[A-Za-z0-9][A-Za-z0-9_-]{0,127}\/(record|notes)\.json$/;
+/** `history/{consolidation id}/record.json|notes.json|preimages.json`; ids are `{YYYYMMDDTHHMMSS}-{random}`. */
+const HISTORY_FILE = /^history\/[A-Za-z0-9][A-Za-z0-9_-]{0,127}\/(record|notes|preimages)\.json$/;
 const SUMMARY_FILE = /^_summaries\/L(\d)\/([^/]+)\.json$/;
 
 /** What a path that is not content is, when it is internal state (undefined otherwise). */

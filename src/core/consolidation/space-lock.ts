@@ -63,7 +63,7 @@ export async function lockSpace(context: CoreContext, spaceId: string, caller: C
     } else if (pending.state === 'valid') {
       await finishPending(context, spaceId, pending.record);
       recovered = pending.record.id;
-      context.logger.warn(`finished consolidation ${pending.record.id} of space '${spaceId}', left pending by an earlier run`);
+      context.logger.warn(`finished ${pending.record.kind ?? 'consolidation'} ${pending.record.id} of space '${spaceId}', left pending by an earlier run`);
     }
   } catch (error) {
     await release();

@@ -114,12 +114,14 @@ async function countHistory(context: CoreContext, spaceId: string) {
     const object = await context.storage.get(keys.historyRecord(cid));
     if (!object) return 0;
     try {
-      return parseHistoryRecord(object.body, spaceId, cid).notes.length;
+      const record = parseHistoryRecord(object.body, spaceId, cid) as { notes: string[]; kind?: unknown };
+      return record.kind === 'compaction' ? null : record.notes.length; // a compaction is no consolidation
     } catch {
       return 0;
     }
   });
-  return { consolidation_count: notes.length, total_notes_processed: notes.reduce((sum, count) => sum + count, 0) };
+  const consolidations = notes.filter((count) => count !== null);
+  return { consolidation_count: consolidations.length, total_notes_processed: consolidations.reduce((sum, count) => sum + count, 0) };
 }
 
 /** `live/`, `bank/` or `history/` replaced by a file (fs; on S3, an object of that name, as harmful to tools that mirror the bucket). */
