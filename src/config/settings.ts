@@ -464,7 +464,8 @@ export const FIELDS: Field[] = [
     env: 'LIVE_MEM_COMPACTION',
     file: 'compaction',
     parse: oneOf('auto', 'off'),
-    description: '`auto`: after a consolidation that leaves a bank file over its budget, compact it in the background (needs a configured model); `off`: only on demand',
+    description:
+      '`auto`: after a consolidation that leaves a bank file over its budget, compact it in the background (needs a configured model); `off`: only on demand',
     defaultText: 'auto',
   },
   {

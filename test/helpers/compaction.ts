@@ -49,3 +49,19 @@ export const digesting = (edit: (digests: Array<{ id: string; content: string }>
     return JSON.stringify({ digests: edit(digests, request) });
   },
 });
+
+/** A model that adds one dated entry to progress.md per consolidation, and digests well when asked to compact. */
+export function bankModel(next = { n: 100 }): Step {
+  const digest = digesting() as { dynamic: (messages: Array<{ role: string; content: string }>) => string };
+  return {
+    dynamic: (messages) => {
+      if (compactionRequest(messages)) return digest.dynamic(messages);
+      const n = next.n++;
+      const content = `- 2026-02-${String((n % 28) + 1).padStart(2, '0')} shipped feature ${n}\n${PROSE.repeat(5)}`;
+      return JSON.stringify({
+        files: [{ filename: 'progress.md', action: 'edit', edits: [{ op: 'add', section: 'Progress > History', title: `Entry ${n}`, content }] }],
+        synthesis: `up to entry ${n}`,
+      });
+    },
+  };
+}

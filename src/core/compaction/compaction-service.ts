@@ -135,7 +135,8 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
       let names = [...bank.keys()].filter(over).sort();
       if (input.file !== undefined) {
         const file = bank.get(input.file);
-        if (!file) throw new LiveMemError('not_found', `bank file '${input.file}' does not exist in space '${spaceId}'`, { space_id: spaceId, filename: input.file });
+        if (!file)
+          throw new LiveMemError('not_found', `bank file '${input.file}' does not exist in space '${spaceId}'`, { space_id: spaceId, filename: input.file });
         names = over(input.file) ? [input.file] : [];
         if (names.length === 0) {
           result.message = `${input.file} is ${measureTokens(file.content)} tokens, within its budget of ${budget.fileTokens(input.file)}: nothing to compact`;
@@ -188,7 +189,10 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
         await applyCommit(context, record);
         result.compaction_id = record.id;
         committed = undefined;
-        hooks.onCommitted?.(spaceId, writes.map((w) => ({ filename: w.filename, kind: w.kind })));
+        hooks.onCommitted?.(
+          spaceId,
+          writes.map((w) => ({ filename: w.filename, kind: w.kind })),
+        );
       }
       if (refusals.length > 0) {
         result.status = writes.length > 0 ? 'partial' : 'error';
@@ -222,6 +226,9 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
       authorize(caller, 'write', spaceId);
       const file = input.file === undefined || input.file === '' ? undefined : validateBankFilename(input.file);
       await requireSpace(context, spaceId);
+      if (file !== undefined && !(await storage.stat(spaceKeys(spaceId).bankFile(file)))) {
+        throw new LiveMemError('not_found', `bank file '${file}' does not exist in space '${spaceId}'`, { space_id: spaceId, filename: file });
+      }
       const llm = resolveLlm(options.llm);
       return run(caller, spaceId, { space_id: spaceId, ...(file !== undefined ? { file } : {}), dry_run: input.dry_run === true }, llm, options);
     },

@@ -64,7 +64,11 @@ export function checkHeading(file: SplitFile, section: Section, content: string)
 /** A digest is shorter than its section. */
 export function checkShorter(file: SplitFile, section: Section, text: string): void {
   if (text.length >= section.text.trim().length) {
-    throw refuse('shorter', file, `the digest of ${section.id} (${section.path.join(' > ')}) is ${text.length} characters, not shorter than the section's ${section.text.trim().length}`);
+    throw refuse(
+      'shorter',
+      file,
+      `the digest of ${section.id} (${section.path.join(' > ')}) is ${text.length} characters, not shorter than the section's ${section.text.trim().length}`,
+    );
   }
 }
 

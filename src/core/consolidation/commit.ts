@@ -50,7 +50,9 @@ export async function writeCommit(context: CoreContext, record: CommitRecord): P
     await context.storage.put(spaceKeys(record.space_id).pending, JSON.stringify(record), { ifNoneMatch: '*', contentType: 'application/json' });
   } catch (error) {
     if (isLiveMemError(error, 'precondition_failed')) {
-      throw new LiveMemError('conflict', `space '${record.space_id}' has an unfinished ${record.kind ?? 'consolidation'}; it is completed first`, { space_id: record.space_id });
+      throw new LiveMemError('conflict', `space '${record.space_id}' has an unfinished ${record.kind ?? 'consolidation'}; it is completed first`, {
+        space_id: record.space_id,
+      });
     }
     throw error;
   }

@@ -58,7 +58,8 @@ function parseRecord(raw: unknown, spaceId: string): CommitRecord {
   if (!isObject(raw)) throw invalid('it is not a JSON object');
   const { id, space_id, kind, committed_at, notes, time_range, writes, synthesis, metrics, preimages } = raw;
   if (typeof id !== 'string' || !RECORD_ID.test(id)) throw invalid(`its id ${JSON.stringify(id)} is no consolidation id`);
-  if (kind !== undefined && kind !== 'consolidation' && kind !== 'compaction') throw invalid(`its kind ${JSON.stringify(kind)} is neither consolidation nor compaction`);
+  if (kind !== undefined && kind !== 'consolidation' && kind !== 'compaction')
+    throw invalid(`its kind ${JSON.stringify(kind)} is neither consolidation nor compaction`);
   if (space_id !== spaceId) throw invalid(`it names space ${JSON.stringify(space_id)}, but it is stored in '${spaceId}'`);
   if (typeof committed_at !== 'string' || Number.isNaN(Date.parse(committed_at))) throw invalid('its committed_at is no date');
   if (!Array.isArray(notes) || notes.length > MAX_RECORD_NOTES) throw invalid('its notes are not a list (or an endless one)');

@@ -64,7 +64,14 @@ describe('compaction guards, one by one', () => {
   it('known ids: a section that was not offered, or one digested twice', () => {
     const split = file();
     assert.throws(() => checkKnownIds(split, [{ id: 's99', content: 'x' }]), refusedBy('known-ids'));
-    assert.throws(() => checkKnownIds(split, [{ id: 's2', content: 'x' }, { id: 's2', content: 'y' }]), refusedBy('known-ids'));
+    assert.throws(
+      () =>
+        checkKnownIds(split, [
+          { id: 's2', content: 'x' },
+          { id: 's2', content: 'y' },
+        ]),
+      refusedBy('known-ids'),
+    );
   });
 
   it('heading: a digest keeps its heading line (put back when left out) and adds none', () => {
@@ -93,7 +100,13 @@ describe('compaction guards, one by one', () => {
     const headingsOnly = split.sections.map((s) => ({ id: s.id, content: s.heading.raw }));
     assert.throws(() => checkDigests(split, headingsOnly), refusedBy('floor'));
     assert.throws(() => checkSize(split, floorTokens(split) - 1), refusedBy('floor'));
-    assert.equal(floorTokens(split), Math.max(BUDGET / 4, split.sections.filter((s) => s.protected).reduce((n, s) => n + s.tokens, 0)));
+    assert.equal(
+      floorTokens(split),
+      Math.max(
+        BUDGET / 4,
+        split.sections.filter((s) => s.protected).reduce((n, s) => n + s.tokens, 0),
+      ),
+    );
   });
 
   it('protected: the newest entry digested while the older ones free enough', () => {
