@@ -150,6 +150,7 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
       const writes: FileWrite[] = [];
       const preimages: Preimage[] = [];
       const refusals: string[] = [];
+      let refusalCode: string | undefined;
       for (const filename of names) {
         const stored = bank.get(filename) as { content: string; etag: string };
         const file = splitSections(filename, stored.content, budget.fileTokens(filename));
@@ -165,6 +166,7 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
           if (!isLiveMemError(error) && !(error instanceof LlmError)) throw error;
           entry.refused = error.message;
           refusals.push(error.message);
+          refusalCode ??= isLiveMemError(error) ? error.code : 'llm_error';
         }
       }
 
@@ -196,7 +198,7 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
       }
       if (refusals.length > 0) {
         result.status = writes.length > 0 ? 'partial' : 'error';
-        result.code = 'invalid_input';
+        result.code = refusalCode;
         result.message = `${refusals.join('; ')}; ${writes.length > 0 ? 'the other files were compacted' : 'nothing was changed'}`;
       } else if (dryRun) {
         result.message = 'dry run: nothing was written';

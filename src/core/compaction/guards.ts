@@ -11,8 +11,9 @@ import { fencedCode, type Section, type SplitFile } from './sections.js';
  * consolidations, so the same file is not compacted again at once.
  */
 export const TARGET_SHARE = 0.75;
-/** The result may not drop below this share of the budget (nor below the protected part, up to the target). */
+/** The result may not drop below this share of the budget (nor below the protected part, up to FLOOR_CAP_SHARE). */
 export const FLOOR_SHARE = 0.25;
+export const FLOOR_CAP_SHARE = 0.5;
 
 export interface Digest {
   id: string;
@@ -27,10 +28,13 @@ export interface Digested {
 
 export const targetTokens = (budget: number): number => Math.floor(budget * TARGET_SHARE);
 
-/** max(25% of the budget, the protected sections), never above the target. */
+/**
+ * max(25% of the budget, the protected sections), at most half the budget: a file that is one big
+ * newest section may have to digest it, and must still be able to land between its floor and target.
+ */
 export function floorTokens(file: SplitFile): number {
   const protectedTokens = file.sections.filter((s) => s.protected).reduce((sum, s) => sum + s.tokens, 0);
-  return Math.min(Math.max(Math.ceil(file.budget * FLOOR_SHARE), protectedTokens), targetTokens(file.budget));
+  return Math.min(Math.max(Math.ceil(file.budget * FLOOR_SHARE), protectedTokens), Math.floor(file.budget * FLOOR_CAP_SHARE));
 }
 
 const refuse = (guard: string, file: SplitFile, message: string) => invalid(`compaction of ${file.filename} refused by the ${guard} guard: ${message}`);

@@ -142,6 +142,7 @@ describe('compaction (core, memory driver, scripted model)', () => {
     assert.equal(await storage.get('proj/_consolidation/pending.json'), null);
     assert.equal(await storage.get('proj/_consolidation/lock.json'), null, 'the lease is released');
     assert.equal(server.requests.length, expectedRequests);
+    return result;
   }
 
   it('refuses digests that drop a recent dated fact', () =>
@@ -177,17 +178,24 @@ describe('compaction (core, memory driver, scripted model)', () => {
       /known-ids guard/,
     ));
 
-  it('refuses a result still over the budget', () =>
-    refused(
+  it('refuses a result still over the budget, as invalid_input', async () => {
+    const result = await refused(
       digesting((digests) => digests.slice(0, 1)),
       /budget guard/,
-    ));
+    );
+    assert.equal(result.code, 'invalid_input');
+  });
 
   it('an invalid plan twice: an error after one retry with a reminder; nothing changed', () =>
     refused({ reply: 'I would rather not.' }, /no usable digests twice.*not valid JSON|no usable digests twice.*no JSON/, 2));
 
   it('a truncated plan twice: an error after one retry; nothing changed', () =>
     refused({ reply: '{"digests": [', finishReason: 'length' }, /no usable digests twice \(the reply was cut/, 2));
+
+  it('a model that fails (HTTP 400): an llm_error, nothing changed', async () => {
+    const result = await refused({ status: 400, message: 'bad request' }, /bad request/);
+    assert.equal(result.code, 'llm_error');
+  });
 
   it('a truncated reply, then a good one: compacted, the retry carrying a reminder', async () => {
     const { core, server } = await setup([{ reply: '{"digests": [', finishReason: 'length' }, digesting()], { entries: 20 });

@@ -109,6 +109,15 @@ describe('compaction guards, one by one', () => {
     );
   });
 
+  it('floor: at most half the budget, so a file that is one big newest section can still be digested', () => {
+    const split = splitSections('one.md', `# One\n\n${PROSE.repeat(30)}\n`, 400);
+    assert.equal(split.sections.length, 1);
+    assert.equal(floorTokens(split), 200);
+    const only = split.sections[0] as Section;
+    const result = checkDigests(split, [{ id: only.id, content: `# One\n\n${PROSE.repeat(8)}` }]);
+    assert.ok(result.tokens >= 200 && result.tokens <= 300, String(result.tokens));
+  });
+
   it('protected: the newest entry digested while the older ones free enough', () => {
     const split = file();
     const newest = split.sections.at(-1) as Section;
