@@ -127,7 +127,7 @@ describe('compaction (core, memory driver, scripted model)', () => {
   });
 
   /** A compaction whose model spoils its digests: refused by `guard`, nothing changed. */
-  async function refused(step: Step | Step[], pattern: RegExp, expectedRequests = 1) {
+  async function refusal(step: Step | Step[], pattern: RegExp, expectedRequests = 1) {
     const { core, storage, server } = await setup(Array.isArray(step) ? step : [step], { entries: 20 });
     const before = await progress(storage);
     const result = await core.compaction.compact(owner, { space_id: 'proj' });
@@ -144,6 +144,9 @@ describe('compaction (core, memory driver, scripted model)', () => {
     assert.equal(server.requests.length, expectedRequests);
     return result;
   }
+  const refused = async (step: Step | Step[], pattern: RegExp, expectedRequests = 1): Promise<void> => {
+    await refusal(step, pattern, expectedRequests);
+  };
 
   it('refuses digests that drop a recent dated fact', () =>
     refused(
@@ -179,7 +182,7 @@ describe('compaction (core, memory driver, scripted model)', () => {
     ));
 
   it('refuses a result still over the budget, as invalid_input', async () => {
-    const result = await refused(
+    const result = await refusal(
       digesting((digests) => digests.slice(0, 1)),
       /budget guard/,
     );
@@ -193,7 +196,7 @@ describe('compaction (core, memory driver, scripted model)', () => {
     refused({ reply: '{"digests": [', finishReason: 'length' }, /no usable digests twice \(the reply was cut/, 2));
 
   it('a model that fails (HTTP 400): an llm_error, nothing changed', async () => {
-    const result = await refused({ status: 400, message: 'bad request' }, /bad request/);
+    const result = await refusal({ status: 400, message: 'bad request' }, /bad request/);
     assert.equal(result.code, 'llm_error');
   });
 
