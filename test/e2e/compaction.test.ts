@@ -15,6 +15,7 @@ import { listKeys } from '../../src/storage/list.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { bankModel, compactionRequest, digestOf, digesting, progressFile } from '../helpers/compaction.js';
 import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { makeS3Harness, requireS3OrSkip, s3ProcessEnv, type S3TestConfig } from '../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -31,12 +32,28 @@ function compacted(): string {
   return checkDigests(file, digests).content;
 }
 
-async function seed(): Promise<{ storage: StorageDriver; env: Record<string, string>; remove(): Promise<void> }> {
+interface Store {
+  storage: StorageDriver;
+  env: Record<string, string>;
+  remove(): Promise<void>;
+}
+
+async function fsStore(): Promise<Store> {
   const home = await tempDir();
-  const storage = createFsDriver(home.dir);
-  await createCore({ storage }).spaces.create(owner, { space_id: 'proj' });
-  await storage.put('proj/bank/progress.md', ORIGINAL);
-  return { storage, env: { LIVE_MEM_HOME: home.dir, LIVE_MEM_BANK_FILE_BUDGET_TOKENS: String(BUDGET) }, remove: home.remove };
+  return { storage: createFsDriver(home.dir), env: { LIVE_MEM_HOME: home.dir }, remove: home.remove };
+}
+
+async function s3Store(s3: S3TestConfig): Promise<Store> {
+  const harness = await makeS3Harness();
+  return { storage: harness.driver, env: s3ProcessEnv(s3, harness.prefix), remove: harness.cleanup };
+}
+
+/** A space whose progress.md is ORIGINAL, over its budget of BUDGET tokens. */
+async function seed(makeStore: () => Promise<Store> = fsStore): Promise<Store> {
+  const store = await makeStore();
+  await createCore({ storage: store.storage }).spaces.create(owner, { space_id: 'proj' });
+  await store.storage.put('proj/bank/progress.md', ORIGINAL);
+  return { ...store, env: { ...store.env, LIVE_MEM_BANK_FILE_BUDGET_TOKENS: String(BUDGET) } };
 }
 
 const llmEnv = (llm: ScriptedLlm) => ({
@@ -125,51 +142,6 @@ describe('compaction end to end (fs)', () => {
     }
   });
 
-  for (const point of ['before-commit', 'after-commit', 'after-bank-writes', 'after-history']) {
-    it(`a process killed (SIGKILL) ${point}: the file is old or new, never mixed; the next run finishes; pre-images once`, async () => {
-      const store = await seed();
-      const counting = await startScriptedLlm([digesting()]);
-      try {
-        const env = { ...store.env, ...llmEnv(counting), LIVE_MEM_CONSOLIDATION_LEASE_S: '2' };
-        const killed = await cli({ ...env, LIVE_MEM_TEST_KILL_AT: point }, ['compact', 'proj', '-q']);
-        assert.equal(killed.signal, 'SIGKILL');
-        const between = await progress(store.storage);
-        assert.ok(between === ORIGINAL || between === compacted(), 'the whole file old or whole file new');
-        let rerun = await cli(env, ['compact', 'proj', '-q', '--json']);
-        if (rerun.exitCode === 1 && JSON.parse(rerun.stdout).status === 'conflict') {
-          await new Promise((resolve) => setTimeout(resolve, 2_200));
-          rerun = await cli(env, ['compact', 'proj', '-q', '--json']);
-        }
-        assert.equal(rerun.exitCode, 0, rerun.stdout + rerun.stderr);
-        const result = JSON.parse(rerun.stdout);
-        assert.equal(result.recovered !== undefined, point !== 'before-commit');
-        assert.equal(counting.requests.length, point === 'before-commit' ? 2 : 1, 'a committed compaction is never asked for again');
-        assert.equal(await progress(store.storage), compacted());
-        await assertOneCompaction(store.storage);
-      } finally {
-        await counting.close();
-        await store.remove();
-      }
-    });
-  }
-
-  it('two processes compacting one space at once: exactly one runs, the other gets conflict', async () => {
-    const store = await seed();
-    const slow = await startScriptedLlm([{ delayMs: 4_000, then: digesting() }]);
-    try {
-      const env = { ...store.env, ...llmEnv(slow) };
-      const runs = await Promise.all([cli(env, ['compact', 'proj', '-q', '--json']), cli(env, ['compact', 'proj', '-q', '--json'])]);
-      assert.deepEqual(runs.map((run) => JSON.parse(run.stdout).status).sort(), ['conflict', 'ok']);
-      assert.deepEqual(runs.map((run) => run.exitCode).sort(), [0, 1]);
-      assert.equal(slow.requests.length, 1);
-      assert.equal(await progress(store.storage), compacted());
-      await assertOneCompaction(store.storage);
-    } finally {
-      await slow.close();
-      await store.remove();
-    }
-  });
-
   for (const mode of ['auto', 'off']) {
     it(`LIVE_MEM_COMPACTION=${mode}: live-mem consolidate that leaves progress.md over budget ${mode === 'auto' ? 'compacts it before the process exits' : 'leaves it so'}`, async () => {
       const store = await seed();
@@ -200,3 +172,57 @@ describe('compaction end to end (fs)', () => {
     });
   }
 });
+
+/** The commit of a compaction, killed at each point or raced by a second process, on one store. */
+function commitSuite(label: string, makeStore: () => Promise<Store>): void {
+  describe(`compaction commit end to end on ${label}`, () => {
+    for (const point of ['before-commit', 'after-commit', 'after-bank-writes', 'after-history']) {
+      it(`a process killed (SIGKILL) ${point}: the file is old or new, never mixed; the next run finishes; pre-images once`, async () => {
+        const store = await seed(makeStore);
+        const counting = await startScriptedLlm([digesting()]);
+        try {
+          const env = { ...store.env, ...llmEnv(counting), LIVE_MEM_CONSOLIDATION_LEASE_S: '2' };
+          const killed = await cli({ ...env, LIVE_MEM_TEST_KILL_AT: point }, ['compact', 'proj', '-q']);
+          assert.equal(killed.signal, 'SIGKILL');
+          const between = await progress(store.storage);
+          assert.ok(between === ORIGINAL || between === compacted(), 'the whole file old or whole file new');
+          let rerun = await cli(env, ['compact', 'proj', '-q', '--json']);
+          if (rerun.exitCode === 1 && JSON.parse(rerun.stdout).status === 'conflict') {
+            await new Promise((resolve) => setTimeout(resolve, 2_200));
+            rerun = await cli(env, ['compact', 'proj', '-q', '--json']);
+          }
+          assert.equal(rerun.exitCode, 0, rerun.stdout + rerun.stderr);
+          const result = JSON.parse(rerun.stdout);
+          assert.equal(result.recovered !== undefined, point !== 'before-commit');
+          assert.equal(counting.requests.length, point === 'before-commit' ? 2 : 1, 'a committed compaction is never asked for again');
+          assert.equal(await progress(store.storage), compacted());
+          await assertOneCompaction(store.storage);
+        } finally {
+          await counting.close();
+          await store.remove();
+        }
+      });
+    }
+
+    it('two processes compacting one space at once: exactly one runs, the other gets conflict', async () => {
+      const store = await seed(makeStore);
+      const slow = await startScriptedLlm([{ delayMs: 4_000, then: digesting() }]);
+      try {
+        const env = { ...store.env, ...llmEnv(slow) };
+        const runs = await Promise.all([cli(env, ['compact', 'proj', '-q', '--json']), cli(env, ['compact', 'proj', '-q', '--json'])]);
+        assert.deepEqual(runs.map((run) => JSON.parse(run.stdout).status).sort(), ['conflict', 'ok']);
+        assert.deepEqual(runs.map((run) => run.exitCode).sort(), [0, 1]);
+        assert.equal(slow.requests.length, 1);
+        assert.equal(await progress(store.storage), compacted());
+        await assertOneCompaction(store.storage);
+      } finally {
+        await slow.close();
+        await store.remove();
+      }
+    });
+  });
+}
+
+commitSuite('fs', fsStore);
+const s3 = requireS3OrSkip('compaction on S3');
+if (s3) commitSuite('S3 (radosgw)', () => s3Store(s3));
