@@ -18,7 +18,7 @@ export interface SpaceLock {
 }
 
 /**
- * Takes the space's lease — one consolidation or backup per space at a time, across processes and
+ * Takes the space's lease — one consolidation, compaction or backup per space at a time, across processes and
  * machines — and keeps it renewed until released. A commit left pending by a crashed holder is
  * finished first, so the holder always starts from a consistent space; a pending record that does
  * not check out (see pending.ts) is quarantined instead, with a warning. If the lease is held, waits
