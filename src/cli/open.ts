@@ -82,6 +82,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
     },
     budgets: { fileTokens: settings.bankFileBudgetTokens, bankTokens: settings.bankBudgetTokens },
     summaries: { auto: settings.summaries === 'auto', windowChars: settings.summaryWindowChars, groupChars: settings.summaryGroupChars },
+    compaction: { auto: settings.compaction === 'auto' },
     fault: faultHook(env),
     version: VERSION,
     auth: {
@@ -153,8 +154,8 @@ function configuredEmbeddings(settings: Settings): EmbeddingsClient | undefined 
 
 /**
  * Test hook: LIVE_MEM_TEST_KILL_AT=<point> kills this process with SIGKILL when a consolidation
- * reaches that point of its commit (before-commit, after-commit, after-bank-writes, after-meta,
- * after-history, after-live-delete), or a summaries run that point (summary-written-{n} after its
+ * or a compaction reaches that point of its commit (before-commit, after-commit, after-bank-writes, after-meta,
+ * after-history, after-live-delete; a compaction has no after-meta nor after-live-delete), or a summaries run that point (summary-written-{n} after its
  * n-th write, summaries-before-delete), so tests can prove a crash there loses and doubles nothing.
  */
 function faultHook(env: NodeJS.ProcessEnv): (point: string) => Promise<void> {

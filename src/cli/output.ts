@@ -213,6 +213,11 @@ const VIEWS = {
     `${String(result.text ?? '')}\n(${scalar(result.tokens)} of ${scalar(result.max_tokens)} tokens; omitted: ${Object.entries((result.omitted as Result) ?? {})
       .map(([k, v]) => `${k} ${scalar(v)}`)
       .join(', ')})`,
+  compaction: (result: Result) =>
+    [
+      table((result.files as Result[]) ?? [], ['filename', 'tokens_before', 'tokens_after', 'budget_tokens', 'sections_digested']),
+      `${scalar(result.status)}${result.dry_run ? ' (dry run)' : ''}${result.compaction_id ? ` · compaction ${scalar(result.compaction_id)}` : ''}${result.message ? ` · ${String(result.message)}` : ''}`,
+    ].join('\n'),
   history: (result: Result) =>
     table(
       ((result.consolidations as Result[]) ?? []).map((entry) => ({

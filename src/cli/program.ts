@@ -3,6 +3,7 @@ import { ANONYMOUS } from '../core/auth/auth-service.js';
 import { CATEGORIES } from '../core/validate.js';
 import { backupCreate, backupDelete, backupDownload, backupList, backupRestore, exportSpace, importSpace } from './commands/backup.js';
 import { bankList, bankRead, bankReadAll } from './commands/bank.js';
+import { compact } from './commands/compact.js';
 import { consolidate, consolidationStatus } from './commands/consolidate.js';
 import { doctor } from './commands/doctor.js';
 import { note, read, search } from './commands/live.js';
@@ -203,6 +204,12 @@ export function buildProgram(): Command {
     .description('model tokens the space spent (consolidation, compaction, summaries, synthesis, embeddings), per purpose and per UTC day')
     .option('--since <date>', 'from this day (ISO 8601; default: the last 30 days, at most 366)')
     .action(action(spend, 'spend'));
+  program
+    .command('compact <space_id>')
+    .description('rewrite the older sections of bank files over their budget as digests (guarded; pre-images kept in history)')
+    .option('--file <name>', 'only this bank file')
+    .option('--dry-run', 'ask the model and check its digests, but write nothing')
+    .action(action(compact, 'compaction'));
   program
     .command('consolidate-status <space_id> [job_id]')
     .description('state of background consolidations (started by MCP clients), newest first')

@@ -70,6 +70,8 @@ export interface Settings {
   llmDailyTokens: number;
   /** `auto`: update a space's summaries in the background after each consolidation (with a configured model). */
   summaries: 'auto' | 'off';
+  /** `auto`: compact bank files a consolidation left over their budget, in the background (with a configured model). */
+  compaction: 'auto' | 'off';
   summaryWindowChars: number;
   summaryGroupChars: number;
   /** The caller's token (LIVE_MEM_TOKEN / --token); never logged. */
@@ -469,6 +471,15 @@ export const FIELDS: Field[] = [
     defaultText: '0',
   },
   {
+    key: 'compaction',
+    env: 'LIVE_MEM_COMPACTION',
+    file: 'compaction',
+    parse: oneOf('auto', 'off'),
+    description:
+      '`auto`: after a consolidation that leaves a bank file over its budget, compact it in the background (needs a configured model); `off`: only on demand',
+    defaultText: 'auto',
+  },
+  {
     key: 'synthesisMaxWords',
     env: 'LIVE_MEM_SYNTHESIS_MAX_WORDS',
     file: 'synthesis_max_words',
@@ -584,6 +595,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     bankBudgetTokens: get('bankBudgetTokens', 16_000),
     llmDailyTokens: get('llmDailyTokens', 0),
     summaries: get('summaries', 'auto'),
+    compaction: get('compaction', 'auto'),
     summaryWindowChars: get('summaryWindowChars', 6_000),
     summaryGroupChars: get('summaryGroupChars', 10_000),
     ...(values.has('token') ? { token: values.get('token') as string } : {}),

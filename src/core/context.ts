@@ -79,6 +79,14 @@ export interface SummarySettings {
 
 export const DEFAULT_SUMMARIES: SummarySettings = { auto: false, windowChars: 6_000, groupChars: 10_000 };
 
+export interface CompactionSettings {
+  /**
+   * After a consolidation that left a bank file over its budget, compact it in the background (with a
+   * configured model). Off in the bare library; the shells turn it on from LIVE_MEM_COMPACTION (default auto).
+   */
+  auto: boolean;
+}
+
 /** Everything the core needs from outside, injected so tests control time, randomness and storage. */
 export interface CoreContext {
   storage: StorageDriver;
@@ -95,6 +103,7 @@ export interface CoreContext {
   /** Size budgets of bank files and of the bank (bank/budget.ts). */
   budgets: BudgetSettings;
   summaries: SummarySettings;
+  compaction: CompactionSettings;
   /** The live-mem version, written into backup manifests. */
   version: string;
   /** Test hook: called at named points of a consolidation's commit (see consolidation/commit.ts) and of a summaries run. */
@@ -114,6 +123,7 @@ export interface CoreOptions {
   consolidation?: Partial<ConsolidationSettings>;
   budgets?: Partial<BudgetSettings>;
   summaries?: Partial<SummarySettings>;
+  compaction?: Partial<CompactionSettings>;
   fault?: (point: string) => Promise<void>;
   version?: string;
 }
@@ -130,6 +140,7 @@ export function createContext(options: CoreOptions): CoreContext {
     consolidation: { ...DEFAULT_CONSOLIDATION, ...options.consolidation },
     budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
     summaries: { ...DEFAULT_SUMMARIES, ...options.summaries },
+    compaction: { auto: false, ...options.compaction },
     fault: options.fault ?? (async () => undefined),
     version: options.version ?? '0.0.0',
   };

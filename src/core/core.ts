@@ -1,6 +1,8 @@
 import { createAuthService, type AuthSettings } from './auth/auth-service.js';
 import { createBackupService } from './backup/backup-service.js';
 import { createBankService } from './bank/bank-service.js';
+import { createAutoCompaction } from './compaction/auto.js';
+import { createCompactionService } from './compaction/compaction-service.js';
 import { createConsolidationService } from './consolidation/consolidation-service.js';
 import { createConsolidationJobs } from './consolidation/jobs.js';
 import { createContext, type CoreContext, type CoreOptions } from './context.js';
@@ -41,11 +43,19 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   const summaries = createSummariesService(context, corpus, { lastJob: (spaceId) => summaryJobs.last(spaceId) });
   const summaryJobs = createSummaryJobs(context, summaries);
   const searchEngine = options.searchEngine ?? bm25Engine;
+  const compaction = createCompactionService(context, {
+    onCommitted: (spaceId, files) => events.emit({ type: 'bank_changed', space_id: spaceId, files, synthesis: false }),
+  });
+  const autoCompaction = createAutoCompaction(context, compaction);
   const consolidation = createConsolidationService(
     context,
     {
       onCommitted: (spaceId, changes) => {
         summaryJobs.auto(spaceId);
+        autoCompaction.after(
+          spaceId,
+          changes.files.map((file) => file.filename),
+        );
         events.emit({ type: 'bank_changed', space_id: spaceId, ...changes });
       },
     },
@@ -67,6 +77,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     bank,
     consolidation,
     jobs,
+    compaction: { compact: compaction.compact },
     backups,
     auth,
     health,
@@ -85,6 +96,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     /** Waits for background work that must not be cut by the process exiting (index snapshots, summaries runs). */
     idle: async () => {
       await summaryJobs.idle();
+      await autoCompaction.idle();
       await recall.idle();
     },
   };

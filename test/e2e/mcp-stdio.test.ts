@@ -31,6 +31,7 @@ describe('MCP over stdio: the built binary, driven by the SDK client', () => {
       'backup_download',
       'backup_list',
       'backup_restore',
+      'bank_compact',
       'bank_consolidate',
       'bank_consolidation_status',
       'bank_list',

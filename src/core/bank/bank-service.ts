@@ -26,7 +26,7 @@ export interface BankFile {
   size: number;
 }
 
-/** The memory bank: read-only for agents; only consolidation writes it. */
+/** The memory bank: read-only for agents; only consolidation and compaction write it. */
 export function createBankService(context: CoreContext) {
   const { storage, limits } = context;
 

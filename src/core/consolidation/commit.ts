@@ -4,7 +4,7 @@ import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { updateMeta } from '../space/meta.js';
 import type { FileWrite } from './apply-plan.js';
-import { encodeHistoryNotes, type HistoryNote } from './history.js';
+import { encodeHistoryNotes, encodeHistoryPreimages, type HistoryNote } from './history.js';
 
 /**
  * A consolidation commits as one unit. Everything it will write is computed first, then recorded
@@ -14,17 +14,32 @@ import { encodeHistoryNotes, type HistoryNote } from './history.js';
  * short at any instant (kill -9 included) is finished by the next consolidation, with every note
  * consolidated exactly once and no edit applied twice (the record holds final contents, not edits).
  * A stored record is checked before it is applied (pending.ts).
+ *
+ * A compaction (core/compaction) commits the same way: `kind: 'compaction'`, no notes, no
+ * synthesis, and the pre-images of the sections it rewrote, kept in history beside its record.
  */
 export interface CommitRecord {
   id: string;
   space_id: string;
+  /** Absent: a consolidation (records written before compactions existed). */
+  kind?: 'consolidation' | 'compaction';
   committed_at: string;
   /** Live note file names covered, oldest first. */
   notes: string[];
   time_range: { oldest: string | null; newest: string | null };
   writes: FileWrite[];
-  synthesis: { content: string; expectedEtag: string | null };
+  /** Absent for a compaction, which leaves the synthesis alone. */
+  synthesis?: { content: string; expectedEtag: string | null };
   metrics: Record<string, unknown>;
+  /** A compaction: each section it rewrote, as it was (heading line included). */
+  preimages?: Preimage[];
+}
+
+export interface Preimage {
+  filename: string;
+  /** Heading path, outermost first. */
+  path: string[];
+  content: string;
 }
 
 /** Test hook: a point where a fault can be injected (the CLI maps LIVE_MEM_TEST_KILL_AT to SIGKILL). */
@@ -35,7 +50,9 @@ export async function writeCommit(context: CoreContext, record: CommitRecord): P
     await context.storage.put(spaceKeys(record.space_id).pending, JSON.stringify(record), { ifNoneMatch: '*', contentType: 'application/json' });
   } catch (error) {
     if (isLiveMemError(error, 'precondition_failed')) {
-      throw new LiveMemError('conflict', `space '${record.space_id}' has an unfinished consolidation; it is completed first`, { space_id: record.space_id });
+      throw new LiveMemError('conflict', `space '${record.space_id}' has an unfinished ${record.kind ?? 'consolidation'}; it is completed first`, {
+        space_id: record.space_id,
+      });
     }
     throw error;
   }
@@ -70,8 +87,9 @@ export async function applyCommit(context: CoreContext, record: CommitRecord, bo
   for (const write of record.writes) {
     await writeOnce(context, keys.bankFile(write.filename), write.content, write.expectedEtag, `bank file ${write.filename}`);
   }
-  await writeOnce(context, keys.synthesis, record.synthesis.content, record.synthesis.expectedEtag, 'the synthesis');
+  if (record.synthesis) await writeOnce(context, keys.synthesis, record.synthesis.content, record.synthesis.expectedEtag, 'the synthesis');
   await fault('after-bank-writes');
+  if (record.kind === 'compaction') return applyCompaction(context, record);
 
   await updateMeta(context, record.space_id, (meta) =>
     meta.last_consolidation_id === record.id
@@ -103,5 +121,29 @@ export async function applyCommit(context: CoreContext, record: CommitRecord, bo
 
   await storage.deleteMany(record.notes.map((filename) => keys.note(filename)));
   await fault('after-live-delete');
+  await storage.delete(keys.pending);
+}
+
+/** The rest of a compaction: its pre-images, then its record (last: it says the entry is complete). No note moves, no counters. */
+async function applyCompaction(context: CoreContext, record: CommitRecord): Promise<void> {
+  const { storage } = context;
+  const keys = spaceKeys(record.space_id);
+  if (!(await storage.stat(keys.historyRecord(record.id)))) {
+    const sections = record.preimages ?? [];
+    await storage.put(keys.historyPreimages(record.id), encodeHistoryPreimages(sections), { contentType: 'application/json' });
+    const historyRecord = {
+      id: record.id,
+      space_id: record.space_id,
+      kind: 'compaction',
+      committed_at: record.committed_at,
+      notes: [],
+      time_range: { oldest: null, newest: null },
+      bank_files: record.writes.map((w) => ({ filename: w.filename, kind: w.kind })),
+      metrics: record.metrics,
+      preimages: sections.length,
+    };
+    await storage.put(keys.historyRecord(record.id), `${JSON.stringify(historyRecord, null, 2)}\n`, { contentType: 'application/json' });
+  }
+  await context.fault('after-history');
   await storage.delete(keys.pending);
 }

@@ -25,6 +25,7 @@ const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 /** Generous bounds on a record's lists, far past what a consolidation writes. */
 const MAX_RECORD_NOTES = 1_000_000;
 const MAX_RECORD_WRITES = 10_000;
+const MAX_RECORD_PREIMAGES = 1_000_000;
 /** A consolidation id: `{YYYYMMDDTHHMMSS}-{random}` today; any safe folder name is accepted. */
 const RECORD_ID = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
 
@@ -55,8 +56,10 @@ export function checkPending(body: Buffer, spaceId: string): PendingState {
 
 function parseRecord(raw: unknown, spaceId: string): CommitRecord {
   if (!isObject(raw)) throw invalid('it is not a JSON object');
-  const { id, space_id, committed_at, notes, time_range, writes, synthesis, metrics } = raw;
+  const { id, space_id, kind, committed_at, notes, time_range, writes, synthesis, metrics, preimages } = raw;
   if (typeof id !== 'string' || !RECORD_ID.test(id)) throw invalid(`its id ${JSON.stringify(id)} is no consolidation id`);
+  if (kind !== undefined && kind !== 'consolidation' && kind !== 'compaction')
+    throw invalid(`its kind ${JSON.stringify(kind)} is neither consolidation nor compaction`);
   if (space_id !== spaceId) throw invalid(`it names space ${JSON.stringify(space_id)}, but it is stored in '${spaceId}'`);
   if (typeof committed_at !== 'string' || Number.isNaN(Date.parse(committed_at))) throw invalid('its committed_at is no date');
   if (!Array.isArray(notes) || notes.length > MAX_RECORD_NOTES) throw invalid('its notes are not a list (or an endless one)');
@@ -76,9 +79,32 @@ function parseRecord(raw: unknown, spaceId: string): CommitRecord {
     if (names.has(String(write.filename))) throw invalid(`it writes ${quoteName(write.filename)} twice`);
     names.add(String(write.filename));
   }
-  if (!isObject(synthesis) || typeof synthesis.content !== 'string' || !isStringOrNull(synthesis.expectedEtag)) throw invalid('its synthesis is malformed');
+  if (kind === 'compaction') {
+    checkCompaction(notes, synthesis, preimages, names);
+  } else {
+    if (!isObject(synthesis) || typeof synthesis.content !== 'string' || !isStringOrNull(synthesis.expectedEtag)) throw invalid('its synthesis is malformed');
+    if (preimages !== undefined) throw invalid('it holds pre-images, which only a compaction has');
+  }
   if (!isObject(metrics)) throw invalid('its metrics are malformed');
   return raw as unknown as CommitRecord;
+}
+
+/** A compaction moves no note and leaves the synthesis alone; its pre-images are sections of the files it writes. */
+function checkCompaction(notes: unknown[], synthesis: unknown, preimages: unknown, written: ReadonlySet<string>): void {
+  if (notes.length > 0) throw invalid('it is a compaction, but it names notes');
+  if (synthesis !== undefined) throw invalid('it is a compaction, but it writes the synthesis');
+  if (!Array.isArray(preimages) || preimages.length > MAX_RECORD_PREIMAGES) throw invalid('its preimages are not a list (or an endless one)');
+  for (const preimage of preimages) {
+    if (
+      !isObject(preimage) ||
+      typeof preimage.content !== 'string' ||
+      !Array.isArray(preimage.path) ||
+      !preimage.path.every((part) => typeof part === 'string') ||
+      !written.has(String(preimage.filename))
+    ) {
+      throw invalid('one of its preimages is malformed, or names a file it does not write');
+    }
+  }
 }
 
 /**

@@ -18,7 +18,7 @@ export interface SpaceLock {
 }
 
 /**
- * Takes the space's lease — one consolidation or backup per space at a time, across processes and
+ * Takes the space's lease — one consolidation, compaction or backup per space at a time, across processes and
  * machines — and keeps it renewed until released. A commit left pending by a crashed holder is
  * finished first, so the holder always starts from a consistent space; a pending record that does
  * not check out (see pending.ts) is quarantined instead, with a warning. If the lease is held, waits
@@ -63,7 +63,7 @@ export async function lockSpace(context: CoreContext, spaceId: string, caller: C
     } else if (pending.state === 'valid') {
       await finishPending(context, spaceId, pending.record);
       recovered = pending.record.id;
-      context.logger.warn(`finished consolidation ${pending.record.id} of space '${spaceId}', left pending by an earlier run`);
+      context.logger.warn(`finished ${pending.record.kind ?? 'consolidation'} ${pending.record.id} of space '${spaceId}', left pending by an earlier run`);
     }
   } catch (error) {
     await release();

@@ -38,5 +38,7 @@ Fed by: \`progress\` and \`issue\` notes, and \`todo\` notes once done.
 ## Conventions
 - Plain Markdown, no front-matter. Each file starts with a level-1 heading.
 - Keep facts; drop what newer notes make obsolete (except in progress.md).
+- Each file stays within its size budget: compaction rewrites its oldest sections as digests
+  (the text they replace stays in history).
 - Attribute decisions to the agent that made them when it matters.
 `;

@@ -36,6 +36,30 @@ export const consolidationTools = [
     },
   }),
   defineTool({
+    name: 'bank_compact',
+    title: 'Compact bank files over budget',
+    permission: 'write',
+    description:
+      'Rewrite the older sections of bank files over their size budget as digests (runs by itself after consolidations). ' +
+      'Newest entries, dates and code are kept; a refused rewrite changes nothing; the old text stays in history and memory_search.',
+    input: {
+      space_id: spaceId,
+      file: z.string().default('').describe('only this file; empty = every file over budget'),
+      dry_run: z.boolean().default(false).describe('report, write nothing'),
+    },
+    output: outputShape({
+      files: z.array(z.looseObject({ filename: str, tokens_before: int, tokens_after: int, budget_tokens: int, sections_digested: int })),
+      compaction_id: str,
+      dry_run: z.boolean(),
+      llm_tokens_used: int,
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: false },
+    handler: (args, { core, caller, clientModel }) => {
+      const llm = clientModel();
+      return core.compaction.compact(caller, { space_id: args.space_id, ...(args.file ? { file: args.file } : {}), dry_run: args.dry_run }, llm ? { llm } : {});
+    },
+  }),
+  defineTool({
     name: 'bank_consolidation_status',
     title: 'Follow background consolidations',
     permission: 'read',

@@ -35,7 +35,8 @@ export const spaceTools = [
     name: 'space_info',
     title: 'Describe a space',
     permission: 'read',
-    description: 'Describe a space cheaply (no note bodies): live note count, size and dates, bank files (tokens vs budgets), last consolidation, model tokens spent.',
+    description:
+      'Describe a space cheaply (no note bodies): live note count, size and dates, bank files (tokens vs budgets), last consolidation, model tokens spent.',
     input: { space_id: spaceId },
     output: outputShape({ space_id: str, live: obj, bank: obj, last_consolidation: str.nullable(), spend: obj }),
     annotations: READ_ONLY,

@@ -163,7 +163,7 @@ describe("an archive holds a space's content and nothing else", () => {
     assert.deepEqual(await listKeys(storage, ''), before);
   });
 
-  it('imports every kind of content: synthesis, .keep sentinels, bank, history, summaries', async () => {
+  it('imports every kind of content: synthesis, .keep sentinels, bank, history (compaction pre-images included), summaries', async () => {
     const files = [
       { path: '_synthesis.md', body: '# Synthesis\n' },
       { path: '.keep', body: '' },
@@ -172,6 +172,8 @@ describe("an archive holds a space's content and nothing else", () => {
       { path: 'bank/activeContext.md', body: '# Active\n' },
       { path: 'history/20260101T000000-aaaaaa/record.json', body: '{}' },
       { path: 'history/20260101T000000-aaaaaa/notes.json', body: '{}' },
+      { path: 'history/20260102T000000-bbbbbb/record.json', body: '{"kind":"compaction"}' },
+      { path: 'history/20260102T000000-bbbbbb/preimages.json', body: '{"version":1,"sections":[]}' },
       { path: '_summaries/L1/L1-20260101T000000-00aaaaaa.json', body: '{}' },
     ];
     const { result, storage, error } = await importBytes(withFiles(...files));

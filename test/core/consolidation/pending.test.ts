@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { scenarios } from '../../../fixtures/llm/scenarios.js';
 import { createCore, type Core } from '../../../src/core/core.js';
+import { checkPending } from '../../../src/core/consolidation/pending.js';
 import type { Finding } from '../../../src/core/system/doctor.js';
 import { createFsDriver } from '../../../src/storage/fs/fs-driver.js';
 import { listKeys } from '../../../src/storage/list.js';
@@ -186,5 +187,56 @@ describe('a pending record is applied only to its own space, once it checks out'
     assert.equal(backup.warnings, undefined);
     assert.match((await storage.get('proj/bank/fine.md'))?.body.toString() ?? '', /planted record/);
     assert.deepEqual(await liveNames(storage, 'proj'), []);
+  });
+
+  describe('a compaction record', () => {
+    const compaction = () => ({
+      id: '20260220T180000-cmp123',
+      space_id: 'proj',
+      kind: 'compaction',
+      committed_at: '2026-02-20T18:00:00.000Z',
+      notes: [] as string[],
+      time_range: { oldest: null, newest: null },
+      writes: [{ filename: 'progress.md', content: '# Progress\n\ndigest\n', expectedEtag: 'e1', kind: 'updated' }],
+      metrics: {},
+      preimages: [{ filename: 'progress.md', path: ['Progress', 'Old'], content: '## Old\n\nthe old text\n' }] as unknown[],
+    });
+    const check = (raw: object) => checkPending(Buffer.from(JSON.stringify(raw)), 'proj');
+
+    it('is valid with its pre-images, no notes and no synthesis', () => {
+      assert.equal(check(compaction()).state, 'valid');
+    });
+
+    for (const [what, mutate, pattern] of [
+      ['an unknown kind', (r: Record<string, unknown>) => (r.kind = 'purge'), /kind "purge"/],
+      ['notes', (r: Record<string, unknown>) => (r.notes = ['20260220T170000_a_progress_abcdef12.md']), /compaction, but it names notes/],
+      ['a synthesis', (r: Record<string, unknown>) => (r.synthesis = { content: 's', expectedEtag: null }), /writes the synthesis/],
+      ['no pre-images', (r: Record<string, unknown>) => delete r.preimages, /preimages are not a list/],
+      [
+        'a pre-image of a file it does not write',
+        (r: Record<string, unknown>) => ((r.preimages as unknown[])[0] = { filename: 'other.md', path: [], content: '' }),
+        /preimages is malformed/,
+      ],
+      [
+        'a pre-image path that is no list of strings',
+        (r: Record<string, unknown>) => ((r.preimages as unknown[])[0] = { filename: 'progress.md', path: [1], content: '' }),
+        /preimages is malformed/,
+      ],
+      ['an id that is a path', (r: Record<string, unknown>) => (r.id = '../x'), /no consolidation id/],
+    ] as const) {
+      it(`is refused with ${what}`, () => {
+        const raw: Record<string, unknown> = compaction();
+        mutate(raw);
+        const state = check(raw);
+        assert.equal(state.state, 'invalid');
+        assert.match(state.state === 'invalid' ? state.problem : '', pattern);
+      });
+    }
+
+    it('pre-images in a consolidation record are refused', () => {
+      const raw = { ...record('proj', []), preimages: [] };
+      const state = check(raw);
+      assert.match(state.state === 'invalid' ? state.problem : '', /only a compaction has/);
+    });
   });
 });

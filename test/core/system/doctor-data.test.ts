@@ -82,8 +82,26 @@ describe('doctor: what the files hold', () => {
     assert.equal((await storage.get('beta/_meta.json'))?.body.toString(), '{"space_id": "beta", garbage');
   });
 
-  it('junk meta counters: reported, and --fix counts them again from history under the lease', async () => {
+  it('junk meta counters: reported, and --fix counts them again from history under the lease (a compaction is no consolidation)', async () => {
     await core.consolidation.consolidate(owner, { space_id: 'alpha' });
+    const compaction = 'alpha/history/29990101T000000-cmp001/';
+    await storage.put(
+      `${compaction}preimages.json`,
+      JSON.stringify({ version: 1, sections: [{ filename: 'progress.md', path: ['P'], content: '# P\n\nold\n' }] }),
+    );
+    await storage.put(
+      `${compaction}record.json`,
+      JSON.stringify({
+        id: '29990101T000000-cmp001',
+        space_id: 'alpha',
+        kind: 'compaction',
+        committed_at: '2999-01-01T00:00:00Z',
+        notes: [],
+        bank_files: [],
+        metrics: {},
+        preimages: 1,
+      }),
+    );
     const meta = JSON.parse((await storage.get('alpha/_meta.json'))?.body.toString() ?? '{}');
     await storage.put('alpha/_meta.json', JSON.stringify({ ...meta, consolidation_count: 'lots', total_notes_processed: -3 }));
     const found = of((await fresh().doctor(owner, {})).findings, 'meta');

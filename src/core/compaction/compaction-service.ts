@@ -1,0 +1,251 @@
+import { mapLimit } from '../../shared/concurrency.js';
+import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import type { LlmCalls } from '../../llm/call.js';
+import { meteredCalls } from '../spend/meter.js';
+import { LlmError, type LlmClient } from '../../llm/types.js';
+import { listAll } from '../../storage/list.js';
+import { authorize, type Caller } from '../caller.js';
+import type { CoreContext } from '../context.js';
+import { baseName, spaceKeys } from '../layout.js';
+import { toStamp } from '../note/note-name.js';
+import { requireSpace } from '../space/meta.js';
+import { isStoredBankFilename, validateBankFilename, validateSpaceId } from '../validate.js';
+import { bankBudget, measureTokens, type BankBudget } from '../bank/budget.js';
+import { parseBankRules } from '../bank/rules.js';
+import type { FileWrite } from '../consolidation/apply-plan.js';
+import { applyCommit, writeCommit, type CommitRecord, type Preimage } from '../consolidation/commit.js';
+import { PlanFormatError } from '../consolidation/plan.js';
+import { lockSpace } from '../consolidation/space-lock.js';
+import type { ChangedFile } from '../events.js';
+import { checkDigests, targetTokens, type Digest } from './guards.js';
+import { compactionMessages, parseDigests, retryReminder } from './prompt.js';
+import { splitSections, type SplitFile } from './sections.js';
+
+export interface CompactInput {
+  space_id: string;
+  /** Only this file (compacted only if over its budget). */
+  file?: string;
+  /** Ask the model and check its digests, but write nothing. */
+  dry_run?: boolean;
+}
+
+export interface CompactOptions {
+  /** A model for this call only (e.g. MCP sampling), used when none is configured. */
+  llm?: LlmClient;
+  /** How long to wait for the space's lease (default: not at all: `conflict`). */
+  waitMs?: number;
+}
+
+export interface CompactedFile {
+  filename: string;
+  tokens_before: number;
+  tokens_after: number;
+  budget_tokens: number;
+  sections_digested: number;
+  /** Why this file was left as it was: a guard refused the model's digests, or the model failed. */
+  refused?: string;
+}
+
+export interface CompactionResult {
+  status: 'ok' | 'partial' | 'error';
+  space_id: string;
+  files: CompactedFile[];
+  compaction_id?: string;
+  dry_run: boolean;
+  llm_tokens_used: number;
+  message?: string;
+  [field: string]: unknown;
+}
+
+/**
+ * Compaction: a bank file over its budget has its older sections rewritten as digests by the model,
+ * under guards checked before anything is written (guards.ts), and commits through consolidation's
+ * one protocol (commit.ts) under the space's lease, keeping each rewritten section's pre-image in
+ * history. A file whose digests a guard refuses is left exactly as it was; the run says so and is
+ * never `ok`.
+ */
+export function createCompactionService(context: CoreContext, hooks: { onCommitted?: (spaceId: string, files: ChangedFile[]) => void } = {}) {
+  const { storage } = context;
+
+  const resolveLlm = (override: LlmClient | undefined): LlmClient => {
+    const llm = context.llm ?? override;
+    if (!llm) {
+      throw new LiveMemError(
+        'config_error',
+        'no LLM is configured for compaction: set LIVE_MEM_LLM_BASE_URL, LIVE_MEM_LLM_MODEL and LIVE_MEM_LLM_API_KEY, or call bank_compact from an MCP client that supports sampling',
+      );
+    }
+    return llm;
+  };
+
+  const readBank = async (spaceId: string) => {
+    const keys = spaceKeys(spaceId);
+    const objects = [];
+    for await (const object of listAll(storage, keys.bank, { delimiter: '/' })) if (isStoredBankFilename(baseName(object.key))) objects.push(object);
+    const read = await mapLimit(objects, storage.parallelism, (object) => storage.get(object.key));
+    const files = new Map<string, { content: string; etag: string }>();
+    for (const object of read) if (object) files.set(baseName(object.key), { content: object.body.toString('utf8'), etag: object.etag });
+    return files;
+  };
+
+  const readBudget = async (spaceId: string): Promise<BankBudget> => {
+    const rules = (await storage.get(spaceKeys(spaceId).rules))?.body.toString('utf8') ?? '';
+    return bankBudget(parseBankRules(rules), context.budgets);
+  };
+
+  /** Asks for digests; a cut or malformed reply gets one more chance with a reminder. */
+  const askDigests = async (calls: LlmCalls, file: SplitFile): Promise<Digest[]> => {
+    const messages = compactionMessages(file, targetTokens(file.budget));
+    let problem = '';
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const response = await calls.chat({ messages: attempt === 1 ? messages : [...messages, retryReminder(problem)], json: true });
+      try {
+        if (response.truncated) throw new PlanFormatError('the reply was cut by the token limit');
+        return parseDigests(response.text);
+      } catch (error) {
+        if (!(error instanceof PlanFormatError)) throw error;
+        problem = error.message;
+      }
+    }
+    throw new LiveMemError('llm_error', `the model returned no usable digests twice (${problem})`);
+  };
+
+  /** One file: its digests, checked. Throws what refuses them. */
+  const compactFile = async (calls: LlmCalls, llm: LlmClient, file: SplitFile) => {
+    if (file.sections.length === 0) throw invalid(`${file.filename} has no section under a heading to digest`);
+    const promptTokens = compactionMessages(file, 0).reduce((sum, m) => sum + measureTokens(m.content), 0);
+    if (promptTokens + llm.maxOutputTokens > llm.contextWindow) {
+      throw invalid(
+        `${file.filename} (${file.tokens} tokens) does not fit the model's context in one request (${llm.contextWindow} tokens, ${llm.maxOutputTokens} reserved for the reply): raise LIVE_MEM_LLM_CONTEXT_WINDOW or use a model with a larger one`,
+      );
+    }
+    return checkDigests(file, await askDigests(calls, file));
+  };
+
+  const run = async (caller: Caller, spaceId: string, input: CompactInput, llm: LlmClient, options: CompactOptions): Promise<CompactionResult> => {
+    const dryRun = input.dry_run === true;
+    const result: CompactionResult = { status: 'ok', space_id: spaceId, files: [], dry_run: dryRun, llm_tokens_used: 0 };
+    const held = await lockSpace(context, spaceId, caller, 'compaction', options.waitMs !== undefined ? { waitMs: options.waitMs } : {});
+    const calls = meteredCalls(context, llm, { spaceId, purpose: 'compaction' });
+    let committed: string | undefined;
+    try {
+      if (held.recovered) result.recovered = held.recovered;
+      if (held.warnings.length > 0) result.warnings = [...held.warnings];
+      const [bank, budget] = await Promise.all([readBank(spaceId), readBudget(spaceId)]);
+      const over = (filename: string) => measureTokens(bank.get(filename)?.content ?? '') > budget.fileTokens(filename);
+      let names = [...bank.keys()].filter(over).sort();
+      if (input.file !== undefined) {
+        const file = bank.get(input.file);
+        if (!file)
+          throw new LiveMemError('not_found', `bank file '${input.file}' does not exist in space '${spaceId}'`, { space_id: spaceId, filename: input.file });
+        names = over(input.file) ? [input.file] : [];
+        if (names.length === 0) {
+          result.message = `${input.file} is ${measureTokens(file.content)} tokens, within its budget of ${budget.fileTokens(input.file)}: nothing to compact`;
+        }
+      }
+      if (names.length === 0) {
+        result.message ??= 'every bank file is within its budget: nothing to compact';
+        return result;
+      }
+
+      const writes: FileWrite[] = [];
+      const preimages: Preimage[] = [];
+      const refusals: string[] = [];
+      let refusalCode: string | undefined;
+      for (const filename of names) {
+        const stored = bank.get(filename) as { content: string; etag: string };
+        const file = splitSections(filename, stored.content, budget.fileTokens(filename));
+        const entry: CompactedFile = { filename, tokens_before: file.tokens, tokens_after: file.tokens, budget_tokens: file.budget, sections_digested: 0 };
+        result.files.push(entry);
+        try {
+          const checked = await compactFile(calls, llm, file);
+          entry.tokens_after = checked.tokens;
+          entry.sections_digested = checked.digested.length;
+          writes.push({ filename, content: checked.content, expectedEtag: stored.etag, kind: 'updated' });
+          for (const { section } of checked.digested) preimages.push({ filename, path: section.path, content: section.text });
+        } catch (error) {
+          if (!isLiveMemError(error) && !(error instanceof LlmError)) throw error;
+          entry.refused = error.message;
+          refusals.push(error.message);
+          refusalCode ??= isLiveMemError(error) ? error.code : 'llm_error';
+        }
+      }
+
+      if (writes.length > 0 && !dryRun) {
+        const now = context.clock();
+        const record: CommitRecord = {
+          id: `${toStamp(now)}-${context.randomId()}`,
+          space_id: spaceId,
+          kind: 'compaction',
+          committed_at: now.toISOString(),
+          notes: [],
+          time_range: { oldest: null, newest: null },
+          writes,
+          metrics: { files: writes.length, sections: preimages.length, by: caller.agent, model: llm.label },
+          preimages,
+        };
+        await context.fault('before-commit');
+        await held.stillHeld();
+        await writeCommit(context, record);
+        committed = record.id;
+        await context.fault('after-commit');
+        await applyCommit(context, record);
+        result.compaction_id = record.id;
+        committed = undefined;
+        hooks.onCommitted?.(
+          spaceId,
+          writes.map((w) => ({ filename: w.filename, kind: w.kind })),
+        );
+      }
+      if (refusals.length > 0) {
+        result.status = writes.length > 0 ? 'partial' : 'error';
+        result.code = refusalCode;
+        result.message = `${refusals.join('; ')}; ${writes.length > 0 ? 'the other files were compacted' : 'nothing was changed'}`;
+      } else if (dryRun) {
+        result.message = 'dry run: nothing was written';
+      }
+    } catch (error) {
+      result.status = 'error';
+      const outcome = committed
+        ? `; compaction ${committed} is committed but not yet applied: the next consolidation, compaction, backup or export of '${spaceId}' finishes it`
+        : '; nothing was changed';
+      result.message = `${error instanceof Error ? error.message : String(error)}${outcome}`;
+      if (committed) result.pending = committed;
+      if (isLiveMemError(error)) result.code = error.code;
+      else if (error instanceof LlmError) result.code = 'llm_error';
+      else context.logger.error('compaction failed', { error: String((error as Error)?.stack ?? error) });
+    } finally {
+      result.llm_tokens_used = calls.usage.promptTokens + calls.usage.completionTokens;
+      await held.release();
+    }
+    context.logger.info(`compaction of '${spaceId}': ${result.status}`, { files: result.files.length, message: result.message });
+    return result;
+  };
+
+  return {
+    /** Compacts the space's files over their budget (or the one named); `conflict` if its lease is held. */
+    async compact(caller: Caller, input: CompactInput, options: CompactOptions = {}): Promise<CompactionResult> {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'write', spaceId);
+      const file = input.file === undefined || input.file === '' ? undefined : validateBankFilename(input.file);
+      await requireSpace(context, spaceId);
+      if (file !== undefined && !(await storage.stat(spaceKeys(spaceId).bankFile(file)))) {
+        throw new LiveMemError('not_found', `bank file '${file}' does not exist in space '${spaceId}'`, { space_id: spaceId, filename: file });
+      }
+      const llm = resolveLlm(options.llm);
+      return run(caller, spaceId, { space_id: spaceId, ...(file !== undefined ? { file } : {}), dry_run: input.dry_run === true }, llm, options);
+    },
+
+    /** Which of `filenames` are over their budget now (after a consolidation wrote them). */
+    async overBudget(spaceId: string, filenames: readonly string[]): Promise<string[]> {
+      const budget = await readBudget(spaceId);
+      const sizes = await mapLimit([...filenames], storage.parallelism, async (filename) => ({
+        filename,
+        tokens: measureTokens((await storage.get(spaceKeys(spaceId).bankFile(filename)))?.body.toString('utf8') ?? ''),
+      }));
+      return sizes.filter((file) => file.tokens > budget.fileTokens(file.filename)).map((file) => file.filename);
+    },
+  };
+}
+
+export type CompactionService = ReturnType<typeof createCompactionService>;

@@ -1,0 +1,70 @@
+import type { ChatMessage } from '../../llm/types.js';
+import { extractJson, PlanFormatError } from '../consolidation/plan.js';
+import type { Digest } from './guards.js';
+import type { SplitFile } from './sections.js';
+
+/**
+ * The compaction prompt and reply (the contract the bench's scripted model shares): the system
+ * message's first line is `You compact one file of a memory bank.`; the user message holds one JSON
+ * object on a line of its own between `<<<COMPACTION>>>` and `<<<END>>>`; the reply is
+ * `{"digests":[{"id":"s1","content":"…"}]}`.
+ */
+export const SYSTEM_PROMPT = `You compact one file of a memory bank.
+The file has grown past its size budget. Rewrite some of its older sections as digests: shorter text that keeps what still matters (facts, decisions, outcomes, names, numbers).
+- Each digest keeps its section's heading line exactly, and adds no other heading.
+- Keep every line holding a date (YYYY-MM-DD) and every code block verbatim, unless the file cannot reach its target otherwise.
+- Leave sections marked "protected" (the newest, or holding code) out of your answer, unless the target cannot be met otherwise.
+- Digest the oldest sections first; list only the sections you rewrite; each digest must be shorter than its section.
+- Aim for a file of about target_tokens (a token is about 3.5 characters), never above budget_tokens; do not shrink it much further.
+- Write in the language of the file.
+Answer with one JSON object and nothing else.`;
+
+export const START = '<<<COMPACTION>>>';
+export const END = '<<<END>>>';
+
+export function compactionMessages(file: SplitFile, targetTokens: number): ChatMessage[] {
+  const payload = {
+    file: file.filename,
+    budget_tokens: file.budget,
+    target_tokens: targetTokens,
+    file_tokens: file.tokens,
+    sections: file.sections.map((s) => ({ id: s.id, path: s.path, tokens: s.tokens, protected: s.protected, content: s.text })),
+  };
+  const user = [
+    `The file ${file.filename} is ${file.tokens} tokens; its budget is ${file.budget}. Its sections, oldest first (text before the first heading is kept as it is):`,
+    START,
+    JSON.stringify(payload),
+    END,
+    'Answer with this JSON object, and nothing else:',
+    '{"digests":[{"id":"s1","content":"## Heading kept\\n\\n…the section rewritten as a digest…"}]}',
+  ].join('\n');
+  return [
+    { role: 'system', content: SYSTEM_PROMPT },
+    { role: 'user', content: user },
+  ];
+}
+
+export function retryReminder(problem: string): ChatMessage {
+  return {
+    role: 'user',
+    content: `Your previous answer could not be used: ${problem}. Answer again with ONLY the JSON object {"digests":[{"id":…,"content":…}]}: no prose, no code fence, every string properly escaped.`,
+  };
+}
+
+/** The digests of a reply; a reply that is not that shape is a PlanFormatError (asked again once). */
+export function parseDigests(reply: string): Digest[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(extractJson(reply));
+  } catch (error) {
+    if (error instanceof PlanFormatError) throw error;
+    throw new PlanFormatError(`the reply is not valid JSON (${(error as Error).message})`);
+  }
+  const digests = (raw as { digests?: unknown } | null)?.digests;
+  if (!Array.isArray(digests)) throw new PlanFormatError('the reply has no "digests" list');
+  return digests.map((entry, i) => {
+    const { id, content } = (entry ?? {}) as { id?: unknown; content?: unknown };
+    if (typeof id !== 'string' || typeof content !== 'string') throw new PlanFormatError(`digests[${i}] needs an "id" and a "content" string`);
+    return { id, content };
+  });
+}
