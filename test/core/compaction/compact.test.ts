@@ -109,7 +109,11 @@ describe('compaction (core, memory driver, scripted model)', () => {
       dynamic: (messages) =>
         compactionRequest(messages)
           ? (digesting() as { dynamic: (m: typeof messages) => string }).dynamic(messages)
-          : JSON.stringify({ files: [{ filename: 'progress.md', action: 'rewrite', content: progressFile(12) }], synthesis: 's' }),
+          : // The last entry is always shown whole, even when the file is sent in part: deleting it shrinks the file.
+            JSON.stringify({
+              files: [{ filename: 'progress.md', action: 'edit', edits: [{ op: 'delete', section: 'Progress > History > Entry 13' }] }],
+              synthesis: 's',
+            }),
     };
     const { core, storage } = await setup([shrink], { entries: 20 });
     const compacted = await core.compaction.compact(owner, { space_id: 'proj', file: 'progress.md' });
