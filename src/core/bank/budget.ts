@@ -62,3 +62,24 @@ export function useOfBudget(files: ReadonlyArray<{ filename: string; content: st
   const total = measured.reduce((sum, file) => sum + file.tokens, 0);
   return { files: measured, total_tokens: total, budget_tokens: budget.bankTokens, over_budget: total > budget.bankTokens };
 }
+
+/**
+ * File budgets once the whole bank counts. While the bank is within its budget, each file keeps its
+ * own. Past it, the largest files give back first: their budgets come down to one level `cap`, the
+ * highest at which the bank fits (the sum of min(size, cap) over the files is the bank's budget),
+ * and files already under that level are left alone.
+ */
+export function withinBank(budget: BankBudget, sizes: ReadonlyMap<string, number>): BankBudget {
+  const total = [...sizes.values()].reduce((sum, size) => sum + size, 0);
+  if (total <= budget.bankTokens) return budget;
+  const fits = (cap: number) => [...sizes.values()].reduce((sum, size) => sum + Math.min(size, cap), 0) <= budget.bankTokens;
+  let low = 0;
+  let high = Math.max(...sizes.values());
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (fits(mid)) low = mid;
+    else high = mid - 1;
+  }
+  const cap = low;
+  return { bankTokens: budget.bankTokens, fileTokens: (filename) => Math.min(budget.fileTokens(filename), cap) };
+}

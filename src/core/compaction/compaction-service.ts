@@ -10,7 +10,7 @@ import { baseName, spaceKeys } from '../layout.js';
 import { toStamp } from '../note/note-name.js';
 import { requireSpace } from '../space/meta.js';
 import { isStoredBankFilename, validateBankFilename, validateSpaceId } from '../validate.js';
-import { bankBudget, measureTokens, type BankBudget } from '../bank/budget.js';
+import { bankBudget, measureTokens, withinBank, type BankBudget } from '../bank/budget.js';
 import { parseBankRules } from '../bank/rules.js';
 import type { FileWrite } from '../consolidation/apply-plan.js';
 import { applyCommit, writeCommit, type CommitRecord, type Preimage } from '../consolidation/commit.js';
@@ -88,9 +88,11 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
     return files;
   };
 
-  const readBudget = async (spaceId: string): Promise<BankBudget> => {
+  /** Each file's budget, lowered for the largest files while the bank as a whole is over its own (budget.ts). */
+  const readBudget = async (spaceId: string, bank: ReadonlyMap<string, { content: string }>): Promise<BankBudget> => {
     const rules = (await storage.get(spaceKeys(spaceId).rules))?.body.toString('utf8') ?? '';
-    return bankBudget(parseBankRules(rules), context.budgets);
+    const sizes = new Map([...bank].map(([filename, file]) => [filename, measureTokens(file.content)]));
+    return withinBank(bankBudget(parseBankRules(rules), context.budgets), sizes);
   };
 
   /** Asks for digests; a cut or malformed reply gets one more chance with a reminder. */
@@ -131,7 +133,8 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
     try {
       if (held.recovered) result.recovered = held.recovered;
       if (held.warnings.length > 0) result.warnings = [...held.warnings];
-      const [bank, budget] = await Promise.all([readBank(spaceId), readBudget(spaceId)]);
+      const bank = await readBank(spaceId);
+      const budget = await readBudget(spaceId, bank);
       const over = (filename: string) => measureTokens(bank.get(filename)?.content ?? '') > budget.fileTokens(filename);
       let names = [...bank.keys()].filter(over).sort();
       if (input.file !== undefined) {
@@ -236,14 +239,11 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
       return run(caller, spaceId, { space_id: spaceId, ...(file !== undefined ? { file } : {}), dry_run: input.dry_run === true }, llm, options);
     },
 
-    /** Which of `filenames` are over their budget now (after a consolidation wrote them). */
+    /** Which of `filenames` are over their budget now (after a consolidation wrote them), the bank's own budget counted. */
     async overBudget(spaceId: string, filenames: readonly string[]): Promise<string[]> {
-      const budget = await readBudget(spaceId);
-      const sizes = await mapLimit([...filenames], storage.parallelism, async (filename) => ({
-        filename,
-        tokens: measureTokens((await storage.get(spaceKeys(spaceId).bankFile(filename)))?.body.toString('utf8') ?? ''),
-      }));
-      return sizes.filter((file) => file.tokens > budget.fileTokens(file.filename)).map((file) => file.filename);
+      const bank = await readBank(spaceId);
+      const budget = await readBudget(spaceId, bank);
+      return filenames.filter((filename) => measureTokens(bank.get(filename)?.content ?? '') > budget.fileTokens(filename));
     },
   };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bankBudget, DEFAULT_BUDGETS } from '../../../src/core/bank/budget.js';
+import { bankBudget, DEFAULT_BUDGETS, withinBank } from '../../../src/core/bank/budget.js';
 import { parseBankRules } from '../../../src/core/bank/rules.js';
 import { DEFAULT_RULES } from '../../../src/core/space/default-rules.js';
 
@@ -44,5 +44,37 @@ describe('bank rules', () => {
     const parsed = parseBankRules('### a.md\nBudget: 0 tokens\n### b.md\nbudget: many tokens\n### c.md\nKeep the budget small.');
     assert.equal(parsed.fileBudgets.size, 0);
     assert.equal(parsed.bankBudget, undefined);
+  });
+});
+
+describe('the bank budget over the file budgets', () => {
+  const budget = bankBudget(parseBankRules('### a.md\nBudget: 300 tokens'), { fileTokens: 1000, bankTokens: 1000 });
+
+  it('leaves every file its own budget while the bank is within its own', () => {
+    const within = withinBank(
+      budget,
+      new Map([
+        ['a.md', 250],
+        ['b.md', 700],
+      ]),
+    );
+    assert.equal(within.fileTokens('a.md'), 300);
+    assert.equal(within.fileTokens('b.md'), 1000);
+  });
+
+  it('lowers the largest files to one level at which the bank fits, small files untouched', () => {
+    const sizes = new Map([
+      ['a.md', 250],
+      ['b.md', 900],
+      ['c.md', 600],
+      ['d.md', 50],
+    ]);
+    const within = withinBank(budget, sizes);
+    const level = within.fileTokens('b.md');
+    assert.equal(level, within.fileTokens('c.md'));
+    assert.equal(within.fileTokens('a.md'), 250 < level ? Math.min(300, level) : level);
+    const fitted = [...sizes].reduce((sum, [name, size]) => sum + Math.min(size, within.fileTokens(name)), 0);
+    assert.ok(fitted <= 1000 && fitted > 990, `the bank fits, barely: ${fitted}`);
+    assert.equal(level, 350);
   });
 });

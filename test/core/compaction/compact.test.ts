@@ -16,7 +16,10 @@ after(async () => Promise.all(servers.map((s) => s.close())));
 const BUDGET = 1200;
 
 /** A space whose progress.md (append-only in the default rules) holds `entries` entries, and a core on the scripted model. */
-async function setup(steps: Step[], options: { entries?: number; auto?: boolean; storage?: StorageDriver } = {}) {
+async function setup(
+  steps: Step[],
+  options: { entries?: number; auto?: boolean; storage?: StorageDriver; budgets?: { fileTokens: number; bankTokens?: number } } = {},
+) {
   const server = await startScriptedLlm(steps);
   servers.push(server);
   const storage = options.storage ?? createMemoryDriver();
@@ -25,7 +28,7 @@ async function setup(steps: Step[], options: { entries?: number; auto?: boolean;
     clock: steppingClock('2026-03-01T10:00:00.000Z', 1000),
     llm: server.client(),
     consolidation: { retryBackoffMs: 5, timeoutMs: 5_000 },
-    budgets: { fileTokens: BUDGET },
+    budgets: options.budgets ?? { fileTokens: BUDGET },
     compaction: { auto: options.auto ?? false },
   });
   if (!(await storage.stat('proj/_meta.json'))) await core.spaces.create(owner, { space_id: 'proj' });
@@ -102,6 +105,22 @@ describe('compaction (core, memory driver, scripted model)', () => {
     assert.match(again.message ?? '', /within its budget|nothing to compact/);
     assert.equal(server.requests.length, requestsBefore + 1);
     assert.equal((await historyKeys(storage)).filter((key) => key.endsWith('/preimages.json')).length, 1);
+  });
+
+  it('a bank over its own budget is compacted within it, the largest file first, though every file is within its file budget', async () => {
+    const { core, storage } = await setup([digesting()], { entries: 20, budgets: { fileTokens: 100_000, bankTokens: BUDGET + 200 } });
+    await storage.put('proj/bank/techContext.md', '# Tech\n\n- Node 20\n');
+    const small = tokens('# Tech\n\n- Node 20\n');
+    assert.ok(tokens(await progress(storage)) < 100_000 && tokens(await progress(storage)) + small > BUDGET + 200);
+    const result = await core.compaction.compact(owner, { space_id: 'proj' });
+    assert.equal(result.status, 'ok', result.message);
+    assert.deepEqual(
+      result.files.map((file) => file.filename),
+      ['progress.md'],
+      'the small file is left alone',
+    );
+    assert.ok(tokens(await progress(storage)) + small <= BUDGET + 200, 'the bank fits its budget');
+    assert.equal(result.files[0]?.budget_tokens, BUDGET + 200 - small, 'the largest file gives back what the bank is over');
   });
 
   it('progress.md (append-only) is shrunk by compaction, but a consolidation plan that shrinks it is refused', async () => {
