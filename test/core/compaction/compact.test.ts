@@ -107,6 +107,22 @@ describe('compaction (core, memory driver, scripted model)', () => {
     assert.equal((await historyKeys(storage)).filter((key) => key.endsWith('/preimages.json')).length, 1);
   });
 
+  it('what a compaction digested away is found again by memory_search, as an earlier version of the section', async () => {
+    const { core, storage } = await setup([digesting()], { entries: 20 });
+    const original = (await progress(storage)).replace('### Entry 1\n\n', '### Entry 1\n\nThe quetzal migration was argued over for a week.\n');
+    await storage.put('proj/bank/progress.md', original);
+    const result = await core.compaction.compact(owner, { space_id: 'proj' });
+    assert.equal(result.status, 'ok', result.message);
+    assert.ok(!(await progress(storage)).includes('quetzal'), 'the digest dropped the undated line');
+    const { results } = await core.recall.search(owner, { space_id: 'proj', query: 'quetzal migration' });
+    const hit = results[0] as Record<string, unknown> | undefined;
+    assert.equal(hit?.source, 'bank_history');
+    assert.equal(hit?.compaction_id, result.compaction_id);
+    assert.deepEqual(hit?.path, ['Progress', 'History', 'Entry 1']);
+    const read = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: result.compaction_id as string });
+    assert.ok(read.preimages.some((section) => section.content.includes('quetzal')));
+  });
+
   it('a bank over its own budget is compacted within it, the largest file first, though every file is within its file budget', async () => {
     const { core, storage } = await setup([digesting()], { entries: 20, budgets: { fileTokens: 100_000, bankTokens: BUDGET + 200 } });
     await storage.put('proj/bank/techContext.md', '# Tech\n\n- Node 20\n');
