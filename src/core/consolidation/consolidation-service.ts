@@ -90,6 +90,9 @@ function failureOutcome(spaceId: string, windows: number, committed: string | un
   );
 }
 
+/** How long a consolidation waits for a compaction holding the space's lease (one model call per file). */
+const COMPACTION_WAIT_MS = 60_000;
+
 const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
 /** What a run's committed windows wrote, all windows together. */
@@ -388,7 +391,8 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     authorize(caller, 'write', spaceId);
     await requireSpace(context, spaceId);
     const llm = resolveLlm(options.llm);
-    const held = await lockSpace(context, spaceId, caller, 'consolidation');
+    // A compaction started in the background by the previous consolidation is waited for; another consolidation is not.
+    const held = await lockSpace(context, spaceId, caller, 'consolidation', { waitMs: COMPACTION_WAIT_MS, waitFor: (holder) => holder === 'compaction' });
     return {
       spaceId,
       run: (onProgress?: (event: ProgressEvent) => void) =>

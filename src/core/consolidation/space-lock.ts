@@ -22,9 +22,16 @@ export interface SpaceLock {
  * machines — and keeps it renewed until released. A commit left pending by a crashed holder is
  * finished first, so the holder always starts from a consistent space; a pending record that does
  * not check out (see pending.ts) is quarantined instead, with a warning. If the lease is held, waits
- * up to `waitMs` (default: not at all), then `conflict`.
+ * up to `waitMs` (default: not at all) — only while `waitFor` accepts the holder's purpose, when
+ * given — then `conflict`.
  */
-export async function lockSpace(context: CoreContext, spaceId: string, caller: Caller, purpose: string, options: { waitMs?: number } = {}): Promise<SpaceLock> {
+export async function lockSpace(
+  context: CoreContext,
+  spaceId: string,
+  caller: Caller,
+  purpose: string,
+  options: { waitMs?: number; waitFor?: (holder: string) => boolean } = {},
+): Promise<SpaceLock> {
   const ttlMs = context.consolidation.leaseTtlMs;
   const deadline = Date.now() + (options.waitMs ?? 0);
   let lease: Lease | undefined;
@@ -37,8 +44,8 @@ export async function lockSpace(context: CoreContext, spaceId: string, caller: C
       });
     } catch (error) {
       if (!isLiveMemError(error, 'conflict')) throw error;
-      if (Date.now() >= deadline) {
-        const what = String(error.data.holder ?? 'consolidation').split(':')[0];
+      const what = String(error.data.holder ?? 'consolidation').split(':')[0] as string;
+      if (Date.now() >= deadline || (options.waitFor && !options.waitFor(what))) {
         throw new LiveMemError('conflict', `space '${spaceId}' is busy: a ${what} is already running`, { ...error.data, space_id: spaceId });
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));

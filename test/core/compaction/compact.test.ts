@@ -283,6 +283,26 @@ describe('compaction (core, memory driver, scripted model)', () => {
     assert.equal(server.requests.length, 0);
   });
 
+  it('a consolidation waits for a compaction holding the lease, not for another consolidation', async () => {
+    const { core } = await setup([bankModel()], { entries: 3 });
+    await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: 'while compacting' });
+    const compacting = await lockSpace(core.context, 'proj', owner, 'compaction');
+    const waiting = core.consolidation.consolidate(owner, { space_id: 'proj' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await compacting.release();
+    const result = await waiting;
+    assert.equal(result.status, 'ok', result.message);
+    assert.equal(result.notes_processed, 1);
+
+    await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: 'while consolidating' });
+    const consolidating = await lockSpace(core.context, 'proj', owner, 'consolidation');
+    try {
+      await assert.rejects(core.consolidation.consolidate(owner, { space_id: 'proj' }), (error) => isLiveMemError(error, 'conflict'));
+    } finally {
+      await consolidating.release();
+    }
+  });
+
   for (const auto of [true, false]) {
     it(`LIVE_MEM_COMPACTION=${auto ? 'auto' : 'off'}: ${auto ? 'compacts in the background after a consolidation that left a file over budget' : 'no compaction after a consolidation'}`, async () => {
       const { core, storage, server } = await setup([bankModel()], { entries: 6, auto });
