@@ -20,6 +20,7 @@ import type { ChangedFile } from '../events.js';
 import { checkDigests, targetTokens, type Digest } from './guards.js';
 import { compactionMessages, parseDigests, retryReminder } from './prompt.js';
 import { splitSections, type SplitFile } from './sections.js';
+import { requireModel } from '../model.js';
 
 export interface CompactInput {
   space_id: string;
@@ -66,17 +67,6 @@ export interface CompactionResult {
  */
 export function createCompactionService(context: CoreContext, hooks: { onCommitted?: (spaceId: string, files: ChangedFile[]) => void } = {}) {
   const { storage } = context;
-
-  const resolveLlm = (override: LlmClient | undefined): LlmClient => {
-    const llm = context.llm ?? override;
-    if (!llm) {
-      throw new LiveMemError(
-        'config_error',
-        'no LLM is configured for compaction: set LIVE_MEM_LLM_BASE_URL, LIVE_MEM_LLM_MODEL and LIVE_MEM_LLM_API_KEY, or call bank_compact from an MCP client that supports sampling',
-      );
-    }
-    return llm;
-  };
 
   const readBank = async (spaceId: string) => {
     const keys = spaceKeys(spaceId);
@@ -235,7 +225,7 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
       if (file !== undefined && !(await storage.stat(spaceKeys(spaceId).bankFile(file)))) {
         throw new LiveMemError('not_found', `bank file '${file}' does not exist in space '${spaceId}'`, { space_id: spaceId, filename: file });
       }
-      const llm = resolveLlm(options.llm);
+      const llm = requireModel(context, options.llm, 'compaction', 'bank_compact');
       return run(caller, spaceId, { space_id: spaceId, ...(file !== undefined ? { file } : {}), dry_run: input.dry_run === true }, llm, options);
     },
 

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../llm/types.js';
-import { extractJson, PlanFormatError } from '../consolidation/plan.js';
+import { PlanFormatError, replyJson } from '../consolidation/plan.js';
 import type { Digest } from './guards.js';
 import type { SplitFile } from './sections.js';
 
@@ -53,13 +53,7 @@ export function retryReminder(problem: string): ChatMessage {
 
 /** The digests of a reply; a reply that is not that shape is a PlanFormatError (asked again once). */
 export function parseDigests(reply: string): Digest[] {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(extractJson(reply));
-  } catch (error) {
-    if (error instanceof PlanFormatError) throw error;
-    throw new PlanFormatError(`the reply is not valid JSON (${(error as Error).message})`);
-  }
+  const raw = replyJson(reply);
   const digests = (raw as { digests?: unknown } | null)?.digests;
   if (!Array.isArray(digests)) throw new PlanFormatError('the reply has no "digests" list');
   return digests.map((entry, i) => {

@@ -23,6 +23,7 @@ import type { ChangedFile } from '../events.js';
 import { estimateTokens } from '../tokens.js';
 import { meteredCalls } from '../spend/meter.js';
 import { buildMessages, compressionMessages, refusalReminder, retryReminder, type PromptNote } from './prompt.js';
+import { requireModel } from '../model.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -112,18 +113,6 @@ export interface ConsolidationHooks {
 export function createConsolidationService(context: CoreContext, hooks: ConsolidationHooks, engine: TextIndexEngine) {
   const { storage } = context;
   const settings = context.consolidation;
-
-  const resolveLlm = (override: LlmClient | undefined): LlmClient => {
-    const llm = context.llm ?? override;
-    if (!llm) {
-      throw new LiveMemError(
-        'config_error',
-        'no LLM is configured for consolidation: set LIVE_MEM_LLM_BASE_URL, LIVE_MEM_LLM_MODEL and LIVE_MEM_LLM_API_KEY ' +
-          '(any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, LM Studio…), or call bank_consolidate from an MCP client that supports sampling',
-      );
-    }
-    return llm;
-  };
 
   /** Live notes to consolidate, oldest first, optionally one agent's only. */
   const pendingNotes = async (spaceId: string, agent: string | undefined): Promise<NoteName[]> => {
@@ -390,7 +379,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     const spaceId = validateSpaceId(input.space_id);
     authorize(caller, 'write', spaceId);
     await requireSpace(context, spaceId);
-    const llm = resolveLlm(options.llm);
+    const llm = requireModel(context, options.llm, 'consolidation', 'bank_consolidate');
     // A compaction started in the background by the previous consolidation is waited for; another consolidation is not.
     const held = await lockSpace(context, spaceId, caller, 'consolidation', { waitMs: COMPACTION_WAIT_MS, waitFor: (holder) => holder === 'compaction' });
     return {

@@ -36,14 +36,18 @@ export function extractJson(reply: string): string {
   return text.slice(start, end + 1);
 }
 
-export function parsePlan(reply: string): Plan {
-  let raw: unknown;
+/** The JSON value of a model's reply (see extractJson); a PlanFormatError when there is none. */
+export function replyJson(reply: string): unknown {
   try {
-    raw = JSON.parse(extractJson(reply));
+    return JSON.parse(extractJson(reply));
   } catch (error) {
     if (error instanceof PlanFormatError) throw error;
     throw new PlanFormatError(`the reply is not valid JSON (${(error as Error).message})`);
   }
+}
+
+export function parsePlan(reply: string): Plan {
+  const raw = replyJson(reply);
   if (!isObject(raw)) throw new PlanFormatError('the reply is not a JSON object');
   const synthesis = raw.synthesis;
   if (typeof synthesis !== 'string') throw new PlanFormatError('the reply has no "synthesis" string');

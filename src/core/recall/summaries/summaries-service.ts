@@ -15,6 +15,7 @@ import type { Strategy } from './plan.js';
 import { levelOfId, MAX_LEVEL, parseRecord, parseRef, SUMMARY_ID, type SummaryRecord } from './record.js';
 import { runSummaries, type RunSettings, type SummariesProgress, type SummariesResult } from './runner.js';
 import { loadSummaries } from './summary-store.js';
+import { requireModel } from '../../model.js';
 
 export interface SummariesUpdateInput {
   space_id: string;
@@ -83,18 +84,6 @@ export function runSettings(input: SummariesUpdateInput, defaults: { windowChars
 export function createSummariesService(context: CoreContext, corpus: Corpus, deps: { lastJob(spaceId: string): Promise<SummaryJobRecord | null> }) {
   const { storage } = context;
 
-  const resolveLlm = (override: LlmClient | undefined): LlmClient => {
-    const llm = context.llm ?? override;
-    if (!llm) {
-      throw new LiveMemError(
-        'config_error',
-        'no LLM is configured for summaries: set LIVE_MEM_LLM_BASE_URL, LIVE_MEM_LLM_MODEL and LIVE_MEM_LLM_API_KEY ' +
-          '(any OpenAI-compatible endpoint), or call summaries_update from an MCP client that supports sampling',
-      );
-    }
-    return llm;
-  };
-
   /** Takes the space's summaries lease (`conflict` at once if held) and keeps it renewed until released. */
   const lock = async (spaceId: string, caller: Caller) => {
     const ttlMs = context.consolidation.leaseTtlMs;
@@ -132,7 +121,7 @@ export function createSummariesService(context: CoreContext, corpus: Corpus, dep
     authorize(caller, 'write', spaceId);
     const settings = runSettings(input, context.summaries);
     await requireSpace(context, spaceId);
-    const llm = settings.dryRun ? undefined : resolveLlm(options.llm);
+    const llm = settings.dryRun ? undefined : requireModel(context, options.llm, 'summaries', 'summaries_update');
     const held = settings.dryRun ? { checkLease: () => undefined, release: async () => undefined } : await lock(spaceId, caller);
     return {
       spaceId,
