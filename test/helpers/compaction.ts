@@ -1,4 +1,5 @@
 /** A progress-like bank file and a scripted model for compaction tests. */
+import { compactionRequestOf, type CompactionRequest } from '../../src/core/compaction/prompt.js';
 import type { Step } from './scripted-llm.js';
 
 export const PROSE = 'We worked through the details of this step, discussed options at length and settled them. ';
@@ -10,29 +11,11 @@ export const entry = (i: number): string => `### Entry ${i}\n\n- 2026-01-${Strin
 export const progressFile = (count: number): string =>
   `# Progress\n\nThe history of the project.\n\n## History\n\n${Array.from({ length: count }, (_, i) => entry(i)).join('\n')}`;
 
-export interface OfferedSection {
-  id: string;
-  path: string[];
-  tokens: number;
-  protected: boolean;
-  content: string;
-}
-
-export interface CompactionRequest {
-  file: string;
-  budget_tokens: number;
-  target_tokens: number;
-  file_tokens: number;
-  sections: OfferedSection[];
-}
+export type { CompactionRequest } from '../../src/core/compaction/prompt.js';
+export type OfferedSection = CompactionRequest['sections'][number];
 
 /** The JSON object between `<<<COMPACTION>>>` and `<<<END>>>` of a request, or null for another kind of request. */
-export function compactionRequest(messages: Array<{ role: string; content: string }>): CompactionRequest | null {
-  if (!messages[0]?.content.startsWith('You compact one file of a memory bank.')) return null;
-  const user = messages[1]?.content ?? '';
-  const match = /^<<<COMPACTION>>>\n(.*)\n<<<END>>>$/m.exec(user);
-  return match ? (JSON.parse(match[1] as string) as CompactionRequest) : null;
-}
+export const compactionRequest = compactionRequestOf;
 
 /** A well-behaved digest: the heading line and the dated lines, the prose dropped. */
 export const digestOf = (section: OfferedSection): string => {

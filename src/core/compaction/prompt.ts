@@ -22,8 +22,25 @@ Answer with one JSON object and nothing else.`;
 export const START = '<<<COMPACTION>>>';
 export const END = '<<<END>>>';
 
+/** What a compaction prompt's user message carries between START and END. */
+export interface CompactionRequest {
+  file: string;
+  budget_tokens: number;
+  target_tokens: number;
+  file_tokens: number;
+  sections: Array<{ id: string; path: string[]; tokens: number; protected: boolean; content: string }>;
+}
+
+/** The request a compaction prompt carries, or null for any other prompt (what a scripted model reads). */
+export function compactionRequestOf(messages: ReadonlyArray<{ role: string; content: string }>): CompactionRequest | null {
+  if (!messages[0]?.content.startsWith(SYSTEM_PROMPT.slice(0, SYSTEM_PROMPT.indexOf('\n')))) return null;
+  const user = messages.find((message) => message.role === 'user')?.content ?? '';
+  const json = new RegExp(`^${START}\\n(.*)\\n${END}$`, 'm').exec(user)?.[1];
+  return json === undefined ? null : (JSON.parse(json) as CompactionRequest);
+}
+
 export function compactionMessages(file: SplitFile, targetTokens: number): ChatMessage[] {
-  const payload = {
+  const payload: CompactionRequest = {
     file: file.filename,
     budget_tokens: file.budget,
     target_tokens: targetTokens,
