@@ -215,6 +215,13 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
     return result;
   };
 
+  /** Which of `filenames` (default: every bank file) are over their budget now, the bank's own budget counted. */
+  const overBudget = async (spaceId: string, filenames?: readonly string[]): Promise<string[]> => {
+    const bank = await readBank(spaceId);
+    const budget = await readBudget(spaceId, bank);
+    return (filenames ?? [...bank.keys()]).filter((filename) => measureTokens(bank.get(filename)?.content ?? '') > budget.fileTokens(filename));
+  };
+
   return {
     /** Compacts the space's files over their budget (or the one named); `conflict` if its lease is held. */
     async compact(caller: Caller, input: CompactInput, options: CompactOptions = {}): Promise<CompactionResult> {
@@ -225,16 +232,16 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
       if (file !== undefined && !(await storage.stat(spaceKeys(spaceId).bankFile(file)))) {
         throw new LiveMemError('not_found', `bank file '${file}' does not exist in space '${spaceId}'`, { space_id: spaceId, filename: file });
       }
+      // A look without the lease (the run looks again under it): nothing over budget needs no model.
+      if ((await overBudget(spaceId, file !== undefined ? [file] : undefined)).length === 0) {
+        const message = file !== undefined ? `${file} is within its budget: nothing to compact` : 'every bank file is within its budget: nothing to compact';
+        return { status: 'ok', space_id: spaceId, files: [], dry_run: input.dry_run === true, llm_tokens_used: 0, message };
+      }
       const llm = requireModel(context, options.llm, 'compaction', 'bank_compact');
       return run(caller, spaceId, { space_id: spaceId, ...(file !== undefined ? { file } : {}), dry_run: input.dry_run === true }, llm, options);
     },
 
-    /** Which of `filenames` are over their budget now (after a consolidation wrote them), the bank's own budget counted. */
-    async overBudget(spaceId: string, filenames: readonly string[]): Promise<string[]> {
-      const bank = await readBank(spaceId);
-      const budget = await readBudget(spaceId, bank);
-      return filenames.filter((filename) => measureTokens(bank.get(filename)?.content ?? '') > budget.fileTokens(filename));
-    },
+    overBudget,
   };
 }
 

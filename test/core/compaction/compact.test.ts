@@ -272,6 +272,18 @@ describe('compaction (core, memory driver, scripted model)', () => {
     await assert.rejects(core.compaction.compact(owner, { space_id: 'proj', file: '../x.md' }), (error) => isLiveMemError(error, 'invalid_input'));
   });
 
+  it('without a model: nothing over budget is answered ok; a file over budget asks for one', async () => {
+    const storage = createMemoryDriver();
+    const core = createCore({ storage, budgets: { fileTokens: BUDGET } });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    await storage.put('proj/bank/progress.md', progressFile(2));
+    const calm = await core.compaction.compact(owner, { space_id: 'proj' });
+    assert.equal(calm.status, 'ok');
+    assert.match(calm.message ?? '', /nothing to compact/);
+    await storage.put('proj/bank/progress.md', progressFile(20));
+    await assert.rejects(core.compaction.compact(owner, { space_id: 'proj' }), (error) => isLiveMemError(error, 'config_error'));
+  });
+
   it('a space whose lease is held: conflict, nothing asked', async () => {
     const { core, server } = await setup([digesting()], { entries: 20 });
     const held = await lockSpace(core.context, 'proj', owner, 'consolidation');
