@@ -268,6 +268,21 @@ const VIEWS = {
       `daily cap: ${cap ? `${scalar(cap.tokens)} tokens (${scalar(cap.set_by)})` : 'none'}`,
     ].join('\n\n');
   },
+  /** Each file and what happened to it (or, with --print, what it would hold), then what to do next. */
+  setup: (result: Result) =>
+    [
+      `${scalar(result.client)}: server "${scalar(result.server)}" launches ${scalar(result.launches)}`,
+      `  env: ${Object.entries((result.env as Record<string, string>) ?? {})
+        .map(([key, value]) => `${key}=${value}`)
+        .join(' ')}`,
+      ...((result.files as Result[]) ?? []).map(
+        (file) =>
+          `${scalar(file.kind)} ${scalar(file.file)}: ${scalar(file.action)}${file.backup ? ` (backup: ${scalar(file.backup)})` : ''}${
+            typeof file.content === 'string' ? `\n\n${file.content}` : ''
+          }`,
+      ),
+      scalar(result.message),
+    ].join('\n'),
   doctor: (result: Result) => {
     const marks: Record<string, string> = { ok: '✓', warn: '!', error: '✗' };
     const lines = ((result.findings as Result[]) ?? []).map((finding) => {

@@ -9,6 +9,7 @@ import { doctor } from './commands/doctor.js';
 import { note, read, search } from './commands/live.js';
 import { historyList, historyShow, memoryContext, recall } from './commands/recall.js';
 import { serve } from './commands/serve.js';
+import { CLIENTS, type SetupOptions, setup } from './commands/setup.js';
 import { spend } from './commands/spend.js';
 import { ui } from './commands/ui.js';
 import { about, health, whoami } from './commands/system.js';
@@ -46,6 +47,19 @@ function action(fn: CommandFn, view: View = 'fields', options: { perRequestCalle
     } finally {
       await opened.close();
     }
+  };
+}
+
+/**
+ * A command that needs no store (setup edits a client's files): run with the global flags, render.
+ * Opening the core would create the store's folder, which such a command must not touch.
+ */
+function storeless(fn: (globals: GlobalOptions, ...args: never[]) => Promise<Record<string, unknown>>, view: View = 'fields') {
+  return async (...args: unknown[]) => {
+    const command = args[args.length - 1] as Command;
+    const globals = command.optsWithGlobals<GlobalOptions>();
+    const result = await (fn as (globals: GlobalOptions, ...rest: unknown[]) => Promise<Record<string, unknown>>)(globals, ...args.slice(0, -1));
+    process.stdout.write(render(result, globals, view));
   };
 }
 
@@ -287,6 +301,27 @@ export function buildProgram(): Command {
     .option('--remove-spaces <list>', 'spaces to remove')
     .action(action(tokenUpdate, 'fields'));
   token.command('delete <name_or_hash>').description('remove a token for good').action(action(tokenDelete, 'fields'));
+
+  program
+    .command('setup <client>')
+    .description(`connect an MCP client: write live-mem into its configuration (${CLIENTS.join(', ')}), keeping its other servers`)
+    .option('--print', 'only show the entry (and the rules block) and the file it belongs in; write nothing')
+    .option('--rules', "also write the memory workflow into the project's rules file (CLAUDE.md, .cursor/rules/live-mem.mdc, .clinerules)")
+    .option('--npx', 'launch with `npx -y live-mem` (the published package) instead of this installation (node + its bin/live-mem.cjs)')
+    .addOption(
+      new Option('--scope <scope>', 'claude-code, cursor: the user configuration, or the project one (.mcp.json, .cursor/mcp.json)').choices([
+        'user',
+        'project',
+      ]),
+    )
+    .option('--project <dir>', 'the project folder for --scope project and --rules (default: the working folder)')
+    .option('--file <file>', "write this configuration file instead of the client's usual one (VS Code Insiders, VSCodium…)")
+    .option('--name <name>', 'the server name in the configuration (default live-mem)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  live-mem setup claude-desktop\n  live-mem --agent reviewer setup cursor --scope project --rules\n  live-mem setup cline --print',
+    )
+    .action(storeless((globals, client: string, options: SetupOptions) => setup(client, options, globals), 'setup'));
 
   program.command('health').description('is the store reachable, is the model reachable').action(action(health, 'fields'));
   program.command('about').description('version, tools, transports, storage').action(action(about, 'fields'));
