@@ -5,7 +5,7 @@
  * malformed file refused with nothing written. And the written entry launches a working server.
  */
 import assert from 'node:assert/strict';
-import { mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, realpath, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -142,6 +142,20 @@ describe('live-mem setup <client> on a fake home', () => {
       });
     }
   }
+
+  it('a configuration kept as a link (dotfiles) is written where it points, its mode kept; the link stays', async () => {
+    const { home, run } = await fresh('link');
+    const target = path.join(home, 'dotfiles', 'claude.json');
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, '{"mcpServers": {}}\n', { mode: 0o600 });
+    await symlink(target, path.join(home, '.claude.json'));
+    const result = await run(['setup', 'claude-code']);
+    assert.equal(result.exitCode, 0, result.stderr);
+    assert.ok((await lstat(path.join(home, '.claude.json'))).isSymbolicLink());
+    assert.equal((await stat(target)).mode & 0o777, 0o600);
+    assert.equal(JSON.parse(await readFile(target, 'utf8')).mcpServers['live-mem'].env.LIVE_MEM_AGENT, 'claude-code');
+    assert.equal((await readdir(path.dirname(target))).filter((name) => name.startsWith('claude.json.bak-')).length, 1, 'the backup beside the real file');
+  });
 
   it('claude-desktop: --rules is refused (no project rules file), nothing written', async () => {
     const { home, project, run } = await fresh('desktop-rules');
