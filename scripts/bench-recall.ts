@@ -412,6 +412,9 @@ async function seedRecallSpace(home: string, spaceId: string, rounds: ReturnType
     llm: llm.client({ contextWindow: 1_000_000, maxTokens: 16_000 }),
     clock: () => new Date((now += 20_000)),
     summaries: { auto: false },
+    // This section measures recall behind a lossy model that rewrites facts.md whole: budgets past its size keep
+    // the file sent whole (a file sent in part may only take section edits) and out of compaction's way.
+    budgets: { fileTokens: 10_000_000, bankTokens: 10_000_000 },
   });
   const caller = ownerCaller('seed');
   let consolidations = 0;
