@@ -46,7 +46,7 @@ export function hostPolicy(host: string, options: NetworkOptions): { anyHost: bo
   if (wildcard && !options.authRequired)
     throw new LiveMemError(
       'config_error',
-      '--allowed-hosts * accepts any Host header, so only the token protects the server: set LIVE_MEM_AUTH=required, or list the names clients use',
+      '--allowed-hosts (LIVE_MEM_ALLOWED_HOSTS) * accepts any Host header, so only the token protects the server: set LIVE_MEM_AUTH=required, or list the names clients use',
     );
   if (!isLoopback(host) && !options.authRequired)
     throw new LiveMemError(

@@ -119,9 +119,10 @@ describe('a team server behind real networks', () => {
     assert.match(open.stderr, /binding 0\.0\.0\.0 serves other machines: set LIVE_MEM_AUTH=required/);
     const star = await run(['serve', '--http', '--allowed-hosts', '*']);
     assert.equal(star.exitCode, 2, star.stderr);
-    assert.match(star.stderr, /--allowed-hosts \* accepts any Host header.*LIVE_MEM_AUTH=required/);
+    assert.match(star.stderr, /--allowed-hosts \(LIVE_MEM_ALLOWED_HOSTS\) \* accepts any Host header.*LIVE_MEM_AUTH=required/);
     const starEnv = await run(['ui'], { LIVE_MEM_ALLOWED_HOSTS: '*' });
     assert.equal(starEnv.exitCode, 2, starEnv.stderr);
+    assert.match(starEnv.stderr, /LIVE_MEM_ALLOWED_HOSTS\) \* accepts any Host header/);
     const bad = await run(['serve', '--http', '--allowed-hosts', 'https://memory.example.internal']);
     assert.equal(bad.exitCode, 2, bad.stderr);
     assert.match(bad.stderr, /--allowed-hosts must be host names/);
