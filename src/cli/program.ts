@@ -102,7 +102,10 @@ export function buildProgram(): Command {
   program
     .command('ui')
     .description('serve the web viewer: watch spaces live, read the bank, history, summaries, search')
-    .option('--host <host>', 'address to bind (default 127.0.0.1: loopback only, the printed URL carries a secret unless auth is required; another address needs LIVE_MEM_AUTH=required)')
+    .option(
+      '--host <host>',
+      'address to bind (default 127.0.0.1: loopback only, the printed URL carries a secret unless auth is required; another address needs LIVE_MEM_AUTH=required)',
+    )
     .option('--port <port>', 'port to listen on (default 8090; 0 = any free port)', integer)
     .option('--open', 'open the page in the system browser')
     .option('--allowed-hosts <list>', ALLOWED_HOSTS_HELP, hosts)
