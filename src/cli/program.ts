@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ANONYMOUS } from '../core/auth/auth-service.js';
+import { hostList } from '../config/settings.js';
 import { CATEGORIES } from '../core/validate.js';
 import { backupCreate, backupDelete, backupDownload, backupList, backupRestore, exportSpace, importSpace } from './commands/backup.js';
 import { bankList, bankRead, bankReadAll } from './commands/bank.js';
@@ -74,6 +75,18 @@ const integer = (value: string): number => {
   return parsed;
 };
 
+/** --allowed-hosts: checked as LIVE_MEM_ALLOWED_HOSTS is. */
+const hosts = (value: string): string[] => {
+  try {
+    return hostList(value, '--allowed-hosts');
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
+};
+const ALLOWED_HOSTS_HELP =
+  'Host names clients reach this server by (memory.example.com, name:port), comma-separated (env LIVE_MEM_ALLOWED_HOSTS; off loopback, default any; * = any, with auth required)';
+const TRUST_PROXY_HELP = 'behind a reverse proxy: use X-Forwarded-Host and X-Forwarded-For (env LIVE_MEM_TRUST_PROXY); never when clients connect directly';
+
 export function buildProgram(): Command {
   const program = new Command('live-mem')
     .description('Shared, persistent working memory for AI agents. With no command, serves MCP on stdio.')
@@ -94,16 +107,23 @@ export function buildProgram(): Command {
     .command('serve')
     .description('serve MCP on stdio (what MCP clients launch; same as no command), or over Streamable HTTP')
     .option('--http', 'serve Streamable HTTP at /mcp instead of stdio; every request needs Authorization: Bearer')
-    .option('--host <host>', 'address to bind (default 127.0.0.1: loopback only)')
+    .option('--host <host>', 'address to bind (default 127.0.0.1: loopback only; another address needs LIVE_MEM_AUTH=required)')
     .option('--port <port>', 'port to listen on (default 8080; 0 = any free port)', integer)
+    .option('--allowed-hosts <list>', ALLOWED_HOSTS_HELP, hosts)
+    .option('--trust-proxy', TRUST_PROXY_HELP)
     .action(action(serve, 'fields', { perRequestCaller: true }));
 
   program
     .command('ui')
     .description('serve the web viewer: watch spaces live, read the bank, history, summaries, search')
-    .option('--host <host>', 'address to bind (default 127.0.0.1: loopback only; the printed URL carries a secret, unless auth is required)')
+    .option(
+      '--host <host>',
+      'address to bind (default 127.0.0.1: loopback only, the printed URL carries a secret unless auth is required; another address needs LIVE_MEM_AUTH=required)',
+    )
     .option('--port <port>', 'port to listen on (default 8090; 0 = any free port)', integer)
     .option('--open', 'open the page in the system browser')
+    .option('--allowed-hosts <list>', ALLOWED_HOSTS_HELP, hosts)
+    .option('--trust-proxy', TRUST_PROXY_HELP)
     .action(action(ui, 'fields', { perRequestCaller: true }));
 
   const space = program.command('space').description('create, inspect and delete memory spaces');

@@ -26,6 +26,10 @@ export interface HttpSettings {
   maxInFlight: number;
   /** Requests a minute per token (per address without one); 0 = no rate limit. */
   ratePerMinute: number;
+  /** Host names (or `name:port`, or `*`) accepted besides the bind address (mcp/http-listen.ts `hostPolicy`). */
+  allowedHosts: string[];
+  /** Honour X-Forwarded-Host/-For from a reverse proxy in front. */
+  trustProxy: boolean;
 }
 
 export interface LlmSettings {
@@ -136,6 +140,20 @@ const toolList = (raw: string, source: string) => {
   }
   return names.join(',');
 };
+/** Host names for LIVE_MEM_ALLOWED_HOSTS / --allowed-hosts: `name`, `name:port`, `[v6]:port` or `*`, comma-separated. */
+export const hostList = (raw: string, source: string): string[] => {
+  const hosts = raw
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
+  const bad = hosts.find((host) => host !== '*' && !/^([a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?|\[[0-9a-f:.]+\])(:\d{1,5})?$/.test(host));
+  if (hosts.length === 0 || bad !== undefined)
+    throw new LiveMemError(
+      'config_error',
+      `${source} must be host names (memory.example.com), name:port or *, comma-separated, got ${JSON.stringify(bad ?? raw)}`,
+    );
+  return hosts;
+};
 const oneOf =
   (...values: string[]) =>
   (raw: string, source: string) => {
@@ -240,6 +258,23 @@ export const FIELDS: Field[] = [
     parse: int(0, 1_000_000),
     description: 'HTTP: requests a minute per token (per address without one), in bursts up to that many; more get 429; 0 = no limit',
     defaultText: '600',
+  },
+  {
+    key: 'http.allowedHosts',
+    env: 'LIVE_MEM_ALLOWED_HOSTS',
+    file: 'http.allowed_hosts',
+    parse: hostList,
+    description:
+      'HTTP: Host names clients use (`memory.example.com`, `name:port`), comma-separated, besides the bind address; off loopback, unset = any (auth required); `*` = any',
+    defaultText: '',
+  },
+  {
+    key: 'http.trustProxy',
+    env: 'LIVE_MEM_TRUST_PROXY',
+    file: 'http.trust_proxy',
+    parse: bool,
+    description: 'HTTP: behind a reverse proxy, take X-Forwarded-Host for the Host check and X-Forwarded-For for per-address limits',
+    defaultText: 'false',
   },
   {
     key: 'tools',
@@ -571,6 +606,8 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
       maxConnections: get('http.maxConnections', 256),
       maxInFlight: get('http.maxInFlight', 8),
       ratePerMinute: get('http.ratePerMinute', 600),
+      allowedHosts: get('http.allowedHosts', []),
+      trustProxy: get('http.trustProxy', false),
     },
     llm: {
       ...(values.has('llm.baseUrl') ? { baseUrl: values.get('llm.baseUrl') as string } : {}),

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 
 /** What one HTTP server lets its clients hold (README, "Security": limits). */
 export interface HttpLimits {
@@ -29,9 +28,9 @@ export type Admission = { admitted: true; release(): void } | { admitted: false;
  * Whom a request counts against: its bearer token, by hash (the token itself is kept nowhere), or,
  * without one, the address it comes from.
  */
-export function callerKey(req: IncomingMessage, bearer: string | undefined): string {
+export function callerKey(address: string | undefined, bearer: string | undefined): string {
   if (bearer !== undefined) return `token:${createHash('sha256').update(bearer).digest('hex').slice(0, 32)}`;
-  return `address:${req.socket.remoteAddress ?? 'unknown'}`;
+  return `address:${address ?? 'unknown'}`;
 }
 
 interface CallerState {

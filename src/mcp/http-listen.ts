@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { LiveMemError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import {
   callerKey,
@@ -17,11 +19,82 @@ export const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
 /** Whether a bind address only answers this machine. */
 export const isLoopback = (host: string): boolean => LOOPBACK.has(host);
+/** Bind addresses that listen on every interface of the machine (what a URL can never name). */
+const WILDCARD = new Set(['0.0.0.0', '::', '[::]', '']);
+
+/** Who may be reached through which names; see `hostPolicy`. */
+export interface NetworkOptions {
+  /** Names (`memory.example.com`: any port) and `name:port` accepted in Host and Origin besides the bind address; `*`: any. */
+  allowedHosts?: readonly string[];
+  /** Take X-Forwarded-Host/-For from the reverse proxy in front (and only then): for the Host check and each caller's share. */
+  trustProxy?: boolean;
+  /** LIVE_MEM_AUTH=required: no token, no access. */
+  authRequired?: boolean;
+}
+
+/**
+ * Which Host headers a server bound to `host` accepts. On loopback: its own address and the loopback
+ * names, plus `allowedHosts` — a DNS name rebound to 127.0.0.1 is refused, and no token is needed to
+ * harm a local owner. Off loopback the server is meant to be reached by names and proxies it cannot
+ * know, so it needs LIVE_MEM_AUTH=required and then accepts any Host unless `allowedHosts` narrows
+ * it: every request needs a bearer token, which a rebinding web page does not have. `*` says "any
+ * Host" explicitly, so it too needs auth required. Refusals are config errors: the server does not start.
+ */
+export function hostPolicy(host: string, options: NetworkOptions): { anyHost: boolean; allowed: readonly string[] } {
+  const allowed = (options.allowedHosts ?? []).map((entry) => entry.trim().toLowerCase()).filter((entry) => entry !== '');
+  const wildcard = allowed.includes('*');
+  if (wildcard && !options.authRequired)
+    throw new LiveMemError(
+      'config_error',
+      '--allowed-hosts (LIVE_MEM_ALLOWED_HOSTS) * accepts any Host header, so only the token protects the server: set LIVE_MEM_AUTH=required, or list the names clients use',
+    );
+  if (!isLoopback(host) && !options.authRequired)
+    throw new LiveMemError(
+      'config_error',
+      `binding ${host} serves other machines: set LIVE_MEM_AUTH=required (every request then needs a token), or bind 127.0.0.1`,
+    );
+  return { anyHost: wildcard || (!isLoopback(host) && allowed.length === 0), allowed };
+}
+
+/** `name:port` of a Host header or an Origin's host, lowercase, IPv6 in brackets; port '' when absent. */
+function splitHost(value: string): { name: string; port: string } {
+  const match = /^(\[[^\]]*\]|[^:]*)(?::(\d*))?$/.exec(value.toLowerCase());
+  return match ? { name: match[1] as string, port: match[2] ?? '' } : { name: value.toLowerCase(), port: '' };
+}
+
+/** The first or last value of a header a proxy sent (a list, comma-separated or repeated). */
+function forwarded(req: IncomingMessage, name: string, which: 'first' | 'last'): string | undefined {
+  const raw = req.headers[name];
+  const values = (Array.isArray(raw) ? raw.join(',') : (raw ?? ''))
+    .split(',')
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
+  return which === 'first' ? values[0] : values[values.length - 1];
+}
+
+/**
+ * The URLs a client can use to reach a server bound to `host`: for a wildcard bind, loopback and
+ * each address of this machine's interfaces (never 0.0.0.0, which names no machine).
+ */
+export function reachableOrigins(host: string, port: number): string[] {
+  const bracket = (address: string) => (address.includes(':') ? `[${address}]` : address);
+  if (!WILDCARD.has(host)) return [`http://${bracket(host.replace(/^\[|\]$/g, ''))}:${port}`];
+  const ipv6 = host !== '0.0.0.0';
+  const addresses = ['127.0.0.1', ...(ipv6 ? ['::1'] : [])];
+  for (const entries of Object.values(networkInterfaces())) {
+    for (const entry of entries ?? []) {
+      // Link-local IPv6 addresses need a zone (%eth0) that a URL cannot carry.
+      if (entry.internal || (entry.family === 'IPv6' && (!ipv6 || entry.scopeid !== 0))) continue;
+      if (!addresses.includes(entry.address)) addresses.push(entry.address);
+    }
+  }
+  return addresses.map((address) => `http://${bracket(address)}:${port}`);
+}
 
 /** How a server answers a request it refuses; each server has its own error shape (JSON-RPC for /mcp, the tool error for the viewer). */
 export type Refuse = (res: ServerResponse, url: URL, status: number, message: string, headers?: Record<string, string>) => void;
 
-export interface ListenOptions {
+export interface ListenOptions extends NetworkOptions {
   host: string;
   port: number;
   logger: Logger;
@@ -39,15 +112,17 @@ export interface ListenOptions {
  * origin — or a DNS name rebound to 127.0.0.1 — cannot talk to a server on this machine. Then each
  * caller (token, or address without one) is held to its share (429 past it, see http-limits.ts),
  * and the server to a number of connections, closing those that send nothing or too slowly.
+ * Which Hosts are accepted: `hostPolicy`. With `trustProxy`, the proxy's X-Forwarded-Host stands for
+ * the Host and the last X-Forwarded-For address (the one the proxy added) for the caller's address.
  */
-export async function listenGuarded(options: ListenOptions): Promise<{ origin: string; close(): Promise<void> }> {
-  const allowedHosts = new Set<string>();
-  const allowedOrigins = new Set<string>();
-  const remember = (host: string, port: number) => {
-    const name = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-    allowedHosts.add(`${name}:${port}`);
-    allowedOrigins.add(`http://${name}:${port}`);
-    allowedOrigins.add(`https://${name}:${port}`);
+export async function listenGuarded(options: ListenOptions): Promise<{ origin: string; origins: string[]; close(): Promise<void> }> {
+  const policy = hostPolicy(options.host, options);
+  /** `name:port` of the bind address (and of the loopback names on loopback), set once the port is known. */
+  const own = new Set<string>();
+  const hostAllowed = (value: string): boolean => {
+    if (policy.anyHost || own.has(value.toLowerCase())) return true;
+    const { name, port } = splitHost(value);
+    return policy.allowed.some((entry) => entry === name || entry === `${name}:${port}`);
   };
 
   const guard = (req: IncomingMessage, res: ServerResponse, url: URL): boolean => {
@@ -55,17 +130,20 @@ export async function listenGuarded(options: ListenOptions): Promise<{ origin: s
       options.refuse(res, url, 400, 'credentials in the query string are refused: send them as Authorization: Bearer <token>');
       return false;
     }
-    if (!allowedHosts.has(String(req.headers.host ?? '').toLowerCase())) {
-      options.refuse(res, url, 403, 'forbidden Host header (DNS rebinding protection)');
+    const host = (options.trustProxy ? forwarded(req, 'x-forwarded-host', 'first') : undefined) ?? String(req.headers.host ?? '');
+    if (!hostAllowed(host)) {
+      options.refuse(res, url, 403, 'forbidden Host header (DNS rebinding protection; see --allowed-hosts)');
       return false;
     }
     const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) {
-      options.refuse(res, url, 403, 'forbidden Origin header (DNS rebinding protection)');
+    if (origin !== undefined && !(/^https?:\/\/[^/]+$/i.test(origin) && hostAllowed(new URL(origin).host))) {
+      options.refuse(res, url, 403, 'forbidden Origin header (DNS rebinding protection; see --allowed-hosts)');
       return false;
     }
     return true;
   };
+  const addressOf = (req: IncomingMessage): string | undefined =>
+    (options.trustProxy ? forwarded(req, 'x-forwarded-for', 'last') : undefined) ?? req.socket.remoteAddress;
 
   const limits = options.limits ?? DEFAULT_HTTP_LIMITS;
   const limiter = createCallerLimiter(limits);
@@ -88,7 +166,7 @@ export async function listenGuarded(options: ListenOptions): Promise<{ origin: s
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (!guard(req, res, url)) return;
     // Taken before the handler reads anything (synchronously: a client told "100 Continue" holds its place).
-    const admission = limiter.admit(callerKey(req, bearerOf(req)));
+    const admission = limiter.admit(callerKey(addressOf(req), bearerOf(req)));
     if (!admission.admitted) return options.refuse(res, url, 429, admission.message, { 'retry-after': String(admission.retryAfterS) });
     res.once('close', admission.release);
     options.handle(req, res, url).catch((error: unknown) => {
@@ -102,11 +180,12 @@ export async function listenGuarded(options: ListenOptions): Promise<{ origin: s
     http.listen(options.port, options.host, () => resolve());
   });
   const { port } = http.address() as AddressInfo;
-  remember(options.host, port);
-  if (isLoopback(options.host)) for (const host of LOOPBACK) remember(host, port);
-  const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const origins = reachableOrigins(options.host, port);
+  for (const origin of origins) own.add(new URL(origin).host);
+  if (isLoopback(options.host)) for (const host of LOOPBACK) own.add(`${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`);
   return {
-    origin: `http://${shown}:${port}`,
+    origin: origins[0] as string,
+    origins,
     close: () =>
       new Promise<void>((resolve) => {
         http.closeAllConnections();

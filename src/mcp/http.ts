@@ -3,10 +3,10 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Caller } from '../core/caller.js';
 import { isLiveMemError } from '../shared/errors.js';
 import type { HttpLimits } from './http-limits.js';
-import { bearerOf, listenGuarded, type Refuse } from './http-listen.js';
+import { bearerOf, listenGuarded, type NetworkOptions, type Refuse } from './http-listen.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
-export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller'> {
+export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller' | 'notifications'>, NetworkOptions {
   host: string;
   port: number;
   /** Connections, and requests per token (default: DEFAULT_HTTP_LIMITS). */
@@ -32,7 +32,7 @@ const replyJsonRpc: Refuse = (res, _url, status, message, headers = {}) => {
  * applies to the very next request), and is served by a fresh server bound to that caller. Several
  * clients share the process safely; nothing of one request is visible to another.
  */
-export async function serveHttp(options: HttpOptions): Promise<{ url: string; origin: string; close(): Promise<void> }> {
+export async function serveHttp(options: HttpOptions): Promise<{ url: string; origin: string; origins: string[]; close(): Promise<void> }> {
   const { other } = options;
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
@@ -48,7 +48,8 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
     if (req.method !== 'POST') return replyJsonRpc(res, url, 405, 'this server is stateless: POST JSON-RPC to /mcp', { allow: 'POST' });
 
     // Each tool call checks the token again: one revoked mid-request is refused from then on.
-    const server = createMcpServer({ ...options, resolveCaller: () => options.authenticate(bearer) });
+    // No notifications: a stateless server has no stream to send them on once the request is answered.
+    const server = createMcpServer({ ...options, resolveCaller: () => options.authenticate(bearer), notifications: false });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
     res.on('close', () => {
       void transport.close();
@@ -59,10 +60,13 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
   };
 
   const isMcp = (url: URL) => url.pathname === '/mcp' || !other;
-  const { origin, close } = await listenGuarded({
+  const { origin, origins, close } = await listenGuarded({
     host: options.host,
     port: options.port,
     logger: options.logger,
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    ...(options.trustProxy ? { trustProxy: true } : {}),
+    ...(options.authRequired ? { authRequired: true } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     handle: async (req, res, url) => {
       if (url.pathname === '/mcp') return handleMcp(req, res, url);
@@ -71,5 +75,5 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
     },
     refuse: (res, url, ...rest) => (isMcp(url) ? replyJsonRpc(res, url, ...rest) : other?.refuse(res, url, ...rest)),
   });
-  return { url: `${origin}/mcp`, origin, close };
+  return { url: `${origin}/mcp`, origin, origins, close };
 }

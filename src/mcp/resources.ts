@@ -88,6 +88,8 @@ export interface ResourceHost {
   logger: Logger;
   /** Who is calling this request (throws `forbidden` for an unknown, revoked or expired token). */
   caller(extra: ToolExtra): Promise<Caller>;
+  /** Whether the transport can notify (stdio); without, no subscriptions and no list_changed. */
+  notifications?: boolean;
 }
 
 /** A template's variables, URI-decoded; a malformed escape is a bad request. */
@@ -187,6 +189,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
     }
   };
 
+  if (host.notifications === false) return;
   server.server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     try {
       const uri = normalize(request.params.uri);

@@ -25,6 +25,12 @@ export interface McpServerOptions {
   samplingLimits?: { contextWindow: number; maxOutputTokens: number };
   /** The tools offered (a profile, see profiles.ts); default: every tool. */
   tools?: ToolSelection;
+  /**
+   * Whether the transport can send notifications outside a request's answer (stdio: yes, default).
+   * Without, resources.subscribe and the listChanged capabilities are not advertised: a promise the
+   * stateless HTTP transport (GET /mcp is 405) could never keep.
+   */
+  notifications?: boolean;
 }
 
 /** The memory workflow, for clients that pass instructions to the model; README carries the same text for the others. */
@@ -135,8 +141,16 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: (listing ??= listTools(tools)) }));
 
   // Resources and prompts read through the core with the request's caller, as the tools do.
+  const notifications = options.notifications ?? true;
   const host = { core: options.core, logger: options.logger, caller: async (extra: ToolExtra) => options.resolveCaller(extra) };
-  registerResources(server, host);
+  registerResources(server, { ...host, notifications });
   registerPrompts(server, host);
+  // The SDK declares listChanged for each kind it registers; merged last, these take them back.
+  if (!notifications)
+    server.server.registerCapabilities({
+      tools: { listChanged: false },
+      prompts: { listChanged: false },
+      resources: { subscribe: false, listChanged: false },
+    });
   return server;
 }

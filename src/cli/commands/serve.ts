@@ -6,6 +6,19 @@ export interface ServeOptions {
   http?: boolean;
   host?: string;
   port?: number;
+  /** --allowed-hosts (over LIVE_MEM_ALLOWED_HOSTS). */
+  allowedHosts?: string[];
+  /** --trust-proxy (or LIVE_MEM_TRUST_PROXY). */
+  trustProxy?: boolean;
+}
+
+/** The network options of `serve --http` and `ui`: flags over settings (mcp/http-listen.ts `hostPolicy`). */
+export function networkOptions(settings: Session['settings'], options: Pick<ServeOptions, 'allowedHosts' | 'trustProxy'>) {
+  return {
+    allowedHosts: options.allowedHosts ?? settings.http.allowedHosts,
+    trustProxy: options.trustProxy === true || settings.http.trustProxy,
+    authRequired: settings.auth === 'required',
+  };
 }
 
 /**
@@ -32,12 +45,15 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
       host: options.host ?? '127.0.0.1',
       port: options.port ?? 8080,
       limits: settings.http,
+      ...networkOptions(settings, options),
       authenticate: (token) => core.auth.resolve(token),
       // The web viewer at / beside /mcp; here, as on /mcp, every call needs a token.
       other: await viewerHandler(session),
     });
+    // One URL per address that reaches this machine (a wildcard bind is no address a client can use).
+    const urls = server.origins.map((origin) => `${origin}/mcp`).join(', ');
     logger.info(
-      `serving MCP over Streamable HTTP at ${server.url} and the web viewer at ${server.origin}/ (store: ${storage.name} ${storage.location}; tools: ${tools.profile}, ${tools.tools.length}; every request needs a bearer token)`,
+      `serving MCP over Streamable HTTP at ${urls} and the web viewer at ${server.origin}/ (store: ${storage.name} ${storage.location}; tools: ${tools.profile}, ${tools.tools.length}; every request needs a bearer token)`,
     );
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);

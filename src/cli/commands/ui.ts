@@ -9,11 +9,14 @@ import { isLoopback } from '../../mcp/http-listen.js';
 import type { UiHandler } from '../../ui/handler.js';
 import type { Session } from '../open.js';
 import { VERSION } from '../version.js';
+import { networkOptions } from './serve.js';
 
 export interface UiOptions {
   host?: string;
   port?: number;
   open?: boolean;
+  allowedHosts?: string[];
+  trustProxy?: boolean;
 }
 
 /**
@@ -47,12 +50,14 @@ export async function ui(session: Session, options: UiOptions = {}): Promise<nul
     host,
     port: options.port ?? 8090,
     limits: session.settings.http,
+    ...networkOptions(session.settings, options),
     logger: session.logger,
     handler: await viewerHandler(session, secret),
   });
   const url = secret !== undefined ? `${server.url}#secret=${secret}` : server.url;
   const { storage } = session.core.context;
   process.stdout.write(`live-mem web viewer at ${url}\n`);
+  for (const other of server.urls.slice(1)) process.stdout.write(`  also at ${other}\n`);
   session.logger.info(
     `serving the web viewer (store: ${storage.name} ${storage.location}; ${secret !== undefined ? 'the page needs the secret of the URL above, or a token' : 'the page asks for a token'})`,
   );
