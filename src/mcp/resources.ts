@@ -10,7 +10,7 @@ import { validateSpaceId } from '../core/validate.js';
 import { mapLimit } from '../shared/concurrency.js';
 import { isLiveMemError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
-import { protocolError } from './result.js';
+import { protocolError, type Offered } from './result.js';
 import type { ToolExtra } from './tool.js';
 
 const MIME = 'text/markdown';
@@ -88,6 +88,8 @@ export interface ResourceHost {
   logger: Logger;
   /** Who is calling this request (throws `forbidden` for an unknown, revoked or expired token). */
   caller(extra: ToolExtra): Promise<Caller>;
+  /** What the server offers, for the hints of errors. */
+  offered?: Offered;
 }
 
 /** A template's variables, URI-decoded; a malformed escape is a bad request. */
@@ -155,7 +157,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
           try {
             return { resources: (await listing(extra)).flatMap((space) => kind.list(space)) };
           } catch (error) {
-            throw protocolError(error, logger, 'resources/list');
+            throw protocolError(error, logger, 'resources/list', host.offered);
           }
         },
       }),
@@ -165,7 +167,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
           const text = await kind.read(core, await host.caller(extra), decode(variables));
           return { contents: [{ uri: uri.href, mimeType: MIME, text }] };
         } catch (error) {
-          throw protocolError(error, logger, `resources/read ${uri.href}`);
+          throw protocolError(error, logger, `resources/read ${uri.href}`, host.offered);
         }
       },
     );
@@ -195,7 +197,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
       subscribed.add(uri);
       return {};
     } catch (error) {
-      throw protocolError(error, logger, 'resources/subscribe');
+      throw protocolError(error, logger, 'resources/subscribe', host.offered);
     }
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
