@@ -68,7 +68,8 @@ export const SERVER_INSTRUCTIONS = serverInstructions();
 /** An MCP server exposing the core's tools; the transport is the caller's choice. */
 export function createMcpServer(options: McpServerOptions): McpServer {
   const { profile, tools } = options.tools ?? selectTools('all');
-  const offered: Offered = { tools: new Set(tools.map((tool) => tool.name)), autoCreateSpaces: options.core.context.autoCreateSpaces !== 'off' };
+  // Whether a note creates a missing space may depend on the caller (`auto`): tools and prompts refine this per call.
+  const offered: Offered = { tools: new Set(tools.map((tool) => tool.name)), autoCreateSpaces: options.core.context.autoCreateSpaces === 'on' };
   const server = new McpServer(
     { name: 'live-mem', title: 'live-mem', version: options.version },
     // The SDK answers resources/list, read and templates but not subscribe: resources.ts does, hence `subscribe` here.
