@@ -146,15 +146,15 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
     }
   };
 
+  /** Whether a note of this caller to a missing space creates it (LIVE_MEM_AUTO_CREATE_SPACES). */
+  const createsSpaces = (caller: Caller): boolean =>
+    createSpace !== undefined && (context.autoCreateSpaces === 'on' || (context.autoCreateSpaces === 'auto' && caller.localOwner === true));
+
   /**
    * The first note of a space that does not exist makes it. Two first notes at once (in one process
    * or two) both land in one space: the claim lets one creator through, the other answers
    * `already_exists` and writes its note into the space just made. `true` when this call made it.
    */
-  /** Whether a note of this caller to a missing space creates it (LIVE_MEM_AUTO_CREATE_SPACES). */
-  const createsSpaces = (caller: Caller): boolean =>
-    createSpace !== undefined && (context.autoCreateSpaces === 'on' || (context.autoCreateSpaces === 'auto' && caller.localOwner === true));
-
   const createSpaceOnce = async (caller: Caller, spaceId: string): Promise<boolean> => {
     try {
       await createSpace?.(caller, spaceId);
