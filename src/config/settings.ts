@@ -89,6 +89,10 @@ export interface Settings {
    * checked against the tools when serving (mcp/profiles.ts).
    */
   tools: string;
+  /** The space a tool uses when its space_id is left empty; unset = derived from the working directory (default-space.ts). */
+  space?: string;
+  /** Whether a note to a missing space creates it: `auto` = for the local owner only (no token, auth not required). */
+  autoCreateSpaces: 'on' | 'off' | 'auto';
   /** Where the settings file was read from, if any (for messages). */
   configFile?: string;
 }
@@ -153,6 +157,17 @@ export const hostList = (raw: string, source: string): string[] => {
       `${source} must be host names (memory.example.com), name:port or *, comma-separated, got ${JSON.stringify(bad ?? raw)}`,
     );
   return hosts;
+};
+
+/** A space id, as the core accepts them (validate.ts). */
+const spaceIdSetting = (raw: string, source: string) => {
+  if (!/^[a-zA-Z0-9][a-zA-Z0-9_-]{0,63}$/.test(raw)) {
+    throw new LiveMemError(
+      'config_error',
+      `${source} must be a space id (letters, digits, _ or -, up to 64, starting with a letter or digit), got ${JSON.stringify(raw)}`,
+    );
+  }
+  return raw;
 };
 const oneOf =
   (...values: string[]) =>
@@ -283,6 +298,24 @@ export const FIELDS: Field[] = [
     parse: toolList,
     description: 'Tools offered over MCP: a profile (agent, standard, all) or tool names, comma-separated',
     defaultText: 'all',
+  },
+  {
+    key: 'space',
+    env: 'LIVE_MEM_SPACE',
+    file: 'space',
+    parse: spaceIdSetting,
+    description:
+      'The default space: the one a tool uses when its space_id is left empty (system_whoami names it). Unset: the name of the git repository the server starts in (else of its folder), made a space id; `default` if nothing usable',
+    defaultText: 'the project folder',
+  },
+  {
+    key: 'autoCreateSpaces',
+    env: 'LIVE_MEM_AUTO_CREATE_SPACES',
+    file: 'auto_create_spaces',
+    parse: oneOf('auto', 'on', 'off'),
+    description:
+      '`on`: a live_note to a space that does not exist creates it (default rules) for any caller allowed to write there; `auto`: only for the local owner (no token, auth not required); `off`: never. Reads never create a space',
+    defaultText: 'auto',
   },
   {
     key: 'token',
@@ -638,6 +671,8 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     ...(values.has('token') ? { token: values.get('token') as string } : {}),
     auth: get('auth', 'optional'),
     tools: get('tools', 'all'),
+    ...(values.has('space') ? { space: values.get('space') as string } : {}),
+    autoCreateSpaces: get('autoCreateSpaces', 'auto'),
     ...(values.has('adminToken') ? { adminToken: values.get('adminToken') as string } : {}),
     ...(inputs.configFile ? { configFile: inputs.configFile } : {}),
   };

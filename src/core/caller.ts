@@ -14,10 +14,12 @@ export interface Caller {
   spaces: '*' | ReadonlySet<string>;
   /** The local owner may sign notes with another agent name (several local agents share one user); token callers may not. */
   canChooseAgent: boolean;
+  /** The local owner (no token, auth not required): the files are theirs, so a first note may make its space. */
+  localOwner?: boolean;
 }
 
 export function ownerCaller(agent: string): Caller {
-  return { agent: toAgentName(agent), permissions: new Set(['read', 'write', 'admin']), spaces: '*', canChooseAgent: true };
+  return { agent: toAgentName(agent), permissions: new Set(['read', 'write', 'admin']), spaces: '*', canChooseAgent: true, localOwner: true };
 }
 
 /**

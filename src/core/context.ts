@@ -87,6 +87,8 @@ export interface CompactionSettings {
   auto: boolean;
 }
 
+export type AutoCreateSpaces = 'on' | 'off' | 'auto';
+
 /** Everything the core needs from outside, injected so tests control time, randomness and storage. */
 export interface CoreContext {
   storage: StorageDriver;
@@ -104,6 +106,12 @@ export interface CoreContext {
   budgets: BudgetSettings;
   summaries: SummarySettings;
   compaction: CompactionSettings;
+  /**
+   * Whether a note to a space that does not exist creates it (default rules): `on` for any caller
+   * who may write there, `auto` for the local owner only (no token, auth not required), `off` never.
+   * Off in the bare library; the shells take LIVE_MEM_AUTO_CREATE_SPACES (default auto).
+   */
+  autoCreateSpaces: AutoCreateSpaces;
   /** The live-mem version, written into backup manifests. */
   version: string;
   /** Test hook: called at named points of a consolidation's commit (see consolidation/commit.ts) and of a summaries run. */
@@ -124,6 +132,7 @@ export interface CoreOptions {
   budgets?: Partial<BudgetSettings>;
   summaries?: Partial<SummarySettings>;
   compaction?: Partial<CompactionSettings>;
+  autoCreateSpaces?: AutoCreateSpaces;
   fault?: (point: string) => Promise<void>;
   version?: string;
 }
@@ -141,6 +150,7 @@ export function createContext(options: CoreOptions): CoreContext {
     budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
     summaries: { ...DEFAULT_SUMMARIES, ...options.summaries },
     compaction: { auto: false, ...options.compaction },
+    autoCreateSpaces: options.autoCreateSpaces ?? 'off',
     fault: options.fault ?? (async () => undefined),
     version: options.version ?? '0.0.0',
   };

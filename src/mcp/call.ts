@@ -4,7 +4,7 @@ import type { Core } from '../core/core.js';
 import { invalid } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import { toolError, toolResult } from './result.js';
-import type { ToolContext, ToolDefinition, ToolExtra } from './tool.js';
+import { withDefaultSpace, type ToolContext, type ToolDefinition, type ToolExtra } from './tool.js';
 
 export interface DirectCall {
   core: Core;
@@ -14,6 +14,8 @@ export interface DirectCall {
   signal: AbortSignal;
   /** What system_about and system_whoami report as the tools offered. */
   tools: ToolContext['tools'];
+  /** The space used when a tool's space_id is left empty, as over MCP. */
+  defaultSpace?: string;
 }
 
 /**
@@ -31,13 +33,14 @@ export async function callToolDirect(tool: ToolDefinition, args: unknown, call: 
       // Handlers read the core, the caller and the tools' profile; nothing reaches for the MCP request.
       const extra = { signal: call.signal, requestId: 0, sendNotification: async () => undefined, sendRequest: async () => undefined } as unknown as ToolExtra;
       return toolResult(
-        await tool.handler(parsed.data, {
+        await tool.handler(withDefaultSpace(tool, parsed.data, call.defaultSpace), {
           core: call.core,
           caller: call.caller,
           extra,
           clientModel: () => undefined,
           reportProgress: () => undefined,
           tools: call.tools,
+          defaultSpace: call.defaultSpace,
         }),
       );
     } catch (error) {

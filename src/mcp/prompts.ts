@@ -4,9 +4,9 @@ import { z } from 'zod';
 import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
 import { CATEGORIES } from '../core/validate.js';
-import { isLiveMemError, type LiveMemError } from '../shared/errors.js';
+import { invalid, isLiveMemError, type LiveMemError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
-import { protocolError } from './result.js';
+import { EVERY_TOOL, missingSpaceAdvice, offers, protocolError, type Offered } from './result.js';
 import type { ToolExtra } from './tool.js';
 
 /** Live notes waiting past which an agent should consolidate before it stops. */
@@ -17,6 +17,10 @@ const START_CONTEXT_TOKENS = 3_000;
 interface PromptContext {
   core: Core;
   caller: Caller;
+  /** What the server offers: the text names only those tools. */
+  offered: Offered;
+  /** The space named, or the default space. */
+  space: string;
 }
 
 /** A prompt is data, like a tool: its arguments (strings, as MCP wants them) and the text it builds. */
@@ -30,7 +34,7 @@ interface PromptDefinition<Args extends z.ZodRawShape = z.ZodRawShape> {
 
 const definePrompt = <Args extends z.ZodRawShape>(definition: PromptDefinition<Args>) => definition as unknown as PromptDefinition;
 
-const space = z.string().describe('the space_id of the project (space_list shows them)');
+const space = z.string().optional().describe("the space_id of the project; omitted = this project's default space");
 
 /**
  * What a read that the prompt can do without gives: the value, or the reason it is missing. Only a
@@ -45,20 +49,32 @@ async function attempt<T>(read: () => Promise<T>): Promise<{ value: T } | { miss
   }
 }
 
-const missingSpace = (spaceId: string, error: LiveMemError) =>
+const missingSpace = (spaceId: string, error: LiveMemError, offered: Offered) =>
   error.code === 'not_found'
-    ? `The space "${spaceId}" does not exist yet: create it with space_create (space_id "${spaceId}") before writing notes.`
+    ? `The space "${spaceId}" does not exist yet: ${missingSpaceAdvice(offered, spaceId)}.`
     : `This caller may not read the space "${spaceId}" (${error.message}).`;
 
-/** Which bank files say where the work stands, in the words of this space's bank. */
-function whereItStands(spaceId: string, files: string[]): string {
+/** `text` when the server offers every tool it names, else nothing: a prompt never sends a model to a hidden tool. */
+const ifOffered = (offered: Offered, tools: string[], text: string): string[] => (tools.every((tool) => offers(offered, tool)) ? [text] : []);
+
+/** Which bank files say where the work stands, in the words of this space's bank: lines naming only offered tools. */
+function whereItStands(spaceId: string, files: string[], offered: Offered): string[] {
   const current = ['activeContext.md', 'progress.md'].filter((file) => files.includes(file));
   if (current.length > 0) {
-    return `Read where the work stands: bank_read ${current.join(' and ')} (space_id "${spaceId}"), also the resources ${current.map((file) => `live-mem://${spaceId}/bank/${file}`).join(' and ')}.`;
+    const resources = `the resources ${current.map((file) => `live-mem://${spaceId}/bank/${file}`).join(' and ')}`;
+    return [
+      offers(offered, 'bank_read')
+        ? `Read where the work stands: bank_read ${current.join(' and ')} (space_id "${spaceId}"), also ${resources}.`
+        : `Read where the work stands: ${resources}.`,
+    ];
   }
   if (files.length > 0)
-    return `Read where the work stands: this space's bank files are ${files.join(', ')}; bank_read the ones holding the current focus and progress.`;
-  return 'The memory bank is empty until the first consolidation: live_read shows the notes written so far.';
+    return ifOffered(
+      offered,
+      ['bank_read'],
+      `Read where the work stands: this space's bank files are ${files.join(', ')}; bank_read the ones holding the current focus and progress.`,
+    );
+  return ifOffered(offered, ['live_read'], 'The memory bank is empty until the first consolidation: live_read shows the notes written so far.');
 }
 
 export const prompts = [
@@ -67,35 +83,47 @@ export const prompts = [
     title: 'Start a task with the shared memory',
     description: "Loads a space's memory at the start of a task (the current memory_context is embedded) and says what to read and note.",
     args: { space, task: z.string().optional().describe('what you are about to work on; focuses the loaded memory') },
-    async text(args, { core, caller }) {
+    async text(args, { core, caller, offered, space: id }) {
       const query = args.task?.trim() ?? '';
       const [context, bank] = await Promise.all([
-        attempt(() => core.recall.context(caller, { space_id: args.space, max_tokens: START_CONTEXT_TOKENS, ...(query ? { query } : {}) })),
-        attempt(() => core.bank.list(caller, { space_id: args.space })),
+        attempt(() => core.recall.context(caller, { space_id: id, max_tokens: START_CONTEXT_TOKENS, ...(query ? { query } : {}) })),
+        attempt(() => core.bank.list(caller, { space_id: id })),
       ]);
-      const id = args.space;
       const lines = [`You are starting a task${query ? ` (${query})` : ''} that uses the live-mem space "${id}". Before you work:`];
       if ('missing' in context) {
-        lines.push(`- ${missingSpace(id, context.missing)}`);
+        lines.push(`- ${missingSpace(id, context.missing, offered)}`);
       } else {
         lines.push(
-          `- The space's memory as memory_context loads it is below. For more, call memory_context (space_id "${id}") with a query describing your task ` +
-            'or a larger max_tokens; space_summary loads the rules, synthesis and whole bank.',
+          [
+            "- The space's memory, as loaded now, is below.",
+            ...ifOffered(
+              offered,
+              ['memory_context'],
+              `For more, call memory_context (space_id "${id}") with a query describing your task or a larger max_tokens.`,
+            ),
+            ...ifOffered(offered, ['space_summary'], 'space_summary loads the rules, synthesis and whole bank.'),
+          ].join(' '),
         );
       }
       if ('value' in bank)
         lines.push(
-          `- ${whereItStands(
+          ...whereItStands(
             id,
             bank.value.files.map((file) => file.filename),
-          )}`,
+            offered,
+          ).map((line) => `- ${line}`),
         );
       lines.push(
-        `- See what other agents are doing: live_read (space_id "${id}"). Find past facts, decisions or problems with memory_search.`,
-        `- While you work, record with live_note (space_id "${id}") as things happen, one fact per note, in its category: ${CATEGORIES.join(', ')}.`,
+        ...ifOffered(offered, ['live_read'], `- See what other agents are doing: live_read (space_id "${id}").`),
+        ...ifOffered(offered, ['memory_search'], '- Find past facts, decisions or problems with memory_search.'),
+        ...ifOffered(
+          offered,
+          ['live_note'],
+          `- While you work, record with live_note (space_id "${id}") as things happen, one fact per note, in its category: ${CATEGORIES.join(', ')}.`,
+        ),
         '- Before you stop, note your decisions, progress and open questions (the memory_wrap_up prompt says how).',
       );
-      if ('value' in context) lines.push('', `The memory of "${id}" as memory_context loads it now (${context.value.tokens} tokens):`, '', context.value.text);
+      if ('value' in context) lines.push('', `The memory of "${id}" as loaded now (${context.value.tokens} tokens):`, '', context.value.text);
       return lines.join('\n');
     },
   }),
@@ -104,13 +132,19 @@ export const prompts = [
     title: 'Save what this session learned',
     description: 'Before stopping: note the decisions, progress and open questions of the session, then consolidate when the backlog is large.',
     args: { space },
-    async text(args, { core, caller }) {
-      const id = args.space;
+    async text(_args, { core, caller, offered, space: id }) {
       const info = await attempt(() => core.spaces.info(caller, { space_id: id }));
       const waiting = 'value' in info ? info.value.live.notes_count : undefined;
-      const consolidate = `call bank_consolidate (space_id "${id}"; background=true answers at once, then follow it with bank_consolidation_status)`;
+      const follow = offers(offered, 'bank_consolidation_status') ? '; background=true answers at once, then follow it with bank_consolidation_status' : '';
+      const consolidate = `call bank_consolidate (space_id "${id}"${follow})`;
+      const backlog =
+        waiting === undefined
+          ? `${'missing' in info ? `${missingSpace(id, info.missing, offered)} ` : ''}Then, if the live backlog${offers(offered, 'space_list') ? ' (space_list counts it)' : ''} reaches ${CONSOLIDATE_BACKLOG} notes or more, ${consolidate}.`
+          : waiting >= CONSOLIDATE_BACKLOG
+            ? `The space already has ${waiting} live notes waiting for consolidation: after your notes, ${consolidate}.`
+            : `The space has ${waiting} live note${waiting === 1 ? '' : 's'} waiting for consolidation. If yours bring it to ${CONSOLIDATE_BACKLOG} or more, ${consolidate}; otherwise leave them for a later consolidation.`;
       return [
-        `Before you stop, save what this session learned to the live-mem space "${id}" with live_note (space_id "${id}"): one fact per note, each in its category.`,
+        `Before you stop, save what this session learned to the live-mem space "${id}"${offers(offered, 'live_note') ? ` with live_note (space_id "${id}")` : ''}: one fact per note, each in its category.`,
         '- decision: what was decided, and why',
         '- progress: what was done, what works now',
         '- question: what is still open or needs an answer',
@@ -118,12 +152,7 @@ export const prompts = [
         '- issue: problems found and not solved',
         '- insight or observation: a lesson or a fact worth keeping',
         'Write only what the memory does not hold yet, each note clear on its own to another agent reading it weeks later.',
-        '',
-        waiting === undefined
-          ? `${'missing' in info ? `${missingSpace(id, info.missing)} ` : ''}Then, if the live backlog (space_list counts it) reaches ${CONSOLIDATE_BACKLOG} notes or more, ${consolidate}.`
-          : waiting >= CONSOLIDATE_BACKLOG
-            ? `The space already has ${waiting} live notes waiting for consolidation: after your notes, ${consolidate}.`
-            : `The space has ${waiting} live note${waiting === 1 ? '' : 's'} waiting for consolidation. If yours bring it to ${CONSOLIDATE_BACKLOG} or more, ${consolidate}; otherwise leave them for a later consolidation.`,
+        ...(offers(offered, 'bank_consolidate') ? ['', backlog] : 'missing' in info ? ['', missingSpace(id, info.missing, offered)] : []),
       ].join('\n');
     },
   }),
@@ -133,6 +162,10 @@ export interface PromptHost {
   core: Core;
   logger: Logger;
   caller(extra: ToolExtra): Promise<Caller>;
+  /** What the server offers (default: every tool). */
+  offered?: Offered;
+  /** The space of a prompt whose space argument is omitted. */
+  defaultSpace?: string | undefined;
 }
 
 /** Registers the prompts; each builds its text through the core with the caller of the request. */
@@ -143,10 +176,15 @@ export function registerPrompts(server: McpServer, host: PromptHost): void {
       { title: prompt.title, description: prompt.description, argsSchema: prompt.args },
       async (args, extra): Promise<GetPromptResult> => {
         try {
-          const text = await prompt.text(args as never, { core: host.core, caller: await host.caller(extra) });
+          const given = (args as { space?: string }).space?.trim();
+          const space = given || host.defaultSpace;
+          if (!space) throw invalid('the space argument is required: this server has no default space (LIVE_MEM_SPACE)');
+          const caller = await host.caller(extra);
+          const offered = { ...(host.offered ?? EVERY_TOOL), autoCreateSpaces: host.core.notes.createsSpaces(caller) };
+          const text = await prompt.text(args as never, { core: host.core, caller, offered, space });
           return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
         } catch (error) {
-          throw protocolError(error, host.logger, `prompts/get ${prompt.name}`);
+          throw protocolError(error, host.logger, `prompts/get ${prompt.name}`, host.offered);
         }
       },
     );

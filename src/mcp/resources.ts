@@ -10,7 +10,7 @@ import { validateSpaceId } from '../core/validate.js';
 import { mapLimit } from '../shared/concurrency.js';
 import { isLiveMemError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
-import { protocolError } from './result.js';
+import { protocolError, type Offered } from './result.js';
 import type { ToolExtra } from './tool.js';
 
 const MIME = 'text/markdown';
@@ -90,6 +90,8 @@ export interface ResourceHost {
   caller(extra: ToolExtra): Promise<Caller>;
   /** Whether the transport can notify (stdio); without, no subscriptions and no list_changed. */
   notifications?: boolean;
+  /** What the server offers, for the hints of errors. */
+  offered?: Offered;
 }
 
 /** A template's variables, URI-decoded; a malformed escape is a bad request. */
@@ -157,7 +159,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
           try {
             return { resources: (await listing(extra)).flatMap((space) => kind.list(space)) };
           } catch (error) {
-            throw protocolError(error, logger, 'resources/list');
+            throw protocolError(error, logger, 'resources/list', host.offered);
           }
         },
       }),
@@ -167,7 +169,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
           const text = await kind.read(core, await host.caller(extra), decode(variables));
           return { contents: [{ uri: uri.href, mimeType: MIME, text }] };
         } catch (error) {
-          throw protocolError(error, logger, `resources/read ${uri.href}`);
+          throw protocolError(error, logger, `resources/read ${uri.href}`, host.offered);
         }
       },
     );
@@ -198,7 +200,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
       subscribed.add(uri);
       return {};
     } catch (error) {
-      throw protocolError(error, logger, 'resources/subscribe');
+      throw protocolError(error, logger, 'resources/subscribe', host.offered);
     }
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {

@@ -26,6 +26,13 @@ export function outputShape(success: z.ZodRawShape): z.ZodObject {
 
 export const spaceId = z.string();
 
+/**
+ * The space_id of a tool an agent may call without knowing space ids (notes, reads, search,
+ * context, bank reads, consolidation): empty or omitted, the server's default space is used
+ * (`withDefaultSpace` in tool.ts, the one place it is resolved). Admin and destructive tools keep `spaceId`.
+ */
+export const projectSpaceId = z.string().default('').describe('empty = the default space');
+
 export const note = z.looseObject({ filename: str, timestamp: str, agent: str, category: str, tags: z.array(str), content: str });
 
 export const notesResult = { notes: z.array(note), total: int, has_more: bool };

@@ -12,8 +12,8 @@ import { listTools } from './listing.js';
 import { selectTools, type ToolSelection } from './profiles.js';
 import { CONSOLIDATE_BACKLOG, registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
-import { toolError, toolResult } from './result.js';
-import type { ToolContext, ToolDefinition, ToolExtra } from './tool.js';
+import { EVERY_TOOL, offers, toolError, toolResult, type Offered } from './result.js';
+import { withDefaultSpace, type ToolContext, type ToolDefinition, type ToolExtra } from './tool.js';
 
 export interface McpServerOptions {
   core: Core;
@@ -31,27 +31,58 @@ export interface McpServerOptions {
    * stateless HTTP transport (GET /mcp is 405) could never keep.
    */
   notifications?: boolean;
+  /** The space a tool uses when its space_id is left empty (LIVE_MEM_SPACE, or the project the server runs in). */
+  defaultSpace?: string;
 }
 
-/** The memory workflow, for clients that pass instructions to the model; README carries the same text for the others. */
-export const SERVER_INSTRUCTIONS = [
-  'live-mem is a memory shared by agents and sessions, one space per project (space_list shows them).',
-  'Start of a task: memory_context (space_id, query = the task) loads what matters within a token budget;',
-  'space_summary loads the rules, synthesis and whole bank. Later, memory_search finds past facts, decisions',
-  'and problems; live_read shows what other agents just wrote.',
-  'While working, record with live_note as things happen, one fact per note, in its category: decision (what',
-  'was chosen and why), progress (done, now works), issue (a problem), todo (work left), question (open),',
-  'insight (a lesson), observation (a fact noticed). Notes never overwrite each other.',
-  `Before stopping, note the session's decisions, progress and open questions. When ${CONSOLIDATE_BACKLOG} or more notes`,
-  'wait (space_list counts them), call bank_consolidate to fold them into the memory bank.',
-].join('\n');
+/**
+ * The memory workflow, one sentence a line, each with the tools it names: a served profile gets the
+ * sentences whose tools it offers (README carries the text for every tool, for clients that pass no instructions).
+ */
+const WORKFLOW: Array<{ text: string; tools: string[] }> = [
+  { text: 'live-mem is a memory shared by agents and sessions, one space per project.', tools: [] },
+  { text: "Leave space_id empty to use this project's default space.", tools: [] },
+  { text: 'space_list shows every space and how many notes wait in each.', tools: ['space_list'] },
+  { text: 'Start of a task: memory_context (query = the task) loads what matters within a token budget.', tools: ['memory_context'] },
+  { text: 'space_summary loads the rules, synthesis and whole bank.', tools: ['space_summary'] },
+  { text: 'Later, memory_search finds past facts, decisions and problems.', tools: ['memory_search'] },
+  { text: 'live_read shows what other agents just wrote.', tools: ['live_read'] },
+  {
+    text:
+      'While working, record with live_note as things happen, one fact per note, in its category: decision (what\n' +
+      'was chosen and why), progress (done, now works), issue (a problem), todo (work left), question (open),\n' +
+      'insight (a lesson), observation (a fact noticed). Notes never overwrite each other.',
+    tools: ['live_note'],
+  },
+  { text: "Before stopping, note the session's decisions, progress and open questions.", tools: ['live_note'] },
+  {
+    text: `When ${CONSOLIDATE_BACKLOG} or more notes wait (space_list counts them), call bank_consolidate to fold them into the memory bank.`,
+    tools: ['space_list', 'bank_consolidate'],
+  },
+];
+
+/** The server's instructions for what it offers: no sentence names a tool it does not serve. */
+export function serverInstructions(offered: Offered = EVERY_TOOL): string {
+  return WORKFLOW.filter((line) => line.tools.every((tool) => offers(offered, tool)))
+    .map((line) => line.text)
+    .join('\n');
+}
+
+/** The instructions with every tool served: README's "Memory workflow for agents". */
+export const SERVER_INSTRUCTIONS = serverInstructions();
 
 /** An MCP server exposing the core's tools; the transport is the caller's choice. */
 export function createMcpServer(options: McpServerOptions): McpServer {
+  const { profile, tools } = options.tools ?? selectTools('all');
+  // Whether a note creates a missing space may depend on the caller (`auto`): tools and prompts refine this per call.
+  const offered: Offered = { tools: new Set(tools.map((tool) => tool.name)), autoCreateSpaces: options.core.context.autoCreateSpaces === 'on' };
   const server = new McpServer(
     { name: 'live-mem', title: 'live-mem', version: options.version },
     // The SDK answers resources/list, read and templates but not subscribe: resources.ts does, hence `subscribe` here.
-    { capabilities: { tools: {}, logging: {}, resources: { subscribe: true, listChanged: true }, prompts: {} }, instructions: SERVER_INSTRUCTIONS },
+    {
+      capabilities: { tools: {}, logging: {}, resources: { subscribe: true, listChanged: true }, prompts: {} },
+      instructions: serverInstructions(offered),
+    },
   );
   const limits = options.samplingLimits ?? { contextWindow: 32_768, maxOutputTokens: 8_192 };
 
@@ -108,7 +139,6 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     };
   };
 
-  const { profile, tools } = options.tools ?? selectTools('all');
   for (const tool of tools) {
     // The output schema is listed (listing.ts) but not given to the SDK: it would parse every result
     // against it on every call (a fifth of a note's CPU time). The results are checked where they
@@ -118,20 +148,27 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: tool.annotations },
       async (args: Record<string, unknown>, extra: ToolExtra) => {
         const progress = progressChannel(extra);
+        let caller: Caller | undefined;
         try {
+          caller = await resolveCaller(tool, extra);
           const context: ToolContext = {
             core: options.core,
-            caller: await resolveCaller(tool, extra),
+            caller,
             extra,
             clientModel,
             reportProgress: progress.report,
             tools: { profile, count: tools.length },
+            defaultSpace: options.defaultSpace,
           };
-          const result = await tool.handler(args as never, context);
+          const result = await tool.handler(withDefaultSpace(tool, args, options.defaultSpace) as never, context);
           await progress.sent();
           return toolResult(result);
         } catch (error) {
-          return toolError(error, options.logger, tool.name);
+          // Whether a note would create the missing space depends on the caller (LIVE_MEM_AUTO_CREATE_SPACES=auto).
+          return toolError(error, options.logger, tool.name, {
+            ...offered,
+            autoCreateSpaces: caller !== undefined && options.core.notes.createsSpaces(caller),
+          });
         }
       },
     );
@@ -142,7 +179,13 @@ export function createMcpServer(options: McpServerOptions): McpServer {
 
   // Resources and prompts read through the core with the request's caller, as the tools do.
   const notifications = options.notifications ?? true;
-  const host = { core: options.core, logger: options.logger, caller: async (extra: ToolExtra) => options.resolveCaller(extra) };
+  const host = {
+    core: options.core,
+    logger: options.logger,
+    caller: async (extra: ToolExtra) => options.resolveCaller(extra),
+    offered,
+    defaultSpace: options.defaultSpace,
+  };
   registerResources(server, { ...host, notifications });
   registerPrompts(server, host);
   // The SDK declares listChanged for each kind it registers; merged last, these take them back.

@@ -5,6 +5,8 @@ import type { Caller } from '../core/caller.js';
 import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
 import type { Core } from '../core/core.js';
 import type { LlmClient } from '../llm/types.js';
+import { invalid } from '../shared/errors.js';
+import { projectSpaceId } from './schemas.js';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -19,6 +21,8 @@ export interface ToolContext {
   reportProgress(event: ProgressEvent): void;
   /** The tools this server offers: a profile name (or `custom`) and how many. */
   tools: { profile: string; count: number };
+  /** The space used when a tool's `projectSpaceId` is left empty (LIVE_MEM_SPACE or the project's folder). */
+  defaultSpace: string | undefined;
 }
 
 /**
@@ -50,3 +54,13 @@ export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: f
  * keep the spec's defaults (idempotentHint false); destructiveHint must be said, its default is true.
  */
 export const WRITES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, openWorldHint: false };
+
+/**
+ * The arguments with the default space filled in, for the tools whose space_id is `projectSpaceId`
+ * (never an admin or destructive tool): called by every call path before the handler runs.
+ */
+export function withDefaultSpace<T extends Record<string, unknown>>(tool: ToolDefinition, args: T, defaultSpace: string | undefined): T {
+  if (tool.input.space_id !== projectSpaceId || args.space_id !== '') return args;
+  if (defaultSpace === undefined) throw invalid('space_id is required here: this server has no default space (LIVE_MEM_SPACE)');
+  return { ...args, space_id: defaultSpace };
+}

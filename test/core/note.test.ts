@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { formatNoteFile, parseNoteFile } from '../../src/core/note/note-file.js';
 import { formatNoteName, parseNoteName } from '../../src/core/note/note-name.js';
 import { toAgentName } from '../../src/core/caller.js';
+import { createCore } from '../../src/core/core.js';
 import { isLiveMemError } from '../../src/shared/errors.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { listKeys } from '../../src/storage/list.js';
@@ -329,5 +330,39 @@ describe('note files written by other tools', () => {
     assert.equal(parsed.agent, 'cline');
     assert.equal(parsed.content, 'body');
     assert.deepEqual(parseNoteFile('---\ntags: "x, y"\n---\nz').tags, ['x', 'y']);
+  });
+});
+
+describe('a first note to a space that does not exist (autoCreateSpaces)', () => {
+  const coreWith = (autoCreateSpaces: 'on' | 'off' | 'auto') => createCore({ storage: createMemoryDriver(), autoCreateSpaces });
+  const tokenWriter = { ...owner, canChooseAgent: false, localOwner: false };
+  const note = { space_id: 'fresh', category: 'todo', content: 'first' };
+
+  it('auto: creates it for the local owner only; off: never; on: for any writer', async () => {
+    const auto = coreWith('auto');
+    await assert.rejects(auto.notes.write(tokenWriter, note), (error) => isLiveMemError(error, 'not_found'));
+    const made = await auto.notes.write(owner, note);
+    assert.equal(made.space_created, true);
+    assert.equal((await auto.spaces.info(owner, { space_id: 'fresh' })).owner, owner.agent);
+
+    const off = coreWith('off');
+    await assert.rejects(off.notes.write(owner, note), (error) => isLiveMemError(error, 'not_found'));
+    await assert.rejects(off.spaces.info(owner, { space_id: 'fresh' }), (error) => isLiveMemError(error, 'not_found'));
+
+    assert.equal((await coreWith('on').notes.write(tokenWriter, note)).space_created, true);
+  });
+
+  it('reads never create it', async () => {
+    const core = coreWith('on');
+    await assert.rejects(core.notes.read(owner, { space_id: 'fresh' }), (error) => isLiveMemError(error, 'not_found'));
+    await assert.rejects(core.notes.search(owner, { space_id: 'fresh', query: 'x' }), (error) => isLiveMemError(error, 'not_found'));
+    assert.deepEqual((await core.spaces.list(owner)).spaces, []);
+  });
+
+  it('ten first notes at once: one space, ten notes, one of them made it', async () => {
+    const core = coreWith('on');
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => core.notes.write(owner, { ...note, content: `n${i}` })));
+    assert.equal(results.filter((result) => result.space_created).length, 1);
+    assert.equal((await core.notes.read(owner, { space_id: 'fresh' })).total, 10);
   });
 });

@@ -52,7 +52,10 @@ const waitFor = async (condition: () => boolean): Promise<void> => {
 
 async function deleteWhileWriting(env: Record<string, string>, storage: StorageDriver): Promise<void> {
   const deleter = await spawnServer({ ...env, LIVE_MEM_AGENT: 'deleter' });
-  const writers = await Promise.all(Array.from({ length: WRITERS }, (_, w) => spawnServer({ ...env, LIVE_MEM_AGENT: `writer-${w}` })));
+  // Auto-create off: with it, a note after the delete would make the space anew, by design (first-note.test.ts).
+  const writers = await Promise.all(
+    Array.from({ length: WRITERS }, (_, w) => spawnServer({ ...env, LIVE_MEM_AGENT: `writer-${w}`, LIVE_MEM_AUTO_CREATE_SPACES: 'off' })),
+  );
   try {
     assert.equal((await deleter.call('space_create', { space_id: 'doomed' })).status, 'created');
     const runs = writers.map((writer) => writeUntilStopped(writer, 'doomed'));

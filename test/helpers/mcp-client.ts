@@ -14,10 +14,11 @@ export interface SpawnedServer {
 }
 
 /** Spawns the built `live-mem` binary and connects the SDK's client to it over stdio. */
-export async function spawnServer(env: Record<string, string>, args: string[] = []): Promise<SpawnedServer> {
+export async function spawnServer(env: Record<string, string>, args: string[] = [], options: { cwd?: string } = {}): Promise<SpawnedServer> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, ...args],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stderr: 'pipe',
   });

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PROFILE_NAMES, selectTools, TOOL_PROFILES } from '../../src/mcp/profiles.js';
+import { EVERY_TOOL, toolError, type Offered } from '../../src/mcp/result.js';
+import { SERVER_INSTRUCTIONS, serverInstructions } from '../../src/mcp/server.js';
 import { allTools } from '../../src/mcp/tools/index.js';
-import { isLiveMemError } from '../../src/shared/errors.js';
+import { isLiveMemError, LiveMemError } from '../../src/shared/errors.js';
+import { silentLogger } from '../../src/shared/log.js';
 
 const names = (spec?: string) => selectTools(spec).tools.map((tool) => tool.name);
 
@@ -46,5 +49,39 @@ describe('tool profiles', () => {
         (e) => isLiveMemError(e, 'config_error') && message.test(e.message),
       );
     }
+  });
+});
+
+describe('what a profile is told names only its tools', () => {
+  const toolNames = new Set(allTools.map((tool) => tool.name));
+  const named = (text: string) => [...new Set(text.match(/\b[a-z]+(?:_[a-z]+)+\b/g) ?? [])].filter((word) => toolNames.has(word));
+  const hintOf = (error: LiveMemError, offered: Offered) =>
+    String((toolError(error, silentLogger, 'x', offered).structuredContent as { hint?: string }).hint ?? '');
+  const errors = [
+    new LiveMemError('not_found', "space 'ghost' does not exist", { space_id: 'ghost' }),
+    new LiveMemError('not_found', "bank file 'x.md' not found"),
+    new LiveMemError('storage_error', 'disk full'),
+  ];
+
+  for (const spec of ['agent', 'standard', 'all', 'live_note', 'live_read', 'memory_context,live_note']) {
+    it(`${spec}: instructions and hints`, () => {
+      const tools = new Set(selectTools(spec).tools.map((tool) => tool.name));
+      for (const autoCreateSpaces of [true, false]) {
+        const offered: Offered = { tools, autoCreateSpaces };
+        const texts = [serverInstructions(offered), ...errors.map((error) => hintOf(error, offered))];
+        for (const text of texts)
+          assert.deepEqual(
+            named(text).filter((name) => !tools.has(name)),
+            [],
+            `${spec}: ${text}`,
+          );
+      }
+    });
+  }
+
+  it('every tool served: the instructions README carries', () => {
+    assert.equal(serverInstructions(), SERVER_INSTRUCTIONS);
+    assert.match(hintOf(errors[0] as LiveMemError, EVERY_TOOL), /create it with space_create \(space_id "ghost"\), or check the name with space_list/);
+    assert.match(hintOf(errors[0] as LiveMemError, { tools: 'all', autoCreateSpaces: true }), /write a note to it to create it \(live_note/);
   });
 });

@@ -36,6 +36,7 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
     version: VERSION,
     logger,
     tools,
+    defaultSpace: session.defaultSpace,
     samplingLimits: { contextWindow: settings.llm.contextWindow, maxOutputTokens: settings.llm.maxTokens },
   };
   if (options.http) {
@@ -64,7 +65,7 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
   }
   const { serveStdio } = await import('../../mcp/stdio.js');
   logger.info(
-    `serving MCP on stdio (store: ${storage.name} ${storage.location}, auth: ${settings.token ? 'token' : settings.auth === 'required' ? 'required, no token' : 'local owner'}, tools: ${tools.profile}, ${tools.tools.length})`,
+    `serving MCP on stdio (store: ${storage.name} ${storage.location}, auth: ${settings.token ? 'token' : settings.auth === 'required' ? 'required, no token' : 'local owner'}, tools: ${tools.profile}, ${tools.tools.length}, default space: ${session.defaultSpace})`,
   );
   await serveStdio({ ...common, resolveCaller: session.resolveCaller });
   return null;

@@ -43,7 +43,10 @@ export interface NoteSearchInput {
   limit?: number;
 }
 
-export function createNoteService(context: CoreContext, corpus: Corpus) {
+/** Creates a space with the default rules for a first note (the space service's create, under its claim). */
+export type CreateSpaceForNote = (caller: Caller, spaceId: string) => Promise<unknown>;
+
+export function createNoteService(context: CoreContext, corpus: Corpus, createSpace?: CreateSpaceForNote) {
   const { storage, limits } = context;
 
   /** Live note names of a space, newest first, filtered on what the names carry. */
@@ -143,7 +146,28 @@ export function createNoteService(context: CoreContext, corpus: Corpus) {
     }
   };
 
+  /** Whether a note of this caller to a missing space creates it (LIVE_MEM_AUTO_CREATE_SPACES). */
+  const createsSpaces = (caller: Caller): boolean =>
+    createSpace !== undefined && (context.autoCreateSpaces === 'on' || (context.autoCreateSpaces === 'auto' && caller.localOwner === true));
+
+  /**
+   * The first note of a space that does not exist makes it. Two first notes at once (in one process
+   * or two) both land in one space: the claim lets one creator through, the other answers
+   * `already_exists` and writes its note into the space just made. `true` when this call made it.
+   */
+  const createSpaceOnce = async (caller: Caller, spaceId: string): Promise<boolean> => {
+    try {
+      await createSpace?.(caller, spaceId);
+      return true;
+    } catch (error) {
+      if (isLiveMemError(error, 'already_exists')) return false;
+      throw error;
+    }
+  };
+
   return {
+    createsSpaces,
+
     async write(caller: Caller, input: NoteWriteInput) {
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'write', spaceId);
@@ -155,6 +179,7 @@ export function createNoteService(context: CoreContext, corpus: Corpus) {
       }
       const tags = normalizeTags(input.tags);
       const agent = caller.canChooseAgent && input.agent ? toAgentName(input.agent) : caller.agent;
+      let spaceCreated = false;
 
       for (let attempt = 0; ; attempt++) {
         const time = noteTime();
@@ -163,8 +188,22 @@ export function createNoteService(context: CoreContext, corpus: Corpus) {
         const body = formatNoteFile({ timestamp, agent, category, tags, space_id: spaceId }, content);
         try {
           await createNote(spaceId, spaceKeys(spaceId).note(filename), body);
-          return { status: 'created' as const, space_id: spaceId, filename, category, agent, tags, size: Buffer.byteLength(body), timestamp };
+          return {
+            status: 'created' as const,
+            space_id: spaceId,
+            filename,
+            category,
+            agent,
+            tags,
+            size: Buffer.byteLength(body),
+            timestamp,
+            ...(spaceCreated ? { space_created: true } : {}),
+          };
         } catch (error) {
+          if (isLiveMemError(error, 'not_found') && !spaceCreated && createsSpaces(caller)) {
+            spaceCreated = await createSpaceOnce(caller, spaceId);
+            if (spaceCreated || attempt < 4) continue;
+          }
           // Same millisecond and same six random characters: astronomically rare, but never an overwrite.
           if (!isLiveMemError(error, 'precondition_failed') || attempt >= 4) throw error;
         }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int, outputShape, spaceId, str } from '../schemas.js';
+import { int, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY } from '../tool.js';
 
 const metrics = {
@@ -20,7 +20,7 @@ export const consolidationTools = [
       "Fold a space's live notes into its memory bank with an LLM and update the synthesis, when notes pile up or a task ends. " +
       'One run per space at a time; a failure changes nothing. Long backlogs: background=true.',
     input: {
-      space_id: spaceId,
+      space_id: projectSpaceId,
       agent: z.string().default('').describe("only this agent's notes; empty = all"),
       background: z.boolean().default(false).describe('return a job_id at once'),
     },
@@ -64,7 +64,7 @@ export const consolidationTools = [
     title: 'Follow background consolidations',
     permission: 'read',
     description: 'Follow a background consolidation: its state, progress and result; without job_id, the newest jobs of the space.',
-    input: { space_id: spaceId, job_id: z.string().default('').describe('empty = the newest jobs') },
+    input: { space_id: projectSpaceId, job_id: z.string().default('').describe('empty = the newest jobs') },
     output: outputShape({ jobs: z.array(job) }),
     annotations: READ_ONLY,
     handler: (args, { core, caller }) => core.jobs.status(caller, { space_id: args.space_id, ...(args.job_id ? { job_id: args.job_id } : {}) }),

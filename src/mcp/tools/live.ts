@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CATEGORIES } from '../../core/validate.js';
-import { notesResult, outputShape, spaceId, str } from '../schemas.js';
+import { notesResult, outputShape, projectSpaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY, WRITES } from '../tool.js';
 
 const categories = CATEGORIES.join(', ');
@@ -13,13 +13,13 @@ export const liveTools = [
     description:
       'Record what you observe, decide, do or wonder in a space as you work: one short note per fact. ' + 'Consolidation later folds the notes into the bank.',
     input: {
-      space_id: spaceId,
+      space_id: projectSpaceId,
       category: z.string().describe(categories),
       content: z.string().describe('text or Markdown'),
       agent: z.string().default('').describe("your agent name; empty = the server's"),
       tags: z.string().default('').describe('comma-separated'),
     },
-    output: outputShape({ filename: str, timestamp: str, agent: str }),
+    output: outputShape({ space_id: str, filename: str, timestamp: str, agent: str, space_created: z.boolean().describe('this note made the space') }),
     annotations: WRITES,
     handler: (args, { core, caller }) => core.notes.write(caller, args),
   }),
@@ -29,7 +29,7 @@ export const liveTools = [
     permission: 'read',
     description: 'Read the newest live (not yet consolidated) notes of a space, newest first, to see what other agents did. has_more: older matches exist.',
     input: {
-      space_id: spaceId,
+      space_id: projectSpaceId,
       limit: z.number().int().default(50).describe('1-1000'),
       category: z.string().default('').describe('empty = all'),
       agent: z.string().default('').describe('exact name; empty = all'),
@@ -45,7 +45,7 @@ export const liveTools = [
     title: 'Search live notes',
     permission: 'read',
     description: 'Find live notes containing a text (case-insensitive, in content and tags), newest first. Ranked search of all memory: memory_search.',
-    input: { space_id: spaceId, query: z.string(), limit: z.number().int().default(20).describe('1-1000') },
+    input: { space_id: projectSpaceId, query: z.string(), limit: z.number().int().default(20).describe('1-1000') },
     output: outputShape(notesResult),
     annotations: READ_ONLY,
     handler: (args, { core, caller }) => core.notes.search(caller, args),

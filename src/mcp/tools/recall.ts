@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int, note, obj, outputShape, spaceId, str } from '../schemas.js';
+import { int, note, obj, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY } from '../tool.js';
 
 const SOURCES = ['live', 'history', 'bank', 'bank_history', 'synthesis', 'summary'] as const;
@@ -20,7 +20,7 @@ export const recallTools = [
       "Ranked search of all a space's memory: live and consolidated notes, bank sections and their earlier versions (bank_history), synthesis, summaries. " +
       'Use it to find past facts or decisions, even ones the bank no longer holds.',
     input: {
-      space_id: spaceId,
+      space_id: projectSpaceId,
       query: z.string(),
       limit: z.number().int().default(10).describe('1-100'),
       levels: z.array(z.number().int()).default([]).describe('0 = notes, 1+ = summaries; empty = all'),
@@ -51,7 +51,7 @@ export const recallTools = [
     permission: 'read',
     description: 'Load the memory relevant to a task as Markdown within max_tokens: newest notes, best hits for query, recent summaries.',
     input: {
-      space_id: spaceId,
+      space_id: projectSpaceId,
       query: z.string().default('').describe('what you are working on'),
       max_tokens: z.number().int().default(4000).describe('200-200000'),
     },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bankReadAllResult, int, obj, outputShape, spaceId, str } from '../schemas.js';
+import { bankReadAllResult, int, obj, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY, WRITES } from '../tool.js';
 
 export const spaceTools = [
@@ -37,7 +37,7 @@ export const spaceTools = [
     permission: 'read',
     description:
       'Describe a space cheaply (no note bodies): live note count, size and dates, bank files (tokens vs budgets), last consolidation, model tokens spent.',
-    input: { space_id: spaceId },
+    input: { space_id: projectSpaceId },
     output: outputShape({ space_id: str, live: obj, bank: obj, last_consolidation: str.nullable(), spend: obj }),
     annotations: READ_ONLY,
     handler: (args, { core, caller }) => core.spaces.info(caller, args),
@@ -57,7 +57,7 @@ export const spaceTools = [
     title: 'Load a whole space',
     permission: 'read',
     description: 'Load a space at the start of a session to resume work: info, rules, synthesis and every bank file in one call (no live notes).',
-    input: { space_id: spaceId },
+    input: { space_id: projectSpaceId },
     output: outputShape({ space_id: str, rules: str, synthesis: str, ...bankReadAllResult }),
     annotations: READ_ONLY,
     handler: (args, { core, caller }) => core.spaces.summary(caller, args),

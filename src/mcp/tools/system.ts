@@ -47,10 +47,15 @@ export const systemTools = [
     name: 'system_whoami',
     title: 'Who am I',
     permission: 'public',
-    description: 'Who this connection is: the agent name its notes are written as, its permissions and spaces, the tool profile.',
+    description: 'Who this connection is: the agent name its notes are written as, its permissions and spaces, the tool profile, the default space.',
     input: {},
-    output: outputShape({ agent: str, permissions: z.array(str), space_ids: z.union([z.literal('*'), z.array(str)]), ...toolsOffered }),
+    output: outputShape({ agent: str, permissions: z.array(str), space_ids: z.union([z.literal('*'), z.array(str)]), default_space: str, ...toolsOffered }),
     annotations: READ_ONLY,
-    handler: async (_args, { core, caller, tools }) => ({ ...core.auth.whoami(caller), tools_profile: tools.profile, tools_count: tools.count }),
+    handler: async (_args, { core, caller, tools, defaultSpace }) => ({
+      ...core.auth.whoami(caller),
+      tools_profile: tools.profile,
+      tools_count: tools.count,
+      ...(defaultSpace ? { default_space: defaultSpace } : {}),
+    }),
   }),
 ];
