@@ -114,11 +114,12 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
     return checkDigests(file, await askDigests(calls, file));
   };
 
-  const run = async (caller: Caller, spaceId: string, input: CompactInput, llm: LlmClient, options: CompactOptions): Promise<CompactionResult> => {
+  /** `llm` may be absent when nothing looked over budget (the run then only finishes what a killed one left). */
+  const run = async (caller: Caller, spaceId: string, input: CompactInput, llm: LlmClient | undefined, options: CompactOptions): Promise<CompactionResult> => {
     const dryRun = input.dry_run === true;
     const result: CompactionResult = { status: 'ok', space_id: spaceId, files: [], dry_run: dryRun, llm_tokens_used: 0 };
     const held = await lockSpace(context, spaceId, caller, 'compaction', options.waitMs !== undefined ? { waitMs: options.waitMs } : {});
-    const calls = meteredCalls(context, llm, { spaceId, purpose: 'compaction' });
+    let calls: LlmCalls | undefined;
     let committed: string | undefined;
     try {
       if (held.recovered) result.recovered = held.recovered;
@@ -141,6 +142,8 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
         return result;
       }
 
+      const model = requireModel(context, llm, 'compaction', 'bank_compact');
+      calls = meteredCalls(context, model, { spaceId, purpose: 'compaction' });
       const writes: FileWrite[] = [];
       const preimages: Preimage[] = [];
       const refusals: string[] = [];
@@ -151,7 +154,7 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
         const entry: CompactedFile = { filename, tokens_before: file.tokens, tokens_after: file.tokens, budget_tokens: file.budget, sections_digested: 0 };
         result.files.push(entry);
         try {
-          const checked = await compactFile(calls, llm, file);
+          const checked = await compactFile(calls, model, file);
           entry.tokens_after = checked.tokens;
           entry.sections_digested = checked.digested.length;
           writes.push({ filename, content: checked.content, expectedEtag: stored.etag, kind: 'updated' });
@@ -174,7 +177,7 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
           notes: [],
           time_range: { oldest: null, newest: null },
           writes,
-          metrics: { files: writes.length, sections: preimages.length, by: caller.agent, model: llm.label },
+          metrics: { files: writes.length, sections: preimages.length, by: caller.agent, model: model.label },
           preimages,
         };
         await context.fault('before-commit');
@@ -208,7 +211,7 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
       else if (error instanceof LlmError) result.code = 'llm_error';
       else context.logger.error('compaction failed', { error: String((error as Error)?.stack ?? error) });
     } finally {
-      result.llm_tokens_used = calls.usage.promptTokens + calls.usage.completionTokens;
+      result.llm_tokens_used = calls ? calls.usage.promptTokens + calls.usage.completionTokens : 0;
       await held.release();
     }
     context.logger.info(`compaction of '${spaceId}': ${result.status}`, { files: result.files.length, message: result.message });
@@ -232,12 +235,14 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
       if (file !== undefined && !(await storage.stat(spaceKeys(spaceId).bankFile(file)))) {
         throw new LiveMemError('not_found', `bank file '${file}' does not exist in space '${spaceId}'`, { space_id: spaceId, filename: file });
       }
-      // A look without the lease (the run looks again under it): nothing over budget needs no model.
-      if ((await overBudget(spaceId, file !== undefined ? [file] : undefined)).length === 0) {
+      // A look without the lease (the run looks again under it): with nothing over budget and nothing a killed
+      // run left, there is nothing to do, and no model is needed; a model is needed only for files over budget.
+      const needed = await overBudget(spaceId, file !== undefined ? [file] : undefined);
+      if (needed.length === 0 && !(await storage.stat(spaceKeys(spaceId).pending))) {
         const message = file !== undefined ? `${file} is within its budget: nothing to compact` : 'every bank file is within its budget: nothing to compact';
         return { status: 'ok', space_id: spaceId, files: [], dry_run: input.dry_run === true, llm_tokens_used: 0, message };
       }
-      const llm = requireModel(context, options.llm, 'compaction', 'bank_compact');
+      const llm = needed.length > 0 ? requireModel(context, options.llm, 'compaction', 'bank_compact') : (context.llm ?? options.llm);
       return run(caller, spaceId, { space_id: spaceId, ...(file !== undefined ? { file } : {}), dry_run: input.dry_run === true }, llm, options);
     },
 
