@@ -1,6 +1,7 @@
 import { invalid, LiveMemError } from '../../shared/errors.js';
 import { authorize, ownerCaller, type Caller, type Permission } from '../caller.js';
 import type { CoreContext } from '../context.js';
+import { spaceKeys } from '../layout.js';
 import { SPACE_ID_PATTERN } from '../validate.js';
 import { createTokenStore, hashToken, newToken, sameHash, validateTokenName, type TokenRecord } from './token-store.js';
 import { tokenScope, type TokenScope } from './token-scope.js';
@@ -143,6 +144,12 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
         if (scope.spaces !== '*') withinOwnLifetime(tokens, caller, record.expires_at);
         return { tokens: [...tokens, record], result: undefined };
       });
+      // Accepted, since a token is often made before its space (an agent creates it on its first
+      // note): said, though, so that a mistyped id is seen now rather than as a `forbidden` later.
+      const missing =
+        spaceIds === '*'
+          ? []
+          : (await Promise.all(spaceIds.map(async (id) => ((await context.storage.stat(spaceKeys(id).meta)) ? null : id)))).filter((id) => id !== null);
       return {
         status: 'created' as const,
         name,
@@ -152,6 +159,9 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
         space_ids: spaceIds,
         expires_at: record.expires_at,
         warning: 'This token is shown once and never again: store it now.',
+        ...(missing.length > 0
+          ? { warnings: missing.map((id) => `space '${id}' does not exist (yet): the token will reach it once it is created; check the id if it should exist`) }
+          : {}),
       };
     },
 

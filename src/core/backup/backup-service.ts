@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { boundedTasks, mapLimit, mapOrdered, refusingSlots } from '../../shared/concurrency.js';
-import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import { invalid, isLiveMemError, LiveMemError, unconfirmed } from '../../shared/errors.js';
 import { openBatch } from '../../storage/batch.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
@@ -132,9 +132,9 @@ export function createBackupService(context: CoreContext) {
   };
 
   /** Fails early, before an archive is read twice, if the space exists (the claim checks again). */
-  const requireAbsent = async (spaceId: string): Promise<void> => {
+  const requireAbsent = async (spaceId: string, otherwise: string): Promise<void> => {
     if (await storage.stat(spaceKeys(spaceId).meta)) {
-      throw new LiveMemError('already_exists', `space '${spaceId}' exists: delete it first, or import under another name`, { space_id: spaceId });
+      throw new LiveMemError('already_exists', `space '${spaceId}' exists: delete it first, or ${otherwise}`, { space_id: spaceId });
     }
   };
 
@@ -265,7 +265,7 @@ export function createBackupService(context: CoreContext) {
     async restore(caller: Caller, input: { backup_id: string; confirm?: boolean }) {
       const { spaceId, stamp } = parseBackupId(input.backup_id);
       authorize(caller, 'admin', spaceId);
-      if (input.confirm !== true) throw invalid(`restoring backup '${input.backup_id}' recreates space '${spaceId}': call again with confirm=true`);
+      if (input.confirm !== true) throw unconfirmed(`restoring backup '${input.backup_id}' recreates space '${spaceId}'`);
       const manifest = await loadManifest(input.backup_id);
       // A backup in the store is input like an archive: only a space's content is restored.
       const damaged = (why: string) => invalid(`backup '${input.backup_id}' is damaged: ${why}; nothing restored`, { backup_id: input.backup_id });
@@ -273,7 +273,7 @@ export function createBackupService(context: CoreContext) {
         const reason = whyNotContent(file.path);
         if (reason) throw damaged(`${file.path} ${reason}`);
       }
-      await requireAbsent(spaceId);
+      await requireAbsent(spaceId, 'download the backup and import it under another space id');
       const keys = backupKeys(spaceId, stamp);
       const readFile = async (file: ManifestFile) => {
         const object = await storage.get(keys.file(file.path));
@@ -333,7 +333,7 @@ export function createBackupService(context: CoreContext) {
     async delete(caller: Caller, input: { backup_id: string; confirm?: boolean }) {
       const { spaceId, stamp } = parseBackupId(input.backup_id);
       authorize(caller, 'admin', spaceId);
-      if (input.confirm !== true) throw invalid(`deleting backup '${input.backup_id}' cannot be undone: call again with confirm=true`);
+      if (input.confirm !== true) throw unconfirmed(`deleting backup '${input.backup_id}' cannot be undone`);
       await loadManifest(input.backup_id);
       const keys = backupKeys(spaceId, stamp);
       // The manifest first: the backup leaves every listing at once, even if the rest is cut short.
@@ -361,7 +361,7 @@ export function createBackupService(context: CoreContext) {
       const manifest = await verifyArchive(open, importCaps(context.limits), options.onProgress);
       const spaceId = validateSpaceId(options.as ?? manifest.space_id);
       authorize(caller, 'admin', spaceId);
-      await requireAbsent(spaceId);
+      await requireAbsent(spaceId, 'import it under another space id');
       const prefix = `${manifest.space_id}/`;
       const passed = tally('writing', manifest.files.length, options.onProgress);
       // The archive is read again to write it: each entry must be one the first pass verified, or a

@@ -367,7 +367,15 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     }
     progress('done', `${result.status}: ${result.notes_processed} notes consolidated in ${result.windows} window(s)`, selected.length);
     if (result.windows > 0) hooks.onCommitted?.(spaceId, changes);
-    context.logger.info(`consolidation of '${spaceId}': ${result.status}`, { ...result, consolidations: result.consolidations.length });
+    // A headline, not the metrics: the caller gets those in the result (a CLI prints them right below),
+    // and a failure's message is the caller's to report; debug logging has the whole result.
+    context.logger.info(`consolidation of '${spaceId}': ${result.status}`, {
+      notes_processed: result.notes_processed,
+      windows: result.windows,
+      llm_calls: result.llm_calls,
+      ...(result.code ? { code: result.code } : {}),
+    });
+    context.logger.debug(`consolidation of '${spaceId}': result`, { ...result, consolidations: result.consolidations.length });
     return result;
   };
 

@@ -100,6 +100,13 @@ export async function requireSpace(context: CoreContext, spaceId: string): Promi
 }
 
 /** Every folder at the root of the store named like a space (a folder without _meta.json is not one). */
+/**
+ * The spaces' ids, in code-unit order of the ids themselves: the store lists folders with their
+ * '/', which sorts after '-', so `my-project-2/` came before `my-project/`.
+ */
 export async function listSpaceIds(context: CoreContext): Promise<string[]> {
-  return (await listPrefixes(context.storage, '')).map((prefix) => prefix.slice(0, -1)).filter((id) => SPACE_ID_PATTERN.test(id));
+  return (await listPrefixes(context.storage, ''))
+    .map((prefix) => prefix.slice(0, -1))
+    .filter((id) => SPACE_ID_PATTERN.test(id))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -1,5 +1,5 @@
 import { mapLimit } from '../../shared/concurrency.js';
-import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import { invalid, isLiveMemError, LiveMemError, unconfirmed } from '../../shared/errors.js';
 import { listKeys } from '../../storage/list.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
 import type { BankService } from '../bank/bank-service.js';
@@ -219,7 +219,7 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
     async delete(caller: Caller, input: { space_id: string; confirm?: boolean }) {
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'admin', spaceId);
-      if (input.confirm !== true) throw invalid(`deleting space '${spaceId}' erases all its notes and bank: call again with confirm=true`);
+      if (input.confirm !== true) throw unconfirmed(`deleting space '${spaceId}' erases all its notes and bank`);
       await requireSpace(context, spaceId);
       const keys = spaceKeys(spaceId);
       let deleted: number;
