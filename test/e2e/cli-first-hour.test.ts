@@ -177,6 +177,51 @@ describe('CLI: the first hour', () => {
     assert.equal(all.warnings, undefined);
   });
 
+  it('timestamps in results have one format: ISO 8601 at the second, as notes and spaces have', async () => {
+    // After the consolidation test above: c0 has bank files and a consolidation in its history.
+    await run(['space', 'update', 'c0', '-d', 'updated']);
+    await run(['backup', 'create', 'c0']);
+    await run(['token', 'create', 'dated', '-p', 'read', '-s', 'c0', '--expires-in-days', '3']);
+    await run(['token', 'revoke', 'dated']);
+    const stamps: Array<[string, string]> = [];
+    const collect = (value: unknown, where: string): void => {
+      if (Array.isArray(value)) value.forEach((item, i) => collect(item, `${where}[${i}]`));
+      else if (value !== null && typeof value === 'object')
+        for (const [key, inner] of Object.entries(value)) {
+          if (typeof inner === 'string' && /(_at|^timestamp|last_modified|last_consolidation)$/.test(key)) stamps.push([`${where}.${key}`, inner]);
+          else collect(inner, `${where}.${key}`);
+        }
+    };
+    for (const args of [
+      ['space', 'info', 'c0'],
+      ['read', 'c0'],
+      ['bank', 'list', 'c0'],
+      ['history', 'list', 'c0'],
+      ['backup', 'list', 'c0'],
+      ['token', 'list'],
+    ]) {
+      const result = await run([...args, '--json']);
+      assert.equal(result.exitCode, 0, result.stderr);
+      collect(JSON.parse(result.stdout), args.join(' '));
+    }
+    for (const kind of [
+      'space info c0.created_at',
+      'bank list c0.files[0].last_modified',
+      'history list c0.consolidations[0].committed_at',
+      'backup list c0.backups[0].created_at',
+    ])
+      assert.ok(
+        stamps.some(([where]) => where === kind),
+        `${kind} among ${stamps.map(([where]) => where).join(', ')}`,
+      );
+    for (const kind of ['expires_at', 'revoked_at'])
+      assert.ok(
+        stamps.some(([where]) => where.endsWith(kind)),
+        kind,
+      );
+    for (const [where, stamp] of stamps) assert.match(stamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, where);
+  });
+
   it('an unknown key in live-mem.yaml is refused, with the nearest valid key', async () => {
     const config = path.join(home.dir, 'typo.yaml');
     await writeFile(config, 'agnet: x\n');

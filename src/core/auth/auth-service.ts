@@ -5,6 +5,7 @@ import { spaceKeys } from '../layout.js';
 import { SPACE_ID_PATTERN } from '../validate.js';
 import { createTokenStore, hashToken, newToken, sameHash, validateTokenName, type TokenRecord } from './token-store.js';
 import { tokenScope, type TokenScope } from './token-scope.js';
+import { isoSeconds } from '../../shared/time.js';
 
 /**
  * Who may do what. A caller comes from a token (its name is the agent written on notes; it cannot
@@ -134,8 +135,8 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
         hash: hashToken(token),
         permissions,
         space_ids: spaceIds,
-        created_at: now.toISOString(),
-        expires_at: days > 0 ? new Date(now.getTime() + days * 86_400_000).toISOString() : null,
+        created_at: isoSeconds(now),
+        expires_at: days > 0 ? isoSeconds(new Date(now.getTime() + days * 86_400_000)) : null,
         revoked_at: null,
       };
       await store.update((tokens) => {
@@ -176,7 +177,7 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
 
     async revoke(caller: Caller, input: { token: string }) {
       const scope = adminScope(caller);
-      const now = context.clock().toISOString();
+      const now = isoSeconds(context.clock());
       const record = await store.update((tokens) => {
         const index = find(tokens, input.token, scope);
         const target = tokens[index] as TokenRecord;
@@ -252,7 +253,7 @@ export type AuthService = ReturnType<typeof createAuthService>;
  */
 function withinOwnLifetime(tokens: TokenRecord[], caller: Caller, expiresAt: string | null): void {
   const own = tokens.find((t) => t.name === caller.agent)?.expires_at ?? null;
-  if (own === null || (expiresAt !== null && expiresAt <= own)) return;
+  if (own === null || (expiresAt !== null && Date.parse(expiresAt) <= Date.parse(own))) return; // as times: stores hold both formats
   throw new LiveMemError(
     'forbidden',
     `this admin token expires at ${own}: a token it creates cannot outlive it (give expires_in_days so that it expires by then)`,

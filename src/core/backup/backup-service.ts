@@ -15,6 +15,7 @@ import { FORMAT, FORMAT_VERSION, MANIFEST_ENTRY, parseManifest, sha256, type Man
 import { internalState, whyNotContent, whyNotMeta } from './space-content.js';
 import { tally, type TransferOptions } from './transfer-progress.js';
 import { importCaps, verifyArchive } from './verify-archive.js';
+import { isoSeconds } from '../../shared/time.js';
 
 /** `{space}/{YYYY-MM-DDTHH-MM-SS}-{random6}`: sortable, never colliding. */
 const BACKUP_ID = /^([a-zA-Z0-9][a-zA-Z0-9_-]{0,63})\/(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-z]{6})$/;
@@ -76,7 +77,7 @@ export function createBackupService(context: CoreContext) {
     format_version: FORMAT_VERSION,
     live_mem_version: context.version,
     space_id: spaceId,
-    created_at: context.clock().toISOString(),
+    created_at: context.clock().toISOString(), // the archive's own record: ordered to the millisecond
     description,
     files,
     total_size: files.reduce((sum, file) => sum + file.size, 0),
@@ -219,7 +220,7 @@ export function createBackupService(context: CoreContext) {
           files_backed_up: files.length,
           total_size: manifest.total_size,
           description,
-          created_at: manifest.created_at,
+          created_at: isoSeconds(new Date(manifest.created_at)),
           ...(held.warnings.length > 0 ? { warnings: held.warnings } : {}),
         };
       } finally {
@@ -258,8 +259,10 @@ export function createBackupService(context: CoreContext) {
           }
         })
       ).filter((backup) => backup !== null);
+      // Newest first by the manifests' own times, then shown in the results' one format.
       backups.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
-      return { status: 'ok' as const, backups, total: backups.length };
+      const shown = backups.map((backup) => ({ ...backup, created_at: isoSeconds(new Date(backup.created_at)) }));
+      return { status: 'ok' as const, backups: shown, total: shown.length };
     },
 
     async restore(caller: Caller, input: { backup_id: string; confirm?: boolean }) {

@@ -24,6 +24,7 @@ import { estimateTokens } from '../tokens.js';
 import { meteredCalls } from '../spend/meter.js';
 import { buildMessages, compressionMessages, refusalReminder, retryReminder, type PromptNote } from './prompt.js';
 import { requireModel } from '../model.js';
+import { isoSeconds } from '../../shared/time.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -318,7 +319,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         const record: CommitRecord = {
           id: `${toStamp(now)}-${context.randomId()}`,
           space_id: spaceId,
-          committed_at: now.toISOString(),
+          committed_at: isoSeconds(now),
           notes: window.map((w) => w.name.filename),
           time_range: { oldest: stampToIso(stamps[0] as string), newest: stampToIso(stamps[stamps.length - 1] as string) },
           writes: applied.writes,

@@ -1,4 +1,5 @@
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import { isoSeconds } from '../../shared/time.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { listPrefixes } from '../../storage/list.js';
@@ -31,7 +32,7 @@ export async function loadMeta(context: CoreContext, spaceId: string): Promise<L
     space_id: spaceId,
     description: String(raw.description ?? ''),
     owner: String(raw.owner ?? ''),
-    created_at: String(raw.created_at ?? object.lastModified.toISOString()),
+    created_at: String(raw.created_at ?? isoSeconds(object.lastModified)),
     last_consolidation: typeof raw.last_consolidation === 'string' ? raw.last_consolidation : null,
     consolidation_count: counter(raw.consolidation_count) ?? 0,
     total_notes_processed: counter(raw.total_notes_processed) ?? 0,
