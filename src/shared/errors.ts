@@ -62,7 +62,10 @@ const HINTS: Partial<Record<ErrorCode, string | { mcp: string; cli?: string }>> 
   conflict: { mcp: 'Another writer holds this; wait a moment and call again.', cli: 'Another writer holds this; wait a moment and run again.' },
   forbidden: 'This token lacks the permission or the space; ask an admin.',
   storage_error: { mcp: 'The store failed; call system_health or retry later.', cli: 'The store failed; run `live-mem doctor` or retry later.' },
-  llm_error: 'The model failed or answered unusably; nothing was changed. Retry later.',
+  llm_error: {
+    mcp: 'The model failed or answered unusably; nothing was changed. Retry later.',
+    cli: 'Retry later; `live-mem health` says whether the model is reachable.',
+  },
   quota_exceeded: 'A daily token cap is reached; nothing was sent. Wait for the next UTC day, or raise the cap the message names.',
   config_error: { mcp: 'The server is not configured for this; the message says which setting to set.' },
 };
