@@ -1,6 +1,5 @@
 import { CommanderError } from 'commander';
-import { type ErrorCode, hintFor } from '../shared/errors.js';
-import { renderError } from './output.js';
+import { hintFor, renderError } from './output.js';
 import { buildProgram, CommandFailed } from './program.js';
 import { forTerminal } from './terminal.js';
 
@@ -21,7 +20,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     // --help and --version end this way (0); so does a command group without its command (help shown).
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     if (error instanceof CommandFailed) {
-      const hint = error.code ? hintFor(error.code as ErrorCode, 'cli') : undefined;
+      const hint = error.code ? hintFor(error.code) : undefined;
       if (!json) process.stderr.write(forTerminal(`live-mem: ${error.message}\n${hint ? `  hint: ${hint}\n` : ''}`));
       return 1;
     }

@@ -1,6 +1,19 @@
 import { ErrorCode as McpErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { hintFor, isLiveMemError, statusOf, type ErrorCode } from '../shared/errors.js';
+import { isLiveMemError, statusOf, type ErrorCode } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
+
+/** What a model can do about each kind of error. */
+const HINTS: Partial<Record<ErrorCode, string>> = {
+  not_found: 'Check the name with space_list or bank_list.',
+  already_exists: 'Pick another space_id, or use the existing space.',
+  invalid_input: 'Fix the argument named in the message and call again.',
+  conflict: 'Another writer holds this; wait a moment and call again.',
+  forbidden: 'This token lacks the permission or the space; ask an admin.',
+  storage_error: 'The store failed; call system_health or retry later.',
+  llm_error: 'The model failed or answered unusably; nothing was changed. Retry later.',
+  quota_exceeded: 'A daily token cap is reached; nothing was sent. Wait for the next UTC day, or raise the cap the message names.',
+  config_error: 'The server is not configured for this; the message says which setting to set.',
+};
 
 /** Statuses that are not errors: `partial` kept the work it did (its message says what failed). */
 const SUCCESS = new Set(['ok', 'created', 'deleted', 'partial']);
@@ -18,7 +31,7 @@ export function toolResult(result: Record<string, unknown>): CallToolResult {
 export function toolError(error: unknown, logger: Logger, toolName: string): CallToolResult {
   let result: Record<string, unknown>;
   if (isLiveMemError(error) && error.code !== 'internal') {
-    const hint = hintFor(error.code, 'mcp');
+    const hint = HINTS[error.code];
     result = { status: statusOf(error), code: error.code, message: error.message, ...error.data, ...(hint ? { hint } : {}) };
   } else {
     logger.error(`tool ${toolName} failed`, { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
@@ -52,7 +65,7 @@ class RequestError extends Error {
 export function protocolError(error: unknown, logger: Logger, what: string): Error {
   if (error instanceof McpError) return error;
   if (isLiveMemError(error) && error.code !== 'internal') {
-    const hint = hintFor(error.code, 'mcp');
+    const hint = HINTS[error.code];
     return new RequestError(PROTOCOL_CODES[error.code] ?? McpErrorCode.InternalError, error.message, {
       status: statusOf(error),
       code: error.code,

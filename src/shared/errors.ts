@@ -51,31 +51,6 @@ export function statusOf(error: LiveMemError): string {
 export const invalid = (message: string, data?: Record<string, unknown>): LiveMemError => new LiveMemError('invalid_input', message, data);
 
 /**
- * What the caller can do about each kind of error, worded for each shell: a model calls tools, a
- * person runs commands. The MCP results carry it as `hint`; the CLI prints it under the error.
- */
-const HINTS: Partial<Record<ErrorCode, string | { mcp: string; cli?: string }>> = {
-  not_found: { mcp: 'Check the name with space_list or bank_list.', cli: 'Check the name with `live-mem space list` or `live-mem bank list <space_id>`.' },
-  already_exists: { mcp: 'Pick another space_id, or use the existing space.', cli: 'Pick another space id, or use the existing space.' },
-  // A person reads the message itself: the line would only repeat it.
-  invalid_input: { mcp: 'Fix the argument named in the message and call again.' },
-  conflict: { mcp: 'Another writer holds this; wait a moment and call again.', cli: 'Another writer holds this; wait a moment and run again.' },
-  forbidden: 'This token lacks the permission or the space; ask an admin.',
-  storage_error: { mcp: 'The store failed; call system_health or retry later.', cli: 'The store failed; run `live-mem doctor` or retry later.' },
-  llm_error: {
-    mcp: 'The model failed or answered unusably; nothing was changed. Retry later.',
-    cli: 'Retry later; `live-mem health` says whether the model is reachable.',
-  },
-  quota_exceeded: 'A daily token cap is reached; nothing was sent. Wait for the next UTC day, or raise the cap the message names.',
-  config_error: { mcp: 'The server is not configured for this; the message says which setting to set.' },
-};
-
-export function hintFor(code: ErrorCode, shell: 'mcp' | 'cli'): string | undefined {
-  const hint = HINTS[code];
-  return typeof hint === 'string' ? hint : hint?.[shell];
-}
-
-/**
  * What a destructive operation says when it is not confirmed. The core words it for MCP, where the
  * flag is the `confirm` argument; the CLI swaps CONFIRM_AGAIN for its own flag (--yes) where it
  * reports errors, so each shell names the way it is confirmed.
