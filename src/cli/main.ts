@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { renderError } from './output.js';
+import { hintFor, renderError } from './output.js';
 import { buildProgram, CommandFailed } from './program.js';
 import { forTerminal } from './terminal.js';
 
@@ -13,13 +13,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const program = buildProgram();
   const json = argv.includes('--json');
   try {
-    await program.parseAsync(argv);
+    // `-v` is how many tools spell --version; commander takes one short flag for it, -V.
+    await program.parseAsync(argv.length === 3 && argv[2] === '-v' ? [...argv.slice(0, 2), '--version'] : argv);
     return 0;
   } catch (error) {
     // --help and --version end this way (0); so does a command group without its command (help shown).
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     if (error instanceof CommandFailed) {
-      if (!json) process.stderr.write(`live-mem: ${forTerminal(error.message)}\n`);
+      const hint = error.code ? hintFor(error.code) : undefined;
+      if (!json) process.stderr.write(forTerminal(`live-mem: ${error.message}\n${hint ? `  hint: ${hint}\n` : ''}`));
       return 1;
     }
     return report(error, { json, debug: env.LIVE_MEM_LOG_LEVEL === 'debug' });

@@ -1,5 +1,5 @@
 import { LlmError } from '../llm/types.js';
-import { isLiveMemError, statusOf } from '../shared/errors.js';
+import { CONFIRM_AGAIN, type ErrorCode, isLiveMemError, statusOf } from '../shared/errors.js';
 import { forTerminal, jsonForTerminal } from './terminal.js';
 
 type Result = Record<string, unknown>;
@@ -27,9 +27,27 @@ export interface CliFailure {
   status: string;
   code: string;
   data: Record<string, unknown>;
+  /** What to do about it, as the MCP results' `hint` says it, worded for a shell. */
+  hint?: string;
   /** 1 a domain error (not found, forbidden, storage…), 2 a usage or configuration error. */
   exitCode: 1 | 2;
 }
+
+/**
+ * What a person can do about each kind of error: the `hint` the MCP results carry (src/mcp/result.ts),
+ * worded for a shell: commands to run rather than tools to call. None where the message says it all.
+ */
+const HINTS: Partial<Record<ErrorCode, string>> = {
+  not_found: 'Check the name with `live-mem space list` or `live-mem bank list <space_id>`.',
+  already_exists: 'Pick another space id, or use the existing space.',
+  conflict: 'Another writer holds this; wait a moment and run again.',
+  forbidden: 'This token lacks the permission or the space; ask an admin.',
+  storage_error: 'The store failed; run `live-mem doctor` or retry later.',
+  llm_error: 'Retry later; `live-mem health` says whether the model is reachable.',
+  quota_exceeded: 'A daily token cap is reached; nothing was sent. Wait for the next UTC day, or raise the cap the message names.',
+};
+
+export const hintFor = (code: string): string | undefined => HINTS[code as ErrorCode];
 
 /** Errors of the operating system (a file given on the command line), said the way people say them. */
 const SYSTEM_ERRORS: Record<string, string> = {
@@ -75,7 +93,10 @@ export function oneLine(message: string): string {
 export function describeError(error: unknown): CliFailure {
   if (isLiveMemError(error)) {
     const usage = error.code === 'invalid_input' || error.code === 'config_error';
-    return { message: oneLine(error.message), status: statusOf(error), code: error.code, data: error.data, exitCode: usage ? 2 : 1 };
+    // The core words a missing confirmation for MCP (its `confirm` argument); here it is --yes.
+    const message = oneLine(error.message).replace(CONFIRM_AGAIN, 'run again with --yes');
+    const hint = hintFor(error.code);
+    return { message, status: statusOf(error), code: error.code, data: error.data, ...(hint ? { hint } : {}), exitCode: usage ? 2 : 1 };
   }
   if (error instanceof UsageError) return { message: oneLine(error.message), status: 'error', code: 'invalid_input', data: {}, exitCode: 2 };
   if (error instanceof LlmError) return { message: oneLine(error.message), status: 'error', code: 'llm_error', data: {}, exitCode: 1 };
@@ -103,8 +124,9 @@ export function renderError(
   options: { json?: boolean | undefined; debug?: boolean | undefined },
 ): { stdout: string; stderr: string; exitCode: 1 | 2 } {
   const failure = describeError(error);
-  const stdout = options.json ? jsonForTerminal({ status: failure.status, code: failure.code, message: failure.message, ...failure.data }) : '';
-  let stderr = options.json ? '' : `live-mem: ${failure.message}\n`;
+  const hint = failure.hint ? { hint: failure.hint } : {};
+  const stdout = options.json ? jsonForTerminal({ status: failure.status, code: failure.code, message: failure.message, ...failure.data, ...hint }) : '';
+  let stderr = options.json ? '' : `live-mem: ${failure.message}\n${failure.hint ? `  hint: ${failure.hint}\n` : ''}`;
   if (options.debug) {
     for (let cause: unknown = error, depth = 0; cause !== undefined && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
       stderr += `${depth > 0 ? 'caused by: ' : ''}${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}\n`;
@@ -115,7 +137,17 @@ export function renderError(
 }
 
 const scalar = (value: unknown): string =>
-  value === null || value === undefined ? '-' : Array.isArray(value) ? value.join(', ') : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  value === null || value === undefined
+    ? '-'
+    : Array.isArray(value)
+      ? value.map(scalar).join(', ')
+      : typeof value === 'object'
+        ? Object.entries(value)
+            .map(([k, v]) => `${k} ${scalar(v)}`)
+            .join(', ')
+        : String(value);
+
+const isRecord = (value: unknown): value is Result => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const table = (rows: Array<Record<string, unknown>>, columns: string[]): string => {
   if (rows.length === 0) return '(none)';
@@ -129,15 +161,18 @@ const table = (rows: Array<Record<string, unknown>>, columns: string[]): string 
   return [line(columns), ...cells.map(line)].join('\n');
 };
 
+/** One line per field; an object's fields indented below it, a list of objects one line per item (`summaries update`'s levels). */
 const fields: Formatter = (result) =>
   Object.entries(result)
     .filter(([key]) => key !== 'status')
     .map(([key, value]) =>
-      typeof value === 'object' && value !== null && !Array.isArray(value)
+      isRecord(value)
         ? `${key}:\n${Object.entries(value)
             .map(([k, v]) => `  ${k}: ${scalar(v)}`)
             .join('\n')}`
-        : `${key}: ${scalar(value)}`,
+        : Array.isArray(value) && value.length > 0 && value.every(isRecord)
+          ? `${key}:\n${value.map((item) => `  - ${scalar(item)}`).join('\n')}`
+          : `${key}: ${scalar(value)}`,
     )
     .join('\n');
 

@@ -18,6 +18,7 @@ import { tokenCreate, tokenDelete, tokenList, tokenRevoke, tokenUpdate } from '.
 import { spaceCreate, spaceDelete, spaceInfo, spaceList, spaceRules, spaceSummary, spaceUpdate } from './commands/space.js';
 import { summariesList, summariesShow, summariesStatus, summariesUpdate } from './commands/summaries.js';
 import { openCore, type GlobalOptions, type Session } from './open.js';
+import { didYouMean } from '../shared/suggest.js';
 import { render, UsageError } from './output.js';
 import { VERSION } from './version.js';
 
@@ -43,8 +44,11 @@ function action(fn: CommandFn, view: View = 'fields', options: { perRequestCalle
       const session: Session = { ...opened, caller };
       const result = await (fn as (session: Session, ...rest: unknown[]) => Promise<Record<string, unknown> | null>)(session, ...args.slice(0, -1));
       if (result === null) return; // the command wrote its own output (an archive on stdout)
-      process.stdout.write(render(result, globals, view));
-      if (FAILED.has(String(result.status))) throw new CommandFailed(String(result.message ?? `${String(result.status)} (see above)`));
+      const failed = FAILED.has(String(result.status));
+      // A failure's message is said once, on stderr (by main); the figures stay on stdout.
+      const { message, code, ...figures } = result;
+      process.stdout.write(render(failed && !globals.json ? figures : result, globals, view));
+      if (failed) throw new CommandFailed(String(message ?? `${String(result.status)} (see above)`), typeof code === 'string' ? code : undefined);
     } finally {
       await opened.close();
     }
@@ -67,6 +71,13 @@ function storeless(fn: (globals: GlobalOptions, ...args: never[]) => Promise<Rec
 /** A command that ran and rendered its result, which says it failed: exit 1, nothing more to print. */
 export class CommandFailed extends Error {
   override readonly name = 'CommandFailed';
+  constructor(
+    message: string,
+    /** The error code the result carries, for the hint under the message. */
+    readonly code?: string,
+  ) {
+    super(message);
+  }
 }
 
 const integer = (value: string): number => {
@@ -90,7 +101,7 @@ const TRUST_PROXY_HELP = 'behind a reverse proxy: use X-Forwarded-Host and X-For
 export function buildProgram(): Command {
   const program = new Command('live-mem')
     .description('Shared, persistent working memory for AI agents. With no command, serves MCP on stdio.')
-    .version(VERSION, '-V, --version')
+    .version(VERSION, '-V, --version', 'print the version (also -v, or `live-mem version`)')
     .option('--config <file>', 'settings file (default: live-mem.yaml in the home folder, if present)')
     .option('--home <dir>', 'root folder of the local store (env LIVE_MEM_HOME, default ~/.live-mem)')
     .addOption(new Option('--storage <driver>', 'storage driver (env LIVE_MEM_STORAGE)').choices(['fs', 's3']))
@@ -100,7 +111,7 @@ export function buildProgram(): Command {
     .option('--token-file <file>', 'act with the token this file holds (keep it chmod 600)')
     .option('-q, --quiet', 'no progress display (shown on stderr, and only when it is a terminal)')
     .option('--tools <list>', 'MCP tools `serve` offers: agent, standard, all, or tool names, comma-separated (env LIVE_MEM_TOOLS, default all)')
-    .configureHelp({ showGlobalOptions: true })
+    .helpCommand('help [command]', 'show the help of live-mem or of a command (as --help)')
     .action(action(serve, 'fields', { perRequestCaller: true }));
 
   program
@@ -231,7 +242,9 @@ export function buildProgram(): Command {
   program
     .command('consolidate <space_id>')
     .description('fold the live notes into the memory bank with the configured LLM (progress on a terminal)')
-    .option('--agent <name>', "only this agent's notes (exact name)")
+    // Not --agent: that is the global option (the name notes are signed with), which took the word
+    // before this command's filter ever saw it.
+    .option('--only-agent <name>', "only this agent's notes (exact name)")
     .action(action(consolidate, 'fields'));
   program
     .command('spend <space_id>')
@@ -276,6 +289,7 @@ export function buildProgram(): Command {
     .command('export <space_id>')
     .description('write a space to a .tar.gz archive (with a manifest of checksums)')
     .option('-o, --output <file>', 'the archive to write; "-" for standard output (default: <space_id>.tar.gz)')
+    .option('-f, --force', 'replace the output file if it exists')
     .action(action(exportSpace, 'fields'));
   program
     .command('import <file>')
@@ -299,6 +313,7 @@ export function buildProgram(): Command {
     .command('download <backup_id>')
     .description('write a backup to a .tar.gz archive')
     .option('-o, --output <file>', 'the archive to write; "-" for standard output')
+    .option('-f, --force', 'replace the output file if it exists')
     .action(action(backupDownload, 'fields'));
   backup.command('delete <backup_id>').description('delete a backup for good').option('-y, --yes', 'confirm').action(action(backupDelete, 'fields'));
 
@@ -351,24 +366,59 @@ export function buildProgram(): Command {
     .option('--fix', 'repair what is safe to repair (admin)')
     .action(action(doctor, 'doctor'));
   program.command('whoami').description('the agent, permissions and spaces of this caller').action(action(whoami, 'fields'));
+  program
+    .command('version')
+    .description('print the version (as --version)')
+    .action(() => {
+      process.stdout.write(`${VERSION}\n`);
+    });
 
   const bank = program.command('bank').description('read the memory bank');
   bank.command('list <space_id>').description('list bank files').action(action(bankList, 'bankList'));
   bank.command('read <space_id> <filename>').description('print one bank file').action(action(bankRead, 'content'));
   bank.command('read-all <space_id>').description('print every bank file').action(action(bankReadAll, 'bankAll'));
 
+  const names = program.commands.map((command) => command.name());
   // Usage errors reach main's boundary as one line with the help to see; commander prints nothing of its own.
   for (const command of [program, ...program.commands, ...program.commands.flatMap((c) => c.commands)]) {
-    const help = ['live-mem', ...(command.parent?.parent ? [command.parent.name()] : []), ...(command.parent ? [command.name()] : []), '--help'].join(' ');
+    const path = [...(command.parent?.parent ? [command.parent.name()] : []), ...(command.parent ? [command.name()] : [])];
+    const help = ['live-mem', ...path, '--help'].join(' ');
     command
       .exitOverride((error) => {
         if (error.exitCode === 0 || error.code === 'commander.help') throw error;
         // The bare program serves MCP and takes no argument: a word it does not know is a mistyped command.
         const what =
-          error.code === 'commander.excessArguments' && command === program ? `unknown command '${command.args[0]}'` : error.message.replace(/^error: /, '');
+          error.code === 'commander.excessArguments' && command === program
+            ? `unknown command '${command.args[0]}'${didYouMean(String(command.args[0]), names)}`
+            : error.message.replace(/^error: /, '');
         throw new UsageError(`${what} (see \`${help}\`)`);
       })
       .configureOutput({ writeErr: (text) => process.stderr.write(text), outputError: () => undefined });
+    if (command === program) continue;
+    // The global options are listed once, in the top-level help; a command's help shows its own and an example.
+    const example = EXAMPLES[path.join(' ')];
+    command.addHelpText(
+      'after',
+      `${example ? `\nExample:\n${example.map((line) => `  $ ${line}`).join('\n')}\n` : ''}\nGlobal options (--json, --home, --token, --agent, -q…): see \`live-mem --help\`.\n`,
+    );
   }
   return program;
 }
+
+/** An example for the commands people start with, shown at the end of their --help. */
+const EXAMPLES: Record<string, string[]> = {
+  'space create': ['live-mem space create my-project -d "The web shop"'],
+  note: ['live-mem note my-project "the build needs Node 20" -c decision -t build', 'git log -1 --format=%B | live-mem note my-project -'],
+  read: ['live-mem read my-project -n 10 --from claude'],
+  search: ['live-mem search my-project "node 20"'],
+  recall: ['live-mem recall my-project why did we pick postgres'],
+  context: ['live-mem context my-project "payment retries" --max-tokens 2000'],
+  consolidate: ['live-mem consolidate my-project', 'live-mem consolidate my-project --only-agent claude'],
+  'summaries update': ['live-mem summaries update my-project --dry-run'],
+  export: ['live-mem export my-project -o my-project.tar.gz'],
+  import: ['live-mem import my-project.tar.gz --as my-project-copy'],
+  'backup create': ['live-mem backup create my-project -d "before the migration"'],
+  'backup restore': ['live-mem backup restore my-project/2026-01-31T09-00-00-ab12cd --yes'],
+  'token create': ['live-mem token create ci-bot -p read,write -s my-project --expires-in-days 90'],
+  serve: ['live-mem serve --http --port 8080'],
+};

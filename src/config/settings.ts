@@ -2,6 +2,7 @@ import { homedir, userInfo } from 'node:os';
 import path from 'node:path';
 import { LiveMemError } from '../shared/errors.js';
 import type { LogLevel } from '../shared/log.js';
+import { didYouMean } from '../shared/suggest.js';
 
 /**
  * Every setting live-mem reads, in one place. Precedence: defaults < config file < environment <
@@ -606,7 +607,25 @@ export interface SettingsInputs {
   flags?: Record<string, string | undefined>;
 }
 
+/**
+ * Refuses a config file key no setting reads (`agnet: x` would otherwise be ignored, and the
+ * setting silently left at its default), naming the nearest valid key.
+ */
+function checkFileKeys(file: Record<string, unknown>, configFile: string | undefined): void {
+  const known = FIELDS.map((field) => field.file);
+  const sections = new Set(known.filter((key) => key.includes('.')).map((key) => key.split('.')[0] as string));
+  const keys = Object.entries(file).flatMap(([key, value]) =>
+    sections.has(key) && typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value).map((sub) => `${key}.${sub}`) : [key],
+  );
+  for (const key of keys) {
+    if (!known.includes(key)) {
+      throw new LiveMemError('config_error', `unknown setting '${key}' in ${configFile ?? 'the config file'}${didYouMean(key, known)}`, { setting: key });
+    }
+  }
+}
+
 export function resolveSettings(inputs: SettingsInputs): Settings {
+  if (inputs.file) checkFileKeys(inputs.file, inputs.configFile);
   const values = new Map<string, unknown>();
   for (const field of FIELDS) {
     const fromFile = readPath(inputs.file, field.file);

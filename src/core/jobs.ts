@@ -4,6 +4,7 @@ import { listAll } from '../storage/list.js';
 import type { Caller } from './caller.js';
 import type { CoreContext } from './context.js';
 import { toStamp } from './note/note-name.js';
+import { isoSeconds } from '../shared/time.js';
 
 /**
  * Background work whose state lives in the store (`{folder}/{job id}.json`), so any process sharing
@@ -94,7 +95,7 @@ export function createJobs<Progress extends { phase: string }, Result extends { 
      * the job record (and to `onProgress`), its result too; the lease is released at the end.
      */
     async launch(caller: Caller, started: StartedWork<Progress, Result>, extra: Record<string, unknown> = {}, onProgressToo?: (event: Progress) => void) {
-      const now = context.clock().toISOString();
+      const now = isoSeconds(context.clock());
       const record: JobRecord<Progress, Result> = {
         job_id: `${toStamp(context.clock())}-${context.randomId()}`,
         space_id: started.spaceId,
@@ -122,7 +123,7 @@ export function createJobs<Progress extends { phase: string }, Result extends { 
         if (event.phase === lastPhase && time - lastWrite < PROGRESS_WRITE_MS) return;
         lastWrite = time;
         lastPhase = event.phase;
-        record.updated_at = context.clock().toISOString();
+        record.updated_at = isoSeconds(context.clock());
         save().catch((error: unknown) => context.logger.warn(`could not save ${kind.name} job progress`, { error: String(error) }));
       };
       const work = (async () => {
@@ -134,7 +135,7 @@ export function createJobs<Progress extends { phase: string }, Result extends { 
           record.result = { status: 'error', message: error instanceof Error ? error.message : String(error) } as unknown as Result;
         } finally {
           await started.release();
-          record.updated_at = context.clock().toISOString();
+          record.updated_at = isoSeconds(context.clock());
           await save().catch((error: unknown) => context.logger.error(`could not save the ${kind.name} job result`, { error: String(error) }));
           const old = (await keys(record.space_id).catch(() => [])).slice(KEEP_JOBS);
           if (old.length > 0) await storage.deleteMany(old).catch(() => undefined);

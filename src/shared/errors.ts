@@ -49,3 +49,11 @@ export function statusOf(error: LiveMemError): string {
 }
 
 export const invalid = (message: string, data?: Record<string, unknown>): LiveMemError => new LiveMemError('invalid_input', message, data);
+
+/**
+ * What a destructive operation says when it is not confirmed. The core words it for MCP, where the
+ * flag is the `confirm` argument; the CLI swaps CONFIRM_AGAIN for its own flag (--yes) where it
+ * reports errors, so each shell names the way it is confirmed.
+ */
+export const CONFIRM_AGAIN = 'call again with confirm=true';
+export const unconfirmed = (what: string): LiveMemError => invalid(`${what}: ${CONFIRM_AGAIN}`);

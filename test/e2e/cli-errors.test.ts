@@ -25,12 +25,15 @@ describe('CLI errors: one clear line and the promised exit code', () => {
       stripFinalNewline: false,
     });
 
-  /** Runs `args`, expects `exitCode` and exactly one line `live-mem: <matching>` on stderr, nothing else. */
+  /**
+   * Runs `args`, expects `exitCode` and one line `live-mem: <matching>` on stderr, with at most the
+   * error's hint on a second line, nothing else.
+   */
   const fails = async (args: string[], exitCode: number, line: RegExp, env: Record<string, string> = {}) => {
     const result = await run(args, env);
     assert.equal(result.exitCode, exitCode, `${args.join(' ')}: ${result.stderr}`);
-    assert.match(result.stderr, /^live-mem: [^\n]+\n$/, `one line: ${JSON.stringify(result.stderr)}`);
-    assert.match(result.stderr, line);
+    assert.match(result.stderr, /^live-mem: [^\n]+\n(?: {2}hint: [^\n]+\n)?$/, `one line and its hint: ${JSON.stringify(result.stderr)}`);
+    assert.match(`${result.stderr.split('\n')[0]}\n`, line);
     assert.doesNotMatch(result.stderr, /Error:|\n\s+at /, 'no error class, no stack');
     assert.equal(result.stdout, '');
     return result;

@@ -100,7 +100,7 @@ describe('CLI, run as a process', () => {
     assert.equal(badCategory.exitCode, 2);
     const noConfirm = await run(['space', 'delete', 'proj']);
     assert.equal(noConfirm.exitCode, 2);
-    assert.match(noConfirm.stderr, /confirm/);
+    assert.match(noConfirm.stderr, /run again with --yes/);
     const badConfig = await execa(process.execPath, [BIN, 'space', 'list'], { env: { LIVE_MEM_STORAGE: 'ftp' }, reject: false });
     assert.equal(badConfig.exitCode, 2);
     assert.match(badConfig.stderr, /LIVE_MEM_STORAGE must be one of fs, s3/);

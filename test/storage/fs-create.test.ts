@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { isLiveMemError } from '../../src/shared/errors.js';
@@ -120,4 +120,26 @@ describe('fs create-only writes and the spare temp file', () => {
       for (let i = 0; i < 100 && (await temps(dir)).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
       assert.deepEqual(await temps(dir), []);
     }));
+});
+
+describe('fs create errors', () => {
+  it('name the file being written, never its temp file', async () => {
+    const tmp = await tempDir();
+    // A temp file that cannot be opened (its folder is a regular file): the system error names the temp path.
+    const blocker = path.join(tmp.dir, 'blocker');
+    await writeFile(blocker, 'x');
+    const creator = createFileCreator(() => path.join(blocker, 'a.md.t0.lmtmp'));
+    try {
+      const file = path.join(tmp.dir, 'a.md');
+      await assert.rejects(creator.create('live/a.md', file, 'body', true), (error: Error) => {
+        assert.ok(isLiveMemError(error, 'storage_error'), String(error));
+        assert.match(error.message, new RegExp(`^fs create failed for ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ENOTDIR`));
+        assert.doesNotMatch(error.message, /lmtmp/);
+        return true;
+      });
+    } finally {
+      await creator.close();
+      await tmp.remove();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { rename, rm, stat } from 'node:fs/promises';
+import { link, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -8,20 +8,26 @@ import { invalid, LiveMemError } from '../../shared/errors.js';
 import type { Session } from '../open.js';
 import { formatBytes, percent, type ProgressLine } from '../progress.js';
 
-/** Refuses an output whose folder does not exist before anything is read (an export holds the space's lease). */
-async function checkOutput(file: string): Promise<void> {
+/**
+ * Refuses an output whose folder does not exist, or a file already there (unless `force`), before
+ * anything is read (an export holds the space's lease).
+ */
+async function checkOutput(file: string, force: boolean): Promise<void> {
   if (file === '-') return;
   const dir = path.dirname(path.resolve(file));
   const found = await stat(dir).catch(() => null);
   if (!found?.isDirectory()) throw new LiveMemError('not_found', `no such folder: ${dir}`, { path: dir });
+  if (!force && (await stat(file).catch(() => null))) throw exists(file);
 }
+
+const exists = (file: string) => invalid(`${path.resolve(file)} already exists: give another --output, or --force to replace it`, { path: path.resolve(file) });
 
 /**
  * Writes an archive stream to `file` (through a temp file renamed at the end, so a failed export
  * leaves no partial archive), or to stdout with '-'. Returns null for stdout: nothing else may be
  * printed there.
  */
-async function save(stream: Readable, file: string): Promise<{ file: string; archive_size: number } | null> {
+async function save(stream: Readable, file: string, force: boolean): Promise<{ file: string; archive_size: number } | null> {
   if (file === '-') {
     await pipeline(stream, process.stdout, { end: false });
     return null;
@@ -30,11 +36,13 @@ async function save(stream: Readable, file: string): Promise<{ file: string; arc
   const temp = `${target}.${process.pid}.partial`;
   try {
     await pipeline(stream, createWriteStream(temp, { flags: 'wx' }));
-    await rename(temp, target);
+    if (force) await rename(temp, target);
+    else await link(temp, target).catch((error: NodeJS.ErrnoException) => Promise.reject(error.code === 'EEXIST' ? exists(file) : error)); // never replaces a file made meanwhile
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
   }
+  await rm(temp, { force: true }); // after a link, the archive's second name
   return { file: target, archive_size: (await stat(target)).size };
 }
 
@@ -46,11 +54,11 @@ const showTransfer = (progress: ProgressLine, label: string) => (event: Transfer
   progress.update(`${label} · ${phase}${share ? `${share} · ` : ''}${files}`);
 };
 
-export async function exportSpace({ core, caller, progress }: Session, spaceId: string, options: { output?: string }) {
+export async function exportSpace({ core, caller, progress }: Session, spaceId: string, options: { output?: string; force?: boolean }) {
   const output = options.output ?? `${spaceId}.tar.gz`;
-  await checkOutput(output);
+  await checkOutput(output, options.force === true);
   const { stream, manifest } = await core.backups.exportStream(caller, spaceId, { onProgress: showTransfer(progress, `export ${spaceId}`) });
-  const saved = await save(stream, output);
+  const saved = await save(stream, output, options.force === true);
   const { files } = await manifest;
   return saved && { status: 'ok' as const, space_id: spaceId, ...saved, files_count: files.length };
 }
@@ -84,15 +92,15 @@ export const backupList = ({ core, caller }: Session, spaceId: string | undefine
 export const backupRestore = ({ core, caller }: Session, backupId: string, options: { yes?: boolean }) =>
   core.backups.restore(caller, { backup_id: backupId, confirm: options.yes === true });
 
-export async function backupDownload({ core, caller, progress }: Session, backupId: string, options: { output?: string }) {
+export async function backupDownload({ core, caller, progress }: Session, backupId: string, options: { output?: string; force?: boolean }) {
   const output = options.output ?? `${backupId.replace('/', '-')}.tar.gz`;
-  await checkOutput(output);
+  await checkOutput(output, options.force === true);
   const { stream, manifest } = await core.backups.downloadStream(
     caller,
     { backup_id: backupId },
     { onProgress: showTransfer(progress, `download ${backupId}`) },
   );
-  const saved = await save(stream, output);
+  const saved = await save(stream, output, options.force === true);
   return saved && { status: 'ok' as const, backup_id: backupId, ...saved, files_count: manifest.files.length };
 }
 

@@ -64,6 +64,9 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
     return null;
   }
   const { serveStdio } = await import('../../mcp/stdio.js');
+  // A person who typed `live-mem` would otherwise face a silent prompt; a client's stdin is a pipe.
+  // On stderr, whatever the log level: stdout carries the protocol only.
+  if (process.stdin.isTTY) process.stderr.write('live-mem: serving MCP on stdio — this is what MCP clients run; see live-mem --help\n');
   logger.info(
     `serving MCP on stdio (store: ${storage.name} ${storage.location}, auth: ${settings.token ? 'token' : settings.auth === 'required' ? 'required, no token' : 'local owner'}, tools: ${tools.profile}, ${tools.tools.length}, default space: ${session.defaultSpace})`,
   );

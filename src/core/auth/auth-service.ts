@@ -1,9 +1,11 @@
 import { invalid, LiveMemError } from '../../shared/errors.js';
 import { authorize, ownerCaller, type Caller, type Permission } from '../caller.js';
 import type { CoreContext } from '../context.js';
+import { spaceKeys } from '../layout.js';
 import { SPACE_ID_PATTERN } from '../validate.js';
 import { createTokenStore, hashToken, newToken, sameHash, validateTokenName, type TokenRecord } from './token-store.js';
 import { tokenScope, type TokenScope } from './token-scope.js';
+import { isoSeconds } from '../../shared/time.js';
 
 /**
  * Who may do what. A caller comes from a token (its name is the agent written on notes; it cannot
@@ -133,8 +135,8 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
         hash: hashToken(token),
         permissions,
         space_ids: spaceIds,
-        created_at: now.toISOString(),
-        expires_at: days > 0 ? new Date(now.getTime() + days * 86_400_000).toISOString() : null,
+        created_at: isoSeconds(now),
+        expires_at: days > 0 ? isoSeconds(new Date(now.getTime() + days * 86_400_000)) : null,
         revoked_at: null,
       };
       await store.update((tokens) => {
@@ -143,6 +145,12 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
         if (scope.spaces !== '*') withinOwnLifetime(tokens, caller, record.expires_at);
         return { tokens: [...tokens, record], result: undefined };
       });
+      // Accepted, since a token is often made before its space (an agent creates it on its first
+      // note): said, though, so that a mistyped id is seen now rather than as a `forbidden` later.
+      const missing =
+        spaceIds === '*'
+          ? []
+          : (await Promise.all(spaceIds.map(async (id) => ((await context.storage.stat(spaceKeys(id).meta)) ? null : id)))).filter((id) => id !== null);
       return {
         status: 'created' as const,
         name,
@@ -152,6 +160,9 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
         space_ids: spaceIds,
         expires_at: record.expires_at,
         warning: 'This token is shown once and never again: store it now.',
+        ...(missing.length > 0
+          ? { warnings: missing.map((id) => `space '${id}' does not exist (yet): the token will reach it once it is created; check the id if it should exist`) }
+          : {}),
       };
     },
 
@@ -166,7 +177,7 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
 
     async revoke(caller: Caller, input: { token: string }) {
       const scope = adminScope(caller);
-      const now = context.clock().toISOString();
+      const now = isoSeconds(context.clock());
       const record = await store.update((tokens) => {
         const index = find(tokens, input.token, scope);
         const target = tokens[index] as TokenRecord;
@@ -242,7 +253,7 @@ export type AuthService = ReturnType<typeof createAuthService>;
  */
 function withinOwnLifetime(tokens: TokenRecord[], caller: Caller, expiresAt: string | null): void {
   const own = tokens.find((t) => t.name === caller.agent)?.expires_at ?? null;
-  if (own === null || (expiresAt !== null && expiresAt <= own)) return;
+  if (own === null || (expiresAt !== null && Date.parse(expiresAt) <= Date.parse(own))) return; // as times: stores hold both formats
   throw new LiveMemError(
     'forbidden',
     `this admin token expires at ${own}: a token it creates cannot outlive it (give expires_in_days so that it expires by then)`,

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { boundedTasks, mapLimit, mapOrdered, refusingSlots } from '../../shared/concurrency.js';
-import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import { invalid, isLiveMemError, LiveMemError, unconfirmed } from '../../shared/errors.js';
 import { openBatch } from '../../storage/batch.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
@@ -15,6 +15,7 @@ import { FORMAT, FORMAT_VERSION, MANIFEST_ENTRY, parseManifest, sha256, type Man
 import { internalState, whyNotContent, whyNotMeta } from './space-content.js';
 import { tally, type TransferOptions } from './transfer-progress.js';
 import { importCaps, verifyArchive } from './verify-archive.js';
+import { isoSeconds } from '../../shared/time.js';
 
 /** `{space}/{YYYY-MM-DDTHH-MM-SS}-{random6}`: sortable, never colliding. */
 const BACKUP_ID = /^([a-zA-Z0-9][a-zA-Z0-9_-]{0,63})\/(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-z]{6})$/;
@@ -76,7 +77,7 @@ export function createBackupService(context: CoreContext) {
     format_version: FORMAT_VERSION,
     live_mem_version: context.version,
     space_id: spaceId,
-    created_at: context.clock().toISOString(),
+    created_at: context.clock().toISOString(), // the archive's own record: ordered to the millisecond
     description,
     files,
     total_size: files.reduce((sum, file) => sum + file.size, 0),
@@ -132,9 +133,9 @@ export function createBackupService(context: CoreContext) {
   };
 
   /** Fails early, before an archive is read twice, if the space exists (the claim checks again). */
-  const requireAbsent = async (spaceId: string): Promise<void> => {
+  const requireAbsent = async (spaceId: string, otherwise: string): Promise<void> => {
     if (await storage.stat(spaceKeys(spaceId).meta)) {
-      throw new LiveMemError('already_exists', `space '${spaceId}' exists: delete it first, or import under another name`, { space_id: spaceId });
+      throw new LiveMemError('already_exists', `space '${spaceId}' exists: delete it first, or ${otherwise}`, { space_id: spaceId });
     }
   };
 
@@ -219,7 +220,7 @@ export function createBackupService(context: CoreContext) {
           files_backed_up: files.length,
           total_size: manifest.total_size,
           description,
-          created_at: manifest.created_at,
+          created_at: isoSeconds(new Date(manifest.created_at)),
           ...(held.warnings.length > 0 ? { warnings: held.warnings } : {}),
         };
       } finally {
@@ -258,14 +259,16 @@ export function createBackupService(context: CoreContext) {
           }
         })
       ).filter((backup) => backup !== null);
+      // Newest first by the manifests' own times, then shown in the results' one format.
       backups.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
-      return { status: 'ok' as const, backups, total: backups.length };
+      const shown = backups.map((backup) => ({ ...backup, created_at: isoSeconds(new Date(backup.created_at)) }));
+      return { status: 'ok' as const, backups: shown, total: shown.length };
     },
 
     async restore(caller: Caller, input: { backup_id: string; confirm?: boolean }) {
       const { spaceId, stamp } = parseBackupId(input.backup_id);
       authorize(caller, 'admin', spaceId);
-      if (input.confirm !== true) throw invalid(`restoring backup '${input.backup_id}' recreates space '${spaceId}': call again with confirm=true`);
+      if (input.confirm !== true) throw unconfirmed(`restoring backup '${input.backup_id}' recreates space '${spaceId}'`);
       const manifest = await loadManifest(input.backup_id);
       // A backup in the store is input like an archive: only a space's content is restored.
       const damaged = (why: string) => invalid(`backup '${input.backup_id}' is damaged: ${why}; nothing restored`, { backup_id: input.backup_id });
@@ -273,7 +276,7 @@ export function createBackupService(context: CoreContext) {
         const reason = whyNotContent(file.path);
         if (reason) throw damaged(`${file.path} ${reason}`);
       }
-      await requireAbsent(spaceId);
+      await requireAbsent(spaceId, 'download the backup and import it under another space id');
       const keys = backupKeys(spaceId, stamp);
       const readFile = async (file: ManifestFile) => {
         const object = await storage.get(keys.file(file.path));
@@ -333,7 +336,7 @@ export function createBackupService(context: CoreContext) {
     async delete(caller: Caller, input: { backup_id: string; confirm?: boolean }) {
       const { spaceId, stamp } = parseBackupId(input.backup_id);
       authorize(caller, 'admin', spaceId);
-      if (input.confirm !== true) throw invalid(`deleting backup '${input.backup_id}' cannot be undone: call again with confirm=true`);
+      if (input.confirm !== true) throw unconfirmed(`deleting backup '${input.backup_id}' cannot be undone`);
       await loadManifest(input.backup_id);
       const keys = backupKeys(spaceId, stamp);
       // The manifest first: the backup leaves every listing at once, even if the rest is cut short.
@@ -361,7 +364,7 @@ export function createBackupService(context: CoreContext) {
       const manifest = await verifyArchive(open, importCaps(context.limits), options.onProgress);
       const spaceId = validateSpaceId(options.as ?? manifest.space_id);
       authorize(caller, 'admin', spaceId);
-      await requireAbsent(spaceId);
+      await requireAbsent(spaceId, 'import it under another space id');
       const prefix = `${manifest.space_id}/`;
       const passed = tally('writing', manifest.files.length, options.onProgress);
       // The archive is read again to write it: each entry must be one the first pass verified, or a

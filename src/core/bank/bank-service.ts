@@ -8,6 +8,7 @@ import { type BankBudget, bankBudget, type FileBudgetUse, useOfBudget } from './
 import { parseBankRules } from './rules.js';
 import { requireSpace } from '../space/meta.js';
 import { isStoredBankFilename, quoteName, validateSpaceId } from '../validate.js';
+import { isoSeconds } from '../../shared/time.js';
 
 export interface BankFileInfo {
   filename: string;
@@ -46,7 +47,7 @@ export function createBankService(context: CoreContext) {
   const listFiles = async (spaceId: string): Promise<BankFileInfo[]> => {
     const files = await mapLimit(await listObjects(spaceId), storage.parallelism, async (object) => {
       const info = object.size !== undefined && object.lastModified ? object : await storage.stat(object.key);
-      return info ? { filename: baseName(object.key), size: info.size ?? 0, last_modified: (info.lastModified ?? new Date(0)).toISOString() } : null;
+      return info ? { filename: baseName(object.key), size: info.size ?? 0, last_modified: isoSeconds(info.lastModified ?? new Date(0)) } : null;
     });
     return files.filter((file): file is BankFileInfo => file !== null);
   };
@@ -62,7 +63,7 @@ export function createBankService(context: CoreContext) {
     const bodies = await mapLimit(objects, storage.parallelism, (object) => storage.get(object.key));
     const files = bodies.flatMap((object) =>
       object
-        ? [{ filename: baseName(object.key), size: object.size, last_modified: object.lastModified.toISOString(), content: object.body.toString('utf8') }]
+        ? [{ filename: baseName(object.key), size: object.size, last_modified: isoSeconds(object.lastModified), content: object.body.toString('utf8') }]
         : [],
     );
     return { files, budget: bankBudget(parseBankRules(rules?.body.toString('utf8') ?? ''), context.budgets) };
@@ -150,7 +151,7 @@ export function createBankService(context: CoreContext) {
         filename,
         content: object.body.toString('utf8'),
         size: object.size,
-        last_modified: object.lastModified.toISOString(),
+        last_modified: isoSeconds(object.lastModified),
       };
     },
 

@@ -21,6 +21,7 @@ import { checkDigests, targetTokens, type Digest } from './guards.js';
 import { compactionMessages, parseDigests, retryReminder } from './prompt.js';
 import { splitSections, type SplitFile } from './sections.js';
 import { requireModel } from '../model.js';
+import { isoSeconds } from '../../shared/time.js';
 
 export interface CompactInput {
   space_id: string;
@@ -173,7 +174,7 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
           id: `${toStamp(now)}-${context.randomId()}`,
           space_id: spaceId,
           kind: 'compaction',
-          committed_at: now.toISOString(),
+          committed_at: isoSeconds(now),
           notes: [],
           time_range: { oldest: null, newest: null },
           writes,

@@ -24,6 +24,7 @@ import { estimateTokens } from '../tokens.js';
 import { meteredCalls } from '../spend/meter.js';
 import { buildMessages, compressionMessages, refusalReminder, retryReminder, type PromptNote } from './prompt.js';
 import { requireModel } from '../model.js';
+import { isoSeconds } from '../../shared/time.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -318,7 +319,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         const record: CommitRecord = {
           id: `${toStamp(now)}-${context.randomId()}`,
           space_id: spaceId,
-          committed_at: now.toISOString(),
+          committed_at: isoSeconds(now),
           notes: window.map((w) => w.name.filename),
           time_range: { oldest: stampToIso(stamps[0] as string), newest: stampToIso(stamps[stamps.length - 1] as string) },
           writes: applied.writes,
@@ -367,7 +368,15 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     }
     progress('done', `${result.status}: ${result.notes_processed} notes consolidated in ${result.windows} window(s)`, selected.length);
     if (result.windows > 0) hooks.onCommitted?.(spaceId, changes);
-    context.logger.info(`consolidation of '${spaceId}': ${result.status}`, { ...result, consolidations: result.consolidations.length });
+    // A headline, not the metrics: the caller gets those in the result (a CLI prints them right below),
+    // and a failure's message is the caller's to report; debug logging has the whole result.
+    context.logger.info(`consolidation of '${spaceId}': ${result.status}`, {
+      notes_processed: result.notes_processed,
+      windows: result.windows,
+      llm_calls: result.llm_calls,
+      ...(result.code ? { code: result.code } : {}),
+    });
+    context.logger.debug(`consolidation of '${spaceId}': result`, { ...result, consolidations: result.consolidations.length });
     return result;
   };
 

@@ -54,5 +54,4 @@ export function compareNewestFirst(a: NoteName, b: NoteName): number {
 export const stampToIso = (stamp: string): string =>
   `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(9, 11)}:${stamp.slice(11, 13)}:${stamp.slice(13, 15)}Z`;
 
-/** ISO 8601 at second precision: 2026-02-20T18:05:12Z. */
-export const isoSeconds = (time: Date): string => `${time.toISOString().slice(0, 19)}Z`;
+export { isoSeconds } from '../../shared/time.js';

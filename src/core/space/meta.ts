@@ -1,4 +1,5 @@
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import { isoSeconds } from '../../shared/time.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { listPrefixes } from '../../storage/list.js';
@@ -31,7 +32,7 @@ export async function loadMeta(context: CoreContext, spaceId: string): Promise<L
     space_id: spaceId,
     description: String(raw.description ?? ''),
     owner: String(raw.owner ?? ''),
-    created_at: String(raw.created_at ?? object.lastModified.toISOString()),
+    created_at: String(raw.created_at ?? isoSeconds(object.lastModified)),
     last_consolidation: typeof raw.last_consolidation === 'string' ? raw.last_consolidation : null,
     consolidation_count: counter(raw.consolidation_count) ?? 0,
     total_notes_processed: counter(raw.total_notes_processed) ?? 0,
@@ -100,6 +101,13 @@ export async function requireSpace(context: CoreContext, spaceId: string): Promi
 }
 
 /** Every folder at the root of the store named like a space (a folder without _meta.json is not one). */
+/**
+ * The spaces' ids, in code-unit order of the ids themselves: the store lists folders with their
+ * '/', which sorts after '-', so `my-project-2/` came before `my-project/`.
+ */
 export async function listSpaceIds(context: CoreContext): Promise<string[]> {
-  return (await listPrefixes(context.storage, '')).map((prefix) => prefix.slice(0, -1)).filter((id) => SPACE_ID_PATTERN.test(id));
+  return (await listPrefixes(context.storage, ''))
+    .map((prefix) => prefix.slice(0, -1))
+    .filter((id) => SPACE_ID_PATTERN.test(id))
+    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -1,5 +1,5 @@
 import { mapLimit } from '../../shared/concurrency.js';
-import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import { invalid, isLiveMemError, LiveMemError, unconfirmed } from '../../shared/errors.js';
 import { listKeys } from '../../storage/list.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
 import type { BankService } from '../bank/bank-service.js';
@@ -12,6 +12,7 @@ import { spendSummary } from '../spend/report.js';
 import { claimNewSpace } from './claim.js';
 import { DEFAULT_RULES } from './default-rules.js';
 import { isUnreadableMeta, listSpaceIds, loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from './meta.js';
+import { isoSeconds } from '../../shared/time.js';
 
 const MAX_RULES_CHARS = 200_000;
 const MAX_DESCRIPTION_CHARS = 2_000;
@@ -93,10 +94,7 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
       if (rules.length > MAX_RULES_CHARS) throw invalid(`rules have ${rules.length} characters; the limit is ${MAX_RULES_CHARS}`);
 
       const keys = spaceKeys(spaceId);
-      const createdAt = context
-        .clock()
-        .toISOString()
-        .replace(/\.\d{3}Z$/, 'Z');
+      const createdAt = isoSeconds(context.clock());
       const meta: SpaceMeta = {
         space_id: spaceId,
         description,
@@ -198,7 +196,7 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
       const cap = input.llm_daily_tokens;
       if (cap !== undefined && !(typeof cap === 'number' && Number.isSafeInteger(cap) && cap >= 0))
         throw invalid(`llm_daily_tokens must be a whole number of tokens, 0 or more (0 = no cap for this space), got ${JSON.stringify(cap)}`);
-      const updatedAt = context.clock().toISOString();
+      const updatedAt = isoSeconds(context.clock());
       const meta = await updateMeta(context, spaceId, (current) => ({
         ...current,
         ...(description === undefined ? {} : { description }),
@@ -219,7 +217,7 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
     async delete(caller: Caller, input: { space_id: string; confirm?: boolean }) {
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'admin', spaceId);
-      if (input.confirm !== true) throw invalid(`deleting space '${spaceId}' erases all its notes and bank: call again with confirm=true`);
+      if (input.confirm !== true) throw unconfirmed(`deleting space '${spaceId}' erases all its notes and bank`);
       await requireSpace(context, spaceId);
       const keys = spaceKeys(spaceId);
       let deleted: number;

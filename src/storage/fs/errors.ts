@@ -10,5 +10,8 @@ export function storageError(operation: string, file: string, cause: unknown): L
   if (cause instanceof LiveMemError) return cause;
   const code = (cause as { code?: string }).code;
   const hint = code === 'ENOSPC' ? ' (the disk is full)' : code === 'EACCES' || code === 'EPERM' ? ' (permission denied)' : '';
-  return new LiveMemError('storage_error', `fs ${operation} failed for ${file}${hint}: ${String((cause as Error).message ?? cause)}`, { code }, { cause });
+  // A system error ends with the paths it was about ("…, open '/x/a.md.1f2e….lmtmp'"): a temp file's
+  // name means nothing to the reader and `file` is already named, so the paths are left out.
+  const detail = String((cause as Error).message ?? cause).replace(/,? ?'[^']*'(?: -> '[^']*')?$/, '');
+  return new LiveMemError('storage_error', `fs ${operation} failed for ${file}${hint}: ${detail}`, { code }, { cause });
 }
