@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
@@ -251,5 +251,19 @@ describe('CLI: the first hour', () => {
     const piped = await run([], { input: '', env: { LIVE_MEM_LOG_LEVEL: 'warn' } });
     assert.equal(piped.stderr, '');
     assert.equal(piped.stdout, '');
+  });
+
+  it('a checkout that was never built says so in one line (exit 2), not with a module-not-found stack', async () => {
+    const checkout = await tempDir();
+    try {
+      const bin = path.join(checkout.dir, 'bin', 'live-mem.cjs');
+      await mkdir(path.dirname(bin));
+      await copyFile(BIN, bin);
+      const result = await execa(process.execPath, [bin, 'space', 'list'], { reject: false });
+      assert.equal(result.exitCode, 2);
+      assert.equal(result.stderr, `live-mem: not built: run \`npm install\` (or \`npm run build\`) in ${checkout.dir}`);
+    } finally {
+      await checkout.remove();
+    }
   });
 });
