@@ -1,15 +1,13 @@
-import { mapLimit } from '../../shared/concurrency.js';
 import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import type { LlmCalls } from '../../llm/call.js';
 import { meteredCalls } from '../spend/meter.js';
 import { LlmError, type LlmClient } from '../../llm/types.js';
-import { listAll } from '../../storage/list.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
-import { baseName, spaceKeys } from '../layout.js';
+import { spaceKeys } from '../layout.js';
 import { toStamp } from '../note/note-name.js';
 import { requireSpace } from '../space/meta.js';
-import { isStoredBankFilename, validateBankFilename, validateSpaceId } from '../validate.js';
+import { validateBankFilename, validateSpaceId } from '../validate.js';
 import { bankBudget, measureTokens, withinBank, type BankBudget } from '../bank/budget.js';
 import { parseBankRules } from '../bank/rules.js';
 import type { FileWrite } from '../consolidation/apply-plan.js';
@@ -22,6 +20,7 @@ import { compactionMessages, parseDigests, retryReminder } from './prompt.js';
 import { splitSections, type SplitFile } from './sections.js';
 import { requireModel } from '../model.js';
 import { isoSeconds } from '../../shared/time.js';
+import { readBankFiles } from '../bank/bank-files.js';
 
 export interface CompactInput {
   space_id: string;
@@ -69,15 +68,7 @@ export interface CompactionResult {
 export function createCompactionService(context: CoreContext, hooks: { onCommitted?: (spaceId: string, files: ChangedFile[]) => void } = {}) {
   const { storage } = context;
 
-  const readBank = async (spaceId: string) => {
-    const keys = spaceKeys(spaceId);
-    const objects = [];
-    for await (const object of listAll(storage, keys.bank, { delimiter: '/' })) if (isStoredBankFilename(baseName(object.key))) objects.push(object);
-    const read = await mapLimit(objects, storage.parallelism, (object) => storage.get(object.key));
-    const files = new Map<string, { content: string; etag: string }>();
-    for (const object of read) if (object) files.set(baseName(object.key), { content: object.body.toString('utf8'), etag: object.etag });
-    return files;
-  };
+  const readBank = (spaceId: string) => readBankFiles(context, spaceId);
 
   /** Each file's budget, lowered for the largest files while the bank as a whole is over its own (budget.ts). */
   const readBudget = async (spaceId: string, bank: ReadonlyMap<string, { content: string }>): Promise<BankBudget> => {

@@ -9,7 +9,7 @@ import { baseName, spaceKeys } from '../layout.js';
 import { parseNoteFile } from '../note/note-file.js';
 import { compareNewestFirst, parseNoteName, stampToIso, toStamp, type NoteName } from '../note/note-name.js';
 import { loadMeta, requireSpace } from '../space/meta.js';
-import { isStoredBankFilename, validateSpaceId } from '../validate.js';
+import { validateSpaceId } from '../validate.js';
 import { parseBankRules } from '../bank/rules.js';
 import { bankBudget } from '../bank/budget.js';
 import { noteText } from '../recall/documents.js';
@@ -25,6 +25,7 @@ import { meteredCalls } from '../spend/meter.js';
 import { buildMessages, compressionMessages, refusalReminder, retryReminder, type PromptNote } from './prompt.js';
 import { requireModel } from '../model.js';
 import { isoSeconds } from '../../shared/time.js';
+import { readBankFiles } from '../bank/bank-files.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -126,15 +127,10 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     return names.sort((a, b) => compareNewestFirst(b, a));
   };
 
-  const readBank = async (spaceId: string, rules: string): Promise<BankSnapshot> => {
-    const keys = spaceKeys(spaceId);
-    const objects = [];
-    for await (const object of listAll(storage, keys.bank, { delimiter: '/' })) if (isStoredBankFilename(baseName(object.key))) objects.push(object);
-    const read = await mapLimit(objects, context.storage.parallelism, (object) => storage.get(object.key));
-    const files = new Map<string, { content: string; etag: string }>();
-    for (const object of read) if (object) files.set(baseName(object.key), { content: object.body.toString('utf8'), etag: object.etag });
-    return { files, appendOnly: parseBankRules(rules).appendOnly };
-  };
+  const readBank = async (spaceId: string, rules: string): Promise<BankSnapshot> => ({
+    files: await readBankFiles(context, spaceId),
+    appendOnly: parseBankRules(rules).appendOnly,
+  });
 
   /** Asks for a plan; a reply that is not a usable plan gets one more chance with a stricter reminder. */
   const askPlan = async (calls: LlmCalls, messages: ReturnType<typeof buildMessages>): Promise<Plan> => {
