@@ -1,6 +1,8 @@
 /** README documents every tool and every setting: a new one without docs fails the build. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { FIELDS } from '../src/config/settings.js';
 import { TOOL_PROFILES } from '../src/mcp/profiles.js';
@@ -32,5 +34,50 @@ describe('README', () => {
     for (const field of FIELDS) {
       for (const name of [field.env, ...(field.aliases ?? [])]) assert.ok(readme.includes(`\`${name}\``), name);
     }
+  });
+});
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped but `-` and `_`, spaces as hyphens. */
+function anchorsOf(markdown: string): Set<string> {
+  const prose = markdown.replace(/```[\s\S]*?```/g, '');
+  const headings = prose.match(/^#{1,6} .+$/gm) ?? [];
+  return new Set(
+    headings.map((h) =>
+      h
+        .replace(/^#+ /, '')
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+        .replace(/ /g, '-'),
+    ),
+  );
+}
+
+describe('README and docs/', () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const pages = [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
+
+  it('every relative link names a file that exists, and an anchor that its page has', () => {
+    const broken: string[] = [];
+    for (const page of pages) {
+      const text = readFileSync(join(root, page), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^(https?|mailto):/.test(target)) continue;
+        const [file, anchor] = target.split('#');
+        const path = file ? join(root, dirname(page), file) : join(root, page);
+        if (!existsSync(path)) broken.push(`${page}: ${target} (no such file)`);
+        else if (anchor && path.endsWith('.md') && !anchorsOf(readFileSync(path, 'utf8')).has(anchor)) broken.push(`${page}: ${target} (no such heading)`);
+      }
+    }
+    assert.deepEqual(broken, []);
+  });
+
+  it('user docs never name the design documents (say what is meant instead)', () => {
+    for (const page of pages) assert.doesNotMatch(readFileSync(join(root, page), 'utf8'), /\bseed \d{3}\b/i, page);
   });
 });
