@@ -275,7 +275,9 @@ const VIEWS = {
       '\n\n',
     );
   },
-  written: (result: Result) => `${scalar(result.status)}: ${scalar(result.filename ?? result.space_id)}`,
+  written: (result: Result) =>
+    `${scalar(result.status)}: ${scalar(result.filename ?? result.space_id)}` +
+    (result.space_created === true ? `\n(new space '${scalar(result.space_id)}' created with the default rules)` : ''),
   summaries: (result: Result) => table((result.summaries as Result[]) ?? [], ['id', 'level', 'sealed', 'range_start', 'range_end', 'covers', 'chars']),
   summary: (result: Result) => {
     const summary = (result.summary as Result) ?? {};

@@ -44,6 +44,17 @@ describe('CLI: the first hour', () => {
   });
   after(async () => home?.remove());
 
+  it("the quick start's commands as pasted: the first note makes its space and says so, the read shows it", async () => {
+    const first = await run(['note', 'demo', 'Hello from the quick start']);
+    assert.equal(first.exitCode, 0, first.stderr);
+    assert.match(first.stdout, /^created: \d{8}T\d{6}_shell_observation_\w{8}\.md\n\(new space 'demo' created with the default rules\)\n$/);
+    const second = await run(['note', 'demo', 'again']);
+    assert.doesNotMatch(second.stdout, /new space/, 'only the note that made the space says so');
+    const read = await run(['read', 'demo']);
+    assert.equal(read.exitCode, 0, read.stderr);
+    assert.match(read.stdout, /Hello from the quick start/);
+  });
+
   it('help, version and -v as people type them; a mistyped command gets a suggestion', async () => {
     const help = await run(['help']);
     assert.equal(help.exitCode, 0, help.stderr);
