@@ -8,12 +8,13 @@ import type { Core } from '../core/core.js';
 import { createSamplingLlm } from '../llm/sampling.js';
 import type { LlmClient } from '../llm/types.js';
 import { isLiveMemError } from '../shared/errors.js';
+import { EVERY_TOOL, offers, type Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
 import { listTools } from './listing.js';
 import { selectTools, type ToolSelection } from './profiles.js';
 import { CONSOLIDATE_BACKLOG, registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
-import { EVERY_TOOL, offers, toolError, toolResult, type Offered } from './result.js';
+import { toolError, toolResult } from './result.js';
 import { parseArguments, withDefaultSpace, type ToolContext, type ToolDefinition, type ToolExtra } from './tool.js';
 
 /** What the SDK is told a tool takes: anything; parseArguments checks it against the tool's schema. */
