@@ -20,7 +20,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     // --help and --version end this way (0); so does a command group without its command (help shown).
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     if (error instanceof CommandFailed) {
-      const hint = error.code ? hintFor(error.code) : undefined;
+      const hint = error.code ? hintFor(error.code, error.message) : undefined;
       if (!json) process.stderr.write(forTerminal(`live-mem: ${error.message}\n${hint ? `  hint: ${hint}\n` : ''}`));
       return 1;
     }

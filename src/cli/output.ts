@@ -1,5 +1,6 @@
 import { LlmError } from '../llm/types.js';
-import { CONFIRM_AGAIN, type ErrorCode, isLiveMemError, statusOf } from '../shared/errors.js';
+import { CONFIRM_AGAIN, isLiveMemError, statusOf } from '../shared/errors.js';
+import { CLI_WORDING, hintFor as sharedHint } from '../shared/hints.js';
 import { forTerminal, jsonForTerminal } from './terminal.js';
 
 type Result = Record<string, unknown>;
@@ -33,21 +34,8 @@ export interface CliFailure {
   exitCode: 1 | 2;
 }
 
-/**
- * What a person can do about each kind of error: the `hint` the MCP results carry (src/mcp/result.ts),
- * worded for a shell: commands to run rather than tools to call. None where the message says it all.
- */
-const HINTS: Partial<Record<ErrorCode, string>> = {
-  not_found: 'Check the name with `live-mem space list` or `live-mem bank list <space_id>`.',
-  already_exists: 'Pick another space id, or use the existing space.',
-  conflict: 'Another writer holds this; wait a moment and run again.',
-  forbidden: 'This token lacks the permission or the space; ask an admin.',
-  storage_error: 'The store failed; run `live-mem doctor` or retry later.',
-  llm_error: 'Retry later; `live-mem health` says whether the model is reachable.',
-  quota_exceeded: 'A daily token cap is reached; nothing was sent. Wait for the next UTC day, or raise the cap the message names.',
-};
-
-export const hintFor = (code: string): string | undefined => HINTS[code as ErrorCode];
+/** What to do about an error (its code and the core's message): the hint MCP gives, from the same table, in commands. */
+export const hintFor = (code: string, message: string): string | undefined => sharedHint(code, message, CLI_WORDING);
 
 /** Errors of the operating system (a file given on the command line), said the way people say them. */
 const SYSTEM_ERRORS: Record<string, string> = {
@@ -94,8 +82,10 @@ export function describeError(error: unknown): CliFailure {
   if (isLiveMemError(error)) {
     const usage = error.code === 'invalid_input' || error.code === 'config_error';
     // The core words a missing confirmation for MCP (its `confirm` argument); here it is --yes.
-    const message = oneLine(error.message).replace(CONFIRM_AGAIN, 'run again with --yes');
-    const hint = hintFor(error.code);
+    const message = oneLine(error.message).replace(CONFIRM_AGAIN, CLI_WORDING.confirm);
+    // A usage error's message is the instruction itself (which flag, which value, --yes): the
+    // table's hint for it ("fix the argument … and run again") would only repeat it to a person.
+    const hint = usage ? undefined : hintFor(error.code, error.message);
     return { message, status: statusOf(error), code: error.code, data: error.data, ...(hint ? { hint } : {}), exitCode: usage ? 2 : 1 };
   }
   if (error instanceof UsageError) return { message: oneLine(error.message), status: 'error', code: 'invalid_input', data: {}, exitCode: 2 };

@@ -13,10 +13,11 @@ export function validateSpaceId(spaceId: string): string {
   return spaceId;
 }
 
+/** What a caller is told about a category that is none of CATEGORIES (by the core, and by the MCP schema first). */
+export const unknownCategory = (category: unknown): string => `unknown category ${JSON.stringify(category)}: use one of ${CATEGORIES.join(', ')}`;
+
 export function validateCategory(category: string): Category {
-  if (!(CATEGORIES as readonly string[]).includes(category)) {
-    throw invalid(`unknown category ${JSON.stringify(category)}: use one of ${CATEGORIES.join(', ')}`);
-  }
+  if (!(CATEGORIES as readonly string[]).includes(category)) throw invalid(unknownCategory(category));
   return category as Category;
 }
 

@@ -1,10 +1,8 @@
-import { z } from 'zod';
 import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
-import { invalid } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import { toolError, toolResult } from './result.js';
-import { withDefaultSpace, type ToolContext, type ToolDefinition, type ToolExtra } from './tool.js';
+import { parseArguments, withDefaultSpace, type ToolContext, type ToolDefinition, type ToolExtra } from './tool.js';
 
 export interface DirectCall {
   core: Core;
@@ -20,20 +18,18 @@ export interface DirectCall {
 
 /**
  * Runs a tool definition outside an MCP session (the web viewer's API), exactly as the MCP server
- * would: arguments validated by `z.object(tool.input)` with its defaults — what the SDK does before
- * a handler runs —, the same handler, and the result or the error mapped by the same functions as
- * a `tools/call` answer. There is no client model (no sampling) and no progress channel: a long
+ * would: arguments checked and defaulted by parseArguments, the same handler, and the result or
+ * the error mapped by the same functions as a `tools/call` answer. There is no client model (no sampling) and no progress channel: a long
  * call is started in the background and followed through its status tool instead.
  */
 export async function callToolDirect(tool: ToolDefinition, args: unknown, call: DirectCall): Promise<{ result: Record<string, unknown>; isError: boolean }> {
   const answer = await (async () => {
     try {
-      const parsed = z.object(tool.input).safeParse(args ?? {});
-      if (!parsed.success) throw invalid(`invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
+      const parsed = parseArguments(tool, args);
       // Handlers read the core, the caller and the tools' profile; nothing reaches for the MCP request.
       const extra = { signal: call.signal, requestId: 0, sendNotification: async () => undefined, sendRequest: async () => undefined } as unknown as ToolExtra;
       return toolResult(
-        await tool.handler(withDefaultSpace(tool, parsed.data, call.defaultSpace), {
+        await tool.handler(withDefaultSpace(tool, parsed, call.defaultSpace), {
           core: call.core,
           caller: call.caller,
           extra,

@@ -10,8 +10,9 @@ type JsonSchema = Record<string, unknown>;
  * - `$schema` on each schema: without it MCP's default dialect (JSON Schema 2020-12) applies, and
  *   the keywords used here mean the same in draft-07, which validators default to;
  * - the ±2^53 bounds zod writes on every integer;
+ * - `additionalProperties: {}` on every open object (each output): absent, it means the same;
  * - `execution: { taskSupport: 'forbidden' }`, which is what an absent `execution` means.
- * The SDK still validates arguments against the zod schemas on each call (results: see server.ts).
+ * Arguments are checked against the same zod schemas on each call (parseArguments; results: see server.ts).
  */
 export function listTools(tools: readonly ToolDefinition[]): Tool[] {
   return tools.map((tool) => ({
@@ -30,6 +31,8 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
     override: ({ jsonSchema }) => {
       if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
       if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      const extra = jsonSchema.additionalProperties;
+      if (typeof extra === 'object' && extra !== null && Object.keys(extra).length === 0) delete jsonSchema.additionalProperties;
     },
   });
   return rest;

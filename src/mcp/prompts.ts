@@ -5,8 +5,9 @@ import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
 import { CATEGORIES } from '../core/validate.js';
 import { invalid, isLiveMemError, type LiveMemError } from '../shared/errors.js';
+import { EVERY_TOOL, mcpWording, missingSpaceAdvice, offers, type Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
-import { EVERY_TOOL, missingSpaceAdvice, offers, protocolError, type Offered } from './result.js';
+import { protocolError } from './result.js';
 import type { ToolExtra } from './tool.js';
 
 /** Live notes waiting past which an agent should consolidate before it stops. */
@@ -51,7 +52,7 @@ async function attempt<T>(read: () => Promise<T>): Promise<{ value: T } | { miss
 
 const missingSpace = (spaceId: string, error: LiveMemError, offered: Offered) =>
   error.code === 'not_found'
-    ? `The space "${spaceId}" does not exist yet: ${missingSpaceAdvice(offered, spaceId)}.`
+    ? `The space "${spaceId}" does not exist yet: ${missingSpaceAdvice(mcpWording(offered), spaceId)}.`
     : `This caller may not read the space "${spaceId}" (${error.message}).`;
 
 /** `text` when the server offers every tool it names, else nothing: a prompt never sends a model to a hidden tool. */

@@ -9,8 +9,9 @@ import type { CoreEvent } from '../core/events.js';
 import { validateSpaceId } from '../core/validate.js';
 import { mapLimit } from '../shared/concurrency.js';
 import { isLiveMemError } from '../shared/errors.js';
+import type { Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
-import { protocolError, type Offered } from './result.js';
+import { protocolError } from './result.js';
 import type { ToolExtra } from './tool.js';
 
 const MIME = 'text/markdown';

@@ -1,61 +1,10 @@
 import { ErrorCode as McpErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isLiveMemError, statusOf, type ErrorCode, type LiveMemError } from '../shared/errors.js';
+import { EVERY_TOOL, hintFor, mcpWording, type Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
 
-/**
- * What a caller can do to recover depends on what the server offers: a hint or a prompt names
- * only tools of the served profile, so a model is never sent to a tool it cannot call.
- */
-export interface Offered {
-  /** The tools served (a profile's), or every tool. */
-  tools: ReadonlySet<string> | 'all';
-  /** A live_note to a missing space creates it (LIVE_MEM_AUTO_CREATE_SPACES). */
-  autoCreateSpaces: boolean;
-}
-
-export const EVERY_TOOL: Offered = { tools: 'all', autoCreateSpaces: false };
-
-export const offers = (offered: Offered, tool: string): boolean => offered.tools === 'all' || offered.tools.has(tool);
-
-/** `a`, `a or b`, `a, b or c`: the tools of `names` that are offered. */
-function orList(offered: Offered, names: string[]): string {
-  const kept = names.filter((name) => offers(offered, name));
-  return kept.length <= 1 ? (kept[0] ?? '') : `${kept.slice(0, -1).join(', ')} or ${kept[kept.length - 1]}`;
-}
-
-/** What a caller can do about a space that does not exist, in the words of a sentence's end. */
-export function missingSpaceAdvice(offered: Offered, spaceId: string): string {
-  const check = orList(offered, ['space_list']);
-  const rest = check ? `, or check the name with ${check}` : '';
-  if (offered.autoCreateSpaces && offers(offered, 'live_note')) return `write a note to it to create it (live_note, space_id "${spaceId}")${rest}`;
-  if (offers(offered, 'space_create')) return `create it with space_create (space_id "${spaceId}")${rest}`;
-  return `check the space_id${check ? ` with ${check}` : ''}, or ask whoever runs the server to create it (\`live-mem space create ${spaceId}\`)`;
-}
-
-const SPACE_MISSING = /^space '(.*)' does not exist$/;
-
-/** The hint of an error that names tools: built from what is offered. */
-function hintOf(error: LiveMemError, offered: Offered): string | undefined {
-  if (error.code === 'not_found') {
-    const space = SPACE_MISSING.exec(error.message)?.[1];
-    if (space !== undefined) return `The space does not exist: ${missingSpaceAdvice(offered, space)}.`;
-    const check = orList(offered, ['space_list', 'bank_list']);
-    return check ? `Check the name with ${check}.` : 'Check the name and call again.';
-  }
-  if (error.code === 'storage_error') return `The store failed; ${offers(offered, 'system_health') ? 'call system_health or ' : ''}retry later.`;
-  return HINTS[error.code];
-}
-
-/** What a model can do about each kind of error that names no tool. */
-const HINTS: Partial<Record<ErrorCode, string>> = {
-  already_exists: 'Pick another space_id, or use the existing space.',
-  invalid_input: 'Fix the argument named in the message and call again.',
-  conflict: 'Another writer holds this; wait a moment and call again.',
-  forbidden: 'This token lacks the permission or the space; ask an admin.',
-  llm_error: 'The model failed or answered unusably; nothing was changed. Retry later.',
-  quota_exceeded: 'A daily token cap is reached; nothing was sent. Wait for the next UTC day, or raise the cap the message names.',
-  config_error: 'The server is not configured for this; the message says which setting to set.',
-};
+/** The hint of an error over MCP: the shared table (shared/hints.ts), naming only the tools offered. */
+const hintOf = (error: LiveMemError, offered: Offered): string | undefined => hintFor(error.code, error.message, mcpWording(offered));
 
 /** Statuses that are not errors: `partial` kept the work it did (its message says what failed). */
 const SUCCESS = new Set(['ok', 'created', 'deleted', 'partial']);

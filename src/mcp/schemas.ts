@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CATEGORIES, unknownCategory } from '../core/validate.js';
 
 /**
  * Schema pieces shared by the tools. Every agent pays for tools/list on every conversation, so the
@@ -24,7 +25,8 @@ export function outputShape(success: z.ZodRawShape): z.ZodObject {
   return z.looseObject(shape);
 }
 
-export const spaceId = z.string();
+/** A space_id an admin or destructive tool must be given: never the default space. */
+export const spaceId = z.string().describe('see space_list');
 
 /**
  * The space_id of a tool an agent may call without knowing space ids (notes, reads, search,
@@ -32,6 +34,21 @@ export const spaceId = z.string();
  * (`withDefaultSpace` in tool.ts, the one place it is resolved). Admin and destructive tools keep `spaceId`.
  */
 export const projectSpaceId = z.string().default('').describe('empty = the default space');
+
+/**
+ * A note's category: one of the core's CATEGORIES, refused with the core's own message (the SDK
+ * checks arguments before the handler, so this is what a caller sees first).
+ */
+export const category = z.enum(CATEGORIES, { error: (issue) => unknownCategory(issue.input) }).describe('the kind of note');
+
+/** A filter on notes' category: '' (the original server's "no filter", kept) or one of CATEGORIES. */
+export const categoryFilter = z
+  .enum(['', ...CATEGORIES], { error: (issue) => unknownCategory(issue.input) })
+  .default('')
+  .describe('empty = all');
+
+/** What a destructive tool needs to act; without it the tool refuses and changes nothing. */
+export const confirm = z.boolean().default(false).describe('true only if the user asked for it');
 
 export const note = z.looseObject({ filename: str, timestamp: str, agent: str, category: str, tags: z.array(str), content: str });
 

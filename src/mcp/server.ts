@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { ANONYMOUS } from '../core/auth/auth-service.js';
 import type { Caller } from '../core/caller.js';
 import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
@@ -7,13 +8,17 @@ import type { Core } from '../core/core.js';
 import { createSamplingLlm } from '../llm/sampling.js';
 import type { LlmClient } from '../llm/types.js';
 import { isLiveMemError } from '../shared/errors.js';
+import { EVERY_TOOL, offers, type Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
 import { listTools } from './listing.js';
 import { selectTools, type ToolSelection } from './profiles.js';
 import { CONSOLIDATE_BACKLOG, registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
-import { EVERY_TOOL, offers, toolError, toolResult, type Offered } from './result.js';
-import { withDefaultSpace, type ToolContext, type ToolDefinition, type ToolExtra } from './tool.js';
+import { toolError, toolResult } from './result.js';
+import { parseArguments, withDefaultSpace, type ToolContext, type ToolDefinition, type ToolExtra } from './tool.js';
+
+/** What the SDK is told a tool takes: anything; parseArguments checks it against the tool's schema. */
+const ANY_ARGUMENTS = z.looseObject({});
 
 export interface McpServerOptions {
   core: Core;
@@ -140,12 +145,13 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   };
 
   for (const tool of tools) {
-    // The output schema is listed (listing.ts) but not given to the SDK: it would parse every result
-    // against it on every call (a fifth of a note's CPU time). The results are checked where they
+    // Neither schema is given to the SDK; both are listed (listing.ts). The arguments are checked by
+    // parseArguments, so that a refused one gets a result with its status like any other error. The
+    // results are not parsed on every call (a fifth of a note's CPU time): they are checked where they
     // are read, by clients such as the SDK's own, and the tests run such a client over every tool.
     server.registerTool(
       tool.name,
-      { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: tool.annotations },
+      { title: tool.title, description: tool.description, inputSchema: ANY_ARGUMENTS, annotations: tool.annotations },
       async (args: Record<string, unknown>, extra: ToolExtra) => {
         const progress = progressChannel(extra);
         let caller: Caller | undefined;
@@ -160,7 +166,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
             tools: { profile, count: tools.length },
             defaultSpace: options.defaultSpace,
           };
-          const result = await tool.handler(withDefaultSpace(tool, args, options.defaultSpace) as never, context);
+          const result = await tool.handler(withDefaultSpace(tool, parseArguments(tool, args), options.defaultSpace) as never, context);
           await progress.sent();
           return toolResult(result);
         } catch (error) {

@@ -1,6 +1,6 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Caller } from '../core/caller.js';
 import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
 import type { Core } from '../core/core.js';
@@ -54,6 +54,19 @@ export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: f
  * keep the spec's defaults (idempotentHint false); destructiveHint must be said, its default is true.
  */
 export const WRITES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, openWorldHint: false };
+
+/**
+ * A call's arguments checked against the tool's input schema, its defaults filled in: by both call
+ * paths (server.ts, call.ts) before the handler runs, so that a refused argument (a category none
+ * of the seven, a string for a number) is an invalid_input result with its status and hint, like
+ * any other refusal. The SDK's own check would answer with a bare text and no structuredContent.
+ */
+export function parseArguments(tool: ToolDefinition, args: unknown): Record<string, unknown> {
+  const parsed = z.object(tool.input).safeParse(args ?? {});
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((issue) => (issue.path.length > 0 ? `${issue.message} at ${issue.path.join('.')}` : issue.message));
+  throw invalid(`invalid arguments for ${tool.name}: ${issues.join('; ')}`);
+}
 
 /**
  * The arguments with the default space filled in, for the tools whose space_id is `projectSpaceId`

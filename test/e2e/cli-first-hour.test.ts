@@ -144,10 +144,10 @@ describe('CLI: the first hour', () => {
     assert.equal(missing.exitCode, 1);
     assert.equal(
       missing.stderr,
-      "live-mem: space 'ghost' does not exist\n  hint: Check the name with `live-mem space list` or `live-mem bank list <space_id>`.\n",
+      "live-mem: space 'ghost' does not exist\n  hint: The space does not exist: create it with `live-mem space create ghost`, or check the name with `live-mem space list`.\n",
     );
     const asJson = JSON.parse((await run(['read', 'ghost', '--json'])).stdout);
-    assert.equal(asJson.hint, 'Check the name with `live-mem space list` or `live-mem bank list <space_id>`.');
+    assert.equal(asJson.hint, 'The space does not exist: create it with `live-mem space create ghost`, or check the name with `live-mem space list`.');
     const unconfirmed = await run(['space', 'delete', 'my-proj']);
     assert.equal(unconfirmed.exitCode, 2);
     assert.equal(unconfirmed.stderr, "live-mem: deleting space 'my-proj' erases all its notes and bank: run again with --yes\n");

@@ -39,8 +39,8 @@ function argsFor(tool: string, backupId: string, caller: string): Record<string,
     backup_download: { backup_id: backupId },
     backup_delete: { backup_id: backupId, confirm: false },
     admin_create_token: { name: `made-by-${caller}`, permissions: 'read', space_ids: 'alpha' },
-    admin_revoke_token: { token_hash: 'nobody' },
-    admin_update_token: { token_hash: 'nobody', permissions: 'read' },
+    admin_revoke_token: { token: 'nobody' },
+    admin_update_token: { token: 'nobody', permissions: 'read' },
     admin_delete_token: { token_hash: 'nobody' },
   };
   const definition = allTools.find((t) => t.name === tool);
@@ -58,7 +58,7 @@ function allowed(profile: Profile, tool: (typeof allTools)[number]): boolean {
   const implied = { read: ['read', 'write', 'admin'], write: ['write', 'admin'], admin: ['admin'] }[tool.permission];
   if (!implied.some((p) => profile.permissions.includes(p as Permission))) return false;
   // An admin limited to spaces cannot tell the token 'nobody' (missing) from one outside its scope: forbidden.
-  if ('token_hash' in tool.input) return profile.spaces === '*';
+  if ('token' in tool.input) return profile.spaces === '*';
   return !touchesSpace(tool) || profile.spaces === '*' || profile.spaces.includes('alpha');
 }
 

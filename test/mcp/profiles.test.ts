@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PROFILE_NAMES, selectTools, TOOL_PROFILES } from '../../src/mcp/profiles.js';
-import { EVERY_TOOL, toolError, type Offered } from '../../src/mcp/result.js';
+import { toolError } from '../../src/mcp/result.js';
 import { SERVER_INSTRUCTIONS, serverInstructions } from '../../src/mcp/server.js';
 import { allTools } from '../../src/mcp/tools/index.js';
 import { isLiveMemError, LiveMemError } from '../../src/shared/errors.js';
+import { EVERY_TOOL, type Offered } from '../../src/shared/hints.js';
 import { silentLogger } from '../../src/shared/log.js';
 
 const names = (spec?: string) => selectTools(spec).tools.map((tool) => tool.name);

@@ -1,8 +1,32 @@
 import { z } from 'zod';
+import { invalid } from '../../shared/errors.js';
 import { int, outputShape, str } from '../schemas.js';
 import { defineTool, READ_ONLY, WRITES } from '../tool.js';
 
-const tokenRef = z.string().describe('name or hash prefix');
+/**
+ * Which token an admin tool acts on. The original server called it `token_hash`, but a name works
+ * too (and is what people type), so `token` is its name here; `token_hash` stays accepted for the
+ * agents and rules written for the original server. Neither is required by the schema, so the
+ * handler asks for one (tokenOf).
+ */
+const tokenRef = {
+  token: z.string().optional().describe('name or hash prefix (admin_list_tokens); this or token_hash is required'),
+  token_hash: z.string().optional().describe("token's former name, still accepted; if both, they must match"),
+};
+
+/**
+ * The token named by `token` or its alias `token_hash`: one of them, or both saying the same. An
+ * empty one counts as absent, for clients that send every optional argument filled with ''.
+ */
+function tokenOf(args: { token?: string | undefined; token_hash?: string | undefined }): string {
+  const token = args.token?.trim() || undefined;
+  const alias = args.token_hash?.trim() || undefined;
+  if (token !== undefined && alias !== undefined && token !== alias)
+    throw invalid(`token ${JSON.stringify(token)} and token_hash ${JSON.stringify(alias)} differ: give only token (a name or hash prefix)`);
+  const ref = token ?? alias;
+  if (ref === undefined) throw invalid('token is required: the name or hash prefix of the token (admin_list_tokens shows both)');
+  return ref;
+}
 const tokenInfo = { name: str, state: z.enum(['active', 'revoked', 'expired']) };
 const UPDATES = { ...WRITES, idempotentHint: true };
 
@@ -37,10 +61,10 @@ export const adminTools = [
     title: 'Revoke an access token',
     permission: 'admin',
     description: 'Revoke a token: refused from its next call on, in open sessions too; it stays listed as revoked.',
-    input: { token_hash: tokenRef },
+    input: tokenRef,
     output: outputShape(tokenInfo),
     annotations: UPDATES,
-    handler: (args, { core, caller }) => core.auth.revoke(caller, { token: args.token_hash }),
+    handler: (args, { core, caller }) => core.auth.revoke(caller, { token: tokenOf(args) }),
   }),
   defineTool({
     name: 'admin_update_token',
@@ -48,17 +72,17 @@ export const adminTools = [
     permission: 'admin',
     description: "Change a token's permissions or spaces: replace the spaces (space_ids), or add or remove some. Empty = unchanged.",
     input: {
-      token_hash: tokenRef,
-      permissions: z.string().default(''),
-      space_ids: z.string().default('').describe("'*' = every space"),
-      add_space_ids: z.string().default(''),
-      remove_space_ids: z.string().default(''),
+      ...tokenRef,
+      permissions: z.string().default('').describe('read, read,write or read,write,admin; empty = unchanged'),
+      space_ids: z.string().default('').describe("'*' or ids, comma-separated, replacing the list; empty = unchanged"),
+      add_space_ids: z.string().default('').describe('comma-separated'),
+      remove_space_ids: z.string().default('').describe('comma-separated'),
     },
     output: outputShape(tokenInfo),
     annotations: UPDATES,
     handler: (args, { core, caller }) =>
       core.auth.update(caller, {
-        token: args.token_hash,
+        token: tokenOf(args),
         ...(args.permissions ? { permissions: args.permissions } : {}),
         ...(args.space_ids ? { space_ids: args.space_ids } : {}),
         ...(args.add_space_ids ? { add_space_ids: args.add_space_ids } : {}),
@@ -70,9 +94,9 @@ export const adminTools = [
     title: 'Delete an access token',
     permission: 'admin',
     description: 'Remove a token from the list for good (admin_revoke_token keeps a trace).',
-    input: { token_hash: tokenRef },
+    input: tokenRef,
     output: outputShape({ name: str }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    handler: (args, { core, caller }) => core.auth.delete(caller, { token: args.token_hash }),
+    handler: (args, { core, caller }) => core.auth.delete(caller, { token: tokenOf(args) }),
   }),
 ];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int, outputShape, spaceId, str } from '../schemas.js';
+import { confirm, int, outputShape, spaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY, WRITES } from '../tool.js';
 
 const backupId = z.string().describe('as backup_list shows it');
@@ -31,7 +31,7 @@ export const backupTools = [
     title: 'Restore a backup',
     permission: 'admin',
     description: 'Recreate a space exactly from a backup, checksums verified; the space must not exist (delete it first). Needs confirm=true.',
-    input: { backup_id: backupId, confirm: z.boolean().default(false) },
+    input: { backup_id: backupId, confirm },
     output: outputShape({ space_id: str, files_restored: int }),
     annotations: WRITES,
     handler: (args, { core, caller }) => core.backups.restore(caller, args),
@@ -51,7 +51,7 @@ export const backupTools = [
     title: 'Delete a backup',
     permission: 'admin',
     description: 'Delete a backup for good, when the user asks. Needs confirm=true.',
-    input: { backup_id: backupId, confirm: z.boolean().default(false) },
+    input: { backup_id: backupId, confirm },
     output: outputShape({ backup_id: str }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     handler: (args, { core, caller }) => core.backups.delete(caller, args),

@@ -1,9 +1,6 @@
 import { z } from 'zod';
-import { CATEGORIES } from '../../core/validate.js';
-import { notesResult, outputShape, projectSpaceId, str } from '../schemas.js';
+import { category, categoryFilter, notesResult, outputShape, projectSpaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY, WRITES } from '../tool.js';
-
-const categories = CATEGORIES.join(', ');
 
 export const liveTools = [
   defineTool({
@@ -14,7 +11,7 @@ export const liveTools = [
       'Record what you observe, decide, do or wonder in a space as you work: one short note per fact. ' + 'Consolidation later folds the notes into the bank.',
     input: {
       space_id: projectSpaceId,
-      category: z.string().describe(categories),
+      category,
       content: z.string().describe('text or Markdown'),
       agent: z.string().default('').describe("your agent name; empty = the server's"),
       tags: z.string().default('').describe('comma-separated'),
@@ -31,7 +28,7 @@ export const liveTools = [
     input: {
       space_id: projectSpaceId,
       limit: z.number().int().default(50).describe('1-1000'),
-      category: z.string().default('').describe('empty = all'),
+      category: categoryFilter,
       agent: z.string().default('').describe('exact name; empty = all'),
       since: z.string().default('').describe('ISO 8601, inclusive; empty = all'),
       before: z.string().default('').describe('a filename: only older notes (next page)'),
@@ -45,7 +42,11 @@ export const liveTools = [
     title: 'Search live notes',
     permission: 'read',
     description: 'Find live notes containing a text (case-insensitive, in content and tags), newest first. Ranked search of all memory: memory_search.',
-    input: { space_id: projectSpaceId, query: z.string(), limit: z.number().int().default(20).describe('1-1000') },
+    input: {
+      space_id: projectSpaceId,
+      query: z.string().describe('text to find'),
+      limit: z.number().int().default(20).describe('1-1000'),
+    },
     output: outputShape(notesResult),
     annotations: READ_ONLY,
     handler: (args, { core, caller }) => core.notes.search(caller, args),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { int, note, obj, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
+import { categoryFilter, int, note, obj, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY } from '../tool.js';
 
 const SOURCES = ['live', 'history', 'bank', 'bank_history', 'synthesis', 'summary'] as const;
@@ -21,11 +21,11 @@ export const recallTools = [
       'Use it to find past facts or decisions, even ones the bank no longer holds.',
     input: {
       space_id: projectSpaceId,
-      query: z.string(),
+      query: z.string().describe('words to look for'),
       limit: z.number().int().default(10).describe('1-100'),
       levels: z.array(z.number().int()).default([]).describe('0 = notes, 1+ = summaries; empty = all'),
       sources: z.array(z.enum(SOURCES)).default([]).describe('empty = all'),
-      category: z.string().default('').describe('notes of this category only'),
+      category: categoryFilter,
       agent: z.string().default('').describe('notes of this agent only'),
       since: z.string().default('').describe('ISO 8601'),
       until: z.string().default('').describe('ISO 8601'),
@@ -82,7 +82,7 @@ export const recallTools = [
     description:
       'Read one consolidation and every note it moved out of live/, oldest first: the raw notes behind the bank. ' +
       'For a compaction: preimages, the sections it rewrote as they were.',
-    input: { space_id: spaceId, consolidation_id: z.string() },
+    input: { space_id: spaceId, consolidation_id: z.string().describe('see history_list') },
     output: outputShape({ consolidation: obj, notes: z.array(note), preimages: z.array(preimage), total: int }),
     annotations: READ_ONLY,
     handler: (args, { core, caller }) => core.recall.historyRead(caller, args),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bankReadAllResult, int, obj, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
+import { bankReadAllResult, confirm, int, obj, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY, WRITES } from '../tool.js';
 
 export const spaceTools = [
@@ -11,9 +11,9 @@ export const spaceTools = [
       'Create a memory space for a project, once, before writing notes. rules (Markdown) say which bank files exist and what each holds; ' +
       'empty = the standard six-file memory bank. Rules cannot be changed later.',
     input: {
-      space_id: spaceId.describe('letters, digits, _ or -; up to 64'),
+      space_id: spaceId.describe('the new id: 1-64 letters, digits, _ or -, first a letter or digit'),
       description: z.string().default('').describe('one line: what the space is for'),
-      rules: z.string().default(''),
+      rules: z.string().default('').describe('Markdown: the bank files and what each holds; empty = the standard six'),
       owner: z.string().default('').describe('informative'),
     },
     output: outputShape({ space_id: str, created_at: str }),
@@ -69,8 +69,8 @@ export const spaceTools = [
     description: "Change a space's description, owner or daily model-token cap (its rules cannot change).",
     input: {
       space_id: spaceId,
-      description: z.string().optional(),
-      owner: z.string().optional(),
+      description: z.string().optional().describe('omitted = unchanged'),
+      owner: z.string().optional().describe('omitted = unchanged'),
       llm_daily_tokens: z.number().int().min(0).optional().describe('tokens per UTC day; 0 = no cap'),
     },
     output: outputShape({ space_id: str }),
@@ -82,7 +82,7 @@ export const spaceTools = [
     title: 'Delete a space',
     permission: 'admin',
     description: 'Delete a space and ALL its data, irreversibly. Only when the user explicitly asks; needs confirm=true.',
-    input: { space_id: spaceId, confirm: z.boolean().default(false) },
+    input: { space_id: spaceId, confirm },
     output: outputShape({ space_id: str, files_deleted: int }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     handler: (args, { core, caller }) => core.spaces.delete(caller, args),

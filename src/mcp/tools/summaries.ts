@@ -82,7 +82,7 @@ export const summaryTools = [
     title: 'Read one summary',
     permission: 'read',
     description: 'Read one summary whole, with the notes (level 1) or the summaries it covers and their times.',
-    input: { space_id: spaceId, summary_id: z.string() },
+    input: { space_id: spaceId, summary_id: z.string().describe('see summaries_list') },
     output: outputShape({ summary: obj, notes: z.array(obj), children: z.array(obj) }),
     annotations: READ_ONLY,
     handler: (args, { core, caller }) => core.summaries.read(caller, args),

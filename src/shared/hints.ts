@@ -1,0 +1,158 @@
+import { CONFIRM_AGAIN, type ErrorCode } from './errors.js';
+
+/**
+ * What a caller can do next about an error, written once for both shells and worded by each: over
+ * MCP a tool (only one the served profile offers) and `confirm=true`, in the CLI a command and
+ * `--yes`. It sits here, below the core, so that both shells import one table while the core, which
+ * raises the errors, knows neither of them.
+ */
+
+/**
+ * What an MCP server offers: a hint or a prompt names only tools of the served profile, so a model
+ * is never sent to a tool it cannot call. The CLI offers every command.
+ */
+export interface Offered {
+  /** The tools served (a profile's), or every tool. */
+  tools: ReadonlySet<string> | 'all';
+  /** A live_note to a missing space creates it (LIVE_MEM_AUTO_CREATE_SPACES). */
+  autoCreateSpaces: boolean;
+}
+
+export const EVERY_TOOL: Offered = { tools: 'all', autoCreateSpaces: false };
+
+export const offers = (offered: Offered, tool: string): boolean => offered.tools === 'all' || offered.tools.has(tool);
+
+/** A way forward, as each shell names it; `{space}` is the space the error is about. */
+interface Step {
+  tool: string;
+  /** How a tool call is shown in a sentence, when it needs more than the tool's name. */
+  call?: string;
+  command: string;
+}
+
+export const STEPS = {
+  listSpaces: { tool: 'space_list', command: 'live-mem space list' },
+  listBank: { tool: 'bank_list', command: 'live-mem bank list <space_id>' },
+  createSpace: { tool: 'space_create', call: 'space_create (space_id "{space}")', command: 'live-mem space create {space}' },
+  noteCreatesSpace: { tool: 'live_note', call: 'live_note, space_id "{space}"', command: 'live-mem note {space} "…"' },
+  checkStore: { tool: 'system_health', command: 'live-mem doctor' },
+  checkModel: { tool: 'system_health', command: 'live-mem health' },
+} satisfies Record<string, Step>;
+
+export type StepName = keyof typeof STEPS;
+
+/** How one shell says things: its steps, and the words around them. */
+export interface Wording {
+  shell: 'mcp' | 'cli';
+  /** The step as this shell names it (a tool, a quoted command), or '' when this shell does not offer it. */
+  step(name: StepName, space?: string): string;
+  /** A missing space is created by writing a note to it (MCP: the caller's LIVE_MEM_AUTO_CREATE_SPACES). */
+  autoCreateSpaces: boolean;
+  /** Doing the same again. */
+  again: string;
+  /** Doing it again, confirmed: the end of a refused destructive call's message too (see `unconfirmed`). */
+  confirm: string;
+  /** Who has to want a destructive change. */
+  onlyIf: string;
+  /** Said when a space is missing and this shell cannot create it. */
+  askCreate: string;
+}
+
+const fill = (text: string, space = '<space_id>') => text.replaceAll('{space}', space);
+
+/** MCP's wording: the tools `offered` serves, `confirm=true`. */
+export function mcpWording(offered: Offered): Wording {
+  return {
+    shell: 'mcp',
+    step: (name, space) => {
+      const step: Step = STEPS[name];
+      return offers(offered, step.tool) ? fill(step.call ?? step.tool, space) : '';
+    },
+    autoCreateSpaces: offered.autoCreateSpaces && offers(offered, STEPS.noteCreatesSpace.tool),
+    again: 'call again',
+    confirm: CONFIRM_AGAIN,
+    onlyIf: 'only if the user asked for it',
+    askCreate: `ask whoever runs the server to create it (\`${STEPS.createSpace.command}\`)`,
+  };
+}
+
+/**
+ * The CLI's wording: every command, `--yes`. A person is told to create a missing space with
+ * `space create` (which takes a description and rules) even where a first note would create it.
+ */
+export const CLI_WORDING: Wording = {
+  shell: 'cli',
+  step: (name, space) => `\`${fill(STEPS[name].command, space)}\``,
+  autoCreateSpaces: false,
+  again: 'run again',
+  confirm: 'run again with --yes',
+  onlyIf: 'only if you mean it',
+  askCreate: `create it with \`${STEPS.createSpace.command}\``,
+};
+
+/** `a`, `a or b`, `a, b or c`: the steps this shell offers. */
+function orList(wording: Wording, names: StepName[]): string {
+  const kept = names.map((name) => wording.step(name)).filter(Boolean);
+  return kept.length <= 1 ? (kept[0] ?? '') : `${kept.slice(0, -1).join(', ')} or ${kept[kept.length - 1]}`;
+}
+
+/** What a caller can do about a space that does not exist, as the end of a sentence (hints and prompts). */
+export function missingSpaceAdvice(wording: Wording, spaceId: string): string {
+  const check = orList(wording, ['listSpaces']);
+  const rest = check ? `, or check the name with ${check}` : '';
+  if (wording.autoCreateSpaces) return `write a note to it to create it (${wording.step('noteCreatesSpace', spaceId)})${rest}`;
+  const create = wording.step('createSpace', spaceId);
+  if (create) return `create it with ${create}${rest}`;
+  return `check the space_id${check ? ` with ${check}` : ''}, or ${wording.askCreate.replaceAll('{space}', spaceId)}`;
+}
+
+/** The situations a hint is about: each error code, and two cases a code alone does not tell apart. */
+export type Situation = ErrorCode | 'space_missing' | 'unconfirmed';
+
+interface About {
+  /** The space a `space_missing` error names. */
+  space: string;
+}
+
+/**
+ * The one hint table: per situation, what to do next, in the given shell's words. None where the
+ * message says it all (precondition_failed, unsupported and internal never reach a caller as such).
+ */
+export const HINTS: Partial<Record<Situation, (w: Wording, about: About) => string>> = {
+  space_missing: (w, { space }) => `The space does not exist: ${missingSpaceAdvice(w, space)}.`,
+  not_found: (w) => {
+    const check = orList(w, ['listSpaces', 'listBank']);
+    return check ? `Check the name with ${check}.` : `Check the name and ${w.again}.`;
+  },
+  unconfirmed: (w) => `Nothing was changed; ${w.confirm} ${w.onlyIf}.`,
+  already_exists: () => 'Pick another space id, or use the existing space.',
+  invalid_input: (w) => `Fix the argument named in the message and ${w.again}.`,
+  conflict: (w) => `Another writer holds this; wait a moment and ${w.again}.`,
+  forbidden: () => 'This token lacks the permission or the space; ask an admin.',
+  storage_error: (w) => {
+    const check = w.step('checkStore');
+    return `The store failed; ${check ? `check it with ${check}, or ` : ''}retry later.`;
+  },
+  llm_error: (w) => {
+    const check = w.step('checkModel');
+    return `The model failed or answered unusably; nothing was changed. Retry later${check ? ` (${check} says whether the model is reachable)` : ''}.`;
+  },
+  quota_exceeded: () => 'A daily token cap is reached; nothing was sent. Wait for the next UTC day, or raise the cap the message names.',
+  config_error: () => 'live-mem is not configured for this; the message says which setting to set.',
+};
+
+const SPACE_MISSING = /^space '(.*)' does not exist$/;
+
+/** Which situation an error is: its code, told apart further by the message the core gives it. */
+export function situationOf(code: string, message: string): { situation: Situation; about: About } {
+  const space = code === 'not_found' ? SPACE_MISSING.exec(message)?.[1] : undefined;
+  if (space !== undefined) return { situation: 'space_missing', about: { space } };
+  if (code === 'invalid_input' && message.endsWith(CONFIRM_AGAIN)) return { situation: 'unconfirmed', about: { space: '' } };
+  return { situation: code as Situation, about: { space: '' } };
+}
+
+/** The hint for an error (its code and the core's message), in a shell's words; undefined when there is none. */
+export function hintFor(code: string, message: string, wording: Wording): string | undefined {
+  const { situation, about } = situationOf(code, message);
+  return Object.hasOwn(HINTS, situation) ? HINTS[situation]?.(wording, about) : undefined;
+}
