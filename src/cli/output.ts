@@ -1,5 +1,5 @@
 import { LlmError } from '../llm/types.js';
-import { CONFIRM_AGAIN, type ErrorCode, isLiveMemError, statusOf } from '../shared/errors.js';
+import { CONFIRM_AGAIN, type ErrorCode, isLiveMemError, RESTORE_AS, statusOf } from '../shared/errors.js';
 import { forTerminal, jsonForTerminal } from './terminal.js';
 
 type Result = Record<string, unknown>;
@@ -47,6 +47,12 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   quota_exceeded: 'A daily token cap is reached; nothing was sent. Wait for the next UTC day, or raise the cap the message names.',
 };
 
+/** The core names MCP arguments in its messages (see CONFIRM_AGAIN); here they are flags. */
+const SHELL_WORDING: ReadonlyArray<readonly [string, string]> = [
+  [CONFIRM_AGAIN, 'run again with --yes'],
+  [RESTORE_AS, '--as <new_space_id>'],
+];
+
 export const hintFor = (code: string): string | undefined => HINTS[code as ErrorCode];
 
 /** Errors of the operating system (a file given on the command line), said the way people say them. */
@@ -93,8 +99,7 @@ export function oneLine(message: string): string {
 export function describeError(error: unknown): CliFailure {
   if (isLiveMemError(error)) {
     const usage = error.code === 'invalid_input' || error.code === 'config_error';
-    // The core words a missing confirmation for MCP (its `confirm` argument); here it is --yes.
-    const message = oneLine(error.message).replace(CONFIRM_AGAIN, 'run again with --yes');
+    const message = SHELL_WORDING.reduce((text, [mcp, cli]) => text.replace(mcp, cli), oneLine(error.message));
     const hint = hintFor(error.code);
     return { message, status: statusOf(error), code: error.code, data: error.data, ...(hint ? { hint } : {}), exitCode: usage ? 2 : 1 };
   }
