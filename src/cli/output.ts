@@ -1,5 +1,5 @@
 import { LlmError } from '../llm/types.js';
-import { CONFIRM_AGAIN, isLiveMemError, statusOf } from '../shared/errors.js';
+import { CONFIRM_AGAIN, isLiveMemError, RESTORE_AS, statusOf } from '../shared/errors.js';
 import { CLI_WORDING, hintFor as sharedHint } from '../shared/hints.js';
 import { forTerminal, jsonForTerminal } from './terminal.js';
 
@@ -82,7 +82,7 @@ export function describeError(error: unknown): CliFailure {
   if (isLiveMemError(error)) {
     const usage = error.code === 'invalid_input' || error.code === 'config_error';
     // The core words a missing confirmation for MCP (its `confirm` argument); here it is --yes.
-    const message = oneLine(error.message).replace(CONFIRM_AGAIN, CLI_WORDING.confirm);
+    const message = oneLine(error.message).replace(CONFIRM_AGAIN, CLI_WORDING.confirm).replace(RESTORE_AS, '--as <new_space_id>');
     // A usage error's message is the instruction itself (which flag, which value, --yes): the
     // table's hint for it ("fix the argument … and run again") would only repeat it to a person.
     const hint = usage ? undefined : hintFor(error.code, error.message);

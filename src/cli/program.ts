@@ -306,7 +306,8 @@ export function buildProgram(): Command {
   backup.command('list [space_id]').description('backups, newest first').action(action(backupList, 'backups'));
   backup
     .command('restore <backup_id>')
-    .description('recreate a deleted space from a backup')
+    .description('recreate a deleted space from a backup, or copy it into a new space with --as')
+    .option('--as <space_id>', 'restore into this new space id (the space must not exist)')
     .option('-y, --yes', 'confirm')
     .action(action(backupRestore, 'fields'));
   backup
@@ -418,7 +419,10 @@ const EXAMPLES: Record<string, string[]> = {
   export: ['live-mem export my-project -o my-project.tar.gz'],
   import: ['live-mem import my-project.tar.gz --as my-project-copy'],
   'backup create': ['live-mem backup create my-project -d "before the migration"'],
-  'backup restore': ['live-mem backup restore my-project/2026-01-31T09-00-00-ab12cd --yes'],
+  'backup restore': [
+    'live-mem backup restore my-project/2026-01-31T09-00-00-ab12cd --yes',
+    'live-mem backup restore my-project/2026-01-31T09-00-00-ab12cd --as my-project-before --yes',
+  ],
   'token create': ['live-mem token create ci-bot -p read,write -s my-project --expires-in-days 90'],
   serve: ['live-mem serve --http --port 8080'],
 };

@@ -51,9 +51,12 @@ export function statusOf(error: LiveMemError): string {
 export const invalid = (message: string, data?: Record<string, unknown>): LiveMemError => new LiveMemError('invalid_input', message, data);
 
 /**
- * What a destructive operation says when it is not confirmed. The core words it for MCP, where the
- * flag is the `confirm` argument; the CLI swaps CONFIRM_AGAIN for its own flag (--yes) where it
- * reports errors, so each shell names the way it is confirmed.
+ * Phrases of the core's messages that name a tool argument. The core words them for MCP; the CLI
+ * swaps each for its own flag (CONFIRM_AGAIN → --yes, RESTORE_AS → --as) where it reports errors,
+ * so each shell names its own way to do it.
  */
 export const CONFIRM_AGAIN = 'call again with confirm=true';
+/** How to restore a backup under another space id (backup_restore's `as`). */
+export const RESTORE_AS = 'as=<new_space_id>';
+/** What a destructive operation says when it is not confirmed. */
 export const unconfirmed = (what: string): LiveMemError => invalid(`${what}: ${CONFIRM_AGAIN}`);

@@ -66,7 +66,15 @@ export function createUiHandler(options: UiHandlerOptions): UiHandler {
     async handle(req, res, url) {
       if (url.pathname === '/api/session') {
         // Every call needs a credential; `local_secret` tells the page that the URL `live-mem ui` printed carries one.
-        return sendJson(res, 200, { status: 'ok', token_required: true, local_secret: options.local !== undefined, version: options.version });
+        // `model_configured`: without a model the page's consolidations can only fail (it offers no
+        // MCP sampling), so it says what to set instead; system_health tells anyone as much already.
+        return sendJson(res, 200, {
+          status: 'ok',
+          token_required: true,
+          local_secret: options.local !== undefined,
+          model_configured: options.core.context.llm !== undefined,
+          version: options.version,
+        });
       }
       const tool = /^\/api\/tools\/([a-z_]+)$/.exec(url.pathname)?.[1];
       if (tool !== undefined) {

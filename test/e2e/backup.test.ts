@@ -343,6 +343,69 @@ describe('a backup taken while other processes write notes and consolidate', () 
   });
 });
 
+describe('backup restore --as: a backup into a new space, with the CLI', () => {
+  let llm: ScriptedLlm;
+  before(async () => {
+    llm = await startScriptedLlm([{ reply: FIRST_PLAN }]);
+  });
+  after(async () => llm?.close());
+
+  const restoreAs = (label: string, make: () => Promise<Store>) =>
+    it(`restores beside the space, refuses a taken or invalid id and a damaged backup, changing nothing: ${label}`, async () => {
+      const store = await make();
+      try {
+        await populate(store.storage, llm);
+        assert.equal((await cli(store.env, ['space', 'create', 'taken'])).exitCode, 0);
+        const before = await snapshot(store.storage, 'alpha');
+        const taken = await snapshot(store.storage, 'taken');
+        const backupId = JSON.parse((await cli(store.env, ['backup', 'create', 'alpha', '--json'])).stdout).backup_id as string;
+
+        const onto = await cli(store.env, ['backup', 'restore', backupId, '--yes']);
+        assert.equal(onto.exitCode, 1);
+        assert.match(onto.stderr, /^live-mem: space 'alpha' exists: delete it first, or restore the backup as a new space with --as <new_space_id>\n/);
+        const unconfirmed = await cli(store.env, ['backup', 'restore', backupId, '--as', 'alpha-copy']);
+        assert.equal(unconfirmed.exitCode, 2);
+        assert.match(unconfirmed.stderr, /creates space 'alpha-copy' from space 'alpha': run again with --yes$/);
+        const onTaken = await cli(store.env, ['backup', 'restore', backupId, '--as', 'taken', '--yes']);
+        assert.equal(onTaken.exitCode, 1);
+        assert.match(onTaken.stderr, /^live-mem: space 'taken' exists: delete it first, or pick another space id\n/);
+        const invalidId = await cli(store.env, ['backup', 'restore', backupId, '--as', '../escape', '--yes']);
+        assert.equal(invalidId.exitCode, 2);
+        assert.match(invalidId.stderr, /^live-mem: invalid space_id "\.\.\/escape"/);
+        assert.deepEqual(await listKeys(store.storage, 'alpha-copy/'), []);
+        assert.deepEqual(await snapshot(store.storage, 'taken'), taken);
+
+        const restored = await cli(store.env, ['backup', 'restore', backupId, '--as', 'alpha-copy', '--yes', '--json']);
+        assert.equal(restored.exitCode, 0, restored.stderr);
+        const result = JSON.parse(restored.stdout);
+        assert.equal(result.space_id, 'alpha-copy');
+        assert.equal(result.from_space, 'alpha');
+        assert.equal(result.checksums_verified, before.size);
+        const copy = await snapshot(store.storage, 'alpha-copy');
+        assert.deepEqual([...copy.keys()].sort(), [...before.keys()].sort());
+        for (const [file, body] of before) if (file !== '_meta.json') assert.equal(copy.get(file), body, file);
+        assert.equal(JSON.parse(Buffer.from(copy.get('_meta.json')!, 'base64').toString('utf8')).space_id, 'alpha-copy');
+        assert.deepEqual(await snapshot(store.storage, 'alpha'), before);
+        const read = await cli(store.env, ['read', 'alpha-copy', '--json']);
+        assert.equal(read.exitCode, 0, read.stderr);
+        assert.equal(JSON.parse(read.stdout).total, 5, 'the live notes came along');
+
+        // The same verification as a restore in place: a tampered file refuses the whole backup.
+        const [, stamp] = backupId.split('/');
+        await store.storage.put(`_backups/alpha/${stamp}/files/_rules.md`, '# Tampered\n');
+        const damaged = await cli(store.env, ['backup', 'restore', backupId, '--as', 'alpha-other', '--yes']);
+        assert.equal(damaged.exitCode, 2);
+        assert.match(damaged.stderr, /is damaged: _rules\.md does not match its checksum; nothing restored/);
+        assert.deepEqual(await listKeys(store.storage, 'alpha-other/'), []);
+      } finally {
+        await store.cleanup();
+      }
+    });
+
+  restoreAs('fs', fsStore);
+  if (s3) restoreAs('radosgw', s3Store);
+});
+
 describe('backup tools over MCP', () => {
   it('create, list, download, delete, restore and space_export', async () => {
     const store = await fsStore();
@@ -360,7 +423,17 @@ describe('backup tools over MCP', () => {
         assert.ok(String(downloaded.archive_base64).length > 100);
         const exported = await server.call('space_export', { space_id: 'alpha' });
         assert.equal(exported.files_count, before.size);
-        assert.equal((await server.call('backup_restore', { backup_id: created.backup_id, confirm: true })).status, 'already_exists');
+        const onto = await server.call('backup_restore', { backup_id: created.backup_id, confirm: true });
+        assert.equal(onto.status, 'already_exists');
+        assert.match(String(onto.message), /delete it first, or restore the backup as a new space with as=<new_space_id>/);
+        const copy = await server.call('backup_restore', { backup_id: created.backup_id, confirm: true, as: 'alpha-mcp' });
+        assert.equal(copy.status, 'ok');
+        assert.equal(copy.space_id, 'alpha-mcp');
+        assert.equal(copy.from_space, 'alpha');
+        assert.equal((await server.call('space_info', { space_id: 'alpha-mcp' })).status, 'ok');
+        assert.equal((await server.call('backup_restore', { backup_id: created.backup_id, confirm: true, as: 'alpha-mcp' })).status, 'already_exists');
+        assert.equal((await server.call('backup_restore', { backup_id: created.backup_id, confirm: true, as: 'no way' })).status, 'error');
+        assert.equal((await server.call('space_delete', { space_id: 'alpha-mcp', confirm: true })).status, 'deleted');
         assert.equal((await server.call('space_delete', { space_id: 'alpha', confirm: true })).status, 'deleted');
         const restored = await server.call('backup_restore', { backup_id: created.backup_id, confirm: true });
         assert.equal(restored.status, 'ok');

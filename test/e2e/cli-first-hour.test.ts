@@ -156,8 +156,8 @@ describe('CLI: the first hour', () => {
     assert.match(restore.stderr, /recreates space 'my-proj': run again with --yes\n$/);
     const onto = await run(['backup', 'restore', created.backup_id, '--yes']);
     assert.equal(onto.exitCode, 1);
-    assert.match(onto.stderr, /^live-mem: space 'my-proj' exists: delete it first, or download the backup and import it under another space id\n/);
-    assert.doesNotMatch(onto.stderr, /--as/);
+    assert.match(onto.stderr, /^live-mem: space 'my-proj' exists: delete it first, or restore the backup as a new space with --as <new_space_id>\n/);
+    assert.doesNotMatch(onto.stderr, /as=/);
   });
 
   it('spaces are listed with a prefix first (my-project before my-project-2)', async () => {

@@ -457,7 +457,11 @@ if (requireBrowserOrSkip()) {
     });
 
     it('the jobs page starts a consolidation only after a confirmation, and follows it', async () => {
+      const session = (await (await fetch(`${ui.url}api/session`)).json()) as { model_configured: boolean };
+      assert.equal(session.model_configured, true);
       const { page, watch } = await open('#/space/alpha/jobs');
+      assert.equal(await page.locator('.consolidate-start').isEnabled(), true);
+      assert.equal(await page.locator('.consolidate .no-model').count(), 0, 'a model is configured: nothing to explain');
       await page.locator('.consolidate-start').click();
       assert.match(await page.locator('.consolidate').innerText(), /Fold the \d+ live notes/);
       await page.locator('.consolidate .cancel').click();
@@ -537,11 +541,25 @@ if (requireBrowserOrSkip()) {
         await page.close();
       });
 
-      it('a write token gets the consolidation button', async () => {
-        const { page } = await open('#/space/alpha/jobs', secured);
+      it('a write token gets the consolidation button; with no model configured it is disabled and says what to set', async () => {
+        const session = (await (await fetch(`${secured.url}api/session`)).json()) as { model_configured: boolean };
+        assert.equal(session.model_configured, false, 'this server has no LIVE_MEM_LLM_* settings');
+        const { page, watch } = await open('#/space/alpha/jobs', secured);
         await page.fill('input[name=token]', tokens.writer as string);
         await page.press('input[name=token]', 'Enter');
-        await page.locator('.consolidate-start').waitFor();
+        const button = page.locator('.consolidate-start');
+        await button.waitFor();
+        assert.equal(await button.isDisabled(), true, 'a button that could only fail is not offered');
+        const why = page.locator('.consolidate .no-model');
+        assert.equal(await button.getAttribute('aria-describedby'), await why.getAttribute('id'));
+        assert.match(await why.innerText(), /No model is configured, so this server cannot consolidate\. Set LIVE_MEM_LLM_BASE_URL and LIVE_MEM_LLM_MODEL/);
+        const jobs = async () => JSON.stringify((await api(secured.url, 'bank_consolidation_status', { space_id: 'alpha' }, tokens.writer)).body.jobs);
+        const before = await jobs();
+        await button.click({ force: true });
+        assert.equal(await page.locator('.consolidate .confirm').count(), 0, 'a click on it asks nothing and starts nothing');
+        assert.equal(await jobs(), before);
+        await screenshot(page, 'jobs-no-model');
+        assert.deepEqual(watch.errors, []);
         await page.close();
       });
     });

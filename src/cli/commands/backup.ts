@@ -89,8 +89,8 @@ export const backupCreate = ({ core, caller }: Session, spaceId: string, options
 export const backupList = ({ core, caller }: Session, spaceId: string | undefined) =>
   core.backups.list(caller, spaceId !== undefined ? { space_id: spaceId } : {});
 
-export const backupRestore = ({ core, caller }: Session, backupId: string, options: { yes?: boolean }) =>
-  core.backups.restore(caller, { backup_id: backupId, confirm: options.yes === true });
+export const backupRestore = ({ core, caller }: Session, backupId: string, options: { yes?: boolean; as?: string }) =>
+  core.backups.restore(caller, { backup_id: backupId, confirm: options.yes === true, ...(options.as !== undefined ? { as: options.as } : {}) });
 
 export async function backupDownload({ core, caller, progress }: Session, backupId: string, options: { output?: string; force?: boolean }) {
   const output = options.output ?? `${backupId.replace('/', '-')}.tar.gz`;

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { boundedTasks, mapLimit, mapOrdered, refusingSlots } from '../../shared/concurrency.js';
-import { invalid, isLiveMemError, LiveMemError, unconfirmed } from '../../shared/errors.js';
+import { invalid, isLiveMemError, LiveMemError, RESTORE_AS, unconfirmed } from '../../shared/errors.js';
 import { openBatch } from '../../storage/batch.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
@@ -265,10 +265,18 @@ export function createBackupService(context: CoreContext) {
       return { status: 'ok' as const, backups: shown, total: shown.length };
     },
 
-    async restore(caller: Caller, input: { backup_id: string; confirm?: boolean }) {
+    /**
+     * Recreates a backup's space, or, with `as`, a new space holding the same content under another
+     * id (a copy beside the space that still exists). Everything is checked before anything is written.
+     */
+    async restore(caller: Caller, input: { backup_id: string; confirm?: boolean; as?: string }) {
       const { spaceId, stamp } = parseBackupId(input.backup_id);
       authorize(caller, 'admin', spaceId);
-      if (input.confirm !== true) throw unconfirmed(`restoring backup '${input.backup_id}' recreates space '${spaceId}'`);
+      const as = input.as === undefined || input.as === '' ? undefined : input.as;
+      const target = as === undefined ? spaceId : validateSpaceId(as);
+      authorize(caller, 'admin', target);
+      const what = target === spaceId ? `recreates space '${spaceId}'` : `creates space '${target}' from space '${spaceId}'`;
+      if (input.confirm !== true) throw unconfirmed(`restoring backup '${input.backup_id}' ${what}`);
       const manifest = await loadManifest(input.backup_id);
       // A backup in the store is input like an archive: only a space's content is restored.
       const damaged = (why: string) => invalid(`backup '${input.backup_id}' is damaged: ${why}; nothing restored`, { backup_id: input.backup_id });
@@ -276,7 +284,7 @@ export function createBackupService(context: CoreContext) {
         const reason = whyNotContent(file.path);
         if (reason) throw damaged(`${file.path} ${reason}`);
       }
-      await requireAbsent(spaceId, 'download the backup and import it under another space id');
+      await requireAbsent(target, target === spaceId ? `restore the backup as a new space with ${RESTORE_AS}` : 'pick another space id');
       const keys = backupKeys(spaceId, stamp);
       const readFile = async (file: ManifestFile) => {
         const object = await storage.get(keys.file(file.path));
@@ -288,16 +296,17 @@ export function createBackupService(context: CoreContext) {
         return { path: file.path, body: object.body };
       };
       await mapLimit(manifest.files, storage.parallelism, readFile); // verify everything before writing anything
-      const restored = await writeSpace(caller, spaceId, async (write) => {
+      const restored = await writeSpace(caller, target, async (write) => {
         for (const file of manifest.files) {
           const { path, body } = await readFile(file);
-          await write(path, body);
+          await write(path, target === spaceId ? body : renamed(path, body, target)); // byte-identical unless renamed
         }
       });
       return {
         status: 'ok' as const,
         backup_id: input.backup_id,
-        space_id: spaceId,
+        space_id: target,
+        ...(target !== spaceId ? { from_space: spaceId } : {}),
         files_restored: restored,
         total_size: manifest.total_size,
         checksums_verified: manifest.files.length,

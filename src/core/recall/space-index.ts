@@ -75,6 +75,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   let changes = 0;
   /** Expensive work since the last snapshot (a build from scratch, embeddings): saved whatever its size. */
   let worthSaving = false;
+  /** The first refresh read everything: said once it is done, when the space is big enough to have had a snapshot. */
+  let builtFromScratch = false;
   let lastSnapshotAt = 0;
   let refreshing: Promise<void> | null = null;
   let saving: Promise<void> = Promise.resolve();
@@ -100,8 +102,9 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   const load = async () => {
     const snapshot = await store.loadNewest(spaceId);
     if (!snapshot) {
-      logger.info(`search index of '${spaceId}': no usable snapshot, building it from the store`);
+      logger.debug(`search index of '${spaceId}': no snapshot, building it from the store`);
       worthSaving = true; // a first build is worth a snapshot whatever its size
+      builtFromScratch = true;
       return;
     }
     index = snapshot.index;
@@ -341,6 +344,13 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     await refreshHistory(onProgress); // before live/: a note consolidated meanwhile moves, never vanishes
     await refreshLive(onProgress);
     await Promise.all([refreshBank(), refreshSynthesis(), refreshSummaries()]);
+    if (builtFromScratch) {
+      builtFromScratch = false;
+      // Below SNAPSHOT_MIN_DOCUMENTS no snapshot is ever written, so building is the normal path and
+      // nothing to report; above it, a snapshot was expected and its absence cost this whole read.
+      if (index.size >= SNAPSHOT_MIN_DOCUMENTS)
+        logger.info(`search index of '${spaceId}': no usable snapshot, built it from the store (${index.size} documents)`);
+    }
     snapshotIfDue();
   };
 

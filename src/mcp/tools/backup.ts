@@ -30,8 +30,13 @@ export const backupTools = [
     name: 'backup_restore',
     title: 'Restore a backup',
     permission: 'admin',
-    description: 'Recreate a space exactly from a backup, checksums verified; the space must not exist (delete it first). Needs confirm=true.',
-    input: { backup_id: backupId, confirm },
+    description:
+      'Recreate a space exactly from a backup, checksums verified; the space must not exist (delete it first), or give `as` to restore into a new space. Needs confirm=true.',
+    input: {
+      backup_id: backupId,
+      confirm,
+      as: z.string().default('').describe("a new space id to restore into; empty = the backup's own space"),
+    },
     output: outputShape({ space_id: str, files_restored: int }),
     annotations: WRITES,
     handler: (args, { core, caller }) => core.backups.restore(caller, args),

@@ -42,6 +42,8 @@ export interface SessionInfo {
   token_required: boolean;
   /** The server is `live-mem ui` on loopback: the URL it printed carries a secret that opens the page. */
   local_secret?: boolean;
+  /** A model is configured in the server: consolidations started from the page can run. */
+  model_configured?: boolean;
   version: string;
 }
 

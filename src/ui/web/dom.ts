@@ -26,6 +26,12 @@ export function append(parent: Node, ...children: Child[]): void {
   }
 }
 
+/**
+ * A table in a box of its own that scrolls sideways when the window is narrower than the table:
+ * the page itself never does, so the header, tabs and text keep to the screen.
+ */
+export const scrollBox = (table: HTMLElement): HTMLElement => h('div', { class: 'table-scroll' }, table);
+
 /** A link inside the viewer: to a route of its own hash router, never to a URL taken from the store. */
 export const route = (...parts: string[]): string => `#/${parts.map(encodeURIComponent).join('/')}`;
 

@@ -29,6 +29,7 @@ let whoami: Whoami | undefined;
 let rendering = 0;
 /** Whether the server is `live-mem ui` with a secret URL (the token form then says so). */
 let localSecret = false;
+let modelConfigured = false;
 
 /** #/space/{id}/{tab}/{rest…} → the view and its parts ([id, tab, rest…]); anything else → the spaces page. */
 function resolve(hash: string): { view: View; parts: string[] } {
@@ -62,7 +63,7 @@ async function render(): Promise<void> {
     whoami ??= await callTool<Result & Whoami>('system_whoami');
     who.textContent = `${whoami.agent} · ${whoami.permissions.join(', ') || 'no permission'}`;
     const { view, parts } = resolve(location.hash);
-    const node = await view({ parts, whoami, onLeave: (cleanup) => cleanups.push(cleanup) });
+    const node = await view({ parts, whoami, modelConfigured, onLeave: (cleanup) => cleanups.push(cleanup) });
     if (mine === rendering) main.replaceChildren(node);
     else for (const cleanup of cleanups) cleanup();
   } catch (error) {
@@ -112,8 +113,9 @@ async function start(): Promise<void> {
   signOut.addEventListener('click', () => askForToken(''));
   window.addEventListener('hashchange', () => void render());
   adoptSecret(); // before anything reads the hash as a route
-  const { token_required, local_secret } = await session();
+  const { token_required, local_secret, model_configured } = await session();
   localSecret = local_secret === true;
+  modelConfigured = model_configured === true;
   signOut.hidden = !token.get();
   if (token_required && !token.get()) return askForToken('');
   await render();

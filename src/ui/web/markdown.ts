@@ -1,5 +1,5 @@
 import { Lexer, type Token, type Tokens } from 'marked';
-import { append, type Child, h } from './dom.js';
+import { append, type Child, h, scrollBox } from './dom.js';
 
 /**
  * Markdown written by an LLM (the bank) shown safely: `marked` only tokenises, and the DOM is
@@ -146,11 +146,13 @@ export function renderMarkdown(source: string, options: MarkdownOptions = {}): R
       case 'table': {
         const table = token as Tokens.Table;
         const cell = (tag: 'th' | 'td', c: Tokens.TableCell) => h(tag, c.align ? { class: `align-${c.align}` } : {}, ...inline(c.tokens));
-        return h(
-          'table',
-          {},
-          h('thead', {}, h('tr', {}, ...table.header.map((c) => cell('th', c)))),
-          h('tbody', {}, ...table.rows.map((row) => h('tr', {}, ...row.map((c) => cell('td', c))))),
+        return scrollBox(
+          h(
+            'table',
+            {},
+            h('thead', {}, h('tr', {}, ...table.header.map((c) => cell('th', c)))),
+            h('tbody', {}, ...table.rows.map((row) => h('tr', {}, ...row.map((c) => cell('td', c))))),
+          ),
         );
       }
       case 'space':

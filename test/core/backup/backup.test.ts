@@ -134,6 +134,49 @@ describe('backups', () => {
     assert.deepEqual(await listKeys(storage, 'alpha/'), []);
   });
 
+  it('restores into a new space with `as`: the same content under the new id, the original untouched', async () => {
+    const { core, storage } = await populated();
+    const before = await snapshot(storage, 'alpha');
+    const backup = await core.backups.create(owner, { space_id: 'alpha' });
+    await assert.rejects(
+      core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true }),
+      (e) => code('already_exists')(e) && /delete it first, or restore the backup as a new space with as=<new_space_id>/.test((e as Error).message),
+    );
+    await assert.rejects(
+      core.backups.restore(owner, { backup_id: backup.backup_id, as: 'beta' }),
+      (e) => code('invalid_input')(e) && /creates space 'beta' from space 'alpha': call again with confirm=true/.test((e as Error).message),
+    );
+    const restored = await core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true, as: 'beta' });
+    assert.equal(restored.space_id, 'beta');
+    assert.equal(restored.from_space, 'alpha');
+    assert.equal(restored.files_restored, before.size);
+    const copy = await snapshot(storage, 'beta');
+    assert.deepEqual([...copy.keys()].sort(), [...before.keys()].sort());
+    for (const [path, body] of before) if (path !== '_meta.json') assert.equal(copy.get(path), body, path);
+    const meta = JSON.parse(Buffer.from(copy.get('_meta.json')!, 'base64').toString('utf8'));
+    assert.equal(meta.space_id, 'beta');
+    assert.equal((await core.spaces.info(owner, { space_id: 'beta' })).space_id, 'beta');
+    assert.deepEqual(await snapshot(storage, 'alpha'), before);
+
+    // Refused, with nothing changed: an id that exists, an invalid one, a scoped admin outside its spaces, a damaged backup.
+    const keys = await listKeys(storage, '');
+    await assert.rejects(
+      core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true, as: 'beta' }),
+      (e) => code('already_exists')(e) && /space 'beta' exists: delete it first, or pick another space id/.test((e as Error).message),
+    );
+    for (const bad of ['../beta', 'has space', '-x', 'x'.repeat(65)])
+      await assert.rejects(core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true, as: bad }), code('invalid_input'), bad);
+    const alphaAdmin = { ...owner, permissions: new Set(['read', 'write', 'admin'] as const), spaces: new Set(['alpha']), localOwner: false };
+    await assert.rejects(core.backups.restore(alphaAdmin, { backup_id: backup.backup_id, confirm: true, as: 'gamma' }), code('forbidden'));
+    assert.deepEqual(await listKeys(storage, ''), keys);
+    await storage.put(`_backups/${backup.backup_id}/files/_rules.md`, '# Tampered\n');
+    await assert.rejects(
+      core.backups.restore(owner, { backup_id: backup.backup_id, confirm: true, as: 'gamma' }),
+      (e) => code('invalid_input')(e) && /damaged: _rules\.md does not match its checksum; nothing restored/.test((e as Error).message),
+    );
+    assert.deepEqual(await listKeys(storage, 'gamma/'), []);
+  });
+
   it('leaves no half-restored space when the store fails mid-restore', async () => {
     const inner = createMemoryDriver();
     const { core } = await populated({ storage: inner });

@@ -6,6 +6,8 @@ export interface ViewContext {
   /** Route parts after the view's name: e.g. ['demo', 'history', '2026…'] for #/space/demo/history/2026…. */
   parts: string[];
   whoami: Whoami;
+  /** The server has a model: a consolidation started here can run (the page offers no MCP sampling). */
+  modelConfigured: boolean;
   onLeave(cleanup: () => void): void;
 }
 

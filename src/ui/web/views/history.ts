@@ -1,5 +1,5 @@
 import { callTool, type Result } from '../api.js';
-import { count, h, link, pager, time } from '../dom.js';
+import { count, h, link, pager, scrollBox, time } from '../dom.js';
 import { renderMarkdown } from '../markdown.js';
 import { empty, type Note, noteCard, spaceHeader, type ViewContext } from './common.js';
 import { changedFiles, type Consolidation, type HistoryPage } from './history-index.js';
@@ -54,24 +54,26 @@ export async function historyView(context: ViewContext): Promise<Node> {
     'section',
     {},
     header,
-    h(
-      'table',
-      { class: 'history' },
+    scrollBox(
       h(
-        'thead',
-        {},
+        'table',
+        { class: 'history' },
         h(
-          'tr',
+          'thead',
           {},
-          h('th', {}, 'Consolidation'),
-          h('th', {}, 'Committed'),
-          h('th', {}, 'Notes from → to'),
-          h('th', { class: 'num' }, 'Notes'),
-          h('th', {}, 'Bank files written'),
-          h('th', {}, 'By'),
+          h(
+            'tr',
+            {},
+            h('th', {}, 'Consolidation'),
+            h('th', {}, 'Committed'),
+            h('th', {}, 'Notes from → to'),
+            h('th', { class: 'num' }, 'Notes'),
+            h('th', {}, 'Bank files written'),
+            h('th', {}, 'By'),
+          ),
         ),
+        rows,
       ),
-      rows,
     ),
     more,
   );

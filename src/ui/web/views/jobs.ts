@@ -1,5 +1,5 @@
 import { callTool, type Result } from '../api.js';
-import { count, h, time } from '../dom.js';
+import { count, h, scrollBox, time } from '../dom.js';
 import { errorBox, empty, spaceHeader, type ViewContext } from './common.js';
 
 type Job = Record<string, unknown> & { job_id: string; state: string };
@@ -64,24 +64,26 @@ export async function jobsView(context: ViewContext): Promise<Node> {
     table.replaceChildren(
       rows.length === 0
         ? empty('No background job has run in this space.')
-        : h(
-            'table',
-            { class: 'jobs' },
+        : scrollBox(
             h(
-              'thead',
-              {},
+              'table',
+              { class: 'jobs' },
               h(
-                'tr',
+                'thead',
                 {},
-                h('th', {}, 'Kind'),
-                h('th', {}, 'Job'),
-                h('th', {}, 'State'),
-                h('th', {}, 'Started'),
-                h('th', {}, 'Updated'),
-                h('th', {}, 'Progress / result'),
+                h(
+                  'tr',
+                  {},
+                  h('th', {}, 'Kind'),
+                  h('th', {}, 'Job'),
+                  h('th', {}, 'State'),
+                  h('th', {}, 'Started'),
+                  h('th', {}, 'Updated'),
+                  h('th', {}, 'Progress / result'),
+                ),
               ),
+              h('tbody', {}, ...rows),
             ),
-            h('tbody', {}, ...rows),
           ),
     );
     const running = [...consolidations.jobs, ...(summaries.last_job ? [summaries.last_job] : [])].some((job) => job.state === 'running');
@@ -90,7 +92,34 @@ export async function jobsView(context: ViewContext): Promise<Node> {
   await refresh();
 
   const canWrite = context.whoami.permissions.includes('write') || context.whoami.permissions.includes('admin');
-  return h('section', {}, spaceHeader(spaceId, 'jobs'), canWrite ? await consolidateControl(spaceId, refresh, problem) : null, problem, table);
+  const control = !canWrite ? null : context.modelConfigured ? await consolidateControl(spaceId, refresh, problem) : noModel();
+  return h('section', {}, spaceHeader(spaceId, 'jobs'), control, problem, table);
+}
+
+/**
+ * No model in the server: a consolidation from here could only fail (the page cannot lend one by
+ * MCP sampling, as an agent's client may). The button stays, disabled, with what to set.
+ */
+function noModel(): Node {
+  return h(
+    'div',
+    { class: 'consolidate' },
+    h('button', { type: 'button', class: 'consolidate-start', disabled: true, 'aria-describedby': 'no-model' }, 'Consolidate now…'),
+    h(
+      'p',
+      { id: 'no-model', class: 'muted no-model' },
+      'No model is configured, so this server cannot consolidate. Set ',
+      h('code', {}, 'LIVE_MEM_LLM_BASE_URL'),
+      ' and ',
+      h('code', {}, 'LIVE_MEM_LLM_MODEL'),
+      ' (and ',
+      h('code', {}, 'LIVE_MEM_LLM_API_KEY'),
+      ' if the endpoint needs one; any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, LM Studio…) where live-mem runs, then start it again. ' +
+        'Agents whose client offers MCP sampling can still consolidate with ',
+      h('code', {}, 'bank_consolidate'),
+      '.',
+    ),
+  );
 }
 
 /** Starting a consolidation: a button, then an explicit confirmation saying how many notes it folds. */

@@ -1,6 +1,6 @@
 import { mapLimit } from '../../../shared/concurrency.js';
 import { callTool, type Result } from '../api.js';
-import { count, h, link, time } from '../dom.js';
+import { count, h, link, scrollBox, time } from '../dom.js';
 import { empty, type ViewContext } from './common.js';
 import type { HistoryPage } from './history-index.js';
 
@@ -55,23 +55,25 @@ export async function spacesView(_context: ViewContext): Promise<Node> {
     'section',
     {},
     h('h1', {}, 'Spaces'),
-    h(
-      'table',
-      { class: 'spaces' },
+    scrollBox(
       h(
-        'thead',
-        {},
+        'table',
+        { class: 'spaces' },
         h(
-          'tr',
+          'thead',
           {},
-          h('th', {}, 'Space'),
-          h('th', {}, 'Description'),
-          h('th', { class: 'num', title: 'live notes waiting for a consolidation' }, 'Backlog'),
-          h('th', { class: 'num' }, 'Bank files'),
-          h('th', {}, 'Last consolidation'),
+          h(
+            'tr',
+            {},
+            h('th', {}, 'Space'),
+            h('th', {}, 'Description'),
+            h('th', { class: 'num', title: 'live notes waiting for a consolidation' }, 'Backlog'),
+            h('th', { class: 'num' }, 'Bank files'),
+            h('th', {}, 'Last consolidation'),
+          ),
         ),
+        h('tbody', {}, ...rows),
       ),
-      h('tbody', {}, ...rows),
     ),
   );
 }
