@@ -4,17 +4,18 @@
 FROM node:20-slim AS build
 WORKDIR /app
 COPY . .
-# npm ci runs `prepare` (the build); then only what runs is kept.
-RUN npm ci && npm prune --omit=dev
+# npm ci installs the build tools and runs `prepare` (the build). The image then gets what a user
+# installs: the packed package, which needs no dependency, and beside it the AWS SDK — an optional
+# peer dependency npm does not install by itself — so that LIVE_MEM_STORAGE=s3 works too.
+RUN npm ci --no-audit --no-fund \
+  && npm pack --ignore-scripts \
+  && npm install -g --prefix /opt/live-mem --no-audit --no-fund ./live-mem-*.tgz \
+     "@aws-sdk/client-s3@$(node -p "require('./package.json').peerDependencies['@aws-sdk/client-s3']")"
 
 FROM node:20-slim
-ENV NODE_ENV=production LIVE_MEM_HOME=/data LIVE_MEM_AUTH=required
-WORKDIR /app
-COPY --from=build /app/package.json ./
-COPY --from=build /app/bin ./bin
-COPY --from=build /app/dist ./dist
-COPY --from=build /app/node_modules ./node_modules
-RUN ln -s /app/bin/live-mem.cjs /usr/local/bin/live-mem && mkdir -p /data && chown node:node /data
+ENV NODE_ENV=production LIVE_MEM_HOME=/data LIVE_MEM_AUTH=required PATH=/opt/live-mem/bin:$PATH
+COPY --from=build /opt/live-mem /opt/live-mem
+RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME /data
 EXPOSE 8080

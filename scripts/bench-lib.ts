@@ -23,7 +23,7 @@ const PEER_ENTRY = path.join(PEER_DIR, 'node_modules', PEER_PACKAGE, 'dist', 'in
 // Figures and the report
 
 /** 'ratio' is a bare number (a share, a score). */
-export type Unit = 'ms' | 'notes/s' | 'x' | 'MiB' | 'KiB' | 'tokens' | 'chars' | 'ratio';
+export type Unit = 'ms' | 'notes/s' | 'x' | 'MiB' | 'KiB' | 'tokens' | 'chars' | 'ratio' | 'packages';
 
 export interface Target {
   op: '<' | '≤' | '≥';
@@ -51,7 +51,7 @@ const withUnit = (text: string, unit: Unit): string => (unit === 'x' ? `${text}x
 /** A measure: a few significant decimals, fewer as the value grows. */
 function formatValue(value: number | null, unit: Unit): string {
   if (value === null) return 'n/a';
-  const digits = unit === 'notes/s' || value >= 100 ? 0 : value >= 10 ? 1 : 2;
+  const digits = unit === 'notes/s' || unit === 'packages' || value >= 100 ? 0 : value >= 10 ? 1 : 2;
   return withUnit(value.toFixed(digits), unit);
 }
 

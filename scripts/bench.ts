@@ -63,6 +63,9 @@
  *                    budgets, recall@5 of every note by its words, the newest entry of each kind in the
  *                    bank, and the model tokens spent; with LIVE_MEM_COMPACTION=auto, then off, then off
  *                    with a 200,000-token window (where the bank still fits without compaction)
+ *  16. install       (scripts/bench-install.ts) the packed tarball installed into an empty project (fresh
+ *                    npm cache, offline): tarball size, node_modules on disk and its packages; and a cold
+ *                    `npx -y -p <tarball> live-mem` (fresh cache) from spawn to the first tools/list answered
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -114,6 +117,7 @@ import {
   type ServerSpec,
 } from './bench-lib.js';
 import { benchGrowth } from './bench-growth.js';
+import { benchInstall } from './bench-install.js';
 import { benchAppendThroughput, benchNoteLatency, benchProcesses, benchS3Note, noteArgs } from './bench-notes.js';
 import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-recall.js';
 import { benchToolsList } from './bench-tools.js';
@@ -333,6 +337,7 @@ const SECTIONS = [
   { title: '13. live_note on S3 (radosgw)', run: benchS3Note },
   { title: '14. web viewer', run: benchUi },
   { title: '15. a long-lived space', run: benchGrowth },
+  { title: '16. install and first launch', run: benchInstall },
 ] as const;
 
 async function main(): Promise<void> {

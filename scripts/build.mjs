@@ -1,25 +1,38 @@
-// Builds dist/: tsc compiles src/ (the library entry and its types), then esbuild bundles the CLI
-// into dist/cli/ so that start-up loads a handful of files instead of ~400 modules (about half the
-// start-up time). The MCP server and the S3 driver stay in chunks of their own, loaded when used;
-// the AWS SDK is never bundled (it is large and loaded only for s3). Last, the web viewer's page is
-// type-checked against the DOM and bundled for the browser into dist/ui/public/ (served by `live-mem ui`).
+// Builds dist/, saying what it does (one line per step on stderr, shown by `npm install`'s prepare):
+//  1. tsc writes the library's declarations (dist/types/, only what src/index.ts reaches: no
+//     internals, no types of packages an install does not have);
+//  2. esbuild bundles the CLI (dist/cli/main.js) and the library (dist/index.js) in one splitting
+//     build: they share chunks (dist/chunks/), every dependency is inside, so an install needs none
+//     of them. Start-up loads a handful of files instead of ~400 modules; the MCP server and the S3
+//     driver stay in chunks of their own, loaded when used. The AWS SDK is never bundled: it is an
+//     optional peer dependency, imported only by the S3 driver;
+//  3. the web viewer's page is type-checked against the DOM and bundled for the browser into
+//     dist/ui/public/ (served by `live-mem ui`).
+// No source maps: nothing in the package points to a file it does not ship.
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
+const started = performance.now();
+const step = (what) => process.stderr.write(`live-mem build: ${what}\n`);
 const require = createRequire(import.meta.url);
 const root = new URL('..', import.meta.url).pathname;
+const tsc = require.resolve('typescript/bin/tsc');
+const run = (args) => {
+  const { status } = spawnSync(process.execPath, [tsc, ...args], { cwd: root, stdio: 'inherit' });
+  if (status !== 0) process.exit(status ?? 1);
+};
 rmSync(`${root}dist`, { recursive: true, force: true });
 
-const tsc = require.resolve('typescript/bin/tsc');
-const { status } = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
-if (status !== 0) process.exit(status ?? 1);
+step('writing the library declarations…');
+run(['-p', 'tsconfig.build.json']);
 
-rmSync(`${root}dist/cli`, { recursive: true, force: true });
+step('bundling the CLI and the library…');
 await build({
-  entryPoints: [`${root}src/cli/main.ts`],
-  outdir: `${root}dist/cli`,
+  entryPoints: { 'cli/main': `${root}src/cli/main.ts`, index: `${root}src/index.ts` },
+  outdir: `${root}dist`,
+  chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -28,13 +41,12 @@ await build({
   external: ['@aws-sdk/*'],
   // Bundled CommonJS dependencies call require(); give them one.
   banner: { js: "import { createRequire as __liveMemRequire } from 'node:module'; const require = __liveMemRequire(import.meta.url);" },
-  sourcemap: 'linked',
   logLevel: 'warning',
 });
 
 // The web viewer: its own tsconfig (DOM types; src/ui/web is left out of the Node build above).
-const web = spawnSync(process.execPath, [tsc, '-p', 'src/ui/web/tsconfig.json'], { cwd: root, stdio: 'inherit' });
-if (web.status !== 0) process.exit(web.status ?? 1);
+step('type-checking and bundling the web viewer…');
+run(['-p', 'src/ui/web/tsconfig.json']);
 const publicDir = `${root}dist/ui/public`;
 mkdirSync(publicDir, { recursive: true });
 await build({
@@ -48,3 +60,4 @@ await build({
   logLevel: 'warning',
 });
 for (const file of ['index.html', 'app.css']) copyFileSync(`${root}src/ui/web/${file}`, `${publicDir}/${file}`);
+step(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -1,3 +1,4 @@
+import { LiveMemError } from '../shared/errors.js';
 import { createFsDriver } from './fs/fs-driver.js';
 import { createMemoryDriver } from './memory/memory-driver.js';
 import type { StorageDriver } from './types.js';
@@ -26,7 +27,7 @@ export async function createDriver(settings: DriverSettings): Promise<StorageDri
     case 'fs':
       return createFsDriver(settings.home);
     case 's3': {
-      const { createS3Driver } = await import('./s3/s3-driver.js');
+      const { createS3Driver } = await importS3Driver();
       const { s3 } = settings;
       return createS3Driver({
         bucket: s3.bucket as string,
@@ -39,5 +40,30 @@ export async function createDriver(settings: DriverSettings): Promise<StorageDri
         ...(s3.timeoutMs !== undefined ? { timeoutMs: s3.timeoutMs } : {}),
       });
     }
+  }
+}
+
+const S3_SDK = '@aws-sdk/client-s3';
+
+/**
+ * The S3 driver's module, which imports the AWS SDK. The SDK is an optional peer dependency (22 MB
+ * that only the S3 store needs), so npm does not install it: when it is missing, say how to add it
+ * next to live-mem for each way of installing — module resolution finds it there (a sibling in the
+ * same node_modules, global or not).
+ */
+async function importS3Driver(): Promise<typeof import('./s3/s3-driver.js')> {
+  try {
+    return await import('./s3/s3-driver.js');
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if (code !== 'ERR_MODULE_NOT_FOUND' || !String(message).includes(`'${S3_SDK}'`)) throw error;
+    throw new LiveMemError(
+      'config_error',
+      `the s3 storage needs the AWS SDK (${S3_SDK}), which is not installed: add it next to live-mem — ` +
+        `\`npm install -g ${S3_SDK}\` for a global install, \`npx -y -p live-mem -p ${S3_SDK} live-mem\` with npx, ` +
+        `\`npm install ${S3_SDK}\` in a project`,
+      { package: S3_SDK },
+      { cause: error },
+    );
   }
 }
