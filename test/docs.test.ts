@@ -66,7 +66,8 @@ describe('README and docs/', () => {
     const broken: string[] = [];
     for (const page of pages) {
       const text = readFileSync(join(root, page), 'utf8');
-      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      for (const [, link] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = String(link);
         if (/^(https?|mailto):/.test(target)) continue;
         const [file, anchor] = target.split('#');
         const path = file ? join(root, dirname(page), file) : join(root, page);
