@@ -247,23 +247,32 @@ const VIEWS = {
     table(
       ((result.consolidations as Result[]) ?? []).map((entry) => ({
         ...entry,
-        kind: entry.kind ?? 'consolidation',
-        // A compaction moved no note: what it holds is the earlier text of the sections it rewrote.
-        holds: entry.kind === 'compaction' ? `${scalar(entry.preimages_count)} pre-image(s)` : `${scalar(entry.notes_count)} note(s)`,
+        kind: entry.kind === 'revision' ? `revision (${scalar(entry.action)})` : (entry.kind ?? 'consolidation'),
+        // A compaction or a revision moved no note: what it holds is the earlier text of what it rewrote.
+        holds:
+          entry.kind === 'consolidation' || entry.kind === undefined ? `${scalar(entry.notes_count)} note(s)` : `${scalar(entry.preimages_count)} pre-image(s)`,
         files: ((entry.bank_files as Result[]) ?? []).map((file) => file.filename),
+        why: entry.reason ?? '',
       })),
-      ['consolidation_id', 'kind', 'committed_at', 'holds', 'files', 'by'],
+      ['consolidation_id', 'kind', 'committed_at', 'holds', 'files', 'by', 'why'],
     ),
   historyEntry: (result: Result) => {
     const preimages = (result.preimages as Result[]) ?? [];
-    if ((result.consolidation as Result | undefined)?.kind !== 'compaction') return notes(result);
+    const record = (result.consolidation as Result | undefined) ?? {};
+    if (record.kind !== 'compaction' && record.kind !== 'revision') return notes(result);
+    const what = record.kind === 'revision' ? 'revision' : 'compaction';
     const body = preimages.map(
       (section) =>
-        `── ${[section.filename, ...((section.path as string[]).length > 0 ? [(section.path as string[]).join(' > ')] : [])].join('#')} (before compaction)\n${String(section.content)}`,
+        `── ${[section.filename, ...((section.path as string[]).length > 0 ? [(section.path as string[]).join(' > ')] : [])].join('#')} (before this ${what})\n${String(section.content)}`,
     );
-    return [...body, `${preimages.length} pre-image(s): the sections compaction ${scalar((result.consolidation as Result).id)} rewrote, as they were`].join(
-      '\n\n',
-    );
+    const revision = (record.revision as Result | undefined) ?? {};
+    const rules = revision.rules as Result | undefined;
+    if (rules) body.push(`── the rules (before this revision)\n${String(rules.before)}`);
+    const about =
+      record.kind === 'revision'
+        ? `revision ${scalar(record.id)}: ${scalar(revision.action)} by ${scalar(revision.by)}${revision.reason ? ` (${scalar(revision.reason)})` : ''}${revision.reverts ? `, reverting ${scalar(revision.reverts)}` : ''}; ${preimages.length} file(s) as they were`
+        : `${preimages.length} pre-image(s): the sections compaction ${scalar(record.id)} rewrote, as they were`;
+    return [...body, about].join('\n\n');
   },
   written: (result: Result) =>
     `${scalar(result.status)}: ${scalar(result.filename ?? result.space_id)}` +

@@ -3,7 +3,7 @@ import { ANONYMOUS } from '../core/auth/auth-service.js';
 import { hostList } from '../config/settings.js';
 import { CATEGORIES } from '../core/validate.js';
 import { backupCreate, backupDelete, backupDownload, backupList, backupRestore, exportSpace, importSpace } from './commands/backup.js';
-import { bankList, bankRead, bankReadAll } from './commands/bank.js';
+import { bankDelete, bankEdit, bankList, bankRead, bankReadAll, bankRevert, bankWrite } from './commands/bank.js';
 import { compact } from './commands/compact.js';
 import { consolidate, consolidationStatus } from './commands/consolidate.js';
 import { doctor } from './commands/doctor.js';
@@ -15,7 +15,7 @@ import { spend } from './commands/spend.js';
 import { ui } from './commands/ui.js';
 import { about, health, whoami } from './commands/system.js';
 import { tokenCreate, tokenDelete, tokenList, tokenRevoke, tokenUpdate } from './commands/token.js';
-import { spaceCreate, spaceDelete, spaceInfo, spaceList, spaceRules, spaceSummary, spaceUpdate } from './commands/space.js';
+import { spaceCreate, spaceDelete, spaceInfo, spaceList, spaceRules, spaceSummary, spaceUpdate, spaceUpdateRules } from './commands/space.js';
 import { summariesList, summariesShow, summariesStatus, summariesUpdate } from './commands/summaries.js';
 import { openCore, type GlobalOptions, type Session } from './open.js';
 import { didYouMean } from '../shared/suggest.js';
@@ -110,7 +110,7 @@ export function buildProgram(): Command {
     .option('--token <token>', 'act with this token (prefer env LIVE_MEM_TOKEN or --token-file: `ps` shows arguments); default: the local owner')
     .option('--token-file <file>', 'act with the token this file holds (keep it chmod 600)')
     .option('-q, --quiet', 'no progress display (shown on stderr, and only when it is a terminal)')
-    .option('--tools <list>', 'MCP tools `serve` offers: agent, standard, all, or tool names, comma-separated (env LIVE_MEM_TOOLS, default all)')
+    .option('--tools <list>', 'MCP tools `serve` offers: agent, standard, all, admin, or tool names, comma-separated (env LIVE_MEM_TOOLS, default all)')
     .helpCommand('help [command]', 'show the help of live-mem or of a command (as --help)')
     .action(action(serve, 'fields', { perRequestCaller: true }));
 
@@ -157,6 +157,16 @@ export function buildProgram(): Command {
     .option('--owner <name>', 'new owner')
     .option('--llm-daily-tokens <n>', 'model tokens the space may spend per UTC day (0 = no cap for it; unset: LIVE_MEM_LLM_DAILY_TOKENS)', integer)
     .action(action(spaceUpdate, 'fields'));
+  space
+    .command('update-rules <space_id> [file]')
+    .description('replace the rules (from a file, or standard input), recorded in history as a revision (admin)')
+    .option('--if-match <version>', 'the version the rules had when you read them (`live-mem space rules ID --json`)')
+    .option('--reason <text>', 'why, kept in history')
+    .addHelpText(
+      'after',
+      '\nExample:\n  live-mem space update-rules my-project rules.md --if-match "$(live-mem space rules my-project --json | jq -r .version)" --reason "add a budget"',
+    )
+    .action(action(spaceUpdateRules, 'fields'));
   space
     .command('delete <space_id>')
     .description('delete a space and all its data (irreversible)')
@@ -374,10 +384,35 @@ export function buildProgram(): Command {
       process.stdout.write(`${VERSION}\n`);
     });
 
-  const bank = program.command('bank').description('read the memory bank');
+  const bank = program.command('bank').description('read the memory bank, and correct it by hand (admin)');
   bank.command('list <space_id>').description('list bank files').action(action(bankList, 'bankList'));
   bank.command('read <space_id> <filename>').description('print one bank file').action(action(bankRead, 'content'));
   bank.command('read-all <space_id>').description('print every bank file').action(action(bankReadAll, 'bankAll'));
+  bank
+    .command('edit <space_id> <filename>')
+    .description('correct a bank file in $VISUAL/$EDITOR; written back only if nobody changed it meanwhile (admin; a revision in history)')
+    .option('--reason <text>', 'why, kept in history')
+    .action(action(bankEdit, 'fields'));
+  bank
+    .command('write <space_id> <filename> [file]')
+    .description('write a bank file whole (from a file, or standard input), as a revision in history (admin)')
+    .option('--if-match <version>', 'the version the file had when you read it (`live-mem bank read ID FILE --json`); required for an existing file')
+    .option('--reason <text>', 'why, kept in history')
+    .addHelpText('after', '\nExample:\n  live-mem bank write my-project decisions.md fixed.md --if-match 3f2a9c0d1e2b4a5f --reason "Postgres was never chosen"')
+    .action(action(bankWrite, 'fields'));
+  bank
+    .command('delete <space_id> <filename>')
+    .description('delete a bank file, as a revision in history (admin; `bank revert` brings it back)')
+    .option('-y, --yes', 'confirm the deletion')
+    .option('--if-match <version>', 'only if the file is still at this version')
+    .option('--reason <text>', 'why, kept in history')
+    .action(action(bankDelete, 'fields'));
+  bank
+    .command('revert <space_id> <revision_id>')
+    .description('undo a revision (bank write/edit/delete, space update-rules) while its files are unchanged since (admin)')
+    .option('-y, --yes', 'confirm')
+    .option('--reason <text>', 'why, kept in history')
+    .action(action(bankRevert, 'fields'));
 
   const names = program.commands.map((command) => command.name());
   // Usage errors reach main's boundary as one line with the help to see; commander prints nothing of its own.

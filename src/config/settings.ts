@@ -86,7 +86,7 @@ export interface Settings {
   /** A bootstrap admin secret (at least 32 characters); never logged. */
   adminToken?: string;
   /**
-   * The tools served over MCP: a profile (agent, standard, all) or tool names, comma-separated;
+   * The tools served over MCP: a profile (agent, standard, all, admin) or tool names, comma-separated;
    * checked against the tools when serving (mcp/profiles.ts).
    */
   tools: string;
@@ -141,7 +141,10 @@ const toolList = (raw: string, source: string) => {
     .filter(Boolean);
   const bad = names.find((name) => !/^[a-z][a-z_]*$/.test(name));
   if (names.length === 0 || bad !== undefined) {
-    throw new LiveMemError('config_error', `${source} must be a profile (agent, standard, all) or tool names, comma-separated, got ${JSON.stringify(raw)}`);
+    throw new LiveMemError(
+      'config_error',
+      `${source} must be a profile (agent, standard, all, admin) or tool names, comma-separated, got ${JSON.stringify(raw)}`,
+    );
   }
   return names.join(',');
 };
@@ -297,7 +300,7 @@ export const FIELDS: Field[] = [
     env: 'LIVE_MEM_TOOLS',
     file: 'tools',
     parse: toolList,
-    description: 'Tools offered over MCP: a profile (agent, standard, all) or tool names, comma-separated',
+    description: 'Tools offered over MCP: a profile (agent, standard, all, admin) or tool names, comma-separated',
     defaultText: 'all',
   },
   {

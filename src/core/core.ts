@@ -3,6 +3,7 @@ import { createBackupService } from './backup/backup-service.js';
 import { createBankService } from './bank/bank-service.js';
 import { createAutoCompaction } from './compaction/auto.js';
 import { createCompactionService } from './compaction/compaction-service.js';
+import { createRevisionService } from './revision/revision-service.js';
 import { createConsolidationService } from './consolidation/consolidation-service.js';
 import { createConsolidationJobs } from './consolidation/jobs.js';
 import { createContext, type CoreContext, type CoreOptions } from './context.js';
@@ -49,6 +50,9 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     onCommitted: (spaceId, files) => events.emit({ type: 'bank_changed', space_id: spaceId, files, synthesis: false }),
   });
   const autoCompaction = createAutoCompaction(context, compaction);
+  const revisions = createRevisionService(context, {
+    onCommitted: (spaceId, files) => events.emit({ type: 'bank_changed', space_id: spaceId, files, synthesis: false }),
+  });
   const consolidation = createConsolidationService(
     context,
     {
@@ -80,6 +84,8 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     consolidation,
     jobs,
     compaction: { compact: compaction.compact },
+    /** Corrections by people, recorded as revisions (bank_write, bank_delete, space_update_rules, bank_revert). */
+    revisions,
     backups,
     auth,
     health,

@@ -3,7 +3,7 @@ import type { Logger } from '../shared/log.js';
 /** A bank file a consolidation wrote: `created` did not exist before. */
 export interface ChangedFile {
   filename: string;
-  kind: 'created' | 'updated';
+  kind: 'created' | 'updated' | 'deleted';
 }
 
 /**

@@ -6,7 +6,7 @@ import { allTools } from './tools/index.js';
  * Tool profiles: which tools the server offers (LIVE_MEM_TOOLS, --tools, `tools:`). Every tool
  * listed costs every agent tokens on every conversation, so an agent that only takes and reads
  * notes can be offered just that. `all` is the default, so that agents and configurations written
- * for the original server keep working.
+ * for the original server keep working; `admin` adds the corrections by people.
  */
 const AGENT = [
   'space_list',
@@ -41,8 +41,19 @@ const STANDARD = [
   'system_about',
 ];
 
-/** Profile → tool names; `all` is every tool. */
-export const TOOL_PROFILES: Readonly<Record<string, readonly string[] | 'all'>> = { agent: AGENT, standard: STANDARD, all: 'all' };
+/**
+ * Corrections by people (core/revision): they write the bank past consolidation's guards, so no model
+ * is offered them unless asked for (`admin`, or by name); people use the CLI and the viewer.
+ */
+export const CORRECTIONS = ['bank_write', 'bank_delete', 'bank_revert', 'space_update_rules'];
+
+/** Profile → tool names; `admin` is every tool, `all` every tool but the corrections. */
+export const TOOL_PROFILES: Readonly<Record<string, readonly string[] | 'all'>> = {
+  agent: AGENT,
+  standard: STANDARD,
+  all: allTools.map((tool) => tool.name).filter((name) => !CORRECTIONS.includes(name)),
+  admin: 'all',
+};
 
 export const PROFILE_NAMES = Object.keys(TOOL_PROFILES);
 

@@ -220,7 +220,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
     const uris = event.files.map((file) => resourceUri.bank(event.space_id, file.filename));
     if (event.synthesis) uris.push(resourceUri.synthesis(event.space_id));
     for (const uri of uris) if (subscribed.has(uri) && server.isConnected()) void send(server.server.sendResourceUpdated({ uri }));
-    if (event.files.some((file) => file.kind === 'created')) listChanged(event.space_id);
+    if (event.files.some((file) => file.kind === 'created' || file.kind === 'deleted')) listChanged(event.space_id);
   };
   const stop = core.events.on(onEvent);
   const closed = server.server.onclose;

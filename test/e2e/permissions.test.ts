@@ -33,6 +33,10 @@ function argsFor(tool: string, backupId: string, caller: string): Record<string,
     history_read: { space_id: 'alpha', consolidation_id: '20260101T000000-zzzzzz' },
     bank_read: { space_id: 'alpha', filename: 'activeContext.md' },
     bank_compact: { space_id: 'alpha', dry_run: true },
+    bank_write: { space_id: 'alpha', filename: 'matrix.md', content: `# Matrix\n\nby ${caller}\n` },
+    bank_delete: { space_id: 'alpha', filename: 'activeContext.md', confirm: false },
+    bank_revert: { space_id: 'alpha', revision_id: '20260101T000000-zzzzzz', confirm: false },
+    space_update_rules: { space_id: 'alpha', rules: `# Rules by ${caller}\n` },
     summaries_read: { space_id: 'alpha', summary_id: 'L1-20260101T000000-zz' },
     backup_list: { space_id: 'alpha' },
     backup_restore: { backup_id: backupId, confirm: false, as: 'alpha' },
@@ -100,6 +104,7 @@ describe('the permission matrix, over stdio', () => {
         LIVE_MEM_HOME: home.dir,
         LIVE_MEM_AUTH: 'required',
         LIVE_MEM_LOG_LEVEL: 'warn',
+        LIVE_MEM_TOOLS: 'admin', // every tool, the corrections by people included
         ...(profile.token ? { LIVE_MEM_TOKEN: profile.token } : {}),
       });
       try {

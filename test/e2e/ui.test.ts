@@ -106,6 +106,15 @@ if (requireBrowserOrSkip()) {
         bank: { 'progress.md': '# Progress\n\n## Done\n\n- tunnels bored (digest)\n' },
       });
       await core.notes.write(owner, { space_id: 'hostile', category: 'issue', content: HOSTILE_NOTE, tags: ['<b>tag</b>'] });
+      // A person's correction of beta's bank: a revision in its history.
+      const progress = await core.bank.read(owner, { space_id: 'beta', filename: 'progress.md' });
+      await core.revisions.write(owner, {
+        space_id: 'beta',
+        filename: 'progress.md',
+        content: '# Progress\n\n## Done\n\n- the tunnel was bored by hand\n',
+        if_match: progress.version,
+        reason: 'the digest lost who bored it',
+      });
 
       // Real consolidations (alpha: the six standard files; hostile: an LLM-written hostile file), then summaries.
       const first = await startScriptedLlm([{ reply: FIRST_PLAN }]);
@@ -407,6 +416,20 @@ if (requireBrowserOrSkip()) {
       await hit.locator('a').first().click();
       await page.locator('.consolidation .preimage').waitFor();
       assert.match(page.url(), /history\/20990101T000000-cmp001/);
+      assert.deepEqual(watch.errors, []);
+      await page.close();
+    });
+
+    it('a correction in history says who did what and why, and shows the file as it was before', async () => {
+      const { page, watch } = await open('#/space/beta/history');
+      const row = page.locator('tr[data-kind="revision"]');
+      await row.waitFor();
+      assert.match(await row.innerText(), /revision: write/);
+      await row.locator('a').first().click();
+      await page.locator('.consolidation .revision').waitFor();
+      assert.match(await page.locator('.consolidation .revision').innerText(), /write by .* — the digest lost who bored it/);
+      assert.match(await page.locator('.consolidation .preimage').innerText(), /tunnels bored \(digest\)/);
+      await screenshot(page, 'history-revision');
       assert.deepEqual(watch.errors, []);
       await page.close();
     });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PROFILE_NAMES, selectTools, TOOL_PROFILES } from '../../src/mcp/profiles.js';
+import { CORRECTIONS, PROFILE_NAMES, selectTools, TOOL_PROFILES } from '../../src/mcp/profiles.js';
 import { toolError } from '../../src/mcp/result.js';
 import { SERVER_INSTRUCTIONS, serverInstructions } from '../../src/mcp/server.js';
 import { allTools } from '../../src/mcp/tools/index.js';
@@ -21,11 +21,17 @@ describe('tool profiles', () => {
       if (Array.isArray(listed)) for (const name of listed) assert.ok(all.has(name), `${profile}: ${name} is no tool`);
       previous = selected;
     }
-    assert.deepEqual(PROFILE_NAMES, ['agent', 'standard', 'all']);
+    assert.deepEqual(PROFILE_NAMES, ['agent', 'standard', 'all', 'admin']);
   });
 
-  it('defaults to every tool, in the order of allTools', () => {
-    assert.deepEqual(selectTools(), { profile: 'all', tools: allTools });
+  it('defaults to every tool but the corrections by people, in the order of allTools; admin adds them', () => {
+    assert.deepEqual(selectTools(), { profile: 'all', tools: allTools.filter((tool) => !CORRECTIONS.includes(tool.name)) });
+    assert.deepEqual(selectTools('admin'), { profile: 'admin', tools: allTools });
+    for (const name of CORRECTIONS)
+      assert.ok(
+        allTools.some((tool) => tool.name === name),
+        name,
+      );
     assert.deepEqual(
       names('agent'),
       allTools.map((tool) => tool.name).filter((name) => names('agent').includes(name)),
@@ -41,7 +47,7 @@ describe('tool profiles', () => {
 
   it('refuses unknown names (prototype keys included) and an empty list, naming them and the profiles', () => {
     for (const [spec, message] of [
-      ['agent,live_nope,bogus', /unknown tools in the tools setting .*: live_nope, bogus; use a profile \(agent, standard, all\)/],
+      ['agent,live_nope,bogus', /unknown tools in the tools setting .*: live_nope, bogus; use a profile \(agent, standard, all, admin\)/],
       ['constructor', /unknown tool in the tools setting .*: constructor;/],
       [' , ', /the tools setting is empty/],
     ] as const) {

@@ -1,13 +1,10 @@
 import type { Session } from '../open.js';
+import { readStdin } from '../stdin.js';
 
 /** The note's content: the arguments joined, or standard input when they are absent or '-'. */
 async function contentFrom(words: string[]): Promise<string> {
   if (words.length > 0 && !(words.length === 1 && words[0] === '-')) return words.join(' ');
-  // Reading a terminal would look hung: say what it waits for (on stderr, so stdout stays the result).
-  if (process.stdin.isTTY) process.stderr.write('live-mem: type the note, then Ctrl-D on a line of its own to save it (Ctrl-C to cancel)\n');
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return readStdin('the note');
 }
 
 export async function note({ core, caller }: Session, spaceId: string, words: string[], options: { category: string; tags?: string; agent?: string }) {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { invalid } from '../../shared/errors.js';
 import type { Session } from '../open.js';
+import { textFrom } from './bank.js';
 
 export async function spaceCreate(
   { core, caller }: Session,
@@ -32,3 +33,14 @@ export const spaceUpdate = ({ core, caller }: Session, spaceId: string, options:
 
 export const spaceDelete = ({ core, caller }: Session, spaceId: string, options: { yes?: boolean }) =>
   core.spaces.delete(caller, { space_id: spaceId, confirm: options.yes === true });
+
+/** `space update-rules SPACE [FILE]`: the whole new rules (a file, or standard input), against `--if-match` (`space rules --json` gives it). */
+export async function spaceUpdateRules({ core, caller }: Session, spaceId: string, file: string | undefined, options: { ifMatch?: string; reason?: string }) {
+  const rules = await textFrom(file, 'the new rules');
+  return core.revisions.updateRules(caller, {
+    space_id: spaceId,
+    rules,
+    ...(options.ifMatch !== undefined ? { if_match: options.ifMatch } : {}),
+    ...(options.reason !== undefined ? { reason: options.reason } : {}),
+  });
+}

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mapLimit } from '../../shared/concurrency.js';
 import { listAll } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
@@ -21,3 +22,9 @@ export async function readBankFiles(context: CoreContext, spaceId: string): Prom
   for (const object of read) if (object) files.set(baseName(object.key), { content: object.body.toString('utf8'), etag: object.etag });
   return files;
 }
+
+/**
+ * A text's version, for compare-and-swap by people (bank_read and space_rules give it, bank_write and
+ * space_update_rules take it back as `if_match`): the same on every driver and every process, unlike etags.
+ */
+export const contentVersion = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);

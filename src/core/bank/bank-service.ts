@@ -4,6 +4,7 @@ import type { ObjectInfo } from '../../storage/types.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { baseName, KEEP_FILE, spaceKeys } from '../layout.js';
+import { contentVersion } from './bank-files.js';
 import { type BankBudget, bankBudget, type FileBudgetUse, useOfBudget } from './budget.js';
 import { parseBankRules } from './rules.js';
 import { requireSpace } from '../space/meta.js';
@@ -152,6 +153,8 @@ export function createBankService(context: CoreContext) {
         content: object.body.toString('utf8'),
         size: object.size,
         last_modified: isoSeconds(object.lastModified),
+        /** What bank_write's `if_match` takes back: a correction never overwrites a change made since this read. */
+        version: contentVersion(object.body.toString('utf8')),
       };
     },
 

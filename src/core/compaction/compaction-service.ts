@@ -5,13 +5,12 @@ import { LlmError, type LlmClient } from '../../llm/types.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
-import { toStamp } from '../note/note-name.js';
 import { requireSpace } from '../space/meta.js';
 import { validateBankFilename, validateSpaceId } from '../validate.js';
 import { bankBudget, measureTokens, withinBank, type BankBudget } from '../bank/budget.js';
 import { parseBankRules } from '../bank/rules.js';
 import type { FileWrite } from '../consolidation/apply-plan.js';
-import { applyCommit, writeCommit, type CommitRecord, type Preimage } from '../consolidation/commit.js';
+import { applyCommit, historyId, writeCommit, type CommitRecord, type Preimage } from '../consolidation/commit.js';
 import { PlanFormatError } from '../consolidation/plan.js';
 import { lockSpace } from '../consolidation/space-lock.js';
 import type { ChangedFile } from '../events.js';
@@ -162,7 +161,7 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
       if (writes.length > 0 && !dryRun) {
         const now = context.clock();
         const record: CommitRecord = {
-          id: `${toStamp(now)}-${context.randomId()}`,
+          id: historyId(context, now),
           space_id: spaceId,
           kind: 'compaction',
           committed_at: isoSeconds(now),

@@ -20,10 +20,12 @@ export interface BankSnapshot {
 
 export interface FileWrite {
   filename: string;
+  /** The file's new text ('' for a deletion). */
   content: string;
   /** The etag read before the plan; null for a new file. Writes are compare-and-swap against it. */
   expectedEtag: string | null;
-  kind: 'created' | 'updated';
+  /** `deleted`: only a person's correction (core/revision) removes a bank file. */
+  kind: 'created' | 'updated' | 'deleted';
 }
 
 /** Bounds on the bank's growth: a model reply may not flood it (settable: see ConsolidationSettings). */

@@ -2,6 +2,7 @@ import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
+import { toStamp } from '../note/note-name.js';
 import { updateMeta } from '../space/meta.js';
 import type { FileWrite } from './apply-plan.js';
 import { encodeHistoryNotes, encodeHistoryPreimages, type HistoryNote } from './history.js';
@@ -16,13 +17,15 @@ import { encodeHistoryNotes, encodeHistoryPreimages, type HistoryNote } from './
  * A stored record is checked before it is applied (pending.ts).
  *
  * A compaction (core/compaction) commits the same way: `kind: 'compaction'`, no notes, no
- * synthesis, and the pre-images of the sections it rewrote, kept in history beside its record.
+ * synthesis, and the pre-images of the sections it rewrote, kept in history beside its record. So does
+ * a person's correction (core/revision): `kind: 'revision'`, bank files written or deleted whole, the
+ * rules perhaps, each file's previous text kept as a pre-image (its heading path empty: the whole file).
  */
 export interface CommitRecord {
   id: string;
   space_id: string;
   /** Absent: a consolidation (records written before compactions existed). */
-  kind?: 'consolidation' | 'compaction';
+  kind?: 'consolidation' | 'compaction' | 'revision';
   committed_at: string;
   /** Live note file names covered, oldest first. */
   notes: string[];
@@ -31,8 +34,24 @@ export interface CommitRecord {
   /** Absent for a compaction, which leaves the synthesis alone. */
   synthesis?: { content: string; expectedEtag: string | null };
   metrics: Record<string, unknown>;
-  /** A compaction: each section it rewrote, as it was (heading line included). */
+  /** A compaction: each section it rewrote, as it was (heading line included); a revision: each file it changed, whole. */
   preimages?: Preimage[];
+  /** A revision: the space's new rules, compare-and-swap like a bank file. */
+  rules?: { content: string; expectedEtag: string | null };
+  /** A revision: who, why, and what each file was before and is after (what a revert checks and restores). */
+  revision?: RevisionInfo;
+}
+
+export interface RevisionInfo {
+  action: 'write' | 'delete' | 'rules' | 'revert';
+  by: string;
+  reason: string | null;
+  /** The revision this one reverts. */
+  reverts?: string;
+  /** Each bank file changed: whether it existed before, and the version (contentVersion) it has after (null: deleted). */
+  files: Array<{ filename: string; existed: boolean; version_after: string | null }>;
+  /** When the rules changed: their text before, and the version after. */
+  rules?: { before: string; version_after: string };
 }
 
 export interface Preimage {
@@ -40,6 +59,15 @@ export interface Preimage {
   /** Heading path, outermost first. */
   path: string[];
   content: string;
+}
+
+/**
+ * A new history entry's id: `{YYYYMMDDTHHMMSS}-{ms}{random6}`, the millisecond in two base-36 characters
+ * (as note names have it), so entries committed within one second — a person's corrections in a row —
+ * still list in the order they were made.
+ */
+export function historyId(context: CoreContext, now: Date): string {
+  return `${toStamp(now)}-${now.getUTCMilliseconds().toString(36).padStart(2, '0')}${context.randomId()}`;
 }
 
 /** Test hook: a point where a fault can be injected (the CLI maps LIVE_MEM_TEST_KILL_AT to SIGKILL). */
@@ -77,6 +105,17 @@ async function writeOnce(context: CoreContext, key: string, content: string, exp
 }
 
 /**
+ * Deletes `key` unless it is gone already; only the version `expectedEtag` (the store has no conditional
+ * delete, but the bank is written only under the space's lease, which the committer holds).
+ */
+async function deleteOnce(context: CoreContext, key: string, expectedEtag: string | null, what: string): Promise<void> {
+  const current = await context.storage.get(key);
+  if (!current) return;
+  if (current.etag !== expectedEtag) throw new LiveMemError('conflict', `${what} changed since the correction read it`, { key });
+  await context.storage.delete(key);
+}
+
+/**
  * Rolls a committed consolidation forward. Safe to run any number of times. `bodies` are the notes
  * as the run that committed read them (absent when recovering): they spare reading them again.
  */
@@ -85,11 +124,14 @@ export async function applyCommit(context: CoreContext, record: CommitRecord, bo
   const fault = (point: FaultPoint) => context.fault(point);
   const keys = spaceKeys(record.space_id);
   for (const write of record.writes) {
-    await writeOnce(context, keys.bankFile(write.filename), write.content, write.expectedEtag, `bank file ${write.filename}`);
+    const key = keys.bankFile(write.filename);
+    if (write.kind === 'deleted') await deleteOnce(context, key, write.expectedEtag, `bank file ${write.filename}`);
+    else await writeOnce(context, key, write.content, write.expectedEtag, `bank file ${write.filename}`);
   }
   if (record.synthesis) await writeOnce(context, keys.synthesis, record.synthesis.content, record.synthesis.expectedEtag, 'the synthesis');
+  if (record.rules) await writeOnce(context, keys.rules, record.rules.content, record.rules.expectedEtag, 'the rules');
   await fault('after-bank-writes');
-  if (record.kind === 'compaction') return applyCompaction(context, record);
+  if (record.kind === 'compaction' || record.kind === 'revision') return applyWithoutNotes(context, record);
 
   await updateMeta(context, record.space_id, (meta) =>
     meta.last_consolidation_id === record.id
@@ -124,8 +166,8 @@ export async function applyCommit(context: CoreContext, record: CommitRecord, bo
   await storage.delete(keys.pending);
 }
 
-/** The rest of a compaction: its pre-images, then its record (last: it says the entry is complete). No note moves, no counters. */
-async function applyCompaction(context: CoreContext, record: CommitRecord): Promise<void> {
+/** The rest of a compaction or a revision: its pre-images, then its record (last: it says the entry is complete). No note moves, no counters. */
+async function applyWithoutNotes(context: CoreContext, record: CommitRecord): Promise<void> {
   const { storage } = context;
   const keys = spaceKeys(record.space_id);
   if (!(await storage.stat(keys.historyRecord(record.id)))) {
@@ -134,13 +176,14 @@ async function applyCompaction(context: CoreContext, record: CommitRecord): Prom
     const historyRecord = {
       id: record.id,
       space_id: record.space_id,
-      kind: 'compaction',
+      kind: record.kind,
       committed_at: record.committed_at,
       notes: [],
       time_range: { oldest: null, newest: null },
       bank_files: record.writes.map((w) => ({ filename: w.filename, kind: w.kind })),
       metrics: record.metrics,
       preimages: sections.length,
+      ...(record.revision ? { revision: record.revision } : {}),
     };
     await storage.put(keys.historyRecord(record.id), `${JSON.stringify(historyRecord, null, 2)}\n`, { contentType: 'application/json' });
   }

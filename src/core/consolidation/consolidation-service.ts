@@ -7,7 +7,7 @@ import { authorize, toAgentName, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { baseName, spaceKeys } from '../layout.js';
 import { parseNoteFile } from '../note/note-file.js';
-import { compareNewestFirst, parseNoteName, stampToIso, toStamp, type NoteName } from '../note/note-name.js';
+import { compareNewestFirst, parseNoteName, stampToIso, type NoteName } from '../note/note-name.js';
 import { loadMeta, requireSpace } from '../space/meta.js';
 import { validateSpaceId } from '../validate.js';
 import { parseBankRules } from '../bank/rules.js';
@@ -16,7 +16,7 @@ import { noteText } from '../recall/documents.js';
 import type { TextIndexEngine } from '../../search/types.js';
 import { applyPlan, type AppliedPlan, type BankSnapshot } from './apply-plan.js';
 import { fitBank, viewBankFile } from './bank-view.js';
-import { applyCommit, writeCommit, type CommitRecord } from './commit.js';
+import { applyCommit, historyId, writeCommit, type CommitRecord } from './commit.js';
 import { lockSpace, type SpaceLock } from './space-lock.js';
 import { PlanFormatError, parsePlan, type Plan } from './plan.js';
 import type { ChangedFile } from '../events.js';
@@ -313,7 +313,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         const now = context.clock();
         const stamps = window.map((w) => w.name.stamp);
         const record: CommitRecord = {
-          id: `${toStamp(now)}-${context.randomId()}`,
+          id: historyId(context, now),
           space_id: spaceId,
           committed_at: isoSeconds(now),
           notes: window.map((w) => w.name.filename),

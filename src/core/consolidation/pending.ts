@@ -5,7 +5,7 @@ import { listKeys } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { parseNoteName } from '../note/note-name.js';
-import { quoteName, validateBankFilename } from '../validate.js';
+import { isStoredBankFilename, quoteName, validateBankFilename } from '../validate.js';
 import type { CommitRecord } from './commit.js';
 
 /**
@@ -56,10 +56,10 @@ export function checkPending(body: Buffer, spaceId: string): PendingState {
 
 function parseRecord(raw: unknown, spaceId: string): CommitRecord {
   if (!isObject(raw)) throw invalid('it is not a JSON object');
-  const { id, space_id, kind, committed_at, notes, time_range, writes, synthesis, metrics, preimages } = raw;
+  const { id, space_id, kind, committed_at, notes, time_range, writes, synthesis, metrics, preimages, rules, revision } = raw;
   if (typeof id !== 'string' || !RECORD_ID.test(id)) throw invalid(`its id ${JSON.stringify(id)} is no consolidation id`);
-  if (kind !== undefined && kind !== 'consolidation' && kind !== 'compaction')
-    throw invalid(`its kind ${JSON.stringify(kind)} is neither consolidation nor compaction`);
+  if (kind !== undefined && kind !== 'consolidation' && kind !== 'compaction' && kind !== 'revision')
+    throw invalid(`its kind ${JSON.stringify(kind)} is not consolidation, compaction or revision`);
   if (space_id !== spaceId) throw invalid(`it names space ${JSON.stringify(space_id)}, but it is stored in '${spaceId}'`);
   if (typeof committed_at !== 'string' || Number.isNaN(Date.parse(committed_at))) throw invalid('its committed_at is no date');
   if (!Array.isArray(notes) || notes.length > MAX_RECORD_NOTES) throw invalid('its notes are not a list (or an endless one)');
@@ -70,23 +70,48 @@ function parseRecord(raw: unknown, spaceId: string): CommitRecord {
   if (!Array.isArray(writes) || writes.length > MAX_RECORD_WRITES) throw invalid('its writes are not a list (or an endless one)');
   const names = new Set<string>();
   for (const write of writes) {
-    if (!isObject(write) || typeof write.content !== 'string' || !isStringOrNull(write.expectedEtag) || !['created', 'updated'].includes(String(write.kind))) {
+    const kinds = kind === 'revision' ? ['created', 'updated', 'deleted'] : ['created', 'updated'];
+    if (!isObject(write) || typeof write.content !== 'string' || !isStringOrNull(write.expectedEtag) || !kinds.includes(String(write.kind))) {
       throw invalid('one of its writes is malformed');
     }
     // The plan's rules; and the name as stored, in bytes (a name NFC shortens may be decomposed here).
-    validateBankFilename(String(write.filename));
+    // A deletion may name any file a bank holds (a `CON.md` an older version wrote is removed like any other).
+    if (write.kind === 'deleted') {
+      if (!isStoredBankFilename(String(write.filename))) throw invalid(`it deletes ${quoteName(write.filename)}, which is no bank file name`);
+    } else validateBankFilename(String(write.filename));
     if (utf8Bytes(String(write.filename)) > MAX_NAME_BYTES) throw invalid(`it writes ${quoteName(write.filename)}, longer than ${MAX_NAME_BYTES} bytes`);
     if (names.has(String(write.filename))) throw invalid(`it writes ${quoteName(write.filename)} twice`);
     names.add(String(write.filename));
   }
   if (kind === 'compaction') {
     checkCompaction(notes, synthesis, preimages, names);
+  } else if (kind === 'revision') {
+    checkRevision(notes, synthesis, preimages, names, rules, revision);
   } else {
     if (!isObject(synthesis) || typeof synthesis.content !== 'string' || !isStringOrNull(synthesis.expectedEtag)) throw invalid('its synthesis is malformed');
     if (preimages !== undefined) throw invalid('it holds pre-images, which only a compaction has');
   }
+  if (kind !== 'revision' && (rules !== undefined || revision !== undefined)) throw invalid('it changes the rules, which only a revision does');
   if (!isObject(metrics)) throw invalid('its metrics are malformed');
   return raw as unknown as CommitRecord;
+}
+
+/** A revision moves no note and leaves the synthesis alone; its pre-images are whole files it writes; it says who and why. */
+function checkRevision(notes: unknown[], synthesis: unknown, preimages: unknown, written: ReadonlySet<string>, rules: unknown, revision: unknown): void {
+  if (notes.length > 0 || synthesis !== undefined) throw invalid('it is a revision, but it names notes or writes the synthesis');
+  checkCompaction([], undefined, preimages, written);
+  if ((preimages as Array<{ path: unknown[] }>).some((preimage) => preimage.path.length > 0)) throw invalid('a revision keeps whole files, not sections');
+  if (rules !== undefined && (!isObject(rules) || typeof rules.content !== 'string' || !isStringOrNull(rules.expectedEtag)))
+    throw invalid('its rules are malformed');
+  if (
+    !isObject(revision) ||
+    !['write', 'delete', 'rules', 'revert'].includes(String(revision.action)) ||
+    typeof revision.by !== 'string' ||
+    !isStringOrNull(revision.reason) ||
+    !Array.isArray(revision.files)
+  ) {
+    throw invalid('its revision (action, by, reason, files) is malformed');
+  }
 }
 
 /** A compaction moves no note and leaves the synthesis alone; its pre-images are sections of the files it writes. */

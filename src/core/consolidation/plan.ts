@@ -61,7 +61,7 @@ function toChange(entry: unknown, index: number): FileChange {
   const action = String(entry.action ?? (Array.isArray(entry.edits) ? 'edit' : 'rewrite')).toLowerCase();
   if (action === 'edit') {
     if (!Array.isArray(entry.edits)) throw new PlanFormatError(`files[${index}] (${entry.filename}): an edit needs an "edits" list`);
-    return { filename: entry.filename, action: 'edit', edits: entry.edits.map((edit, i) => toEdit(edit, `${entry.filename} edits[${i}]`)) };
+    return { filename: entry.filename, action: 'edit', edits: entry.edits.map((edit, i) => sectionEdit(edit, `${entry.filename} edits[${i}]`)) };
   }
   if (!['create', 'created', 'rewrite', 'update', 'updated', 'replace'].includes(action)) {
     throw new PlanFormatError(`files[${index}] (${entry.filename}): unknown action ${JSON.stringify(action)}`);
@@ -72,7 +72,8 @@ function toChange(entry: unknown, index: number): FileChange {
 
 const OPS: SectionOp[] = ['replace', 'append', 'prepend', 'add', 'delete'];
 
-function toEdit(raw: unknown, where: string): SectionEdit {
+/** One section edit as a plan (or a person's bank_write) gives it: `{op, section, content?, title?}`. */
+export function sectionEdit(raw: unknown, where: string): SectionEdit {
   if (!isObject(raw)) throw new PlanFormatError(`${where} is not an object`);
   const op = String(raw.op ?? raw.action ?? '').toLowerCase() as SectionOp;
   if (!OPS.includes(op)) throw new PlanFormatError(`${where}: "op" must be one of ${OPS.join(', ')}`);

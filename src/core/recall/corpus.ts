@@ -1,6 +1,7 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { listAll, listPrefixes } from '../../storage/list.js';
+import type { RevisionInfo } from '../consolidation/commit.js';
 import { decodeHistoryNotes, decodeHistoryPreimages, type HistoryPreimage } from '../consolidation/history.js';
 import type { CoreContext } from '../context.js';
 import { baseName, spaceKeys } from '../layout.js';
@@ -26,16 +27,21 @@ export interface HistoryRecord {
   id: string;
   space_id: string;
   /** What wrote it; records written before compaction existed have none and are consolidations. */
-  kind: 'consolidation' | 'compaction';
+  kind: 'consolidation' | 'compaction' | 'revision';
   committed_at: string;
   /** Note file names, oldest first ([] for a compaction). */
   notes: string[];
   time_range: { oldest: string | null; newest: string | null };
   bank_files: Array<{ filename: string; kind: string }>;
   metrics: Record<string, unknown>;
-  /** A compaction's: how many sections its preimages.json keeps. */
+  /** A compaction's or a revision's: how many sections (a revision: whole files) its preimages.json keeps. */
   preimages?: number;
+  /** A revision's: who, why, what it did (see consolidation/commit.ts RevisionInfo). */
+  revision?: RevisionInfo;
 }
+
+/** Only a consolidation moves notes into history; a compaction and a revision keep pre-images instead. */
+export const keepsPreimages = (record: Pick<HistoryRecord, 'kind'>): boolean => record.kind !== 'consolidation';
 
 /** Bodies of history notes kept in memory, in characters, across spaces (least recently used dropped). */
 const HISTORY_CACHE_CHARS = 64 * 1024 * 1024;
@@ -260,13 +266,14 @@ export function parseHistoryRecord(body: Buffer, spaceId: string, cid: string): 
     throw damaged(cause);
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) throw damaged();
-  const { preimages, ...rest } = record;
-  const compaction = rest.kind === 'compaction';
+  const { preimages, revision, ...rest } = record;
+  const kind = rest.kind === 'compaction' || rest.kind === 'revision' ? rest.kind : 'consolidation';
   return {
     ...rest,
     id: cid,
-    kind: compaction ? 'compaction' : 'consolidation',
-    ...(compaction && Number.isInteger(preimages) ? { preimages } : {}),
+    kind,
+    ...(kind !== 'consolidation' && Number.isInteger(preimages) ? { preimages } : {}),
+    ...(kind === 'revision' && typeof revision === 'object' && revision !== null ? { revision } : {}),
     notes: Array.isArray(record.notes) ? record.notes.filter((name) => typeof name === 'string') : [],
     bank_files: Array.isArray(record.bank_files) ? record.bank_files : [],
     time_range: typeof record.time_range === 'object' && record.time_range !== null ? record.time_range : { oldest: null, newest: null },

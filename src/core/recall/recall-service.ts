@@ -9,7 +9,7 @@ import { parseNoteName } from '../note/note-name.js';
 import { meteredEmbed } from '../spend/meter.js';
 import { requireSpace } from '../space/meta.js';
 import { parseDateTime, validateCategory, validateLimit, validateQuery, validateSpaceId } from '../validate.js';
-import type { Corpus, Level0Note } from './corpus.js';
+import { type Corpus, keepsPreimages, type Level0Note } from './corpus.js';
 import { parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
 import { fuseRankings } from './fusion.js';
 import { createIndexStore } from './index-store.js';
@@ -66,10 +66,10 @@ export interface RecallHit {
   truncated: boolean;
 }
 
-/** One entry of history_list: a consolidation (time range, notes) or a compaction (pre-images). */
+/** One entry of history_list: a consolidation (time range, notes), a compaction or a revision (pre-images). */
 export interface HistoryEntry {
   consolidation_id: string;
-  kind: 'consolidation' | 'compaction';
+  kind: 'consolidation' | 'compaction' | 'revision';
   committed_at: string;
   time_range?: { oldest: string | null; newest: string | null };
   notes_count?: number;
@@ -77,6 +77,10 @@ export interface HistoryEntry {
   bank_files: Array<{ filename: string; kind: string }>;
   by: string | undefined;
   model: string | undefined;
+  /** A revision: what a person did (write, delete, rules, revert), why, and the revision it reverts. */
+  action?: string;
+  reason?: string | null;
+  reverts?: string;
 }
 
 /**
@@ -285,10 +289,13 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
           consolidation_id: record.id,
           kind: record.kind,
           committed_at: record.committed_at,
-          ...(record.kind === 'compaction' ? { preimages_count: record.preimages } : { time_range: record.time_range, notes_count: record.notes.length }),
+          ...(keepsPreimages(record) ? { preimages_count: record.preimages } : { time_range: record.time_range, notes_count: record.notes.length }),
           bank_files: record.bank_files,
-          by: typeof record.metrics.by === 'string' ? record.metrics.by : undefined,
+          by: record.revision?.by ?? (typeof record.metrics.by === 'string' ? record.metrics.by : undefined),
           model: typeof record.metrics.model === 'string' ? record.metrics.model : undefined,
+          ...(record.revision
+            ? { action: record.revision.action, reason: record.revision.reason, ...(record.revision.reverts ? { reverts: record.revision.reverts } : {}) }
+            : {}),
         }),
       );
       const hasMore = page.length > limit;
@@ -314,7 +321,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       await requireSpace(context, spaceId);
       const record = await corpus.record(spaceId, cid);
       if (!record) throw new LiveMemError('not_found', `no consolidation '${cid}' in space '${spaceId}'`, { space_id: spaceId, consolidation_id: cid });
-      if (record.kind === 'compaction') {
+      if (keepsPreimages(record)) {
         const preimages = await corpus.historyPreimages(spaceId, cid);
         return { status: 'ok' as const, space_id: spaceId, consolidation: record, notes: [], preimages, total: preimages.length };
       }

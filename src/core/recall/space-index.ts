@@ -4,7 +4,7 @@ import type { TextIndex, TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { isStoredBankFilename } from '../validate.js';
-import type { Corpus } from './corpus.js';
+import { type Corpus, keepsPreimages } from './corpus.js';
 import {
   bankRef,
   bankSections,
@@ -146,7 +146,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       // record, notes.json or preimages.json is left out, and not marked as indexed: read again once repaired.
       const indexed = await corpus
         .record(spaceId, cid)
-        .then((record) => (record ? (record.kind === 'compaction' ? indexPreimages(cid, record.committed_at) : indexNotes(cid)) : false))
+        .then((record) => (record ? (keepsPreimages(record) ? indexPreimages(cid, record.committed_at) : indexNotes(cid)) : false))
         .catch((error: unknown) => corpus.skipDamaged('the search index', error, false));
       if (indexed) history.add(cid);
     }

@@ -2,6 +2,7 @@ import { mapLimit } from '../../shared/concurrency.js';
 import { invalid, isLiveMemError, LiveMemError, unconfirmed } from '../../shared/errors.js';
 import { listKeys } from '../../storage/list.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
+import { contentVersion } from '../bank/bank-files.js';
 import type { BankService } from '../bank/bank-service.js';
 import type { CoreContext } from '../context.js';
 import type { CoreEvent } from '../events.js';
@@ -14,7 +15,7 @@ import { DEFAULT_RULES } from './default-rules.js';
 import { isUnreadableMeta, listSpaceIds, loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from './meta.js';
 import { isoSeconds } from '../../shared/time.js';
 
-const MAX_RULES_CHARS = 200_000;
+export const MAX_RULES_CHARS = 200_000;
 const MAX_DESCRIPTION_CHARS = 2_000;
 const MAX_OWNER_CHARS = 200;
 /** What `space list` says of a space whose meta is not JSON. */
@@ -164,7 +165,8 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'read', spaceId);
       await requireSpace(context, spaceId);
-      return { status: 'ok' as const, space_id: spaceId, rules: await readText(spaceKeys(spaceId).rules) };
+      const rules = await readText(spaceKeys(spaceId).rules);
+      return { status: 'ok' as const, space_id: spaceId, rules, version: contentVersion(rules) };
     },
 
     /** The synthesis consolidation keeps; empty before the first consolidation. */

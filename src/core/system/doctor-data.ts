@@ -10,7 +10,7 @@ import type { CoreContext } from '../context.js';
 import { BACKUPS_PREFIX, backupKeys, baseName, spaceKeys } from '../layout.js';
 import { parseNoteFile } from '../note/note-file.js';
 import { parseNoteName } from '../note/note-name.js';
-import { parseHistoryRecord } from '../recall/corpus.js';
+import { keepsPreimages, parseHistoryRecord } from '../recall/corpus.js';
 import { isUnreadableMeta, junkCounters, readRawMeta, updateMeta, type SpaceMeta } from '../space/meta.js';
 import { historyState, plural, type SpaceCheckDeps } from './doctor-space.js';
 import type { Finding } from './doctor.js';
@@ -118,7 +118,7 @@ async function countHistory(context: CoreContext, spaceId: string) {
     if (!object) return 0;
     try {
       const record = parseHistoryRecord(object.body, spaceId, cid);
-      return record.kind === 'compaction' ? null : record.notes.length;
+      return keepsPreimages(record) ? null : record.notes.length;
     } catch {
       return 0;
     }
@@ -158,7 +158,7 @@ export async function checkHistoryFiles(deps: SpaceCheckDeps, spaceId: string, c
     let notes: number;
     try {
       const record = parseHistoryRecord(object.body, spaceId, cid);
-      if (record.kind === 'compaction') return checkPreimages(deps, spaceId, cid, budget);
+      if (keepsPreimages(record)) return checkPreimages(deps, spaceId, cid, budget);
       notes = record.notes.length;
     } catch {
       return {

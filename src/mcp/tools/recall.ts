@@ -64,7 +64,7 @@ export const recallTools = [
     name: 'history_list',
     title: 'List consolidations',
     permission: 'read',
-    description: 'List the consolidations and compactions (kind) of a space, newest first: note or pre-image count, bank files written.',
+    description: 'List the consolidations, compactions and revisions (kind) of a space, newest first: note or pre-image count, bank files written, by, reason.',
     input: {
       space_id: spaceId,
       limit: z.number().int().default(20).describe('1-1000'),
@@ -81,7 +81,7 @@ export const recallTools = [
     permission: 'read',
     description:
       'Read one consolidation and every note it moved out of live/, oldest first: the raw notes behind the bank. ' +
-      'For a compaction: preimages, the sections it rewrote as they were.',
+      'For a compaction: preimages, the sections it rewrote as they were; for a revision, the files it changed, whole, as they were.',
     input: { space_id: spaceId, consolidation_id: z.string().describe('see history_list') },
     output: outputShape({ consolidation: obj, notes: z.array(note), preimages: z.array(preimage), total: int }),
     annotations: READ_ONLY,

@@ -3,7 +3,7 @@ import { callTool, type Result } from '../api.js';
 export interface Consolidation {
   consolidation_id: string;
   /** Absent from older servers: a consolidation. */
-  kind?: 'consolidation' | 'compaction';
+  kind?: 'consolidation' | 'compaction' | 'revision';
   committed_at: string;
   time_range?: { oldest?: string; newest?: string } | null;
   notes_count?: number;
@@ -12,6 +12,9 @@ export interface Consolidation {
   bank_files: BankWrite[];
   by?: string;
   model?: string;
+  /** A revision's: what a person did (write, delete, rules, revert) and why. */
+  action?: string;
+  reason?: string | null;
 }
 
 /** A bank file a consolidation wrote: created or updated (a record may also list files it left unchanged). */

@@ -30,11 +30,16 @@ export async function historyView(context: ViewContext): Promise<Node> {
             {},
             link(record.consolidation_id, 'space', spaceId, 'history', record.consolidation_id),
             record.kind === 'compaction' ? h('span', { class: 'tag' }, 'compaction') : null,
+            record.kind === 'revision' ? h('span', { class: 'tag', title: record.reason ?? '' }, `revision: ${record.action ?? ''}`) : null,
           ),
           h('td', {}, time(record.committed_at)),
           h('td', {}, range(record.time_range)),
           // A compaction moved no note: it kept the sections it rewrote instead.
-          h('td', { class: 'num' }, record.kind === 'compaction' ? `${count(record.preimages_count ?? 0)} pre-images` : count(record.notes_count ?? 0)),
+          h(
+            'td',
+            { class: 'num' },
+            record.kind === 'compaction' || record.kind === 'revision' ? `${count(record.preimages_count ?? 0)} pre-images` : count(record.notes_count ?? 0),
+          ),
           h(
             'td',
             { class: 'files' },
@@ -109,16 +114,36 @@ async function consolidationDetail(spaceId: string, id: string, focus?: string):
     typeof (record.synthesis as { content?: unknown } | undefined)?.content === 'string'
       ? [h('h3', {}, 'Synthesis it wrote'), h('p', { class: 'synthesis' }, String((record.synthesis as { content: string }).content))]
       : null,
+    record.kind === 'revision' ? revisionBody(spaceId, record, result.preimages ?? []) : null,
     record.kind === 'compaction'
       ? [
           h('h3', {}, `${count(result.preimages?.length ?? 0)} sections as they were before this compaction`),
           ...(result.preimages ?? []).map((section) => preimageCard(spaceId, section)),
         ]
-      : [
-          h('h3', {}, `${count(result.total)} notes`),
-          result.notes.length > 0 ? pager(focused(result.notes, focus), (note) => marked(noteCard(note), note.filename === focus)) : empty('No notes.'),
-        ],
+      : record.kind === 'revision'
+        ? null
+        : [
+            h('h3', {}, `${count(result.total)} notes`),
+            result.notes.length > 0 ? pager(focused(result.notes, focus), (note) => marked(noteCard(note), note.filename === focus)) : empty('No notes.'),
+          ],
   );
+}
+
+/** A person's correction: who, why, and each file (and the rules) as it was before. */
+function revisionBody(spaceId: string, record: Record<string, unknown>, preimages: Preimage[]): HTMLElement[] {
+  const revision = (record.revision ?? {}) as { action?: string; by?: string; reason?: string | null; reverts?: string; rules?: { before?: string } };
+  return [
+    h(
+      'p',
+      { class: 'revision' },
+      `${revision.action ?? 'revision'} by ${revision.by ?? '?'}`,
+      revision.reason ? ` — ${revision.reason}` : '',
+      revision.reverts ? ` (reverts ${revision.reverts})` : '',
+    ),
+    h('h3', {}, `${count(preimages.length)} file(s) as they were before this revision`),
+    ...preimages.map((section) => preimageCard(spaceId, section)),
+    ...(typeof revision.rules?.before === 'string' ? [h('h3', {}, 'The rules before'), h('pre', { class: 'rules' }, revision.rules.before)] : []),
+  ];
 }
 
 interface Preimage {

@@ -24,7 +24,7 @@ export async function spacesView(_context: ViewContext): Promise<Node> {
     space.error
       ? Promise.resolve(undefined)
       : callTool<HistoryPage>('history_list', { space_id: space.space_id, limit: 10 })
-          .then((page) => page.consolidations.find((entry) => entry.kind !== 'compaction'))
+          .then((page) => page.consolidations.find((entry) => (entry.kind ?? 'consolidation') === 'consolidation'))
           .catch(() => undefined),
   );
   const rows = spaces.map((space, i) => {
