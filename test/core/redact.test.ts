@@ -89,7 +89,7 @@ const NEGATIVES: string[] = [
   'password = the one in the vault',
   'if (password == confirm) return;',
   'const token = req.headers.token;',
-  'password: ${DB_PASSWORD}',
+  `password: \${DB_PASSWORD}`,
   'api_key: <your key here>',
   'token: ****',
   'password=',

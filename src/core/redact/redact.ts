@@ -134,7 +134,9 @@ function findSecrets(text: string): Finding[] {
   for (const [rank, pattern] of SECRET_PATTERNS.entries()) {
     if (!pattern.hints.some((hint) => lower.includes(hint))) continue;
     for (const match of text.matchAll(pattern.regex)) {
-      const [start, end] = match.indices?.groups?.s ?? (match.indices?.[0] as [number, number]);
+      // Every pattern has the `d` flag: indices are there.
+      const indices = match.indices as RegExpIndicesArray;
+      const [start, end] = indices.groups?.s ?? (indices[0] as [number, number]);
       if (pattern.valid && !pattern.valid(text.slice(start, end))) continue;
       found.push({ start, end, kind: pattern.kind, rank });
     }
