@@ -94,7 +94,10 @@ describe('live_note: secrets never stored', () => {
 
   it('a note that is all <private> is refused: nothing is left to store', async () => {
     const { core, storage } = await coreWith('mask');
-    await assert.rejects(core.notes.write(owner, { space_id: 'proj', category: 'progress', content: '<private>only this</private>' }), /once its <private> text is removed/);
+    await assert.rejects(
+      core.notes.write(owner, { space_id: 'proj', category: 'progress', content: '<private>only this</private>' }),
+      /once its <private> text is removed/,
+    );
     assert.deepEqual(await liveNotes(storage), []);
   });
 });
@@ -126,7 +129,10 @@ describe('consolidation: a plan that writes a secret into the bank is refused', 
     assert.match(result.message ?? '', /aws-access-key-id ×1.*nothing was changed$/);
     assert.ok(!(result.message ?? '').includes(AWS_ID));
     assert.equal(server?.requests.length, 2);
-    assert.deepEqual((await listKeys(storage, 'proj/bank/')).filter((key) => key.endsWith('.md')), []);
+    assert.deepEqual(
+      (await listKeys(storage, 'proj/bank/')).filter((key) => key.endsWith('.md')),
+      [],
+    );
     assert.equal(await storage.get('proj/_synthesis.md'), null);
     assert.equal((await liveNotes(storage)).length, 1);
     assert.deepEqual(await listKeys(storage, 'proj/history/'), []);
@@ -212,7 +218,11 @@ describe('import: secrets masked or refused, backups restored exactly', () => {
     const storage = createMemoryDriver();
     const copy = createCore({ storage, redact: 'refuse' });
     await assert.rejects(copy.backups.importArchive(owner, open(archive), { as: 'copy' }), (error: unknown) => {
-      return isLiveMemError(error, 'invalid_input') && /the archive's (bank|live)\/\S+ holds what looks like secrets/.test(error.message) && !error.message.includes('hunter2');
+      return (
+        isLiveMemError(error, 'invalid_input') &&
+        /the archive's (bank|live)\/\S+ holds what looks like secrets/.test(error.message) &&
+        !error.message.includes('hunter2')
+      );
     });
     assert.deepEqual(await listKeys(storage, ''), []);
   });

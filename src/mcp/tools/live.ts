@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CATEGORIES } from '../../core/validate.js';
-import { notesResult, outputShape, projectSpaceId, str } from '../schemas.js';
+import { int, notesResult, outputShape, projectSpaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY, WRITES } from '../tool.js';
 
 const categories = CATEGORIES.join(', ');
@@ -25,8 +25,8 @@ export const liveTools = [
       timestamp: str,
       agent: str,
       space_created: z.boolean().describe('this note made the space'),
-      redacted: z.array(z.object({ kind: str, count: z.number().int() })).describe('secrets masked before storing'),
-      private_removed: z.number().int().describe('<private> spans not stored'),
+      redacted: z.array(z.object({ kind: str, count: int })),
+      private_removed: int,
     }),
     annotations: WRITES,
     handler: (args, { core, caller }) => core.notes.write(caller, args),
