@@ -12,7 +12,9 @@ import { createS3Driver } from '../../src/storage/s3/s3-driver.js';
 import { listKeys } from '../../src/storage/list.js';
 import { BIN, spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
 import { ensureS3Bucket, requireS3OrSkip, s3DriverOptions, uniqueS3Prefix } from '../helpers/s3.js';
-import { POSITIVES } from '../helpers/secret-samples.js';
+import { plan, rewrite } from '../../fixtures/llm/scenarios.js';
+import { startScriptedLlm } from '../helpers/scripted-llm.js';
+import { AWS_ID, POSITIVES } from '../helpers/secret-samples.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const PRIVATE = 'the door code is 2468';
@@ -112,6 +114,74 @@ describe('live_note over MCP stdio: secrets never reach the disk', () => {
     });
     assert.match(run.stdout, /\(secrets masked: password ×1; 1 <private> span\(s\) not stored\)/);
     assert.ok(!run.stdout.includes('hunter2'));
+  });
+});
+
+describe('live-mem import: an archive carrying a secret', () => {
+  it('verified as it is, written masked (the result names the file and kind); with refuse, nothing imported', async () => {
+    const tmp = await tempDir();
+    try {
+      const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+      const cli = (home: string, args: string[], extra: Record<string, string> = {}) =>
+        execa(process.execPath, [BIN, ...args], { env: { ...base, LIVE_MEM_HOME: home, ...extra }, extendEnv: false, reject: false });
+      const source = path.join(tmp.dir, 'source');
+      const archive = path.join(tmp.dir, 'proj.tar.gz');
+      await cli(source, ['space', 'create', 'proj']);
+      await cli(source, ['note', 'proj', `key ${AWS_ID} <private>${PRIVATE}</private>`], { LIVE_MEM_REDACT: 'off' });
+      assert.equal((await cli(source, ['export', 'proj', '-o', archive])).exitCode, 0);
+
+      const target = path.join(tmp.dir, 'target');
+      const imported = await cli(target, ['import', archive, '--as', 'copy', '--json']);
+      assert.equal(imported.exitCode, 0, imported.stderr);
+      const result = JSON.parse(imported.stdout);
+      assert.equal(result.redacted_files.length, 1);
+      assert.match(result.redacted_files[0].path, /^live\//);
+      assert.deepEqual(result.redacted_files[0].redacted, [{ kind: 'aws-access-key-id', count: 1 }]);
+      const stored = await bytesUnder(path.join(target, 'copy'));
+      assert.ok(!stored.includes(AWS_ID) && stored.includes('[redacted: aws-access-key-id]'));
+
+      const refusing = path.join(tmp.dir, 'refusing');
+      const refused = await cli(refusing, ['import', archive, '--as', 'copy'], { LIVE_MEM_REDACT: 'refuse' });
+      assert.equal(refused.exitCode, 2, refused.stderr); // invalid input
+      assert.match(refused.stderr, /the archive's live\/\S+ holds what looks like secrets \(aws-access-key-id ×1\).*Nothing was imported/);
+      assert.ok(!refused.stderr.includes(AWS_ID));
+      assert.deepEqual(await readdir(refusing).catch(() => []), []);
+    } finally {
+      await tmp.remove();
+    }
+  });
+});
+
+describe('bank_consolidate over MCP stdio: a model that copies a secret into the bank', () => {
+  it('refused, asked once more, refused again: the run ends error and the bank on disk holds nothing', async () => {
+    const tmp = await tempDir();
+    // The model copies the key it was shown (a note written with LIVE_MEM_REDACT=off) into the bank, every time.
+    const llm = await startScriptedLlm([{ reply: plan([rewrite('techContext.md', `# Tech\n\nDeploy key ${AWS_ID}\n`)]) }]);
+    try {
+      const home = path.join(tmp.dir, 'home');
+      await withServer({ LIVE_MEM_HOME: home, LIVE_MEM_REDACT: 'off' }, async (server) => {
+        await server.call('space_create', { space_id: 'proj' });
+        await server.call('live_note', { space_id: 'proj', category: 'decision', content: `deploy key ${AWS_ID}` });
+      });
+      const env = { LIVE_MEM_HOME: home, LIVE_MEM_LLM_BASE_URL: llm.url, LIVE_MEM_LLM_MODEL: 'scripted-model', LIVE_MEM_LLM_API_KEY: 'k' };
+      await withServer(env, async (server) => {
+        const result = await server.call('bank_consolidate', { space_id: 'proj' });
+        assert.equal(result.status, 'error');
+        assert.equal(result.code, 'invalid_input');
+        assert.match(String(result.message), /techContext\.md \(aws-access-key-id ×1\)/);
+        assert.ok(!JSON.stringify(result).includes(AWS_ID));
+      });
+      assert.equal(llm.requests.length, 2);
+      assert.match(llm.requests[1]?.messages.at(-1)?.content ?? '', /refused.*aws-access-key-id/);
+      assert.deepEqual(
+        (await readdir(path.join(home, 'proj', 'bank'))).filter((name) => name.endsWith('.md')),
+        [],
+      );
+      assert.equal((await readdir(path.join(home, 'proj', 'live'))).filter((name) => name.endsWith('.md')).length, 1);
+    } finally {
+      await llm.close();
+      await tmp.remove();
+    }
   });
 });
 

@@ -19,7 +19,10 @@ export function redactImported(path: string, body: Buffer, mode: RedactMode): { 
   const bankText = (path.startsWith('bank/') && path.endsWith('.md')) || path === '_synthesis.md';
   if (!note && !bankText) return { body };
   const text = body.toString('utf8');
-  const result = redactForWrite(text, mode, `the archive's ${path}`, { honourPrivate: note });
+  const result = redactForWrite(text, mode, `the archive's ${path}`, {
+    honourPrivate: note,
+    refusalHint: 'Nothing was imported: import it with LIVE_MEM_REDACT=mask to have them masked',
+  });
   if (result.redacted.length === 0 && result.private_removed === 0) return { body };
   return {
     body: Buffer.from(result.text, 'utf8'),

@@ -196,9 +196,9 @@ export interface Redacted {
  * What a writer's text becomes before it is stored: `<private>` spans removed, then secrets masked
  * (`mask`), refused with `invalid_input` naming their kinds (`refuse`: `what` says what is
  * refused, e.g. "the note"), or left (`off`). `honourPrivate: false` leaves `<private>` tags as
- * they are (text the model wrote, where a tag is no writer's request).
+ * they are (text the model wrote, where a tag is no writer's request); `refusalHint` ends a refusal.
  */
-export function redactForWrite(text: string, mode: RedactMode, what: string, options: { honourPrivate?: boolean } = {}): Redacted {
+export function redactForWrite(text: string, mode: RedactMode, what: string, options: { honourPrivate?: boolean; refusalHint?: string } = {}): Redacted {
   const honourPrivate = options.honourPrivate ?? true;
   const { text: kept, removed } = honourPrivate ? stripPrivate(text) : { text, removed: 0 };
   if (mode === 'off') return { text: kept, redacted: [], private_removed: removed };
@@ -207,7 +207,7 @@ export function redactForWrite(text: string, mode: RedactMode, what: string, opt
     if (kinds.length > 0) {
       throw invalid(
         `${what} holds what looks like secrets (${describeKinds(kinds)}): nothing was stored (LIVE_MEM_REDACT=refuse). ` +
-          (honourPrivate ? 'Leave them out, or put them between <private> and </private>' : 'Mask them first, or import with LIVE_MEM_REDACT=mask'),
+          (options.refusalHint ?? 'Leave them out, or put them between <private> and </private>'),
         { redacted: kinds },
       );
     }
