@@ -11,7 +11,8 @@ export const liveTools = [
     title: 'Write a live note',
     permission: 'write',
     description:
-      'Record what you observe, decide, do or wonder in a space as you work: one short note per fact. ' + 'Consolidation later folds the notes into the bank.',
+      'Record what you observe, decide, do or wonder in a space as you work: one short note per fact. ' +
+      'Consolidation later folds the notes into the bank. Secrets are masked; <private>…</private> is never stored.',
     input: {
       space_id: projectSpaceId,
       category: z.string().describe(categories),
