@@ -27,6 +27,7 @@ const NEGATIVES: string[] = [
   'token: ****',
   'password=',
   'max_tokens=4096 and token_count=12; the tokenizer splits words',
+  '{"max_token": 512,\n "timeout": 30}',
   'we use the openai sk-learn style; task-force-alpha-bravo-charlie-delta',
   'sk-this-is-a-long-branch-name-without-digits',
   'Asia and AKIA in prose, AKIAshort',

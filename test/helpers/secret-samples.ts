@@ -58,6 +58,7 @@ export const POSITIVES: Array<[string, string, string]> = [
   ['url-password', 'DATABASE_URL=postgres://admin:s3cr3t-Pa55@db.example.com:5432/app', 's3cr3t-Pa55'],
   ['url-password', 'clone https://bob:hunter2@git.example.com/repo.git', 'hunter2'],
   ['password', 'DB_PASSWORD=hunter2', 'hunter2'],
+  ['password', 'mysql -u root --password=hunter2 app', 'hunter2'],
   ['password', 'passwd: "correct horse battery staple"', 'correct horse battery staple'],
   ['password', 'database:\n  password: Tr0ub4dor&3\n  host: db', 'Tr0ub4dor&3'],
   ['password', '{"user": "bob", "password": "p@ss w0rd"}', 'p@ss w0rd'],

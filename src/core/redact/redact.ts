@@ -91,19 +91,21 @@ function privateKeyBlocks(text: string, found: Finding[]): void {
 }
 
 /** `key = value`, `key: value`, `"key": "value"`, `key := value`, `'key' => 'value'`: the key part. */
-const ASSIGNMENT_KEY = /(?<![A-Za-z0-9_.-])(["']?)([A-Za-z][A-Za-z0-9_.-]{0,63})\1([ \t]{0,8})(:=|=>|=|:)(?!=)/g;
+const ASSIGNMENT_KEY = /(?<![A-Za-z0-9_.])(["']?)([A-Za-z][A-Za-z0-9_.-]{0,63})\1([ \t]{0,8})(:=|=>|=|:)(?!=)/g;
 /** The value right after an assignment's operator: quoted, or a bare word. */
 const ASSIGNMENT_VALUE = /([ \t]{0,8})(?:"([^"\n]{1,512})"|'([^'\n]{1,512})'|([^\s"'`,;)}\]]{3,256}))/y;
 /** What may follow a bare value that ends its line: a comma or semicolon, a comment. */
 const LINE_END = /[ \t]*[,;]?[ \t]*(?:(?:#|\/\/)[^\n]*)?(?:\r?\n|$)/y;
+/** `max_token: 512`: a number in a config is a size or a count far more often than a secret. */
+const COUNT = /^\d{1,9}$/;
 const CODE_REFERENCE = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
 
 /**
  * Values assigned to keys naming a secret (`DB_PASSWORD=…`, `client_secret: …`, `"apiKey": "…"`).
  * A quoted value, or a bare one after a tight `=` (.env, shell, query strings), is masked; a bare
  * value after `:` or a spaced `=` only when it ends its line (YAML, config): "password: reset it
- * monthly" is prose and is left alone. References and placeholders (`${X}`, `<token>`,
- * `process.env.X`, `a.b.c`) are no secrets.
+ * monthly" is prose and is left alone. References, placeholders and counts (`${X}`, `<token>`,
+ * `process.env.X`, `a.b.c`, `512`) are no secrets.
  */
 function assignments(text: string, found: Finding[]): void {
   for (const match of text.matchAll(ASSIGNMENT_KEY)) {
@@ -119,7 +121,7 @@ function assignments(text: string, found: Finding[]): void {
     if (!secret || isPlaceholder(secret.trim())) continue;
     if (bare && !tight) {
       LINE_END.lastIndex = ASSIGNMENT_VALUE.lastIndex;
-      if (!LINE_END.test(text) || CODE_REFERENCE.test(secret)) continue;
+      if (!LINE_END.test(text) || CODE_REFERENCE.test(secret) || COUNT.test(secret)) continue;
     }
     const start = match.index + match[0].length + (value[1] as string).length + (bare ? 0 : 1);
     found.push({ start, end: start + secret.length, kind, rank: SECRET_PATTERNS.length });
