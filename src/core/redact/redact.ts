@@ -93,7 +93,7 @@ function privateKeyBlocks(text: string, found: Finding[]): void {
 /** `key = value`, `key: value`, `"key": "value"`, `key := value`, `'key' => 'value'`: the key part. */
 const ASSIGNMENT_KEY = /(?<![A-Za-z0-9_.])(["']?)([A-Za-z][A-Za-z0-9_.-]{0,63})\1([ \t]{0,8})(:=|=>|=|:)(?!=)/g;
 /** The value right after an assignment's operator: quoted, or a bare word. */
-const ASSIGNMENT_VALUE = /([ \t]{0,8})(?:"([^"\n]{1,512})"|'([^'\n]{1,512})'|([^\s"'`,;)}\]]{3,256}))/y;
+const ASSIGNMENT_VALUE = /([ \t]{0,8})(?:"([^"\n]{1,4096})"|'([^'\n]{1,4096})'|([^\s"'`,;)}\]]{3,256}))/y;
 /** What may follow a bare value that ends its line: a comma or semicolon, a comment. */
 const LINE_END = /[ \t]*[,;]?[ \t]*(?:(?:#|\/\/)[^\n]*)?(?:\r?\n|$)/y;
 /** `max_token: 512`: a number in a config is a size or a count far more often than a secret. */
