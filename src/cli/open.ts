@@ -87,6 +87,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
     summaries: { auto: settings.summaries === 'auto', windowChars: settings.summaryWindowChars, groupChars: settings.summaryGroupChars },
     compaction: { auto: settings.compaction === 'auto' },
     autoCreateSpaces: settings.autoCreateSpaces,
+    redact: settings.redact,
     fault: faultHook(env),
     version: VERSION,
     auth: {

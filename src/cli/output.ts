@@ -200,6 +200,16 @@ const notes: Formatter = (result) => {
   return list.length ? `${body}\n\n${footer}` : footer;
 };
 
+/** What a write kept out of the store (redact/redact.ts): the kinds of secrets masked, the <private> spans removed. */
+const keptOut = (result: Result): string => {
+  const redacted = Array.isArray(result.redacted) ? (result.redacted as Result[]) : [];
+  const parts = [
+    ...(redacted.length > 0 ? [`secrets masked: ${redacted.map((r) => `${scalar(r.kind)} ×${scalar(r.count)}`).join(', ')}`] : []),
+    ...(typeof result.private_removed === 'number' && result.private_removed > 0 ? [`${result.private_removed} <private> span(s) not stored`] : []),
+  ];
+  return parts.length > 0 ? `\n(${parts.join('; ')})` : '';
+};
+
 const VIEWS = {
   fields,
   notes,
@@ -276,7 +286,8 @@ const VIEWS = {
   },
   written: (result: Result) =>
     `${scalar(result.status)}: ${scalar(result.filename ?? result.space_id)}` +
-    (result.space_created === true ? `\n(new space '${scalar(result.space_id)}' created with the default rules)` : ''),
+    (result.space_created === true ? `\n(new space '${scalar(result.space_id)}' created with the default rules)` : '') +
+    keptOut(result),
   summaries: (result: Result) => table((result.summaries as Result[]) ?? [], ['id', 'level', 'sealed', 'range_start', 'range_end', 'covers', 'chars']),
   summary: (result: Result) => {
     const summary = (result.summary as Result) ?? {};

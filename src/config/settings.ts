@@ -94,6 +94,8 @@ export interface Settings {
   space?: string;
   /** Whether a note to a missing space creates it: `auto` = for the local owner only (no token, auth not required). */
   autoCreateSpaces: 'on' | 'off' | 'auto';
+  /** Secrets in notes and imports: masked, refused, or stored as given (core/redact/redact.ts). */
+  redact: 'mask' | 'refuse' | 'off';
   /** Where the settings file was read from, if any (for messages). */
   configFile?: string;
 }
@@ -320,6 +322,15 @@ export const FIELDS: Field[] = [
     description:
       '`on`: a live_note to a space that does not exist creates it (default rules) for any caller allowed to write there; `auto`: only for the local owner (no token, auth not required); `off`: never. Reads never create a space',
     defaultText: 'auto',
+  },
+  {
+    key: 'redact',
+    env: 'LIVE_MEM_REDACT',
+    file: 'redact',
+    parse: oneOf('mask', 'refuse', 'off'),
+    description:
+      'Secrets in a `live_note` or an imported note or bank file (cloud and API keys, tokens, private keys, JWTs, passwords in URLs, `password=`-style assignments): `mask` replaces each with `[redacted: kind]` and the answer says what was masked; `refuse` stores nothing and names the kinds found; `off` stores them as given. `mask` and `refuse` also refuse a consolidation plan that would write a new secret into the bank. Text between `<private>` and `</private>` is never stored, whatever this says',
+    defaultText: 'mask',
   },
   {
     key: 'token',
@@ -695,6 +706,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     tools: get('tools', 'all'),
     ...(values.has('space') ? { space: values.get('space') as string } : {}),
     autoCreateSpaces: get('autoCreateSpaces', 'auto'),
+    redact: get('redact', 'mask'),
     ...(values.has('adminToken') ? { adminToken: values.get('adminToken') as string } : {}),
     ...(inputs.configFile ? { configFile: inputs.configFile } : {}),
   };

@@ -6,6 +6,7 @@ import { silentLogger } from '../shared/log.js';
 import type { StorageDriver } from '../storage/types.js';
 import { DEFAULT_BUDGETS, type BudgetSettings } from './bank/budget.js';
 import { createSpendLedger, type SpendLedger } from './spend/ledger.js';
+import type { RedactMode } from './redact/redact.js';
 
 export interface Limits {
   /** Largest note content accepted, in characters. */
@@ -112,6 +113,11 @@ export interface CoreContext {
    * Off in the bare library; the shells take LIVE_MEM_AUTO_CREATE_SPACES (default auto).
    */
   autoCreateSpaces: AutoCreateSpaces;
+  /**
+   * What happens to secrets in a note or an import before it is stored, and whether a model's plan
+   * may write one into the bank (redact/redact.ts); `<private>` spans are removed in every mode.
+   */
+  redact: RedactMode;
   /** The live-mem version, written into backup manifests. */
   version: string;
   /** Test hook: called at named points of a consolidation's commit (see consolidation/commit.ts) and of a summaries run. */
@@ -133,6 +139,7 @@ export interface CoreOptions {
   summaries?: Partial<SummarySettings>;
   compaction?: Partial<CompactionSettings>;
   autoCreateSpaces?: AutoCreateSpaces;
+  redact?: RedactMode;
   fault?: (point: string) => Promise<void>;
   version?: string;
 }
@@ -151,6 +158,7 @@ export function createContext(options: CoreOptions): CoreContext {
     summaries: { ...DEFAULT_SUMMARIES, ...options.summaries },
     compaction: { auto: false, ...options.compaction },
     autoCreateSpaces: options.autoCreateSpaces ?? 'off',
+    redact: options.redact ?? 'mask',
     fault: options.fault ?? (async () => undefined),
     version: options.version ?? '0.0.0',
   };

@@ -15,6 +15,7 @@ import { FORMAT, FORMAT_VERSION, MANIFEST_ENTRY, parseManifest, sha256, type Man
 import { internalState, whyNotContent, whyNotMeta } from './space-content.js';
 import { tally, type TransferOptions } from './transfer-progress.js';
 import { importCaps, verifyArchive } from './verify-archive.js';
+import { redactImported, type FileRedaction } from './import-redaction.js';
 import { isoSeconds } from '../../shared/time.js';
 
 /** `{space}/{YYYY-MM-DDTHH-MM-SS}-{random6}`: sortable, never colliding. */
@@ -278,6 +279,8 @@ export function createBackupService(context: CoreContext) {
       const what = target === spaceId ? `recreates space '${spaceId}'` : `creates space '${target}' from space '${spaceId}'`;
       if (input.confirm !== true) throw unconfirmed(`restoring backup '${input.backup_id}' ${what}`);
       const manifest = await loadManifest(input.backup_id);
+      // Restored exactly, secrets check included (LIVE_MEM_REDACT applies to imports, not here): the
+      // backup was taken from this store, of what its writes had already let through.
       // A backup in the store is input like an archive: only a space's content is restored.
       const damaged = (why: string) => invalid(`backup '${input.backup_id}' is damaged: ${why}; nothing restored`, { backup_id: input.backup_id });
       for (const file of manifest.files) {
@@ -370,7 +373,10 @@ export function createBackupService(context: CoreContext) {
      * under `as`. Nothing is written unless the whole archive checks out.
      */
     async importArchive(caller: Caller, open: () => AsyncIterable<Buffer>, options: { as?: string } & TransferOptions = {}) {
-      const manifest = await verifyArchive(open, importCaps(context.limits), options.onProgress);
+      // LIVE_MEM_REDACT=refuse: a secret refuses the import in this first pass, before anything is written.
+      const refuseSecrets =
+        context.redact === 'refuse' ? (path: string, body: Buffer) => redactImported(path.slice(path.indexOf('/') + 1), body, 'refuse') : undefined;
+      const manifest = await verifyArchive(open, importCaps(context.limits), options.onProgress, refuseSecrets);
       const spaceId = validateSpaceId(options.as ?? manifest.space_id);
       authorize(caller, 'admin', spaceId);
       await requireAbsent(spaceId, 'import it under another space id');
@@ -379,6 +385,7 @@ export function createBackupService(context: CoreContext) {
       // The archive is read again to write it: each entry must be one the first pass verified, or a
       // file changed in between could bring in what the verification refused.
       const verified = new Map(manifest.files.map((file) => [prefix + file.path, file]));
+      const redacted: FileRedaction[] = [];
       const restored = await writeSpace(caller, spaceId, async (write) => {
         await readArchive(
           open(),
@@ -391,7 +398,10 @@ export function createBackupService(context: CoreContext) {
             verified.delete(path);
             passed(body);
             const relative = path.slice(prefix.length);
-            await write(relative, renamed(relative, body, spaceId));
+            // Verified as the archive holds it; secrets masked in what is written (redact/redact.ts).
+            const masked = redactImported(relative, body, context.redact);
+            if (masked.report) redacted.push(masked.report);
+            await write(relative, renamed(relative, masked.body, spaceId));
           },
           importCaps(context.limits),
         );
@@ -404,6 +414,7 @@ export function createBackupService(context: CoreContext) {
         files_restored: restored,
         total_size: manifest.total_size,
         checksums_verified: manifest.files.length,
+        ...(redacted.length > 0 ? { redacted_files: redacted } : {}),
       };
     },
   };

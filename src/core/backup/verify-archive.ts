@@ -13,7 +13,13 @@ export const importCaps = (limits: Limits): ArchiveCaps => ({ maxEntryBytes: lim
  * checksum, that it holds a space's content and nothing else (space-content.ts), and a `_meta.json`
  * that is a JSON object. Returns the manifest, which the writing pass holds each entry to.
  */
-export async function verifyArchive(open: () => AsyncIterable<Buffer>, caps: ArchiveCaps, onProgress?: TransferOptions['onProgress']): Promise<Manifest> {
+export async function verifyArchive(
+  open: () => AsyncIterable<Buffer>,
+  caps: ArchiveCaps,
+  onProgress?: TransferOptions['onProgress'],
+  /** Sees every entry but the manifest as it passes; may throw to refuse the archive. */
+  inspect?: (path: string, body: Buffer) => void,
+): Promise<Manifest> {
   const seen = new Map<string, { size: number; sha256: string }>();
   const metas = new Map<string, string | undefined>(); // each `{folder}/_meta.json` → why it is no meta
   let manifestText: string | undefined;
@@ -24,7 +30,10 @@ export async function verifyArchive(open: () => AsyncIterable<Buffer>, caps: Arc
       passed(body);
       if (path === MANIFEST_ENTRY) manifestText = body.toString('utf8');
       else if (seen.has(path)) throw invalid(`the archive holds ${JSON.stringify(path)} twice`);
-      else seen.set(path, { size: body.length, sha256: sha256(body) });
+      else {
+        seen.set(path, { size: body.length, sha256: sha256(body) });
+        inspect?.(path, body);
+      }
       if (/^[^/]+\/_meta\.json$/.test(path)) metas.set(path, whyNotMeta(body));
     },
     caps,

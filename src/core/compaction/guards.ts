@@ -1,6 +1,7 @@
 import { invalid } from '../../shared/errors.js';
 import { measureTokens } from '../bank/budget.js';
 import { headingsOf } from '../consolidation/markdown.js';
+import { describeKinds, newSecretKinds } from '../redact/redact.js';
 import { fencedCode, type Section, type SplitFile } from './sections.js';
 
 /**
@@ -52,6 +53,16 @@ export function checkKnownIds(file: SplitFile, digests: readonly Digest[]): Map<
 }
 
 const normalize = (text: string): string => text.replace(/\s+/g, ' ').trim().toLowerCase();
+
+/**
+ * A digest adds no secret its section did not hold (redact/redact.ts): it only shortens. A secret
+ * already in the section may stay (a compaction is not where the bank is cleaned).
+ */
+export function checkNoNewSecret(file: SplitFile, section: Section, text: string): void {
+  const kinds = newSecretKinds(section.text, text);
+  if (kinds.length > 0)
+    throw refuse('secret', file, `the digest of ${section.id} adds what looks like a secret (${describeKinds(kinds)}) its section did not hold`);
+}
 
 /** A digest keeps its section's heading and adds none (a missing heading line is put back). Returns the digest's text. */
 export function checkHeading(file: SplitFile, section: Section, content: string): string {
@@ -165,6 +176,7 @@ export function checkDigests(file: SplitFile, digests: readonly Digest[]): { con
     const section = byId.get(digest.id) as Section;
     const text = checkHeading(file, section, digest.content);
     checkShorter(file, section, text);
+    checkNoNewSecret(file, section, text);
     return { section, text };
   });
   const content = assemble(file, digested);

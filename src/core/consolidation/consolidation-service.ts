@@ -26,6 +26,7 @@ import { buildMessages, compressionMessages, refusalReminder, retryReminder, typ
 import { requireModel } from '../model.js';
 import { isoSeconds } from '../../shared/time.js';
 import { readBankFiles } from '../bank/bank-files.js';
+import { refuseNewSecrets } from '../redact/redact.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -111,6 +112,12 @@ export interface ConsolidationHooks {
   onCommitted?: (spaceId: string, changes: CommittedChanges) => void;
 }
 
+/** What a plan would write, beside what each place held before (checked for new secrets). */
+function* planTexts(applied: AppliedPlan, bank: BankSnapshot, synthesis: string, synthesisBefore: string) {
+  for (const write of applied.writes) yield { where: write.filename, before: bank.files.get(write.filename)?.content ?? '', after: write.content };
+  yield { where: 'the synthesis', before: synthesisBefore, after: synthesis };
+}
+
 /** `engine` ranks a large bank file's sections against a window's notes (bank-view.ts). */
 export function createConsolidationService(context: CoreContext, hooks: ConsolidationHooks, engine: TextIndexEngine) {
   const { storage } = context;
@@ -157,6 +164,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     calls: LlmCalls,
     messages: ReturnType<typeof buildMessages>,
     bank: BankSnapshot,
+    synthesis: string,
     result: ConsolidationResult,
     warnings: string[],
   ) => {
@@ -164,6 +172,8 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
       const plan = await askPlan(calls, messages);
       try {
         const applied: AppliedPlan = applyPlan(plan, bank, settings);
+        // A secret that reached a note by another route (redaction off, an older version) stops here.
+        if (context.redact !== 'off') refuseNewSecrets(planTexts(applied, bank, plan.synthesis, synthesis), 'the plan');
         return { plan, applied };
       } catch (error) {
         result.operations_failed += plan.changes.reduce((n, c) => n + (c.action === 'edit' ? c.edits.length : 1), 0);
@@ -305,7 +315,14 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
           ...bank,
           partial: new Map(views.flatMap((view) => (view.partial ? [[view.filename, view.partial.elided] as const] : []))),
         };
-        const { plan, applied } = await planWindow(calls, buildMessages({ ...base, notes: window.map((w) => w.note), bank: views }), sent, result, warnings);
+        const { plan, applied } = await planWindow(
+          calls,
+          buildMessages({ ...base, notes: window.map((w) => w.note), bank: views }),
+          sent,
+          synthesis,
+          result,
+          warnings,
+        );
         if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
         const compressed = await compress(synthesisCalls, plan.synthesis, warnings);
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { category, categoryFilter, notesResult, outputShape, projectSpaceId, str } from '../schemas.js';
+import { category, categoryFilter, int, notesResult, outputShape, projectSpaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY, WRITES } from '../tool.js';
 
 export const liveTools = [
@@ -8,7 +8,8 @@ export const liveTools = [
     title: 'Write a live note',
     permission: 'write',
     description:
-      'Record what you observe, decide, do or wonder in a space as you work: one short note per fact. ' + 'Consolidation later folds the notes into the bank.',
+      'Record what you observe, decide, do or wonder in a space as you work: one short note per fact. ' +
+      'Consolidation later folds the notes into the bank. Secrets are masked; <private>…</private> is never stored.',
     input: {
       space_id: projectSpaceId,
       category,
@@ -16,7 +17,15 @@ export const liveTools = [
       agent: z.string().default('').describe("your agent name; empty = the server's"),
       tags: z.string().default('').describe('comma-separated'),
     },
-    output: outputShape({ space_id: str, filename: str, timestamp: str, agent: str, space_created: z.boolean().describe('this note made the space') }),
+    output: outputShape({
+      space_id: str,
+      filename: str,
+      timestamp: str,
+      agent: str,
+      space_created: z.boolean().describe('this note made the space'),
+      redacted: z.array(z.object({ kind: str, count: int })),
+      private_removed: int,
+    }),
     annotations: WRITES,
     handler: (args, { core, caller }) => core.notes.write(caller, args),
   }),

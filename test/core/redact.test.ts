@@ -1,0 +1,169 @@
+/**
+ * Secrets never stored (core/redact): each kind masked, with near misses that ordinary text is
+ * full of (hashes, UUIDs, base64 in code, the word "password" in prose) left alone; `<private>`
+ * spans; the three modes; what a plan or a digest would add.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SECRET_PATTERNS } from '../../src/core/redact/patterns.js';
+import { maskSecrets, newSecretKinds, redactForWrite, refuseNewSecrets, secretKinds, stripPrivate } from '../../src/core/redact/redact.js';
+import { isLiveMemError } from '../../src/shared/errors.js';
+
+import { AWS_ID, j, POSITIVES } from '../helpers/secret-samples.js';
+
+/** Ordinary text that must come out exactly as it went in. */
+const NEGATIVES: string[] = [
+  'commit 3f786850e387550fdab836ed7e6dc881de23001b fixed it; sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+  'request id 123e4567-e89b-12d3-a456-426614174000',
+  'const data = "SGVsbG8sIFdvcmxkIQ=="; // base64 in code',
+  'img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"',
+  'The password is rotated monthly; reset your password: click the link in the email.',
+  'Password: reset it through the admin panel',
+  'password = the one in the vault',
+  'if (password == confirm) return;',
+  'const token = req.headers.token;',
+  `password: \${DB_PASSWORD}`,
+  'api_key: <your key here>',
+  'token: ****',
+  'password=',
+  'max_tokens=4096 and token_count=12; the tokenizer splits words',
+  '{"max_token": 512,\n "timeout": 30}',
+  'we use the openai sk-learn style; task-force-alpha-bravo-charlie-delta',
+  'sk-this-is-a-long-branch-name-without-digits',
+  'Asia and AKIA in prose, AKIAshort',
+  'https://example.com:8080/path?q=1 and https://user@example.com/x',
+  'postgres://user:password@localhost/db is the example in the docs',
+  'the file starts with BEGIN PRIVATE KEY in its header, as prose',
+  'hf_hub_download(repo_id) and hf_transfer',
+  'a Bearer token goes in the header (Bearer <token>)',
+  'eyJ alone is not a JWT, nor eyJhbGciOi.short',
+  'helm_chart_version lm_short',
+  'key: value and monkey: banana',
+  'See the [redacted: github-token] left by an earlier note.',
+];
+
+describe('redact: each kind of secret', () => {
+  for (const [kind, text, secret] of POSITIVES) {
+    it(`masks ${kind}: ${text.slice(0, 40).replace(/\n/g, ' ')}…`, () => {
+      const masked = maskSecrets(text);
+      assert.ok(!masked.text.includes(secret), masked.text);
+      assert.ok(masked.text.includes(`[redacted: ${kind}]`), masked.text);
+      assert.deepEqual(masked.redacted, [{ kind, count: 1 }]);
+    });
+  }
+
+  it('keeps the structure around a secret: the key, the quotes, the user and host of a URL', () => {
+    assert.equal(maskSecrets('password=hunter2').text, 'password=[redacted: password]');
+    assert.equal(maskSecrets('"password": "p@ss"').text, '"password": "[redacted: password]"');
+    assert.equal(maskSecrets('postgres://admin:s3cr3t@db:5432/app').text, 'postgres://admin:[redacted: url-password]@db:5432/app');
+  });
+
+  it('names a secret by its most specific kind where two overlap, and counts each kind', () => {
+    const gh = j('ghp_', 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8');
+    const masked = maskSecrets(`GITHUB_TOKEN=${gh}\npassword=one\npassword=two`);
+    assert.equal(masked.text, 'GITHUB_TOKEN=[redacted: github-token]\npassword=[redacted: password]\npassword=[redacted: password]');
+    assert.deepEqual(masked.redacted, [
+      { kind: 'github-token', count: 1 },
+      { kind: 'password', count: 2 },
+    ]);
+  });
+
+  it('every pattern kind has a positive case here', () => {
+    const tested = new Set(POSITIVES.map(([kind]) => kind));
+    for (const pattern of SECRET_PATTERNS) assert.ok(tested.has(pattern.kind), pattern.kind);
+  });
+});
+
+describe('redact: ordinary text is left alone', () => {
+  for (const text of NEGATIVES) {
+    it(`leaves: ${text.slice(0, 50)}`, () => {
+      const masked = maskSecrets(text);
+      assert.equal(masked.text, text);
+      assert.deepEqual(masked.redacted, []);
+    });
+  }
+});
+
+describe('redact: linear-time patterns', () => {
+  it('no pattern repeats a group that itself holds a quantifier (no nested quantifiers)', () => {
+    const nested = /\((?:[^()\\]|\\.)*[*+}](?:[^()\\]|\\.)*\)[*+{]/;
+    for (const pattern of SECRET_PATTERNS) assert.doesNotMatch(pattern.regex.source, nested, pattern.kind);
+  });
+
+  it('handles 100,000-character adversarial runs of every prefix without losing text', () => {
+    const runs = [
+      'eyJ'.repeat(34_000),
+      'a:'.repeat(50_000),
+      '-----BEGIN PRIVATE KEY-----'.repeat(3_800),
+      'sk-'.repeat(34_000),
+      'x://a:'.repeat(17_000),
+      'password='.repeat(11_200),
+      '<private>'.repeat(11_200),
+      'A'.repeat(100_000),
+    ];
+    for (const run of runs) {
+      const masked = maskSecrets(run);
+      assert.ok(masked.text.length > 0);
+    }
+    assert.equal(stripPrivate('<private>'.repeat(11_200)).text, '');
+  });
+});
+
+describe('redact: <private>', () => {
+  it('removes every span, case-insensitive, over lines, and counts them', () => {
+    const result = stripPrivate('a <private>one\ntwo</private> b <PRIVATE>three</Private> c');
+    assert.equal(result.text, 'a  b  c');
+    assert.equal(result.removed, 2);
+  });
+
+  it('an unclosed <private> hides everything after it; nested tags are counted; a stray closing tag is dropped', () => {
+    assert.deepEqual(stripPrivate('keep <private>hide\nall of this'), { text: 'keep ', removed: 1 });
+    assert.deepEqual(stripPrivate('a<private>x<private>y</private>z</private>b'), { text: 'ab', removed: 1 });
+    assert.deepEqual(stripPrivate('a</private>b'), { text: 'ab', removed: 0 });
+  });
+});
+
+describe('redact: modes', () => {
+  const text = 'deploy with DB_PASSWORD=hunter2 <private>my pin is 1234</private>';
+
+  it('mask: secrets masked, <private> removed, both counted', () => {
+    assert.deepEqual(redactForWrite(text, 'mask', 'the note'), {
+      text: 'deploy with DB_PASSWORD=[redacted: password] ',
+      redacted: [{ kind: 'password', count: 1 }],
+      private_removed: 1,
+    });
+  });
+
+  it('refuse: invalid_input naming the kinds, never the secret', () => {
+    assert.throws(
+      () => redactForWrite(text, 'refuse', 'the note'),
+      (error: unknown) => isLiveMemError(error, 'invalid_input') && /password ×1/.test(error.message) && !error.message.includes('hunter2'),
+    );
+    // What <private> holds is no reason to refuse: it is never stored.
+    assert.equal(redactForWrite('safe <private>password=hunter2</private>', 'refuse', 'the note').text, 'safe ');
+  });
+
+  it('off: stored as given, <private> still removed', () => {
+    assert.deepEqual(redactForWrite(text, 'off', 'the note'), { text: 'deploy with DB_PASSWORD=hunter2 ', redacted: [], private_removed: 1 });
+  });
+
+  it('honourPrivate false: <private> tags left as text (bank files)', () => {
+    assert.equal(redactForWrite('use <private> tags', 'mask', 'x', { honourPrivate: false }).text, 'use <private> tags');
+  });
+});
+
+describe('redact: what a plan adds', () => {
+  it('counts only secrets the text did not hold before', () => {
+    assert.deepEqual(newSecretKinds('# A\npassword=hunter2\n', '# A\n\npassword=hunter2\n\n# B\nmore\n'), []);
+    assert.deepEqual(newSecretKinds('# A\n', `# A\nkey ${AWS_ID}\n`), [{ kind: 'aws-access-key-id', count: 1 }]);
+    assert.deepEqual(secretKinds('nothing here'), []);
+  });
+
+  it('refuseNewSecrets names the place and the kind, never the secret', () => {
+    assert.throws(
+      () => refuseNewSecrets([{ where: 'techContext.md', before: '', after: `key ${AWS_ID}` }], 'the plan'),
+      (error: unknown) =>
+        isLiveMemError(error, 'invalid_input') && /techContext\.md \(aws-access-key-id ×1\)/.test(error.message) && !error.message.includes(AWS_ID),
+    );
+  });
+});
