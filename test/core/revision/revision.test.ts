@@ -15,6 +15,7 @@ import { FIRST_PLAN } from '../../../fixtures/llm/scenarios.js';
 import { owner, steppingClock } from '../../helpers/core.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../../helpers/scripted-llm.js';
 import { ownerCaller } from '../../../src/core/caller.js';
+import { AWS_ID } from '../../helpers/secret-samples.js';
 
 const servers: ScriptedLlm[] = [];
 after(async () => Promise.all(servers.map((s) => s.close())));
@@ -173,6 +174,20 @@ describe('corrections by people, recorded as revisions', () => {
     const consolidated = (await core.consolidation.consolidate(owner, { space_id: 'proj' })).consolidations[0] as string;
     await assert.rejects(core.revisions.revert(owner, { space_id: 'proj', revision_id: consolidated, confirm: true }), refusedWith('invalid_input'));
     assert.ok(second.revision_id);
+  });
+
+  it("a person's text is held to what a note is: secrets masked, <private> not stored (the answer says so)", async () => {
+    const { core, storage } = await setup();
+    const written = await core.revisions.write(owner, {
+      space_id: 'proj',
+      filename: 'ops.md',
+      content: `# Ops\n\nthe deploy key is ${AWS_ID}<private> and the root password is hunter2</private>\n`,
+    });
+    assert.deepEqual(written.redacted, [{ kind: 'aws-access-key-id', count: 1 }]);
+    assert.equal(written.private_removed, 1);
+    const stored = (await text(storage, 'proj/bank/ops.md')) ?? '';
+    assert.ok(!stored.includes(AWS_ID) && !stored.includes('hunter2'), stored);
+    assert.match(stored, /\[redacted: aws-access-key-id\]/);
   });
 
   it('only an admin of the space corrects; a writer is forbidden and nothing changes', async () => {
