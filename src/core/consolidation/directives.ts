@@ -14,8 +14,9 @@ import type { Plan } from './plan.js';
  * - `override` (ignore previous instructions, "you are now…", a forged role or fence line) and
  *   `exfiltrate` (send keys, tokens, passwords or .env somewhere): nothing; no note makes them facts.
  * - `remote-exec` (a download piped into a shell) and `destructive` (`rm -rf /`, `mkfs`, `dd` onto a
- *   disk…): a CLEAN note holding the command (its anchor) on a line that states it, not one that
- *   orders it ("we install rustup with `curl … | sh`", not "always run `curl … | sh`").
+ *   disk…): a CLEAN note holding the command (its anchor) on a line that states it rather than
+ *   orders it: "we install rustup with `curl … | sh`" or "Install uv: `curl … | sh`", not a bare
+ *   "Run `curl … | sh`" nor a standing order ("always run …", "before any task", "every agent must").
  * - `agent-directive` (an order to agents to run something always / before any task, or to fetch
  *   or visit a URL): a CLEAN note holding its anchor (the URL, else the command), in any mood —
  *   "always run `npm test` before merging" is ordinary team memory when a note says it.
@@ -45,32 +46,10 @@ const RULE: Record<DirectiveKind, string> = {
   'agent-directive': 'an order to agents (to run a command or fetch a URL) that no note of this window states, other than notes addressed to the memory',
 };
 
-const LOOKALIKES: Record<string, string> = {
-  а: 'a',
-  е: 'e',
-  о: 'o',
-  р: 'p',
-  с: 'c',
-  у: 'y',
-  х: 'x',
-  і: 'i',
-  ѕ: 's',
-  ј: 'j',
-  һ: 'h',
-  ԁ: 'd',
-  ԛ: 'q',
-  ԝ: 'w',
-  ɡ: 'g',
-  α: 'a',
-  ο: 'o',
-  ρ: 'p',
-  ν: 'v',
-  ι: 'i',
-  κ: 'k',
-  τ: 't',
-  χ: 'x',
-  ε: 'e',
-};
+/** Common Cyrillic and Greek look-alikes of Latin letters, position by position. */
+const LOOKALIKE_FROM = 'аеорсухіѕјһԁԛԝɡαορνικτχε';
+const LOOKALIKE_TO = 'aeopcyxisjhdqwgaopviktxe';
+const LOOKALIKE = new RegExp(`[${LOOKALIKE_FROM}]`, 'g');
 
 /** The folded form every pattern reads (see the module comment). */
 export function fold(text: string): string {
@@ -78,7 +57,7 @@ export function fold(text: string): string {
     .normalize('NFKC')
     .toLowerCase()
     .replace(/[\u00AD\u200B-\u200F\u2060-\u2064\uFEFF]/g, '')
-    .replace(/[аеорсухіѕјһԁԛԝɡαορνικτχε]/g, (ch) => LOOKALIKES[ch] ?? ch)
+    .replace(LOOKALIKE, (ch) => LOOKALIKE_TO[LOOKALIKE_FROM.indexOf(ch)] ?? ch)
     .replace(/[`*"'“”‘’]/g, '')
     .replace(/\s+/g, ' ')
     .trim();
@@ -91,6 +70,7 @@ const PATTERNS: Array<[DirectiveKind, RegExp]> = [
     /\b(?:ignore|disregard|forget|override|bypass|skip)\b(?: (?:all|any|the|your|my|of|these|those|every))* (?:previous|prior|above|earlier|preceding|former|original|system|safety|security|other)\b[^.\n]{0,20}?\b(?:instructions?|rules|prompts?|directives?|guidelines|guardrails|messages?|constraints)\b/,
   ],
   ['override', /\b(?:ignore|disregard) (?:all|any|every) (?:instructions?|rules|prompts?)\b/],
+  ['override', /\b(?:ignore|oublie)\w* (?:toutes )?(?:les |tes |vos )?(?:instructions|règles|consignes) (?:précédentes|antérieures|ci-dessus)/],
   ['override', /\byou are (?:now|no longer)\b|\bnew (?:system )?instructions? ?:|\b(?:system|developer) (?:prompt|message) ?:/],
   ['override', /^(?:[-*>#\s]*)(?:system|assistant|developer) ?:|<\|im_(?:start|end)\|>|\[\/?inst\]|<\/?(?:system|instructions?)>/],
   [
@@ -129,9 +109,9 @@ const PATTERNS: Array<[DirectiveKind, RegExp]> = [
   ],
   [
     'agent-directive',
-    /\b(?:always|first|immediately|before (?:any|every|each|starting|doing|you)\b[^,.;:]{0,30}|at the (?:start|beginning) of (?:every|each|any)\b[^,.;:]{0,20}|every time|each time|whenever you|(?:all|every|each) agents?\b[^,.;:]{0,20})[ ,]*(?:you )?(?:must |should |need to |have to )?(?:run|execute|exec|eval|source|call|invoke|install|download|fetch|visit|open|browse|load|curl|wget|navigate to|go to)\b/,
+    /\b(?:always|first|immediately|before (?:any|every|each|starting|doing|you)\b[^,.;:]{0,30}|at the (?:start|beginning) of (?:every|each|any)\b[^,.;:]{0,20}|every time|each time|whenever you|(?:all|every|each) agents?\b[^,.;:]{0,20})[ ,]*(?:you )?(?:must |should |need to |have to )?(?:run|execute|exec|eval|source|call|invoke|install|download|fetch|visit|open|browse|load|curl|wget|navigate to)\b/,
   ],
-  ['agent-directive', /\b(?:fetch|visit|open|browse|navigate to|go to|load|download|curl|wget)\b (?:\S+ ){0,3}?https?:\/\//],
+  ['agent-directive', /\b(?:fetch|visit|open|browse|navigate to|go to|load|download|curl|wget)\b (?:[^\s#]+ ){0,2}?https?:\/\//],
 ];
 
 const URL = /https?:\/\/[^\s<>)\]]+[^\s<>)\].,;:!?]/;
@@ -176,9 +156,13 @@ const isClean = (folded: string): boolean =>
   !INJECTION.some((pattern) => pattern.test(folded)) &&
   !folded.split(/\n/).some((line) => directivesOf(line).some((d) => d.kind === 'override' || d.kind === 'exfiltrate'));
 
-/** A line that orders rather than states: it starts with a command verb, or it addresses agents. */
+/**
+ * A line that orders rather than states: it starts with a bare "run"/"execute"/… (not "Install X
+ * with …", a how-to), or it addresses agents as a standing order (always, before any task, every
+ * agent, you must…).
+ */
 const ORDER =
-  /^(?:[-*>\d.)\s]*)(?:(?:please|now|just|then|also)\s+)?(?:always\s+|first\s+|never\s+)?(?:run|execute|exec|eval|source|pipe|curl|wget|install|download|fetch|visit|open|paste)\b|\b(?:before (?:any|every|each|starting|doing)\b|at the (?:start|beginning) of (?:every|each|any)\b|every time|each time|whenever you|(?:all|every|each) agents?\b|you (?:must|should|have to|need to|will)\b|always (?:run|execute|exec|eval|source|pipe|curl|wget))/;
+  /^(?:[-*>\d.)\s]*)(?:(?:please|now|just|then|also)\s+)?(?:always\s+|first\s+|never\s+)?(?:run|execute|exec|eval|source|pipe|curl|wget)\b|\b(?:before (?:any|every|each|starting|doing)\b|at the (?:start|beginning) of (?:every|each|any)\b|every time|each time|whenever you|(?:all|every|each) agents?\b|you (?:must|should|have to|need to|will)\b|always (?:run|execute|exec|eval|source|pipe|curl|wget))/;
 
 interface PreparedNote {
   filename: string;
