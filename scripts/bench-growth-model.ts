@@ -15,6 +15,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFences } from '../src/core/prompt-fence.js';
 import { estimateTokens } from '../src/core/tokens.js';
 
 export interface Message {
@@ -85,10 +86,11 @@ export interface ParsedNote {
 }
 
 export function parseNotes(prompt: string): ParsedNote[] {
-  const pattern = /^--- Note (\d+)\/\d+ ---\n((?:[A-Za-z]+: .*\n)*)\n([\s\S]*?)\n\n--- End of note \1 ---$/gm;
-  return [...prompt.matchAll(pattern)].map((match) => {
-    const header = (name: string) => new RegExp(`^${name}: (.*)$`, 'm').exec(match[2] ?? '')?.[1] ?? '';
-    return { category: header('Category'), timestamp: header('Timestamp'), content: match[3] ?? '' };
+  return readFences(prompt, 'note').map(({ text }) => {
+    const split = text.indexOf('\n\n');
+    const head = split < 0 ? text : text.slice(0, split);
+    const header = (name: string) => new RegExp(`^${name}: (.*)$`, 'm').exec(head)?.[1] ?? '';
+    return { category: header('Category'), timestamp: header('Timestamp'), content: split < 0 ? '' : text.slice(split + 2) };
   });
 }
 
@@ -118,9 +120,7 @@ export function datedLine(note: ParsedNote): { date: string; line: string } {
 /** The bank files as the prompt shows them, whole or in part (the heading lines are what matters). */
 function bankBlocks(prompt: string): Map<string, string> {
   const blocks = new Map<string, string>();
-  for (const match of prompt.matchAll(/^--- File: ([^\s]+)[^\n]*\n([\s\S]*?)\n--- End of file: \1[^\n]*$/gm)) {
-    blocks.set(match[1] as string, `${blocks.get(match[1] as string) ?? ''}${match[2]}\n`);
-  }
+  for (const { label, text } of readFences(prompt, 'file')) blocks.set(label, `${blocks.get(label) ?? ''}${text}\n`);
   return blocks;
 }
 
@@ -165,7 +165,7 @@ export function consolidationReply(prompt: string): string {
 
 /** About two sentences of the synthesis the request quotes. */
 function compressedSynthesis(prompt: string): string {
-  const synthesis = /too long and needs to be compressed\.\n\n([\s\S]*?)\n\nRewrite it/.exec(prompt)?.[1] ?? prompt;
+  const synthesis = readFences(prompt, 'synthesis')[0]?.text ?? prompt;
   return (synthesis.match(/[^.!?]+[.!?]/g) ?? [synthesis])
     .slice(0, 2)
     .map((sentence) => sentence.trim())
@@ -192,8 +192,8 @@ export interface CompactionRequest {
 }
 
 export function parseCompaction(prompt: string): CompactionRequest {
-  const json = /^<<<COMPACTION>>>\n(.*)\n<<<END>>>$/m.exec(prompt)?.[1];
-  if (json === undefined) throw new Error('no <<<COMPACTION>>> block in the request');
+  const json = readFences(prompt, 'compaction')[0]?.text;
+  if (json === undefined) throw new Error('no compaction fence in the request');
   return JSON.parse(json) as CompactionRequest;
 }
 

@@ -10,6 +10,7 @@ import { ownerCaller } from '../src/core/caller.js';
 import { encodeHistoryNotes } from '../src/core/consolidation/history.js';
 import { createCore } from '../src/core/core.js';
 import { spaceKeys } from '../src/core/layout.js';
+import { readFences } from '../src/core/prompt-fence.js';
 import { formatNoteFile } from '../src/core/note/note-file.js';
 import { formatNoteName, isoSeconds, toStamp } from '../src/core/note/note-name.js';
 import { CATEGORIES, type Category } from '../src/core/validate.js';
@@ -393,9 +394,9 @@ function recallCorpus(): { rounds: Array<Array<{ content: string; category: Cate
  */
 function lossyConsolidation(messages: Array<{ role: string; content: string }>): string {
   const prompt = messages.map((message) => message.content).join('\n');
-  const notes = [...prompt.matchAll(/^--- Note (\d+)\/\d+ ---\n(?:[A-Za-z]+: .*\n)*\n([\s\S]*?)\n\n--- End of note \1 ---$/gm)].map((match) => match[2] ?? '');
+  const notes = readFences(prompt, 'note').map(({ text }) => (text.includes('\n\n') ? text.slice(text.indexOf('\n\n') + 2) : ''));
   const kept = notes.filter((_, i) => i % 3 === 0).map((content) => `- ${content.replace(/\s+/g, ' ')}`);
-  const current = /^--- File: facts\.md ---\n([\s\S]*?)\n--- End of file: facts\.md ---$/m.exec(prompt)?.[1] ?? '# Facts\n';
+  const current = readFences(prompt, 'file').find((file) => file.label === 'facts.md')?.text ?? '# Facts\n';
   const number = Number(/PREVIOUS SYNTHESIS \(consolidation #(\d+)\)/.exec(prompt)?.[1] ?? 0) + 1;
   const content = `${current.trimEnd()}\n\n## Consolidation ${number}\n\n${kept.join('\n')}\n`;
   return plan([rewrite('facts.md', content)], `Consolidation ${number}: ${kept.length} of ${notes.length} notes kept in facts.md.`);

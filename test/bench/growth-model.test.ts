@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { applyPlan } from '../../src/core/consolidation/apply-plan.js';
 import { buildMessages, compressionMessages } from '../../src/core/consolidation/prompt.js';
 import { parsePlan } from '../../src/core/consolidation/plan.js';
+import { fenceJson } from '../../src/core/prompt-fence.js';
 import { level1Messages } from '../../src/core/recall/summaries/prompt.js';
 import { DEFAULT_RULES } from '../../src/core/space/default-rules.js';
 import { estimateTokens } from '../../src/core/tokens.js';
@@ -27,6 +28,7 @@ function consolidate(bank: Map<string, string>, notes: ReturnType<typeof note>[]
     rules: DEFAULT_RULES,
     synthesis: '',
     consolidationNumber: bank.size === 0 ? 1 : 2,
+    nonce: 'n0nce',
     notes,
     bank: [...bank].map(([filename, content]) => ({ filename, text: content })),
   });
@@ -62,7 +64,7 @@ describe('the growth benchmark’s scripted model', () => {
     const summary = JSON.parse(reply(level1Messages('growth', [{ ...note('x', 'progress'), text: 'one note' }])));
     assert.equal(typeof summary.summary, 'string');
     assert.ok(Array.isArray(summary.key_findings));
-    const compressed = reply(compressionMessages('First sentence. Second one. Third one. Fourth.', 2));
+    const compressed = reply(compressionMessages('First sentence. Second one. Third one. Fourth.', 2, 'n0nce'));
     assert.equal(compressed, 'First sentence. Second one.');
   });
 
@@ -108,7 +110,7 @@ describe('the growth benchmark’s scripted model', () => {
     const payload = { file: 'progress.md', budget_tokens: budget, target_tokens: target, file_tokens: fileTokens, sections };
     const messages = [
       { role: 'system', content: 'You compact one file of a memory bank.\nRewrite the oldest sections as digests.' },
-      { role: 'user', content: `The file is ${fileTokens} tokens.\n<<<COMPACTION>>>\n${JSON.stringify(payload)}\n<<<END>>>\nAnswer with JSON.` },
+      { role: 'user', content: `The file is ${fileTokens} tokens.\n${fenceJson('n0nce', 'compaction', 'progress.md', payload)}\nAnswer with JSON.` },
     ];
     assert.equal(purposeOf(messages), 'compaction');
     const digests = (JSON.parse(reply(messages)) as { digests: Array<{ id: string; content: string }> }).digests;

@@ -232,7 +232,7 @@ describe('spend ledger', () => {
       llm: server.client({ maxTokens: 1_000 }),
       consolidation: { retryBackoffMs: 5, timeoutMs: 2_000 },
       summaries: { auto: true },
-      limits: { llmDailyTokens: 3_500 },
+      limits: { llmDailyTokens: 3_800 },
     });
     await core.spaces.create(owner, { space_id: 'proj' });
     for (let i = 0; i < 4; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Step ${i}. ${'z'.repeat(990)}` });
@@ -244,7 +244,7 @@ describe('spend ledger', () => {
     assert.equal(jobs[0]!.trigger, 'auto');
     assert.equal(jobs[0]!.state, 'error');
     assert.equal(jobs[0]!.result?.code, 'quota_exceeded');
-    assert.match(String(jobs[0]!.result?.message), /LIVE_MEM_LLM_DAILY_TOKENS = 3500/);
+    assert.match(String(jobs[0]!.result?.message), /LIVE_MEM_LLM_DAILY_TOKENS = 3800/);
     assert.equal(server.requests.length, 1, 'only the consolidation was sent');
     assert.deepEqual(await core.summaries.records('proj'), []);
   });

@@ -3,6 +3,7 @@
  * what it was sent, and checks on the stored summaries.
  */
 import assert from 'node:assert/strict';
+import { readFences } from '../../src/core/prompt-fence.js';
 import { listKeys } from '../../src/storage/list.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import type { Step } from './scripted-llm.js';
@@ -10,8 +11,8 @@ import type { Step } from './scripted-llm.js';
 /** The summary JSON for a prompt: says how many notes/summaries it got, padded to `chars`. */
 export function summaryReply(messages: Array<{ role: string; content: string }>, chars = 300): string {
   const user = messages.find((m) => m.role === 'user')?.content ?? '';
-  const notes = (user.match(/^--- Note \d+\//gm) ?? []).length;
-  const children = (user.match(/^--- Summary \d+\//gm) ?? []).length;
+  const notes = readFences(user, 'note').length;
+  const children = readFences(user, 'summary').length;
   const head = notes > 0 ? `Summary of ${notes} notes.` : `Overview of ${children} summaries.`;
   return JSON.stringify({
     summary: `${head} ${'The team worked on the export. '.repeat(Math.ceil(chars / 31))}`.slice(0, chars),

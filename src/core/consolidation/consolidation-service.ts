@@ -27,6 +27,8 @@ import { requireModel } from '../model.js';
 import { isoSeconds } from '../../shared/time.js';
 import { readBankFiles } from '../bank/bank-files.js';
 import { refuseNewSecrets } from '../redact/redact.js';
+import { newNonce } from '../prompt-fence.js';
+import { screenDirectives, screenNames, type WindowNote } from './directives.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -74,6 +76,8 @@ export interface ConsolidationResult {
   /** A consolidation this run committed but could not apply: the next run (or `doctor --fix`) finishes it. */
   pending?: string;
   warnings?: string[];
+  /** Notes of a window whose plan was refused for an order no note states as a fact (directives.ts). */
+  suspect_notes?: string[];
   [field: string]: unknown;
 }
 
@@ -92,6 +96,14 @@ function failureOutcome(spaceId: string, windows: number, committed: string | un
     `${before}; consolidation ${committed} is committed; its bank writes are not all applied yet: ` +
     `the next consolidation, backup or export of '${spaceId}' finishes it, or \`live-mem doctor ${spaceId} --fix\``
   );
+}
+
+/** A refusal for notes that steer the plan (directives.ts) adds its suspect notes to the result's `suspect_notes`. */
+function noteSuspects(result: ConsolidationResult, error: unknown): void {
+  const suspects = isLiveMemError(error) ? (error.data.directive as { suspect_notes?: string[] } | undefined)?.suspect_notes : undefined;
+  if (!suspects) return;
+  const all = new Set([...(result.suspect_notes ?? []), ...suspects]);
+  result.suspect_notes = [...all];
 }
 
 /** How long a consolidation waits for a compaction holding the space's lease (one model call per file). */
@@ -158,25 +170,33 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
   /**
    * Asks for a plan and checks it. A refused plan (`invalid_input`: a guard, a missing heading, an
    * unseen section) gets one more chance in this run, told why; a second refusal fails the run
-   * rather than leaving the next call to send the same prompt for the same refusal.
+   * rather than leaving the next call to send the same prompt for the same refusal. A plan carrying
+   * an order no note states (directives.ts) is one such refusal; its suspect notes go in the result.
    */
   const planWindow = async (
     calls: LlmCalls,
     messages: ReturnType<typeof buildMessages>,
     bank: BankSnapshot,
-    synthesis: string,
+    window: { notes: WindowNote[]; synthesis: string },
     result: ConsolidationResult,
     warnings: string[],
   ) => {
     for (let attempt = 1; ; attempt++) {
       const plan = await askPlan(calls, messages);
       try {
+        screenNames(plan, window.notes);
         const applied: AppliedPlan = applyPlan(plan, bank, settings);
         // A secret that reached a note by another route (redaction off, an older version) stops here.
-        if (context.redact !== 'off') refuseNewSecrets(planTexts(applied, bank, plan.synthesis, synthesis), 'the plan');
+        if (context.redact !== 'off') refuseNewSecrets(planTexts(applied, bank, plan.synthesis, window.synthesis), 'the plan');
+        screenDirectives({
+          files: applied.writes.map((w) => ({ filename: w.filename, before: bank.files.get(w.filename)?.content ?? '', after: w.content })),
+          synthesis: { before: window.synthesis, after: plan.synthesis },
+          notes: window.notes,
+        });
         return { plan, applied };
       } catch (error) {
         result.operations_failed += plan.changes.reduce((n, c) => n + (c.action === 'edit' ? c.edits.length : 1), 0);
+        noteSuspects(result, error);
         if (attempt >= 2 || !isLiveMemError(error, 'invalid_input')) throw error;
         warnings.push(`window ${result.windows + 1}: the model's plan was refused (${error.message}); it was asked once more`);
         messages = [...messages, refusalReminder(error.message)];
@@ -188,7 +208,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
   const compress = async (calls: LlmCalls, synthesis: string, warnings: string[]): Promise<{ text: string; compressed: boolean }> => {
     if (countWords(synthesis) <= settings.synthesisMaxWords) return { text: synthesis, compressed: false };
     try {
-      const response = await calls.chat({ messages: compressionMessages(synthesis, COMPRESSED_SENTENCES) });
+      const response = await calls.chat({ messages: compressionMessages(synthesis, COMPRESSED_SENTENCES, newNonce()) });
       const text = response.text.replace(/<think>[\s\S]*?<\/think>/gi, '').trim();
       if (text) return { text, compressed: true };
       warnings.push('the synthesis compression returned nothing; the long synthesis was kept whole');
@@ -297,7 +317,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         const synthesis = synthesisObject?.body.toString('utf8') ?? '';
         const bankFiles = [...bank.files].map(([filename, file]) => ({ filename, content: file.content })).sort((a, b) => (a.filename < b.filename ? -1 : 1));
         // Each file whole within its allowance, else in part: the bank's share of the prompt is bounded.
-        const base = { spaceId, rules, synthesis, consolidationNumber: meta.consolidation_count + 1 };
+        const base = { spaceId, rules, synthesis, consolidationNumber: meta.consolidation_count + 1, nonce: newNonce() };
         const { allowance, fixedTokens } = fitBank(bankFiles, {
           fileTokens: budget.fileTokens,
           room: llm.contextWindow - llm.maxOutputTokens - CONTEXT_MARGIN_TOKENS,
@@ -315,14 +335,9 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
           ...bank,
           partial: new Map(views.flatMap((view) => (view.partial ? [[view.filename, view.partial.elided] as const] : []))),
         };
-        const { plan, applied } = await planWindow(
-          calls,
-          buildMessages({ ...base, notes: window.map((w) => w.note), bank: views }),
-          sent,
-          synthesis,
-          result,
-          warnings,
-        );
+        const messages = buildMessages({ ...base, notes: window.map((w) => w.note), bank: views });
+        const notes = window.map((w) => ({ filename: w.name.filename, content: w.note.content }));
+        const { plan, applied } = await planWindow(calls, messages, sent, { notes, synthesis }, result, warnings);
         if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
         const compressed = await compress(synthesisCalls, plan.synthesis, warnings);
 

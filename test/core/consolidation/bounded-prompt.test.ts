@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { edit, plan, rewrite } from '../../../fixtures/llm/scenarios.js';
 import { createCore } from '../../../src/core/core.js';
+import { readFences } from '../../../src/core/prompt-fence.js';
 import { estimateTokens } from '../../../src/core/tokens.js';
 import { listKeys } from '../../../src/storage/list.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
@@ -73,7 +74,7 @@ describe('consolidation: a bounded prompt', () => {
     const bank = bankPart(userOf(server, 0));
     assert.match(
       bank,
-      /--- File: decisions\.md ---\n\[SENT IN PART: this file holds about \d+ tokens, more than the 600 this prompt gives it\. \d+ of its 25 sections are shown whole/,
+      /\[SENT IN PART: this file holds about \d+ tokens, more than the 600 this prompt gives it\. \d+ of its 25 sections are shown whole[^\n]*\n<<<file decisions\.md nonce=/,
     );
     assert.ok(bank.includes('What the team decided, oldest first.'), 'the top');
     assert.ok(bank.includes(body('Orchard')), 'the old section the note touches');
@@ -86,7 +87,7 @@ describe('consolidation: a bounded prompt', () => {
     const outline = TOPICS.length * 20 + 150;
     assert.ok(estimateTokens(bank) <= FILE_BUDGET + outline, `${estimateTokens(bank)} tokens sent for a file of ${estimateTokens(before)}`);
     assert.match(userOf(server, 0), /A file marked SENT IN PART was not shown whole/);
-    assert.match(userOf(server, 0), /--- Note 1\/1 ---/);
+    assert.equal(readFences(userOf(server, 0), 'note')[0]?.label, '1/1');
 
     const after = await bankText(storage);
     assert.match(after, /## Orchard\n\n- the orchard module:[^\n]*\n\n- the orchard importer streams its input\n\n## Quarry/);
@@ -122,7 +123,10 @@ describe('consolidation: a bounded prompt', () => {
     const { core, server } = await setup([{ reply: plan([], 'S') }], { content: bigFile(['Orchard', 'Harbor']) });
     assert.equal((await core.consolidation.consolidate(owner, { space_id: 'proj' })).status, 'ok');
     const user = userOf(server, 0);
-    assert.ok(user.includes(`--- File: decisions.md ---\n${bigFile(['Orchard', 'Harbor'])}\n--- End of file: decisions.md ---`));
+    assert.deepEqual(
+      readFences(user, 'file').find((file) => file.label === 'decisions.md'),
+      { label: 'decisions.md', text: bigFile(['Orchard', 'Harbor']) },
+    );
     assert.ok(!user.includes('SENT IN PART'));
   });
 

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createCore, type Core } from '../../../src/core/core.js';
+import { readFences } from '../../../src/core/prompt-fence.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 import type { Logger } from '../../../src/shared/log.js';
 import { listKeys } from '../../../src/storage/list.js';
@@ -24,7 +25,7 @@ after(async () => Promise.all(servers.map((s) => s.close())));
 function lossyPlan(messages: Array<{ role: string; content: string }>): string {
   const prompt = messages.map((m) => m.content).join('\n');
   const kept = [...prompt.matchAll(/Fact (\d+): ([^\n]+)/g)].filter((m) => Number(m[1]) % 3 === 0).map((m) => `- ${m[2]}`);
-  const previous = /--- File: facts\.md ---\n([\s\S]*?)\n--- End of file: facts\.md ---/.exec(prompt)?.[1] ?? '# Facts\n';
+  const previous = readFences(prompt, 'file').find((file) => file.label === 'facts.md')?.text ?? '# Facts\n';
   return plan([rewrite('facts.md', `${previous.trim()}\n${kept.join('\n')}\n`)], `Synthesis: ${kept.length} facts kept this time.`);
 }
 
@@ -248,7 +249,7 @@ describe('summaries in recall', () => {
       {
         dynamic: (messages) => {
           const user = messages.find((m) => m.role === 'user')?.content ?? '';
-          const notes = (user.match(/^--- Note \d+\//gm) ?? []).length;
+          const notes = readFences(user, 'note').length;
           const summary = notes > 0 ? `Window of ${notes} notes about the heliotrope ingestion.` : 'Overview: the heliotrope ingestion over weeks.';
           return JSON.stringify({ summary, key_findings: ['ingestion is idempotent'], topics: ['ingestion'], agents: [], files_mentioned: ['src/ingest.ts'] });
         },

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Caller } from '../../../../src/core/caller.js';
 import { createCore } from '../../../../src/core/core.js';
+import { readFences } from '../../../../src/core/prompt-fence.js';
 import { stampToIso } from '../../../../src/core/note/note-name.js';
 import type { LevelReport } from '../../../../src/core/recall/summaries/runner.js';
 import { isLiveMemError } from '../../../../src/shared/errors.js';
@@ -95,8 +96,8 @@ describe('summaries update', () => {
     // The prompt carries the notes with their timestamp, agent and category, in JSON mode.
     const prompt = server.requests[0]!;
     assert.equal(prompt.response_format?.type, 'json_object');
-    assert.ok(prompt.messages[1]!.content.includes(`--- Note 1/2 ---\nTimestamp: ${record.range_start}\nAgent: claude\nCategory: progress`));
-    assert.match(server.requests[4]!.messages[1]!.content, /--- Summary 1\/3 \(level 1, /);
+    assert.ok(readFences(prompt.messages[1]!.content, 'note')[0]?.text.startsWith(`Timestamp: ${record.range_start}\nAgent: claude\nCategory: progress`));
+    assert.match(readFences(server.requests[4]!.messages[1]!.content, 'summary')[0]?.text ?? '', /^\(level 1, /);
     assert.equal(await storage.get('proj/_summaries/lock.json'), null, 'the lease is released');
   });
 
@@ -171,7 +172,7 @@ describe('summaries update', () => {
       l1.map((s) => s.id.replace(/^.*-/, '')),
       [long.filename.split('_').at(-1)!.replace('.md', ''), 'p2', 'p3'],
     );
-    const sent = server.requests.slice(0, 3).map((r) => /\n\n(y+)$/.exec(r.messages[1]!.content)?.[1]?.length ?? 0);
+    const sent = server.requests.slice(0, 3).map((r) => /\n\n(y+)$/.exec(readFences(r.messages[1]!.content, 'note')[0]?.text ?? '')?.[1]?.length ?? 0);
     assert.equal(
       sent.reduce((a, b) => a + b, 0),
       2_500,
