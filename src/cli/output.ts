@@ -264,7 +264,16 @@ const VIEWS = {
         files: ((entry.bank_files as Result[]) ?? []).map((file) => file.filename),
         why: entry.reason ?? '',
       })),
-      ['consolidation_id', 'kind', 'committed_at', 'holds', 'files', 'by', 'why'],
+      // `why` is a person's reason: a column only when a revision is listed.
+      [
+        'consolidation_id',
+        'kind',
+        'committed_at',
+        'holds',
+        'files',
+        'by',
+        ...(((result.consolidations as Result[]) ?? []).some((entry) => entry.kind === 'revision') ? ['why'] : []),
+      ],
     ),
   historyEntry: (result: Result) => {
     const preimages = (result.preimages as Result[]) ?? [];
@@ -273,7 +282,7 @@ const VIEWS = {
     const what = record.kind === 'revision' ? 'revision' : 'compaction';
     const body = preimages.map(
       (section) =>
-        `── ${[section.filename, ...((section.path as string[]).length > 0 ? [(section.path as string[]).join(' > ')] : [])].join('#')} (before this ${what})\n${String(section.content)}`,
+        `── ${[section.filename, ...((section.path as string[]).length > 0 ? [(section.path as string[]).join(' > ')] : [])].join('#')} (before ${what})\n${String(section.content)}`,
     );
     const revision = (record.revision as Result | undefined) ?? {};
     const rules = revision.rules as Result | undefined;

@@ -71,7 +71,7 @@ describe('settings', () => {
     for (const tools of ['Live Note', ',', 'agent;standard']) {
       assert.throws(
         () => resolveSettings({ env: {}, flags: { tools } }),
-        (e) => isLiveMemError(e, 'config_error') && /--tools must be a profile \(agent, standard, all\) or tool names/.test(e.message),
+        (e) => isLiveMemError(e, 'config_error') && /--tools must be a profile \(agent, standard, all, admin\) or tool names/.test(e.message),
       );
     }
   });
