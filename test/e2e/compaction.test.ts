@@ -10,14 +10,13 @@ import { ownerCaller } from '../../src/core/caller.js';
 import { checkDigests } from '../../src/core/compaction/guards.js';
 import { splitSections } from '../../src/core/compaction/sections.js';
 import { createCore } from '../../src/core/core.js';
-import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { listKeys } from '../../src/storage/list.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { bankModel, compactionRequest, digestOf, digesting, progressFile } from '../helpers/compaction.js';
 import { BIN, spawnServer } from '../helpers/mcp-client.js';
-import { makeS3Harness, requireS3OrSkip, s3ProcessEnv, type S3TestConfig } from '../helpers/s3.js';
+import { requireS3OrSkip } from '../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
-import { tempDir } from '../helpers/tmp.js';
+import { fsStore, s3Store, type Store } from '../helpers/stores.js';
 
 const owner = ownerCaller('tester');
 const BUDGET = 1200;
@@ -30,22 +29,6 @@ function compacted(): string {
     .filter((s) => !s.protected)
     .map((s) => ({ id: s.id, content: digestOf({ id: s.id, path: s.path, tokens: s.tokens, protected: s.protected, content: s.text }) }));
   return checkDigests(file, digests).content;
-}
-
-interface Store {
-  storage: StorageDriver;
-  env: Record<string, string>;
-  remove(): Promise<void>;
-}
-
-async function fsStore(): Promise<Store> {
-  const home = await tempDir();
-  return { storage: createFsDriver(home.dir), env: { LIVE_MEM_HOME: home.dir }, remove: home.remove };
-}
-
-async function s3Store(s3: S3TestConfig): Promise<Store> {
-  const harness = await makeS3Harness();
-  return { storage: harness.driver, env: s3ProcessEnv(s3, harness.prefix), remove: harness.cleanup };
 }
 
 /** A space whose progress.md is ORIGINAL, over its budget of BUDGET tokens. */

@@ -8,33 +8,16 @@ import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
 import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
-import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { FIRST_PLAN, scenarios } from '../../fixtures/llm/scenarios.js';
 import { BIN, spawnServer } from '../helpers/mcp-client.js';
-import { makeS3Harness, requireS3OrSkip, s3ProcessEnv, type S3TestConfig } from '../helpers/s3.js';
+import { requireS3OrSkip } from '../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../helpers/scripted-llm.js';
-import { tempDir } from '../helpers/tmp.js';
+import { fsStore, s3Store, type Store } from '../helpers/stores.js';
 import { historyNoteNames } from '../helpers/core.js';
 
 const owner = ownerCaller('tester');
 const NOTES = 15;
-
-interface Store {
-  env: Record<string, string>;
-  storage: StorageDriver;
-  cleanup(): Promise<void>;
-}
-
-async function fsStore(): Promise<Store> {
-  const home = await tempDir();
-  return { env: { LIVE_MEM_HOME: home.dir }, storage: createFsDriver(home.dir), cleanup: home.remove };
-}
-
-async function s3Store(s3: S3TestConfig): Promise<Store> {
-  const harness = await makeS3Harness();
-  return { env: s3ProcessEnv(s3, harness.prefix), storage: harness.driver, cleanup: harness.cleanup };
-}
 
 async function seed(storage: StorageDriver, notes = NOTES): Promise<void> {
   const core = createCore({ storage });
@@ -87,7 +70,7 @@ function consolidationSuite(label: string, makeStore: () => Promise<Store>): voi
         const bank = await cli({ ...store.env }, ['bank', 'list', 'proj', '--json']);
         assert.equal(JSON.parse(bank.stdout).file_count, 6);
       } finally {
-        await store.cleanup();
+        await store.remove();
       }
     });
 
@@ -114,7 +97,7 @@ function consolidationSuite(label: string, makeStore: () => Promise<Store>): voi
           await assertExactlyOnce(store.storage);
         } finally {
           await counting.close();
-          await store.cleanup();
+          await store.remove();
         }
       });
     }
@@ -134,7 +117,7 @@ function consolidationSuite(label: string, makeStore: () => Promise<Store>): voi
         await assertExactlyOnce(store.storage);
       } finally {
         await slow.close();
-        await store.cleanup();
+        await store.remove();
       }
     });
   });
@@ -179,7 +162,7 @@ describe('bank_consolidate over MCP', () => {
       }
     } finally {
       await llm.close();
-      await store.cleanup();
+      await store.remove();
     }
   });
 
@@ -210,7 +193,7 @@ describe('bank_consolidate over MCP', () => {
         await client.close();
       }
     } finally {
-      await store.cleanup();
+      await store.remove();
     }
   });
 
@@ -230,7 +213,7 @@ describe('bank_consolidate over MCP', () => {
       assert.equal(run.exitCode, 2);
       assert.match(run.stderr, /LIVE_MEM_LLM_BASE_URL/);
     } finally {
-      await store.cleanup();
+      await store.remove();
     }
   });
 
@@ -252,7 +235,7 @@ describe('bank_consolidate over MCP', () => {
       assert.match(run.stderr, /no usable plan twice/);
     } finally {
       await llm.close();
-      await store.cleanup();
+      await store.remove();
     }
   });
 });

@@ -9,12 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
 import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
-import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { listKeys } from '../../src/storage/list.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { BIN, spawnServer } from '../helpers/mcp-client.js';
-import { makeS3Harness, requireS3OrSkip, s3ProcessEnv, type S3TestConfig } from '../helpers/s3.js';
-import { tempDir } from '../helpers/tmp.js';
+import { requireS3OrSkip } from '../helpers/s3.js';
+import { fsStore, s3Store, type Store } from '../helpers/stores.js';
 
 const owner = ownerCaller('tester');
 const OLD = '# Decisions\n\n- use Postgres\n';
@@ -27,22 +26,6 @@ const cli = (env: Record<string, string>, args: string[], input?: string) =>
     reject: false,
     ...(input !== undefined ? { input } : {}),
   });
-
-interface Store {
-  storage: StorageDriver;
-  env: Record<string, string>;
-  remove(): Promise<void>;
-}
-
-async function fsStore(): Promise<Store> {
-  const home = await tempDir();
-  return { storage: createFsDriver(home.dir), env: { LIVE_MEM_HOME: home.dir }, remove: home.remove };
-}
-
-async function s3Store(s3: S3TestConfig): Promise<Store> {
-  const harness = await makeS3Harness();
-  return { storage: harness.driver, env: s3ProcessEnv(s3, harness.prefix), remove: harness.cleanup };
-}
 
 async function seed(makeStore: () => Promise<Store>): Promise<Store> {
   const store = await makeStore();
