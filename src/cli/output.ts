@@ -239,7 +239,8 @@ const VIEWS = {
     const body = list
       .map(
         (hit) =>
-          `── ${scalar(hit.score)}  ${scalar(hit.source)}${hit.level === null ? '' : ` L${scalar(hit.level)}`}  ${scalar(hit.ref)}  ${hit.superseded_at ? `earlier version, replaced ${scalar(hit.superseded_at)} by ${scalar(hit.compaction_id)}` : scalar(hit.timestamp ?? hit.range_end ?? '')}\n${String(hit.text)}`,
+          `── ${scalar(hit.score)}  ${scalar(hit.source)}${hit.level === null ? '' : ` L${scalar(hit.level)}`}  ${scalar(hit.ref)}  ${hit.superseded_at ? `earlier version, replaced ${scalar(hit.superseded_at)} by ${scalar(hit.compaction_id)}` : scalar(hit.timestamp ?? hit.range_end ?? '')}\n${String(hit.text)}` +
+          (Array.isArray(hit.sources) ? `\n   (from ${hit.sources.join(', ')})` : ''),
       )
       .join('\n\n');
     return list.length ? `${body}\n\n${list.length} result(s)` : 'no result';
@@ -283,6 +284,16 @@ const VIEWS = {
         ? `revision ${scalar(record.id)}: ${scalar(revision.action)} by ${scalar(revision.by)}${revision.reason ? ` (${scalar(revision.reason)})` : ''}${revision.reverts ? `, reverting ${scalar(revision.reverts)}` : ''}; ${preimages.length} file(s) as they were`
         : `${preimages.length} pre-image(s): the sections compaction ${scalar(record.id)} rewrote, as they were`;
     return [...body, about].join('\n\n');
+  },
+  explain: (result: Result) => {
+    const list = (result.notes as Result[]) ?? [];
+    const body = list.map(
+      (note) =>
+        `── ${scalar(note.timestamp)}  ${scalar(note.agent)}  ${scalar(note.filename)}\n   consolidation ${scalar(note.consolidation_id)} → ${((note.sections as string[]) ?? []).map((s) => s || '(whole file)').join('; ')}\n${note.content === null ? '(no longer in history)' : String(note.content)}`,
+    );
+    const what = `${scalar(result.filename)}${result.section ? `#${scalar(result.section)}` : ''}`;
+    if (list.length === 0) return `no consolidation cites notes for ${what}`;
+    return `${body.join('\n\n')}\n\n${list.length} of ${scalar(result.total)} source note(s) of ${what}, newest first${result.has_more ? ' (raise --limit)' : ''}`;
   },
   written: (result: Result) =>
     `${scalar(result.status)}: ${scalar(result.filename ?? result.space_id)}` +
