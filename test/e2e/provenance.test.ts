@@ -65,7 +65,15 @@ const cli = (env: Record<string, string>, args: string[]) =>
   execa(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, extendEnv: false, reject: false });
 
 /** The history's record.json files on disk. */
-async function records(home: string): Promise<Array<{ bank_files: Array<{ filename: string }>; provenance: Array<{ filename: string; path: string[]; notes: string[] }>; dispositions: Array<{ note: string; status: string }> }>> {
+async function records(
+  home: string,
+): Promise<
+  Array<{
+    bank_files: Array<{ filename: string }>;
+    provenance: Array<{ filename: string; path: string[]; notes: string[] }>;
+    dispositions: Array<{ note: string; status: string }>;
+  }>
+> {
   const dir = path.join(home, 'proj', 'history');
   return Promise.all((await readdir(dir)).sort().map(async (id) => JSON.parse(await readFile(path.join(dir, id, 'record.json'), 'utf8'))));
 }
@@ -82,7 +90,11 @@ describe('provenance through the binary', () => {
         assert.equal(result.unaccounted_notes, undefined);
         const [record] = await records(home.dir);
         assert.ok(record);
-        for (const file of record.bank_files) assert.ok(record.provenance.some((entry) => entry.filename === file.filename), `${file.filename} has its sources`);
+        for (const file of record.bank_files)
+          assert.ok(
+            record.provenance.some((entry) => entry.filename === file.filename),
+            `${file.filename} has its sources`,
+          );
         assert.deepEqual(
           record.provenance.map((entry) => [entry.path.join(' > '), entry.notes]),
           names.map((name, i) => [`Progress > ${NOTES[i]?.split(' ')[0]}`, [name]]),
@@ -115,7 +127,10 @@ describe('provenance through the binary', () => {
       // The default profile (all) does not offer it: its tokens are at the budget.
       const plain = await spawnServer(env);
       try {
-        assert.equal((await plain.client.listTools()).tools.some((tool) => tool.name === 'bank_explain'), false);
+        assert.equal(
+          (await plain.client.listTools()).tools.some((tool) => tool.name === 'bank_explain'),
+          false,
+        );
       } finally {
         await plain.close();
       }
@@ -184,7 +199,7 @@ if (requireBrowserOrSkip('bank sources in the viewer')) {
         await mivra.locator('summary').click();
         assert.match(await mivra.innerText(), /Mivra queue holds ten shards\./);
         assert.equal(await mivra.locator(`li[data-note="${names[1]}"]`).count(), 1);
-        assert.match(await mivra.locator('a').first().getAttribute('href') ?? '', /#\/space\/proj\/history\//);
+        assert.match((await mivra.locator('a').first().getAttribute('href')) ?? '', /#\/space\/proj\/history\//);
         await screenshot(page, 'bank-sources');
         assert.deepEqual(watch.errors, []);
         await page.close();

@@ -23,7 +23,7 @@ import type { ChangedFile } from '../events.js';
 import { estimateTokens } from '../tokens.js';
 import { meteredCalls } from '../spend/meter.js';
 import { accountingReminder, buildMessages, compressionMessages, refusalReminder, retryReminder, type PromptNote } from './prompt.js';
-import { accountingProblem, accountPlan, type Accounting } from './provenance.js';
+import { accountingProblem, accountingWarnings, accountPlan, writtenName, type Accounting } from './provenance.js';
 import { requireModel } from '../model.js';
 import { isoSeconds } from '../../shared/time.js';
 import { readBankFiles } from '../bank/bank-files.js';
@@ -133,32 +133,10 @@ function* planTexts(applied: AppliedPlan, bank: BankSnapshot, synthesis: string,
   yield { where: 'the synthesis', before: synthesisBefore, after: synthesis };
 }
 
-/** The bank file a plan's file name resolves to when the plan changes it (NFC, as apply-plan.ts resolves names). */
-function writtenName(applied: AppliedPlan): (filename: string) => string | undefined {
-  const written = new Map(applied.writes.map((write) => [write.filename.normalize('NFC'), write.filename]));
-  return (filename) => written.get(filename.normalize('NFC'));
-}
-
-/** What a window's accounting leaves to report: notes unaccounted for, citations dropped (never hidden). */
+/** What a window's accounting leaves to report (provenance.ts): in the result and its warnings, never hidden. */
 function reportAccounting(accounting: Accounting, plan: Plan, result: ConsolidationResult, warnings: string[]): void {
-  const window = `window ${result.windows + 1}`;
-  const { unaccounted, unknown } = accounting;
-  if (unknown.length > 0) {
-    warnings.push(
-      `${window}: the plan cites ${unknown.length} note(s) not in the window (${unknown.slice(0, 10).join(', ')}); those citations were left out of the provenance`,
-    );
-  }
-  if (unaccounted.length === 0) return;
-  result.unaccounted_notes = [...(result.unaccounted_notes ?? []), ...unaccounted];
-  const why = plan.python
-    ? "the reply is in the Python server's format, which cites no note"
-    : accounting.cites
-      ? 'the plan says nothing of them'
-      : 'the plan cites no note';
-  const names = `${unaccounted.slice(0, 10).join(', ')}${unaccounted.length > 10 ? ', …' : ''}`;
-  warnings.push(
-    `${window}: ${unaccounted.length} note(s) consolidated without being accounted for (${why}): ${names}; history keeps them, marked "unaccounted"`,
-  );
+  if (accounting.unaccounted.length > 0) result.unaccounted_notes = [...(result.unaccounted_notes ?? []), ...accounting.unaccounted];
+  warnings.push(...accountingWarnings(accounting, plan, `window ${result.windows + 1}`));
 }
 
 /** `engine` ranks a large bank file's sections against a window's notes (bank-view.ts). */

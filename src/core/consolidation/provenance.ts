@@ -172,6 +172,35 @@ export function accountingProblem(accounting: Accounting): string | null {
   return parts.length > 0 ? parts.join('; ') : null;
 }
 
+/** What a window's accounting leaves to say: citations dropped, notes unaccounted for (with why). */
+export function accountingWarnings(accounting: Accounting, plan: Plan, window: string): string[] {
+  const { unaccounted, unknown } = accounting;
+  const warnings: string[] = [];
+  if (unknown.length > 0) {
+    warnings.push(
+      `${window}: the plan cites ${unknown.length} note(s) not in the window (${unknown.slice(0, 10).join(', ')}); those citations were left out of the provenance`,
+    );
+  }
+  if (unaccounted.length > 0) {
+    const why = plan.python
+      ? "the reply is in the Python server's format, which cites no note"
+      : accounting.cites
+        ? 'the plan says nothing of them'
+        : 'the plan cites no note';
+    const names = `${unaccounted.slice(0, 10).join(', ')}${unaccounted.length > 10 ? ', …' : ''}`;
+    warnings.push(
+      `${window}: ${unaccounted.length} note(s) consolidated without being accounted for (${why}): ${names}; history keeps them, marked "unaccounted"`,
+    );
+  }
+  return warnings;
+}
+
+/** The bank file a plan's file name resolves to when the plan changes it (NFC, as apply-plan.ts resolves names). */
+export function writtenName(applied: { writes: ReadonlyArray<{ filename: string }> }): (filename: string) => string | undefined {
+  const written = new Map(applied.writes.map((write) => [write.filename.normalize('NFC'), write.filename]));
+  return (filename) => written.get(filename.normalize('NFC'));
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
 
