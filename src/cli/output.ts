@@ -193,11 +193,23 @@ const notes: Formatter = (result) => {
   const body = list
     .map(
       (note) =>
-        `── ${scalar(note.timestamp)}  ${scalar(note.agent)}  [${scalar(note.category)}]${(note.tags as string[]).length ? `  #${(note.tags as string[]).join(' #')}` : ''}\n${String(note.content)}`,
+        `── ${scalar(note.timestamp)}  ${scalar(note.agent)}  [${scalar(note.category)}]${(note.tags as string[]).length ? `  #${(note.tags as string[]).join(' #')}` : ''}${note.disposition ? `\n   ${String(note.disposition)}` : ''}\n${String(note.content)}`,
     )
     .join('\n\n');
   const footer = `${list.length} note(s)${result.has_more ? ', more available (raise --limit)' : ''}`;
   return list.length ? `${body}\n\n${footer}` : footer;
+};
+
+/** A consolidation's notes, each with what became of it (consolidation/provenance.ts), when its record says. */
+const withDispositions = (result: Result, record: Result): Result[] => {
+  const dispositions = new Map(((record.dispositions as Result[] | undefined) ?? []).map((d) => [String(d.note), d]));
+  return ((result.notes as Result[]) ?? []).map((note) => {
+    const d = dispositions.get(String(note.filename));
+    if (!d) return note;
+    const detail =
+      d.status === 'integrated' ? ((d.into as string[]) ?? []).join('; ') : d.status === 'superseded' ? `by ${scalar(d.by ?? '?')}` : (d.reason ?? '');
+    return { ...note, disposition: `→ ${scalar(d.status)}${detail ? `: ${String(detail)}` : ''}` };
+  });
 };
 
 /** What a write kept out of the store (redact/redact.ts): the kinds of secrets masked, the <private> spans removed. */
@@ -270,7 +282,7 @@ const VIEWS = {
   historyEntry: (result: Result) => {
     const preimages = (result.preimages as Result[]) ?? [];
     const record = (result.consolidation as Result | undefined) ?? {};
-    if (record.kind !== 'compaction' && record.kind !== 'revision') return notes(result);
+    if (record.kind !== 'compaction' && record.kind !== 'revision') return notes({ ...result, notes: withDispositions(result, record) });
     const what = record.kind === 'revision' ? 'revision' : 'compaction';
     const body = preimages.map(
       (section) =>

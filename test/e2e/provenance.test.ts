@@ -65,9 +65,7 @@ const cli = (env: Record<string, string>, args: string[]) =>
   execa(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, extendEnv: false, reject: false });
 
 /** The history's record.json files on disk. */
-async function records(
-  home: string,
-): Promise<
+async function records(home: string): Promise<
   Array<{
     bank_files: Array<{ filename: string }>;
     provenance: Array<{ filename: string; path: string[]; notes: string[] }>;
@@ -173,6 +171,11 @@ describe('provenance through the binary', () => {
         record?.dispositions.map((d) => d.status),
         ['integrated', 'unaccounted', 'unaccounted'],
       );
+      // `history show` says what became of each note.
+      const shown = await cli(env, ['history', 'show', 'proj', result.consolidations[0]]);
+      assert.equal(shown.exitCode, 0, shown.stderr);
+      assert.match(shown.stdout, /→ integrated: progress\.md#Progress > Zorvak\nZorvak keeps its cache/);
+      assert.match(shown.stdout, /→ unaccounted\nMivra queue holds ten shards\./);
     } finally {
       await home.remove();
     }
