@@ -199,8 +199,18 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     const filenames = window.notes.map((note) => note.filename);
     let kept: { plan: Plan; applied: AppliedPlan; accounting: Accounting } | undefined;
     const shortfall = (accounting: Accounting) => accounting.unaccounted.length + accounting.unknown.length;
+    const fallBack = (why: string) => {
+      warnings.push(`window ${result.windows + 1}: ${why}; the model's first plan, sound but for its accounting, is committed`);
+      return kept as NonNullable<typeof kept>;
+    };
     for (let attempt = 1; ; attempt++) {
-      const plan = await askPlan(calls, messages);
+      let plan: Plan;
+      try {
+        plan = await askPlan(calls, messages);
+      } catch (error) {
+        if (!kept) throw error;
+        return fallBack(`asking again failed (${error instanceof Error ? error.message : String(error)})`);
+      }
       let applied: AppliedPlan;
       try {
         screenNames(plan, window.notes);
@@ -215,12 +225,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
       } catch (error) {
         result.operations_failed += plan.changes.reduce((n, c) => n + (c.action === 'edit' ? c.edits.length : 1), 0);
         noteSuspects(result, error);
-        if (kept && isLiveMemError(error, 'invalid_input')) {
-          warnings.push(
-            `window ${result.windows + 1}: the model's second plan was refused (${error.message}); its first plan, sound but for its accounting, is committed`,
-          );
-          return kept;
-        }
+        if (kept && isLiveMemError(error, 'invalid_input')) return fallBack(`the model's second plan was refused (${error.message})`);
         if (attempt >= 2 || !isLiveMemError(error, 'invalid_input')) throw error;
         warnings.push(`window ${result.windows + 1}: the model's plan was refused (${error.message}); it was asked once more`);
         messages = [...messages, refusalReminder(error.message)];

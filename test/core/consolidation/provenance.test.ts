@@ -250,9 +250,18 @@ describe('consolidation accounts for every note', () => {
     const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
     assert.equal(result.status, 'ok', result.message);
     assert.equal(server.requests.length, 2);
-    assert.match((result.warnings ?? []).join('\n'), /second plan was refused .*its first plan, sound but for its accounting, is committed/);
+    assert.match((result.warnings ?? []).join('\n'), /second plan was refused .*; the model's first plan, sound but for its accounting, is committed/);
     assert.deepEqual(result.unaccounted_notes, names.slice(1));
     assert.match((await storage.get('proj/bank/progress.md'))?.body.toString() ?? '', /# Progress/);
+  });
+
+  it('when asking again fails (the model is down), the first plan is committed all the same', async () => {
+    const { core, server, names } = await setup([plan(() => [1]), { status: 500, message: 'down' }]);
+    const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
+    assert.equal(result.status, 'ok', result.message);
+    assert.ok(server.requests.length >= 2);
+    assert.match((result.warnings ?? []).join('\n'), /asking again failed .*; the model's first plan, sound but for its accounting, is committed/);
+    assert.deepEqual(result.unaccounted_notes, names.slice(1));
   });
 });
 
