@@ -184,7 +184,7 @@ describe('provenance through the binary', () => {
 
 if (requireBrowserOrSkip('bank sources in the viewer')) {
   describe('the viewer shows where the bank comes from', () => {
-    it("a section's sources: a disclosure under its heading, with the notes' text and their consolidation", async () => {
+    it("a section's sources: a disclosure under its heading, with the notes' text and their consolidation; each note's fate in history", async () => {
       const { home, env, names } = await seeded(citing());
       const ui = await startUi(env);
       const browser = await launchBrowser();
@@ -204,6 +204,13 @@ if (requireBrowserOrSkip('bank sources in the viewer')) {
         assert.equal(await mivra.locator(`li[data-note="${names[1]}"]`).count(), 1);
         assert.match((await mivra.locator('a').first().getAttribute('href')) ?? '', /#\/space\/proj\/history\//);
         await screenshot(page, 'bank-sources');
+        // The consolidation's page says what became of each note, linked to where it went.
+        const id = (await mivra.locator('a').first().getAttribute('href'))?.split('/').pop() ?? '';
+        await page.goto(`${ui.origin}/#/space/proj/history/${id}`);
+        const card = page.locator(`article.note[data-filename="${names[0]}"] .disposition`);
+        await card.waitFor();
+        assert.equal(await card.innerText(), '→ integrated: progress.md#Progress > Zorvak');
+        assert.equal(await card.locator('a').getAttribute('href'), '#/space/proj/bank/progress.md');
         assert.deepEqual(watch.errors, []);
         await page.close();
       } finally {
