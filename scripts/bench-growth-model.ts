@@ -5,7 +5,8 @@
  * what a run spends can be added up.
  *
  * - consolidation: every note becomes a dated line (`- 2026-01-03: …`) in the section of its day in
- *   the file its kind belongs to: the bank only grows, as a project's does.
+ *   the file its kind belongs to: the bank only grows, as a project's does; each change cites the notes it
+ *   came from (`sources`), so every note is accounted for.
  * - compaction (shared design §3): digests the oldest unprotected sections, losslessly first (undated
  *   lines dropped), then, only when the budget cannot be met that way, as one line per section
  *   naming the ids of the entries it held.
@@ -131,29 +132,33 @@ export function consolidationReply(prompt: string): string {
   const notes = parseNotes(prompt);
   const bank = bankBlocks(prompt);
   const first = bank.size === 0 && /No bank file yet/.test(prompt);
-  /** file → day → lines, in note order. */
-  const byFile = new Map<string, Map<string, string[]>>();
-  for (const note of notes) {
+  /** file → day → lines and the notes they come from (fence numbers, cited as `sources`), in note order. */
+  const byFile = new Map<string, Map<string, { lines: string[]; sources: number[] }>>();
+  for (const [i, note] of notes.entries()) {
     const { date, line } = datedLine(note);
-    const days = byFile.get(fileOf(note)) ?? new Map<string, string[]>();
-    days.set(date, [...(days.get(date) ?? []), line]);
+    const days = byFile.get(fileOf(note)) ?? new Map<string, { lines: string[]; sources: number[] }>();
+    const day = days.get(date) ?? { lines: [], sources: [] };
+    day.lines.push(line);
+    day.sources.push(i + 1);
+    days.set(date, day);
     byFile.set(fileOf(note), days);
   }
   const files: unknown[] = [];
   if (first) {
     for (const [filename, title] of Object.entries(BANK_TITLES)) {
-      const days = [...(byFile.get(filename) ?? new Map<string, string[]>())];
-      const body = days.map(([date, lines]) => `## ${date}\n\n${lines.join('\n')}\n`).join('\n');
-      files.push({ filename, action: 'create', content: `# ${title}\n\n${BANK_INTROS[filename] ?? ''}\n\n${body}`.replace(/\n{3,}/g, '\n\n') });
+      const days = [...(byFile.get(filename) ?? new Map<string, { lines: string[]; sources: number[] }>())];
+      const body = days.map(([date, { lines }]) => `## ${date}\n\n${lines.join('\n')}\n`).join('\n');
+      const sources = days.flatMap(([, day]) => day.sources);
+      files.push({ filename, action: 'create', content: `# ${title}\n\n${BANK_INTROS[filename] ?? ''}\n\n${body}`.replace(/\n{3,}/g, '\n\n'), sources });
     }
   } else {
     for (const [filename, days] of byFile) {
       const block = bank.get(filename) ?? '';
       const title = /^# (.+)$/m.exec(block)?.[1]?.trim() ?? (BANK_TITLES[filename] as string);
-      const edits = [...days].map(([date, lines]) =>
+      const edits = [...days].map(([date, { lines, sources }]) =>
         hasHeading(block, date)
-          ? { op: 'append', section: `${title} > ${date}`, content: lines.join('\n') }
-          : { op: 'add', section: title, title: date, content: lines.join('\n') },
+          ? { op: 'append', section: `${title} > ${date}`, content: lines.join('\n'), sources }
+          : { op: 'add', section: title, title: date, content: lines.join('\n'), sources },
       );
       files.push({ filename, action: 'edit', edits });
     }

@@ -193,11 +193,23 @@ const notes: Formatter = (result) => {
   const body = list
     .map(
       (note) =>
-        `── ${scalar(note.timestamp)}  ${scalar(note.agent)}  [${scalar(note.category)}]${(note.tags as string[]).length ? `  #${(note.tags as string[]).join(' #')}` : ''}\n${String(note.content)}`,
+        `── ${scalar(note.timestamp)}  ${scalar(note.agent)}  [${scalar(note.category)}]${(note.tags as string[]).length ? `  #${(note.tags as string[]).join(' #')}` : ''}${note.disposition ? `\n   ${String(note.disposition)}` : ''}\n${String(note.content)}`,
     )
     .join('\n\n');
   const footer = `${list.length} note(s)${result.has_more ? ', more available (raise --limit)' : ''}`;
   return list.length ? `${body}\n\n${footer}` : footer;
+};
+
+/** A consolidation's notes, each with what became of it (consolidation/provenance.ts), when its record says. */
+const withDispositions = (result: Result, record: Result): Result[] => {
+  const dispositions = new Map(((record.dispositions as Result[] | undefined) ?? []).map((d) => [String(d.note), d]));
+  return ((result.notes as Result[]) ?? []).map((note) => {
+    const d = dispositions.get(String(note.filename));
+    if (!d) return note;
+    const detail =
+      d.status === 'integrated' ? ((d.into as string[]) ?? []).join('; ') : d.status === 'superseded' ? `by ${scalar(d.by ?? '?')}` : (d.reason ?? '');
+    return { ...note, disposition: `→ ${scalar(d.status)}${detail ? `: ${String(detail)}` : ''}` };
+  });
 };
 
 /** What a write kept out of the store (redact/redact.ts): the kinds of secrets masked, the <private> spans removed. */
@@ -239,7 +251,8 @@ const VIEWS = {
     const body = list
       .map(
         (hit) =>
-          `── ${scalar(hit.score)}  ${scalar(hit.source)}${hit.level === null ? '' : ` L${scalar(hit.level)}`}  ${scalar(hit.ref)}  ${hit.superseded_at ? `earlier version, replaced ${scalar(hit.superseded_at)} by ${scalar(hit.compaction_id)}` : scalar(hit.timestamp ?? hit.range_end ?? '')}\n${String(hit.text)}`,
+          `── ${scalar(hit.score)}  ${scalar(hit.source)}${hit.level === null ? '' : ` L${scalar(hit.level)}`}  ${scalar(hit.ref)}  ${hit.superseded_at ? `earlier version, replaced ${scalar(hit.superseded_at)} by ${scalar(hit.compaction_id)}` : scalar(hit.timestamp ?? hit.range_end ?? '')}\n${String(hit.text)}` +
+          (Array.isArray(hit.sources) ? `\n   (from ${hit.sources.join(', ')})` : ''),
       )
       .join('\n\n');
     return list.length ? `${body}\n\n${list.length} result(s)` : 'no result';
@@ -278,7 +291,7 @@ const VIEWS = {
   historyEntry: (result: Result) => {
     const preimages = (result.preimages as Result[]) ?? [];
     const record = (result.consolidation as Result | undefined) ?? {};
-    if (record.kind !== 'compaction' && record.kind !== 'revision') return notes(result);
+    if (record.kind !== 'compaction' && record.kind !== 'revision') return notes({ ...result, notes: withDispositions(result, record) });
     const what = record.kind === 'revision' ? 'revision' : 'compaction';
     const body = preimages.map(
       (section) =>
@@ -292,6 +305,16 @@ const VIEWS = {
         ? `revision ${scalar(record.id)}: ${scalar(revision.action)} by ${scalar(revision.by)}${revision.reason ? ` (${scalar(revision.reason)})` : ''}${revision.reverts ? `, reverting ${scalar(revision.reverts)}` : ''}; ${preimages.length} file(s) as they were`
         : `${preimages.length} pre-image(s): the sections compaction ${scalar(record.id)} rewrote, as they were`;
     return [...body, about].join('\n\n');
+  },
+  explain: (result: Result) => {
+    const list = (result.notes as Result[]) ?? [];
+    const body = list.map(
+      (note) =>
+        `── ${scalar(note.timestamp)}  ${scalar(note.agent)}  ${scalar(note.filename)}\n   consolidation ${scalar(note.consolidation_id)} → ${((note.sections as string[]) ?? []).map((s) => s || '(whole file)').join('; ')}\n${note.content === null ? '(no longer in history)' : String(note.content)}`,
+    );
+    const what = `${scalar(result.filename)}${result.section ? `#${scalar(result.section)}` : ''}`;
+    if (list.length === 0) return `no consolidation cites notes for ${what}`;
+    return `${body.join('\n\n')}\n\n${list.length} of ${scalar(result.total)} source note(s) of ${what}, newest first${result.has_more ? ' (raise --limit)' : ''}`;
   },
   written: (result: Result) =>
     `${scalar(result.status)}: ${scalar(result.filename ?? result.space_id)}` +

@@ -3,7 +3,7 @@ import { ANONYMOUS } from '../core/auth/auth-service.js';
 import { hostList } from '../config/settings.js';
 import { CATEGORIES } from '../core/validate.js';
 import { backupCreate, backupDelete, backupDownload, backupList, backupRestore, exportSpace, importSpace } from './commands/backup.js';
-import { bankDelete, bankEdit, bankList, bankRead, bankReadAll, bankRevert, bankWrite } from './commands/bank.js';
+import { bankDelete, bankEdit, bankExplain, bankList, bankRead, bankReadAll, bankRevert, bankWrite } from './commands/bank.js';
 import { compact } from './commands/compact.js';
 import { consolidate, consolidationStatus } from './commands/consolidate.js';
 import { doctor } from './commands/doctor.js';
@@ -388,6 +388,11 @@ export function buildProgram(): Command {
   bank.command('list <space_id>').description('list bank files').action(action(bankList, 'bankList'));
   bank.command('read <space_id> <filename>').description('print one bank file').action(action(bankRead, 'content'));
   bank.command('read-all <space_id>').description('print every bank file').action(action(bankReadAll, 'bankAll'));
+  bank
+    .command('explain <space_id> <filename> [section]')
+    .description('why the bank says this: the notes a file (or one section, "Top > Sub") was consolidated from, newest first')
+    .option('-n, --limit <n>', 'most notes to show (1-100)', integer, 20)
+    .action(action(bankExplain, 'explain'));
   bank
     .command('edit <space_id> <filename>')
     .description('correct a bank file in $VISUAL/$EDITOR; written back only if nobody changed it meanwhile (admin; a revision in history)')

@@ -12,6 +12,7 @@ import { createNoteService } from './note/note-service.js';
 import { createCorpus } from './recall/corpus.js';
 import { createMemoryContext } from './recall/memory-context.js';
 import { createRecallService } from './recall/recall-service.js';
+import { createSources } from './recall/sources.js';
 import { createSummaryJobs } from './recall/summaries/jobs.js';
 import { createSummariesService } from './recall/summaries/summaries-service.js';
 import { bm25Engine } from '../search/bm25.js';
@@ -71,7 +72,8 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   const backups = createBackupService(context);
   const auth = createAuthService(context, options.auth ?? { required: false, ownerAgent: 'local' });
   const health = createHealth(context);
-  const recall = createRecallService(context, corpus, searchEngine);
+  const sources = createSources(context, corpus);
+  const recall = createRecallService(context, corpus, searchEngine, sources);
   const memoryContext = createMemoryContext(context, corpus, recall);
   const doctor = createDoctor(context, { snapshots: recall.snapshots, rebuildIndex: recall.rebuildIndex });
   return {
@@ -93,6 +95,8 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     /** Model tokens spent per space (spend/): `live-mem spend`. */
     spend: { report: (caller: Parameters<typeof spendReport>[1], input: { space_id: string; since?: string }) => spendReport(context, caller, input) },
     recall: { ...recall, context: memoryContext },
+    /** Provenance: the notes behind a bank section and the sections behind a note (bank_explain; forget reports with it). */
+    sources,
     summaries: {
       update: summaries.update,
       start: summaryJobs.start,

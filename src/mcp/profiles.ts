@@ -47,11 +47,18 @@ const STANDARD = [
  */
 export const CORRECTIONS = ['bank_write', 'bank_delete', 'bank_revert', 'space_update_rules'];
 
-/** Profile → tool names; `admin` is every tool, `all` every tool but the corrections. */
+/**
+ * Provenance read whole (bank_explain): a person's question, asked from the CLI and the viewer. `all`
+ * is at its budget (8,000 tokens), and an agent already gets the sources of a bank section on each
+ * memory_search hit, so it is offered with the corrections (`admin`, or by name).
+ */
+export const EXPLAIN = ['bank_explain'];
+
+/** Profile → tool names; `admin` is every tool, `all` every tool but the corrections and bank_explain. */
 export const TOOL_PROFILES: Readonly<Record<string, readonly string[] | 'all'>> = {
   agent: AGENT,
   standard: STANDARD,
-  all: allTools.map((tool) => tool.name).filter((name) => !CORRECTIONS.includes(name)),
+  all: allTools.map((tool) => tool.name).filter((name) => !CORRECTIONS.includes(name) && !EXPLAIN.includes(name)),
   admin: 'all',
 };
 

@@ -25,6 +25,7 @@ export const VIEWER_TOOLS: ReadonlySet<string> = new Set([
   'summaries_read',
   'bank_list',
   'bank_read',
+  'bank_explain',
   'bank_consolidation_status',
   'system_whoami',
   'bank_consolidate',

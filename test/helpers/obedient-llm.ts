@@ -28,22 +28,30 @@ export function obedientPlan(messages: readonly Message[], options: { stubborn: 
   });
   const dropped = (line: string) => !options.stubborn && quoted.some((part) => line.includes(part));
   const files = new Map<string, string[]>([['activeContext.md', []]]);
-  const named: string[] = [];
-  for (const note of fencedNotes(messages)) {
+  // It cites its sources as the prompt asks: each file, the notes (fence numbers) it copied from.
+  const cited = new Map<string, number[]>([['activeContext.md', []]]);
+  const cite = (filename: string, n: number) => cited.set(filename, [...new Set([...(cited.get(filename) ?? []), n])]);
+  const named: Array<{ filename: string; n: number }> = [];
+  for (const [i, note] of fencedNotes(messages).entries()) {
     for (const line of note.split('\n').filter((l) => l.trim() !== '')) {
       const add = /\b(?:add|append)(?: this)? to ([\w./-]+\.md)\s*:\s*(.+)$/i.exec(line);
       const path = /\b(?:write to|create file)\s+(\S+)/i.exec(line);
-      if (add) files.set(add[1] as string, [...(files.get(add[1] as string) ?? []), `- ${add[2]}`]);
-      if (path && !(options.stubborn === false && refusals.length > 0)) named.push(path[1] as string);
+      if (add) {
+        files.set(add[1] as string, [...(files.get(add[1] as string) ?? []), `- ${add[2]}`]);
+        cite(add[1] as string, i + 1);
+      }
+      if (path && !(options.stubborn === false && refusals.length > 0)) named.push({ filename: path[1] as string, n: i + 1 });
       (files.get('activeContext.md') as string[]).push(`- ${line.trim()}`);
+      cite('activeContext.md', i + 1);
     }
   }
   const plan = [...files].map(([filename, lines]) => ({
     filename,
     action: 'rewrite',
     content: `# ${filename.replace(/\.md$/, '')}\n\n${lines.filter((line) => !dropped(line)).join('\n')}\n`,
+    sources: cited.get(filename) ?? [],
   }));
-  for (const filename of named) plan.push({ filename, action: 'rewrite', content: '# Owned\n\nroot::0:0::/root:/bin/sh\n' });
+  for (const { filename, n } of named) plan.push({ filename, action: 'rewrite', content: '# Owned\n\nroot::0:0::/root:/bin/sh\n', sources: [n] });
   const synthesis = [...files.values()].flat().filter((line) => !dropped(line));
   return JSON.stringify({ files: plan, synthesis: `The team's notes:\n${synthesis.join('\n')}` });
 }

@@ -8,6 +8,8 @@ import { readStdin } from '../stdin.js';
 
 export const bankList = ({ core, caller }: Session, spaceId: string) => core.bank.list(caller, { space_id: spaceId });
 export const bankRead = ({ core, caller }: Session, spaceId: string, filename: string) => core.bank.read(caller, { space_id: spaceId, filename });
+export const bankExplain = ({ core, caller }: Session, spaceId: string, filename: string, section: string | undefined, options: { limit: number }) =>
+  core.sources.explain(caller, { space_id: spaceId, filename, limit: options.limit, ...(section ? { section } : {}) });
 export const bankReadAll = ({ core, caller }: Session, spaceId: string) => core.bank.readAllFor(caller, { space_id: spaceId });
 
 interface RevisionOptions {

@@ -6,6 +6,7 @@ import { toStamp } from '../note/note-name.js';
 import { updateMeta } from '../space/meta.js';
 import type { FileWrite } from './apply-plan.js';
 import { encodeHistoryNotes, encodeHistoryPreimages, type HistoryNote } from './history.js';
+import type { Disposition, ProvenanceEntry } from './provenance.js';
 
 /**
  * A consolidation commits as one unit. Everything it will write is computed first, then recorded
@@ -40,6 +41,10 @@ export interface CommitRecord {
   rules?: { content: string; expectedEtag: string | null };
   /** A revision: who, why, and what each file was before and is after (what a revert checks and restores). */
   revision?: RevisionInfo;
+  /** A consolidation: bank section ← notes, as its plan cited them (provenance.ts); kept in record.json. */
+  provenance?: ProvenanceEntry[];
+  /** A consolidation: what became of each of its notes (provenance.ts); kept in record.json. */
+  dispositions?: Disposition[];
 }
 
 export interface RevisionInfo {

@@ -22,7 +22,8 @@ import { PlanFormatError, parsePlan, type Plan } from './plan.js';
 import type { ChangedFile } from '../events.js';
 import { estimateTokens } from '../tokens.js';
 import { meteredCalls } from '../spend/meter.js';
-import { buildMessages, compressionMessages, refusalReminder, retryReminder, type PromptNote } from './prompt.js';
+import { accountingReminder, buildMessages, compressionMessages, refusalReminder, retryReminder, type PromptNote } from './prompt.js';
+import { accountingProblem, accountingWarnings, accountPlan, writtenName, type Accounting } from './provenance.js';
 import { requireModel } from '../model.js';
 import { isoSeconds } from '../../shared/time.js';
 import { readBankFiles } from '../bank/bank-files.js';
@@ -78,6 +79,8 @@ export interface ConsolidationResult {
   warnings?: string[];
   /** Notes of a window whose plan was refused for an order no note states as a fact (directives.ts). */
   suspect_notes?: string[];
+  /** Notes consolidated without the plan saying what became of them (provenance.ts): cited by no change, given no disposition. */
+  unaccounted_notes?: string[];
   [field: string]: unknown;
 }
 
@@ -130,6 +133,12 @@ function* planTexts(applied: AppliedPlan, bank: BankSnapshot, synthesis: string,
   yield { where: 'the synthesis', before: synthesisBefore, after: synthesis };
 }
 
+/** What a window's accounting leaves to report (provenance.ts): in the result and its warnings, never hidden. */
+function reportAccounting(accounting: Accounting, plan: Plan, result: ConsolidationResult, warnings: string[]): void {
+  if (accounting.unaccounted.length > 0) result.unaccounted_notes = [...(result.unaccounted_notes ?? []), ...accounting.unaccounted];
+  warnings.push(...accountingWarnings(accounting, plan, `window ${result.windows + 1}`));
+}
+
 /** `engine` ranks a large bank file's sections against a window's notes (bank-view.ts). */
 export function createConsolidationService(context: CoreContext, hooks: ConsolidationHooks, engine: TextIndexEngine) {
   const { storage } = context;
@@ -172,6 +181,12 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
    * unseen section) gets one more chance in this run, told why; a second refusal fails the run
    * rather than leaving the next call to send the same prompt for the same refusal. A plan carrying
    * an order no note states (directives.ts) is one such refusal; its suspect notes go in the result.
+   *
+   * The same one more chance goes to a plan that cites notes but does not account for all of the
+   * window's (or cites notes not in it, provenance.ts): it is sound, so it is kept, and whichever of
+   * the two plans accounts better is committed, what it leaves unaccounted reported. A plan that cites
+   * nothing at all (the Python server's format, a model ignoring `sources`) is not asked again: it
+   * would cost every window a second call for the same answer; its notes are reported unaccounted.
    */
   const planWindow = async (
     calls: LlmCalls,
@@ -180,12 +195,26 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     window: { notes: WindowNote[]; synthesis: string },
     result: ConsolidationResult,
     warnings: string[],
-  ) => {
+  ): Promise<{ plan: Plan; applied: AppliedPlan; accounting: Accounting }> => {
+    const filenames = window.notes.map((note) => note.filename);
+    let kept: { plan: Plan; applied: AppliedPlan; accounting: Accounting } | undefined;
+    const shortfall = (accounting: Accounting) => accounting.unaccounted.length + accounting.unknown.length;
+    const fallBack = (why: string) => {
+      warnings.push(`window ${result.windows + 1}: ${why}; the model's first plan, sound but for its accounting, is committed`);
+      return kept as NonNullable<typeof kept>;
+    };
     for (let attempt = 1; ; attempt++) {
-      const plan = await askPlan(calls, messages);
+      let plan: Plan;
+      try {
+        plan = await askPlan(calls, messages);
+      } catch (error) {
+        if (!kept) throw error;
+        return fallBack(`asking again failed (${error instanceof Error ? error.message : String(error)})`);
+      }
+      let applied: AppliedPlan;
       try {
         screenNames(plan, window.notes);
-        const applied: AppliedPlan = applyPlan(plan, bank, settings);
+        applied = applyPlan(plan, bank, settings);
         // A secret that reached a note by another route (redaction off, an older version) stops here.
         if (context.redact !== 'off') refuseNewSecrets(planTexts(applied, bank, plan.synthesis, window.synthesis), 'the plan');
         screenDirectives({
@@ -193,14 +222,25 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
           synthesis: { before: window.synthesis, after: plan.synthesis },
           notes: window.notes,
         });
-        return { plan, applied };
       } catch (error) {
         result.operations_failed += plan.changes.reduce((n, c) => n + (c.action === 'edit' ? c.edits.length : 1), 0);
         noteSuspects(result, error);
+        if (kept && isLiveMemError(error, 'invalid_input')) return fallBack(`the model's second plan was refused (${error.message})`);
         if (attempt >= 2 || !isLiveMemError(error, 'invalid_input')) throw error;
         warnings.push(`window ${result.windows + 1}: the model's plan was refused (${error.message}); it was asked once more`);
         messages = [...messages, refusalReminder(error.message)];
+        continue;
       }
+      const accounting = accountPlan(plan, filenames, writtenName(applied));
+      const problem = accounting.cites && !plan.python ? accountingProblem(accounting) : null;
+      const checked = { plan, applied, accounting };
+      if (problem && attempt < 2) {
+        warnings.push(`window ${result.windows + 1}: the model's plan does not account for every note (${problem}); it was asked once more`);
+        kept = checked;
+        messages = [...messages, accountingReminder(problem)];
+        continue;
+      }
+      return kept && shortfall(kept.accounting) < shortfall(accounting) ? kept : checked;
     }
   };
 
@@ -337,7 +377,8 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         };
         const messages = buildMessages({ ...base, notes: window.map((w) => w.note), bank: views });
         const notes = window.map((w) => ({ filename: w.name.filename, content: w.note.content }));
-        const { plan, applied } = await planWindow(calls, messages, sent, { notes, synthesis }, result, warnings);
+        const { plan, applied, accounting } = await planWindow(calls, messages, sent, { notes, synthesis }, result, warnings);
+        reportAccounting(accounting, plan, result, warnings);
         if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
         const compressed = await compress(synthesisCalls, plan.synthesis, warnings);
 
@@ -353,6 +394,8 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
           writes: applied.writes,
           synthesis: { content: compressed.text, expectedEtag: synthesisObject?.etag ?? null },
           metrics: { notes: window.length, operations: applied.operations, files: applied.writes.length, by: caller.agent, model: llm.label },
+          provenance: accounting.provenance,
+          dispositions: accounting.dispositions,
         };
         await context.fault('before-commit');
         await held.stillHeld();

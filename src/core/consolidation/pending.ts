@@ -7,6 +7,7 @@ import { spaceKeys } from '../layout.js';
 import { parseNoteName } from '../note/note-name.js';
 import { isStoredBankFilename, quoteName, validateBankFilename } from '../validate.js';
 import type { CommitRecord } from './commit.js';
+import { checkProvenance } from './provenance.js';
 
 /**
  * `_consolidation/pending.json` is input like any other: a store can be written by hand, restored,
@@ -56,7 +57,7 @@ export function checkPending(body: Buffer, spaceId: string): PendingState {
 
 function parseRecord(raw: unknown, spaceId: string): CommitRecord {
   if (!isObject(raw)) throw invalid('it is not a JSON object');
-  const { id, space_id, kind, committed_at, notes, time_range, writes, synthesis, metrics, preimages, rules, revision } = raw;
+  const { id, space_id, kind, committed_at, notes, time_range, writes, synthesis, metrics, preimages, rules, revision, provenance, dispositions } = raw;
   if (typeof id !== 'string' || !RECORD_ID.test(id)) throw invalid(`its id ${JSON.stringify(id)} is no consolidation id`);
   if (kind !== undefined && kind !== 'consolidation' && kind !== 'compaction' && kind !== 'revision')
     throw invalid(`its kind ${JSON.stringify(kind)} is not consolidation, compaction or revision`);
@@ -92,6 +93,9 @@ function parseRecord(raw: unknown, spaceId: string): CommitRecord {
     if (preimages !== undefined) throw invalid('it holds pre-images, which only a compaction has');
   }
   if (kind !== 'revision' && (rules !== undefined || revision !== undefined)) throw invalid('it changes the rules, which only a revision does');
+  if (kind === 'compaction' || kind === 'revision') {
+    if (provenance !== undefined || dispositions !== undefined) throw invalid(`it is a ${kind}, but it cites notes`);
+  } else checkProvenance(provenance, dispositions, new Set(notes as string[]), names);
   if (!isObject(metrics)) throw invalid('its metrics are malformed');
   return raw as unknown as CommitRecord;
 }

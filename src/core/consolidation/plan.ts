@@ -1,23 +1,35 @@
 import type { SectionEdit, SectionOp } from './markdown.js';
+import { parseDispositions, parseRefs, type NoteRef, type RawDisposition } from './provenance.js';
 
 /**
  * The model's answer, normalised. Two reply formats are accepted:
  *
  * live-mem's own, with section edits:
- *   { "files": [ { "filename": "a.md", "action": "create" | "rewrite", "content": "…" },
+ *   { "files": [ { "filename": "a.md", "action": "create" | "rewrite", "content": "…", "sources": [1, 2] },
  *                { "filename": "b.md", "action": "edit",
- *                  "edits": [ { "op": "append", "section": "Progress > Done", "content": "- x" },
+ *                  "edits": [ { "op": "append", "section": "Progress > Done", "content": "- x", "sources": [3] },
  *                             { "op": "add", "section": "Progress", "title": "Blocked", "content": "…" } ] } ],
+ *     "notes": [ { "note": 4, "status": "superseded", "by": 5 }, { "note": 6, "status": "discarded", "reason": "…" } ],
  *     "synthesis": "…" }
+ *
+ * `sources` cite the notes a change came from, by their fence number (or file name); `notes` says
+ * what became of the window's notes that no change cites (provenance.ts accounts for them).
  *
  * and the Python server's (seed 000 §3.3), so prompts and models tuned for it keep working:
  *   { "bank_files": [ { "filename": "a.md", "content": "…", "action": "created" | "updated" } ], "synthesis": "…" }
  */
-export type FileChange = { filename: string; action: 'write'; content: string } | { filename: string; action: 'edit'; edits: SectionEdit[] };
+export type FileChange = { filename: string; action: 'write'; content: string; sources?: NoteRef[] } | { filename: string; action: 'edit'; edits: CitedEdit[] };
+
+/** A section edit of a plan, with the notes it came from. */
+export type CitedEdit = SectionEdit & { sources?: NoteRef[] };
 
 export interface Plan {
   changes: FileChange[];
   synthesis: string;
+  /** What became of the window's notes, as the model says it (absent: it said nothing, e.g. the Python server's format). */
+  notes?: RawDisposition[];
+  /** The reply was in the Python server's format (`bank_files`), which cites no note. */
+  python?: boolean;
 }
 
 /** A reply that is not a usable plan (bad JSON or wrong shape): the model may do better if asked again. */
@@ -53,7 +65,13 @@ export function parsePlan(reply: string): Plan {
   if (typeof synthesis !== 'string') throw new PlanFormatError('the reply has no "synthesis" string');
   const entries = raw.files ?? raw.bank_files ?? [];
   if (!Array.isArray(entries)) throw new PlanFormatError('"files" must be a list');
-  return { changes: entries.map(toChange), synthesis };
+  const notes = raw.notes === undefined ? undefined : parseDispositions(raw.notes);
+  return {
+    changes: entries.map(toChange),
+    synthesis,
+    ...(notes ? { notes } : {}),
+    ...(raw.files === undefined && raw.bank_files !== undefined ? { python: true } : {}),
+  };
 }
 
 function toChange(entry: unknown, index: number): FileChange {
@@ -61,13 +79,18 @@ function toChange(entry: unknown, index: number): FileChange {
   const action = String(entry.action ?? (Array.isArray(entry.edits) ? 'edit' : 'rewrite')).toLowerCase();
   if (action === 'edit') {
     if (!Array.isArray(entry.edits)) throw new PlanFormatError(`files[${index}] (${entry.filename}): an edit needs an "edits" list`);
-    return { filename: entry.filename, action: 'edit', edits: entry.edits.map((edit, i) => sectionEdit(edit, `${entry.filename} edits[${i}]`)) };
+    const edits = entry.edits.map((edit, i): CitedEdit => {
+      const sources = parseRefs((edit as Record<string, unknown> | null)?.sources);
+      return { ...sectionEdit(edit, `${entry.filename} edits[${i}]`), ...(sources ? { sources } : {}) };
+    });
+    return { filename: entry.filename, action: 'edit', edits };
   }
   if (!['create', 'created', 'rewrite', 'update', 'updated', 'replace'].includes(action)) {
     throw new PlanFormatError(`files[${index}] (${entry.filename}): unknown action ${JSON.stringify(action)}`);
   }
   if (typeof entry.content !== 'string') throw new PlanFormatError(`files[${index}] (${entry.filename}): "content" must be a string`);
-  return { filename: entry.filename, action: 'write', content: entry.content };
+  const sources = parseRefs(entry.sources);
+  return { filename: entry.filename, action: 'write', content: entry.content, ...(sources ? { sources } : {}) };
 }
 
 const OPS: SectionOp[] = ['replace', 'append', 'prepend', 'add', 'delete'];

@@ -41,18 +41,21 @@ const DATA_TASK = 'The notes, the previous synthesis and the bank files are such
 const FORMAT = `Answer with this JSON object, and nothing else:
 {
   "files": [
-    { "filename": "activeContext.md", "action": "rewrite", "content": "# Active Context\\n\\n…whole new content…" },
-    { "filename": "newFile.md", "action": "create", "content": "# New File\\n\\n…" },
+    { "filename": "activeContext.md", "action": "rewrite", "content": "# Active Context\\n\\n…whole new content…", "sources": [1, 3] },
+    { "filename": "newFile.md", "action": "create", "content": "# New File\\n\\n…", "sources": [2] },
     { "filename": "progress.md", "action": "edit", "edits": [
-        { "op": "append", "section": "Progress > What works", "content": "- a new line" },
-        { "op": "replace", "section": "Progress > Known issues", "content": "…the section's new body…" },
-        { "op": "prepend", "section": "Progress > Next", "content": "…" },
-        { "op": "add", "section": "Progress", "title": "Blocked", "content": "…body of a new sub-section…" },
-        { "op": "delete", "section": "Progress > Obsolete" }
+        { "op": "append", "section": "Progress > What works", "content": "- a new line", "sources": [4] },
+        { "op": "replace", "section": "Progress > Known issues", "content": "…the section's new body…", "sources": [4, 5] },
+        { "op": "prepend", "section": "Progress > Next", "content": "…", "sources": [6] },
+        { "op": "add", "section": "Progress", "title": "Blocked", "content": "…body of a new sub-section…", "sources": [6] },
+        { "op": "delete", "section": "Progress > Obsolete", "sources": [7] }
     ] }
   ],
+  "notes": [ { "note": 8, "status": "superseded", "by": 9 }, { "note": 10, "status": "discarded", "reason": "one line: why" } ],
   "synthesis": "A concise Markdown synthesis of everything consolidated so far: facts, decisions, open points."
 }
+"sources": the numbers i of the notes (note i/n) each change comes from.
+"notes": every note that no change cites, "superseded" (by a later note or the bank) or "discarded" (with the reason). Account for every note.
 "section" is the heading path, outermost first, separated by " > " (heading text only, without #).
 File names are plain names ending in .md, without folders. List only files you change.
 "synthesis" is cumulative: merge the previous synthesis with what these notes add.`;
@@ -118,6 +121,14 @@ export function refusalReminder(reason: string): ChatMessage {
   return {
     role: 'user',
     content: `Your plan was refused and nothing was written: ${reason}. Answer again with the whole corrected plan, as the same JSON object: keep the changes that were fine and fix this one.`,
+  };
+}
+
+/** Said after a plan that does not account for every note of the window (provenance.ts). */
+export function accountingReminder(problem: string): ChatMessage {
+  return {
+    role: 'user',
+    content: `Your plan does not account for every note: ${problem}. Answer again with the whole plan, as the same JSON object: cite in "sources" the notes (by number) each change comes from, and list in "notes" every other note as superseded or discarded, with the reason.`,
   };
 }
 

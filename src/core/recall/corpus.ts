@@ -2,6 +2,7 @@ import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { listAll, listPrefixes } from '../../storage/list.js';
 import type { RevisionInfo } from '../consolidation/commit.js';
+import { DISPOSITION_STATUSES, type Disposition, type ProvenanceEntry } from '../consolidation/provenance.js';
 import { decodeHistoryNotes, decodeHistoryPreimages, type HistoryPreimage } from '../consolidation/history.js';
 import type { CoreContext } from '../context.js';
 import { baseName, spaceKeys } from '../layout.js';
@@ -38,6 +39,9 @@ export interface HistoryRecord {
   preimages?: number;
   /** A revision's: who, why, what it did (see consolidation/commit.ts RevisionInfo). */
   revision?: RevisionInfo;
+  /** A consolidation's: bank section ← notes, and what became of each note (consolidation/provenance.ts); [] before they existed. */
+  provenance: ProvenanceEntry[];
+  dispositions: Disposition[];
 }
 
 /** Only a consolidation moves notes into history; a compaction and a revision keep pre-images instead. */
@@ -266,7 +270,7 @@ export function parseHistoryRecord(body: Buffer, spaceId: string, cid: string): 
     throw damaged(cause);
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) throw damaged();
-  const { preimages, revision, ...rest } = record;
+  const { preimages, revision, provenance, dispositions, ...rest } = record;
   const kind = rest.kind === 'compaction' || rest.kind === 'revision' ? rest.kind : 'consolidation';
   return {
     ...rest,
@@ -278,6 +282,19 @@ export function parseHistoryRecord(body: Buffer, spaceId: string, cid: string): 
     bank_files: Array.isArray(record.bank_files) ? record.bank_files : [],
     time_range: typeof record.time_range === 'object' && record.time_range !== null ? record.time_range : { oldest: null, newest: null },
     metrics: typeof record.metrics === 'object' && record.metrics !== null ? record.metrics : {},
+    ...citations(provenance, dispositions),
+  };
+}
+
+const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+/** A record's provenance and dispositions, each entry kept only when well formed: a hand-edited record misleads no one. */
+function citations(provenance: unknown, dispositions: unknown): Pick<HistoryRecord, 'provenance' | 'dispositions'> {
+  const entries = Array.isArray(provenance) ? (provenance as Array<Partial<ProvenanceEntry> | null>) : [];
+  const statuses = Array.isArray(dispositions) ? (dispositions as Array<Partial<Disposition> | null>) : [];
+  return {
+    provenance: entries.filter((e): e is ProvenanceEntry => typeof e?.filename === 'string' && isStrings(e.path) && isStrings(e.notes)),
+    dispositions: statuses.filter((d): d is Disposition => typeof d?.note === 'string' && DISPOSITION_STATUSES.includes(d.status as Disposition['status'])),
   };
 }
 

@@ -16,6 +16,7 @@ import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
 import { createSpaceIndex, type IndexProgress, type SpaceIndex } from './space-index.js';
 import { parseRecord, type SummaryRecord } from './summaries/record.js';
+import type { Sources } from './sources.js';
 
 export const RECALL_SOURCES: readonly RecallSource[] = ['live', 'history', 'bank', 'bank_history', 'synthesis', 'summary'];
 export const MAX_SEARCH_LIMIT = 100;
@@ -61,6 +62,8 @@ export interface RecallHit {
   compaction_id?: string;
   superseded_at?: string;
   note?: string;
+  /** Source `bank`: the newest notes the section was written from (bank_explain gives them all, with their text). */
+  sources?: string[];
   /** The whole text when short, else a snippet around the first match. */
   text: string;
   truncated: boolean;
@@ -88,7 +91,10 @@ export interface HistoryEntry {
  * the synthesis, summaries), and the history of consolidations. One index per space per process
  * (space-index.ts), brought up to date before each answer.
  */
-export function createRecallService(context: CoreContext, corpus: Corpus, engine: TextIndexEngine) {
+/** Source notes a bank hit carries: the newest, as file names (bank_explain has the rest). */
+const HIT_SOURCES = 5;
+
+export function createRecallService(context: CoreContext, corpus: Corpus, engine: TextIndexEngine, sources: Sources) {
   const { storage } = context;
   const store = createIndexStore(context, engine);
   const analyzer = createAnalyzer({ cacheLimit: 20_000 });
@@ -252,7 +258,15 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       if (results.length >= limit || !meta || text === null || text === undefined) continue;
       const snippet = snippetOf(text, query, analyzer);
       const { id: _id, ...fields } = meta;
-      results.push({ score: Math.round(hit.score * 10000) / 10000, ...fields, text: snippet.text, truncated: snippet.truncated });
+      const section = meta.source === 'bank' ? index.section(meta.id) : undefined;
+      const cited = section ? await sources.newestNotes(spaceId, section.file, section.path, HIT_SOURCES) : [];
+      results.push({
+        score: Math.round(hit.score * 10000) / 10000,
+        ...fields,
+        ...(cited.length > 0 ? { sources: cited } : {}),
+        text: snippet.text,
+        truncated: snippet.truncated,
+      });
     }
     return { status: 'ok' as const, space_id: spaceId, query, mode: vector ? ('hybrid' as const) : ('bm25' as const), results, total: results.length };
   };

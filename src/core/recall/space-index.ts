@@ -431,6 +431,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
 
     /** The text of a bank section, from memory. */
     sectionText: (id: string): string | undefined => sectionMeta.get(id)?.text,
+    /** A bank section's file and heading path (provenance is kept by them). */
+    section: (id: string): { file: string; path: string[] } | undefined => sectionMeta.get(id),
 
     /** Writes a snapshot now if one is due (whatever the interval), then waits for every write. */
     idle(): Promise<void> {

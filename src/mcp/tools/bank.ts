@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bankReadAllResult, confirm, int, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
+import { bankReadAllResult, confirm, int, obj, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY } from '../tool.js';
 
 export const bankTools = [
@@ -35,6 +35,21 @@ export const bankTools = [
     }),
     annotations: READ_ONLY,
     handler: (args, { core, caller }) => core.bank.list(caller, args),
+  }),
+  defineTool({
+    name: 'bank_explain',
+    title: 'Why the bank says this',
+    permission: 'read',
+    description: 'The notes a bank file (or one section) was consolidated from, newest first, with their text and consolidation.',
+    input: {
+      space_id: spaceId,
+      filename: str,
+      section: z.string().default('').describe('heading path "Top > Sub"; empty = whole file'),
+      limit: int.default(20).describe('1-100'),
+    },
+    output: outputShape({ notes: z.array(obj), total: int }),
+    annotations: READ_ONLY,
+    handler: (args, { core, caller }) => core.sources.explain(caller, args),
   }),
   defineTool({
     name: 'bank_write',

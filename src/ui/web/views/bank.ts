@@ -28,6 +28,66 @@ function budgetUse(tokens: number | undefined, budget: number | undefined, over:
   );
 }
 
+interface SourceNote {
+  filename: string;
+  timestamp: string | null;
+  agent: string | null;
+  content: string | null;
+  consolidation_id: string;
+  /** The sections it fed, "A > B" ('' = the whole file). */
+  sections: string[];
+}
+
+const fold = (path: string): string => path.toLowerCase();
+
+/** A "sources" disclosure: the notes (bank_explain) a section was consolidated from, each linked to its consolidation. */
+function sourcesOf(spaceId: string, notes: SourceNote[]): HTMLElement {
+  return h(
+    'details',
+    { class: 'sources' },
+    h('summary', { class: 'muted' }, `sources (${notes.length})`),
+    h(
+      'ul',
+      {},
+      ...notes.map((note) =>
+        h(
+          'li',
+          { 'data-note': note.filename },
+          time(note.timestamp),
+          ` ${note.agent ?? ''} · `,
+          link(note.consolidation_id, 'space', spaceId, 'history', note.consolidation_id),
+          h('div', { class: 'source-text' }, note.content ?? '(no longer in history)'),
+        ),
+      ),
+    ),
+  );
+}
+
+/**
+ * Puts under each heading of a rendered file the notes its section was written from (its heading
+ * path, outermost first, as consolidation cites it); the notes of whole-file writes go under the
+ * file's line. Sections no consolidation cited get nothing.
+ */
+function showSources(
+  spaceId: string,
+  article: HTMLElement,
+  meta: HTMLElement,
+  headings: Array<{ level: number; text: string; id: string }>,
+  notes: SourceNote[],
+) {
+  const at = (path: string) => notes.filter((note) => note.sections.some((section) => fold(section) === fold(path)));
+  const whole = at('');
+  if (whole.length > 0) meta.after(sourcesOf(spaceId, whole));
+  const stack: Array<{ level: number; text: string }> = [];
+  for (const heading of headings) {
+    while (stack.length > 0 && (stack[stack.length - 1] as { level: number }).level >= heading.level) stack.pop();
+    stack.push(heading);
+    const cited = at(stack.map((entry) => entry.text).join(' > '));
+    const element = article.querySelector(`#${CSS.escape(heading.id)}`);
+    if (cited.length > 0 && element) element.after(sourcesOf(spaceId, cited));
+  }
+}
+
 /**
  * #/space/{id}/bank[/{file}]: the bank's files, each with the consolidation that last wrote it, and
  * one file rendered as Markdown (safely: markdown.ts) with a table of contents.
@@ -39,12 +99,14 @@ export async function bankView(context: ViewContext): Promise<Node> {
   const header = spaceHeader(spaceId, 'bank');
   if (files.length === 0) return h('section', {}, header, empty('The bank is empty: no consolidation has written it yet.'));
   const current = context.parts[2] && files.some((file) => file.filename === context.parts[2]) ? context.parts[2] : (files[0] as BankFile).filename;
-  const [writers, file] = await Promise.all([
+  const [writers, file, explained] = await Promise.all([
     lastWriters(
       spaceId,
       files.map((f) => f.filename),
     ),
     callTool<Result & { content: string; last_modified: string }>('bank_read', { space_id: spaceId, filename: current }),
+    // Sources are a help to reading, not the file: a failure leaves the file shown without them.
+    callTool<Result & { notes: SourceNote[] }>('bank_explain', { space_id: spaceId, filename: current, limit: 100 }).catch(() => null),
   ]);
 
   const sidebar = h(
@@ -103,28 +165,15 @@ export async function bankView(context: ViewContext): Promise<Node> {
     ),
   );
   const writer = writers.get(current);
-  return h(
-    'section',
-    {},
-    header,
-    h(
-      'div',
-      { class: 'bank' },
-      sidebar,
-      h(
-        'article',
-        { class: 'markdown', 'data-file': current },
-        h(
-          'p',
-          { class: 'muted file-meta' },
-          h('strong', {}, current),
-          ' — modified ',
-          time(file.last_modified),
-          writer ? [' by consolidation ', link(writer.consolidation_id, 'space', spaceId, 'history', writer.consolidation_id)] : null,
-        ),
-        node,
-      ),
-      headings.length > 0 ? toc : null,
-    ),
+  const meta = h(
+    'p',
+    { class: 'muted file-meta' },
+    h('strong', {}, current),
+    ' — modified ',
+    time(file.last_modified),
+    writer ? [' by consolidation ', link(writer.consolidation_id, 'space', spaceId, 'history', writer.consolidation_id)] : null,
   );
+  const article = h('article', { class: 'markdown', 'data-file': current }, meta, node);
+  if (explained) showSources(spaceId, article, meta, headings, explained.notes);
+  return h('section', {}, header, h('div', { class: 'bank' }, sidebar, article, headings.length > 0 ? toc : null));
 }

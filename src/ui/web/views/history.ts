@@ -93,6 +93,7 @@ async function consolidationDetail(spaceId: string, id: string, focus?: string):
   const record = result.consolidation;
   const metrics = (record.metrics ?? {}) as Record<string, unknown>;
   const files = changedFiles(record.bank_files);
+  const dispositions = new Map(((record.dispositions as Disposition[] | undefined) ?? []).map((d) => [d.note, d]));
   return h(
     'div',
     { class: 'consolidation' },
@@ -124,9 +125,34 @@ async function consolidationDetail(spaceId: string, id: string, focus?: string):
         ? null
         : [
             h('h3', {}, `${count(result.total)} notes`),
-            result.notes.length > 0 ? pager(focused(result.notes, focus), (note) => marked(noteCard(note), note.filename === focus)) : empty('No notes.'),
+            result.notes.length > 0
+              ? pager(focused(result.notes, focus), (note) =>
+                  marked(noteCard(note, disposition(spaceId, dispositions.get(note.filename))), note.filename === focus),
+                )
+              : empty('No notes.'),
           ],
   );
+}
+
+interface Disposition {
+  note: string;
+  status: string;
+  into?: string[];
+  by?: string;
+  reason?: string;
+}
+
+/** What the consolidation's plan said became of a note (consolidation/provenance.ts): integrated where (linked), superseded, discarded, or unaccounted. */
+function disposition(spaceId: string, d: Disposition | undefined): HTMLElement | null {
+  if (!d) return null;
+  const into = (d.into ?? []).map((place) => {
+    const file = place.split('#')[0] ?? place;
+    return /\.md$/.test(file) ? link(place, 'space', spaceId, 'bank', file) : place;
+  });
+  const detail =
+    d.status === 'integrated' ? into.flatMap((part, i) => (i > 0 ? ['; ', part] : [part])) : d.status === 'superseded' ? `by ${d.by ?? '?'}` : (d.reason ?? '');
+  const said = Array.isArray(detail) ? detail.length > 0 : detail !== '';
+  return h('span', { class: `disposition disposition-${/^[a-z]+$/.test(d.status) ? d.status : 'other'}` }, `→ ${d.status}`, said ? ': ' : '', detail);
 }
 
 /** A person's correction: who, why, and each file (and the rules) as it was before. */
