@@ -6,7 +6,7 @@ import { allTools } from './tools/index.js';
  * Tool profiles: which tools the server offers (LIVE_MEM_TOOLS, --tools, `tools:`). Every tool
  * listed costs every agent tokens on every conversation, so an agent that only takes and reads
  * notes can be offered just that. `all` is the default, so that agents and configurations written
- * for the original server keep working; `admin` adds the corrections by people.
+ * for the original server keep working; `admin` adds the tools for people only (corrections, forget).
  */
 const AGENT = [
   'space_list',
@@ -42,16 +42,17 @@ const STANDARD = [
 ];
 
 /**
- * Corrections by people (core/revision): they write the bank past consolidation's guards, so no model
- * is offered them unless asked for (`admin`, or by name); people use the CLI and the viewer.
+ * What people do, not agents: corrections (core/revision) write the bank past consolidation's guards,
+ * and a forget (core/forget) destroys notes every agent relies on. No model is offered them unless
+ * asked for (`admin`, or by name); people use the CLI and the viewer.
  */
-export const CORRECTIONS = ['bank_write', 'bank_delete', 'bank_revert', 'space_update_rules'];
+export const PEOPLE_ONLY = ['bank_write', 'bank_delete', 'bank_revert', 'space_update_rules', 'memory_forget'];
 
-/** Profile → tool names; `admin` is every tool, `all` every tool but the corrections. */
+/** Profile → tool names; `admin` is every tool, `all` every tool but those for people only. */
 export const TOOL_PROFILES: Readonly<Record<string, readonly string[] | 'all'>> = {
   agent: AGENT,
   standard: STANDARD,
-  all: allTools.map((tool) => tool.name).filter((name) => !CORRECTIONS.includes(name)),
+  all: allTools.map((tool) => tool.name).filter((name) => !PEOPLE_ONLY.includes(name)),
   admin: 'all',
 };
 
