@@ -188,9 +188,9 @@ export function createForgetService(
         const snapshots = (await listKeys(storage, spaceKeys(spaceId).index)).filter((key) => key.endsWith('.snapshot'));
         const live = (await corpus.liveNames(spaceId)).map((name) => name.filename).filter((name) => names.includes(name));
         return {
-          status: 'dry_run' as const,
+          status: 'ok' as const,
           space_id: spaceId,
-          dry_run: true,
+          dry_run: true as const,
           message: `nothing was changed: this is what forgetting ${names.length} note(s) would remove; pass confirm=true (CLI: --yes) to forget them`,
           reason,
           ...(await receipt(spaceId, located, { summaries, snapshots, live })),
@@ -230,7 +230,7 @@ export function createForgetService(
       return {
         status: 'ok' as const,
         space_id: spaceId,
-        dry_run: false,
+        dry_run: false as const,
         forget_id: record.id,
         message: `forgot ${located.length} note(s) of '${spaceId}': removed from every place listed; history_list shows the forget (never the text)`,
         reason,

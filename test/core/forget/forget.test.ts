@@ -15,30 +15,18 @@ import { isLiveMemError } from '../../../src/shared/errors.js';
 import { listKeys } from '../../../src/storage/list.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
-import { FIRST_PLAN } from '../../../fixtures/llm/scenarios.js';
 import { owner, steppingClock } from '../../helpers/core.js';
-import { startScriptedLlm, type ScriptedLlm, type Step } from '../../helpers/scripted-llm.js';
-import { assertCoverage, storedSummaries, summaryReply } from '../../helpers/summaries.js';
+import { startScriptedLlm, type ScriptedLlm } from '../../helpers/scripted-llm.js';
+import { forgetModelStep, keysHolding, SMALL_SUMMARIES, WORD } from '../../helpers/forget.js';
+import { assertCoverage, storedSummaries } from '../../helpers/summaries.js';
 
 const servers: ScriptedLlm[] = [];
 after(async () => Promise.all(servers.map((s) => s.close())));
 
-const WORD = 'zebracorn';
-const SMALL = { window_chars: 1000, min_flush_chars: 500, group_chars: 1000, batch_delay_ms: 0, concurrency: 1 };
-
-/** Consolidation plans get FIRST_PLAN; summary prompts a summary that quotes the notes it got (so a summary holds their words). */
-const modelStep: Step = {
-  dynamic: (messages) => {
-    const user = messages.find((m) => m.role === 'user')?.content ?? '';
-    if (!(messages.find((m) => m.role === 'system')?.content ?? '').startsWith('You summarise')) return FIRST_PLAN;
-    const reply = JSON.parse(summaryReply(messages)) as { summary: string };
-    const quoted = [...user.matchAll(/\b(zebracorn|giraffe)\b/g)].map((m) => m[0]).join(' ');
-    return JSON.stringify({ ...reply, summary: `${reply.summary} ${quoted}` });
-  },
-};
+const SMALL = SMALL_SUMMARIES;
 
 async function setup(storage: StorageDriver = createMemoryDriver(), fault?: (point: string) => Promise<void>) {
-  const server = await startScriptedLlm([modelStep]);
+  const server = await startScriptedLlm([forgetModelStep]);
   servers.push(server);
   const clock = steppingClock('2026-03-01T10:00:00.000Z', 1000); // one clock for every process: ids in the order things happened
   const make = (extra: { fault?: (point: string) => Promise<void> } = {}) =>
@@ -62,16 +50,6 @@ async function setup(storage: StorageDriver = createMemoryDriver(), fault?: (poi
   const liveOther = await note('A live giraffe remark');
   const more = [await note('giraffe one'), await note('giraffe two')];
   return { core, storage, make, consolidated, consolidatedWord, consolidatedOther, liveWord, liveOther, more, fault };
-}
-
-/** Every object of the store (but backups) whose bytes hold `word`. */
-async function keysHolding(storage: StorageDriver, word: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const key of await listKeys(storage, '')) {
-    if (key.startsWith('_backups/')) continue;
-    if ((await storage.get(key))?.body.includes(word)) found.push(key);
-  }
-  return found;
 }
 
 async function storeState(storage: StorageDriver): Promise<Map<string, string>> {
@@ -107,11 +85,13 @@ describe('memory_forget', () => {
     assert.ok((await findable(core, WORD, s.consolidated)).length >= 4);
 
     const preview = await core.forget.forget(owner, { space_id: 'proj', refs: [s.consolidatedWord, s.liveWord], reason: 'leaked' });
-    assert.equal(preview.status, 'dry_run');
+    assert.equal(preview.status, 'ok');
+    assert.equal(preview.dry_run, true);
     assert.ok((await keysHolding(storage, WORD)).length > 0);
 
     const receipt = await warm.forget.forget(owner, { space_id: 'proj', refs: [s.consolidatedWord, s.liveWord], confirm: true, reason: 'leaked' });
     assert.equal(receipt.status, 'ok');
+    assert.ok(receipt.dry_run === false);
     assert.equal(receipt.notes_count, 2);
     assert.deepEqual(receipt.live, [s.liveWord]);
     assert.deepEqual(receipt.history, [{ consolidation_id: s.consolidated, file: `proj/history/${s.consolidated}/notes.json`, notes: [s.consolidatedWord] }]);
@@ -187,7 +167,8 @@ describe('memory_forget', () => {
     const s = await setup();
     const before = await storeState(s.storage);
     const preview = await s.core.forget.forget(owner, { space_id: 'proj', refs: [s.liveWord] });
-    assert.equal(preview.status, 'dry_run');
+    assert.equal(preview.status, 'ok');
+    assert.equal(preview.dry_run, true);
     assert.match(preview.message, /nothing was changed/);
     assert.deepEqual(preview.live, [s.liveWord]);
     const missing = '20260101T000000_ghost_observation_00000000.md';
