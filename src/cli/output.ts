@@ -233,6 +233,11 @@ const forgetReceipt: Formatter = (result) => {
     ...(list('bank_review').length > 0 ? list('bank_review').map((entry) => `  ${scalar(entry.consolidation_id)}: ${scalar(entry.bank_files)}`) : ['  none']),
     `backups: ${scalar(result.backups_note)}`,
     ...list('backups').map((backup) => `  ${scalar(backup.backup_id)}: ${scalar(backup.holds)}`),
+    ...(Array.isArray(result.backups_purged)
+      ? (result.backups_purged as Result[]).map(
+          (backup) => `  ${scalar(backup.backup_id)}: removed ${scalar(backup.removed)}; rewritten ${scalar(backup.rewritten)}`,
+        )
+      : []),
   ].join('\n');
 };
 

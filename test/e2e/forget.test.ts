@@ -160,16 +160,30 @@ describe('forget from the CLI while an MCP server is warm', () => {
     assert.match(shown.stdout, /forget .*2 note\(s\) forgotten/);
   });
 
+  it('the receipt in words: what went from where, the bank files to review, the backup rewritten (--purge-backups)', async () => {
+    const { env, storage } = store;
+    const names = JSON.parse((await cli(env, ['read', 'proj', '--json'])).stdout).notes as Array<{ filename: string }>;
+    const target = names[0]?.filename as string;
+    const shown = await cli(env, ['forget', 'proj', target, '--yes', '--purge-backups', '--reason', 'test']);
+    assert.equal(shown.exitCode, 0, shown.stderr);
+    assert.match(shown.stdout, /forgot 1 note\(s\)/);
+    assert.match(shown.stdout, /removed from:/);
+    assert.match(shown.stdout, new RegExp(`live/: ${target}`));
+    assert.match(shown.stdout, /rewritten without these notes/);
+    for (const key of await listKeys(storage, '_backups/')) assert.ok(!(await storage.get(key))?.body.includes(target), key);
+  });
+
   it('memory_forget is offered with the admin tools only; a dry run over MCP changes nothing', async () => {
     const { tools } = await warm.client.listTools();
     assert.ok(!tools.some((tool) => tool.name === 'memory_forget'), 'not in the default profile');
     const admin = await spawnServer({ ...store.env, LIVE_MEM_TOOLS: 'admin' });
     try {
       const before = await storeState(store.storage);
-      const names = (await admin.call('live_read', { space_id: 'proj' })).notes as Array<{ filename: string }>;
+      const names = (await admin.call('history_read', { space_id: 'proj', consolidation_id: store.consolidated })).notes as Array<{ filename: string }>;
       const preview = await admin.call('memory_forget', { space_id: 'proj', refs: [names[0]?.filename] });
-      assert.equal(preview.status, 'ok');
+      assert.equal(preview.status, 'ok', JSON.stringify(preview));
       assert.equal(preview.dry_run, true);
+      assert.equal((preview.notes as unknown[]).length, 1);
       const bad = await admin.call('memory_forget', { space_id: 'proj', refs: ['nope.md'], confirm: true });
       assert.equal(bad.status, 'error');
       assert.deepEqual(await storeState(store.storage), before);
@@ -181,11 +195,19 @@ describe('forget from the CLI while an MCP server is warm', () => {
 
 function killSuite(label: string, makeStore: () => Promise<Store>): void {
   describe(`a forget killed (SIGKILL) mid-commit, on ${label}`, () => {
-    for (const point of ['before-commit', 'after-commit', 'after-derived-delete', 'after-history', 'after-history-rewrite', 'after-live-delete']) {
+    for (const point of [
+      'before-commit',
+      'after-commit',
+      'after-derived-delete',
+      'after-history',
+      'after-history-rewrite',
+      'after-live-delete',
+      'after-backup-purge',
+    ]) {
       it(`killed ${point}: everything findable, or (once the next lease holder finishes it) nothing`, async () => {
         const store = await seed(makeStore);
         try {
-          const killed = await cli({ ...store.env, LIVE_MEM_TEST_KILL_AT: point }, ['forget', 'proj', ...store.forgotten, '--yes']);
+          const killed = await cli({ ...store.env, LIVE_MEM_TEST_KILL_AT: point }, ['forget', 'proj', ...store.forgotten, '--yes', '--purge-backups']);
           assert.equal(killed.signal, 'SIGKILL', killed.stderr);
           // The next holder of the space's lease (a backup here) rolls a committed forget forward.
           const backup = await cli(store.env, ['backup', 'create', 'proj', '--json']);
@@ -200,6 +222,9 @@ function killSuite(label: string, makeStore: () => Promise<Store>): void {
             } else {
               assert.deepEqual(found, []);
               assert.deepEqual(await keysHolding(store.storage, WORD, 'proj/'), []);
+              const inBackups = [];
+              for (const key of await listKeys(store.storage, '_backups/')) if ((await store.storage.get(key))?.body.includes(WORD)) inBackups.push(key);
+              assert.deepEqual(inBackups, [], 'the backup rewritten without them');
               const history = await reader.call('history_list', { space_id: 'proj' });
               assert.equal((history.consolidations as Array<{ kind: string }>).filter((entry) => entry.kind === 'forget').length, 1);
             }

@@ -61,12 +61,13 @@ export const forget = (
   { core, caller }: Session,
   spaceId: string,
   refs: string[],
-  options: { query?: string; limit: number; yes?: boolean; reason?: string },
+  options: { query?: string; limit: number; yes?: boolean; reason?: string; purgeBackups?: boolean },
 ) =>
   core.forget.forget(caller, {
     space_id: spaceId,
     confirm: options.yes === true,
     limit: options.limit,
+    purge_backups: options.purgeBackups === true,
     ...(refs.length > 0 ? { refs } : {}),
     ...(options.query !== undefined ? { query: options.query } : {}),
     ...(options.reason !== undefined ? { reason: options.reason } : {}),

@@ -52,6 +52,8 @@ export interface ForgetInfo {
   reason: string | null;
   /** Each note: its file name, the consolidation whose notes.json holds it (null: in live/ only). */
   notes: Array<{ filename: string; consolidation_id: string | null }>;
+  /** Rewrite the space's backups without them too (backup/purge-forgotten.ts). */
+  purge_backups?: boolean;
 }
 
 export interface RevisionInfo {
@@ -91,7 +93,8 @@ export type FaultPoint =
   | 'after-history'
   | 'after-history-rewrite'
   | 'after-live-delete'
-  | 'after-derived-delete';
+  | 'after-derived-delete'
+  | 'after-backup-purge';
 
 export async function writeCommit(context: CoreContext, record: CommitRecord): Promise<void> {
   try {

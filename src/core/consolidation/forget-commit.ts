@@ -1,8 +1,9 @@
 import { listKeys } from '../../storage/list.js';
+import { type PurgedBackup, purgeForgotten } from '../backup/purge-forgotten.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { loadSummaries } from '../recall/summaries/summary-store.js';
-import { MAX_LEVEL, parseRef } from '../recall/summaries/record.js';
+import { coveringSummaries } from '../recall/summaries/record.js';
 import type { CommitRecord } from './commit.js';
 import { decodeHistoryNotes, encodeHistoryNotes } from './history.js';
 
@@ -16,6 +17,8 @@ export interface ForgetApplied {
   summaries: Array<{ level: number; id: string }>;
   /** Search index snapshots deleted (they hold the index's postings and vectors). */
   snapshots: string[];
+  /** With purge_backups: each backup rewritten without the notes. */
+  backups: PurgedBackup[];
 }
 
 /**
@@ -25,7 +28,7 @@ export interface ForgetApplied {
  * snapshots (rebuilt by the next process that loads none). Then the forget's own history entry: the
  * tombstone every process learns the forget from (recall/corpus.ts `sync`); from then on no reader
  * of this or another process returns the notes, even before the files are rewritten. Then the
- * history files and live/; then the derived data once more, found when this runs (not when
+ * history files and live/; the backups when asked (backup/purge-forgotten.ts); then the derived data once more, found when this runs (not when
  * committed), so a summary or snapshot written in between goes too.
  */
 export async function applyForget(context: CoreContext, record: CommitRecord): Promise<ForgetApplied> {
@@ -80,6 +83,9 @@ export async function applyForget(context: CoreContext, record: CommitRecord): P
   await storage.deleteMany(liveKeys);
   await context.fault('after-live-delete');
 
+  const backups = info.purge_backups ? await purgeForgotten(context, record.space_id, info.notes) : [];
+  if (info.purge_backups) await context.fault('after-backup-purge');
+
   // Again: a summaries run or an index snapshot that wrote before it could see the forget's entry (they check it after writing too).
   const second = await removeDerived(context, record.space_id, new Set(filenames));
   await storage.delete(keys.pending);
@@ -89,6 +95,7 @@ export async function applyForget(context: CoreContext, record: CommitRecord): P
     history,
     summaries: [...summaries.values()],
     snapshots: [...new Set([...first.snapshots, ...second.snapshots])],
+    backups,
   };
 }
 
@@ -127,23 +134,12 @@ async function noteRemoval(context: CoreContext, record: CommitRecord, cid: stri
   await context.storage.put(key, `${JSON.stringify(next, null, 2)}\n`, { contentType: 'application/json' });
 }
 
-/**
- * Every stored summary whose text may hold one of `filenames`: the level-1 summaries covering one
- * (whole or a slice), and each summary above one of those, level by level; and any that does not parse.
- */
+/** Every stored summary whose text may hold one of `filenames` (see coveringSummaries); one that does not parse counts. */
 export async function summariesCovering(context: CoreContext, spaceId: string, filenames: ReadonlySet<string>): Promise<Array<{ level: number; id: string }>> {
   const levels = await loadSummaries(context, spaceId);
-  const found: Array<{ level: number; id: string }> = [];
-  let below = new Set<string>();
-  for (let level = 1; level <= MAX_LEVEL; level++) {
-    const hit = new Set<string>();
-    for (const [id, { record }] of levels.get(level)?.records ?? []) {
-      const covers = level === 1 ? record.covers.some((ref) => filenames.has(parseRef(ref).filename)) : record.covers.some((child) => below.has(child));
-      if (covers) hit.add(id);
-    }
-    for (const id of levels.get(level)?.corrupt.keys() ?? []) hit.add(id); // unreadable: it may cover them, and is rebuilt anyway
-    for (const id of [...hit].sort()) found.push({ level, id });
-    below = hit;
-  }
-  return found;
+  const all = [...levels].flatMap(([level, stored]) => [
+    ...[...stored.records].map(([id, { record }]) => ({ level, id, covers: record.covers })),
+    ...[...stored.corrupt.keys()].map((id) => ({ level, id, covers: null })),
+  ]);
+  return coveringSummaries(all, filenames);
 }

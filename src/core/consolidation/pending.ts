@@ -128,6 +128,7 @@ function checkForget(notes: unknown[], writes: unknown[], synthesis: unknown, pr
     throw invalid('it is a forget, but it moves notes, writes files or keeps pre-images');
   if (!isObject(forget) || typeof forget.by !== 'string' || !isStringOrNull(forget.reason) || !Array.isArray(forget.notes) || forget.notes.length === 0)
     throw invalid('its forget (by, reason, notes) is malformed');
+  if (forget.purge_backups !== undefined && typeof forget.purge_backups !== 'boolean') throw invalid('its purge_backups is no boolean');
   if (forget.notes.length > MAX_RECORD_NOTES) throw invalid('it forgets an endless list of notes');
   for (const note of forget.notes) {
     const filename = isObject(note) ? note.filename : undefined;

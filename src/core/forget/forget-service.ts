@@ -13,6 +13,7 @@ import { parseNoteName } from '../note/note-name.js';
 import { type Corpus, FORGET_ID_SUFFIX } from '../recall/corpus.js';
 import { noteDocId } from '../recall/documents.js';
 import { parseManifest } from '../backup/manifest.js';
+import type { PurgedBackup } from '../backup/purge-forgotten.js';
 import { requireSpace } from '../space/meta.js';
 import { validateSpaceId } from '../validate.js';
 
@@ -34,6 +35,8 @@ export interface ForgetInput {
   /** Without it, a dry run: the receipt of what would be removed, nothing changed. */
   confirm?: boolean;
   reason?: string;
+  /** Rewrite the space's backups without the notes too (their files and manifest checksums). */
+  purge_backups?: boolean;
 }
 
 interface Located {
@@ -142,12 +145,14 @@ export function createForgetService(
   const receipt = async (
     spaceId: string,
     located: readonly Located[],
-    removed: { summaries: Array<{ level: number; id: string }>; snapshots: string[]; live: string[] },
+    removed: { summaries: Array<{ level: number; id: string }>; snapshots: string[]; live: string[]; backups?: PurgedBackup[] },
+    purge: boolean,
   ) => {
     const byConsolidation = new Map<string, string[]>();
     for (const note of located)
       if (note.consolidation_id) byConsolidation.set(note.consolidation_id, [...(byConsolidation.get(note.consolidation_id) ?? []), note.filename]);
-    const backups = await backupsHolding(spaceId, located, removed.summaries);
+    const holding = await backupsHolding(spaceId, located, removed.summaries);
+    const purged = purge ? removed.backups : undefined; // absent on a dry run: it says what would be rewritten
     return {
       notes: located.map((note) => ({ filename: note.filename, source: note.consolidation_id ? 'history' : 'live', consolidation_id: note.consolidation_id })),
       notes_count: located.length,
@@ -164,12 +169,25 @@ export function createForgetService(
         ...entry,
         note: 'may derive from these notes: review with bank_read, correct with bank_write',
       })),
-      backups,
-      backups_purged: false,
-      backups_note:
-        backups.length > 0
-          ? `${backups.length} backup(s) of '${spaceId}' still hold these notes and were not changed (this version does not rewrite backups): a restore brings them back; delete those backups (backup_delete) to be rid of them`
-          : `no backup of '${spaceId}' holds these notes`,
+      ...(purged
+        ? {
+            backups: [],
+            backups_purged: purged,
+            backups_note:
+              purged.length > 0
+                ? `${purged.length} backup(s) of '${spaceId}' rewritten without these notes (files, then manifest sizes and checksums): a restore no longer brings them back; archives downloaded or exported before are out of live-mem's reach`
+                : `no backup of '${spaceId}' held these notes`,
+          }
+        : {
+            backups: holding,
+            backups_purged: false,
+            backups_note:
+              holding.length === 0
+                ? `no backup of '${spaceId}' holds these notes`
+                : purge
+                  ? `${holding.length} backup(s) of '${spaceId}' hold these notes: with confirm they are rewritten without them (purge_backups)`
+                  : `${holding.length} backup(s) of '${spaceId}' still hold these notes and were not changed: a restore brings them back; forget with purge_backups (CLI: --purge-backups) to rewrite them, or delete them (backup_delete)`,
+          }),
     };
   };
 
@@ -193,7 +211,7 @@ export function createForgetService(
           dry_run: true as const,
           message: `nothing was changed: this is what forgetting ${names.length} note(s) would remove; pass confirm=true (CLI: --yes) to forget them`,
           reason,
-          ...(await receipt(spaceId, located, { summaries, snapshots, live })),
+          ...(await receipt(spaceId, located, { summaries, snapshots, live }, input.purge_backups === true)),
         };
       }
 
@@ -214,7 +232,7 @@ export function createForgetService(
           time_range: { oldest: null, newest: null },
           writes: [],
           metrics: { by: caller.agent, notes: located.length },
-          forget: { by: caller.agent, reason, notes: located },
+          forget: { by: caller.agent, reason, notes: located, ...(input.purge_backups === true ? { purge_backups: true } : {}) },
         };
         await context.fault('before-commit');
         await held.stillHeld();
@@ -234,7 +252,7 @@ export function createForgetService(
         forget_id: record.id,
         message: `forgot ${located.length} note(s) of '${spaceId}': removed from every place listed; history_list shows the forget (never the text)`,
         reason,
-        ...(await receipt(spaceId, located, applied)),
+        ...(await receipt(spaceId, located, applied, input.purge_backups === true)),
       };
     },
   };

@@ -198,6 +198,42 @@ describe('memory_forget', () => {
     assert.deepEqual(await findable(s.core, WORD, s.consolidated), []);
   });
 
+  it('purge_backups: the backups are rewritten without the notes, their checksums with them, and still restore', async () => {
+    const s = await setup();
+    await s.core.summaries.update(owner, { space_id: 'proj', ...SMALL });
+    await s.core.backups.create(owner, { space_id: 'proj' });
+    const holding = async () => {
+      const found = [];
+      for (const key of await listKeys(s.storage, '_backups/')) if ((await s.storage.get(key))?.body.includes(WORD)) found.push(key);
+      return found;
+    };
+    assert.ok((await holding()).length >= 3, 'the backup holds them: a live note, a notes.json, summaries');
+    const preview = await s.core.forget.forget(owner, { space_id: 'proj', refs: [s.consolidatedWord, s.liveWord], purge_backups: true });
+    assert.equal(preview.backups.length, 1);
+    assert.match(preview.backups_note, /with confirm they are rewritten/);
+    assert.ok((await holding()).length >= 3, 'a dry run changes nothing');
+
+    const done = await s.core.forget.forget(owner, { space_id: 'proj', refs: [s.consolidatedWord, s.liveWord], purge_backups: true, confirm: true });
+    assert.deepEqual(done.backups, []);
+    assert.ok(Array.isArray(done.backups_purged) && done.backups_purged.length === 1);
+    const [purged] = done.backups_purged;
+    assert.ok(purged?.removed.includes(`live/${s.liveWord}`));
+    assert.ok(purged?.removed.some((path) => path.startsWith('_summaries/')));
+    assert.ok(purged?.rewritten.includes(`history/${s.consolidated}/notes.json`));
+    assert.deepEqual(await holding(), [], 'no backup file holds the notes');
+
+    const restored = await s.core.backups.restore(owner, { backup_id: purged?.backup_id as string, as: 'copy', confirm: true });
+    assert.equal(restored.status, 'ok', 'every checksum verifies');
+    const copy = await s.core.recall.historyRead(owner, { space_id: 'copy', consolidation_id: s.consolidated });
+    assert.deepEqual(
+      copy.notes.map((note) => note.filename),
+      [s.consolidatedOther],
+    );
+    assert.deepEqual(copy.consolidation.notes, [s.consolidatedOther]);
+    assert.deepEqual((await s.core.recall.search(owner, { space_id: 'copy', query: WORD })).results, []);
+    assert.ok((await s.core.recall.search(owner, { space_id: 'copy', query: 'giraffe' })).results.length > 0);
+  });
+
   it('needs admin: a writer is refused, nothing changed', async () => {
     const s = await setup();
     const writer = { ...ownerCaller('w'), permissions: new Set(['read', 'write'] as const) };
@@ -207,17 +243,29 @@ describe('memory_forget', () => {
     assert.deepEqual(await storeState(s.storage), before);
   });
 
-  for (const point of ['before-commit', 'after-commit', 'after-derived-delete', 'after-history', 'after-history-rewrite', 'after-live-delete']) {
+  for (const point of [
+    'before-commit',
+    'after-commit',
+    'after-derived-delete',
+    'after-history',
+    'after-history-rewrite',
+    'after-live-delete',
+    'after-backup-purge',
+  ]) {
     it(`cut short ${point}: all findable, or all gone once the next lease holder finishes it`, async () => {
       const s = await setup();
       await s.core.summaries.update(owner, { space_id: 'proj', ...SMALL });
       await s.core.recall.rebuildIndex('proj');
+      await s.core.backups.create(owner, { space_id: 'proj' });
       const crashing = s.make({
         fault: async (at) => {
           if (at === point) throw new Error(`killed at ${at}`);
         },
       });
-      await assert.rejects(crashing.forget.forget(owner, { space_id: 'proj', refs: [s.consolidatedWord, s.liveWord], confirm: true }), /killed at/);
+      await assert.rejects(
+        crashing.forget.forget(owner, { space_id: 'proj', refs: [s.consolidatedWord, s.liveWord], confirm: true, purge_backups: true }),
+        /killed at/,
+      );
       const pending = await s.storage.get('proj/_consolidation/pending.json');
       assert.equal(pending !== null, point !== 'before-commit');
       if (pending) assert.equal(checkPending(pending.body, 'proj').state, 'valid');
@@ -233,6 +281,9 @@ describe('memory_forget', () => {
       } else {
         assert.deepEqual(await keysHolding(s.storage, WORD), []);
         assert.deepEqual(await findable(s.make(), WORD, s.consolidated), []);
+        for (const key of await listKeys(s.storage, '_backups/')) assert.ok(!(await s.storage.get(key))?.body.includes(WORD), `${key} purged`);
+        const [backup] = (await s.core.backups.list(owner, { space_id: 'proj' })).backups;
+        assert.equal((await s.core.backups.restore(owner, { backup_id: backup?.backup_id as string, as: 'copy', confirm: true })).status, 'ok');
         assert.equal((await s.core.recall.historyList(owner, { space_id: 'proj' })).consolidations.filter((c) => c.kind === 'forget').length, 1);
       }
     });
