@@ -29,7 +29,7 @@ async function setup(storage: StorageDriver = createMemoryDriver(), fault?: (poi
   const server = await startScriptedLlm([forgetModelStep]);
   servers.push(server);
   const clock = steppingClock('2026-03-01T10:00:00.000Z', 1000); // one clock for every process: ids in the order things happened
-  const make = (extra: { fault?: (point: string) => Promise<void> } = {}) =>
+  const make = (extra: { fault?: (point: string) => Promise<void>; storage?: StorageDriver } = {}) =>
     createCore({
       storage,
       clock,
@@ -232,6 +232,34 @@ describe('memory_forget', () => {
     assert.deepEqual(copy.consolidation.notes, [s.consolidatedOther]);
     assert.deepEqual((await s.core.recall.search(owner, { space_id: 'copy', query: WORD })).results, []);
     assert.ok((await s.core.recall.search(owner, { space_id: 'copy', query: 'giraffe' })).results.length > 0);
+  });
+
+  it('a summaries run under way when notes are forgotten stops, and takes back a summary that landed after the forget', async () => {
+    const s = await setup();
+    let forgot = false;
+    // The run's first summary is checked against forgets, then its PUT is slow: a whole forget by another process lands before it.
+    const slow: StorageDriver = Object.create(s.storage, {
+      put: {
+        value: async (key: string, ...rest: unknown[]) => {
+          if (key.includes('/_summaries/L1/') && !forgot) {
+            forgot = true;
+            await s.core.forget.forget(owner, { space_id: 'proj', refs: [s.consolidatedWord, s.liveWord], confirm: true });
+          }
+          return (s.storage.put as (...args: unknown[]) => Promise<unknown>)(key, ...rest);
+        },
+      },
+    });
+    const running = s.make({ storage: slow });
+    const result = await running.summaries.update(owner, { space_id: 'proj', ...SMALL });
+    assert.notEqual(result.status, 'ok');
+    assert.match(String(result.message), /forgotten during this summaries run/, JSON.stringify(result));
+    assert.ok(forgot, 'the forget ran mid-run');
+    assert.deepEqual(await storedSummaries(s.storage, 'proj'), [], 'the summary that landed after the forget was taken back');
+    assert.deepEqual(await keysHolding(s.storage, WORD), []);
+    // The next run summarises without them.
+    await s.core.summaries.update(owner, { space_id: 'proj', ...SMALL });
+    await assertCoverage(s.storage, 'proj', [s.consolidatedOther, s.liveOther, ...s.more]);
+    assert.deepEqual(await keysHolding(s.storage, WORD), []);
   });
 
   it('needs admin: a writer is refused, nothing changed', async () => {
