@@ -79,6 +79,8 @@ async function findable(server: SpawnedServer, consolidated: string): Promise<st
     if (hit.text.includes(WORD)) found.push(`memory_search:${hit.source}:${hit.ref}`);
   const live = await server.call('live_search', { space_id: 'proj', query: WORD });
   for (const note of live.notes as Array<{ filename: string }>) found.push(`live_search:${note.filename}`);
+  const read = await server.call('live_read', { space_id: 'proj' });
+  for (const note of read.notes as Array<{ filename: string; content: string }>) if (note.content.includes(WORD)) found.push(`live_read:${note.filename}`);
   const history = await server.call('history_read', { space_id: 'proj', consolidation_id: consolidated });
   for (const note of history.notes as Array<{ filename: string; content: string }>)
     if (note.content.includes(WORD)) found.push(`history_read:${note.filename}`);
@@ -107,7 +109,7 @@ describe('forget from the CLI while an MCP server is warm', () => {
 
   it('dry run, bad refs, then --yes: the warm server, a new one and the store hold nothing of the notes; the receipt lists every place', async () => {
     const { env, storage, consolidated, forgotten } = store;
-    assert.ok((await findable(warm, consolidated)).length >= 4, 'found through every tool before');
+    assert.ok((await findable(warm, consolidated)).length >= 5, 'found through every tool before');
 
     const before = await storeState(storage);
     const preview = await cli(env, ['forget', 'proj', ...forgotten, '--json']);
@@ -217,7 +219,7 @@ function killSuite(label: string, makeStore: () => Promise<Store>): void {
           try {
             const found = await findable(reader, store.consolidated);
             if (point === 'before-commit') {
-              assert.ok(found.length >= 4, `everything still findable: ${found.join(', ')}`);
+              assert.ok(found.length >= 5, `everything still findable: ${found.join(', ')}`);
               assert.ok((await keysHolding(store.storage, WORD, 'proj/')).length > 0);
             } else {
               assert.deepEqual(found, []);

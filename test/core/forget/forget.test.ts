@@ -65,6 +65,7 @@ async function findable(core: Core, word: string, consolidated: string): Promise
   for (const hit of search.results) if (hit.text.includes(word)) found.push(`memory_search:${hit.source}:${hit.ref}`);
   const live = await core.notes.search(owner, { space_id: 'proj', query: word });
   for (const note of live.notes) found.push(`live_search:${note.filename}`);
+  for (const note of (await core.notes.read(owner, { space_id: 'proj' })).notes) if (note.content.includes(word)) found.push(`live_read:${note.filename}`);
   const history = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: consolidated });
   for (const note of history.notes) if (note.content.includes(word)) found.push(`history_read:${note.filename}`);
   // Asked about what the notes said, without the word itself (the answer names its query).
@@ -81,8 +82,8 @@ describe('memory_forget', () => {
     await core.recall.rebuildIndex('proj'); // a snapshot in the store
     await core.backups.create(owner, { space_id: 'proj' });
     const warm = s.make(); // another process, warm before the forget
-    assert.ok((await findable(warm, WORD, s.consolidated)).length >= 4, 'found everywhere before');
-    assert.ok((await findable(core, WORD, s.consolidated)).length >= 4);
+    assert.ok((await findable(warm, WORD, s.consolidated)).length >= 5, 'found everywhere before');
+    assert.ok((await findable(core, WORD, s.consolidated)).length >= 5);
 
     const preview = await core.forget.forget(owner, { space_id: 'proj', refs: [s.consolidatedWord, s.liveWord], reason: 'leaked' });
     assert.equal(preview.status, 'ok');
@@ -305,7 +306,7 @@ describe('memory_forget', () => {
       assert.equal(await s.storage.get('proj/_consolidation/pending.json'), null);
       if (point === 'before-commit') {
         assert.ok((await keysHolding(s.storage, WORD)).length > 0);
-        assert.ok((await findable(s.make(), WORD, s.consolidated)).length >= 4, 'everything still findable');
+        assert.ok((await findable(s.make(), WORD, s.consolidated)).length >= 5, 'everything still findable');
       } else {
         assert.deepEqual(await keysHolding(s.storage, WORD), []);
         assert.deepEqual(await findable(s.make(), WORD, s.consolidated), []);
