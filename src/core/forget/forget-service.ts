@@ -128,15 +128,22 @@ export function createForgetService(
     return found.filter((entry) => entry !== null);
   };
 
-  /** Bank files written by the consolidations that folded the notes: their text may derive from them (by provenance: section-level citations can narrow it later). */
+  /**
+   * Bank text that may derive from the notes, by the provenance there is today: each consolidation that
+   * folded one, the bank files it wrote and the synthesis (`basis: 'consolidation'`). The seam for
+   * section-level provenance: once a consolidation records which sections cite which notes, an entry
+   * with `basis: 'citation'` and its sections can name exactly what to review.
+   */
   const bankReview = async (spaceId: string, located: readonly Located[]) => {
     const cids = [...new Set(located.flatMap((note) => (note.consolidation_id ? [note.consolidation_id] : [])))];
     const records = await Promise.all(cids.map((cid) => corpus.record(spaceId, cid)));
     return records
-      .filter((record) => record !== null && record.bank_files.length > 0)
+      .filter((record) => record !== null)
       .map((record) => ({
         consolidation_id: record?.id as string,
+        basis: 'consolidation' as const,
         bank_files: record?.bank_files.map((file) => file.filename) ?? [],
+        synthesis: record?.kind === 'consolidation',
         notes: located.filter((note) => note.consolidation_id === record?.id).map((note) => note.filename),
       }));
   };
@@ -167,7 +174,7 @@ export function createForgetService(
       summaries: removed.summaries,
       bank_review: (await bankReview(spaceId, located)).map((entry) => ({
         ...entry,
-        note: 'may derive from these notes: review with bank_read, correct with bank_write',
+        note: 'may derive from these notes (so may the synthesis it wrote, since rewritten by later consolidations): review with bank_read, correct with bank_write',
       })),
       ...(purged
         ? {
