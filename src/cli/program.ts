@@ -243,7 +243,7 @@ export function buildProgram(): Command {
       'remove notes for good (note file names, or --query) from live/, history, summaries and the search index, with a receipt; a dry run without --yes (admin)',
     )
     .option('-q, --query <text>', 'instead of file names: forget the notes this finds (live and consolidated)')
-    .option('-n, --limit <n>', 'with --query: at most this many notes (1-1000)', integer, 20)
+    .option('-n, --limit <n>', 'with --query: at most this many notes (1-100)', integer, 20)
     .option('-y, --yes', 'forget them (without it: a dry run, nothing changed)')
     .option('--purge-backups', "also rewrite the space's backups without them (files and manifest checksums)")
     .option('--reason <text>', 'why, kept in history')

@@ -12,6 +12,7 @@ import { BACKUPS_PREFIX, backupKeys, spaceKeys } from '../layout.js';
 import { parseNoteName } from '../note/note-name.js';
 import { type Corpus, FORGET_ID_SUFFIX } from '../recall/corpus.js';
 import { noteDocId } from '../recall/documents.js';
+import { MAX_SEARCH_LIMIT } from '../recall/recall-service.js';
 import { parseManifest } from '../backup/manifest.js';
 import type { PurgedBackup } from '../backup/purge-forgotten.js';
 import { requireSpace } from '../space/meta.js';
@@ -22,7 +23,7 @@ const LEASE_WAIT_MS = 10_000;
 const MAX_REASON_CHARS = 1_000;
 /** At most this many notes in one forget (refs, or the notes a query selects). */
 const MAX_FORGET = 1_000;
-/** Notes a query selects by default, and at most. */
+/** Notes a query selects by default (at most: what one search answers, MAX_SEARCH_LIMIT). */
 const QUERY_LIMIT = 20;
 
 export interface ForgetInput {
@@ -74,7 +75,7 @@ export function createForgetService(
     if (hasRefs === hasQuery) throw invalid('give either refs (note file names) or a query, not both and not neither');
     if (hasQuery) {
       const limit = input.limit ?? QUERY_LIMIT;
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_FORGET) throw invalid(`limit must be an integer from 1 to ${MAX_FORGET}`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) throw invalid(`limit must be an integer from 1 to ${MAX_SEARCH_LIMIT}`);
       const found = await deps.search(caller, { space_id: spaceId, query: (input.query as string).trim(), sources: ['live', 'history'], limit });
       const names = [...new Set(found.results.map((hit) => hit.ref))];
       if (names.length === 0)

@@ -98,7 +98,7 @@ export const recallTools = [
       space_id: spaceId,
       refs: z.array(z.string()).default([]).describe('note filenames (live_read, history_read, memory_search give them)'),
       query: z.string().default('').describe('instead of refs: forget the notes this finds'),
-      limit: z.number().int().default(20).describe('with query: at most this many notes, 1-1000'),
+      limit: z.number().int().default(20).describe('with query: at most this many notes, 1-100'),
       confirm: z.boolean().default(false).describe('false = dry run; true only if the user asked for it'),
       reason: z.string().default('').describe('why, kept in history'),
       purge_backups: z.boolean().default(false).describe('also rewrite the backups without them'),
