@@ -222,6 +222,37 @@ const keptOut = (result: Result): string => {
   return parts.length > 0 ? `\n(${parts.join('; ')})` : '';
 };
 
+/** A forget's receipt (core/forget): what went (or would go) from where, what may still hold the notes. */
+const forgetReceipt: Formatter = (result) => {
+  const list = (key: string) => (Array.isArray(result[key]) ? (result[key] as Result[]) : []);
+  const line = (label: string, items: unknown[]) => `  ${label}: ${items.length > 0 ? items.map((item) => scalar(item)).join(', ') : 'none'}`;
+  const verb = result.dry_run ? 'would be removed from' : 'removed from';
+  return [
+    result.dry_run
+      ? `DRY RUN, nothing changed: ${scalar(result.notes_count)} note(s) would be forgotten (--yes to forget them)`
+      : `forgot ${scalar(result.notes_count)} note(s) · forget ${scalar(result.forget_id)}`,
+    ...list('notes').map((note) => `  ${scalar(note.filename)}  ${note.consolidation_id ? `consolidated by ${scalar(note.consolidation_id)}` : 'live'}`),
+    `${verb}:`,
+    line('live/', list('live') as unknown[]),
+    ...list('history').map((entry) => `  ${scalar(entry.file)}: ${scalar(entry.notes)}`),
+    line('search index (and vectors), every process', list('index_documents') as unknown[]),
+    line('index snapshots', list('snapshots') as unknown[]),
+    line(
+      'summaries',
+      list('summaries').map((summary) => summary.id),
+    ),
+    'bank files that may derive from them (review with `live-mem bank read`, correct with `live-mem bank write`):',
+    ...(list('bank_review').length > 0 ? list('bank_review').map((entry) => `  ${scalar(entry.consolidation_id)}: ${scalar(entry.bank_files)}`) : ['  none']),
+    `backups: ${scalar(result.backups_note)}`,
+    ...list('backups').map((backup) => `  ${scalar(backup.backup_id)}: ${scalar(backup.holds)}`),
+    ...(Array.isArray(result.backups_purged)
+      ? (result.backups_purged as Result[]).map(
+          (backup) => `  ${scalar(backup.backup_id)}: removed ${scalar(backup.removed)}; rewritten ${scalar(backup.rewritten)}`,
+        )
+      : []),
+  ].join('\n');
+};
+
 const VIEWS = {
   fields,
   notes,
@@ -271,9 +302,13 @@ const VIEWS = {
       ((result.consolidations as Result[]) ?? []).map((entry) => ({
         ...entry,
         kind: entry.kind === 'revision' ? `revision (${scalar(entry.action)})` : (entry.kind ?? 'consolidation'),
-        // A compaction or a revision moved no note: what it holds is the earlier text of what it rewrote.
+        // A compaction or a revision moved no note: what it holds is the earlier text of what it rewrote; a forget holds nothing.
         holds:
-          entry.kind === 'consolidation' || entry.kind === undefined ? `${scalar(entry.notes_count)} note(s)` : `${scalar(entry.preimages_count)} pre-image(s)`,
+          entry.kind === 'consolidation' || entry.kind === undefined
+            ? `${scalar(entry.notes_count)} note(s)`
+            : entry.kind === 'forget'
+              ? `${scalar(entry.notes_count)} note(s) forgotten`
+              : `${scalar(entry.preimages_count)} pre-image(s)`,
         files: ((entry.bank_files as Result[]) ?? []).map((file) => file.filename),
         why: entry.reason ?? '',
       })),
@@ -291,6 +326,10 @@ const VIEWS = {
   historyEntry: (result: Result) => {
     const preimages = (result.preimages as Result[]) ?? [];
     const record = (result.consolidation as Result | undefined) ?? {};
+    if (record.kind === 'forget') {
+      const info = (record.forget as Result | undefined) ?? {};
+      return `forget ${scalar(record.id)} by ${scalar(info.by)}${info.reason ? ` (${scalar(info.reason)})` : ''}: ${scalar(info.notes_count)} note(s) removed for good, from ${scalar(info.consolidations)}`;
+    }
     if (record.kind !== 'compaction' && record.kind !== 'revision') return notes({ ...result, notes: withDispositions(result, record) });
     const what = record.kind === 'revision' ? 'revision' : 'compaction';
     const body = preimages.map(
@@ -316,6 +355,7 @@ const VIEWS = {
     if (list.length === 0) return `no consolidation cites notes for ${what}`;
     return `${body.join('\n\n')}\n\n${list.length} of ${scalar(result.total)} source note(s) of ${what}, newest first${result.has_more ? ' (raise --limit)' : ''}`;
   },
+  forget: (result: Result) => forgetReceipt(result),
   written: (result: Result) =>
     `${scalar(result.status)}: ${scalar(result.filename ?? result.space_id)}` +
     (result.space_created === true ? `\n(new space '${scalar(result.space_id)}' created with the default rules)` : '') +

@@ -8,7 +8,7 @@ import { compact } from './commands/compact.js';
 import { consolidate, consolidationStatus } from './commands/consolidate.js';
 import { doctor } from './commands/doctor.js';
 import { note, read, search } from './commands/live.js';
-import { historyList, historyShow, memoryContext, recall } from './commands/recall.js';
+import { forget, historyList, historyShow, memoryContext, recall } from './commands/recall.js';
 import { serve } from './commands/serve.js';
 import { CLIENTS, type SetupOptions, setup } from './commands/setup.js';
 import { spend } from './commands/spend.js';
@@ -236,6 +236,22 @@ export function buildProgram(): Command {
     .description('the memory an agent should load now, within a token budget (recent notes, search hits, summaries)')
     .option('--max-tokens <n>', 'token budget (200-200000)', integer, 4000)
     .action(action(memoryContext, 'context'));
+
+  program
+    .command('forget <space_id> [refs...]')
+    .description(
+      'remove notes for good (note file names, or --query) from live/, history, summaries and the search index, with a receipt; a dry run without --yes (admin)',
+    )
+    .option('-q, --query <text>', 'instead of file names: forget the notes this finds (live and consolidated)')
+    .option('-n, --limit <n>', 'with --query: at most this many notes (1-100)', integer, 20)
+    .option('-y, --yes', 'forget them (without it: a dry run, nothing changed)')
+    .option('--purge-backups', "also rewrite the space's backups without them (files and manifest checksums)")
+    .option('--reason <text>', 'why, kept in history')
+    .addHelpText(
+      'after',
+      '\nExample:\n  live-mem forget my-project 20260220T180000_alice_observation_1a2b3c4d.md --reason "leaked a customer name"\n  live-mem forget my-project --query "customer acme" --yes',
+    )
+    .action(action(forget, 'forget'));
 
   const history = program.command('history').description('consolidations and the notes they moved out of live/, compactions and the text they rewrote');
   history

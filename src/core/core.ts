@@ -3,6 +3,7 @@ import { createBackupService } from './backup/backup-service.js';
 import { createBankService } from './bank/bank-service.js';
 import { createAutoCompaction } from './compaction/auto.js';
 import { createCompactionService } from './compaction/compaction-service.js';
+import { createForgetService } from './forget/forget-service.js';
 import { createRevisionService } from './revision/revision-service.js';
 import { createConsolidationService } from './consolidation/consolidation-service.js';
 import { createConsolidationJobs } from './consolidation/jobs.js';
@@ -75,6 +76,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   const sources = createSources(context, corpus);
   const recall = createRecallService(context, corpus, searchEngine, sources);
   const memoryContext = createMemoryContext(context, corpus, recall);
+  const forget = createForgetService(context, { corpus, search: recall.search, onForgotten: (spaceId) => recall.refreshIfOpen(spaceId) });
   const doctor = createDoctor(context, { snapshots: recall.snapshots, rebuildIndex: recall.rebuildIndex });
   return {
     context,
@@ -88,6 +90,8 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     compaction: { compact: compaction.compact },
     /** Corrections by people, recorded as revisions (bank_write, bank_delete, space_update_rules, bank_revert). */
     revisions,
+    /** Forget, with a receipt (memory_forget): notes removed for good from every place that holds them. */
+    forget,
     backups,
     auth,
     health,

@@ -6,7 +6,7 @@ import { allTools } from './tools/index.js';
  * Tool profiles: which tools the server offers (LIVE_MEM_TOOLS, --tools, `tools:`). Every tool
  * listed costs every agent tokens on every conversation, so an agent that only takes and reads
  * notes can be offered just that. `all` is the default, so that agents and configurations written
- * for the original server keep working; `admin` adds the corrections by people.
+ * for the original server keep working; `admin` adds the tools for people only (corrections, forget).
  */
 const AGENT = [
   'space_list',
@@ -42,23 +42,19 @@ const STANDARD = [
 ];
 
 /**
- * Corrections by people (core/revision): they write the bank past consolidation's guards, so no model
- * is offered them unless asked for (`admin`, or by name); people use the CLI and the viewer.
+ * What people do, not agents: corrections (core/revision) write the bank past consolidation's guards,
+ * and a forget (core/forget) destroys notes every agent relies on. Provenance read whole (bank_explain)
+ * is a person's question too, and an agent already gets a bank section's sources on each memory_search
+ * hit (`all` is at its 8,000-token budget). No model is offered them unless asked for (`admin`, or by
+ * name); people use the CLI and the viewer.
  */
-export const CORRECTIONS = ['bank_write', 'bank_delete', 'bank_revert', 'space_update_rules'];
+export const PEOPLE_ONLY = ['bank_write', 'bank_delete', 'bank_revert', 'space_update_rules', 'memory_forget', 'bank_explain'];
 
-/**
- * Provenance read whole (bank_explain): a person's question, asked from the CLI and the viewer. `all`
- * is at its budget (8,000 tokens), and an agent already gets the sources of a bank section on each
- * memory_search hit, so it is offered with the corrections (`admin`, or by name).
- */
-export const EXPLAIN = ['bank_explain'];
-
-/** Profile → tool names; `admin` is every tool, `all` every tool but the corrections and bank_explain. */
+/** Profile → tool names; `admin` is every tool, `all` every tool but those for people only. */
 export const TOOL_PROFILES: Readonly<Record<string, readonly string[] | 'all'>> = {
   agent: AGENT,
   standard: STANDARD,
-  all: allTools.map((tool) => tool.name).filter((name) => !CORRECTIONS.includes(name) && !EXPLAIN.includes(name)),
+  all: allTools.map((tool) => tool.name).filter((name) => !PEOPLE_ONLY.includes(name)),
   admin: 'all',
 };
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { allTools } from '../../src/mcp/tools/index.js';
-import { CORRECTIONS, EXPLAIN } from '../../src/mcp/profiles.js';
+import { PEOPLE_ONLY } from '../../src/mcp/profiles.js';
 import { BIN, spawnServer } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -98,7 +98,7 @@ describe('tool profiles over stdio (SDK client)', () => {
       const names = listing.tools.map((t) => t.name);
       assert.deepEqual(
         names,
-        allTools.map((t) => t.name).filter((name) => !CORRECTIONS.includes(name) && !EXPLAIN.includes(name)),
+        allTools.map((t) => t.name).filter((name) => !PEOPLE_ONLY.includes(name)),
       );
       for (const name of RECALL) assert.ok(names.includes(name), name);
       const size = tokensOf(listing);
@@ -113,7 +113,7 @@ describe('tool profiles over stdio (SDK client)', () => {
       }
       const about = await server.call('system_about');
       assert.equal(about.tools_profile, 'all');
-      assert.equal(about.tools_count, allTools.length - CORRECTIONS.length - EXPLAIN.length);
+      assert.equal(about.tools_count, allTools.length - PEOPLE_ONLY.length);
     } finally {
       await server.close();
     }

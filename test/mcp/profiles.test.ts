@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CORRECTIONS, EXPLAIN, PROFILE_NAMES, selectTools, TOOL_PROFILES } from '../../src/mcp/profiles.js';
+import { PEOPLE_ONLY, PROFILE_NAMES, selectTools, TOOL_PROFILES } from '../../src/mcp/profiles.js';
 import { toolError } from '../../src/mcp/result.js';
 import { SERVER_INSTRUCTIONS, serverInstructions } from '../../src/mcp/server.js';
 import { allTools } from '../../src/mcp/tools/index.js';
@@ -24,10 +24,10 @@ describe('tool profiles', () => {
     assert.deepEqual(PROFILE_NAMES, ['agent', 'standard', 'all', 'admin']);
   });
 
-  it('defaults to every tool but the corrections by people and bank_explain, in the order of allTools; admin adds them', () => {
-    assert.deepEqual(selectTools(), { profile: 'all', tools: allTools.filter((tool) => !CORRECTIONS.includes(tool.name) && !EXPLAIN.includes(tool.name)) });
+  it('defaults to every tool but those for people only (corrections, forget, explain), in the order of allTools; admin adds them', () => {
+    assert.deepEqual(selectTools(), { profile: 'all', tools: allTools.filter((tool) => !PEOPLE_ONLY.includes(tool.name)) });
     assert.deepEqual(selectTools('admin'), { profile: 'admin', tools: allTools });
-    for (const name of [...CORRECTIONS, ...EXPLAIN])
+    for (const name of PEOPLE_ONLY)
       assert.ok(
         allTools.some((tool) => tool.name === name),
         name,

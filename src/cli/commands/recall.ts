@@ -55,3 +55,20 @@ export const historyList = ({ core, caller }: Session, spaceId: string, options:
 
 export const historyShow = ({ core, caller }: Session, spaceId: string, consolidationId: string) =>
   core.recall.historyRead(caller, { space_id: spaceId, consolidation_id: consolidationId });
+
+/** `forget SPACE [REFS...] [--query Q] [--yes] [--reason R]`: a dry run unless --yes. */
+export const forget = (
+  { core, caller }: Session,
+  spaceId: string,
+  refs: string[],
+  options: { query?: string; limit: number; yes?: boolean; reason?: string; purgeBackups?: boolean },
+) =>
+  core.forget.forget(caller, {
+    space_id: spaceId,
+    confirm: options.yes === true,
+    limit: options.limit,
+    purge_backups: options.purgeBackups === true,
+    ...(refs.length > 0 ? { refs } : {}),
+    ...(options.query !== undefined ? { query: options.query } : {}),
+    ...(options.reason !== undefined ? { reason: options.reason } : {}),
+  });

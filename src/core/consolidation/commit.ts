@@ -5,6 +5,7 @@ import { spaceKeys } from '../layout.js';
 import { toStamp } from '../note/note-name.js';
 import { updateMeta } from '../space/meta.js';
 import type { FileWrite } from './apply-plan.js';
+import { applyForget } from './forget-commit.js';
 import { encodeHistoryNotes, encodeHistoryPreimages, type HistoryNote } from './history.js';
 import type { Disposition, ProvenanceEntry } from './provenance.js';
 
@@ -21,12 +22,14 @@ import type { Disposition, ProvenanceEntry } from './provenance.js';
  * synthesis, and the pre-images of the sections it rewrote, kept in history beside its record. So does
  * a person's correction (core/revision): `kind: 'revision'`, bank files written or deleted whole, the
  * rules perhaps, each file's previous text kept as a pre-image (its heading path empty: the whole file).
+ * And so does a person's forget (core/forget): `kind: 'forget'`, no writes, the notes to remove and
+ * where each is kept (forget-commit.ts rolls it forward).
  */
 export interface CommitRecord {
   id: string;
   space_id: string;
   /** Absent: a consolidation (records written before compactions existed). */
-  kind?: 'consolidation' | 'compaction' | 'revision';
+  kind?: 'consolidation' | 'compaction' | 'revision' | 'forget';
   committed_at: string;
   /** Live note file names covered, oldest first. */
   notes: string[];
@@ -45,6 +48,17 @@ export interface CommitRecord {
   provenance?: ProvenanceEntry[];
   /** A consolidation: what became of each of its notes (provenance.ts); kept in record.json. */
   dispositions?: Disposition[];
+  /** A forget: who, why, and each note to remove with where it is kept. */
+  forget?: ForgetInfo;
+}
+
+export interface ForgetInfo {
+  by: string;
+  reason: string | null;
+  /** Each note: its file name, the consolidation whose notes.json holds it (null: in live/ only). */
+  notes: Array<{ filename: string; consolidation_id: string | null }>;
+  /** Rewrite the space's backups without them too (backup/purge-forgotten.ts). */
+  purge_backups?: boolean;
 }
 
 export interface RevisionInfo {
@@ -76,7 +90,16 @@ export function historyId(context: CoreContext, now: Date): string {
 }
 
 /** Test hook: a point where a fault can be injected (the CLI maps LIVE_MEM_TEST_KILL_AT to SIGKILL). */
-export type FaultPoint = 'before-commit' | 'after-commit' | 'after-bank-writes' | 'after-meta' | 'after-history' | 'after-live-delete';
+export type FaultPoint =
+  | 'before-commit'
+  | 'after-commit'
+  | 'after-bank-writes'
+  | 'after-meta'
+  | 'after-history'
+  | 'after-history-rewrite'
+  | 'after-live-delete'
+  | 'after-derived-delete'
+  | 'after-backup-purge';
 
 export async function writeCommit(context: CoreContext, record: CommitRecord): Promise<void> {
   try {
@@ -127,6 +150,10 @@ async function deleteOnce(context: CoreContext, key: string, expectedEtag: strin
 export async function applyCommit(context: CoreContext, record: CommitRecord, bodies: ReadonlyMap<string, Buffer> = new Map()): Promise<void> {
   const { storage } = context;
   const fault = (point: FaultPoint) => context.fault(point);
+  if (record.kind === 'forget') {
+    await applyForget(context, record);
+    return;
+  }
   const keys = spaceKeys(record.space_id);
   for (const write of record.writes) {
     const key = keys.bankFile(write.filename);

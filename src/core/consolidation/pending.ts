@@ -57,10 +57,10 @@ export function checkPending(body: Buffer, spaceId: string): PendingState {
 
 function parseRecord(raw: unknown, spaceId: string): CommitRecord {
   if (!isObject(raw)) throw invalid('it is not a JSON object');
-  const { id, space_id, kind, committed_at, notes, time_range, writes, synthesis, metrics, preimages, rules, revision, provenance, dispositions } = raw;
+  const { id, space_id, kind, committed_at, notes, time_range, writes, synthesis, metrics, preimages, rules, revision, provenance, dispositions, forget } = raw;
   if (typeof id !== 'string' || !RECORD_ID.test(id)) throw invalid(`its id ${JSON.stringify(id)} is no consolidation id`);
-  if (kind !== undefined && kind !== 'consolidation' && kind !== 'compaction' && kind !== 'revision')
-    throw invalid(`its kind ${JSON.stringify(kind)} is not consolidation, compaction or revision`);
+  if (kind !== undefined && kind !== 'consolidation' && kind !== 'compaction' && kind !== 'revision' && kind !== 'forget')
+    throw invalid(`its kind ${JSON.stringify(kind)} is not consolidation, compaction, revision or forget`);
   if (space_id !== spaceId) throw invalid(`it names space ${JSON.stringify(space_id)}, but it is stored in '${spaceId}'`);
   if (typeof committed_at !== 'string' || Number.isNaN(Date.parse(committed_at))) throw invalid('its committed_at is no date');
   if (!Array.isArray(notes) || notes.length > MAX_RECORD_NOTES) throw invalid('its notes are not a list (or an endless one)');
@@ -84,7 +84,11 @@ function parseRecord(raw: unknown, spaceId: string): CommitRecord {
     if (names.has(String(write.filename))) throw invalid(`it writes ${quoteName(write.filename)} twice`);
     names.add(String(write.filename));
   }
-  if (kind === 'compaction') {
+  if (kind === 'forget') {
+    // Its id says what it is: every process finds forgets from a listing of history (recall/corpus.ts).
+    if (!id.endsWith('-forget')) throw invalid(`it is a forget, but its id ${JSON.stringify(id)} does not end in -forget`);
+    checkForget(notes, writes, synthesis, preimages, forget);
+  } else if (kind === 'compaction') {
     checkCompaction(notes, synthesis, preimages, names);
   } else if (kind === 'revision') {
     checkRevision(notes, synthesis, preimages, names, rules, revision);
@@ -93,7 +97,8 @@ function parseRecord(raw: unknown, spaceId: string): CommitRecord {
     if (preimages !== undefined) throw invalid('it holds pre-images, which only a compaction has');
   }
   if (kind !== 'revision' && (rules !== undefined || revision !== undefined)) throw invalid('it changes the rules, which only a revision does');
-  if (kind === 'compaction' || kind === 'revision') {
+  if (kind !== 'forget' && forget !== undefined) throw invalid('it forgets notes, which only a forget does');
+  if (kind === 'compaction' || kind === 'revision' || kind === 'forget') {
     if (provenance !== undefined || dispositions !== undefined) throw invalid(`it is a ${kind}, but it cites notes`);
   } else checkProvenance(provenance, dispositions, new Set(notes as string[]), names);
   if (!isObject(metrics)) throw invalid('its metrics are malformed');
@@ -115,6 +120,26 @@ function checkRevision(notes: unknown[], synthesis: unknown, preimages: unknown,
     !Array.isArray(revision.files)
   ) {
     throw invalid('its revision (action, by, reason, files) is malformed');
+  }
+}
+
+/**
+ * A forget writes nothing but removes: it names each note (a note file name) and the consolidation
+ * holding it (a history id, or null), says who and why, and has no writes, synthesis or pre-images.
+ */
+function checkForget(notes: unknown[], writes: unknown[], synthesis: unknown, preimages: unknown, forget: unknown): void {
+  if (notes.length > 0 || writes.length > 0 || synthesis !== undefined || preimages !== undefined)
+    throw invalid('it is a forget, but it moves notes, writes files or keeps pre-images');
+  if (!isObject(forget) || typeof forget.by !== 'string' || !isStringOrNull(forget.reason) || !Array.isArray(forget.notes) || forget.notes.length === 0)
+    throw invalid('its forget (by, reason, notes) is malformed');
+  if (forget.purge_backups !== undefined && typeof forget.purge_backups !== 'boolean') throw invalid('its purge_backups is no boolean');
+  if (forget.notes.length > MAX_RECORD_NOTES) throw invalid('it forgets an endless list of notes');
+  for (const note of forget.notes) {
+    const filename = isObject(note) ? note.filename : undefined;
+    if (typeof filename !== 'string' || !isPlainFileName(filename) || !parseNoteName(filename))
+      throw invalid(`it forgets ${quoteName(filename)}, which is no note file name`);
+    const cid = (note as Record<string, unknown>).consolidation_id;
+    if (cid !== null && (typeof cid !== 'string' || !RECORD_ID.test(cid))) throw invalid(`it names ${JSON.stringify(cid)}, which is no history id`);
   }
 }
 

@@ -244,3 +244,24 @@ export const bearsOn = (entryPath: readonly string[], path: readonly string[]): 
   for (let i = 0; i < n; i++) if (entryPath[i]?.toLowerCase() !== path[i]?.toLowerCase()) return false;
   return true;
 };
+
+/**
+ * A consolidation's record.json as it reads once `gone` notes are forgotten: its `notes`, and its
+ * provenance and dispositions, without them (a section none of whose notes is left loses its entry).
+ * The one place both the store's history and a purged backup's copy are rewritten from (core/forget).
+ */
+export function recordWithout(raw: Record<string, unknown>, gone: ReadonlySet<string>): Record<string, unknown> {
+  const keep = (name: unknown) => !gone.has(String(name));
+  const next: Record<string, unknown> = { ...raw, notes: Array.isArray(raw.notes) ? raw.notes.filter(keep) : [] };
+  if (Array.isArray(raw.provenance)) {
+    next.provenance = (raw.provenance as Array<{ notes?: unknown }>)
+      .map((entry) => ({ ...entry, notes: Array.isArray(entry?.notes) ? entry.notes.filter(keep) : [] }))
+      .filter((entry) => entry.notes.length > 0);
+  }
+  if (Array.isArray(raw.dispositions)) {
+    next.dispositions = (raw.dispositions as Array<{ note?: unknown; by?: unknown }>)
+      .filter((entry) => keep(entry?.note))
+      .map((entry) => (entry.by !== undefined && !keep(entry.by) ? { ...entry, by: '(a forgotten note)' } : entry));
+  }
+  return next;
+}

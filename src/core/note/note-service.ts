@@ -230,10 +230,14 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
       const before = input.before ? parseNoteName(input.before) : undefined;
       if (before === null) throw invalid(`before must be a note's filename, got ${JSON.stringify(String(input.before).slice(0, 80))}`);
       await requireSpace(context, spaceId);
+      // A note a forget named is gone for readers even while a forget cut short still has it in live/.
+      await corpus.sync(spaceId);
+      const forgotten = corpus.forgotten(spaceId).names;
 
       const matches = await listNoteNames(
         spaceId,
         (name) =>
+          !forgotten.has(name.filename) &&
           (category === undefined || name.category === category) &&
           (agents === undefined || agents.has(name.agent)) &&
           (sinceStamp === undefined || name.stamp >= sinceStamp) &&

@@ -14,6 +14,12 @@ import { toNoteView, type NoteView } from '../note/note-view.js';
  * that are always right because what they hold never changes: a note's body is immutable once
  * written (create-only), and a consolidation's `notes.json` is complete and frozen once its
  * `record.json` exists. Only listings are re-read, so catching up costs what is new.
+ *
+ * The one exception is a person's forget (core/forget): it rewrites the notes.json and record.json of
+ * the consolidations that held the notes, and deletes them from live/. Its own history entry (kind
+ * `forget`, written first) names them: `sync` notices new entries, and from then on this process
+ * drops the named notes from every answer (tombstones: a note name never comes back) and forgets
+ * what it had cached of them and of those consolidations.
  */
 export interface Level0Note extends NoteName {
   source: 'live' | 'history';
@@ -28,7 +34,7 @@ export interface HistoryRecord {
   id: string;
   space_id: string;
   /** What wrote it; records written before compaction existed have none and are consolidations. */
-  kind: 'consolidation' | 'compaction' | 'revision';
+  kind: 'consolidation' | 'compaction' | 'revision' | 'forget';
   committed_at: string;
   /** Note file names, oldest first ([] for a compaction). */
   notes: string[];
@@ -42,10 +48,26 @@ export interface HistoryRecord {
   /** A consolidation's: bank section ← notes, and what became of each note (consolidation/provenance.ts); [] before they existed. */
   provenance: ProvenanceEntry[];
   dispositions: Disposition[];
+  /** A forget's: who, why, how many notes, their names, the consolidations whose files it rewrote (never their text). */
+  forget?: ForgetEntry;
+  /** A consolidation's: notes a forget removed from it since (which, when, by whom, why). */
+  forgotten?: Array<{ forget_id: string; filenames: string[]; at: string; by: string; reason: string | null }>;
 }
 
-/** Only a consolidation moves notes into history; a compaction and a revision keep pre-images instead. */
-export const keepsPreimages = (record: Pick<HistoryRecord, 'kind'>): boolean => record.kind !== 'consolidation';
+export interface ForgetEntry {
+  by: string;
+  reason: string | null;
+  notes_count: number;
+  filenames: string[];
+  consolidations: string[];
+}
+
+/** A forget's history id ends so (core/forget): every process finds forgets from a listing, without reading other records. */
+export const FORGET_ID_SUFFIX = '-forget';
+export const isForgetId = (cid: string): boolean => cid.endsWith(FORGET_ID_SUFFIX);
+
+/** Only a consolidation moves notes into history; a compaction and a revision keep pre-images instead; a forget keeps nothing. */
+export const keepsPreimages = (record: Pick<HistoryRecord, 'kind'>): boolean => record.kind === 'compaction' || record.kind === 'revision';
 
 /** Bodies of history notes kept in memory, in characters, across spaces (least recently used dropped). */
 const HISTORY_CACHE_CHARS = 64 * 1024 * 1024;
@@ -64,6 +86,17 @@ export function createCorpus(context: CoreContext) {
   const liveNotes = new BoundedCache<NoteView>(LIVE_CACHE_CHARS);
   const preimages = new BoundedCache<HistoryPreimage[]>(PREIMAGES_CACHE_CHARS);
   const listings = new Map<string, { version: string; value: unknown }>();
+  /** Per space: note names forgotten (tombstones), forget entries known, and history ids whose record was looked at. */
+  const forgets = new Map<string, { names: Set<string>; entries: Set<string>; checked: Set<string> }>();
+  const forgetsOf = (spaceId: string) => {
+    let known = forgets.get(spaceId);
+    if (!known) {
+      known = { names: new Set(), entries: new Set(), checked: new Set() };
+      forgets.set(spaceId, known);
+    }
+    return known;
+  };
+  const isForgotten = (spaceId: string, filename: string): boolean => forgets.get(spaceId)?.names.has(filename) ?? false;
 
   /**
    * A folder's listing, re-read only when the driver's folder version says it changed (or cannot
@@ -85,9 +118,41 @@ export function createCorpus(context: CoreContext) {
     if (cached) return cached;
     const object = await storage.get(spaceKeys(spaceId).historyRecord(cid));
     if (!object) return null; // a consolidation still being written (or killed before its record): its notes are still live
-    const record = parseHistoryRecord(object.body, spaceId, cid);
+    const parsed = parseHistoryRecord(object.body, spaceId, cid);
+    const record = parsed.kind === 'consolidation' ? { ...parsed, notes: parsed.notes.filter((name) => !isForgotten(spaceId, name)) } : parsed;
     records.set(cacheKey, record);
     return record;
+  };
+
+  /**
+   * Learns the forgets committed since the last call (new history entries of kind `forget`): their
+   * note names become tombstones, and what was cached of them, and of the consolidations they were
+   * taken from, is dropped (read again, rewritten). A listing (skipped when the folder did not
+   * change) and each new record once.
+   */
+  const sync = async (spaceId: string, listed?: readonly string[]): Promise<void> => {
+    const known = forgetsOf(spaceId);
+    const ids = listed ?? (await corpus.historyIds(spaceId));
+    // Only a forget's entry is read: its id says what it is, so a new process reads no other record for this.
+    const fresh = ids.filter((cid) => !known.checked.has(cid) && isForgetId(cid));
+    if (fresh.length === 0) return;
+    const found = await mapLimit(fresh, storage.parallelism, (cid) =>
+      readRecord(spaceId, cid).catch((error: unknown) => skipDamaged('the history', error, null)),
+    );
+    for (const [i, record] of found.entries()) {
+      if (!record) continue; // being written: looked at again next time
+      known.checked.add(fresh[i] as string);
+      if (record.kind !== 'forget' || !record.forget || known.entries.has(record.id)) continue;
+      known.entries.add(record.id);
+      for (const name of record.forget.filenames) {
+        known.names.add(name);
+        liveNotes.delete(`${spaceId}/${name}`);
+      }
+      for (const cid of record.forget.consolidations) {
+        records.delete(`${spaceId}/${cid}`);
+        bundles.delete(`${spaceId}/${cid}`);
+      }
+    }
   };
 
   /** A consolidation's notes.json, decoded once; each note's front-matter parsed when first asked. */
@@ -100,7 +165,7 @@ export function createCorpus(context: CoreContext) {
     const bodies = new Map<string, { name: NoteName; body: Buffer }>();
     for (const { filename, body } of object ? decodeHistoryNotes(object.body, key) : []) {
       const name = parseNoteName(filename);
-      if (name) bodies.set(filename, { name, body });
+      if (name && !isForgotten(spaceId, filename)) bodies.set(filename, { name, body });
     }
     const views = new Map<string, Level0Text>();
     const bundle: HistoryBundle = {
@@ -134,6 +199,7 @@ export function createCorpus(context: CoreContext) {
     /** Complete consolidations of a space, oldest first (ids start with their commit stamp); a damaged record is skipped. */
     async history(spaceId: string): Promise<HistoryRecord[]> {
       const ids = await corpus.historyIds(spaceId);
+      await sync(spaceId, ids);
       const found = await mapLimit(ids, storage.parallelism, (cid) =>
         readRecord(spaceId, cid).catch((error: unknown) => skipDamaged('the history', error, null)),
       );
@@ -141,6 +207,14 @@ export function createCorpus(context: CoreContext) {
     },
 
     skipDamaged,
+
+    sync,
+
+    /** The note names this process knows were forgotten (after `sync`), and how many forgets that is. */
+    forgotten(spaceId: string): { names: ReadonlySet<string>; forgets: number } {
+      const known = forgetsOf(spaceId);
+      return { names: known.names, forgets: known.entries.size };
+    },
 
     /** One consolidation's record, or null. */
     record: readRecord,
@@ -180,8 +254,9 @@ export function createCorpus(context: CoreContext) {
     },
 
     /** Live note names, oldest first. */
-    liveNames(spaceId: string): Promise<NoteName[]> {
-      return cachedListing(spaceKeys(spaceId).live, async () => {
+    async liveNames(spaceId: string): Promise<NoteName[]> {
+      await sync(spaceId);
+      const names = await cachedListing(spaceKeys(spaceId).live, async () => {
         const names: NoteName[] = [];
         for await (const object of listAll(storage, spaceKeys(spaceId).live)) {
           const name = parseNoteName(baseName(object.key));
@@ -189,6 +264,10 @@ export function createCorpus(context: CoreContext) {
         }
         return names.sort(compareOldestFirst);
       });
+      // A forgotten note still in live/ (a forget cut short, finished by the next lease holder) is already gone for readers.
+      const known = forgets.get(spaceId);
+      if (!known || known.names.size === 0 || !names.some((name) => known.names.has(name.filename))) return names;
+      return names.filter((name) => !known.names.has(name.filename));
     },
 
     /** A folder listing through the version cache (for other folders of a space: bank, summaries). */
@@ -197,6 +276,7 @@ export function createCorpus(context: CoreContext) {
     /** One live note with its text; null once it left live/ (consolidated) or never existed. */
     async liveNote(spaceId: string, name: NoteName): Promise<NoteView | null> {
       const cacheKey = `${spaceId}/${name.filename}`;
+      if (isForgotten(spaceId, name.filename)) return null;
       const cached = liveNotes.get(cacheKey);
       if (cached) return cached;
       const object = await storage.get(spaceKeys(spaceId).note(name.filename));
@@ -270,14 +350,16 @@ export function parseHistoryRecord(body: Buffer, spaceId: string, cid: string): 
     throw damaged(cause);
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) throw damaged();
-  const { preimages, revision, provenance, dispositions, ...rest } = record;
-  const kind = rest.kind === 'compaction' || rest.kind === 'revision' ? rest.kind : 'consolidation';
+  const { preimages, revision, provenance, dispositions, forget, forgotten, ...rest } = record;
+  const kind = rest.kind === 'compaction' || rest.kind === 'revision' || rest.kind === 'forget' ? rest.kind : 'consolidation';
   return {
     ...rest,
     id: cid,
     kind,
     ...(kind !== 'consolidation' && Number.isInteger(preimages) ? { preimages } : {}),
     ...(kind === 'revision' && typeof revision === 'object' && revision !== null ? { revision } : {}),
+    ...(kind === 'forget' && isForgetEntry(forget) ? { forget } : {}),
+    ...(kind === 'consolidation' && Array.isArray(forgotten) ? { forgotten } : {}),
     notes: Array.isArray(record.notes) ? record.notes.filter((name) => typeof name === 'string') : [],
     bank_files: Array.isArray(record.bank_files) ? record.bank_files : [],
     time_range: typeof record.time_range === 'object' && record.time_range !== null ? record.time_range : { oldest: null, newest: null },
@@ -298,6 +380,14 @@ function citations(provenance: unknown, dispositions: unknown): Pick<HistoryReco
   };
 }
 
+const isForgetEntry = (value: unknown): value is ForgetEntry =>
+  typeof value === 'object' &&
+  value !== null &&
+  Array.isArray((value as ForgetEntry).filenames) &&
+  (value as ForgetEntry).filenames.every((name) => typeof name === 'string') &&
+  Array.isArray((value as ForgetEntry).consolidations) &&
+  (value as ForgetEntry).consolidations.every((cid) => typeof cid === 'string');
+
 interface HistoryBundle {
   /** Filenames, oldest first. */
   order: string[];
@@ -309,6 +399,13 @@ class BoundedCache<V> {
   private readonly entries = new Map<string, { value: V; weight: number }>();
   private total = 0;
   constructor(private readonly capacity: number) {}
+
+  delete(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.total -= entry.weight;
+  }
 
   get(key: string): V | undefined {
     const entry = this.entries.get(key);

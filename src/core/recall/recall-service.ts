@@ -72,7 +72,7 @@ export interface RecallHit {
 /** One entry of history_list: a consolidation (time range, notes), a compaction or a revision (pre-images). */
 export interface HistoryEntry {
   consolidation_id: string;
-  kind: 'consolidation' | 'compaction' | 'revision';
+  kind: 'consolidation' | 'compaction' | 'revision' | 'forget';
   committed_at: string;
   time_range?: { oldest: string | null; newest: string | null };
   notes_count?: number;
@@ -80,10 +80,12 @@ export interface HistoryEntry {
   bank_files: Array<{ filename: string; kind: string }>;
   by: string | undefined;
   model: string | undefined;
-  /** A revision: what a person did (write, delete, rules, revert), why, and the revision it reverts. */
+  /** A revision: what a person did (write, delete, rules, revert), why, and the revision it reverts; a forget: `forget`. */
   action?: string;
   reason?: string | null;
   reverts?: string;
+  /** A forget: the consolidations whose notes it removed. */
+  consolidations?: string[];
 }
 
 /**
@@ -289,6 +291,11 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       await index.saveSnapshot();
     },
 
+    /** Brings the space's index up to date if this process has one open (after a forget: it drops the notes now). */
+    async refreshIfOpen(spaceId: string): Promise<void> {
+      await indexes.get(spaceId)?.refresh();
+    },
+
     /** Consolidations, newest first, `limit` at a time; `before` continues after a page's last id. */
     async historyList(caller: Caller, input: { space_id: string; limit?: number; before?: string }) {
       const spaceId = validateSpaceId(input.space_id);
@@ -309,6 +316,16 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
           model: typeof record.metrics.model === 'string' ? record.metrics.model : undefined,
           ...(record.revision
             ? { action: record.revision.action, reason: record.revision.reason, ...(record.revision.reverts ? { reverts: record.revision.reverts } : {}) }
+            : {}),
+          // A forget: how many notes, from which consolidations; never what they said.
+          ...(record.forget
+            ? {
+                action: 'forget',
+                by: record.forget.by,
+                reason: record.forget.reason,
+                notes_count: record.forget.notes_count,
+                consolidations: record.forget.consolidations,
+              }
             : {}),
         }),
       );
@@ -333,6 +350,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       const cid = typeof input.consolidation_id === 'string' ? input.consolidation_id : '';
       if (!/^[0-9A-Za-z][0-9A-Za-z_-]{0,127}$/.test(cid)) throw invalid(`invalid consolidation_id ${JSON.stringify(cid)}`);
       await requireSpace(context, spaceId);
+      await corpus.sync(spaceId); // a forget committed by another process since: its notes are not returned
       const record = await corpus.record(spaceId, cid);
       if (!record) throw new LiveMemError('not_found', `no consolidation '${cid}' in space '${spaceId}'`, { space_id: spaceId, consolidation_id: cid });
       if (keepsPreimages(record)) {

@@ -4,7 +4,7 @@ import type { TextIndex, TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { isStoredBankFilename } from '../validate.js';
-import { type Corpus, keepsPreimages } from './corpus.js';
+import { type Corpus, type HistoryRecord, keepsPreimages } from './corpus.js';
 import {
   bankRef,
   bankSections,
@@ -80,6 +80,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   let lastSnapshotAt = 0;
   let refreshing: Promise<void> | null = null;
   let saving: Promise<void> = Promise.resolve();
+  /** Snapshots this index was loaded from or wrote: deleted when it learns of a forget they predate (they may hold the text). */
+  const snapshotsHeld: string[] = [];
 
   /** Every change of a document goes through these two: its vector, if any, is of the old text. */
   const put = (id: string, text: string) => {
@@ -108,6 +110,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       return;
     }
     index = snapshot.index;
+    snapshotsHeld.push(snapshot.key);
     const withNotes = new Set<string>();
     for (const id of index.ids()) {
       if (id.startsWith('n:')) live.add(id.slice(2));
@@ -138,6 +141,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
 
   const refreshHistory = async (onProgress?: OnIndexProgress) => {
     const ids = await corpus.historyIds(spaceId);
+    await corpus.sync(spaceId, ids);
     const present = new Set(ids);
     const fresh = ids.filter((cid) => !history.has(cid));
     for (const [done, cid] of fresh.entries()) {
@@ -146,7 +150,15 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       // record, notes.json or preimages.json is left out, and not marked as indexed: read again once repaired.
       const indexed = await corpus
         .record(spaceId, cid)
-        .then((record) => (record ? (keepsPreimages(record) ? indexPreimages(cid, record.committed_at) : indexNotes(cid)) : false))
+        .then((record) =>
+          record
+            ? record.kind === 'forget'
+              ? applyForget(record)
+              : keepsPreimages(record)
+                ? indexPreimages(cid, record.committed_at)
+                : indexNotes(cid)
+            : false,
+        )
         .catch((error: unknown) => corpus.skipDamaged('the search index', error, false));
       if (indexed) history.add(cid);
     }
@@ -174,6 +186,34 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       historyFilenames.add(note.filename);
       addNote(noteDocId(note.filename, cid), note.content, note.tags);
     }
+    return true;
+  };
+
+  /**
+   * A forget (its history entry, found like any other): its notes leave the index and their vectors
+   * with them; every summary is read again (those covering the notes were deleted, and a sealed one
+   * is otherwise never re-read); snapshots that predate it are deleted, and a new one written.
+   */
+  const applyForget = async (record: HistoryRecord): Promise<true> => {
+    const names = record.forget?.filenames ?? [];
+    for (const filename of names) {
+      live.delete(filename);
+      historyFilenames.delete(filename);
+      for (const id of [noteDocId(filename), ...(record.forget?.consolidations ?? []).map((cid) => noteDocId(filename, cid))]) {
+        remove(id);
+        noteMetas.delete(id);
+      }
+    }
+    for (const id of summaries.keys()) remove(summaryDocId(id));
+    summaries.clear();
+    lastSummaryListings.clear();
+    lastLiveListing = undefined;
+    worthSaving = true;
+    saving = saving.then(async () => {
+      const doomed = snapshotsHeld.splice(0);
+      if (doomed.length > 0)
+        await storage.deleteMany(doomed).catch((error: unknown) => logger.warn('could not delete index snapshots', { error: String(error) }));
+    });
     return true;
   };
 
@@ -318,6 +358,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
         // A space deleted meanwhile must not come back as an _index/ folder.
         if (!(await storage.stat(keys.meta))) return;
         const key = await store.save(spaceId, snapshot);
+        snapshotsHeld.push(key);
         changes -= Math.min(changes, taken);
         logger.debug(`search index of '${spaceId}': snapshot ${key} (${index.size} documents)`);
       })

@@ -118,7 +118,8 @@ async function countHistory(context: CoreContext, spaceId: string) {
     if (!object) return 0;
     try {
       const record = parseHistoryRecord(object.body, spaceId, cid);
-      return keepsPreimages(record) ? null : record.notes.length;
+      // A note a forget removed since was processed all the same: the counters keep it.
+      return record.kind === 'consolidation' ? record.notes.length + (record.forgotten ?? []).reduce((sum, entry) => sum + entry.filenames.length, 0) : null;
     } catch {
       return 0;
     }

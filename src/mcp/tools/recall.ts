@@ -87,4 +87,40 @@ export const recallTools = [
     annotations: READ_ONLY,
     handler: (args, { core, caller }) => core.recall.historyRead(caller, args),
   }),
+  defineTool({
+    name: 'memory_forget',
+    title: 'Forget notes, with a receipt',
+    permission: 'admin',
+    description:
+      'Remove notes for good (refs: note filenames, or a query selecting notes) from live/, history, summaries, the search index and its vectors. ' +
+      'Without confirm=true, a dry run: the receipt of what would go. The receipt also lists bank files that may derive from them and backups that hold them (purge_backups rewrites those).',
+    input: {
+      space_id: spaceId,
+      refs: z.array(z.string()).default([]).describe('note filenames (live_read, history_read, memory_search give them)'),
+      query: z.string().default('').describe('instead of refs: forget the notes this finds'),
+      limit: z.number().int().default(20).describe('with query: at most this many notes, 1-100'),
+      confirm: z.boolean().default(false).describe('false = dry run; true only if the user asked for it'),
+      reason: z.string().default('').describe('why, kept in history'),
+      purge_backups: z.boolean().default(false).describe('also rewrite the backups without them'),
+    },
+    output: outputShape({
+      dry_run: z.boolean(),
+      forget_id: str,
+      notes: z.array(z.looseObject({ filename: str })),
+      summaries: z.array(obj),
+      bank_review: z.array(obj),
+      backups: z.array(obj),
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    handler: (args, { core, caller }) =>
+      core.forget.forget(caller, {
+        space_id: args.space_id,
+        confirm: args.confirm,
+        limit: args.limit,
+        purge_backups: args.purge_backups,
+        ...(given(args.refs) ? { refs: args.refs } : {}),
+        ...(given(args.query) ? { query: args.query } : {}),
+        ...(given(args.reason) ? { reason: args.reason } : {}),
+      }),
+  }),
 ];

@@ -103,3 +103,29 @@ export function parseRef(ref: string): { filename: string; slice?: { i: number; 
   const match = /^(.+)#(\d+)\/(\d+)$/.exec(ref);
   return match ? { filename: match[1] as string, slice: { i: Number(match[2]), n: Number(match[3]) } } : { filename: ref };
 }
+
+/**
+ * The summaries whose text may hold one of `filenames` (a forget): each level-1 summary covering one,
+ * whole or a slice, and each summary above one of those, level by level. One whose covers are unknown
+ * (`null`: unreadable or gone) counts as covering: it is derived data, rebuilt by the next run.
+ */
+export function coveringSummaries(
+  summaries: ReadonlyArray<{ level: number; id: string; covers: readonly string[] | null }>,
+  filenames: ReadonlySet<string>,
+): Array<{ level: number; id: string }> {
+  const found: Array<{ level: number; id: string }> = [];
+  let below = new Set<string>();
+  for (let level = 1; level <= MAX_LEVEL; level++) {
+    const hit = new Set<string>();
+    for (const summary of summaries) {
+      if (summary.level !== level) continue;
+      const covers =
+        summary.covers === null ||
+        (level === 1 ? summary.covers.some((ref) => filenames.has(parseRef(ref).filename)) : summary.covers.some((child) => below.has(child)));
+      if (covers) hit.add(summary.id);
+    }
+    for (const id of [...hit].sort()) found.push({ level, id });
+    below = hit;
+  }
+  return found;
+}

@@ -91,6 +91,19 @@ export interface RunDeps {
   /** Throws `conflict` when the runner's lease was lost: checked before every write. */
   checkLease: () => void;
   onProgress?: (event: SummariesProgress) => void;
+  /** Forgets known when the run began (set by runSummaries): one committed since stops the run. */
+  forgets?: number;
+}
+
+/**
+ * `conflict` when a person forgot notes since the run began: what it read (notes, summaries below)
+ * may hold their text, so it writes nothing more, and the next run plans without them.
+ */
+async function checkNoForget(deps: RunDeps): Promise<void> {
+  await deps.corpus.sync(deps.spaceId);
+  if (deps.forgets !== undefined && deps.corpus.forgotten(deps.spaceId).forgets !== deps.forgets) {
+    throw new LiveMemError('conflict', `notes of '${deps.spaceId}' were forgotten during this summaries run: it stopped; the next run summarises without them`);
+  }
 }
 
 /** What a dry run assumes a summary not yet written will weigh in its parent group. */
@@ -186,7 +199,9 @@ const emptyReport = (level: number): LevelReport => ({
  * written. The plan is recomputed from the store each time, so a run killed anywhere is finished
  * by the next, without duplicates.
  */
-export async function runSummaries(deps: RunDeps, settings: RunSettings): Promise<SummariesResult> {
+export async function runSummaries(runDeps: RunDeps, settings: RunSettings): Promise<SummariesResult> {
+  await runDeps.corpus.sync(runDeps.spaceId);
+  const deps: RunDeps = { ...runDeps, forgets: runDeps.corpus.forgotten(runDeps.spaceId).forgets };
   const { context, spaceId, calls } = deps;
   const started = performance.now();
   const result: SummariesResult = {
@@ -399,10 +414,17 @@ async function writeLevel(input: WriteLevelInput): Promise<SummaryRecord[] | nul
 
   const put = async (record: SummaryRecord) => {
     deps.checkLease();
+    await checkNoForget(deps);
     const etag = storedLevel.records.get(record.id)?.etag ?? storedLevel.corrupt.get(record.id);
-    await storage.put(keys.summary(record.level, record.id), serializeRecord(record), {
+    const key = keys.summary(record.level, record.id);
+    await storage.put(key, serializeRecord(record), {
       contentType: 'application/json',
       ...(etag ? { ifMatch: etag } : { ifNoneMatch: '*' }),
+    });
+    // Checked again once written: a forget that looked for summaries before this one landed is seen now, and it goes.
+    await checkNoForget(deps).catch(async (error: unknown) => {
+      await storage.delete(key);
+      throw error;
     });
     result.written++;
     await context.fault(`summary-written-${result.written}`);

@@ -3,7 +3,7 @@ import { callTool, type Result } from '../api.js';
 export interface Consolidation {
   consolidation_id: string;
   /** Absent from older servers: a consolidation. */
-  kind?: 'consolidation' | 'compaction' | 'revision';
+  kind?: 'consolidation' | 'compaction' | 'revision' | 'forget';
   committed_at: string;
   time_range?: { oldest?: string; newest?: string } | null;
   notes_count?: number;

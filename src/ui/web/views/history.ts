@@ -31,6 +31,7 @@ export async function historyView(context: ViewContext): Promise<Node> {
             link(record.consolidation_id, 'space', spaceId, 'history', record.consolidation_id),
             record.kind === 'compaction' ? h('span', { class: 'tag' }, 'compaction') : null,
             record.kind === 'revision' ? h('span', { class: 'tag', title: record.reason ?? '' }, `revision: ${record.action ?? ''}`) : null,
+            record.kind === 'forget' ? h('span', { class: 'tag', title: record.reason ?? '' }, 'forget') : null,
           ),
           h('td', {}, time(record.committed_at)),
           h('td', {}, range(record.time_range)),
@@ -121,7 +122,7 @@ async function consolidationDetail(spaceId: string, id: string, focus?: string):
           h('h3', {}, `${count(result.preimages?.length ?? 0)} sections as they were before this compaction`),
           ...(result.preimages ?? []).map((section) => preimageCard(spaceId, section)),
         ]
-      : record.kind === 'revision'
+      : record.kind === 'revision' || record.kind === 'forget'
         ? null
         : [
             h('h3', {}, `${count(result.total)} notes`),

@@ -1,0 +1,118 @@
+import { mapLimit } from '../../shared/concurrency.js';
+import { listPrefixes } from '../../storage/list.js';
+import type { CoreContext } from '../context.js';
+import { decodeHistoryNotes, encodeHistoryNotes } from '../consolidation/history.js';
+import { BACKUPS_PREFIX, backupKeys } from '../layout.js';
+import { recordWithout } from '../consolidation/provenance.js';
+import { coveringSummaries, parseRecord } from '../recall/summaries/record.js';
+import { sha256 } from './manifest.js';
+
+export interface PurgedBackup {
+  backup_id: string;
+  /** Files taken out of the backup (the notes' live files, summaries covering them). */
+  removed: string[];
+  /** Files rewritten without the notes (a consolidation's notes.json and record.json). */
+  rewritten: string[];
+}
+
+const SUMMARY_PATH = /^_summaries\/L([1-6])\/([^/]+)\.json$/;
+
+/**
+ * Rewrites every backup of a space without the forgotten notes (a forget with `purge_backups`): their
+ * live files and the summaries covering them (and those above) taken out, the notes.json of the
+ * consolidation holding each rewritten without it (its record.json's `notes` too), then the manifest
+ * with the new sizes and checksums, last. Idempotent: run again after a cut, it finds the files done
+ * and writes the manifest from what the backup holds. Runs under the space's lease, as backups are taken.
+ */
+export async function purgeForgotten(
+  context: CoreContext,
+  spaceId: string,
+  notes: ReadonlyArray<{ filename: string; consolidation_id: string | null }>,
+): Promise<PurgedBackup[]> {
+  const { storage } = context;
+  const root = `${BACKUPS_PREFIX}${spaceId}/`;
+  const stamps = (await listPrefixes(storage, root)).map((prefix) => prefix.slice(root.length, -1));
+  const names = new Set(notes.map((note) => note.filename));
+  const byConsolidation = new Map<string, Set<string>>();
+  for (const note of notes) {
+    if (note.consolidation_id) byConsolidation.set(note.consolidation_id, new Set([...(byConsolidation.get(note.consolidation_id) ?? []), note.filename]));
+  }
+  const purged: PurgedBackup[] = [];
+  for (const stamp of stamps) {
+    const keys = backupKeys(spaceId, stamp);
+    const manifestObject = await storage.get(keys.manifest);
+    if (!manifestObject) continue; // unfinished: no restore reads it (backup deletion sweeps it)
+    let manifest: { files: Array<{ path: string; size: number; sha256: string }>; total_size: number; [field: string]: unknown };
+    try {
+      manifest = JSON.parse(manifestObject.body.toString('utf8')) as typeof manifest;
+      if (!Array.isArray(manifest.files)) throw new Error('no files');
+    } catch {
+      context.logger.warn(`backup ${spaceId}/${stamp}: its manifest is unreadable; not purged`);
+      continue;
+    }
+    const paths = new Set(manifest.files.map((file) => file.path));
+    const removed = new Set<string>([...names].map((name) => `live/${name}`).filter((path) => paths.has(path)));
+    // Summaries as the backup holds them: those covering a note, and those above; a missing one was taken out by an earlier run.
+    const summaries = await mapLimit(
+      manifest.files.filter((file) => SUMMARY_PATH.test(file.path)),
+      storage.parallelism,
+      async (file) => {
+        const [, level, id] = SUMMARY_PATH.exec(file.path) as RegExpExecArray;
+        const object = await storage.get(keys.file(file.path));
+        if (!object) return { path: file.path, level: Number(level), id: id as string, covers: null };
+        return {
+          path: file.path,
+          level: Number(level),
+          id: id as string,
+          covers: parseRecord(object.body, { level: Number(level), id: id as string })?.covers ?? null,
+        };
+      },
+    );
+    const doomed = new Set(coveringSummaries(summaries, names).map(({ level, id }) => `_summaries/L${level}/${id}.json`));
+    for (const path of doomed) removed.add(path);
+    const rewritten = new Set<string>();
+    for (const [cid, gone] of byConsolidation) {
+      const notesPath = `history/${cid}/notes.json`;
+      if (!paths.has(notesPath)) continue;
+      const object = await storage.get(keys.file(notesPath));
+      if (object) {
+        const held = decodeHistoryNotes(object.body, keys.file(notesPath));
+        const kept = held.filter((note) => !gone.has(note.filename));
+        if (kept.length < held.length) await storage.put(keys.file(notesPath), encodeHistoryNotes(kept), { contentType: 'application/json' });
+      }
+      rewritten.add(notesPath);
+      const recordPath = `history/${cid}/record.json`;
+      const record = paths.has(recordPath) ? await storage.get(keys.file(recordPath)) : null;
+      if (record) {
+        try {
+          const raw = JSON.parse(record.body.toString('utf8')) as Record<string, unknown>;
+          if (Array.isArray(raw.notes) && raw.notes.some((name) => gone.has(String(name)))) {
+            const next = recordWithout(raw, gone);
+            await storage.put(keys.file(recordPath), `${JSON.stringify(next, null, 2)}\n`, { contentType: 'application/json' });
+          }
+          rewritten.add(recordPath);
+        } catch {
+          // a damaged record in a backup: left as it is (its notes.json is what holds the text)
+        }
+      }
+    }
+    if (removed.size === 0 && rewritten.size === 0) continue;
+    await storage.deleteMany([...removed].map((path) => keys.file(path)));
+    // The manifest last: sizes and checksums of what the backup holds now, so a restore verifies it.
+    const files = [];
+    for (const file of manifest.files) {
+      if (removed.has(file.path)) continue;
+      if (!rewritten.has(file.path)) {
+        files.push(file);
+        continue;
+      }
+      const object = await storage.get(keys.file(file.path));
+      files.push(object ? { path: file.path, size: object.body.length, sha256: sha256(object.body) } : file);
+    }
+    const next = `${JSON.stringify({ ...manifest, files, total_size: files.reduce((sum, file) => sum + file.size, 0) }, null, 2)}\n`;
+    if (next === manifestObject.body.toString('utf8')) continue; // purged by an earlier run
+    await storage.put(keys.manifest, next, { contentType: 'application/json' });
+    purged.push({ backup_id: `${spaceId}/${stamp}`, removed: [...removed], rewritten: [...rewritten] });
+  }
+  return purged;
+}
