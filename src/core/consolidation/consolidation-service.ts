@@ -14,22 +14,21 @@ import { parseBankRules } from '../bank/rules.js';
 import { bankBudget } from '../bank/budget.js';
 import { noteText } from '../recall/documents.js';
 import type { TextIndexEngine } from '../../search/types.js';
-import { applyPlan, type AppliedPlan, type BankSnapshot } from './apply-plan.js';
+import type { BankSnapshot } from './apply-plan.js';
 import { fitBank, viewBankFile } from './bank-view.js';
 import { applyCommit, historyId, writeCommit, type CommitRecord } from './commit.js';
 import { lockSpace, type SpaceLock } from './space-lock.js';
-import { PlanFormatError, parsePlan, type Plan } from './plan.js';
+import type { Plan } from './plan.js';
+import { planWindow } from './plan-window.js';
 import type { ChangedFile } from '../events.js';
 import { estimateTokens } from '../tokens.js';
 import { meteredCalls } from '../spend/meter.js';
-import { accountingReminder, buildMessages, compressionMessages, refusalReminder, retryReminder, type PromptNote } from './prompt.js';
-import { accountingProblem, accountingWarnings, accountPlan, writtenName, type Accounting } from './provenance.js';
+import { buildMessages, compressionMessages, type PromptNote } from './prompt.js';
+import { accountingWarnings, type Accounting } from './provenance.js';
 import { requireModel } from '../model.js';
 import { isoSeconds } from '../../shared/time.js';
 import { readBankFiles } from '../bank/bank-files.js';
-import { refuseNewSecrets } from '../redact/redact.js';
 import { newNonce } from '../prompt-fence.js';
-import { screenDirectives, screenNames, type WindowNote } from './directives.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -101,14 +100,6 @@ function failureOutcome(spaceId: string, windows: number, committed: string | un
   );
 }
 
-/** A refusal for notes that steer the plan (directives.ts) adds its suspect notes to the result's `suspect_notes`. */
-function noteSuspects(result: ConsolidationResult, error: unknown): void {
-  const suspects = isLiveMemError(error) ? (error.data.directive as { suspect_notes?: string[] } | undefined)?.suspect_notes : undefined;
-  if (!suspects) return;
-  const all = new Set([...(result.suspect_notes ?? []), ...suspects]);
-  result.suspect_notes = [...all];
-}
-
 /** How long a consolidation waits for a compaction holding the space's lease (one model call per file). */
 const COMPACTION_WAIT_MS = 60_000;
 
@@ -125,12 +116,6 @@ export interface CommittedChanges {
 export interface ConsolidationHooks {
   /** Called after a run that committed at least one window (e.g. to update the space's summaries); must not throw. */
   onCommitted?: (spaceId: string, changes: CommittedChanges) => void;
-}
-
-/** What a plan would write, beside what each place held before (checked for new secrets). */
-function* planTexts(applied: AppliedPlan, bank: BankSnapshot, synthesis: string, synthesisBefore: string) {
-  for (const write of applied.writes) yield { where: write.filename, before: bank.files.get(write.filename)?.content ?? '', after: write.content };
-  yield { where: 'the synthesis', before: synthesisBefore, after: synthesis };
 }
 
 /** What a window's accounting leaves to report (provenance.ts): in the result and its warnings, never hidden. */
@@ -159,90 +144,6 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     files: await readBankFiles(context, spaceId),
     appendOnly: parseBankRules(rules).appendOnly,
   });
-
-  /** Asks for a plan; a reply that is not a usable plan gets one more chance with a stricter reminder. */
-  const askPlan = async (calls: LlmCalls, messages: ReturnType<typeof buildMessages>): Promise<Plan> => {
-    let problem = '';
-    for (let attempt = 1; attempt <= 2; attempt++) {
-      const response = await calls.chat({ messages: attempt === 1 ? messages : [...messages, retryReminder(problem)], json: true });
-      try {
-        if (response.truncated) throw new PlanFormatError('the reply was cut by the token limit');
-        return parsePlan(response.text);
-      } catch (error) {
-        if (!(error instanceof PlanFormatError)) throw error;
-        problem = error.message;
-      }
-    }
-    throw new LiveMemError('llm_error', `the model returned no usable plan twice (${problem})`);
-  };
-
-  /**
-   * Asks for a plan and checks it. A refused plan (`invalid_input`: a guard, a missing heading, an
-   * unseen section) gets one more chance in this run, told why; a second refusal fails the run
-   * rather than leaving the next call to send the same prompt for the same refusal. A plan carrying
-   * an order no note states (directives.ts) is one such refusal; its suspect notes go in the result.
-   *
-   * The same one more chance goes to a plan that cites notes but does not account for all of the
-   * window's (or cites notes not in it, provenance.ts): it is sound, so it is kept, and whichever of
-   * the two plans accounts better is committed, what it leaves unaccounted reported. A plan that cites
-   * nothing at all (the Python server's format, a model ignoring `sources`) is not asked again: it
-   * would cost every window a second call for the same answer; its notes are reported unaccounted.
-   */
-  const planWindow = async (
-    calls: LlmCalls,
-    messages: ReturnType<typeof buildMessages>,
-    bank: BankSnapshot,
-    window: { notes: WindowNote[]; synthesis: string },
-    result: ConsolidationResult,
-    warnings: string[],
-  ): Promise<{ plan: Plan; applied: AppliedPlan; accounting: Accounting }> => {
-    const filenames = window.notes.map((note) => note.filename);
-    let kept: { plan: Plan; applied: AppliedPlan; accounting: Accounting } | undefined;
-    const shortfall = (accounting: Accounting) => accounting.unaccounted.length + accounting.unknown.length;
-    const fallBack = (why: string) => {
-      warnings.push(`window ${result.windows + 1}: ${why}; the model's first plan, sound but for its accounting, is committed`);
-      return kept as NonNullable<typeof kept>;
-    };
-    for (let attempt = 1; ; attempt++) {
-      let plan: Plan;
-      try {
-        plan = await askPlan(calls, messages);
-      } catch (error) {
-        if (!kept) throw error;
-        return fallBack(`asking again failed (${error instanceof Error ? error.message : String(error)})`);
-      }
-      let applied: AppliedPlan;
-      try {
-        screenNames(plan, window.notes);
-        applied = applyPlan(plan, bank, settings);
-        // A secret that reached a note by another route (redaction off, an older version) stops here.
-        if (context.redact !== 'off') refuseNewSecrets(planTexts(applied, bank, plan.synthesis, window.synthesis), 'the plan');
-        screenDirectives({
-          files: applied.writes.map((w) => ({ filename: w.filename, before: bank.files.get(w.filename)?.content ?? '', after: w.content })),
-          synthesis: { before: window.synthesis, after: plan.synthesis },
-          notes: window.notes,
-        });
-      } catch (error) {
-        result.operations_failed += plan.changes.reduce((n, c) => n + (c.action === 'edit' ? c.edits.length : 1), 0);
-        noteSuspects(result, error);
-        if (kept && isLiveMemError(error, 'invalid_input')) return fallBack(`the model's second plan was refused (${error.message})`);
-        if (attempt >= 2 || !isLiveMemError(error, 'invalid_input')) throw error;
-        warnings.push(`window ${result.windows + 1}: the model's plan was refused (${error.message}); it was asked once more`);
-        messages = [...messages, refusalReminder(error.message)];
-        continue;
-      }
-      const accounting = accountPlan(plan, filenames, writtenName(applied));
-      const problem = accounting.cites && !plan.python ? accountingProblem(accounting) : null;
-      const checked = { plan, applied, accounting };
-      if (problem && attempt < 2) {
-        warnings.push(`window ${result.windows + 1}: the model's plan does not account for every note (${problem}); it was asked once more`);
-        kept = checked;
-        messages = [...messages, accountingReminder(problem)];
-        continue;
-      }
-      return kept && shortfall(kept.accounting) < shortfall(accounting) ? kept : checked;
-    }
-  };
 
   /** Compresses a synthesis past the word limit; keeps it whole if the call fails or returns nothing. */
   const compress = async (calls: LlmCalls, synthesis: string, warnings: string[]): Promise<{ text: string; compressed: boolean }> => {
@@ -377,7 +278,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         };
         const messages = buildMessages({ ...base, notes: window.map((w) => w.note), bank: views });
         const notes = window.map((w) => ({ filename: w.name.filename, content: w.note.content }));
-        const { plan, applied, accounting } = await planWindow(calls, messages, sent, { notes, synthesis }, result, warnings);
+        const { plan, applied, accounting } = await planWindow(context, calls, messages, sent, { notes, synthesis }, result, warnings);
         reportAccounting(accounting, plan, result, warnings);
         if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
         const compressed = await compress(synthesisCalls, plan.synthesis, warnings);
