@@ -76,7 +76,12 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   const sources = createSources(context, corpus);
   const recall = createRecallService(context, corpus, searchEngine, sources);
   const memoryContext = createMemoryContext(context, corpus, recall);
-  const forget = createForgetService(context, { corpus, search: recall.search, onForgotten: (spaceId) => recall.refreshIfOpen(spaceId) });
+  const forget = createForgetService(context, {
+    corpus,
+    search: recall.search,
+    onForgotten: (spaceId) => recall.refreshIfOpen(spaceId),
+    sectionsOf: (spaceId, note) => sources.ofNote(spaceId, note),
+  });
   const doctor = createDoctor(context, { snapshots: recall.snapshots, rebuildIndex: recall.rebuildIndex });
   return {
     context,

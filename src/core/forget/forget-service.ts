@@ -63,6 +63,8 @@ export function createForgetService(
       input: { space_id: string; query: string; sources: string[]; limit: number },
     ) => Promise<{ results: Array<{ source: string; ref: string }> }>;
     onForgotten?: (spaceId: string) => Promise<void>;
+    /** Section-level provenance (recall/sources.ts): the bank sections each note fed. */
+    sectionsOf?: (spaceId: string, note: string) => Promise<Array<{ filename: string; path: string[] }>>;
   },
 ) {
   const { storage } = context;
@@ -130,23 +132,29 @@ export function createForgetService(
   };
 
   /**
-   * Bank text that may derive from the notes, by the provenance there is today: each consolidation that
-   * folded one, the bank files it wrote and the synthesis (`basis: 'consolidation'`). The seam for
-   * section-level provenance: once a consolidation records which sections cite which notes, an entry
-   * with `basis: 'citation'` and its sections can name exactly what to review.
+   * Bank text that may derive from the notes, by provenance, read before the forget rewrites it: the
+   * sections that cite them (`basis: 'citation'`, with `sections`), or, for a consolidation that cited
+   * nothing (older ones, the Python reply format), the bank files it wrote and the synthesis
+   * (`basis: 'consolidation'`).
    */
   const bankReview = async (spaceId: string, located: readonly Located[]) => {
     const cids = [...new Set(located.flatMap((note) => (note.consolidation_id ? [note.consolidation_id] : [])))];
-    const records = await Promise.all(cids.map((cid) => corpus.record(spaceId, cid)));
-    return records
-      .filter((record) => record !== null)
-      .map((record) => ({
-        consolidation_id: record?.id as string,
-        basis: 'consolidation' as const,
-        bank_files: record?.bank_files.map((file) => file.filename) ?? [],
-        synthesis: record?.kind === 'consolidation',
-        notes: located.filter((note) => note.consolidation_id === record?.id).map((note) => note.filename),
-      }));
+    const records = (await Promise.all(cids.map((cid) => corpus.record(spaceId, cid)))).filter((record) => record !== null);
+    return Promise.all(
+      records.map(async (record) => {
+        const notes = located.filter((note) => note.consolidation_id === record.id).map((note) => note.filename);
+        const cited = (await Promise.all(notes.map((note) => deps.sectionsOf?.(spaceId, note) ?? []))).flat();
+        const sections = [...new Map(cited.map((s) => [`${s.filename}#${s.path.join(' > ')}`, { filename: s.filename, path: s.path }])).values()];
+        return {
+          consolidation_id: record.id,
+          basis: sections.length > 0 ? ('citation' as const) : ('consolidation' as const),
+          bank_files: sections.length > 0 ? [...new Set(sections.map((s) => s.filename))] : record.bank_files.map((file) => file.filename),
+          ...(sections.length > 0 ? { sections } : {}),
+          synthesis: record.kind === 'consolidation',
+          notes,
+        };
+      }),
+    );
   };
 
   /** The receipt: every place the notes are removed (or would be) from, and what still may hold them. */
@@ -155,6 +163,7 @@ export function createForgetService(
     located: readonly Located[],
     removed: { summaries: Array<{ level: number; id: string }>; snapshots: string[]; live: string[]; backups?: PurgedBackup[] },
     purge: boolean,
+    review: Awaited<ReturnType<typeof bankReview>>,
   ) => {
     const byConsolidation = new Map<string, string[]>();
     for (const note of located)
@@ -173,7 +182,7 @@ export function createForgetService(
       vectors: 'removed with their index documents',
       snapshots: removed.snapshots,
       summaries: removed.summaries,
-      bank_review: (await bankReview(spaceId, located)).map((entry) => ({
+      bank_review: review.map((entry) => ({
         ...entry,
         note: 'may derive from these notes (so may the synthesis it wrote, since rewritten by later consolidations): review with bank_read, correct with bank_write',
       })),
@@ -219,7 +228,7 @@ export function createForgetService(
           dry_run: true as const,
           message: `nothing was changed: this is what forgetting ${names.length} note(s) would remove; pass confirm=true (CLI: --yes) to forget them`,
           reason,
-          ...(await receipt(spaceId, located, { summaries, snapshots, live }, input.purge_backups === true)),
+          ...(await receipt(spaceId, located, { summaries, snapshots, live }, input.purge_backups === true, await bankReview(spaceId, located))),
         };
       }
 
@@ -227,9 +236,11 @@ export function createForgetService(
       let record: CommitRecord;
       let located: Located[];
       let applied: Awaited<ReturnType<typeof applyForget>>;
+      let review: Awaited<ReturnType<typeof bankReview>>;
       try {
         // Located under the lease: no consolidation moves a note between here and the commit.
         located = await locate(spaceId, names);
+        review = await bankReview(spaceId, located); // before the forget takes the notes out of the provenance
         const now = context.clock();
         record = {
           id: `${historyId(context, now)}${FORGET_ID_SUFFIX}`,
@@ -260,7 +271,7 @@ export function createForgetService(
         forget_id: record.id,
         message: `forgot ${located.length} note(s) of '${spaceId}': removed from every place listed; history_list shows the forget (never the text)`,
         reason,
-        ...(await receipt(spaceId, located, applied, input.purge_backups === true)),
+        ...(await receipt(spaceId, located, applied, input.purge_backups === true, review)),
       };
     },
   };

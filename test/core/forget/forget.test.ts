@@ -104,6 +104,12 @@ describe('memory_forget', () => {
       [s.consolidated],
     );
     assert.ok(receipt.bank_review[0]?.bank_files.includes('progress.md'));
+    // Found by the sections that cite the note, read before the forget took it out of the provenance.
+    assert.equal(receipt.bank_review[0]?.basis, 'citation');
+    assert.ok(
+      receipt.bank_review[0]?.sections?.some((section) => section.filename === 'activeContext.md'),
+      JSON.stringify(receipt.bank_review),
+    );
     assert.equal(receipt.backups.length, 1, 'the backup still holds them');
     assert.equal(receipt.backups_purged, false);
     assert.match(receipt.backups_note, /still hold/);
