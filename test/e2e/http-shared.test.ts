@@ -13,6 +13,8 @@ import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { BIN, startHttpServer, type HttpServer } from '../helpers/mcp-client.js';
+import { FIRST_PLAN } from '../../fixtures/llm/scenarios.js';
+import { startScriptedLlm } from '../helpers/scripted-llm.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const owner = ownerCaller('owner');
@@ -117,6 +119,51 @@ describe('one HTTP server for every request', () => {
       assert.deepEqual((await call(narrowed, 'system_whoami')).permissions, ['read']);
     } finally {
       await Promise.all([doomed, narrowed].map((client) => client.close().catch(() => undefined)));
+    }
+  });
+});
+
+describe('progress over HTTP through the shared server', () => {
+  it("sends a consolidation's progress to the request that asked for it, not to another client", async () => {
+    const home = await tempDir();
+    const llm = await startScriptedLlm([{ delayMs: 300, then: { reply: FIRST_PLAN } }]);
+    let server: HttpServer | undefined;
+    try {
+      const core = createCore({ storage: createFsDriver(home.dir) });
+      await core.spaces.create(owner, { space_id: 'proj' });
+      for (let i = 0; i < 15; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `note ${i}` });
+      const { token } = await core.auth.create(owner, { name: 'folder', permissions: 'read,write', space_ids: 'proj' });
+      server = await startHttpServer({
+        LIVE_MEM_HOME: home.dir,
+        LIVE_MEM_LLM_BASE_URL: llm.url,
+        LIVE_MEM_LLM_MODEL: 'scripted-model',
+        LIVE_MEM_LLM_API_KEY: 'k',
+      });
+      const folder = await connect(server.url, token);
+      const other = await connect(server.url, token);
+      try {
+        const progress: Array<{ progress: number; total?: number }> = [];
+        const elsewhere: unknown[] = [];
+        const consolidating = folder.callTool({ name: 'bank_consolidate', arguments: { space_id: 'proj' } }, undefined, {
+          onprogress: (p) => progress.push(p),
+        });
+        // Same request ids, same token, at the same time: the other client's calls get none of it.
+        const reads = Array.from({ length: 5 }, () =>
+          other.callTool({ name: 'space_list', arguments: {} }, undefined, { onprogress: (p) => elsewhere.push(p) }),
+        );
+        const result = await consolidating;
+        await Promise.all(reads);
+        assert.equal((result.structuredContent as { status: string }).status, 'ok');
+        assert.ok(progress.length >= 3, `${progress.length} progress notifications`);
+        assert.equal(progress.at(-1)?.progress, 15);
+        assert.deepEqual(elsewhere, []);
+      } finally {
+        await Promise.all([folder, other].map((client) => client.close()));
+      }
+    } finally {
+      await server?.stop();
+      await llm.close();
+      await home.remove();
     }
   });
 });
