@@ -66,6 +66,9 @@
  *  16. install       (scripts/bench-install.ts) the packed tarball installed into an empty project (fresh
  *                    npm cache, offline): tarball size, node_modules on disk and its packages; and a cold
  *                    `npx -y -p <tarball> live-mem` (fresh cache) from spawn to the first tools/list answered
+ *  17. HTTP          (scripts/bench-http.ts) N = 10, 50 and 200 clients at once calling live_note + memory_search
+ *                    against `serve --http` and against the bare stateless SDK server doing the same work
+ *                    (scripts/minimal-http-server.mjs) for 3 s, 3 rounds: calls/s and server CPU per call, as ratios
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -117,6 +120,7 @@ import {
   type ServerSpec,
 } from './bench-lib.js';
 import { benchGrowth } from './bench-growth.js';
+import { benchHttp } from './bench-http.js';
 import { benchInstall } from './bench-install.js';
 import { benchAppendThroughput, benchNoteLatency, benchProcesses, benchS3Note, noteArgs } from './bench-notes.js';
 import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-recall.js';
@@ -338,6 +342,7 @@ const SECTIONS = [
   { title: '14. web viewer', run: benchUi },
   { title: '15. a long-lived space', run: benchGrowth },
   { title: '16. install and first launch', run: benchInstall },
+  { title: '17. HTTP clients at once', run: benchHttp },
 ] as const;
 
 async function main(): Promise<void> {

@@ -1,12 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Caller } from '../core/caller.js';
-import { isLiveMemError } from '../shared/errors.js';
+import { isLiveMemError, LiveMemError } from '../shared/errors.js';
 import type { HttpLimits } from './http-limits.js';
 import { bearerOf, listenGuarded, type NetworkOptions, type Refuse } from './http-listen.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
+import { SharedServerTransport } from './shared-transport.js';
+import type { ToolExtra } from './tool.js';
 
-export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller' | 'notifications'>, NetworkOptions {
+/** The caller the front door authenticated for this request (set on `req.auth` by handleMcp). */
+function callerOf(extra: ToolExtra): Caller {
+  const caller = extra.authInfo?.extra?.caller as Caller | undefined;
+  if (!caller) throw new LiveMemError('forbidden', 'this request carries no authenticated caller');
+  return caller;
+}
+
+export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller' | 'notifications' | 'sampling'>, NetworkOptions {
   host: string;
   port: number;
   /** Connections, and requests per token (default: DEFAULT_HTTP_LIMITS). */
@@ -29,17 +39,24 @@ const replyJsonRpc: Refuse = (res, _url, status, message, headers = {}) => {
 /**
  * MCP over Streamable HTTP at `/mcp`, stateless: every request carries `Authorization: Bearer …`,
  * is checked (Host and Origin against DNS rebinding, then the token — so a revocation or an expiry
- * applies to the very next request), and is served by a fresh server bound to that caller. Several
- * clients share the process safely; nothing of one request is visible to another.
+ * applies to the very next request), and is served by the process's one server through a transport
+ * of its own (shared-transport.ts), the caller carried with its messages. Several clients share the
+ * process safely; nothing of one request is visible to another.
  */
 export async function serveHttp(options: HttpOptions): Promise<{ url: string; origin: string; origins: string[]; close(): Promise<void> }> {
   const { other } = options;
+  // Built once (tools, schemas, resources, prompts, the tools/list answer); each request is a transport over it.
+  // No notifications and no sampling: a stateless server has no stream to send them on once the request is answered.
+  const server = createMcpServer({ ...options, resolveCaller: callerOf, notifications: false, sampling: false });
+  const shared = new SharedServerTransport();
+  await server.connect(shared);
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const bearer = bearerOf(req);
     if (!bearer) return replyJsonRpc(res, url, 401, 'missing Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="live-mem"' });
+    let caller: Caller;
     try {
-      await options.authenticate(bearer);
+      caller = await options.authenticate(bearer);
     } catch (error) {
       if (isLiveMemError(error, 'forbidden'))
         return replyJsonRpc(res, url, 403, 'forbidden: this token is unknown, revoked or expired', { 'www-authenticate': 'Bearer error="invalid_token"' });
@@ -47,15 +64,15 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
     }
     if (req.method !== 'POST') return replyJsonRpc(res, url, 405, 'this server is stateless: POST JSON-RPC to /mcp', { allow: 'POST' });
 
-    // Each tool call checks the token again: one revoked mid-request is refused from then on.
-    // No notifications: a stateless server has no stream to send them on once the request is answered.
-    const server = createMcpServer({ ...options, resolveCaller: () => options.authenticate(bearer), notifications: false });
+    // The caller travels with this request's messages (extra.authInfo), never in the shared server.
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = { token: bearer, clientId: caller.agent, scopes: [...caller.permissions], extra: { caller } };
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
+    const { detach } = shared.attach(transport);
     res.on('close', () => {
+      detach();
       void transport.close();
-      void server.close();
     });
-    await server.connect(transport);
+    await transport.start();
     await transport.handleRequest(req, res);
   };
 
@@ -75,5 +92,13 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
     },
     refuse: (res, url, ...rest) => (isMcp(url) ? replyJsonRpc(res, url, ...rest) : other?.refuse(res, url, ...rest)),
   });
-  return { url: `${origin}/mcp`, origin, origins, close };
+  return {
+    url: `${origin}/mcp`,
+    origin,
+    origins,
+    close: async () => {
+      await close();
+      await server.close();
+    },
+  };
 }

@@ -36,6 +36,12 @@ export interface McpServerOptions {
    * stateless HTTP transport (GET /mcp is 405) could never keep.
    */
   notifications?: boolean;
+  /**
+   * Whether a consolidation may use the client's model (MCP sampling) when it offers one (default: yes).
+   * Not over stateless HTTP: one server answers every client there, so no client's capabilities are
+   * its own, and a sampling request would have no stream to come back on.
+   */
+  sampling?: boolean;
   /** The space a tool uses when its space_id is left empty (LIVE_MEM_SPACE, or the project the server runs in). */
   defaultSpace?: string;
 }
@@ -93,7 +99,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
 
   /** The client's own model, when no endpoint is configured and the client offers sampling. */
   const clientModel = (): LlmClient | undefined => {
-    if (options.core.context.llm || !server.server.getClientCapabilities()?.sampling) return undefined;
+    if (options.core.context.llm || options.sampling === false || !server.server.getClientCapabilities()?.sampling) return undefined;
     return createSamplingLlm(async (request) => {
       const result = await server.server.createMessage(
         {
