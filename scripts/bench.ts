@@ -66,6 +66,9 @@
  *  16. install       (scripts/bench-install.ts) the packed tarball installed into an empty project (fresh
  *                    npm cache, offline): tarball size, node_modules on disk and its packages; and a cold
  *                    `npx -y -p <tarball> live-mem` (fresh cache) from spawn to the first tools/list answered
+ *  17. newest      (scripts/bench-context.ts) memory_context (no query) and live_read (limit 50) in-process
+ *                    on 10,000 live notes and on 100,000 (195 consolidations of 500 + 2,500 live), seeded as
+ *                    in 9: a new core (as a new process meets them; median of 5) and warm p50 of 20 calls
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -116,6 +119,7 @@ import {
   type Figure,
   type ServerSpec,
 } from './bench-lib.js';
+import { benchContext } from './bench-context.js';
 import { benchGrowth } from './bench-growth.js';
 import { benchInstall } from './bench-install.js';
 import { benchAppendThroughput, benchNoteLatency, benchProcesses, benchS3Note, noteArgs } from './bench-notes.js';
@@ -338,6 +342,7 @@ const SECTIONS = [
   { title: '14. web viewer', run: benchUi },
   { title: '15. a long-lived space', run: benchGrowth },
   { title: '16. install and first launch', run: benchInstall },
+  { title: '17. newest notes on big spaces', run: benchContext },
 ] as const;
 
 async function main(): Promise<void> {

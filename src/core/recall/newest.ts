@@ -55,16 +55,25 @@ export async function newestLive(
   // Where the previous, newer, listing began; at first, the note a page starts from.
   let end: string | undefined = before ? folder + before.filename : undefined;
   for (let window = 0, span = NEWEST_WINDOW_MS; ; window++, span *= NEWEST_WINDOW_GROWTH) {
-    let start = window < NEWEST_WINDOWS && Number.isFinite(anchor) ? folder + toStamp(new Date(anchor - span)) : undefined;
+    // On the hour, so that calls within an hour list the same window (cached while the folder is unchanged).
+    const from = Math.floor((anchor - span) / NEWEST_WINDOW_MS) * NEWEST_WINDOW_MS;
+    let start = window < NEWEST_WINDOWS && Number.isFinite(from) ? folder + toStamp(new Date(from)) : undefined;
     if (floor !== undefined && (start === undefined || start <= floor)) start = floor;
-    const batch: NoteName[] = [];
-    for await (const object of listAll(context.storage, folder, start === undefined ? {} : { startAfter: start })) {
-      if (end !== undefined && object.key >= end) break;
-      const name = parseNoteName(baseName(object.key));
-      if (!name || forgotten.has(name.filename) || (before && compareNewestFirst(name, before) <= 0) || !keep(name)) continue;
-      batch.push(name);
+    const listWindow = async () => {
+      const names: NoteName[] = [];
+      for await (const object of listAll(context.storage, folder, start === undefined ? {} : { startAfter: start })) {
+        if (end !== undefined && object.key >= end) break;
+        const name = parseNoteName(baseName(object.key));
+        if (name) names.push(name);
+      }
+      return names.sort(compareNewestFirst);
+    };
+    // A page further back (`before`) is listed afresh: caching every page would keep what no one asks again.
+    const listed = before ? await listWindow() : await corpus.windowListing(folder, `newest ${window}`, `${start} ${end}`, listWindow);
+    for (const name of listed) {
+      if (forgotten.has(name.filename) || (before && compareNewestFirst(name, before) <= 0) || !keep(name)) continue;
+      found.push(name);
     }
-    found.push(...batch.sort(compareNewestFirst));
     if (found.length > count || start === undefined || start === floor) return { names: found.slice(0, count), more: found.length > count };
     end = start;
   }

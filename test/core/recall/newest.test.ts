@@ -1,13 +1,17 @@
 import assert from 'node:assert/strict';
+import { utimes } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { encodeHistoryNotes } from '../../../src/core/consolidation/history.js';
 import { spaceKeys } from '../../../src/core/layout.js';
 import { formatNoteFile } from '../../../src/core/note/note-file.js';
 import { compareNewestFirst, formatNoteName, isoSeconds, parseNoteName, type NoteName } from '../../../src/core/note/note-name.js';
+import { createFsDriver } from '../../../src/storage/fs/fs-driver.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import { listKeys } from '../../../src/storage/list.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
 import { makeCore, owner } from '../../helpers/core.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 const NOW = Date.parse('2026-02-20T18:00:00.000Z');
 const MINUTE = 60_000;
@@ -194,5 +198,34 @@ describe('newest-N paths cost what is asked, not the space', () => {
       .map((note) => note.n);
     assert.deepEqual(numbers, byTime);
     assert.ok(recent.filter((line) => line.includes(', consolidated]')).length > 0);
+  });
+
+  it('on fs, a read of an unchanged live/ lists nothing again; a new note is seen by the next read', async () => {
+    const tmp = await tempDir();
+    try {
+      const fs = createFsDriver(tmp.dir);
+      const { core: setup } = makeCore({ storage: fs, clock: () => new Date(NOW) });
+      await setup.spaces.create(owner, { space_id: 'disk' });
+      for (let i = 0; i < 200; i++) {
+        const file = noteFile('disk', NOW - (200 - i) * MINUTE, i);
+        await fs.put(file.key, file.body);
+      }
+      // The folder's mtime vouches for its listing only once it is a few seconds old.
+      const hourAgo = new Date(NOW - 60 * MINUTE);
+      await utimes(path.join(tmp.dir, 'disk', 'live'), hourAgo, hourAgo);
+      const meter = metered(fs);
+      const { core } = makeCore({ storage: meter.driver, clock: () => new Date(NOW) });
+      const first = await core.notes.read(owner, { space_id: 'disk', limit: 10 });
+      assert.ok(meter.counts.listed > 0);
+      meter.reset();
+      const again = await core.notes.read(owner, { space_id: 'disk', limit: 10 });
+      assert.deepEqual(again, first);
+      assert.equal(meter.counts.listed, 0);
+      const written = await core.notes.write(owner, { space_id: 'disk', category: 'todo', content: 'the newest' });
+      const after = await core.notes.read(owner, { space_id: 'disk', limit: 10 });
+      assert.equal(after.notes[0]?.filename, written.filename);
+    } finally {
+      await tmp.remove();
+    }
   });
 });
