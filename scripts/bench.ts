@@ -69,6 +69,9 @@
  *  17. HTTP          (scripts/bench-http.ts) N = 10, 50 and 200 clients at once calling live_note + memory_search
  *                    against `serve --http` and against the bare stateless SDK server doing the same work
  *                    (scripts/minimal-http-server.mjs) for 3 s, 3 rounds: calls/s and server CPU per call, as ratios
+ *  18. newest      (scripts/bench-context.ts) memory_context (no query) and live_read (limit 50) in-process
+ *                    on 10,000 live notes and on 100,000 (195 consolidations of 500 + 2,500 live), seeded as
+ *                    in 9: a new core (as a new process meets them; median of 5) and warm p50 of 20 calls
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -119,6 +122,7 @@ import {
   type Figure,
   type ServerSpec,
 } from './bench-lib.js';
+import { benchContext } from './bench-context.js';
 import { benchGrowth } from './bench-growth.js';
 import { benchHttp } from './bench-http.js';
 import { benchInstall } from './bench-install.js';
@@ -343,6 +347,7 @@ const SECTIONS = [
   { title: '15. a long-lived space', run: benchGrowth },
   { title: '16. install and first launch', run: benchInstall },
   { title: '17. HTTP clients at once', run: benchHttp },
+  { title: '18. newest notes on big spaces', run: benchContext },
 ] as const;
 
 async function main(): Promise<void> {

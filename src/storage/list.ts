@@ -12,6 +12,7 @@ export function paginate(sortedKeys: readonly string[], prefix: string, options:
   let more = false;
   for (const key of sortedKeys) {
     if (options.cursor !== undefined && key <= options.cursor) continue;
+    if (options.startAfter !== undefined && key <= options.startAfter) continue;
     let entry = key;
     if (options.delimiter) {
       const slash = key.indexOf('/', prefix.length);
@@ -41,9 +42,9 @@ export async function* listAll(driver: StorageDriver, prefix: string, options: O
 }
 
 /** Every key under `prefix`, as an array (keys only: cheap on every driver). */
-export async function listKeys(driver: StorageDriver, prefix: string): Promise<string[]> {
+export async function listKeys(driver: StorageDriver, prefix: string, options: Omit<ListOptions, 'cursor'> = {}): Promise<string[]> {
   const keys: string[] = [];
-  for await (const object of listAll(driver, prefix)) keys.push(object.key);
+  for await (const object of listAll(driver, prefix, options)) keys.push(object.key);
   return keys;
 }
 

@@ -53,6 +53,12 @@ export interface ListOptions {
   limit?: number;
   /** '/' lists one level: immediate objects plus sub-folder `prefixes`. */
   delimiter?: '/';
+  /**
+   * Only keys after this one (S3's StartAfter): a listing can begin anywhere in the key order, so
+   * a caller after the newest names of a folder whose names sort by time (notes) lists from a
+   * recent point instead of from the start.
+   */
+  startAfter?: string;
 }
 
 export interface ListPage {

@@ -112,6 +112,26 @@ export function runStorageSuite(name: string, makeHarness: () => Promise<DriverH
       assert.deepEqual(await listKeys(driver, 'nothing-here/'), []);
     });
 
+    it('lists from after a given key (startAfter), page by page', async () => {
+      for (const key of ['sa/20260101_a.md', 'sa/20260102_b.md', 'sa/20260103_c.md', 'sa/20260104_d.md']) await driver.put(key, 'x');
+      const after = (startAfter: string) => listKeys(driver, 'sa/', { startAfter });
+      assert.deepEqual(await after('sa/20260102'), ['sa/20260102_b.md', 'sa/20260103_c.md', 'sa/20260104_d.md']);
+      assert.deepEqual(await after('sa/20260102_b.md'), ['sa/20260103_c.md', 'sa/20260104_d.md']);
+      assert.deepEqual(await after('sa/2027'), []);
+      assert.deepEqual(await after('a'), ['sa/20260101_a.md', 'sa/20260102_b.md', 'sa/20260103_c.md', 'sa/20260104_d.md']);
+      const first = await driver.list('sa/', { startAfter: 'sa/20260101_a.md', limit: 2 });
+      assert.deepEqual(
+        first.objects.map((o) => o.key),
+        ['sa/20260102_b.md', 'sa/20260103_c.md'],
+      );
+      assert.ok(first.cursor);
+      const rest = await driver.list('sa/', { startAfter: 'sa/20260101_a.md', cursor: first.cursor });
+      assert.deepEqual(
+        rest.objects.map((o) => o.key),
+        ['sa/20260104_d.md'],
+      );
+    });
+
     it('pages through a delimiter listing without repeating a folder', async () => {
       for (const key of ['dl/a/1.md', 'dl/a/2.md', 'dl/b/1.md', 'dl/c.md', 'dl/d/1.md']) await driver.put(key, 'x');
       const seen: string[] = [];

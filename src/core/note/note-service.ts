@@ -4,6 +4,7 @@ import { listAll } from '../../storage/list.js';
 import { authorize, toAgentName, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import type { Corpus } from '../recall/corpus.js';
+import { newestLive } from '../recall/newest.js';
 import { baseName, spaceKeys } from '../layout.js';
 import { redactForWrite } from '../redact/redact.js';
 import { requireSpace } from '../space/meta.js';
@@ -12,7 +13,7 @@ import { formatNoteFile, splitTags } from './note-file.js';
 import type { NoteView } from './note-view.js';
 
 export type { NoteView } from './note-view.js';
-import { compareNewestFirst, formatNoteName, isoSeconds, parseNoteName, stampToIso, toStamp, type NoteName } from './note-name.js';
+import { formatNoteName, isoSeconds, parseNoteName, stampToIso, toStamp, type NoteName } from './note-name.js';
 
 export const MAX_READ_LIMIT = 1000;
 const MAX_TAGS = 32;
@@ -49,16 +50,6 @@ export type CreateSpaceForNote = (caller: Caller, spaceId: string) => Promise<un
 
 export function createNoteService(context: CoreContext, corpus: Corpus, createSpace?: CreateSpaceForNote) {
   const { storage, limits } = context;
-
-  /** Live note names of a space, newest first, filtered on what the names carry. */
-  const listNoteNames = async (spaceId: string, filter: (name: NoteName) => boolean = () => true): Promise<NoteName[]> => {
-    const names: NoteName[] = [];
-    for await (const object of listAll(storage, spaceKeys(spaceId).live)) {
-      const name = parseNoteName(baseName(object.key));
-      if (name && filter(name)) names.push(name);
-    }
-    return names.sort(compareNewestFirst);
-  };
 
   /** Reads one note; `null` when it was consolidated (moved away) since it was listed. */
   /** A note's content and tags lowercased, once per note (notes never change; the corpus caches them). */
@@ -230,21 +221,14 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
       const before = input.before ? parseNoteName(input.before) : undefined;
       if (before === null) throw invalid(`before must be a note's filename, got ${JSON.stringify(String(input.before).slice(0, 80))}`);
       await requireSpace(context, spaceId);
-      // A note a forget named is gone for readers even while a forget cut short still has it in live/.
-      await corpus.sync(spaceId);
-      const forgotten = corpus.forgotten(spaceId).names;
-
-      const matches = await listNoteNames(
-        spaceId,
-        (name) =>
-          !forgotten.has(name.filename) &&
-          (category === undefined || name.category === category) &&
-          (agents === undefined || agents.has(name.agent)) &&
-          (sinceStamp === undefined || name.stamp >= sinceStamp) &&
-          (before === undefined || compareNewestFirst(name, before) > 0),
-      );
-      const notes = await readNotes(spaceId, matches.slice(0, limit));
-      return { status: 'ok' as const, space_id: spaceId, notes, total: notes.length, has_more: matches.length > limit };
+      // The newest matches only (a note a forget named is left out even while still in live/).
+      const { names, more } = await newestLive(context, corpus, spaceId, limit, {
+        keep: (name) => (category === undefined || name.category === category) && (agents === undefined || agents.has(name.agent)),
+        ...(before ? { before } : {}),
+        ...(sinceStamp === undefined ? {} : { since: sinceStamp }),
+      });
+      const notes = await readNotes(spaceId, names);
+      return { status: 'ok' as const, space_id: spaceId, notes, total: notes.length, has_more: more };
     },
 
     async search(caller: Caller, input: NoteSearchInput) {

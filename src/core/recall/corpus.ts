@@ -112,6 +112,23 @@ export function createCorpus(context: CoreContext) {
     return value;
   };
 
+  const windows = new Map<string, { version: string; bounds: string; value: unknown }>();
+  /**
+   * A part of a folder's listing (`bounds` says which: a newest-first window, newest.ts), kept in
+   * `slot` and re-read only when the folder's version or the bounds changed: one slot per window,
+   * so a long-lived process keeps a few per space.
+   */
+  const windowListing = async <T>(folder: string, slot: string, bounds: string, list: () => Promise<T>): Promise<T> => {
+    const version = (await storage.version?.(folder)) ?? null;
+    const key = `${folder}\0${slot}`;
+    const cached = windows.get(key);
+    if (version !== null && cached?.version === version && cached.bounds === bounds) return cached.value as T;
+    const value = await list();
+    if (version === null) windows.delete(key);
+    else windows.set(key, { version, bounds, value });
+    return value;
+  };
+
   const readRecord = async (spaceId: string, cid: string): Promise<HistoryRecord | null> => {
     const cacheKey = `${spaceId}/${cid}`;
     const cached = records.get(cacheKey);
@@ -272,6 +289,8 @@ export function createCorpus(context: CoreContext) {
 
     /** A folder listing through the version cache (for other folders of a space: bank, summaries). */
     cachedListing,
+
+    windowListing,
 
     /** One live note with its text; null once it left live/ (consolidated) or never existed. */
     async liveNote(spaceId: string, name: NoteName): Promise<NoteView | null> {

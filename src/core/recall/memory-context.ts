@@ -1,12 +1,16 @@
+import { mapLimit } from '../../shared/concurrency.js';
 import { invalid } from '../../shared/errors.js';
+import { listKeys, listPrefixes } from '../../storage/list.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
+import { spaceKeys } from '../layout.js';
 import { requireSpace } from '../space/meta.js';
 import { estimateTokens } from '../tokens.js';
 import { validateQuery, validateSpaceId } from '../validate.js';
 import type { Corpus } from './corpus.js';
+import { newestNotes } from './newest.js';
 import type { RecallOptions, RecallService } from './recall-service.js';
-import type { SummaryRecord } from './summaries/record.js';
+import { MAX_LEVEL, type SummaryRecord } from './summaries/record.js';
 
 export interface MemoryContextInput {
   space_id: string;
@@ -52,9 +56,21 @@ function renderSummary(doc: SummaryRecord): string {
  * the rendered text), with what was left out counted per section.
  */
 export function createMemoryContext(context: CoreContext, corpus: Corpus, recall: RecallService) {
-  const summariesOf = async (spaceId: string, onProgress: RecallOptions['onProgress']): Promise<SummaryRecord[]> => {
-    const index = await recall.indexOf(spaceId, onProgress);
-    const docs = await Promise.all([...index.summaryCoverage()].map(([id, coverage]) => recall.readSummary(spaceId, coverage.level, id)));
+  /**
+   * Every summary, from the summary folders (not the search index: loading a whole space's index
+   * to learn which summaries exist would make a context cost the space).
+   */
+  const summariesOf = async (spaceId: string): Promise<SummaryRecord[]> => {
+    const keys = spaceKeys(spaceId);
+    const folders = new Set(await corpus.cachedListing(keys.summaries, () => listPrefixes(context.storage, keys.summaries)));
+    const found: Array<{ level: number; id: string }> = [];
+    for (let level = 1; level <= MAX_LEVEL; level++) {
+      const folder = keys.summaryLevel(level);
+      if (!folders.has(folder)) continue;
+      const listed = await corpus.cachedListing(folder, () => listKeys(context.storage, folder, { delimiter: '/' }));
+      for (const key of listed) if (key.endsWith('.json')) found.push({ level, id: key.slice(folder.length, -'.json'.length) });
+    }
+    const docs = await mapLimit(found, context.storage.parallelism, ({ level, id }) => recall.readSummary(spaceId, level, id));
     return docs.filter((doc): doc is SummaryRecord => doc !== null);
   };
 
@@ -68,10 +84,9 @@ export function createMemoryContext(context: CoreContext, corpus: Corpus, recall
     const query = validateQuery(input.query, { optional: true });
     await requireSpace(context, spaceId);
 
-    const level0 = await corpus.level0(spaceId);
-    const recentNotes = (await corpus.read(spaceId, level0.slice(-RECENT_NOTES))).reverse();
+    const recentNotes = await newestNotes(context, corpus, spaceId, RECENT_NOTES);
     const hits = query ? (await recall.search(caller, { space_id: spaceId, query, limit: SEARCH_HITS }, options)).results : [];
-    const summaries = await summariesOf(spaceId, options.onProgress);
+    const summaries = await summariesOf(spaceId);
     const rolledUp = new Set(summaries.filter((doc) => doc.level >= 2).flatMap((doc) => doc.covers));
     const newestFirst = (a: SummaryRecord, b: SummaryRecord) => (a.range_end < b.range_end ? 1 : a.range_end > b.range_end ? -1 : b.level - a.level);
     const l1 = summaries.filter((doc) => doc.level === 1 && !rolledUp.has(doc.id)).sort(newestFirst);

@@ -259,7 +259,9 @@ export function createFsDriver(rootDir: string): StorageDriver {
       await walk(dir, folderKey, shallow, found, debris);
       await sweep(debris);
       // A shallow walk already yields sub-folders as 'name/'; a deep one yields only files.
-      const keys = found.filter((key) => key.startsWith(normalized)).sort(compareKeys);
+      // Only what is after `startAfter` is sorted: a listing of the newest notes sorts those alone.
+      const after = options.startAfter;
+      const keys = found.filter((key) => key.startsWith(normalized) && (after === undefined || compareKeys(key, after) > 0)).sort(compareKeys);
       return paginate(keys, normalized, options, (key) => ({ key }));
     },
 

@@ -338,6 +338,7 @@ export function createS3Driver(options: S3DriverOptions): S3StorageDriver {
             MaxKeys: limit,
             ...(options.delimiter !== undefined ? { Delimiter: options.delimiter } : {}),
             ...(options.cursor !== undefined ? { ContinuationToken: options.cursor } : {}),
+            ...(options.startAfter !== undefined ? { StartAfter: root + options.startAfter } : {}),
           }),
         );
         const objects: ObjectInfo[] = (res.Contents ?? []).flatMap((o) =>
