@@ -31,16 +31,23 @@ function noteFile(spaceId: string, ms: number, i: number) {
 /** A driver that counts every call and every object a listing returned. */
 function metered(driver: StorageDriver) {
   const counts = { calls: 0, listed: 0, gets: 0 };
+  const call = <T>(run: () => T): T => {
+    counts.calls++;
+    return run();
+  };
   const wrapped: StorageDriver = {
     ...driver,
     name: driver.name,
     location: driver.location,
     parallelism: driver.parallelism,
-    get: (key) => (counts.calls++, counts.gets++, driver.get(key)),
-    stat: (key) => (counts.calls++, driver.stat(key)),
-    put: (key, body, options) => (counts.calls++, driver.put(key, body, options)),
-    delete: (key) => (counts.calls++, driver.delete(key)),
-    deleteMany: (keys) => (counts.calls++, driver.deleteMany(keys)),
+    get: (key) => {
+      counts.gets++;
+      return call(() => driver.get(key));
+    },
+    stat: (key) => call(() => driver.stat(key)),
+    put: (key, body, options) => call(() => driver.put(key, body, options)),
+    delete: (key) => call(() => driver.delete(key)),
+    deleteMany: (keys) => call(() => driver.deleteMany(keys)),
     list: async (prefix, options) => {
       counts.calls++;
       const page = await driver.list(prefix, options);
