@@ -68,7 +68,7 @@ const PROJECT_WORDS = `cache queue worker token session request response retry t
 const PSEUDO_WORDS = 2_800;
 
 /** About 3,000 words, most frequent first. */
-function vocabulary(): string[] {
+export function vocabulary(): string[] {
   const random = seeded(1);
   const pick = (letters: string) => letters[Math.floor(random() * letters.length)] as string;
   const words = new Set([...FUNCTION_WORDS, ...PROJECT_WORDS]);
@@ -107,7 +107,7 @@ function syntheticNote(random: () => number, words: readonly string[], id: strin
   return `${parts.join(' ').replace(/\.$/, '')}.`;
 }
 
-function syntheticNotes(count: number, seed: number, words: readonly string[]): string[] {
+export function syntheticNotes(count: number, seed: number, words: readonly string[]): string[] {
   const random = seeded(seed);
   return Array.from({ length: count }, (_, index) => syntheticNote(random, words, uniqueId(index)));
 }

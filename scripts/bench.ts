@@ -117,6 +117,7 @@ import {
   type ServerSpec,
 } from './bench-lib.js';
 import { benchGrowth } from './bench-growth.js';
+import { benchIndexMemory } from './bench-index-memory.js';
 import { benchInstall } from './bench-install.js';
 import { benchAppendThroughput, benchNoteLatency, benchProcesses, benchS3Note, noteArgs } from './bench-notes.js';
 import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-recall.js';
@@ -338,6 +339,7 @@ const SECTIONS = [
   { title: '14. web viewer', run: benchUi },
   { title: '15. a long-lived space', run: benchGrowth },
   { title: '16. install and first launch', run: benchInstall },
+  { title: '17. search indexes under a memory budget', run: benchIndexMemory },
 ] as const;
 
 async function main(): Promise<void> {

@@ -56,6 +56,10 @@ class Bm25Index implements TextIndex {
   private live = 0;
   private dead = 0;
   private totalLength = 0;
+  /** Characters of the ids indexed and of the terms (segment and delta) and cached words: kept as they change, for `bytes`. */
+  private idChars = 0;
+  private termChars = 0;
+  private wordChars = 0;
 
   constructor(segment: Segment) {
     this.adopt(segment);
@@ -98,6 +102,7 @@ class Bm25Index implements TextIndex {
     this.deltaPostingCount += touched.length;
     this.docIds.push(id);
     this.idToDoc.set(id, doc);
+    this.idChars += id.length;
     this.lengths[doc] = length;
     this.live++;
     this.totalLength += length;
@@ -108,6 +113,7 @@ class Bm25Index implements TextIndex {
     if (doc === undefined) return;
     this.idToDoc.delete(id);
     this.docIds[doc] = undefined;
+    this.idChars -= id.length;
     this.live--;
     this.dead++;
     this.totalLength -= this.lengths[doc] as number;
@@ -138,6 +144,24 @@ class Bm25Index implements TextIndex {
   serialize(): Buffer {
     if (this.deltaTerms.length > 0 || this.dead > 0) this.compactNow();
     return encodeSnapshot(this.base, ENGINE_NAME);
+  }
+
+  /**
+   * Typed arrays by their length; every string as a V8 header plus a byte a character (ids and
+   * terms are one-byte strings unless they hold other scripts: then an underestimate); every slot
+   * of a plain array a pointer; every Map entry what V8's ordered hash table spends on it.
+   */
+  bytes(): number {
+    const { base } = this;
+    const segment = base.postings.byteLength + base.offsets.byteLength + base.df.byteLength + base.lengths.byteLength;
+    const strings = (this.docIds.length - this.dead + base.terms.length + this.deltaTerms.length + this.wordTerms.size) * STRING_BYTES;
+    const chars = this.idChars + this.termChars + this.wordChars;
+    const slots =
+      (this.docIds.length + base.ids.length + base.terms.length + this.deltaTerms.length * 2 + this.sortedDelta.length + this.deltaPostingCount) * SLOT_BYTES +
+      this.deltaTerms.length * ARRAY_BYTES +
+      this.wordTerms.size * (ARRAY_BYTES + 2 * SLOT_BYTES);
+    const entries = (this.idToDoc.size + this.baseTermIndex.size + this.deltaNumbers.size + this.wordTerms.size) * MAP_ENTRY_BYTES;
+    return segment + this.lengths.byteLength + this.frequencies.byteLength + strings + chars + slots + entries;
   }
 
   /**
@@ -224,8 +248,12 @@ class Bm25Index implements TextIndex {
     let numbers = this.wordTerms.get(word);
     if (numbers === undefined) {
       numbers = this.analyzer.termsOf(word).map((term) => this.deltaNumberOf(term));
-      if (this.wordTerms.size >= DEFAULT_CACHE_LIMIT) this.wordTerms.clear();
+      if (this.wordTerms.size >= DEFAULT_CACHE_LIMIT) {
+        this.wordTerms.clear();
+        this.wordChars = 0;
+      }
       this.wordTerms.set(detach(word), numbers);
+      this.wordChars += word.length;
     }
     return numbers;
   }
@@ -236,6 +264,7 @@ class Bm25Index implements TextIndex {
       n = this.deltaTerms.length;
       this.deltaNumbers.set(term, n);
       this.deltaTerms.push(term);
+      this.termChars += term.length;
       this.deltaPostings.push([]);
       if (n >= this.frequencies.length) this.frequencies = grown(this.frequencies, n + 1);
     }
@@ -288,6 +317,9 @@ class Bm25Index implements TextIndex {
     this.sortedDelta = [];
     this.sortedCount = 0;
     this.wordTerms = new Map();
+    this.wordChars = 0;
+    this.termChars = terms.reduce((sum, term) => sum + term.length, 0);
+    this.idChars = ids.reduce((sum, id) => sum + id.length, 0);
     this.docIds = ids.slice();
     this.lengths = grown(segment.lengths, ids.length + 1);
     for (let doc = 0; doc < ids.length; doc++) this.idToDoc.set(ids[doc] as string, doc);
@@ -296,6 +328,12 @@ class Bm25Index implements TextIndex {
     this.totalLength = segment.lengths.reduce((sum, length) => sum + length, 0);
   }
 }
+
+/** V8's costs on a 64-bit heap: a string's header, a pointer, an empty array, an entry of a Map (with its share of buckets). */
+export const STRING_BYTES = 16;
+export const SLOT_BYTES = 8;
+export const ARRAY_BYTES = 32;
+export const MAP_ENTRY_BYTES = 40;
 
 /** A copy of `array` with room for at least `needed` elements (doubling, so appends stay amortised O(1)). */
 function grown<T extends Uint32Array | Int32Array>(array: T, needed: number): T {

@@ -36,6 +36,11 @@ export interface TextIndex {
   /** Every id in the index (any order). */
   ids(): IterableIterator<string>;
   serialize(): Buffer;
+  /**
+   * An estimate of the memory the index holds, in bytes (its typed arrays exactly, its strings,
+   * arrays and maps by V8's per-entry costs): what a memory budget counts (recall-service.ts).
+   */
+  bytes(): number;
 }
 
 export interface TextIndexEngine {

@@ -24,12 +24,24 @@ import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.
 import { encodeSnapshot, type IndexStore, type SnapshotHeader, type SummaryCoverage } from './index-store.js';
 import { MAX_LEVEL, parseRecord } from './summaries/record.js';
 
-/** A snapshot is written once this many documents changed since the last one this process knows… */
-const SNAPSHOT_AFTER_CHANGES = 500;
-/** …and no more often than this… */
-const SNAPSHOT_MIN_INTERVAL_MS = 30_000;
-/** …except after a build from scratch or new embeddings, when the index holds at least this many documents. */
+/**
+ * A snapshot is written once this many documents changed since the last one this process knows, and
+ * when the process exits (`idle`) with at least as many: a new process replays at most about this
+ * many documents an earlier one already read (issue 22: it replayed up to 499 every time)…
+ */
+export const SNAPSHOT_AFTER_CHANGES = 100;
+/** …while running, no more often than this (a burst of notes costs one snapshot, and the exit writes the rest)… */
+const SNAPSHOT_MIN_INTERVAL_MS = 10_000;
+/** …and after a build from scratch or new embeddings, when the index holds at least this many documents. */
 const SNAPSHOT_MIN_DOCUMENTS = 50;
+/**
+ * What the memory estimate (`bytes`) counts per entry besides the engine: a Set or Map entry with its
+ * key's string header (bm25.ts's figures), and a note's parsed description (measured: 100,000
+ * `noteMeta` objects held in a Map took about 230 bytes each on Node 20).
+ */
+const ENTRY_BYTES = 40 + 16;
+const NOTE_META_BYTES = 230;
+const COVERAGE_BYTES = 300;
 
 /** How far a refresh got, for a display: the consolidations and live notes it reads (a first build, a long catch-up). */
 export interface IndexProgress {
@@ -474,6 +486,43 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     sectionText: (id: string): string | undefined => sectionMeta.get(id)?.text,
     /** A bank section's file and heading path (provenance is kept by them). */
     section: (id: string): { file: string; path: string[] } | undefined => sectionMeta.get(id),
+
+    /** True while a refresh runs: the index is in use and not to be evicted. */
+    get busy(): boolean {
+      return refreshing !== null;
+    },
+
+    /**
+     * An estimate of the memory this index holds, in bytes: the engine's (its own estimate), the
+     * vectors', and what is kept beside them — note descriptions parsed, filenames, bank sections'
+     * text, summaries' and compactions' coverage. Filenames are costed by the average of a sample.
+     */
+    bytes(): number {
+      let total = index.bytes() + (vectors?.bytes() ?? 0);
+      const names = live.size + historyFilenames.size;
+      if (names > 0) {
+        let sampled = 0;
+        let chars = 0;
+        for (const name of live.size > 0 ? live : historyFilenames) {
+          chars += name.length;
+          if (++sampled >= 32) break;
+        }
+        total += names * (ENTRY_BYTES + chars / sampled);
+      }
+      total += noteMetas.size * NOTE_META_BYTES + generations.size * ENTRY_BYTES;
+      for (const section of sectionMeta.values()) total += COVERAGE_BYTES + section.text.length;
+      total += (summaries.size + preimages.size + history.size) * COVERAGE_BYTES;
+      return Math.round(total);
+    },
+
+    /**
+     * Before the index leaves memory (evicted): writes a snapshot if it holds anything the store's
+     * newest does not, whatever its size, so that loading it again is one read; then waits for every write.
+     */
+    release(): Promise<void> {
+      if (changes > 0 || worthSaving) snapshotIfDue(true, true);
+      return saving;
+    },
 
     /** Writes a snapshot now if one is due (whatever the interval), then waits for every write. */
     idle(): Promise<void> {
