@@ -156,7 +156,7 @@ export function createCorpus(context: CoreContext) {
   };
 
   /** A consolidation's notes.json, decoded once; each note's front-matter parsed when first asked. */
-  const bundleOf = async (spaceId: string, cid: string): Promise<HistoryBundle> => {
+  const bundleOf = async (spaceId: string, cid: string, cache = true): Promise<HistoryBundle> => {
     const cacheKey = `${spaceId}/${cid}`;
     const cached = bundles.get(cacheKey);
     if (cached) return cached;
@@ -184,7 +184,7 @@ export function createCorpus(context: CoreContext) {
       },
     };
     // A bundle is only cached once whole: a missing notes.json (a consolidation being written) is asked again.
-    if (object) bundles.set(cacheKey, bundle, object.body.length * 2 + 200);
+    if (object && cache) bundles.set(cacheKey, bundle, object.body.length * 2 + 200);
     return bundle;
   };
 
@@ -219,9 +219,13 @@ export function createCorpus(context: CoreContext) {
     /** One consolidation's record, or null. */
     record: readRecord,
 
-    /** The notes one consolidation moved into history, oldest first, with their text. */
-    async historyNotes(spaceId: string, cid: string): Promise<Level0Text[]> {
-      const bundle = await bundleOf(spaceId, cid);
+    /**
+     * The notes one consolidation moved into history, oldest first, with their text. `cache: false`
+     * for a reader that goes through every consolidation once (the search index's build): the
+     * bundles would otherwise stay in memory beside the index, up to HISTORY_CACHE_CHARS.
+     */
+    async historyNotes(spaceId: string, cid: string, options: { cache?: boolean } = {}): Promise<Level0Text[]> {
+      const bundle = await bundleOf(spaceId, cid, options.cache !== false);
       return bundle.order.map((filename) => bundle.view(filename) as Level0Text);
     },
 

@@ -37,11 +37,17 @@ const SNAPSHOT_MIN_DOCUMENTS = 50;
 /**
  * What the memory estimate (`bytes`) counts per entry besides the engine: a Set or Map entry with its
  * key's string header (bm25.ts's figures), and a note's parsed description (measured: 100,000
- * `noteMeta` objects held in a Map took about 230 bytes each on Node 20).
+ * `noteMeta` results held in a Map took 530 bytes each on Node 20, with their strings).
  */
 const ENTRY_BYTES = 40 + 16;
-const NOTE_META_BYTES = 230;
+const NOTE_META_BYTES = 530;
 const COVERAGE_BYTES = 300;
+/**
+ * Note descriptions kept parsed (a filter asks one per candidate): at 530 bytes each, a million of
+ * them were half a gigabyte beside a 1M-note index; this many are 53 MB, and parsing one again costs
+ * about a microsecond.
+ */
+const NOTE_METAS_KEPT = 100_000;
 
 /** How far a refresh got, for a display: the consolidations and live notes it reads (a first build, a long catch-up). */
 export interface IndexProgress {
@@ -192,7 +198,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
 
   /** A consolidation's notes, moved from `n:` to `h:` documents. */
   const indexNotes = async (cid: string): Promise<true> => {
-    for (const note of await corpus.historyNotes(spaceId, cid)) {
+    for (const note of await corpus.historyNotes(spaceId, cid, { cache: false })) {
       remove(noteDocId(note.filename));
       live.delete(note.filename);
       historyFilenames.add(note.filename);
@@ -399,6 +405,10 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     await Promise.all([refreshBank(), refreshSynthesis(), refreshSummaries()]);
     if (builtFromScratch) {
       builtFromScratch = false;
+      // Freshly added documents take about three times the memory of the compact form a snapshot
+      // loads into (a 20-note index: 200 KB against 63 KB of heap); a space too small for a
+      // snapshot would otherwise keep them so for the life of the process.
+      index.compact();
       // Below SNAPSHOT_MIN_DOCUMENTS no snapshot is ever written, so building is the normal path and
       // nothing to report; above it, a snapshot was expected and its absence cost this whole read.
       if (index.size >= SNAPSHOT_MIN_DOCUMENTS)
@@ -455,7 +465,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       let note = noteMetas.get(id);
       if (note === undefined && (id.startsWith('n:') || id.startsWith('h:'))) {
         note = noteMeta(id);
-        if (noteMetas.size > 1_000_000) noteMetas.clear();
+        if (noteMetas.size >= NOTE_METAS_KEPT) noteMetas.clear();
         noteMetas.set(id, note);
       }
       if (note) return note;
