@@ -417,12 +417,14 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     snapshotIfDue();
   };
 
+  /** Catches up with the store; concurrent callers share one refresh (and the first one's progress display). */
+  const refresh = (onProgress?: OnIndexProgress): Promise<void> => {
+    refreshing ??= refreshOnce(onProgress).finally(() => (refreshing = null));
+    return refreshing;
+  };
+
   return {
-    /** Catches up with the store; concurrent callers share one refresh (and the first one's progress display). */
-    refresh(onProgress?: OnIndexProgress): Promise<void> {
-      refreshing ??= refreshOnce(onProgress).finally(() => (refreshing = null));
-      return refreshing;
-    },
+    refresh,
 
     get index(): TextIndex {
       return index;
@@ -526,11 +528,21 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     },
 
     /**
-     * Before the index leaves memory (evicted): writes a snapshot if it holds anything the store's
-     * newest does not, whatever its size, so that loading it again is one read; then waits for every write.
+     * Before the index leaves memory (evicted): if it holds anything the store's newest snapshot does
+     * not, catches up and writes one, whatever its size, so that loading it again is one read; then
+     * waits for every write.
      */
-    release(): Promise<void> {
-      if (changes > 0 || worthSaving) snapshotIfDue(true, true);
+    async release(): Promise<void> {
+      if (changes === 0 && !worthSaving) return saving;
+      // Caught up first: a forget committed since the index was last searched must not be written
+      // back into a snapshot (the forget deleted those that held the notes). Failing, nothing is written.
+      try {
+        await refresh();
+      } catch (error) {
+        logger.warn(`search index of '${spaceId}' left memory without a snapshot: ${(error as Error).message}`);
+        return saving;
+      }
+      snapshotIfDue(true, true);
       return saving;
     },
 

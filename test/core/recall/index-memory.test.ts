@@ -13,6 +13,7 @@ import { listKeys } from '../../../src/storage/list.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
 import { owner } from '../../helpers/core.js';
+import { keysHolding } from '../../helpers/forget.js';
 
 /** A driver that records the key of every `get`: which objects a search read. */
 function recordingGets(driver: StorageDriver): StorageDriver & { gets: string[] } {
@@ -78,6 +79,22 @@ describe('index memory budget', () => {
     await search(core, 'beta');
     await core.idle();
     assert.equal((await snapshotsOf(base, 'alpha')).length, 1);
+  });
+
+  it('catches up before the eviction snapshot: a note forgotten since the last search is not written back', async () => {
+    const base = createMemoryDriver();
+    const other = coreOn(base);
+    await seed(other, 'alpha', 20);
+    await seed(other, 'beta', 5);
+    const written = await other.notes.write(owner, { space_id: 'alpha', category: 'progress', content: 'the zebracorn escaped' });
+    const core = coreOn(base, 1);
+    assert.equal((await search(core, 'alpha', 'zebracorn')).results.length, 1);
+    await other.forget.forget(owner, { space_id: 'alpha', refs: [written.filename], confirm: true, reason: 'test' });
+    await search(core, 'beta'); // alpha leaves memory
+    await core.idle();
+    assert.equal((await snapshotsOf(base, 'alpha')).length, 1, 'alpha was written before it left memory');
+    assert.deepEqual(await keysHolding(base, 'zebracorn', 'alpha/_index/'), [], 'without the forgotten note');
+    assert.equal((await search(core, 'alpha', 'zebracorn')).results.length, 0);
   });
 
   it('keeps the sum of the index estimates within the budget across many spaces, most recent kept', async () => {
