@@ -66,6 +66,10 @@
  *  16. install       (scripts/bench-install.ts) the packed tarball installed into an empty project (fresh
  *                    npm cache, offline): tarball size, node_modules on disk and its packages; and a cold
  *                    `npx -y -p <tarball> live-mem` (fresh cache) from spawn to the first tools/list answered
+ *  17. index memory  (scripts/bench-index-memory.ts) 1,000 spaces of 20 notes searched by one process under
+ *                    a 256 MB and a 16 MB LIVE_MEM_INDEX_MEMORY_MB: peak RSS over the process's base, the
+ *                    indexes' estimate and the heap; a 100,000-note index built without a snapshot: bytes
+ *                    a note (estimated, and heap) and peak RSS (about a minute)
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
