@@ -277,6 +277,16 @@ export function createCorpus(context: CoreContext) {
     /** A folder listing through the version cache (for other folders of a space: bank, summaries). */
     cachedListing,
 
+    /**
+     * Forgets what is cached of a space's listings and history records (its search index left
+     * memory): read again when next asked. Its tombstones stay: they are what keeps a forgotten note out.
+     */
+    release(spaceId: string): void {
+      const root = spaceKeys(spaceId).root;
+      for (const folder of [...listings.keys()]) if (folder.startsWith(root)) listings.delete(folder);
+      for (const key of [...records.keys()]) if (key.startsWith(root)) records.delete(key);
+    },
+
     /** One live note with its text; null once it left live/ (consolidated) or never existed. */
     async liveNote(spaceId: string, name: NoteName): Promise<NoteView | null> {
       const cacheKey = `${spaceId}/${name.filename}`;

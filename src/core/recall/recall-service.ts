@@ -142,6 +142,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
         .release()
         .catch(() => undefined) // logged by the index; the store stays the truth
         .finally(() => {
+          corpus.release(spaceId);
           if (releasing.get(spaceId) === done) releasing.delete(spaceId);
         });
       releasing.set(spaceId, done);

@@ -15,16 +15,26 @@ import type { StorageDriver } from '../../../src/storage/types.js';
 import { owner } from '../../helpers/core.js';
 import { keysHolding } from '../../helpers/forget.js';
 
-/** A driver that records the key of every `get`: which objects a search read. */
-function recordingGets(driver: StorageDriver): StorageDriver & { gets: string[] } {
+/**
+ * A driver that records the key of every `get` and the prefix of every `list`: which objects a
+ * search read. With `versions`, folders say they never change (so the core's listing cache holds).
+ */
+function recordingGets(driver: StorageDriver, versions = false): StorageDriver & { gets: string[]; lists: string[] } {
   const gets: string[] = [];
+  const lists: string[] = [];
   return Object.assign(Object.create(driver) as StorageDriver, {
     gets,
+    lists,
     get: (key: string, ...rest: unknown[]) => {
       gets.push(key);
       return (driver.get as (...a: unknown[]) => unknown).call(driver, key, ...rest);
     },
-  }) as StorageDriver & { gets: string[] };
+    list: (prefix: string, ...rest: unknown[]) => {
+      lists.push(prefix);
+      return (driver.list as (...a: unknown[]) => unknown).call(driver, prefix, ...rest);
+    },
+    ...(versions ? { version: async () => 'unchanged' } : {}),
+  }) as StorageDriver & { gets: string[]; lists: string[] };
 }
 
 let ids = 0;
@@ -79,6 +89,22 @@ describe('index memory budget', () => {
     await search(core, 'beta');
     await core.idle();
     assert.equal((await snapshotsOf(base, 'alpha')).length, 1);
+  });
+
+  it("gives back what the corpus cached of an evicted space's listings: listed again when searched again", async () => {
+    const base = createMemoryDriver();
+    await seed(coreOn(base), 'alpha', 5);
+    await seed(coreOn(base), 'beta', 5);
+    const storage = recordingGets(base, true);
+    const core = coreOn(storage, 1);
+    await search(core, 'alpha');
+    await search(core, 'alpha');
+    assert.equal(storage.lists.filter((prefix) => prefix === 'alpha/live/').length, 1, 'the listing is cached while the index stays');
+    await search(core, 'beta');
+    await core.idle();
+    storage.lists.length = 0;
+    await search(core, 'alpha');
+    assert.equal(storage.lists.filter((prefix) => prefix === 'alpha/live/').length, 1, 'evicted, its listing went with it');
   });
 
   it('catches up before the eviction snapshot: a note forgotten since the last search is not written back', async () => {
