@@ -278,13 +278,14 @@ export function createCorpus(context: CoreContext) {
     cachedListing,
 
     /**
-     * Forgets what is cached of a space's listings and history records (its search index left
-     * memory): read again when next asked. Its tombstones stay: they are what keeps a forgotten note out.
+     * Forgets what is cached of a space — listings, history records, note texts (its search index
+     * left memory): read again when next asked. Its tombstones stay: they keep a forgotten note out.
      */
     release(spaceId: string): void {
       const root = spaceKeys(spaceId).root;
       for (const folder of [...listings.keys()]) if (folder.startsWith(root)) listings.delete(folder);
       for (const key of [...records.keys()]) if (key.startsWith(root)) records.delete(key);
+      for (const cache of [liveNotes, bundles, preimages]) cache.deletePrefix(root);
     },
 
     /** One live note with its text; null once it left live/ (consolidated) or never existed. */
@@ -413,6 +414,11 @@ class BoundedCache<V> {
   private readonly entries = new Map<string, { value: V; weight: number }>();
   private total = 0;
   constructor(private readonly capacity: number) {}
+
+  /** Drops every entry whose key starts with `prefix`. */
+  deletePrefix(prefix: string): void {
+    for (const key of [...this.entries.keys()]) if (key.startsWith(prefix)) this.delete(key);
+  }
 
   delete(key: string): void {
     const entry = this.entries.get(key);

@@ -91,20 +91,24 @@ describe('index memory budget', () => {
     assert.equal((await snapshotsOf(base, 'alpha')).length, 1);
   });
 
-  it("gives back what the corpus cached of an evicted space's listings: listed again when searched again", async () => {
+  it('gives back what the corpus cached of an evicted space, listings and texts: read again when searched again', async () => {
     const base = createMemoryDriver();
     await seed(coreOn(base), 'alpha', 5);
     await seed(coreOn(base), 'beta', 5);
     const storage = recordingGets(base, true);
     const core = coreOn(storage, 1);
     await search(core, 'alpha');
+    storage.gets.length = 0;
     await search(core, 'alpha');
     assert.equal(storage.lists.filter((prefix) => prefix === 'alpha/live/').length, 1, 'the listing is cached while the index stays');
+    assert.equal(notesRead(storage.gets, 'alpha'), 0, "and so are its hits' texts");
     await search(core, 'beta');
     await core.idle();
     storage.lists.length = 0;
+    storage.gets.length = 0;
     await search(core, 'alpha');
     assert.equal(storage.lists.filter((prefix) => prefix === 'alpha/live/').length, 1, 'evicted, its listing went with it');
+    assert.ok(notesRead(storage.gets, 'alpha') > 0, "and its notes' texts");
   });
 
   it('catches up before the eviction snapshot: a note forgotten since the last search is not written back', async () => {
