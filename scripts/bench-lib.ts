@@ -23,7 +23,7 @@ const PEER_ENTRY = path.join(PEER_DIR, 'node_modules', PEER_PACKAGE, 'dist', 'in
 // Figures and the report
 
 /** 'ratio' is a bare number (a share, a score). */
-export type Unit = 'ms' | 'notes/s' | 'calls/s' | 'x' | 'MiB' | 'KiB' | 'tokens' | 'chars' | 'ratio' | 'packages';
+export type Unit = 'ms' | 'notes/s' | 'calls/s' | 'x' | 'MiB' | 'KiB' | 'tokens' | 'chars' | 'ratio' | 'packages' | 'bytes';
 
 export interface Target {
   op: '<' | '≤' | '≥';

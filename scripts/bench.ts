@@ -72,6 +72,10 @@
  *  18. newest      (scripts/bench-context.ts) memory_context (no query) and live_read (limit 50) in-process
  *                    on 10,000 live notes and on 100,000 (195 consolidations of 500 + 2,500 live), seeded as
  *                    in 9: a new core (as a new process meets them; median of 5) and warm p50 of 20 calls
+ *  19. index memory  (scripts/bench-index-memory.ts) 1,000 spaces of 20 notes searched by one process under
+ *                    a 256 MB and a 16 MB LIVE_MEM_INDEX_MEMORY_MB: peak RSS over the process's base, the
+ *                    indexes' estimate and the heap; a 100,000-note index built without a snapshot: bytes
+ *                    a note (estimated, and heap) and peak RSS (about a minute)
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -125,6 +129,7 @@ import {
 import { benchContext } from './bench-context.js';
 import { benchGrowth } from './bench-growth.js';
 import { benchHttp } from './bench-http.js';
+import { benchIndexMemory } from './bench-index-memory.js';
 import { benchInstall } from './bench-install.js';
 import { benchAppendThroughput, benchNoteLatency, benchProcesses, benchS3Note, noteArgs } from './bench-notes.js';
 import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-recall.js';
@@ -348,6 +353,7 @@ const SECTIONS = [
   { title: '16. install and first launch', run: benchInstall },
   { title: '17. HTTP clients at once', run: benchHttp },
   { title: '18. newest notes on big spaces', run: benchContext },
+  { title: '19. search indexes under a memory budget', run: benchIndexMemory },
 ] as const;
 
 async function main(): Promise<void> {

@@ -90,6 +90,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
     redact: settings.redact,
     fault: faultHook(env),
     version: VERSION,
+    indexMemoryBytes: settings.indexMemoryMb * 1024 * 1024,
     auth: {
       required: settings.auth === 'required',
       ownerAgent: settings.agent,

@@ -79,6 +79,8 @@ export interface Settings {
   compaction: 'auto' | 'off';
   summaryWindowChars: number;
   summaryGroupChars: number;
+  /** Megabytes the search indexes of all spaces may hold in one process before the least recently used are evicted. */
+  indexMemoryMb: number;
   /** The caller's token (LIVE_MEM_TOKEN / --token); never logged. */
   token?: string;
   /** 'required': without a token only the public tools answer; 'optional': no token = the local owner. */
@@ -595,6 +597,15 @@ export const FIELDS: Field[] = [
     defaultText: '10000',
   },
   {
+    key: 'indexMemoryMb',
+    env: 'LIVE_MEM_INDEX_MEMORY_MB',
+    file: 'index_memory_mb',
+    parse: int(16, 1_000_000),
+    description:
+      'Memory the search indexes of all spaces may hold in one process (estimated); past it the least recently searched are evicted, and reloaded from their snapshots when searched again',
+    defaultText: '512',
+  },
+  {
     key: 's3.forcePathStyle',
     env: 'LIVE_MEM_S3_FORCE_PATH_STYLE',
     file: 's3.force_path_style',
@@ -701,6 +712,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     compaction: get('compaction', 'auto'),
     summaryWindowChars: get('summaryWindowChars', 6_000),
     summaryGroupChars: get('summaryGroupChars', 10_000),
+    indexMemoryMb: get('indexMemoryMb', 512),
     ...(values.has('token') ? { token: values.get('token') as string } : {}),
     auth: get('auth', 'optional'),
     tools: get('tools', 'all'),

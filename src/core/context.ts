@@ -91,6 +91,9 @@ export interface CompactionSettings {
 export type AutoCreateSpaces = 'on' | 'off' | 'auto';
 
 /** Everything the core needs from outside, injected so tests control time, randomness and storage. */
+/** The default of LIVE_MEM_INDEX_MEMORY_MB for the bare library too (the shells pass the setting). */
+export const DEFAULT_INDEX_MEMORY_MB = 512;
+
 export interface CoreContext {
   storage: StorageDriver;
   clock: () => Date;
@@ -120,6 +123,11 @@ export interface CoreContext {
   redact: RedactMode;
   /** The live-mem version, written into backup manifests. */
   version: string;
+  /**
+   * Bytes the search indexes of all spaces may hold together (their estimates): past it, the least
+   * recently searched are evicted, and loaded again from their snapshots when asked (recall-service.ts).
+   */
+  indexMemoryBytes: number;
   /** Test hook: called at named points of a consolidation's commit (see consolidation/commit.ts) and of a summaries run. */
   fault: (point: string) => Promise<void>;
   /** Every model call paid for a space, and its daily cap (spend/ledger.ts); one per core, it caches what it read. */
@@ -142,6 +150,7 @@ export interface CoreOptions {
   redact?: RedactMode;
   fault?: (point: string) => Promise<void>;
   version?: string;
+  indexMemoryBytes?: number;
 }
 
 export function createContext(options: CoreOptions): CoreContext {
@@ -161,6 +170,7 @@ export function createContext(options: CoreOptions): CoreContext {
     redact: options.redact ?? 'mask',
     fault: options.fault ?? (async () => undefined),
     version: options.version ?? '0.0.0',
+    indexMemoryBytes: options.indexMemoryBytes ?? DEFAULT_INDEX_MEMORY_MB * 1024 * 1024,
   };
   context.spend = createSpendLedger(context as CoreContext);
   return context as CoreContext;

@@ -36,6 +36,13 @@ export interface TextIndex {
   /** Every id in the index (any order). */
   ids(): IterableIterator<string>;
   serialize(): Buffer;
+  /** Packs what was added since the last compaction into the compact form a loaded snapshot has (less memory, same answers). */
+  compact(): void;
+  /**
+   * An estimate of the memory the index holds, in bytes (its typed arrays exactly, its strings,
+   * arrays and maps by V8's per-entry costs): what a memory budget counts (recall-service.ts).
+   */
+  bytes(): number;
 }
 
 export interface TextIndexEngine {

@@ -244,6 +244,33 @@ describe('bm25 index: documents', () => {
     assert.deepEqual(allResults(index), allResults(fresh));
   });
 
+  it('packs a large delta into the segment while adding (a build holds its postings once), answering the same', () => {
+    // 2^21 postings trigger the packing: 50,000 documents of 48 distinct terms each cross it once.
+    const docs: Record<string, string> = {};
+    for (let i = 0; i < 50_000; i++)
+      docs[`doc-${i}`] = Array.from({ length: 48 }, (_, j) => `w${(i * 7 + j * 131) % 9_973}x${j % 3}`).join(' ') + (i % 1000 === 0 ? ' zeppelin' : '');
+    const index = indexOf(docs);
+    const packed = bm25Engine.load(index.serialize());
+    const fresh = indexOf(docs);
+    assert.ok(fresh.bytes() < packed.bytes() * 2.5, `the delta was packed while adding: ${fresh.bytes()} bytes against ${packed.bytes()} packed`);
+    for (const query of ['zeppelin', 'w17x0 w4000x1', 'w9000x2', 'w123x0 zeppelin']) assert.deepEqual(ids(fresh, query), ids(packed, query), query);
+    fresh.remove('doc-0');
+    assert.equal(ids(fresh, 'zeppelin').includes('doc-0'), false);
+    assert.equal(fresh.size, 49_999);
+  });
+
+  it('estimates its memory from what it holds: more documents, more bytes; compacting gives the delta back', () => {
+    const index = bm25Engine.create();
+    const empty = index.bytes();
+    assert.ok(empty > 0);
+    for (const [id, text] of Object.entries(corpus(500))) index.add(id, text);
+    const built = index.bytes();
+    assert.ok(built > empty + 500 * 100, `${built} bytes for 500 documents`);
+    index.compact();
+    assert.ok(index.bytes() < built, 'the packed form is smaller');
+    assert.deepEqual(allResults(index), allResults(indexOf(corpus(500))));
+  });
+
   it('lets a caller remove documents while iterating ids(), across a compaction', () => {
     const index = indexOf(corpus(3000));
     let seen = 0;

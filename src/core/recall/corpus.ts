@@ -173,7 +173,7 @@ export function createCorpus(context: CoreContext) {
   };
 
   /** A consolidation's notes.json, decoded once; each note's front-matter parsed when first asked. */
-  const bundleOf = async (spaceId: string, cid: string): Promise<HistoryBundle> => {
+  const bundleOf = async (spaceId: string, cid: string, cache = true): Promise<HistoryBundle> => {
     const cacheKey = `${spaceId}/${cid}`;
     const cached = bundles.get(cacheKey);
     if (cached) return cached;
@@ -201,7 +201,7 @@ export function createCorpus(context: CoreContext) {
       },
     };
     // A bundle is only cached once whole: a missing notes.json (a consolidation being written) is asked again.
-    if (object) bundles.set(cacheKey, bundle, object.body.length * 2 + 200);
+    if (object && cache) bundles.set(cacheKey, bundle, object.body.length * 2 + 200);
     return bundle;
   };
 
@@ -236,9 +236,13 @@ export function createCorpus(context: CoreContext) {
     /** One consolidation's record, or null. */
     record: readRecord,
 
-    /** The notes one consolidation moved into history, oldest first, with their text. */
-    async historyNotes(spaceId: string, cid: string): Promise<Level0Text[]> {
-      const bundle = await bundleOf(spaceId, cid);
+    /**
+     * The notes one consolidation moved into history, oldest first, with their text. `cache: false`
+     * for a reader that goes through every consolidation once (the search index's build): the
+     * bundles would otherwise stay in memory beside the index, up to HISTORY_CACHE_CHARS.
+     */
+    async historyNotes(spaceId: string, cid: string, options: { cache?: boolean } = {}): Promise<Level0Text[]> {
+      const bundle = await bundleOf(spaceId, cid, options.cache !== false);
       return bundle.order.map((filename) => bundle.view(filename) as Level0Text);
     },
 
@@ -291,6 +295,17 @@ export function createCorpus(context: CoreContext) {
     cachedListing,
 
     windowListing,
+    /**
+     * Forgets what is cached of a space — listings, history records, note texts (its search index
+     * left memory): read again when next asked. Its tombstones stay: they keep a forgotten note out.
+     */
+    release(spaceId: string): void {
+      const root = spaceKeys(spaceId).root;
+      for (const folder of [...listings.keys()]) if (folder.startsWith(root)) listings.delete(folder);
+      for (const key of [...windows.keys()]) if (key.startsWith(root)) windows.delete(key);
+      for (const key of [...records.keys()]) if (key.startsWith(root)) records.delete(key);
+      for (const cache of [liveNotes, bundles, preimages]) cache.deletePrefix(root);
+    },
 
     /** One live note with its text; null once it left live/ (consolidated) or never existed. */
     async liveNote(spaceId: string, name: NoteName): Promise<NoteView | null> {
@@ -418,6 +433,11 @@ class BoundedCache<V> {
   private readonly entries = new Map<string, { value: V; weight: number }>();
   private total = 0;
   constructor(private readonly capacity: number) {}
+
+  /** Drops every entry whose key starts with `prefix`. */
+  deletePrefix(prefix: string): void {
+    for (const key of [...this.entries.keys()]) if (key.startsWith(prefix)) this.delete(key);
+  }
 
   delete(key: string): void {
     const entry = this.entries.get(key);

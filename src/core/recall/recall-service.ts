@@ -100,18 +100,53 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   const { storage } = context;
   const store = createIndexStore(context, engine);
   const analyzer = createAnalyzer({ cacheLimit: 20_000 });
+  /** The indexes in memory, least recently used first (a Map keeps insertion order: a use moves one last). */
   const indexes = new Map<string, SpaceIndex>();
+  /** Each index's memory estimate, taken after its last refresh or embedding batch. */
+  const sizes = new Map<string, number>();
+  /** Evicted indexes still writing their snapshot: a search of the space waits, then loads it. */
+  const releasing = new Map<string, Promise<void>>();
   const summaryCache = new Map<string, { etag: string; doc: SummaryRecord }>();
 
   const indexOf = async (spaceId: string, onProgress?: RecallOptions['onProgress']): Promise<SpaceIndex> => {
+    await releasing.get(spaceId);
     let index = indexes.get(spaceId);
-    if (!index) {
-      index = createSpaceIndex({ context, corpus, engine, store, spaceId });
-      indexes.set(spaceId, index);
-    }
+    if (index) indexes.delete(spaceId);
+    else index = createSpaceIndex({ context, corpus, engine, store, spaceId });
+    indexes.set(spaceId, index);
     await index.refresh(onProgress);
     embedInBackground(spaceId, index);
+    if (indexes.get(spaceId) === index) {
+      sizes.set(spaceId, index.bytes());
+      evictOverBudget(spaceId);
+    }
     return index;
+  };
+
+  /**
+   * Evicts the least recently used indexes until the estimates fit LIVE_MEM_INDEX_MEMORY_MB: each
+   * writes a snapshot first if it holds unsaved changes, so that loading it again is one read. The
+   * index just asked for stays (one space larger than the budget is still searched), and so does one
+   * being refreshed or embedded (in use).
+   */
+  const evictOverBudget = (keep: string): void => {
+    let total = 0;
+    for (const size of sizes.values()) total += size;
+    for (const [spaceId, index] of indexes) {
+      if (total <= context.indexMemoryBytes) break;
+      if (spaceId === keep || index.busy || embedding.has(spaceId)) continue;
+      indexes.delete(spaceId);
+      total -= sizes.get(spaceId) ?? 0;
+      sizes.delete(spaceId);
+      const done = index
+        .release()
+        .catch(() => undefined) // logged by the index; the store stays the truth
+        .finally(() => {
+          corpus.release(spaceId);
+          if (releasing.get(spaceId) === done) releasing.delete(spaceId);
+        });
+      releasing.set(spaceId, done);
+    }
   };
 
   /**
@@ -138,6 +173,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
         batch.forEach(({ id, generation }, i) => index.setVector(id, vectors[i] as Float32Array, generation));
       }
       index.snapshotIfDue();
+      if (indexes.get(spaceId) === index) sizes.set(spaceId, index.bytes());
     })()
       .catch((error: unknown) => {
         embedPausedUntil.set(spaceId, Date.now() + EMBED_RETRY_MS);
@@ -372,7 +408,11 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     async idle(): Promise<void> {
       await Promise.all(embedding.values());
       await Promise.all([...indexes.values()].map((index) => index.idle()));
+      await Promise.all(releasing.values());
     },
+
+    /** The indexes in memory, least recently used first, with their estimated bytes (tests, the bench). */
+    memory: (): Array<{ space_id: string; bytes: number }> => [...indexes.keys()].map((spaceId) => ({ space_id: spaceId, bytes: sizes.get(spaceId) ?? 0 })),
   };
 }
 

@@ -24,12 +24,30 @@ import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.
 import { encodeSnapshot, type IndexStore, type SnapshotHeader, type SummaryCoverage } from './index-store.js';
 import { MAX_LEVEL, parseRecord } from './summaries/record.js';
 
-/** A snapshot is written once this many documents changed since the last one this process knows… */
-const SNAPSHOT_AFTER_CHANGES = 500;
-/** …and no more often than this… */
-const SNAPSHOT_MIN_INTERVAL_MS = 30_000;
-/** …except after a build from scratch or new embeddings, when the index holds at least this many documents. */
+/**
+ * A snapshot is written once this many documents changed since the last one this process knows, and
+ * when the process exits (`idle`) with at least as many: a new process replays at most about this
+ * many documents an earlier one already read (issue 22: it replayed up to 499 every time)…
+ */
+export const SNAPSHOT_AFTER_CHANGES = 100;
+/** …while running, no more often than this (a burst of notes costs one snapshot, and the exit writes the rest)… */
+const SNAPSHOT_MIN_INTERVAL_MS = 10_000;
+/** …and after a build from scratch or new embeddings, when the index holds at least this many documents. */
 const SNAPSHOT_MIN_DOCUMENTS = 50;
+/**
+ * What the memory estimate (`bytes`) counts per entry besides the engine: a Set or Map entry with its
+ * key's string header (bm25.ts's figures), and a note's parsed description (measured: 100,000
+ * `noteMeta` results held in a Map took 530 bytes each on Node 20, with their strings).
+ */
+const ENTRY_BYTES = 40 + 16;
+const NOTE_META_BYTES = 530;
+const COVERAGE_BYTES = 300;
+/**
+ * Note descriptions kept parsed (a filter asks one per candidate): at 530 bytes each, a million of
+ * them were half a gigabyte beside a 1M-note index; this many are 53 MB, and parsing one again costs
+ * about a microsecond.
+ */
+const NOTE_METAS_KEPT = 100_000;
 
 /** How far a refresh got, for a display: the consolidations and live notes it reads (a first build, a long catch-up). */
 export interface IndexProgress {
@@ -180,7 +198,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
 
   /** A consolidation's notes, moved from `n:` to `h:` documents. */
   const indexNotes = async (cid: string): Promise<true> => {
-    for (const note of await corpus.historyNotes(spaceId, cid)) {
+    for (const note of await corpus.historyNotes(spaceId, cid, { cache: false })) {
       remove(noteDocId(note.filename));
       live.delete(note.filename);
       historyFilenames.add(note.filename);
@@ -387,6 +405,10 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     await Promise.all([refreshBank(), refreshSynthesis(), refreshSummaries()]);
     if (builtFromScratch) {
       builtFromScratch = false;
+      // Freshly added documents take about three times the memory of the compact form a snapshot
+      // loads into (a 20-note index: 200 KB against 63 KB of heap); a space too small for a
+      // snapshot would otherwise keep them so for the life of the process.
+      index.compact();
       // Below SNAPSHOT_MIN_DOCUMENTS no snapshot is ever written, so building is the normal path and
       // nothing to report; above it, a snapshot was expected and its absence cost this whole read.
       if (index.size >= SNAPSHOT_MIN_DOCUMENTS)
@@ -395,12 +417,14 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     snapshotIfDue();
   };
 
+  /** Catches up with the store; concurrent callers share one refresh (and the first one's progress display). */
+  const refresh = (onProgress?: OnIndexProgress): Promise<void> => {
+    refreshing ??= refreshOnce(onProgress).finally(() => (refreshing = null));
+    return refreshing;
+  };
+
   return {
-    /** Catches up with the store; concurrent callers share one refresh (and the first one's progress display). */
-    refresh(onProgress?: OnIndexProgress): Promise<void> {
-      refreshing ??= refreshOnce(onProgress).finally(() => (refreshing = null));
-      return refreshing;
-    },
+    refresh,
 
     get index(): TextIndex {
       return index;
@@ -443,7 +467,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       let note = noteMetas.get(id);
       if (note === undefined && (id.startsWith('n:') || id.startsWith('h:'))) {
         note = noteMeta(id);
-        if (noteMetas.size > 1_000_000) noteMetas.clear();
+        if (noteMetas.size >= NOTE_METAS_KEPT) noteMetas.clear();
         noteMetas.set(id, note);
       }
       if (note) return note;
@@ -474,6 +498,53 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     sectionText: (id: string): string | undefined => sectionMeta.get(id)?.text,
     /** A bank section's file and heading path (provenance is kept by them). */
     section: (id: string): { file: string; path: string[] } | undefined => sectionMeta.get(id),
+
+    /** True while a refresh runs: the index is in use and not to be evicted. */
+    get busy(): boolean {
+      return refreshing !== null;
+    },
+
+    /**
+     * An estimate of the memory this index holds, in bytes: the engine's (its own estimate), the
+     * vectors', and what is kept beside them — note descriptions parsed, filenames, bank sections'
+     * text, summaries' and compactions' coverage. Filenames are costed by the average of a sample.
+     */
+    bytes(): number {
+      let total = index.bytes() + (vectors?.bytes() ?? 0);
+      const names = live.size + historyFilenames.size;
+      if (names > 0) {
+        let sampled = 0;
+        let chars = 0;
+        for (const name of live.size > 0 ? live : historyFilenames) {
+          chars += name.length;
+          if (++sampled >= 32) break;
+        }
+        total += names * (ENTRY_BYTES + chars / sampled);
+      }
+      total += noteMetas.size * NOTE_META_BYTES + generations.size * ENTRY_BYTES;
+      for (const section of sectionMeta.values()) total += COVERAGE_BYTES + section.text.length;
+      total += (summaries.size + preimages.size + history.size) * COVERAGE_BYTES;
+      return Math.round(total);
+    },
+
+    /**
+     * Before the index leaves memory (evicted): if it holds anything the store's newest snapshot does
+     * not, catches up and writes one, whatever its size, so that loading it again is one read; then
+     * waits for every write.
+     */
+    async release(): Promise<void> {
+      if (changes === 0 && !worthSaving) return saving;
+      // Caught up first: a forget committed since the index was last searched must not be written
+      // back into a snapshot (the forget deleted those that held the notes). Failing, nothing is written.
+      try {
+        await refresh();
+      } catch (error) {
+        logger.warn(`search index of '${spaceId}' left memory without a snapshot: ${(error as Error).message}`);
+        return saving;
+      }
+      snapshotIfDue(true, true);
+      return saving;
+    },
 
     /** Writes a snapshot now if one is due (whatever the interval), then waits for every write. */
     idle(): Promise<void> {

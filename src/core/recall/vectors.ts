@@ -40,6 +40,8 @@ export interface VectorStore {
   ids(): IterableIterator<string>;
   search(query: Float32Array, options: VectorSearchOptions): VectorHit[];
   serialize(): Buffer;
+  /** Memory held, in bytes: the kernel's whole memory (rows and scores) plus a row slot and a Map entry per id. */
+  bytes(): number;
 }
 
 /** A buffer that is not a whole vector store written by this version: rebuild the vectors. */
@@ -124,6 +126,10 @@ function makeStore(initialDims: number, rowIds: string[], matrixBytes: Buffer): 
     },
     get size() {
       return rowIds.length;
+    },
+    bytes() {
+      // The ids' strings are the text index's (counted there); 8 bytes a slot, 40 a Map entry (bm25.ts).
+      return kernel.floats().byteLength + rowIds.length * (8 + 40);
     },
     set(id, vector) {
       if (id.includes('\n')) throw new Error(`a vector id cannot contain a newline: ${JSON.stringify(id)}`);
