@@ -359,8 +359,11 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
    * Writes a snapshot in the background when enough changed; `now` skips the interval (a process
    * about to exit), `force` every threshold (a repair that wants the store's snapshot current).
    */
+  /** Enough changed since the last snapshot to write one (SNAPSHOT_AFTER_CHANGES, or a first build worth keeping). */
+  const snapshotDue = () => changes > 0 && (changes >= SNAPSHOT_AFTER_CHANGES || (worthSaving && index.size >= SNAPSHOT_MIN_DOCUMENTS));
+
   const snapshotIfDue = (now = false, force = false) => {
-    if (!force && (changes === 0 || (changes < SNAPSHOT_AFTER_CHANGES && !(worthSaving && index.size >= SNAPSHOT_MIN_DOCUMENTS)))) return;
+    if (!force && !snapshotDue()) return;
     if (!force && !now && Date.now() - lastSnapshotAt < SNAPSHOT_MIN_INTERVAL_MS) return;
     lastSnapshotAt = Date.now();
     worthSaving = false;
@@ -546,9 +549,21 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       return saving;
     },
 
-    /** Writes a snapshot now if one is due (whatever the interval), then waits for every write. */
-    idle(): Promise<void> {
-      snapshotIfDue(true);
+    /**
+     * Writes a snapshot now if one is due (whatever the interval), then waits for every write. Caught
+     * up first, as before an eviction: a forget another process committed since this index was last
+     * searched must not be written back into a snapshot (the forget deleted those that held the notes).
+     */
+    async idle(): Promise<void> {
+      if (snapshotDue()) {
+        try {
+          const taken = lastSnapshotAt;
+          await refresh();
+          if (lastSnapshotAt === taken) snapshotIfDue(true); // unless the catch-up wrote one itself
+        } catch (error) {
+          logger.warn(`search index of '${spaceId}': no snapshot at exit: ${(error as Error).message}`);
+        }
+      }
       return saving;
     },
   };

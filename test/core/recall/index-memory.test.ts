@@ -190,6 +190,23 @@ describe('snapshot cadence', () => {
     assert.ok(notesRead(third.gets, 'proj') <= 10, 'a new process reads only its hits');
   });
 
+  it('catches up before the exit snapshot: a note another process forgot meanwhile is not written back', async () => {
+    const base = createMemoryDriver();
+    const other = coreOn(base);
+    await seed(other, 'proj', 60);
+    const core = coreOn(base);
+    await search(core, 'proj');
+    await core.idle(); // the first build's snapshot
+    await seed(other, 'proj', 150, 60); // more than a snapshot's worth of changes to come
+    const written = await other.notes.write(owner, { space_id: 'proj', category: 'progress', content: 'the zebracorn escaped' });
+    assert.equal((await search(core, 'proj', 'zebracorn')).results.length, 1, 'this process indexed it, snapshot not yet due by time');
+    await other.forget.forget(owner, { space_id: 'proj', refs: [written.filename], confirm: true, reason: 'test' });
+    await core.idle(); // exits with the unsaved changes, the forgotten note among them
+    assert.equal((await snapshotsOf(base, 'proj')).length, 1, 'a snapshot at exit');
+    assert.deepEqual(await keysHolding(base, 'zebracorn', 'proj/_index/'), [], 'without the forgotten note');
+    assert.deepEqual(await keysHolding(base, written.filename, 'proj/_index/'), [], 'nor its name');
+  });
+
   it('a process that replayed fewer than the tail leaves none, and the next replays at most that tail', async () => {
     const base = createMemoryDriver();
     const writer = coreOn(base);
