@@ -104,3 +104,13 @@ export function parseDateTime(value: string, name: string): Date | undefined {
 }
 
 export const parseSince = (since: string): Date | undefined => parseDateTime(since, 'since');
+
+/** Longest `reason` a person may give a correction or a forget (kept in history). */
+const MAX_REASON_CHARS = 1_000;
+
+/** A person's `reason` for a correction or a forget: trimmed, null when empty, refused past MAX_REASON_CHARS. */
+export function validateReason(reason: string | undefined): string | null {
+  const text = reason?.trim() ?? '';
+  if (text.length > MAX_REASON_CHARS) throw invalid(`reason has ${text.length} characters; at most ${MAX_REASON_CHARS}`);
+  return text === '' ? null : text;
+}

@@ -39,12 +39,7 @@ async function seed(makeStore: () => Promise<Store> = fsStore): Promise<Store> {
   return { ...store, env: { ...store.env, LIVE_MEM_BANK_FILE_BUDGET_TOKENS: String(BUDGET) } };
 }
 
-const llmEnv = (llm: ScriptedLlm) => ({
-  LIVE_MEM_LLM_BASE_URL: llm.url,
-  LIVE_MEM_LLM_MODEL: 'scripted-model',
-  LIVE_MEM_LLM_API_KEY: 'k',
-  LIVE_MEM_LOG_LEVEL: 'warn',
-});
+const llmEnv = (llm: ScriptedLlm) => ({ ...llm.env(), LIVE_MEM_LOG_LEVEL: 'warn' });
 
 const cli = (env: Record<string, string>, args: string[]) =>
   execa(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, extendEnv: false, reject: false });

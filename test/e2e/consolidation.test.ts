@@ -25,12 +25,7 @@ async function seed(storage: StorageDriver, notes = NOTES): Promise<void> {
   for (let i = 0; i < notes; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `note ${i}` });
 }
 
-const llmEnv = (llm: ScriptedLlm) => ({
-  LIVE_MEM_LLM_BASE_URL: llm.url,
-  LIVE_MEM_LLM_MODEL: 'scripted-model',
-  LIVE_MEM_LLM_API_KEY: 'k',
-  LIVE_MEM_LOG_LEVEL: 'warn',
-});
+const llmEnv = (llm: ScriptedLlm) => ({ ...llm.env(), LIVE_MEM_LOG_LEVEL: 'warn' });
 
 const cli = (env: Record<string, string>, args: string[]) =>
   execa(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, extendEnv: false, reject: false });

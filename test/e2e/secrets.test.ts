@@ -11,7 +11,7 @@ import { execa } from 'execa';
 import { createS3Driver } from '../../src/storage/s3/s3-driver.js';
 import { listKeys } from '../../src/storage/list.js';
 import { BIN, spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
-import { ensureS3Bucket, requireS3OrSkip, s3DriverOptions, uniqueS3Prefix } from '../helpers/s3.js';
+import { ensureS3Bucket, requireS3OrSkip, s3DriverOptions, s3ProcessEnv, uniqueS3Prefix } from '../helpers/s3.js';
 import { plan, rewrite } from '../../fixtures/llm/scenarios.js';
 import { startScriptedLlm } from '../helpers/scripted-llm.js';
 import { AWS_ID, POSITIVES } from '../helpers/secret-samples.js';
@@ -193,18 +193,7 @@ describe('live_note on S3 (radosgw): the object holds no secret', () => {
       const prefix = uniqueS3Prefix('secrets');
       const driver = createS3Driver({ ...s3DriverOptions(config), prefix });
       try {
-        await withServer(
-          {
-            LIVE_MEM_STORAGE: 's3',
-            LIVE_MEM_S3_ENDPOINT: config.endpoint,
-            LIVE_MEM_S3_BUCKET: config.bucket,
-            LIVE_MEM_S3_ACCESS_KEY_ID: config.accessKeyId,
-            LIVE_MEM_S3_SECRET_ACCESS_KEY: config.secretAccessKey,
-            LIVE_MEM_S3_PREFIX: prefix,
-            LIVE_MEM_S3_FORCE_PATH_STYLE: 'true',
-          },
-          noteEveryKind,
-        );
+        await withServer(s3ProcessEnv(config, prefix), noteEveryKind);
         const keys = await listKeys(driver, '');
         assert.ok(keys.some((key) => key.startsWith('proj/live/')));
         const bodies = await Promise.all(keys.map(async (key) => (await driver.get(key))?.body.toString('utf8') ?? ''));

@@ -28,12 +28,7 @@ async function seeded(notes: number, chars: number) {
   return { storage, env: { LIVE_MEM_HOME: home.dir }, cleanup: home.remove };
 }
 
-const llmEnv = (llm: ScriptedLlm) => ({
-  LIVE_MEM_LLM_BASE_URL: llm.url,
-  LIVE_MEM_LLM_MODEL: 'scripted-model',
-  LIVE_MEM_LLM_API_KEY: 'k',
-  LIVE_MEM_LOG_LEVEL: 'warn',
-});
+const llmEnv = (llm: ScriptedLlm) => ({ ...llm.env(), LIVE_MEM_LOG_LEVEL: 'warn' });
 
 const cli = (env: Record<string, string>, args: string[]) =>
   execa(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, extendEnv: false, reject: false });

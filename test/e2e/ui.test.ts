@@ -48,7 +48,7 @@ const HOSTILE_AGENT = '<img src=x onerror=alert(18)>';
 const cli = (env: Record<string, string>, args: string[]) =>
   execa(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, extendEnv: false, reject: false });
 
-const llmEnv = (llm: ScriptedLlm) => ({ LIVE_MEM_LLM_BASE_URL: llm.url, LIVE_MEM_LLM_MODEL: 'scripted-model', LIVE_MEM_LLM_API_KEY: 'k' });
+const llmEnv = (llm: ScriptedLlm) => llm.env();
 
 /** Waits until a locator matches `n` elements (the page's CSP forbids the string evaluation waitForFunction would use). */
 async function countIs(locator: Locator, n: number, timeoutMs = 5000): Promise<void> {

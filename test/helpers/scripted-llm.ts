@@ -35,6 +35,8 @@ export interface ScriptedLlm {
   modelListings: number;
   /** Makes a client of the real adapter for this server. */
   client(options?: { contextWindow?: number; maxTokens?: number }): LlmClient;
+  /** The settings that point a spawned live-mem process at this server. */
+  env(): Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -104,6 +106,7 @@ export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
     get modelListings() {
       return counters.modelListings;
     },
+    env: () => ({ LIVE_MEM_LLM_BASE_URL: url, LIVE_MEM_LLM_MODEL: 'scripted-model', LIVE_MEM_LLM_API_KEY: 'k' }),
     client: (options = {}) =>
       createOpenAiLlm({
         baseUrl: url,

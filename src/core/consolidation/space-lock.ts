@@ -7,6 +7,12 @@ import { spaceKeys } from '../layout.js';
 import { applyCommit, type CommitRecord } from './commit.js';
 import { quarantinePending, readPending } from './pending.js';
 
+/**
+ * How long a person's correction or forget waits for the space's lease (a backup, or a consolidation
+ * finishing) before `conflict`: people retry by hand, so a short wait spares them most refusals.
+ */
+export const PERSON_LEASE_WAIT_MS = 10_000;
+
 export interface SpaceLock {
   /** Throws `conflict` if the lease was lost (expired and taken): a holder must check before committing. */
   stillHeld(): Promise<void>;

@@ -6,7 +6,7 @@ import { listKeys, listPrefixes } from '../../storage/list.js';
 import { authorize, type Caller } from '../caller.js';
 import { type CommitRecord, historyId, writeCommit } from '../consolidation/commit.js';
 import { applyForget, summariesCovering } from '../consolidation/forget-commit.js';
-import { lockSpace } from '../consolidation/space-lock.js';
+import { lockSpace, PERSON_LEASE_WAIT_MS } from '../consolidation/space-lock.js';
 import type { CoreContext } from '../context.js';
 import { BACKUPS_PREFIX, backupKeys, spaceKeys } from '../layout.js';
 import { parseNoteName } from '../note/note-name.js';
@@ -16,11 +16,8 @@ import { MAX_SEARCH_LIMIT } from '../recall/recall-service.js';
 import { parseManifest } from '../backup/manifest.js';
 import type { PurgedBackup } from '../backup/purge-forgotten.js';
 import { requireSpace } from '../space/meta.js';
-import { validateSpaceId } from '../validate.js';
+import { validateReason, validateSpaceId } from '../validate.js';
 
-/** How long a forget waits for the space's lease (a consolidation or a backup finishing) before `conflict`. */
-const LEASE_WAIT_MS = 10_000;
-const MAX_REASON_CHARS = 1_000;
 /** At most this many notes in one forget (refs, or the notes a query selects). */
 const MAX_FORGET = 1_000;
 /** Notes a query selects by default (at most: what one search answers, MAX_SEARCH_LIMIT). */
@@ -212,8 +209,7 @@ export function createForgetService(
     async forget(caller: Caller, input: ForgetInput) {
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'admin', spaceId);
-      const reason = input.reason === undefined || input.reason.trim() === '' ? null : input.reason.trim();
-      if (reason !== null && reason.length > MAX_REASON_CHARS) throw invalid(`reason has ${reason.length} characters; at most ${MAX_REASON_CHARS}`);
+      const reason = validateReason(input.reason);
       await requireSpace(context, spaceId);
       const names = await select(caller, spaceId, input);
 
@@ -232,7 +228,7 @@ export function createForgetService(
         };
       }
 
-      const held = await lockSpace(context, spaceId, caller, 'forget', { waitMs: LEASE_WAIT_MS });
+      const held = await lockSpace(context, spaceId, caller, 'forget', { waitMs: PERSON_LEASE_WAIT_MS });
       let record: CommitRecord;
       let located: Located[];
       let applied: Awaited<ReturnType<typeof applyForget>>;

@@ -7,7 +7,7 @@ import { applyCommit, type CommitRecord, historyId, type Preimage, type Revision
 import { decodeHistoryPreimages } from '../consolidation/history.js';
 import { applySectionEdit } from '../consolidation/markdown.js';
 import { PlanFormatError, sectionEdit } from '../consolidation/plan.js';
-import { lockSpace } from '../consolidation/space-lock.js';
+import { lockSpace, PERSON_LEASE_WAIT_MS } from '../consolidation/space-lock.js';
 import type { CoreContext } from '../context.js';
 import type { ChangedFile } from '../events.js';
 import { spaceKeys } from '../layout.js';
@@ -15,11 +15,7 @@ import { parseHistoryRecord } from '../recall/corpus.js';
 import { type Redacted, redactForWrite } from '../redact/redact.js';
 import { requireSpace } from '../space/meta.js';
 import { MAX_RULES_CHARS } from '../space/space-service.js';
-import { isStoredBankFilename, quoteName, validateBankFilename, validateSpaceId } from '../validate.js';
-
-/** How long a correction waits for the space's lease (a backup or a short consolidation finishing) before `conflict`. */
-const LEASE_WAIT_MS = 10_000;
-const MAX_REASON_CHARS = 1_000;
+import { foldedBankName, isStoredBankFilename, quoteName, validateBankFilename, validateReason, validateSpaceId } from '../validate.js';
 
 export interface BankWriteInput {
   space_id: string;
@@ -58,7 +54,7 @@ export function createRevisionService(context: CoreContext, hooks: { onCommitted
     spaceId: string,
     plan: () => Promise<{ writes: FileWrite[]; preimages: Preimage[]; rules?: CommitRecord['rules']; revision: RevisionInfo }>,
   ): Promise<string> => {
-    const held = await lockSpace(context, spaceId, caller, 'revision', { waitMs: LEASE_WAIT_MS });
+    const held = await lockSpace(context, spaceId, caller, 'revision', { waitMs: PERSON_LEASE_WAIT_MS });
     try {
       const { writes, preimages, rules, revision } = await plan();
       const now = context.clock();
@@ -95,8 +91,7 @@ export function createRevisionService(context: CoreContext, hooks: { onCommitted
   const begin = async (caller: Caller, input: { space_id: string; reason?: string }) => {
     const spaceId = validateSpaceId(input.space_id);
     authorize(caller, 'admin', spaceId);
-    const reason = input.reason === undefined || input.reason.trim() === '' ? null : input.reason.trim();
-    if (reason !== null && reason.length > MAX_REASON_CHARS) throw invalid(`reason has ${reason.length} characters; at most ${MAX_REASON_CHARS}`);
+    const reason = validateReason(input.reason);
     await requireSpace(context, spaceId);
     return { spaceId, reason };
   };
@@ -157,7 +152,7 @@ export function createRevisionService(context: CoreContext, hooks: { onCommitted
         if (content.trim() === '') throw invalid(`${filename}: the new text is empty; to remove the file, use bank_delete`);
         if (!before) {
           if (bank.size >= context.consolidation.maxBankFiles) throw invalid(`the bank holds ${bank.size} files, its most (LIVE_MEM_BANK_MAX_FILES)`);
-          const twin = [...bank.keys()].find((name) => name.toLowerCase() === filename.toLowerCase());
+          const twin = [...bank.keys()].find((name) => foldedBankName(name) === foldedBankName(filename));
           if (twin) throw invalid(`${quoteName(filename)} differs from ${quoteName(twin)} only by case: they are one file on macOS and Windows`);
         }
         if (before && content === before.content) throw invalid(`${filename}: the new text is the text there is; nothing to change`);
