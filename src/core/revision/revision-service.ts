@@ -4,14 +4,13 @@ import { contentVersion, readBankFiles } from '../bank/bank-files.js';
 import { authorize, type Caller } from '../caller.js';
 import type { FileWrite } from '../consolidation/apply-plan.js';
 import { applyCommit, type CommitRecord, historyId, type Preimage, type RevisionInfo, writeCommit } from '../consolidation/commit.js';
-import { decodeHistoryPreimages } from '../consolidation/history.js';
 import { applySectionEdit } from '../consolidation/markdown.js';
 import { PlanFormatError, sectionEdit } from '../consolidation/plan.js';
 import { lockSpace, PERSON_LEASE_WAIT_MS } from '../consolidation/space-lock.js';
 import type { CoreContext } from '../context.js';
 import type { ChangedFile } from '../events.js';
 import { spaceKeys } from '../layout.js';
-import { parseHistoryRecord } from '../recall/corpus.js';
+import type { Corpus } from '../recall/corpus.js';
 import { type Redacted, redactForWrite } from '../redact/redact.js';
 import { requireSpace } from '../space/meta.js';
 import { MAX_RULES_CHARS } from '../space/space-service.js';
@@ -45,7 +44,7 @@ export interface RevisionResult {
  * text in history: `history_list` shows who did what and why, `history_read` the text before, and
  * `bank_revert` puts it back.
  */
-export function createRevisionService(context: CoreContext, hooks: { onCommitted?: (spaceId: string, files: ChangedFile[]) => void } = {}) {
+export function createRevisionService(context: CoreContext, deps: { corpus: Corpus; onCommitted?: (spaceId: string, files: ChangedFile[]) => void }) {
   const { storage } = context;
 
   /** Commits one revision under the space's lease; `plan` reads the store under it and returns what to write. */
@@ -77,7 +76,7 @@ export function createRevisionService(context: CoreContext, hooks: { onCommitted
       await context.fault('after-commit');
       await applyCommit(context, record);
       if (writes.length > 0)
-        hooks.onCommitted?.(
+        deps.onCommitted?.(
           spaceId,
           writes.map((w) => ({ filename: w.filename, kind: w.kind })),
         );
@@ -223,20 +222,16 @@ export function createRevisionService(context: CoreContext, hooks: { onCommitted
       const rid = typeof input.revision_id === 'string' ? input.revision_id : '';
       if (!/^[0-9A-Za-z][0-9A-Za-z_-]{0,127}$/.test(rid)) throw invalid(`invalid revision_id ${JSON.stringify(rid)}`);
       if (input.confirm !== true) throw unconfirmed(`reverting revision ${rid} puts back the text every file had before it`);
-      const keys = spaceKeys(spaceId);
-      const stored = await storage.get(keys.historyRecord(rid));
-      if (!stored) throw new LiveMemError('not_found', `no revision '${rid}' in space '${spaceId}'`, { space_id: spaceId, revision_id: rid });
-      const target = parseHistoryRecord(stored.body, spaceId, rid);
+      const target = await deps.corpus.record(spaceId, rid);
+      if (!target) throw new LiveMemError('not_found', `no revision '${rid}' in space '${spaceId}'`, { space_id: spaceId, revision_id: rid });
       if (target.kind !== 'revision' || !target.revision) {
         throw invalid(
           `${rid} is a ${target.kind}, not a revision: only a person's correction can be reverted (bank_write puts back any earlier text history_read shows)`,
         );
       }
       const info = target.revision;
-      const preimagesObject = await storage.get(keys.historyPreimages(rid));
-      const before = new Map(
-        (preimagesObject ? decodeHistoryPreimages(preimagesObject.body, `history ${rid}`) : []).map((preimage) => [preimage.filename, preimage.content]),
-      );
+      const before = new Map((await deps.corpus.historyPreimages(spaceId, rid)).map((preimage) => [preimage.filename, preimage.content]));
+      const keys = spaceKeys(spaceId);
       const id = await commit(caller, spaceId, async () => {
         const bank = await readBankFiles(context, spaceId);
         const writes: FileWrite[] = [];
