@@ -31,8 +31,11 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   const context: CoreContext = createContext(options);
   const events = createEvents(context.logger);
   const corpus = createCorpus(context);
-  const notes = createNoteService(context, corpus, (caller, spaceId) =>
-    spaces.create(caller, { space_id: spaceId, description: `created by the first note of ${caller.agent}` }),
+  const notes = createNoteService(
+    context,
+    corpus,
+    (caller, spaceId) => spaces.create(caller, { space_id: spaceId, description: `created by the first note of ${caller.agent}` }),
+    (spaceId) => recall.liveTexts(spaceId),
   );
   const bank = createBankService(context);
   const spaces = createSpaceService(

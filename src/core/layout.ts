@@ -19,7 +19,7 @@
  *                                            range, content hash and text; written by the LLM, kept by backups
  *   {space}/_summaries/lock.json             the lease: one summaries runner per space at a time
  *   {space}/_summaries/jobs/{job}.json       background summary runs and their state
- *   {space}/_index/{snapshot}                search index snapshots: derived data, rebuilt from the rest when
+ *   {space}/_index/{stamp}.snapshot|.live    search index snapshots, live notes' texts: derived data, rebuilt from the rest when
  *                                            missing or corrupt, never backed up (recall/index-store.ts)
  *   {space}/_consolidation/lock.json         the lease: one consolidation per space at a time
  *   {space}/_consolidation/pending.json      a committed consolidation not yet fully applied

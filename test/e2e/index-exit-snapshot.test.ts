@@ -66,4 +66,29 @@ describe('a snapshot written on exit', () => {
     }
     assert.ok(newest > before, 'a newer snapshot covers the notes the server replayed');
   });
+
+  it('by a server that only ran live_search: the texts it read, for the next one', async () => {
+    const texts = async () => (await listKeys(createFsDriver(home.dir), 'fresh/_index/')).filter((key) => key.endsWith('.live'));
+    await core.spaces.create(owner, { space_id: 'fresh' });
+    // One at a time: newest first is then the order written.
+    await mapLimit(
+      Array.from({ length: 150 }, (_, i) => i),
+      1,
+      (i) => core.notes.write(owner, { space_id: 'fresh', category: 'progress', content: `Entry ${i}: the osprey${i} pipeline` }),
+    );
+    const server = await spawnServer(env());
+    const first = await server.call('live_search', { space_id: 'fresh', query: 'OSPREY149 ' });
+    assert.equal(first.total, 1);
+    await server.close();
+    while ((await texts()).length === 0) await sleep(50);
+
+    const next = await spawnServer(env());
+    const found = await next.call('live_search', { space_id: 'fresh', query: 'osprey14', limit: 5 });
+    assert.deepEqual(
+      (found.notes as Array<{ content: string }>).map((note) => note.content),
+      [149, 148, 147, 146, 145].map((i) => `Entry ${i}: the osprey${i} pipeline`),
+    );
+    assert.equal(found.has_more, true);
+    await next.close();
+  });
 });

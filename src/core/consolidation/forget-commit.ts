@@ -3,6 +3,7 @@ import { type PurgedBackup, purgeForgotten } from '../backup/purge-forgotten.js'
 import { recordWithout } from './provenance.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
+import { isIndexFile } from '../recall/index-store.js';
 import { loadSummaries } from '../recall/summaries/summary-store.js';
 import { coveringSummaries } from '../recall/summaries/record.js';
 import type { CommitRecord } from './commit.js';
@@ -100,12 +101,12 @@ export async function applyForget(context: CoreContext, record: CommitRecord): P
   };
 }
 
-/** Deletes the summaries covering the notes (and those above) and every index snapshot of the space. */
+/** Deletes the summaries covering the notes (and those above) and every index snapshot of the space, with its live notes' texts. */
 async function removeDerived(context: CoreContext, spaceId: string, filenames: ReadonlySet<string>) {
   const keys = spaceKeys(spaceId);
   const summaries = await summariesCovering(context, spaceId, filenames);
   await context.storage.deleteMany(summaries.map(({ level, id }) => keys.summary(level, id)));
-  const snapshots = (await listKeys(context.storage, keys.index)).filter((key) => key.endsWith('.snapshot'));
+  const snapshots = (await listKeys(context.storage, keys.index)).filter(isIndexFile);
   await context.storage.deleteMany(snapshots);
   return { summaries, snapshots };
 }

@@ -12,6 +12,7 @@ import { BACKUPS_PREFIX, backupKeys, spaceKeys } from '../layout.js';
 import { parseNoteName } from '../note/note-name.js';
 import { type Corpus, FORGET_ID_SUFFIX } from '../recall/corpus.js';
 import { noteDocId } from '../recall/documents.js';
+import { isIndexFile } from '../recall/index-store.js';
 import { MAX_SEARCH_LIMIT } from '../recall/recall-service.js';
 import { parseManifest } from '../backup/manifest.js';
 import type { PurgedBackup } from '../backup/purge-forgotten.js';
@@ -216,7 +217,7 @@ export function createForgetService(
       if (input.confirm !== true) {
         const located = await locate(spaceId, names);
         const summaries = await summariesCovering(context, spaceId, new Set(names));
-        const snapshots = (await listKeys(storage, spaceKeys(spaceId).index)).filter((key) => key.endsWith('.snapshot'));
+        const snapshots = (await listKeys(storage, spaceKeys(spaceId).index)).filter(isIndexFile);
         const live = (await corpus.liveNames(spaceId)).map((name) => name.filename).filter((name) => names.includes(name));
         return {
           status: 'ok' as const,

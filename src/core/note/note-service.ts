@@ -4,6 +4,8 @@ import { listAll } from '../../storage/list.js';
 import { authorize, toAgentName, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import type { Corpus } from '../recall/corpus.js';
+import { matchesNeedle, searchableTexts } from '../recall/live-texts.js';
+import type { LiveTextsLookup } from '../recall/space-index.js';
 import { newestLive } from '../recall/newest.js';
 import { baseName, spaceKeys } from '../layout.js';
 import { redactForWrite } from '../redact/redact.js';
@@ -48,21 +50,15 @@ export interface NoteSearchInput {
 /** Creates a space with the default rules for a first note (the space service's create, under its claim). */
 export type CreateSpaceForNote = (caller: Caller, spaceId: string) => Promise<unknown>;
 
-export function createNoteService(context: CoreContext, corpus: Corpus, createSpace?: CreateSpaceForNote) {
+/** What live_search knows of a space's live notes without reading them (recall's `liveTexts`). */
+export type LiveTextsOf = (spaceId: string) => Promise<LiveTextsLookup>;
+
+const NO_TEXTS: LiveTextsLookup = { matcher: () => () => 'unknown', remember: () => undefined };
+
+export function createNoteService(context: CoreContext, corpus: Corpus, createSpace?: CreateSpaceForNote, liveTextsOf?: LiveTextsOf) {
   const { storage, limits } = context;
 
   /** Reads one note; `null` when it was consolidated (moved away) since it was listed. */
-  /** A note's content and tags lowercased, once per note (notes never change; the corpus caches them). */
-  const lowered = new WeakMap<NoteView, string[]>();
-  const searchable = (note: NoteView): string[] => {
-    let texts = lowered.get(note);
-    if (!texts) {
-      texts = [note.content, ...note.tags].map((text) => text.toLocaleLowerCase());
-      lowered.set(note, texts);
-    }
-    return texts;
-  };
-
   const readNote = (spaceId: string, name: NoteName): Promise<NoteView | null> => corpus.liveNote(spaceId, name);
 
   const readNotes = async (spaceId: string, names: NoteName[]): Promise<NoteView[]> =>
@@ -238,17 +234,42 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
       const limit = validateLimit(input.limit ?? 20, MAX_READ_LIMIT);
       await requireSpace(context, spaceId);
 
-      const needle = query.toLocaleLowerCase();
-      const matches = (note: NoteView) => searchable(note).some((text) => text.includes(needle));
-      // Bodies come from the corpus cache (notes never change once written): only new notes are read.
-      const names = await corpus.liveNames(spaceId);
+      const needle = query.toLowerCase();
+      // Which notes are live is the listing's say; what they say comes from the texts the search
+      // index keeps (a new process loads them from one small file beside the snapshot). Bodies are
+      // read only for notes those do not know, and for the matches returned — checked again on the
+      // body itself, so a stale or altered texts file can never put a wrong note in an answer.
+      const [texts, names] = await Promise.all([
+        (liveTextsOf?.(spaceId) ?? Promise.resolve(NO_TEXTS)).catch((error: unknown) => {
+          context.logger.warn(`live_search of '${spaceId}' reads every note: their texts are unavailable`, { error: String(error) });
+          return NO_TEXTS;
+        }),
+        corpus.liveNames(spaceId), // without consolidated notes, nor forgotten ones (tombstones)
+      ]);
       const found: NoteView[] = [];
       const batch = storage.parallelism * 4;
-      for (let end = names.length; end > 0 && found.length <= limit; end -= batch) {
-        const slice = names.slice(Math.max(0, end - batch), end).reverse();
-        const notes = await mapLimit(slice, storage.parallelism, (name) => corpus.liveNote(spaceId, name));
-        for (const note of notes) if (note && matches(note)) found.push(note);
+      const pending: NoteName[] = [];
+      let likely = 0; // pending notes whose known texts match
+      const readPending = async () => {
+        const views = await mapLimit(pending.splice(0), storage.parallelism, (name) => corpus.liveNote(spaceId, name));
+        likely = 0;
+        for (const view of views) {
+          if (!view) continue; // consolidated since listed
+          const read = searchableTexts(view);
+          texts.remember(view.filename, read);
+          if (matchesNeedle(read, needle)) found.push(view);
+        }
+      };
+      const known = texts.matcher(needle);
+      for (let i = names.length - 1; i >= 0 && found.length <= limit; i--) {
+        const name = names[i] as NoteName;
+        const match = known(name.filename);
+        if (match === 'no-match') continue;
+        pending.push(name);
+        if (match === 'match') likely++;
+        if (pending.length >= batch || found.length + likely > limit) await readPending();
       }
+      if (pending.length > 0 && found.length <= limit) await readPending();
       const notes = found.slice(0, limit);
       return { status: 'ok' as const, space_id: spaceId, query, notes, total: notes.length, has_more: found.length > limit };
     },

@@ -5,6 +5,7 @@ import type { TextIndex, TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import type { PreimageCoverage } from './documents.js';
+import { decodeLiveTexts, type Packed } from './live-texts.js';
 
 /**
  * Snapshots of a space's search index in the store, `{space}/_index/{stamp}-{random}.snapshot`, so a
@@ -19,6 +20,9 @@ import type { PreimageCoverage } from './documents.js';
  * Frame: "LMRI", u32 frame version, u32 header length, sha256 of the header (32 bytes), the header
  * (JSON), the vector store's buffer when the header says so (its own checksum), then the engine's
  * buffer (its own checksum).
+ *
+ * Beside a snapshot, under the same name, `.live` holds the texts of the live notes it covers
+ * (live-texts.ts): `live_search` reads that small file alone, never the index.
  */
 export interface SnapshotHeader {
   format: 'live-mem-index';
@@ -83,13 +87,20 @@ export function decodeSnapshot(buffer: Buffer, engine: TextIndexEngine): { heade
   return { header, vectors: vectorBytes > 0 ? buffer.subarray(start, start + vectorBytes) : null, index: engine.load(buffer.subarray(start + vectorBytes)) };
 }
 
+const SNAPSHOT = '.snapshot';
+const LIVE_TEXTS = '.live';
+
+/** A file of the index in `_index/`: derived from the notes, so deleted with them when they are forgotten. */
+export const isIndexFile = (key: string): boolean => key.endsWith(SNAPSHOT) || key.endsWith(LIVE_TEXTS);
+
 export function createIndexStore(context: CoreContext, engine: TextIndexEngine) {
   const { storage, logger } = context;
-  const snapshotKeys = async (spaceId: string): Promise<string[]> =>
-    (await listKeys(storage, spaceKeys(spaceId).index))
-      .filter((key) => key.endsWith('.snapshot'))
-      .sort()
-      .reverse();
+  /** The space's index files, each kind newest first, from one listing. */
+  const filesOf = async (spaceId: string): Promise<{ snapshots: string[]; live: string[] }> => {
+    const keys = (await listKeys(storage, spaceKeys(spaceId).index)).sort().reverse();
+    return { snapshots: keys.filter((key) => key.endsWith(SNAPSHOT)), live: keys.filter((key) => key.endsWith(LIVE_TEXTS)) };
+  };
+  const snapshotKeys = async (spaceId: string) => (await filesOf(spaceId)).snapshots;
 
   return {
     /** The newest snapshot that verifies, or null; damaged ones are deleted (and logged). */
@@ -103,6 +114,24 @@ export function createIndexStore(context: CoreContext, engine: TextIndexEngine) 
           return { ...decoded, key };
         } catch (error) {
           logger.warn(`search index snapshot ${key} is unusable (${(error as Error).message}); deleting it and rebuilding from the store`);
+          await storage.delete(key).catch(() => undefined);
+        }
+      }
+      return null;
+    },
+
+    /**
+     * The live notes' texts beside the newest snapshot that has them (older snapshots have none), or
+     * null; a damaged file is deleted (and logged), as a snapshot is.
+     */
+    async loadNewestLive(spaceId: string): Promise<Packed | null> {
+      for (const key of (await filesOf(spaceId)).live) {
+        const object = await storage.get(key);
+        if (!object) continue; // pruned since listed
+        try {
+          return decodeLiveTexts(object.body, spaceId);
+        } catch (error) {
+          logger.warn(`live notes' texts ${key} are unusable (${(error as Error).message}); deleting them, live_search reads the notes`);
           await storage.delete(key).catch(() => undefined);
         }
       }
@@ -126,21 +155,33 @@ export function createIndexStore(context: CoreContext, engine: TextIndexEngine) 
       return found;
     },
 
-    /** Writes a snapshot (from `encodeSnapshot`) under a fresh name, then prunes snapshots older than it past the newest few. */
-    async save(spaceId: string, snapshot: Buffer): Promise<string> {
+    /**
+     * Writes a snapshot (from `encodeSnapshot`) and its live notes' texts (from `encodeLiveTexts`)
+     * under a fresh name, the texts first, either alone if need be (a process that only ran
+     * live_search has texts and no index); then prunes files of each kind older than them past the
+     * newest few. Returns the keys written.
+     */
+    async save(spaceId: string, files: { snapshot?: Buffer; live?: Buffer }): Promise<string[]> {
       const now = context.clock();
-      const name = `${now.toISOString().replace(/[-:.]/g, '')}-${context.randomId()}.snapshot`;
-      const key = `${spaceKeys(spaceId).index}${name}`;
-      try {
-        await storage.put(key, snapshot, { ifNoneMatch: '*', contentType: 'application/octet-stream' });
-      } catch (error) {
-        if (!isLiveMemError(error, 'precondition_failed')) throw error;
-        return key; // the same name from another writer: astronomically rare, and any whole snapshot will do
+      const stem = `${spaceKeys(spaceId).index}${now.toISOString().replace(/[-:.]/g, '')}-${context.randomId()}`;
+      const writes = [
+        { key: `${stem}${LIVE_TEXTS}`, body: files.live },
+        { key: `${stem}${SNAPSHOT}`, body: files.snapshot },
+      ].filter((write): write is { key: string; body: Buffer } => write.body !== undefined);
+      const written: string[] = [];
+      for (const { key, body } of writes) {
+        try {
+          await storage.put(key, body, { ifNoneMatch: '*', contentType: 'application/octet-stream' });
+          written.push(key);
+        } catch (error) {
+          // The same name from another writer: astronomically rare, and any whole file will do.
+          if (!isLiveMemError(error, 'precondition_failed')) throw error;
+        }
       }
-      const keys = await snapshotKeys(spaceId);
-      const older = keys.slice(KEEP).filter((old) => old < key);
+      const present = await filesOf(spaceId);
+      const older = [...present.snapshots.slice(KEEP), ...present.live.slice(KEEP)].filter((old) => old < stem);
       if (older.length > 0) await storage.deleteMany(older);
-      return key;
+      return written;
     },
   };
 }

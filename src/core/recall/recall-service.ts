@@ -108,18 +108,28 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   const releasing = new Map<string, Promise<void>>();
   const summaryCache = new Map<string, { etag: string; doc: SummaryRecord }>();
 
-  const indexOf = async (spaceId: string, onProgress?: RecallOptions['onProgress']): Promise<SpaceIndex> => {
+  /** The space's index, opened if it is not in memory (once its eviction's snapshot is written), now the most recently used. */
+  const open = async (spaceId: string): Promise<SpaceIndex> => {
     await releasing.get(spaceId);
     let index = indexes.get(spaceId);
     if (index) indexes.delete(spaceId);
     else index = createSpaceIndex({ context, corpus, engine, store, spaceId });
     indexes.set(spaceId, index);
+    return index;
+  };
+
+  /** Takes the index's memory estimate after it grew, and evicts others over the budget. */
+  const account = (spaceId: string, index: SpaceIndex): void => {
+    if (indexes.get(spaceId) !== index) return; // evicted meanwhile
+    sizes.set(spaceId, index.bytes());
+    evictOverBudget(spaceId);
+  };
+
+  const indexOf = async (spaceId: string, onProgress?: RecallOptions['onProgress']): Promise<SpaceIndex> => {
+    const index = await open(spaceId);
     await index.refresh(onProgress);
     embedInBackground(spaceId, index);
-    if (indexes.get(spaceId) === index) {
-      sizes.set(spaceId, index.bytes());
-      evictOverBudget(spaceId);
-    }
+    account(spaceId, index);
     return index;
   };
 
@@ -325,6 +335,18 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     async rebuildIndex(spaceId: string, options: RecallOptions = {}): Promise<void> {
       const index = await indexOf(spaceId, options.onProgress);
       await index.saveSnapshot();
+    },
+
+    /**
+     * What live_search matches of the space's live notes (space-index.ts `liveTexts`): loads only the
+     * newest `.live` file into the space's index — kept, and counted in the memory budget, for a
+     * later search or catch-up to go on from.
+     */
+    async liveTexts(spaceId: string) {
+      const index = await open(spaceId);
+      const lookup = await index.liveTexts();
+      account(spaceId, index);
+      return lookup;
     },
 
     /** Brings the space's index up to date if this process has one open (after a forget: it drops the notes now). */

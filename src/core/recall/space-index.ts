@@ -22,6 +22,7 @@ import {
 } from './documents.js';
 import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.js';
 import { encodeSnapshot, type IndexStore, type SnapshotHeader, type SummaryCoverage } from './index-store.js';
+import { createLiveTexts, encodeLiveTexts, type LiveMatch, searchableTexts } from './live-texts.js';
 import { MAX_LEVEL, parseRecord } from './summaries/record.js';
 
 /**
@@ -48,6 +49,14 @@ const COVERAGE_BYTES = 300;
  * about a microsecond.
  */
 const NOTE_METAS_KEPT = 100_000;
+
+/** What live_search knows of a space's live notes without reading them (`liveTexts`). */
+export interface LiveTextsLookup {
+  /** For one needle (lowercased): whether a note's known texts hold it, do not, or are unknown. */
+  matcher(needle: string): (filename: string) => LiveMatch;
+  /** Hands back the texts of a note read (`searchableTexts`): kept, and carried by the next snapshot. */
+  remember(filename: string, texts: readonly string[]): void;
+}
 
 /** How far a refresh got, for a display: the consolidations and live notes it reads (a first build, a long catch-up). */
 export interface IndexProgress {
@@ -77,6 +86,22 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   /** Bumped at each replacement of a document: a vector computed from an older text is dropped. */
   const generations = new Map<string, number>();
   const live = new Set<string>(); // live filenames indexed as n:
+  /** What live_search matches of live notes (live-texts.ts): from the newest `.live` file, then from the notes read. */
+  const texts = createLiveTexts();
+  let textsLoading: Promise<void> | null = null;
+  /** Texts read by a process that never loaded the index (it only ran live_search): no snapshot will carry them. */
+  let textsUnsaved = 0;
+  /** Loads the newest `.live` file once (tried again after a failure); no engine, no catch-up. */
+  const loadTexts = (): Promise<void> =>
+    (textsLoading ??= store.loadNewestLive(spaceId).then(
+      (file) => {
+        if (file) texts.load(file);
+      },
+      (error: unknown) => {
+        textsLoading = null;
+        throw error;
+      },
+    ));
   const historyFilenames = new Set<string>(); // filenames indexed as h:
   const history = new Set<string>(); // history ids indexed: consolidations (their notes) and compactions (their pre-images)
   const preimages = new Map<string, NonNullable<SnapshotHeader['preimages']>[string]>(); // compaction id → what is indexed of it
@@ -98,7 +123,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   let lastSnapshotAt = 0;
   let refreshing: Promise<void> | null = null;
   let saving: Promise<void> = Promise.resolve();
-  /** Snapshots this index was loaded from or wrote: deleted when it learns of a forget they predate (they may hold the text). */
+  /** Index files this index was loaded from or wrote: deleted when it learns of a forget they predate (they may hold the text). */
   const snapshotsHeld: string[] = [];
 
   /** Every change of a document goes through these two: its vector, if any, is of the old text. */
@@ -201,6 +226,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     for (const note of await corpus.historyNotes(spaceId, cid, { cache: false })) {
       remove(noteDocId(note.filename));
       live.delete(note.filename);
+      texts.delete(note.filename);
       historyFilenames.add(note.filename);
       addNote(noteDocId(note.filename, cid), note.content, note.tags);
     }
@@ -216,6 +242,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     const names = record.forget?.filenames ?? [];
     for (const filename of names) {
       live.delete(filename);
+      texts.delete(filename);
       historyFilenames.delete(filename);
       for (const id of [noteDocId(filename), ...(record.forget?.consolidations ?? []).map((cid) => noteDocId(filename, cid))]) {
         remove(id);
@@ -258,6 +285,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       onProgress?.({ space_id: spaceId, phase: 'live', done: ++done, total: fresh.length });
       if (!note) return; // consolidated since listed: history brings it
       live.add(name.filename);
+      texts.set(name.filename, searchableTexts(note));
       addNote(noteDocId(name.filename), note.content, note.tags);
     });
     for (const filename of [...live]) {
@@ -265,6 +293,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       live.delete(filename);
       remove(noteDocId(filename));
     }
+    texts.retain(listed);
     lastLiveListing = names;
   };
 
@@ -374,16 +403,42 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       vectors && vectors.size > 0 && context.embeddings ? { model: context.embeddings.label, buffer: vectors.serialize() } : undefined,
     );
     const taken = changes;
+    const liveNow = [...live];
     saving = saving
       .then(async () => {
         // A space deleted meanwhile must not come back as an _index/ folder.
         if (!(await storage.stat(keys.meta))) return;
-        const key = await store.save(spaceId, snapshot);
-        snapshotsHeld.push(key);
+        // The texts of the notes it covers (those known: a note read from an older snapshot may have
+        // none; live_search reads that one). Notes never change, so a text taken now is as good as one
+        // taken at the encoding.
+        const liveTexts = await loadTexts().then(
+          () => encodeLiveTexts(spaceId, texts.of(liveNow)),
+          () => undefined,
+        );
+        const written = await store.save(spaceId, { snapshot, ...(liveTexts ? { live: liveTexts } : {}) });
+        snapshotsHeld.push(...written);
         changes -= Math.min(changes, taken);
-        logger.debug(`search index of '${spaceId}': snapshot ${key} (${index.size} documents)`);
+        logger.debug(`search index of '${spaceId}': snapshot ${written.join(', ')} (${index.size} documents)`);
       })
       .catch((error: unknown) => logger.warn(`could not write a search index snapshot of '${spaceId}'`, { error: String(error) }));
+  };
+
+  /**
+   * A process that only ran live_search, and read many notes the newest texts file did not cover
+   * (none was ever written: no index was ever built): writes their texts alone, for the next process.
+   * Only notes still live now go in — a note forgotten meanwhile has left live/.
+   */
+  const saveTextsIfDue = async (): Promise<void> => {
+    if (loaded || textsUnsaved < SNAPSHOT_AFTER_CHANGES) return;
+    textsUnsaved = 0;
+    try {
+      const names = (await corpus.liveNames(spaceId)).map((name) => name.filename);
+      texts.retain(new Set(names));
+      if (!(await storage.stat(keys.meta))) return;
+      snapshotsHeld.push(...(await store.save(spaceId, { live: encodeLiveTexts(spaceId, texts.of(names)) })));
+    } catch (error) {
+      logger.warn(`could not write the live notes' texts of '${spaceId}'`, { error: String(error) });
+    }
   };
 
   const snapshotHeader = (): Omit<SnapshotHeader, 'vectors'> => ({
@@ -458,6 +513,25 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
 
     snapshotIfDue: () => snapshotIfDue(),
 
+    /**
+     * What live_search matches of live notes, by filename (live-texts.ts): loads the newest `.live`
+     * file once, and nothing else — no engine, no catch-up (which notes are live is the caller's
+     * listing). `remember` keeps the texts of a note the caller read; the next snapshot carries them.
+     */
+    async liveTexts(): Promise<LiveTextsLookup> {
+      await loadTexts();
+      return {
+        matcher: (needle) => texts.matcher(needle),
+        remember(filename, entry) {
+          if (texts.get(filename)) return;
+          texts.set(filename, entry);
+          if (live.has(filename))
+            changes++; // indexed without its texts (an older snapshot): worth the next one
+          else if (!loaded) textsUnsaved++;
+        },
+      };
+    },
+
     /** Writes a snapshot of the index as it is now, whatever changed, and waits for it. */
     saveSnapshot(): Promise<void> {
       snapshotIfDue(true, true);
@@ -513,7 +587,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
      * text, summaries' and compactions' coverage. Filenames are costed by the average of a sample.
      */
     bytes(): number {
-      let total = index.bytes() + (vectors?.bytes() ?? 0);
+      let total = index.bytes() + (vectors?.bytes() ?? 0) + texts.bytes();
       const names = live.size + historyFilenames.size;
       if (names > 0) {
         let sampled = 0;
@@ -536,6 +610,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
      * waits for every write.
      */
     async release(): Promise<void> {
+      await saveTextsIfDue();
       if (changes === 0 && !worthSaving) return saving;
       // Caught up first: a forget committed since the index was last searched must not be written
       // back into a snapshot (the forget deleted those that held the notes). Failing, nothing is written.
@@ -555,6 +630,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
      * searched must not be written back into a snapshot (the forget deleted those that held the notes).
      */
     async idle(): Promise<void> {
+      await saveTextsIfDue();
       if (snapshotDue()) {
         try {
           const taken = lastSnapshotAt;
