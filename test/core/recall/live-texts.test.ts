@@ -9,6 +9,7 @@ import { listKeys } from '../../../src/storage/list.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
 import { makeCore, owner } from '../../helpers/core.js';
+import { makeS3Harness, requireS3OrSkip } from '../../helpers/s3.js';
 
 const SPACE = 'tricky';
 const live = spaceKeys(SPACE).live;
@@ -93,8 +94,7 @@ async function assertSameAsScan(core: ReturnType<typeof makeCore>['core'], stora
 }
 
 /** A snapshot of the space written by a first process, which wrote 60 notes and forgot one. */
-async function storeWithSnapshot() {
-  const base = createMemoryDriver();
+async function storeWithSnapshot(base: StorageDriver = createMemoryDriver()) {
   const { core: first } = makeCore({ storage: base });
   await first.spaces.create(owner, { space_id: SPACE });
   const covered = await writeNotes(first, 60, 0);
@@ -105,42 +105,46 @@ async function storeWithSnapshot() {
   return { base, first, covered };
 }
 
+/** A new process after a snapshot, notes written and consolidated since, then a forget by another process. */
+async function readsOnlyWhatItReturns(store: StorageDriver) {
+  const { base, first, covered } = await storeWithSnapshot(store);
+
+  const files = await liveFiles(base);
+  assert.ok(files.length > 0, 'a .live file beside the snapshot');
+  const { filenames } = decodeLiveTexts((await base.get(files.sort().at(-1)!))!.body, SPACE);
+  assert.deepEqual(new Set(filenames), new Set(covered), 'it holds every live note, not the forgotten one');
+  // After the snapshot: new notes, and notes consolidated (some it covered, some newer).
+  const later = await writeNotes(first, 12, 60);
+  await consolidate(base, '20260220T175000-00cccccc', [...covered.slice(0, 5), ...later.slice(0, 2)]);
+
+  const meter = recording(base);
+  const { core } = makeCore({ storage: meter.driver });
+  const firstAnswer = await core.notes.search(owner, { space_id: SPACE, query: 'zebracorn', limit: 1 });
+  assert.equal(firstAnswer.notes.length, 1);
+  assert.equal(firstAnswer.has_more, true);
+  const coveredRead = meter.read.filter((filename) => covered.includes(filename));
+  assert.ok(coveredRead.length <= 2, `of the notes covered, only the one returned and the one proving has_more are read: ${coveredRead}`);
+  assert.ok(meter.read.length - coveredRead.length <= later.length - 2, `and the notes newer than the snapshot: ${meter.read.length}`);
+  assert.equal(core.recall.memory().length, 1, "the texts are held by the space's index, counted in the memory budget");
+  await assertSameAsScan(core, base);
+
+  // A note forgotten by another process after this one loaded the texts is left out, and no texts file holds it.
+  const gone = firstAnswer.notes[0]!.filename;
+  await first.forget.forget(owner, { space_id: SPACE, refs: [gone], confirm: true, reason: 'test' });
+  const after = await core.notes.search(owner, { space_id: SPACE, query: 'zebracorn', limit: 1000 });
+  assert.ok(!after.notes.some((note) => note.filename === gone));
+  await first.idle();
+  for (const key of await liveFiles(base)) {
+    const held = decodeLiveTexts((await base.get(key))!.body, SPACE).filenames;
+    assert.ok(!held.includes(gone), `${key} does not hold the forgotten note`);
+  }
+  await assertSameAsScan(core, base);
+}
+
 const liveFiles = async (storage: StorageDriver) => (await listKeys(storage, spaceKeys(SPACE).index)).filter((key) => key.endsWith('.live'));
 
 describe("live_search answers from the live notes' texts beside the index snapshot", () => {
-  it('a new process reads no body the texts cover but those it returns, and answers as the old scan did', async () => {
-    const { base, first, covered } = await storeWithSnapshot();
-    const files = await liveFiles(base);
-    assert.ok(files.length > 0, 'a .live file beside the snapshot');
-    const { filenames } = decodeLiveTexts((await base.get(files.sort().at(-1)!))!.body, SPACE);
-    assert.deepEqual(new Set(filenames), new Set(covered), 'it holds every live note, not the forgotten one');
-    // After the snapshot: new notes, and notes consolidated (some it covered, some newer).
-    const later = await writeNotes(first, 12, 60);
-    await consolidate(base, '20260220T175000-00cccccc', [...covered.slice(0, 5), ...later.slice(0, 2)]);
-
-    const meter = recording(base);
-    const { core } = makeCore({ storage: meter.driver });
-    const firstAnswer = await core.notes.search(owner, { space_id: SPACE, query: 'zebracorn', limit: 1 });
-    assert.equal(firstAnswer.notes.length, 1);
-    assert.equal(firstAnswer.has_more, true);
-    const coveredRead = meter.read.filter((filename) => covered.includes(filename));
-    assert.ok(coveredRead.length <= 2, `of the notes covered, only the one returned and the one proving has_more are read: ${coveredRead}`);
-    assert.ok(meter.read.length - coveredRead.length <= later.length - 2, `and the notes newer than the snapshot: ${meter.read.length}`);
-    assert.equal(core.recall.memory().length, 1, "the texts are held by the space's index, counted in the memory budget");
-    await assertSameAsScan(core, base);
-
-    // A note forgotten by another process after this one loaded the texts is left out, and no texts file holds it.
-    const gone = firstAnswer.notes[0]!.filename;
-    await first.forget.forget(owner, { space_id: SPACE, refs: [gone], confirm: true, reason: 'test' });
-    const after = await core.notes.search(owner, { space_id: SPACE, query: 'zebracorn', limit: 1000 });
-    assert.ok(!after.notes.some((note) => note.filename === gone));
-    await first.idle();
-    for (const key of await liveFiles(base)) {
-      const held = decodeLiveTexts((await base.get(key))!.body, SPACE).filenames;
-      assert.ok(!held.includes(gone), `${key} does not hold the forgotten note`);
-    }
-    await assertSameAsScan(core, base);
-  });
+  it('a new process reads no body the texts cover but those it returns, and answers as the old scan did', () => readsOnlyWhatItReturns(createMemoryDriver()));
 
   it('without texts (a snapshot from before them) it reads the bodies, and the next snapshot carries them', async () => {
     const { base, covered } = await storeWithSnapshot();
@@ -263,5 +267,18 @@ describe('live notes’ texts, packed as a file', () => {
     assert.throws(() => decodeLiveTexts(file, 'other'), /belong to space 'tricky'/);
     for (const damaged of [file.subarray(0, file.length - 1), Buffer.concat([file, Buffer.from('x')])])
       assert.throws(() => decodeLiveTexts(damaged, SPACE), /checksum mismatch/);
+  });
+});
+
+describe('live_search on radosgw', () => {
+  const s3 = requireS3OrSkip('live_search texts on radosgw');
+  if (!s3) return;
+  it('reads no body the texts cover but those it returns, as on any driver', async () => {
+    const harness = await makeS3Harness();
+    try {
+      await readsOnlyWhatItReturns(harness.driver);
+    } finally {
+      await harness.cleanup();
+    }
   });
 });
