@@ -2,8 +2,8 @@
  * The bare stateless MCP server over Streamable HTTP that `serve --http` is measured against
  * (scripts/bench-http.ts): the MCP SDK's own stateless example (a server and a transport per request),
  * with the same two tools the benchmark calls and nothing else — `live_note` writes the note as a new
- * file with live-mem's front matter, fsynced before the answer; `memory_search` scans the notes written
- * so far, newest first, for the query's words. Both answer in live-mem's shape, field for field, so
+ * file with live-mem's front matter, fsynced before the answer; `memory_search` scans the space's notes
+ * written so far, newest first, for the query's words. Both answer in live-mem's shape, field for field, so
  * that both servers (and their clients) serialise and parse answers of the same size. No tokens, no
  * spaces, no index, no validation beyond types, no logging.
  *
@@ -23,7 +23,13 @@ if (!dir) {
   process.exit(2);
 }
 mkdirSync(dir, { recursive: true });
-const notes = [];
+/** The notes of each space, oldest first. */
+const spaces = new Map();
+const notesOf = (spaceId) => {
+  let notes = spaces.get(spaceId);
+  if (!notes) spaces.set(spaceId, (notes = []));
+  return notes;
+};
 let written = 0;
 const result = (value) => ({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value });
 
@@ -44,7 +50,7 @@ function build() {
       } finally {
         await file.close();
       }
-      notes.push({ ref: filename, timestamp, category, text: content, folded: content.toLowerCase() });
+      notesOf(space_id).push({ ref: filename, timestamp, category, text: content, folded: content.toLowerCase() });
       return result({ status: 'created', space_id, filename, category, agent: 'bench', tags: [], size: Buffer.byteLength(body), timestamp });
     },
   );
@@ -53,6 +59,7 @@ function build() {
     { inputSchema: { space_id: z.string(), query: z.string(), limit: z.number().optional() } },
     async ({ space_id, query, limit = 5 }) => {
       const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+      const notes = notesOf(space_id);
       const results = [];
       for (let i = notes.length - 1; i >= 0 && results.length < limit; i--) {
         const { ref, timestamp, category, text, folded } = notes[i];
