@@ -18,6 +18,8 @@
  * throughput, ≤ 1.2× the CPU per call.
  *
  *   LIVE_MEM_BENCH_BIN=<path to bin/live-mem.cjs>   measures another build (e.g. the one before a change)
+ *   LIVE_MEM_BENCH_BARE_POOL=16                     the bare server's libuv thread pool (default: Node's, 4;
+ *                                                   live-mem's bin/ sets 16 for itself)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -94,7 +96,9 @@ async function startLiveMem(): Promise<Served> {
 
 async function startMinimal(): Promise<Served> {
   const home = await freshHome('http-minimal');
-  const child = spawn(process.execPath, [MINIMAL, home], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const pool = process.env.LIVE_MEM_BENCH_BARE_POOL;
+  const env = { ...process.env, ...(pool ? { UV_THREADPOOL_SIZE: pool } : {}) };
+  const child = spawn(process.execPath, [MINIMAL, home], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await started(child, 'stdout', /listening (\d+)/);
   return { url: `http://127.0.0.1:${port}/mcp`, token: 'none', child, home, newSpace: async () => undefined };
 }
