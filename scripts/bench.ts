@@ -68,7 +68,8 @@
  *                    `npx -y -p <tarball> live-mem` (fresh cache) from spawn to the first tools/list answered
  *  17. HTTP          (scripts/bench-http.ts) N = 10, 50 and 200 clients at once calling live_note + memory_search
  *                    against `serve --http` and against the bare stateless SDK server doing the same work
- *                    (scripts/minimal-http-server.mjs) for 3 s, 3 rounds: calls/s and server CPU per call, as ratios
+ *                    (scripts/minimal-http-server.mjs), both warmed up for 4 s, then in interleaved rounds (3, 9
+ *                    at N = 50, 3) of 3 s each in a new space: calls/s and server CPU per call, median ratios with min–max
  *  18. newest      (scripts/bench-context.ts) memory_context (no query) and live_read (limit 50) in-process
  *                    on 10,000 live notes and on 100,000 (195 consolidations of 500 + 2,500 live), seeded as
  *                    in 9: a new core (as a new process meets them; median of 5) and warm p50 of 20 calls

@@ -3,8 +3,9 @@ import type { EmbeddingsClient } from '../llm/embeddings.js';
 import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../shared/log.js';
 import { silentLogger } from '../shared/log.js';
-import type { StorageDriver } from '../storage/types.js';
+import type { ObjectInfo, StorageDriver } from '../storage/types.js';
 import { DEFAULT_BUDGETS, type BudgetSettings } from './bank/budget.js';
+import { createFreshStat } from './fresh-stat.js';
 import { createSpendLedger, type SpendLedger } from './spend/ledger.js';
 import type { RedactMode } from './redact/redact.js';
 
@@ -132,6 +133,8 @@ export interface CoreContext {
   fault: (point: string) => Promise<void>;
   /** Every model call paid for a space, and its daily cap (spend/ledger.ts); one per core, it caches what it read. */
   spend: SpendLedger;
+  /** A stat of a key started after the call, shared by concurrent calls (fresh-stat.ts): checks made on every request. */
+  freshStat: (key: string) => Promise<ObjectInfo | null>;
 }
 
 export interface CoreOptions {
@@ -156,6 +159,7 @@ export interface CoreOptions {
 export function createContext(options: CoreOptions): CoreContext {
   const context: Omit<CoreContext, 'spend'> & { spend?: SpendLedger } = {
     storage: options.storage,
+    freshStat: createFreshStat(options.storage),
     clock: options.clock ?? (() => new Date()),
     randomId: options.randomId ?? customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 6),
     limits: { ...DEFAULT_LIMITS, ...options.limits },

@@ -139,8 +139,10 @@ describe('note service', () => {
   });
 
   it('reads at most `limit` note bodies, however many notes exist', async () => {
-    const { core, storage } = await setup();
-    for (let i = 0; i < 300; i++) await core.notes.write(owner, { space_id: 'proj', category: 'todo', content: `n${i}` });
+    const { core: writer, storage, clock } = await setup();
+    for (let i = 0; i < 300; i++) await writer.notes.write(owner, { space_id: 'proj', category: 'todo', content: `n${i}` });
+    // Read by another process: the writer already knows its own notes' texts (see below).
+    const { core } = makeCore({ storage, clock });
     storage.reset();
     const page = await core.notes.read(owner, { space_id: 'proj', limit: 50 });
     assert.equal(page.total, 50);
@@ -150,6 +152,24 @@ describe('note service', () => {
     const filtered = await core.notes.read(owner, { space_id: 'proj', limit: 10, agent: 'nobody' });
     assert.equal(filtered.total, 0);
     assert.equal(storage.counts.get ?? 0, 0);
+  });
+
+  it('reads no file for the notes it wrote itself: a search or a live_read of them answers from what was stored', async () => {
+    const { core, storage } = await setup();
+    const tags = ['ci', 'Deploy'];
+    for (let i = 0; i < 30; i++)
+      await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `step ${i}: the pipeline caches layers`, tags });
+    storage.reset();
+    const page = await core.notes.read(owner, { space_id: 'proj', limit: 10 });
+    const found = await core.recall.search(owner, { space_id: 'proj', query: 'pipeline layers', limit: 5 });
+    assert.equal(storage.counts.get ?? 0, 0);
+    // The same answers as a process that reads the files.
+    const other = makeCore({ storage }).core;
+    assert.deepEqual(page, await other.notes.read(owner, { space_id: 'proj', limit: 10 }));
+    const again = await other.recall.search(owner, { space_id: 'proj', query: 'pipeline layers', limit: 5 });
+    assert.deepEqual(found.results, again.results);
+    assert.deepEqual(page.notes[0]?.tags, ['ci', 'Deploy']);
+    assert.ok((storage.counts.get ?? 0) >= 10, 'the other process read the files');
   });
 
   it('searches case-insensitively in content and tags, stopping early', async () => {

@@ -1,7 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import type { Permission } from '../caller.js';
-import type { ObjectInfo } from '../../storage/types.js';
 import type { CoreContext } from '../context.js';
 import { SYSTEM_PREFIX } from '../layout.js';
 
@@ -55,36 +54,16 @@ export function parseTokenFile(body: Buffer): TokenFile {
 /**
  * The token file's cache, and how it is kept true. The parsed file and an index of its records by
  * hash are kept per etag; every verification first looks at the file's etag with a stat that started
- * after the verification was asked for, so a revocation, an expiry or a change of rights written by
- * any process (the CLI, another server) applies to the very next request. Stats are shared: a
- * verification arriving while one is under way waits for the next one, which serves every
- * verification that arrived meanwhile — with 200 requests at once, a couple of stats rather than 200.
- * (Joining the stat under way would be cheaper, but it may have started before a revocation.)
+ * after the verification was asked for (`context.freshStat`, shared by the verifications arriving
+ * together: with 200 requests at once, a couple of stats rather than 200), so a revocation, an
+ * expiry or a change of rights written by any process (the CLI, another server) applies to the very
+ * next request.
  */
 export function createTokenStore(context: CoreContext) {
   const { storage } = context;
   type Loaded = { etag: string; file: TokenFile; byHash: Map<string, TokenRecord> };
   let cache: Loaded | undefined;
   let reading: Promise<Loaded | null> | undefined;
-  let statting: Promise<ObjectInfo | null> | undefined;
-  let queued: Promise<ObjectInfo | null> | undefined;
-
-  /** A stat of the token file that started after this call (see above). */
-  const freshStat = (): Promise<ObjectInfo | null> => {
-    if (!statting) {
-      statting = storage.stat(TOKENS_KEY).finally(() => {
-        statting = undefined;
-      });
-      return statting;
-    }
-    queued ??= statting
-      .catch(() => undefined)
-      .then(() => {
-        queued = undefined;
-        return freshStat();
-      });
-    return queued;
-  };
 
   const read = async (): Promise<Loaded | null> => {
     const object = await storage.get(TOKENS_KEY);
@@ -96,7 +75,7 @@ export function createTokenStore(context: CoreContext) {
 
   /** The current tokens; re-read only when the file changed (one shared stat otherwise). */
   const current = async (): Promise<Loaded | null> => {
-    const stat = await freshStat();
+    const stat = await context.freshStat(TOKENS_KEY);
     if (!stat) return null;
     if (cache && cache.etag === stat.etag) return cache;
     // Requests that saw the same change share one read.

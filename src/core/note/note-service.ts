@@ -179,6 +179,8 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
         const body = formatNoteFile({ timestamp, agent, category, tags, space_id: spaceId }, redaction.text);
         try {
           await createNote(spaceId, spaceKeys(spaceId).note(filename), body);
+          const name = parseNoteName(filename);
+          if (name) corpus.wroteLive(spaceId, name, body);
           return {
             status: 'created' as const,
             space_id: spaceId,

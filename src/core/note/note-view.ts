@@ -11,8 +11,8 @@ export interface NoteView {
   content: string;
 }
 
-export function toNoteView(name: NoteName, body: Buffer): NoteView {
-  const parsed = parseNoteFile(body.toString('utf8'));
+export function toNoteView(name: NoteName, body: Buffer | string): NoteView {
+  const parsed = parseNoteFile(typeof body === 'string' ? body : body.toString('utf8'));
   return {
     filename: name.filename,
     timestamp: parsed.timestamp ?? stampToIso(name.stamp),

@@ -307,6 +307,15 @@ export function createCorpus(context: CoreContext) {
       for (const cache of [liveNotes, bundles, preimages]) cache.deletePrefix(root);
     },
 
+    /**
+     * A note this process has just created, with the body it stored: notes never change, so that is
+     * what a read would find, and the next catch-up of the space's index (or a live_read) reads no file.
+     */
+    wroteLive(spaceId: string, name: NoteName, body: string): void {
+      const view = toNoteView(name, body);
+      liveNotes.set(`${spaceId}/${name.filename}`, view, view.content.length + 200);
+    },
+
     /** One live note with its text; null once it left live/ (consolidated) or never existed. */
     async liveNote(spaceId: string, name: NoteName): Promise<NoteView | null> {
       const cacheKey = `${spaceId}/${name.filename}`;

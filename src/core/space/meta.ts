@@ -93,9 +93,12 @@ export async function updateMeta(context: CoreContext, spaceId: string, change: 
 
 export const serializeMeta = (meta: SpaceMeta): string => `${JSON.stringify(meta, null, 2)}\n`;
 
-/** Throws `not_found` unless the space exists. One stat: cheap enough for every note write. */
+/**
+ * Throws `not_found` unless the space exists. One stat, started after this call (a space deleted
+ * before it is seen) and shared by the calls made at the same time (fresh-stat.ts).
+ */
 export async function requireSpace(context: CoreContext, spaceId: string): Promise<void> {
-  if (!(await context.storage.stat(spaceKeys(spaceId).meta))) {
+  if (!(await context.freshStat(spaceKeys(spaceId).meta))) {
     throw new LiveMemError('not_found', `space '${spaceId}' does not exist`, { space_id: spaceId });
   }
 }
