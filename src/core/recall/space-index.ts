@@ -22,6 +22,8 @@ import {
 } from './documents.js';
 import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.js';
 import { encodeSnapshot, type IndexStore, type SnapshotHeader, type SummaryCoverage } from './index-store.js';
+import { toStamp } from '../note/note-name.js';
+import { COMMIT_SKEW_MS, stampMs } from './newest.js';
 import { MAX_LEVEL, parseRecord } from './summaries/record.js';
 
 /**
@@ -48,6 +50,9 @@ const COVERAGE_BYTES = 300;
  * about a microsecond.
  */
 const NOTE_METAS_KEPT = 100_000;
+/** Consolidations probed for one fresh live name before gathering every history filename instead (inHistory). */
+const IN_HISTORY_PROBES = 16;
+const STAMP = /^\d{8}T\d{6}/;
 
 /** How far a refresh got, for a display: the consolidations and live notes it reads (a first build, a long catch-up). */
 export interface IndexProgress {
@@ -77,7 +82,12 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   /** Bumped at each replacement of a document: a vector computed from an older text is dropped. */
   const generations = new Map<string, number>();
   const live = new Set<string>(); // live filenames indexed as n:
-  const historyFilenames = new Set<string>(); // filenames indexed as h:
+  /**
+   * Filenames indexed as h:, gathered only when inHistory cannot do without: a million of them took
+   * 0.7 s to cut from the ids at each snapshot load, and 100 MB beside the index, for the rare fresh
+   * live name that may already be in history.
+   */
+  let historyFilenames: Set<string> | null = null;
   const history = new Set<string>(); // history ids indexed: consolidations (their notes) and compactions (their pre-images)
   const preimages = new Map<string, NonNullable<SnapshotHeader['preimages']>[string]>(); // compaction id → what is indexed of it
   let lastLiveListing: unknown;
@@ -118,6 +128,38 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   };
   const addNote = (id: string, content: string, tags: readonly string[]) => put(id, noteText(content, tags));
 
+  /** Consolidations with notes in the index (h: ids hold their id). */
+  const consolidationsWithNotes = (): Set<string> => {
+    const found = new Set<string>();
+    for (const id of index.ids()) if (id.startsWith('h:')) found.add(id.slice(2, id.indexOf('/')));
+    return found;
+  };
+
+  /**
+   * Whether a live filename is already indexed from history (consolidated, its live file not yet
+   * deleted). Without the filenames at hand, only consolidations committed after the note was
+   * written (less the clock skew newest.ts allows) may hold it: a note newer than every one, as
+   * fresh notes are, costs nothing; past a few candidates, the filenames are gathered once.
+   */
+  const inHistory = (filename: string): boolean => {
+    if (historyFilenames) return historyFilenames.has(filename);
+    const written = stampMs(filename);
+    const candidates = [];
+    if (Number.isFinite(written)) {
+      // Stamps compare as strings; an id that does not start with one is a candidate too.
+      const from = toStamp(new Date(written - COMMIT_SKEW_MS));
+      for (const cid of history) {
+        if (cid.slice(0, 15) < from && STAMP.test(cid)) continue;
+        candidates.push(cid);
+        if (candidates.length > IN_HISTORY_PROBES) break;
+      }
+      if (candidates.length <= IN_HISTORY_PROBES) return candidates.some((cid) => index.has(noteDocId(filename, cid)));
+    }
+    historyFilenames = new Set();
+    for (const id of index.ids()) if (id.startsWith('h:')) historyFilenames.add(id.slice(id.indexOf('/') + 1));
+    return historyFilenames.has(filename);
+  };
+
   /** Loads the newest snapshot, or starts empty (everything is then read by the first refresh). */
   const load = async () => {
     const snapshot = await store.loadNewest(spaceId);
@@ -129,19 +171,13 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     }
     index = snapshot.index;
     snapshotsHeld.push(snapshot.key);
-    const withNotes = new Set<string>();
-    for (const id of index.ids()) {
-      if (id.startsWith('n:')) live.add(id.slice(2));
-      else if (id.startsWith('h:')) {
-        historyFilenames.add(id.slice(id.indexOf('/') + 1));
-        withNotes.add(id.slice(2, id.indexOf('/')));
-      }
-    }
+    for (const id of index.ids()) if (id.startsWith('n:')) live.add(id.slice(2));
     const known = snapshot.header.preimages;
     for (const [cid, coverage] of Object.entries(known ?? {})) preimages.set(cid, coverage);
     // A snapshot from before compaction existed may list a compaction as indexed (it had no notes to
     // read): there, only consolidations with notes in the index count, and the rest is read again.
-    for (const cid of snapshot.header.history) if (known || withNotes.has(cid)) history.add(cid);
+    const withNotes = known ? null : consolidationsWithNotes();
+    for (const cid of snapshot.header.history) if (!withNotes || withNotes.has(cid)) history.add(cid);
     bank = snapshot.header.bank;
     for (const [file, entry] of Object.entries(bank))
       for (const section of entry.sections) sectionMeta.set(section.id, { file, path: section.path, text: section.text });
@@ -167,7 +203,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       // Only new entries are read, and only once complete (their record written last). A damaged
       // record, notes.json or preimages.json is left out, and not marked as indexed: read again once repaired.
       const indexed = await corpus
-        .record(spaceId, cid)
+        .record(spaceId, cid, { cache: false })
         .then((record) =>
           record
             ? record.kind === 'forget'
@@ -191,7 +227,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       const meta = id.startsWith('h:') ? noteMeta(id) : null;
       if (meta?.consolidation_id && !present.has(meta.consolidation_id)) {
         remove(id);
-        historyFilenames.delete(meta.ref);
+        historyFilenames?.delete(meta.ref);
       }
     }
   };
@@ -201,7 +237,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     for (const note of await corpus.historyNotes(spaceId, cid, { cache: false })) {
       remove(noteDocId(note.filename));
       live.delete(note.filename);
-      historyFilenames.add(note.filename);
+      historyFilenames?.add(note.filename);
       addNote(noteDocId(note.filename, cid), note.content, note.tags);
     }
     return true;
@@ -216,7 +252,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     const names = record.forget?.filenames ?? [];
     for (const filename of names) {
       live.delete(filename);
-      historyFilenames.delete(filename);
+      historyFilenames?.delete(filename);
       for (const id of [noteDocId(filename), ...(record.forget?.consolidations ?? []).map((cid) => noteDocId(filename, cid))]) {
         remove(id);
         noteMetas.delete(id);
@@ -250,7 +286,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     const fresh = [];
     for (const name of names) {
       listed.add(name.filename);
-      if (!live.has(name.filename) && !historyFilenames.has(name.filename)) fresh.push(name);
+      if (!live.has(name.filename) && !inHistory(name.filename)) fresh.push(name);
     }
     let done = 0;
     await mapLimit(fresh, storage.parallelism, async (name) => {
@@ -514,11 +550,11 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
      */
     bytes(): number {
       let total = index.bytes() + (vectors?.bytes() ?? 0);
-      const names = live.size + historyFilenames.size;
+      const names = live.size + (historyFilenames?.size ?? 0);
       if (names > 0) {
         let sampled = 0;
         let chars = 0;
-        for (const name of live.size > 0 ? live : historyFilenames) {
+        for (const name of live.size > 0 ? live : (historyFilenames ?? [])) {
           chars += name.length;
           if (++sampled >= 32) break;
         }
