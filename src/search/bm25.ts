@@ -37,8 +37,9 @@ export const bm25Engine: TextIndexEngine = {
 class Bm25Index implements TextIndex {
   // The index caches per word below, so the analyser need not cache too.
   private readonly analyzer = createAnalyzer({ cacheLimit: 0 });
-  /** Its terms are sorted: a term is found by binary search, not a Map (a million-entry Map took 0.4 s to build at each load). */
   private base!: Segment;
+  /** The segment's term numbers by term, as baseSlots holds its documents (a Map of a million terms took 0.4 s to build). */
+  private baseTermSlots!: Int32Array;
   /**
    * Documents added since the segment: their terms numbered in order of appearance, with the
    * postings of each as `doc * 256 + tf` (ascending, since documents are numbered in order).
@@ -188,7 +189,18 @@ class Bm25Index implements TextIndex {
       this.deltaTerms.length * (ARRAY_BYTES + 16 * SLOT_BYTES) +
       this.wordTerms.size * (ARRAY_BYTES + 2 * SLOT_BYTES);
     const entries = (this.deltaDocs.size + this.deltaNumbers.size + this.wordTerms.size) * MAP_ENTRY_BYTES;
-    return EMPTY_INDEX_BYTES + segment + this.baseSlots.byteLength + this.lengths.byteLength + this.frequencies.byteLength + strings + chars + slots + entries;
+    return (
+      EMPTY_INDEX_BYTES +
+      segment +
+      this.baseSlots.byteLength +
+      this.baseTermSlots.byteLength +
+      this.lengths.byteLength +
+      this.frequencies.byteLength +
+      strings +
+      chars +
+      slots +
+      entries
+    );
   }
 
   /**
@@ -268,30 +280,12 @@ class Bm25Index implements TextIndex {
 
   /** The live document of `id`, or undefined. */
   private docOf(id: string): number | undefined {
-    const added = this.deltaDocs.get(id);
-    if (added !== undefined) return added;
-    const slots = this.baseSlots;
-    const mask = slots.length - 1;
-    for (let slot = hashOf(id) & mask; ; slot = (slot + 1) & mask) {
-      const entry = slots[slot] as number;
-      if (entry === 0) return undefined;
-      if (this.docIds[entry - 1] === id) return entry - 1; // a removed document's id is undefined: never equal
-    }
+    return this.deltaDocs.get(id) ?? lookUp(this.baseSlots, this.docIds, id); // a removed document's id is undefined: never found
   }
 
   /** The number of `term` in the segment, or undefined. */
   private baseTerm(term: string): number | undefined {
-    const { terms } = this.base;
-    let low = 0;
-    let high = terms.length - 1;
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
-      const found = terms[middle] as string;
-      if (found === term) return middle;
-      if (found < term) low = middle + 1;
-      else high = middle - 1;
-    }
-    return undefined;
+    return lookUp(this.baseTermSlots, this.base.terms, term);
   }
 
   private deltaPostingsOf(term: string): number[] | undefined {
@@ -362,6 +356,7 @@ class Bm25Index implements TextIndex {
   private adopt(segment: Segment): void {
     const { ids, terms } = segment;
     this.base = segment;
+    this.baseTermSlots = slotsOf(terms);
     this.deltaNumbers = new Map();
     this.deltaTerms = [];
     this.deltaPostings = [];
@@ -397,18 +392,28 @@ function hashOf(id: string): number {
   return hash >>> 0;
 }
 
-/** The hash table of `ids` (at most half full, so probes stay short): document number + 1 by hashOf, linear probing. */
-function slotsOf(ids: readonly string[]): Int32Array {
+/** A hash table of distinct `keys` (at most half full, so probes stay short): each one's position + 1 by hashOf, linear probing. */
+function slotsOf(keys: readonly string[]): Int32Array {
   let size = 16;
-  while (size < ids.length * 2) size *= 2;
+  while (size < keys.length * 2) size *= 2;
   const slots = new Int32Array(size);
   const mask = size - 1;
-  for (let doc = 0; doc < ids.length; doc++) {
-    let slot = hashOf(ids[doc] as string) & mask;
+  for (let i = 0; i < keys.length; i++) {
+    let slot = hashOf(keys[i] as string) & mask;
     while (slots[slot] !== 0) slot = (slot + 1) & mask;
-    slots[slot] = doc + 1;
+    slots[slot] = i + 1;
   }
   return slots;
+}
+
+/** The position of `key` in `keys` by their table (slotsOf), or undefined. */
+function lookUp(slots: Int32Array, keys: readonly (string | undefined)[], key: string): number | undefined {
+  const mask = slots.length - 1;
+  for (let slot = hashOf(key) & mask; ; slot = (slot + 1) & mask) {
+    const entry = slots[slot] as number;
+    if (entry === 0) return undefined;
+    if (keys[entry - 1] === key) return entry - 1;
+  }
 }
 
 /** A copy of `array` with room for at least `needed` elements (doubling, so appends stay amortised O(1)). */
