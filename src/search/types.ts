@@ -33,7 +33,7 @@ export interface TextIndex {
   add(id: string, text: string): void;
   remove(id: string): void;
   search(query: string, options: SearchOptions): SearchHit[];
-  /** Every id in the index (any order); ids added or removed while iterating may or may not be seen. */
+  /** Every id in the index (any order), as of the call: a caller may add and remove while iterating. */
   ids(): IterableIterator<string>;
   /**
    * `headroom` bytes (a multiple of 8) are left free at the start of the buffer returned, the
