@@ -137,27 +137,33 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
 
   /**
    * Whether a live filename is already indexed from history (consolidated, its live file not yet
-   * deleted). Without the filenames at hand, only consolidations committed after the note was
-   * written (less the clock skew newest.ts allows) may hold it: a note newer than every one, as
-   * fresh notes are, costs nothing; past a few candidates, the filenames are gathered once.
+   * deleted), for the names of one listing. Without the filenames at hand, only consolidations
+   * committed after the note was written (less the clock skew newest.ts allows) may hold it, found by
+   * a binary search of their ids (they start with their commit stamp): a note newer than every one,
+   * as fresh notes are, costs nothing; past a few candidates, the filenames are gathered once.
    */
-  const inHistory = (filename: string): boolean => {
-    if (historyFilenames) return historyFilenames.has(filename);
-    const written = stampMs(filename);
-    const candidates = [];
-    if (Number.isFinite(written)) {
-      // Stamps compare as strings; an id that does not start with one is a candidate too.
-      const from = toStamp(new Date(written - COMMIT_SKEW_MS));
-      for (const cid of history) {
-        if (cid.slice(0, 15) < from && STAMP.test(cid)) continue;
-        candidates.push(cid);
-        if (candidates.length > IN_HISTORY_PROBES) break;
+  const historyLookup = (): ((filename: string) => boolean) => {
+    const stamped = [...history].filter((cid) => STAMP.test(cid)).sort();
+    const unstamped = [...history].filter((cid) => !STAMP.test(cid));
+    return (filename) => {
+      if (historyFilenames) return historyFilenames.has(filename);
+      const written = stampMs(filename);
+      if (Number.isFinite(written)) {
+        const from = toStamp(new Date(written - COMMIT_SKEW_MS));
+        let low = 0;
+        let high = stamped.length;
+        while (low < high) {
+          const middle = (low + high) >>> 1;
+          if ((stamped[middle] as string) < from) low = middle + 1;
+          else high = middle;
+        }
+        if (stamped.length - low + unstamped.length <= IN_HISTORY_PROBES)
+          return [...stamped.slice(low), ...unstamped].some((cid) => index.has(noteDocId(filename, cid)));
       }
-      if (candidates.length <= IN_HISTORY_PROBES) return candidates.some((cid) => index.has(noteDocId(filename, cid)));
-    }
-    historyFilenames = new Set();
-    for (const id of index.ids()) if (id.startsWith('h:')) historyFilenames.add(id.slice(id.indexOf('/') + 1));
-    return historyFilenames.has(filename);
+      historyFilenames = new Set();
+      for (const id of index.ids()) if (id.startsWith('h:')) historyFilenames.add(id.slice(id.indexOf('/') + 1));
+      return historyFilenames.has(filename);
+    };
   };
 
   /** Loads the newest snapshot, or starts empty (everything is then read by the first refresh). */
@@ -284,9 +290,12 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     if (names === lastLiveListing) return; // the cached listing: the folder did not change
     const listed = new Set<string>();
     const fresh = [];
+    let inHistory: ((filename: string) => boolean) | undefined;
     for (const name of names) {
       listed.add(name.filename);
-      if (!live.has(name.filename) && !inHistory(name.filename)) fresh.push(name);
+      if (live.has(name.filename)) continue;
+      inHistory ??= historyLookup();
+      if (!inHistory(name.filename)) fresh.push(name);
     }
     let done = 0;
     await mapLimit(fresh, storage.parallelism, async (name) => {
