@@ -77,6 +77,11 @@
  *                    a 256 MB and a 16 MB LIVE_MEM_INDEX_MEMORY_MB: peak RSS over the process's base, the
  *                    indexes' estimate and the heap; a 100,000-note index built without a snapshot: bytes
  *                    a note (estimated, and heap) and peak RSS (about a minute)
+ *  20. 1M cold     (scripts/bench-scale.ts) 100,000 and 1,000,000 notes (1,995 consolidations of 500 + 2,500
+ *                    live), each step in a new process: a rebuild without a snapshot (time, peak RSS); then,
+ *                    99 notes later, the first memory_search of a new process (snapshot load + catch-up,
+ *                    median of 3 with spread), memory_context new and warm at 1M, the peak RSS of the 1M
+ *                    process, its index's bytes a note and warm search
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -131,6 +136,7 @@ import { benchContext } from './bench-context.js';
 import { benchGrowth } from './bench-growth.js';
 import { benchHttp } from './bench-http.js';
 import { benchIndexMemory } from './bench-index-memory.js';
+import { benchScale } from './bench-scale.js';
 import { benchInstall } from './bench-install.js';
 import { benchAppendThroughput, benchNoteLatency, benchProcesses, benchS3Note, noteArgs } from './bench-notes.js';
 import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-recall.js';
@@ -355,6 +361,7 @@ const SECTIONS = [
   { title: '17. HTTP clients at once', run: benchHttp },
   { title: '18. newest notes on big spaces', run: benchContext },
   { title: '19. search indexes under a memory budget', run: benchIndexMemory },
+  { title: '20. a million notes, cold', run: benchScale },
 ] as const;
 
 async function main(): Promise<void> {

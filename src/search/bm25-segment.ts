@@ -86,7 +86,6 @@ export function encodePostings(docs: Int32Array, tfs: Uint8Array, count: number,
 /** What a compaction reads: the segment, the postings added since, and which documents live. */
 export interface CompactionInput {
   base: Segment;
-  baseTermIndex: ReadonlyMap<string, number>;
   /** The terms of documents added since the segment, sorted and distinct. */
   deltaTerms: readonly string[];
   /** Their postings packed as `doc * 256 + tf`, ascending, every doc above the base's. */
@@ -102,7 +101,7 @@ export interface CompactionInput {
  * sorted) and every term that still has a live document.
  */
 export function compact(input: CompactionInput): Segment {
-  const { base, baseTermIndex, docIds } = input;
+  const { base, docIds } = input;
   const renumber = new Int32Array(docIds.length).fill(-1);
   const ids: string[] = [];
   const lengths: number[] = [];
@@ -120,8 +119,10 @@ export function compact(input: CompactionInput): Segment {
   const terms: string[] = [];
   const df: number[] = [];
   const offsets: number[] = [0];
+  let next = 0; // the first base term not yet passed: both lists are sorted
   for (const term of mergeSorted(base.terms, input.deltaTerms)) {
-    const t = baseTermIndex.get(term);
+    while (next < base.terms.length && (base.terms[next] as string) < term) next++;
+    const t = base.terms[next] === term ? next : undefined;
     const added = input.deltaPostings(term) ?? [];
     const most = (t === undefined ? 0 : (base.df[t] as number)) + added.length;
     if (most > docs.length) {

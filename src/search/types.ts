@@ -33,9 +33,14 @@ export interface TextIndex {
   add(id: string, text: string): void;
   remove(id: string): void;
   search(query: string, options: SearchOptions): SearchHit[];
-  /** Every id in the index (any order). */
+  /** Every id in the index (any order), as of the call: a caller may add and remove while iterating. */
   ids(): IterableIterator<string>;
-  serialize(): Buffer;
+  /**
+   * `headroom` bytes (a multiple of 8) are left free at the start of the buffer returned, the
+   * snapshot after them: a caller that frames it writes its own bytes there instead of copying the
+   * whole snapshot into a bigger buffer; `load` is then given the part after the headroom.
+   */
+  serialize(headroom?: number): Buffer;
   /** Packs what was added since the last compaction into the compact form a loaded snapshot has (less memory, same answers). */
   compact(): void;
   /**

@@ -355,6 +355,35 @@ describe('bm25 index: snapshots', () => {
     }
   });
 
+  it('finds every id of a large loaded index, non-ASCII ones across the chunks ids are written in, and forgets removed ones', () => {
+    const docs: Record<string, string> = {};
+    for (let i = 0; i < 10_000; i++) docs[i % 3 === 0 ? `h:café-${i}/é🙂${i}` : `n:note-${i}`] = `word${i % 97} shared`;
+    const loaded = bm25Engine.load(indexOf(docs).serialize());
+    assert.deepEqual([...loaded.ids()].sort(), Object.keys(docs).sort());
+    for (const id of Object.keys(docs)) assert.equal(loaded.has(id), true, id);
+    assert.equal(loaded.has('n:note-10000'), false);
+    assert.equal(loaded.has('h:café-3/é🙂'), false);
+    loaded.remove('h:café-3/é🙂3');
+    loaded.remove('n:note-4');
+    loaded.add('n:note-4', 'zeppelin');
+    assert.equal(loaded.has('h:café-3/é🙂3'), false);
+    assert.deepEqual(ids(loaded, 'zeppelin'), ['n:note-4']);
+    assert.equal(loaded.size, 9_999);
+    const again = bm25Engine.load(loaded.serialize());
+    assert.deepEqual(allResults(again), allResults(loaded));
+    assert.equal(again.has('h:café-3/é🙂3'), false);
+  });
+
+  it('leaves headroom before the snapshot for a caller to frame it without copying', () => {
+    const index = indexOf(corpus(100));
+    const plain = index.serialize();
+    const framed = index.serialize(48);
+    assert.equal(framed.length, plain.length + 48);
+    assert.ok(framed.subarray(48).equals(plain));
+    assert.deepEqual(allResults(bm25Engine.load(framed.subarray(48))), allResults(index));
+    assert.throws(() => index.serialize(6), RangeError);
+  });
+
   it('names the engine', () => {
     assert.equal(bm25Engine.name, 'bm25-v1');
   });

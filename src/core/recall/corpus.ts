@@ -129,7 +129,8 @@ export function createCorpus(context: CoreContext) {
     return value;
   };
 
-  const readRecord = async (spaceId: string, cid: string): Promise<HistoryRecord | null> => {
+  /** `cache: false` for a reader that goes through every record once (the search index's build): a million notes' names would stay. */
+  const readRecord = async (spaceId: string, cid: string, options: { cache?: boolean } = {}): Promise<HistoryRecord | null> => {
     const cacheKey = `${spaceId}/${cid}`;
     const cached = records.get(cacheKey);
     if (cached) return cached;
@@ -137,7 +138,7 @@ export function createCorpus(context: CoreContext) {
     if (!object) return null; // a consolidation still being written (or killed before its record): its notes are still live
     const parsed = parseHistoryRecord(object.body, spaceId, cid);
     const record = parsed.kind === 'consolidation' ? { ...parsed, notes: parsed.notes.filter((name) => !isForgotten(spaceId, name)) } : parsed;
-    records.set(cacheKey, record);
+    if (options.cache !== false) records.set(cacheKey, record);
     return record;
   };
 

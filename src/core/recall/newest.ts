@@ -20,9 +20,9 @@ const NEWEST_WINDOWS = 6; // the last bounded one reaches 8^5 hours (3.7 years) 
  * How much later than its consolidation's commit a note's stamp may be (its writer's clock ahead
  * of the committer's): a consolidation committed longer than this before a note holds only older ones.
  */
-const COMMIT_SKEW_MS = 60 * 60 * 1000;
+export const COMMIT_SKEW_MS = 60 * 60 * 1000;
 
-const stampMs = (stamp: string): number => Date.parse(stampToIso(stamp.slice(0, 15)));
+export const stampMs = (stamp: string): number => Date.parse(stampToIso(stamp.slice(0, 15)));
 
 export interface NewestLiveOptions {
   keep?: (name: NoteName) => boolean;

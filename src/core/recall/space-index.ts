@@ -23,6 +23,8 @@ import {
 import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.js';
 import { encodeSnapshot, type IndexStore, type SnapshotHeader, type SummaryCoverage } from './index-store.js';
 import { createLiveTexts, encodeLiveTexts, type LiveMatch, searchableTexts } from './live-texts.js';
+import { toStamp } from '../note/note-name.js';
+import { COMMIT_SKEW_MS, stampMs } from './newest.js';
 import { MAX_LEVEL, parseRecord } from './summaries/record.js';
 
 /**
@@ -49,6 +51,9 @@ const COVERAGE_BYTES = 300;
  * about a microsecond.
  */
 const NOTE_METAS_KEPT = 100_000;
+/** Consolidations probed for one fresh live name before gathering every history filename instead (inHistory). */
+const IN_HISTORY_PROBES = 16;
+const STAMP = /^\d{8}T\d{6}/;
 
 /** What live_search knows of a space's live notes without reading them (`liveTexts`). */
 export interface LiveTextsLookup {
@@ -102,7 +107,12 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
         throw error;
       },
     ));
-  const historyFilenames = new Set<string>(); // filenames indexed as h:
+  /**
+   * Filenames indexed as h:, gathered only when inHistory cannot do without: a million of them took
+   * 0.7 s to cut from the ids at each snapshot load, and 100 MB beside the index, for the rare fresh
+   * live name that may already be in history.
+   */
+  let historyFilenames: Set<string> | null = null;
   const history = new Set<string>(); // history ids indexed: consolidations (their notes) and compactions (their pre-images)
   const preimages = new Map<string, NonNullable<SnapshotHeader['preimages']>[string]>(); // compaction id → what is indexed of it
   let lastLiveListing: unknown;
@@ -143,6 +153,44 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   };
   const addNote = (id: string, content: string, tags: readonly string[]) => put(id, noteText(content, tags));
 
+  /** Consolidations with notes in the index (h: ids hold their id). */
+  const consolidationsWithNotes = (): Set<string> => {
+    const found = new Set<string>();
+    for (const id of index.ids()) if (id.startsWith('h:')) found.add(id.slice(2, id.indexOf('/')));
+    return found;
+  };
+
+  /**
+   * Whether a live filename is already indexed from history (consolidated, its live file not yet
+   * deleted), for the names of one listing. Without the filenames at hand, only consolidations
+   * committed after the note was written (less the clock skew newest.ts allows) may hold it, found by
+   * a binary search of their ids (they start with their commit stamp): a note newer than every one,
+   * as fresh notes are, costs nothing; past a few candidates, the filenames are gathered once.
+   */
+  const historyLookup = (): ((filename: string) => boolean) => {
+    const stamped = [...history].filter((cid) => STAMP.test(cid)).sort();
+    const unstamped = [...history].filter((cid) => !STAMP.test(cid));
+    return (filename) => {
+      if (historyFilenames) return historyFilenames.has(filename);
+      const written = stampMs(filename);
+      if (Number.isFinite(written)) {
+        const from = toStamp(new Date(written - COMMIT_SKEW_MS));
+        let low = 0;
+        let high = stamped.length;
+        while (low < high) {
+          const middle = (low + high) >>> 1;
+          if ((stamped[middle] as string) < from) low = middle + 1;
+          else high = middle;
+        }
+        if (stamped.length - low + unstamped.length <= IN_HISTORY_PROBES)
+          return [...stamped.slice(low), ...unstamped].some((cid) => index.has(noteDocId(filename, cid)));
+      }
+      historyFilenames = new Set();
+      for (const id of index.ids()) if (id.startsWith('h:')) historyFilenames.add(id.slice(id.indexOf('/') + 1));
+      return historyFilenames.has(filename);
+    };
+  };
+
   /** Loads the newest snapshot, or starts empty (everything is then read by the first refresh). */
   const load = async () => {
     const snapshot = await store.loadNewest(spaceId);
@@ -154,19 +202,13 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     }
     index = snapshot.index;
     snapshotsHeld.push(snapshot.key);
-    const withNotes = new Set<string>();
-    for (const id of index.ids()) {
-      if (id.startsWith('n:')) live.add(id.slice(2));
-      else if (id.startsWith('h:')) {
-        historyFilenames.add(id.slice(id.indexOf('/') + 1));
-        withNotes.add(id.slice(2, id.indexOf('/')));
-      }
-    }
+    for (const id of index.ids()) if (id.startsWith('n:')) live.add(id.slice(2));
     const known = snapshot.header.preimages;
     for (const [cid, coverage] of Object.entries(known ?? {})) preimages.set(cid, coverage);
     // A snapshot from before compaction existed may list a compaction as indexed (it had no notes to
     // read): there, only consolidations with notes in the index count, and the rest is read again.
-    for (const cid of snapshot.header.history) if (known || withNotes.has(cid)) history.add(cid);
+    const withNotes = known ? null : consolidationsWithNotes();
+    for (const cid of snapshot.header.history) if (!withNotes || withNotes.has(cid)) history.add(cid);
     bank = snapshot.header.bank;
     for (const [file, entry] of Object.entries(bank))
       for (const section of entry.sections) sectionMeta.set(section.id, { file, path: section.path, text: section.text });
@@ -192,7 +234,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       // Only new entries are read, and only once complete (their record written last). A damaged
       // record, notes.json or preimages.json is left out, and not marked as indexed: read again once repaired.
       const indexed = await corpus
-        .record(spaceId, cid)
+        .record(spaceId, cid, { cache: false })
         .then((record) =>
           record
             ? record.kind === 'forget'
@@ -216,7 +258,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       const meta = id.startsWith('h:') ? noteMeta(id) : null;
       if (meta?.consolidation_id && !present.has(meta.consolidation_id)) {
         remove(id);
-        historyFilenames.delete(meta.ref);
+        historyFilenames?.delete(meta.ref);
       }
     }
   };
@@ -227,7 +269,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       remove(noteDocId(note.filename));
       live.delete(note.filename);
       texts.delete(note.filename);
-      historyFilenames.add(note.filename);
+      historyFilenames?.add(note.filename);
       addNote(noteDocId(note.filename, cid), note.content, note.tags);
     }
     return true;
@@ -243,7 +285,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     for (const filename of names) {
       live.delete(filename);
       texts.delete(filename);
-      historyFilenames.delete(filename);
+      historyFilenames?.delete(filename);
       for (const id of [noteDocId(filename), ...(record.forget?.consolidations ?? []).map((cid) => noteDocId(filename, cid))]) {
         remove(id);
         noteMetas.delete(id);
@@ -275,9 +317,12 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     if (names === lastLiveListing) return; // the cached listing: the folder did not change
     const listed = new Set<string>();
     const fresh = [];
+    let inHistory: ((filename: string) => boolean) | undefined;
     for (const name of names) {
       listed.add(name.filename);
-      if (!live.has(name.filename) && !historyFilenames.has(name.filename)) fresh.push(name);
+      if (live.has(name.filename)) continue;
+      inHistory ??= historyLookup();
+      if (!inHistory(name.filename)) fresh.push(name);
     }
     let done = 0;
     await mapLimit(fresh, storage.parallelism, async (name) => {
@@ -588,11 +633,11 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
      */
     bytes(): number {
       let total = index.bytes() + (vectors?.bytes() ?? 0) + texts.bytes();
-      const names = live.size + historyFilenames.size;
+      const names = live.size + (historyFilenames?.size ?? 0);
       if (names > 0) {
         let sampled = 0;
         let chars = 0;
-        for (const name of live.size > 0 ? live : historyFilenames) {
+        for (const name of live.size > 0 ? live : (historyFilenames ?? [])) {
           chars += name.length;
           if (++sampled >= 32) break;
         }

@@ -1,0 +1,174 @@
+/**
+ * Section 20 of the benchmark (run by bench.ts): the cold paths at 100,000 and 1,000,000 notes, each
+ * in a fresh process (as an agent over stdio meets them), in-process through the core on fs. Spaces
+ * seeded as section 9 seeds them (1M = 1,995 consolidations of 500 + 2,500 live). In order:
+ *
+ * - a rebuild without a snapshot of each space (the first search of a process that finds none),
+ *   then its exit snapshot; at 1M, its time and peak RSS (VmHWM, from `process.resourceUsage`);
+ * - 99 new notes in each space: one short of the snapshot cadence, so every later process replays
+ *   them (the longest tail a new process meets);
+ * - three new processes per space: the first memory_search (snapshot load plus that catch-up),
+ *   median with the fastest and slowest; at 1M, memory_context as a new process, warm, and the
+ *   peak RSS of the process having served both; the 1M index's bytes per note and warm search.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { ownerCaller } from '../src/core/caller.js';
+import { createCore } from '../src/core/core.js';
+import { createFsDriver } from '../src/storage/fs/fs-driver.js';
+import { atMost, figure, freshHome, percentile, progress, timeMs, type Figure } from './bench-lib.js';
+import { seedSynthetic, syntheticNotes, vocabulary } from './bench-recall.js';
+
+const SPACES = {
+  '100k': { spaceId: 'scale-100k', consolidations: 195, perConsolidation: 500, notes: 100_000, seed: 100 },
+  '1m': { spaceId: 'scale-1m', consolidations: 1_995, perConsolidation: 500, notes: 1_000_000, seed: 200 },
+} as const;
+type SpaceKey = keyof typeof SPACES;
+const COLD_RUNS = 3;
+const TAIL_NOTES = 99;
+const WARM_CALLS = 20;
+const QUERIES = ['pipeline heron', 'ledger', 'gateway cache', 'river', 'deploy rollback', 'quartz', 'harbor', 'kernel', 'falcon', 'index'];
+const TARGET = { context1mMs: 200, first100kMs: 300, first1mMs: 1_000, peak1mMiB: 1_000 };
+const MiB = 1024 * 1024;
+
+interface ChildReport {
+  contextColdMs?: number;
+  contextWarmMs?: number;
+  firstSearchMs: number;
+  searchWarmMs: number;
+  idleMs: number;
+  estimateBytes: number;
+  heapBytes: number;
+  baseHeapBytes: number;
+  documents: number;
+  peakMiB: number;
+}
+
+/** In a fresh process: memory_context (when asked), the first search, warm searches, then the exit's idle. */
+async function child(home: string, spaceId: string, withContext: boolean): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+  const core = createCore({ storage: createFsDriver(home), indexMemoryBytes: 4_096 * MiB });
+  const caller = ownerCaller('bench');
+  gc();
+  const base = process.memoryUsage();
+  const report: Partial<ChildReport> = {};
+  if (withContext) {
+    report.contextColdMs = await timeMs(() => core.recall.context(caller, { space_id: spaceId }));
+    const warm: number[] = [];
+    for (let i = 0; i < WARM_CALLS; i++) warm.push(await timeMs(() => core.recall.context(caller, { space_id: spaceId })));
+    report.contextWarmMs = percentile(warm, 50);
+  }
+  report.firstSearchMs = await timeMs(() => core.recall.search(caller, { space_id: spaceId, query: QUERIES[0] as string, limit: 10 }));
+  const warm: number[] = [];
+  for (let i = 0; i < WARM_CALLS; i++)
+    warm.push(await timeMs(() => core.recall.search(caller, { space_id: spaceId, query: QUERIES[i % QUERIES.length] as string, limit: 10 })));
+  report.searchWarmMs = percentile(warm, 50);
+  report.idleMs = await timeMs(() => core.idle());
+  gc();
+  const end = process.memoryUsage();
+  report.estimateBytes = core.recall.memory().reduce((sum, entry) => sum + entry.bytes, 0);
+  report.heapBytes = end.heapUsed + end.arrayBuffers;
+  report.baseHeapBytes = base.heapUsed + base.arrayBuffers;
+  report.documents = (await core.recall.indexOf(spaceId)).index.size;
+  report.peakMiB = process.resourceUsage().maxRSS / 1024; // kilobytes on Linux: VmHWM
+  process.stdout.write(JSON.stringify(report));
+}
+
+async function runChild(home: string, spaceId: string, withContext: boolean): Promise<ChildReport> {
+  const script = fileURLToPath(import.meta.url);
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', script, '--child', home, spaceId, withContext ? 'context' : 'search'],
+    { maxBuffer: 1 << 20 },
+  );
+  return JSON.parse(stdout) as ChildReport;
+}
+
+const median = (values: readonly number[]) => percentile(values, 50);
+const spread = (values: readonly number[]) => `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
+
+export async function benchScale(): Promise<Figure[]> {
+  const home = await freshHome('scale');
+  const words = vocabulary();
+  const seedMs: Record<SpaceKey, number> = { '100k': 0, '1m': 0 };
+  for (const [key, space] of Object.entries(SPACES) as Array<[SpaceKey, (typeof SPACES)[SpaceKey]]>)
+    seedMs[key] = await timeMs(() => seedSynthetic(home, space, syntheticNotes(space.notes, space.seed, words)));
+  progress(`  seeded 100,000 notes in ${(seedMs['100k'] / 1000).toFixed(1)} s and 1,000,000 in ${(seedMs['1m'] / 1000).toFixed(1)} s`);
+
+  const rebuild: Partial<Record<SpaceKey, { ms: number; report: ChildReport }>> = {};
+  for (const key of ['100k', '1m'] as const) {
+    let report: ChildReport | undefined;
+    const ms = await timeMs(async () => (report = await runChild(home, SPACES[key].spaceId, false)));
+    rebuild[key] = { ms, report: report as ChildReport };
+    progress(
+      `  ${key}: rebuilt without a snapshot in ${(report as ChildReport).firstSearchMs.toFixed(0)} ms, peak RSS ${(report as ChildReport).peakMiB.toFixed(0)} MiB`,
+    );
+  }
+
+  const core = createCore({ storage: createFsDriver(home) });
+  const caller = ownerCaller('bench');
+  for (const key of ['100k', '1m'] as const)
+    for (let i = 0; i < TAIL_NOTES; i++)
+      await core.notes.write(caller, {
+        space_id: SPACES[key].spaceId,
+        category: 'observation',
+        content: `tail note ${i}: ${words.slice(i, i + 12).join(' ')}`,
+      });
+
+  const cold: Record<SpaceKey, ChildReport[]> = { '100k': [], '1m': [] };
+  for (let run = 0; run < COLD_RUNS; run++) for (const key of ['100k', '1m'] as const) cold[key].push(await runChild(home, SPACES[key].spaceId, key === '1m'));
+  for (const key of ['100k', '1m'] as const)
+    progress(`  ${key}: first search of a new process ${cold[key].map((r) => r.firstSearchMs.toFixed(0)).join(', ')} ms`);
+
+  const first = (key: SpaceKey) => cold[key].map((r) => r.firstSearchMs);
+  const big = cold['1m'];
+  const built = rebuild['1m']?.report as ChildReport;
+  const last = big.at(-1) as ChildReport;
+  return [
+    figure('scale_seed_1m_ms', '1,000,000 notes seeded (1,995 consolidations of 500 + 2,500 live)', seedMs['1m'], 'ms'),
+    figure('scale_rebuild_1m_ms', 'a 1M index rebuilt without a snapshot (first search of the process)', built.firstSearchMs, 'ms'),
+    figure('scale_rebuild_1m_peak_mib', '  peak RSS of that process, its exit snapshot included', built.peakMiB, 'MiB', atMost(TARGET.peak1mMiB)),
+    figure('scale_rebuild_100k_ms', 'a 100k index rebuilt without a snapshot', rebuild['100k']?.report.firstSearchMs ?? null, 'ms'),
+    figure(
+      'scale_first_search_100k_ms',
+      `memory_search, first of a new process, 100k + ${TAIL_NOTES} new notes (median of ${COLD_RUNS}: ${spread(first('100k'))} ms)`,
+      median(first('100k')),
+      'ms',
+      atMost(TARGET.first100kMs),
+    ),
+    figure(
+      'scale_first_search_1m_ms',
+      `memory_search, first of a new process, 1M + ${TAIL_NOTES} new notes (median of ${COLD_RUNS}: ${spread(first('1m'))} ms)`,
+      median(first('1m')),
+      'ms',
+      atMost(TARGET.first1mMs),
+    ),
+    figure(
+      'scale_context_1m_cold_ms',
+      `memory_context, new process, 1M notes (median of ${COLD_RUNS})`,
+      median(big.map((r) => r.contextColdMs ?? Number.NaN)),
+      'ms',
+      atMost(TARGET.context1mMs),
+    ),
+    figure(
+      'scale_context_1m_warm_p50_ms',
+      'memory_context p50, warm, 1M notes',
+      median(big.map((r) => r.contextWarmMs ?? Number.NaN)),
+      'ms',
+      atMost(TARGET.context1mMs),
+    ),
+    figure('scale_search_1m_warm_p50_ms', 'memory_search p50, warm, 1M notes', median(big.map((r) => r.searchWarmMs)), 'ms'),
+    figure(
+      'scale_peak_1m_mib',
+      `peak RSS of a 1M process serving memory_context + memory_search (median of ${COLD_RUNS})`,
+      median(big.map((r) => r.peakMiB)),
+      'MiB',
+      atMost(TARGET.peak1mMiB),
+    ),
+    figure('scale_bytes_per_note_1m', 'the 1M index resident: estimated bytes per note', last.estimateBytes / last.documents, 'bytes'),
+    figure('scale_heap_per_note_1m', 'the 1M index resident: heap growth per note', (last.heapBytes - last.baseHeapBytes) / last.documents, 'bytes'),
+  ];
+}
+
+if (process.argv[2] === '--child') await child(process.argv[3] as string, process.argv[4] as string, process.argv[5] === 'context');
