@@ -76,6 +76,11 @@
  *                    a 256 MB and a 16 MB LIVE_MEM_INDEX_MEMORY_MB: peak RSS over the process's base, the
  *                    indexes' estimate and the heap; a 100,000-note index built without a snapshot: bytes
  *                    a note (estimated, and heap) and peak RSS (about a minute)
+ *  21. LoCoMo        (scripts/bench-locomo.ts) recall on real conversations (bench/locomo/, shipped with the
+ *                    repository, not the package): one note per turn through the core, memory_search per
+ *                    question of categories 1–4 beside a plain BM25 library on the same turns, before and
+ *                    after a lossy scripted consolidation, and memory_context (2,000 tokens); the development
+ *                    split by default (`--locomo-split heldout|all`), per-question results in .bench/
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -87,6 +92,7 @@
  * Run: npm run bench                 (builds dist/, then `node --import tsx scripts/bench.ts`; a few minutes,
  *                                     most of them the peer appending 10,000 facts)
  *      npm run bench -- --only 4,6    only the sections numbered 4 and 6
+ *      npm run bench -- --only 21 --locomo-split all    the LoCoMo section on all ten conversations
  */
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -131,6 +137,7 @@ import { benchGrowth } from './bench-growth.js';
 import { benchHttp } from './bench-http.js';
 import { benchIndexMemory } from './bench-index-memory.js';
 import { benchInstall } from './bench-install.js';
+import { benchLocomo } from './bench-locomo.js';
 import { benchAppendThroughput, benchNoteLatency, benchProcesses, benchS3Note, noteArgs } from './bench-notes.js';
 import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-recall.js';
 import { benchToolsList } from './bench-tools.js';
@@ -354,6 +361,7 @@ const SECTIONS = [
   { title: '17. HTTP clients at once', run: benchHttp },
   { title: '18. newest notes on big spaces', run: benchContext },
   { title: '19. search indexes under a memory budget', run: benchIndexMemory },
+  { title: '21. LoCoMo: recall on real conversations', run: benchLocomo },
 ] as const;
 
 async function main(): Promise<void> {
