@@ -128,10 +128,13 @@ async function runConversation(
     for (const turn of conversation.turns) {
       const session = days.get(turn.session);
       if (!session) throw new Error(`turn ${turn.diaId} of conversation ${conversation.id} has no session`);
-      clock.now = session.time.getTime() + turn.index * 1000;
+      const at = session.time.getTime() + turn.index * 1000;
+      clock.now = at;
       const content = noteText(turn, session.day);
       texts.set(turn.diaId, content);
-      const { filename } = await core.notes.write(caller, { space_id: spaceId, agent: turn.speaker, category: 'observation', content });
+      const { filename, timestamp } = await core.notes.write(caller, { space_id: spaceId, agent: turn.speaker, category: 'observation', content });
+      // The talk's own time, or since/until and the newest notes would measure the run's.
+      if (Date.parse(timestamp) !== at) throw new Error(`turn ${turn.diaId} of ${spaceId} was dated ${timestamp}, not ${new Date(at).toISOString()}`);
       turnOf.set(filename, turn.diaId);
       filenameOf.set(turn.diaId, filename);
     }
