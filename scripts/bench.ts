@@ -82,6 +82,11 @@
  *                    99 notes later, the first memory_search of a new process (snapshot load + catch-up,
  *                    median of 3 with spread), memory_context new and warm at 1M, the peak RSS of the 1M
  *                    process, its index's bytes a note and warm search
+ *  21. LoCoMo        (scripts/bench-locomo.ts) recall on real conversations (bench/locomo/, shipped with the
+ *                    repository, not the package): one note per turn through the core, memory_search per
+ *                    question of categories 1–4 beside a plain BM25 library on the same turns, before and
+ *                    after a lossy scripted consolidation, and memory_context (2,000 tokens); the development
+ *                    split by default (`--locomo-split heldout|all`), per-question results in .bench/
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -93,6 +98,7 @@
  * Run: npm run bench                 (builds dist/, then `node --import tsx scripts/bench.ts`; a few minutes,
  *                                     most of them the peer appending 10,000 facts)
  *      npm run bench -- --only 4,6    only the sections numbered 4 and 6
+ *      npm run bench -- --only 21 --locomo-split all    the LoCoMo section on all ten conversations
  */
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -138,6 +144,7 @@ import { benchHttp } from './bench-http.js';
 import { benchIndexMemory } from './bench-index-memory.js';
 import { benchScale } from './bench-scale.js';
 import { benchInstall } from './bench-install.js';
+import { benchLocomo } from './bench-locomo.js';
 import { benchAppendThroughput, benchNoteLatency, benchProcesses, benchS3Note, noteArgs } from './bench-notes.js';
 import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-recall.js';
 import { benchToolsList } from './bench-tools.js';
@@ -362,6 +369,7 @@ const SECTIONS = [
   { title: '18. newest notes on big spaces', run: benchContext },
   { title: '19. search indexes under a memory budget', run: benchIndexMemory },
   { title: '20. a million notes, cold', run: benchScale },
+  { title: '21. LoCoMo: recall on real conversations', run: benchLocomo },
 ] as const;
 
 async function main(): Promise<void> {
