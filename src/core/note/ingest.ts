@@ -26,6 +26,29 @@ export interface IngestProgress {
   total: number | null;
 }
 
+export type IngestResult = {
+  status: 'ok';
+  space_id: string;
+  dry_run: boolean;
+  /** Entries read (a memory.jsonl's entities, a folder's files). */
+  entries: number;
+  /** Notes written; a dry run says `would_write` instead. */
+  written?: number;
+  would_write?: number;
+  /** Entries whose note the space holds (live or consolidated), and repeats within the input. */
+  already_present: number;
+  /** Entries whose note a person forgot: not written again. */
+  forgotten?: number;
+  space_created?: true;
+  would_create_space?: true;
+  time_range: { oldest: string | null; newest: string | null };
+  agents: string[];
+  /** The first notes written (or to write), oldest first, their content cut. */
+  first: Array<{ filename: string; timestamp: string; agent: string; category: string; tags: string[]; content: string }>;
+  redacted?: KindCount[];
+  private_removed?: number;
+};
+
 /** A refusal lists this many problems; the count says how many there were. */
 const LISTED_PROBLEMS = 20;
 /** The notes a result shows, oldest first (a dry run's preview). */
@@ -75,7 +98,7 @@ export function createIngest(context: CoreContext, corpus: Corpus, deps: IngestD
     input: IngestInput,
     items: AsyncIterable<IngestItem> | Iterable<IngestItem>,
     options: { onProgress?: (event: IngestProgress) => void } = {},
-  ) {
+  ): Promise<IngestResult> {
     const spaceId = validateSpaceId(input.space_id);
     authorize(caller, 'admin', spaceId);
     const dryRun = input.dry_run === true;
@@ -158,7 +181,7 @@ export function createIngest(context: CoreContext, corpus: Corpus, deps: IngestD
     const first = notes[0];
     const last = notes[notes.length - 1];
     return {
-      status: 'ok' as const,
+      status: 'ok',
       space_id: spaceId,
       dry_run: dryRun,
       entries,
@@ -166,8 +189,8 @@ export function createIngest(context: CoreContext, corpus: Corpus, deps: IngestD
       // Repeats within the input count here too: they name one note.
       already_present: entries - toWrite.length - skippedForgotten + racedPresent,
       ...(skippedForgotten > 0 ? { forgotten: skippedForgotten } : {}),
-      ...(spaceCreated ? { space_created: true } : {}),
-      ...(!exists && dryRun ? { would_create_space: true } : {}),
+      ...(spaceCreated ? { space_created: true as const } : {}),
+      ...(!exists && dryRun ? { would_create_space: true as const } : {}),
       time_range: { oldest: first ? isoSeconds(first.time) : null, newest: last ? isoSeconds(last.time) : null },
       agents: [...new Set(notes.map((note) => note.agent))].sort(),
       first: toWrite.slice(0, SAMPLE_NOTES).map((note) => ({
