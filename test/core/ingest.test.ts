@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import type { Caller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import type { IngestEntry, IngestItem } from '../../src/core/note/ingest.js';
+import { parseTimestamp } from '../../src/core/note/ingest-entry.js';
 import { jsonlEntries, markdownEntry, mcpMemoryEntries } from '../../src/core/note/ingest-formats.js';
 import { parseNoteFile } from '../../src/core/note/note-file.js';
 import { parseNoteName } from '../../src/core/note/note-name.js';
@@ -18,6 +19,7 @@ import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { scenarios } from '../../fixtures/llm/scenarios.js';
 import { owner, steppingClock } from '../helpers/core.js';
+import { makeS3Harness, requireS3OrSkip } from '../helpers/s3.js';
 import { startScriptedLlm } from '../helpers/scripted-llm.js';
 
 const FIXTURES = new URL('../fixtures/ingest/', import.meta.url);
@@ -189,10 +191,17 @@ describe('ingest: notes with their original times', () => {
     assert.deepEqual(await listKeys(storage, ''), [], 'no note, and no space made');
   });
 
-  it('reads a date-time without an offset as UTC, so a file names the same notes on every machine', async () => {
-    const { core } = setup();
-    const result = await core.notes.ingest(owner, { space_id: 'hist', dry_run: true }, [entry(1, { timestamp: '2023-05-01 10:00' })]);
-    assert.equal(result.first[0]!.timestamp, '2023-05-01T10:00:00Z');
+  it('reads ISO 8601 dates and date-times, one without an offset as UTC (a file names the same notes on every machine)', () => {
+    const now = new Date('2026-02-20T18:00:00Z');
+    const read = (text: string) => parseTimestamp(text, now).toISOString();
+    assert.equal(read('2023-05-01 10:00'), '2023-05-01T10:00:00.000Z');
+    assert.equal(read('2023-05-01T10:00:00.25'), '2023-05-01T10:00:00.250Z');
+    assert.equal(read('2023-05-01t10:00:00+0200'), '2023-05-01T08:00:00.000Z');
+    assert.equal(read('2023-05-01'), '2023-05-01T00:00:00.000Z');
+    assert.equal(read('2026-02-20T18:09:00Z'), '2026-02-20T18:09:00.000Z', 'a clock a few minutes ahead is no mistake');
+    for (const text of ['05/01/2023', '2023-05-01T10:00 GMT', '2023-05-01T10:00:00+02', '2023-05-01T25:00:00Z', '2023-5-1', 'May 1, 2023']) {
+      assert.throws(() => parseTimestamp(text, now), /not an ISO 8601 date-time/, text);
+    }
   });
 
   it('a dry run checks everything, says what would be written, and writes nothing (nor makes the space)', async () => {
@@ -207,6 +216,31 @@ describe('ingest: notes with their original times', () => {
       () => core.notes.ingest(owner, { space_id: 'hist', dry_run: true }, [entry(1, { category: 'nope' })]),
       (error: unknown) => isLiveMemError(error, 'invalid_input'),
     );
+  });
+
+  it("writes a long input a few notes at a time: never more puts in flight than the store's parallelism", async () => {
+    const driver = createMemoryDriver();
+    let inFlight = 0;
+    let most = 0;
+    const put: StorageDriver['put'] = async (...args) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      try {
+        await new Promise((resolve) => setImmediate(resolve));
+        return await driver.put(...args);
+      } finally {
+        inFlight--;
+      }
+    };
+    const storage: StorageDriver = Object.assign(Object.create(driver) as StorageDriver, { put, parallelism: 4 });
+    const { core } = setup({ storage });
+    async function* many() {
+      for (let i = 1; i <= 300; i++) yield entry(i, { timestamp: new Date(Date.UTC(2023, 0, 1) + i * 60_000).toISOString() });
+    }
+    const result = await core.notes.ingest(owner, { space_id: 'hist' }, many());
+    assert.equal(result.written, 300);
+    assert.ok(most > 1 && most <= 4, `at most 4 puts at once, got ${most}`);
+    assert.equal((await liveKeys(driver)).length, 300);
   });
 
   it('owner or admin only: a token with write permission is refused, an admin token of the space accepted', async () => {
@@ -250,6 +284,29 @@ describe('ingest: notes with their original times', () => {
     assert.deepEqual(await listKeys(refusing.storage, ''), []);
   });
 });
+
+const s3 = requireS3OrSkip('ingest on S3');
+if (s3) {
+  describe('ingest on S3 (radosgw)', () => {
+    it('writes the notes with their times, finds them by time, and writes nothing on a re-run', async () => {
+      const harness = await makeS3Harness();
+      try {
+        const { core, storage } = setup({ storage: harness.driver });
+        const lines = await fixtureLines('history.jsonl');
+        assert.equal((await core.notes.ingest(owner, { space_id: 'hist' }, jsonlEntries(lines))).written, 4);
+        assert.equal((await core.notes.ingest(owner, { space_id: 'hist' }, jsonlEntries(lines))).already_present, 4);
+        assert.equal((await liveKeys(storage)).length, 4);
+        const since = await core.notes.read(owner, { space_id: 'hist', since: '2023-06-01T00:00:00Z' });
+        assert.deepEqual(
+          since.notes.map((note) => note.timestamp),
+          ['2023-09-20T00:00:00Z', '2023-06-02T08:15:00Z'],
+        );
+      } finally {
+        await harness.cleanup();
+      }
+    });
+  });
+}
 
 describe('ingest formats', () => {
   const collect = async (items: AsyncIterable<IngestItem>) => {

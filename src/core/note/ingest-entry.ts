@@ -42,9 +42,11 @@ export interface PreparedNote {
   private_removed: number;
 }
 
-/** A date-time with a clock but no offset (`2024-03-01T10:00:00`): read as UTC, so a file names the same notes on every machine. */
-const ZONELESS_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/i;
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:$|[T ])/i;
+/**
+ * ISO 8601: a date, or a date-time with or without seconds, fraction and offset. One with a clock
+ * but no offset (`2024-03-01T10:00:00`) is read as UTC, so a file names the same notes on every machine.
+ */
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 /** A timestamp this far after the clock is a mistake (a wrong year, a unit slip), not history: a note from the future would stay "newest". */
 const FUTURE_SLACK_MS = 10 * 60 * 1000;
 const MAX_AGENT_CHARS = 64;
@@ -54,11 +56,12 @@ export function parseTimestamp(value: unknown, now: Date): Date {
   if (value === undefined || value === null || value === '') throw invalid('timestamp is missing (an ISO 8601 date-time such as 2024-03-01T10:00:00Z)');
   if (typeof value !== 'string') throw invalid(`timestamp must be an ISO 8601 string, got ${JSON.stringify(value)}`);
   const text = value.trim();
-  const date = ISO_DATE.exec(text);
-  const ms = Date.parse(ZONELESS_TIME.test(text) ? `${text.replace(' ', 'T')}Z` : text);
-  if (!date || Number.isNaN(ms)) throw invalid(`timestamp ${JSON.stringify(value.slice(0, 40))} is not an ISO 8601 date-time (such as 2024-03-01T10:00:00Z)`);
+  const iso = ISO_8601.exec(text);
+  const zoneless = iso !== null && iso[4] === undefined && text.length > 10;
+  const ms = iso ? Date.parse(zoneless ? `${text.replace(' ', 'T')}Z` : text) : Number.NaN;
+  if (!iso || Number.isNaN(ms)) throw invalid(`timestamp ${JSON.stringify(value.slice(0, 40))} is not an ISO 8601 date-time (such as 2024-03-01T10:00:00Z)`);
   // Date.parse rolls 2024-02-30 over to March 1st: a day the calendar does not have is refused.
-  const [year, month, day] = [Number(date[1]), Number(date[2]), Number(date[3])];
+  const [year, month, day] = [Number(iso[1]), Number(iso[2]), Number(iso[3])];
   const calendar = new Date(Date.UTC(year, month - 1, day));
   if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) throw invalid(`timestamp ${JSON.stringify(value.slice(0, 40))} names no such day`);
   if (ms > now.getTime() + FUTURE_SLACK_MS) throw invalid(`timestamp ${JSON.stringify(value.slice(0, 40))} is in the future`);
