@@ -167,6 +167,13 @@ describe('live-mem ingest, run as a process', () => {
       assert.equal((await hits({})).length, 3);
       assert.deepEqual(await hits({ since: '2023-01-01T00:00:00Z', until: '2023-12-31T23:59:59Z' }), ['2023-03-15T13:30:00Z', '2023-09-20T00:00:00Z']);
       assert.deepEqual(await hits({ until: '2023-06-01T00:00:00Z' }), ['2023-03-15T13:30:00Z']);
+
+      // Another process ingests while the server runs: its listings and its index catch up with the old note.
+      const late = JSON.stringify({ timestamp: '2023-04-01T07:00:00Z', agent: 'frank', content: 'the warehouse export failed on April 1st' });
+      assert.equal((await run(['ingest', 'hist', '-'], { input: late })).exitCode, 0);
+      const april = await server.call('live_read', { space_id: 'hist', before: (older.notes as Array<{ filename: string }>)[1]!.filename });
+      assert.deepEqual(times(april), ['2023-04-01T07:00:00Z', '2023-03-15T13:30:00Z', '2023-03-01T09:00:00Z']);
+      assert.deepEqual(await hits({ since: '2023-03-20T00:00:00Z', until: '2023-05-01T00:00:00Z' }), ['2023-04-01T07:00:00Z']);
     } finally {
       await server.close();
     }

@@ -58,8 +58,9 @@ const PREVIEW_CHARS = 120;
 export interface IngestDeps {
   /** Writes a note create-only (`precondition_failed` when its name exists), as `live_note` does. */
   createNote(spaceId: string, key: string, body: string): Promise<void>;
-  /** Whether this caller's first note to a missing space creates it, and creating it (false: another made it first). */
+  /** Whether this caller's first note to a missing space creates it (LIVE_MEM_AUTO_CREATE_SPACES). */
   createsSpaces(caller: Caller): boolean;
+  /** Creates the space with the default rules; false when another writer made it first. */
   createSpaceOnce(caller: Caller, spaceId: string): Promise<boolean>;
 }
 
