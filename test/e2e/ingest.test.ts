@@ -132,6 +132,9 @@ describe('live-mem ingest, run as a process', () => {
     const folder = path.join(tmp.dir, 'notes');
     await cp(path.join(FIXTURES, 'markdown'), folder, { recursive: true });
     await utimes(path.join(folder, 'sub', 'no-front-matter.md'), new Date('2021-07-04T09:30:00Z'), new Date('2021-07-04T09:30:00Z'));
+    const dry = await json(['ingest', 'md', folder, '--from', 'markdown', '--dry-run']);
+    assert.deepEqual([dry.body.would_write, dry.body.would_create_space], [3, true]);
+    assert.ok(!(await readdir(home)).includes('md'), 'a dry run made no space and wrote nothing');
     const result = await json(['ingest', 'md', folder, '--from', 'markdown']);
     assert.equal(result.exitCode, 0, result.stderr);
     assert.equal(result.body.written, 3, 'the hidden folder and the .txt file are not notes');
