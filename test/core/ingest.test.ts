@@ -14,6 +14,8 @@ import { jsonlEntries, markdownEntry, mcpMemoryEntries } from '../../src/core/no
 import { parseNoteFile } from '../../src/core/note/note-file.js';
 import { parseNoteName } from '../../src/core/note/note-name.js';
 import { isLiveMemError } from '../../src/shared/errors.js';
+import { spaceKeys } from '../../src/core/layout.js';
+import { acquireLease } from '../../src/storage/lease.js';
 import { listKeys } from '../../src/storage/list.js';
 import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';
@@ -144,6 +146,22 @@ describe('ingest: notes with their original times', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('writes under the space lease: while a consolidation holds it, nothing is written; then every note is', async () => {
+    const { core, storage } = setup();
+    await core.spaces.create(owner, { space_id: 'hist' });
+    const lease = await acquireLease(storage, spaceKeys('hist').lock, {
+      owner: 'consolidation:other@host:1',
+      ttlMs: 600_000,
+      clock: () => new Date('2026-02-20T18:00:00.000Z'),
+    });
+    const ingesting = core.notes.ingest(owner, { space_id: 'hist' }, [entry(1), entry(2, { timestamp: '2023-01-02T00:00:00Z' })]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.deepEqual(await liveKeys(storage), [], 'nothing written while the lease is held');
+    await lease.release();
+    assert.equal((await ingesting).written, 2);
+    assert.equal((await liveKeys(storage)).length, 2);
   });
 
   it('refuses the whole input for one bad entry, naming each by its line, and writes nothing', async () => {

@@ -2,6 +2,7 @@ import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
+import { lockSpace, PERSON_LEASE_WAIT_MS } from '../consolidation/space-lock.js';
 import { spaceKeys } from '../layout.js';
 import type { Corpus } from '../recall/corpus.js';
 import type { KindCount } from '../redact/redact.js';
@@ -94,12 +95,12 @@ export function createIngest(context: CoreContext, corpus: Corpus, deps: IngestD
     }
   };
 
-  return async function ingest(
+  const ingest = async (
     caller: Caller,
     input: IngestInput,
     items: AsyncIterable<IngestItem> | Iterable<IngestItem>,
     options: { onProgress?: (event: IngestProgress) => void } = {},
-  ): Promise<IngestResult> {
+  ): Promise<IngestResult> => {
     const spaceId = validateSpaceId(input.space_id);
     authorize(caller, 'admin', spaceId);
     const dryRun = input.dry_run === true;
@@ -136,6 +137,23 @@ export function createIngest(context: CoreContext, corpus: Corpus, deps: IngestD
     if (!exists && !deps.createsSpaces(caller)) {
       throw new LiveMemError('not_found', `space '${spaceId}' does not exist`, { space_id: spaceId });
     }
+    // Under the space's lease when writing into an existing space: no consolidation moves a note out
+    // of live/ between the look below and the writes (it would be written again beside its history).
+    const lease = exists && !dryRun ? await lockSpace(context, spaceId, caller, 'ingest', { waitMs: PERSON_LEASE_WAIT_MS }) : null;
+    try {
+      return await ingestChecked(caller, spaceId, { exists, dryRun, entries, byName }, options);
+    } finally {
+      await lease?.release();
+    }
+  };
+
+  async function ingestChecked(
+    caller: Caller,
+    spaceId: string,
+    checked: { exists: boolean; dryRun: boolean; entries: number; byName: Map<string, PreparedNote> },
+    options: { onProgress?: (event: IngestProgress) => void },
+  ): Promise<IngestResult> {
+    const { exists, dryRun, entries, byName } = checked;
     const { held, forgotten } = exists ? await presentNames(spaceId) : { held: new Set<string>(), forgotten: new Set<string>() };
     const notes = [...byName.values()].sort((a, b) => a.time.getTime() - b.time.getTime() || (a.filename < b.filename ? -1 : 1));
     const toWrite = notes.filter((note) => !held.has(note.filename) && !forgotten.has(note.filename));
@@ -205,7 +223,9 @@ export function createIngest(context: CoreContext, corpus: Corpus, deps: IngestD
       ...(redacted.length > 0 ? { redacted } : {}),
       ...(privateRemoved > 0 ? { private_removed: privateRemoved } : {}),
     };
-  };
+  }
+
+  return ingest;
 }
 
 function sumKinds(kinds: readonly KindCount[]): KindCount[] {
