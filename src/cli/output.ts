@@ -360,6 +360,24 @@ const VIEWS = {
     `${scalar(result.status)}: ${scalar(result.filename ?? result.space_id)}` +
     (result.space_created === true ? `\n(new space '${scalar(result.space_id)}' created with the default rules)` : '') +
     keptOut(result),
+  ingest: (result: Result) => {
+    const range = (result.time_range as Result | undefined) ?? {};
+    const head = result.dry_run
+      ? `DRY RUN, nothing written: ${count(result.would_write)} note(s) would be written, ${count(result.already_present)} already present`
+      : `${count(result.written)} written, ${count(result.already_present)} already present`;
+    const first = ((result.first as Result[]) ?? []).map(
+      (note) => `  ${scalar(note.timestamp)}  ${scalar(note.agent)}  [${scalar(note.category)}]  ${String(note.content).replace(/\s+/g, ' ').slice(0, 80)}`,
+    );
+    return (
+      [
+        `${head}${result.forgotten ? `, ${count(result.forgotten)} forgotten (not written again)` : ''} · ${scalar(result.entries)} entries · ${scalar(result.space_id)}`,
+        ...(range.oldest ? [`from ${scalar(range.oldest)} to ${scalar(range.newest)} · agents: ${scalar(result.agents)}`] : []),
+        ...(first.length > 0 ? [`${result.dry_run ? 'first to write' : 'first written'}:`, ...first] : []),
+        ...(result.would_create_space ? [`(space '${scalar(result.space_id)}' does not exist: it would be created with the default rules)`] : []),
+        ...(result.space_created ? [`(new space '${scalar(result.space_id)}' created with the default rules)`] : []),
+      ].join('\n') + keptOut(result)
+    );
+  },
   summaries: (result: Result) => table((result.summaries as Result[]) ?? [], ['id', 'level', 'sealed', 'range_start', 'range_end', 'covers', 'chars']),
   summary: (result: Result) => {
     const summary = (result.summary as Result) ?? {};

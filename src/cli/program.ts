@@ -7,6 +7,7 @@ import { bankDelete, bankEdit, bankExplain, bankList, bankRead, bankReadAll, ban
 import { compact } from './commands/compact.js';
 import { consolidate, consolidationStatus } from './commands/consolidate.js';
 import { doctor } from './commands/doctor.js';
+import { INGEST_FORMATS, ingest } from './commands/ingest.js';
 import { note, read, search } from './commands/live.js';
 import { forget, historyList, historyShow, memoryContext, recall } from './commands/recall.js';
 import { serve } from './commands/serve.js';
@@ -190,6 +191,16 @@ export function buildProgram(): Command {
         'written',
       ),
     );
+
+  program
+    .command('ingest <space_id> [source]')
+    .description(
+      'write notes with their original times from JSON lines (a file, or standard input when absent or "-"), a memory.jsonl or a folder of Markdown notes; create-only, so running it again writes nothing twice (owner or admin)',
+    )
+    .addOption(new Option('--from <format>', 'what the source is').choices(INGEST_FORMATS).default('jsonl'))
+    .option('--timestamp <datetime>', "--from mcp-memory: the time of every entity (default: the file's modification time)")
+    .option('--dry-run', 'check everything and show what would be written; write nothing')
+    .action(action(ingest, 'ingest'));
 
   program
     .command('read <space_id>')
@@ -468,6 +479,11 @@ const EXAMPLES: Record<string, string[]> = {
   note: ['live-mem note my-project "the build needs Node 20" -c decision -t build', 'git log -1 --format=%B | live-mem note my-project -'],
   read: ['live-mem read my-project -n 10 --from claude'],
   search: ['live-mem search my-project "node 20"'],
+  ingest: [
+    'live-mem ingest my-project history.jsonl --dry-run',
+    'live-mem ingest my-project ~/.local/share/memory.jsonl --from mcp-memory',
+    'live-mem ingest my-project ./notes --from markdown',
+  ],
   recall: ['live-mem recall my-project why did we pick postgres'],
   context: ['live-mem context my-project "payment retries" --max-tokens 2000'],
   consolidate: ['live-mem consolidate my-project', 'live-mem consolidate my-project --only-agent claude'],

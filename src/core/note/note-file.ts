@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml';
+import { invalid } from '../../shared/errors.js';
 import { isoSeconds } from './note-name.js';
 
 /**
@@ -45,11 +46,8 @@ export function formatNoteFile(fields: NoteFields, content: string): string {
 
 /** Reads a note file; a file without front-matter is all content (never an error). */
 export function parseNoteFile(text: string): ParsedNote {
-  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
-  if (!match) return { content: text };
-  const header = parseOwnHeader(match[1] ?? '') ?? parseYamlHeader(match[1] ?? '');
-  if (!header) return { content: text };
-  const content = text.slice(match[0].length).replace(/^\r?\n/, '');
+  const { header, content } = splitFrontMatter(text);
+  if (!header) return { content };
   const str = (value: unknown) => (value === undefined || value === null ? undefined : String(value));
   const tags = Array.isArray(header.tags) ? header.tags.map(String) : typeof header.tags === 'string' ? splitTags(header.tags) : undefined;
   const timestamp = header.timestamp instanceof Date ? isoSeconds(header.timestamp) : str(header.timestamp);
@@ -57,6 +55,18 @@ export function parseNoteFile(text: string): ParsedNote {
   const result: ParsedNote = { content };
   for (const [key, value] of Object.entries(fields)) if (value !== undefined) Object.assign(result, { [key]: value });
   return result;
+}
+
+/**
+ * A Markdown file's YAML front-matter, as parsed (any keys), and the content after it; `header` is
+ * null, and the content the whole text, when there is no front-matter or it is not a YAML mapping.
+ */
+export function splitFrontMatter(text: string): { header: Record<string, unknown> | null; content: string } {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
+  if (!match) return { header: null, content: text };
+  const header = parseOwnHeader(match[1] ?? '') ?? parseYamlHeader(match[1] ?? '');
+  if (!header) return { header: null, content: text };
+  return { header, content: text.slice(match[0].length).replace(/^\r?\n/, '') };
 }
 
 /**
@@ -92,4 +102,16 @@ export function splitTags(tags: string): string[] {
     .split(',')
     .map((tag) => tag.trim())
     .filter((tag) => tag.length > 0);
+}
+
+const MAX_TAGS = 32;
+const MAX_TAG_CHARS = 64;
+
+/** Tags as a note stores them: trimmed, without empties or repeats; too many or too long is refused. */
+export function normalizeTags(tags: string | string[] | undefined): string[] {
+  const list = tags === undefined ? [] : Array.isArray(tags) ? tags.map((tag) => String(tag).trim()).filter(Boolean) : splitTags(tags);
+  if (list.length > MAX_TAGS) throw invalid(`at most ${MAX_TAGS} tags, got ${list.length}`);
+  const long = list.find((tag) => tag.length > MAX_TAG_CHARS);
+  if (long !== undefined) throw invalid(`tag ${JSON.stringify(long.slice(0, 20))}… is longer than ${MAX_TAG_CHARS} characters`);
+  return [...new Set(list)];
 }

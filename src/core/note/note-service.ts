@@ -11,15 +11,14 @@ import { baseName, spaceKeys } from '../layout.js';
 import { redactForWrite } from '../redact/redact.js';
 import { requireSpace } from '../space/meta.js';
 import { parseSince, validateCategory, validateLimit, validateQuery, validateSpaceId } from '../validate.js';
-import { formatNoteFile, splitTags } from './note-file.js';
+import { createIngest } from './ingest.js';
+import { formatNoteFile, normalizeTags } from './note-file.js';
 import type { NoteView } from './note-view.js';
 
 export type { NoteView } from './note-view.js';
 import { formatNoteName, isoSeconds, parseNoteName, stampToIso, toStamp, type NoteName } from './note-name.js';
 
 export const MAX_READ_LIMIT = 1000;
-const MAX_TAGS = 32;
-const MAX_TAG_CHARS = 64;
 
 export interface NoteWriteInput {
   space_id: string;
@@ -155,6 +154,9 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
 
   return {
     createsSpaces,
+
+    /** Notes with the times they were taken, from another record: `live-mem ingest` (ingest.ts). */
+    ingest: createIngest(context, corpus, { createNote, createsSpaces, createSpaceOnce }),
 
     async write(caller: Caller, input: NoteWriteInput) {
       const spaceId = validateSpaceId(input.space_id);
@@ -296,11 +298,3 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
 }
 
 export type NoteService = ReturnType<typeof createNoteService>;
-
-function normalizeTags(tags: string | string[] | undefined): string[] {
-  const list = tags === undefined ? [] : Array.isArray(tags) ? tags.map((tag) => String(tag).trim()).filter(Boolean) : splitTags(tags);
-  if (list.length > MAX_TAGS) throw invalid(`at most ${MAX_TAGS} tags, got ${list.length}`);
-  const long = list.find((tag) => tag.length > MAX_TAG_CHARS);
-  if (long !== undefined) throw invalid(`tag ${JSON.stringify(long.slice(0, 20))}… is longer than ${MAX_TAG_CHARS} characters`);
-  return [...new Set(list)];
-}
