@@ -12,6 +12,7 @@ import { createEvents } from './events.js';
 import { createNoteService } from './note/note-service.js';
 import { createCorpus } from './recall/corpus.js';
 import { createMemoryContext } from './recall/memory-context.js';
+import { createNeighbours } from './recall/neighbours.js';
 import { createRecallService } from './recall/recall-service.js';
 import { createSources } from './recall/sources.js';
 import { createSummaryJobs } from './recall/summaries/jobs.js';
@@ -76,7 +77,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   const health = createHealth(context);
   const sources = createSources(context, corpus);
   const recall = createRecallService(context, corpus, searchEngine, sources);
-  const memoryContext = createMemoryContext(context, corpus, recall);
+  const memoryContext = createMemoryContext(context, corpus, recall, createNeighbours(corpus));
   const forget = createForgetService(context, {
     corpus,
     search: recall.search,
