@@ -8,7 +8,7 @@ import { requireSpace } from '../space/meta.js';
 import { estimateTokens } from '../tokens.js';
 import { validateQuery, validateSpaceId } from '../validate.js';
 import type { Corpus, Level0Text } from './corpus.js';
-import type { NeighbourOptions, Neighbours } from './neighbours.js';
+import { clipNote, type NeighbourOptions, type Neighbours } from './neighbours.js';
 import { newestNotes } from './newest.js';
 import type { RecallHit, RecallOptions, RecallService } from './recall-service.js';
 import { MAX_LEVEL, type SummaryRecord } from './summaries/record.js';
@@ -63,11 +63,8 @@ export const MIN_CONTEXT_TOKENS = 200;
 export const MAX_CONTEXT_TOKENS = 200_000;
 /** Newest raw notes considered for the "recent" section. */
 const RECENT_NOTES = 30;
-/** A neighbour note longer than this is shown as its beginning. */
-const NEIGHBOUR_CHARS = 600;
 
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
-const clip = (text: string) => (text.length <= NEIGHBOUR_CHARS ? text : `${text.slice(0, NEIGHBOUR_CHARS).replace(/\s+\S*$/, '')}…`);
 
 function renderSummary(doc: SummaryRecord): string {
   const findings = doc.key_findings.length > 0 ? `\n  Key findings: ${doc.key_findings.join('; ')}` : '';
@@ -77,7 +74,7 @@ function renderSummary(doc: SummaryRecord): string {
 
 /** Like a recent note (time and agent, no filename: the text is there, whole unless long), under its hit. */
 function renderNeighbour(side: 'before' | 'after', note: Level0Text): Item {
-  return { key: note.filename, text: `  - ${side}: [${note.timestamp} ${note.agent}] ${oneLine(clip(note.content))}\n` };
+  return { key: note.filename, text: `  - ${side}: [${note.timestamp} ${note.agent}] ${oneLine(clipNote(note.content).text)}\n` };
 }
 
 /**

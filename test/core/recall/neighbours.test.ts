@@ -6,6 +6,7 @@ import { formatNoteFile } from '../../../src/core/note/note-file.js';
 import { formatNoteName, isoSeconds } from '../../../src/core/note/note-name.js';
 import { createCorpus } from '../../../src/core/recall/corpus.js';
 import { createNeighbours, type NoteNeighbours } from '../../../src/core/recall/neighbours.js';
+import { isLiveMemError } from '../../../src/shared/errors.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import { makeCore, owner } from '../../helpers/core.js';
 
@@ -14,7 +15,7 @@ const MINUTE = 60_000;
 const AGENTS = ['ada', 'bob', 'cy'];
 const CID = '20260220T170000-00aaaaaa';
 
-/** Note i, by AGENTS[i % 3], i minutes after an hour before NOW: 0–9 consolidated (one consolidation), 10–19 live. */
+/** Note i, by AGENTS[i % 3], i minutes after an hour before NOW: 0–11 consolidated (one consolidation), 12–19 live. */
 async function space() {
   const storage = createMemoryDriver();
   const { core } = makeCore({ storage, clock: () => new Date(NOW) });
@@ -26,11 +27,11 @@ async function space() {
     const filename = formatNoteName(time, agent, 'observation', i.toString(36).padStart(6, '0'));
     return { filename, body: formatNoteFile({ timestamp: isoSeconds(time), agent, category: 'observation', tags: [], space_id: 'talk' }, `turn ${i}`) };
   });
-  const history = files.slice(0, 10);
+  const history = files.slice(0, 12);
   await storage.put(keys.historyNotes(CID), encodeHistoryNotes(history.map((file) => ({ filename: file.filename, body: Buffer.from(file.body) }))));
   const record = { id: CID, kind: 'consolidation', committed_at: '', notes: history.map((file) => file.filename), bank_files: [], metrics: {} };
   await storage.put(keys.historyRecord(CID), JSON.stringify(record));
-  for (const file of files.slice(10)) await storage.put(keys.note(file.filename), file.body);
+  for (const file of files.slice(12)) await storage.put(keys.note(file.filename), file.body);
   const corpus = createCorpus(core.context);
   return { core, neighbours: createNeighbours(corpus), name: (i: number) => (files[i] as { filename: string }).filename };
 }
@@ -43,19 +44,19 @@ const turns = (found: NoteNeighbours | undefined) => ({
 describe('neighbours', () => {
   it('gives the notes just before and after a live note and a consolidated one, in time order, across the consolidation', async () => {
     const { neighbours, name } = await space();
-    const found = await neighbours.of('talk', [name(15), name(4), name(9), name(10)], { before: 2, after: 2, by: 'any' });
+    const found = await neighbours.of('talk', [name(15), name(4), name(11), name(12)], { before: 2, after: 2, by: 'any' });
     assert.deepEqual(turns(found.get(name(15))), { before: ['turn 13', 'turn 14'], after: ['turn 16', 'turn 17'] });
     assert.deepEqual(turns(found.get(name(4))), { before: ['turn 2', 'turn 3'], after: ['turn 5', 'turn 6'] });
     // The last consolidated note's next ones are live, and the first live note's previous ones consolidated.
-    assert.deepEqual(turns(found.get(name(9))), { before: ['turn 7', 'turn 8'], after: ['turn 10', 'turn 11'] });
+    assert.deepEqual(turns(found.get(name(11))), { before: ['turn 9', 'turn 10'], after: ['turn 12', 'turn 13'] });
     assert.deepEqual(
-      found.get(name(10))?.before.map((note) => [note.content, note.source, note.consolidation_id]),
+      found.get(name(12))?.before.map((note) => [note.content, note.source, note.consolidation_id]),
       [
-        ['turn 8', 'history', CID],
-        ['turn 9', 'history', CID],
+        ['turn 10', 'history', CID],
+        ['turn 11', 'history', CID],
       ],
     );
-    assert.equal(found.get(name(10))?.after[0]?.source, 'live');
+    assert.equal(found.get(name(12))?.after[0]?.source, 'live');
   });
 
   it("keeps only the note's own agent's with by: agent", async () => {
@@ -86,5 +87,34 @@ describe('neighbours', () => {
     assert.deepEqual(turns(found.get(name(19))), { before: ['turn 17'], after: ['turn 20'] });
     assert.deepEqual(turns(found.get(name(4))), { before: ['turn 2'], after: ['turn 5'] });
     assert.equal(found.has(name(18)), false);
+  });
+
+  it('come with memory_search hits when asked (neighbours: n), refs and texts in time order, live or consolidated', async () => {
+    const { core, name } = await space();
+    const plain = await core.recall.search(owner, { space_id: 'talk', query: '15' });
+    assert.equal(plain.results[0]?.ref, name(15));
+    assert.ok(plain.results.every((hit) => !('before' in hit) && !('after' in hit)));
+    const live = await core.recall.search(owner, { space_id: 'talk', query: '15', neighbours: 2 });
+    const hit = live.results[0] as (typeof live.results)[number] & { before: Array<Record<string, unknown>>; after: Array<Record<string, unknown>> };
+    assert.equal(hit.ref, name(15));
+    assert.deepEqual(
+      hit.before.map((note) => [note.ref, note.text, note.agent]),
+      [
+        [name(13), 'turn 13', 'bob'],
+        [name(14), 'turn 14', 'cy'],
+      ],
+    );
+    assert.deepEqual(
+      hit.after.map((note) => note.ref),
+      [name(16), name(17)],
+    );
+    const consolidated = await core.recall.search(owner, { space_id: 'talk', query: '11', neighbours: 1 });
+    const eleven = consolidated.results[0] as (typeof live.results)[number] & { before: Array<Record<string, unknown>>; after: Array<Record<string, unknown>> };
+    assert.deepEqual([eleven.source, eleven.ref], ['history', name(11)]);
+    assert.deepEqual([eleven.before[0]?.text, eleven.before[0]?.consolidation_id], ['turn 10', CID]);
+    assert.deepEqual([eleven.after[0]?.text, eleven.after[0]?.consolidation_id], ['turn 12', undefined]);
+    for (const neighbours of [-1, 6, 1.5]) {
+      await assert.rejects(core.recall.search(owner, { space_id: 'talk', query: '15', neighbours }), (error) => isLiveMemError(error, 'invalid_input'));
+    }
   });
 });
