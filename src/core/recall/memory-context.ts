@@ -183,7 +183,7 @@ export function createMemoryContext(
     const notes = hits.filter((hit) => hit.source === 'live' || hit.source === 'history');
     const around = await neighbours.of(
       spaceId,
-      notes.map((hit) => hit.ref),
+      notes.map(({ ref, consolidation_id }) => ({ ref, consolidation_id })),
       tuning.neighbours,
     );
     return hits.map((hit) => {

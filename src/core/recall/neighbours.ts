@@ -31,67 +31,107 @@ export interface NoteNeighbours {
 
 /** How far a side is walked looking for the notes `by` keeps (an agent silent for long has none near). */
 const MAX_WALK = 64;
+/** History entries looked at past a run's edge for the next consolidation with notes (compactions, revisions, forgets have none). */
+const MAX_HOPS = 8;
 
-/** Time order of one space's level 0, and each note's place in it. */
-interface Order {
-  historyIds: readonly string[];
-  live: readonly NoteName[];
-  notes: Level0Note[];
-  position: Map<string, number>;
+/** A note asked about: its file name, and the consolidation that holds it (none: a live note). */
+export interface NoteRef {
+  ref: string;
+  consolidation_id?: string | undefined;
+}
+
+/** Notes in time order that are stored together: live/ (`cid` null), or one consolidation's notes.json. */
+interface Run {
+  cid: string | null;
+  size: number;
+  at(i: number): Level0Note;
+  indexOf(filename: string): number;
 }
 
 /**
- * The notes written just before and after a note in the same space, live or consolidated: level 0
- * in time order (corpus.level0), built again only when the history or the live listing changed
- * (the corpus hands back the same listing while its folder is unchanged), so asking for the
- * neighbours of every hit of a search costs a lookup each, plus reading the neighbours' text
- * (cached by the corpus). A forgotten note is no one's neighbour: level 0 leaves it out.
+ * The notes written just before and after a note in the same space, live or consolidated. Notes are
+ * stored in runs already in time order — live/ (the corpus's sorted listing) and each consolidation's
+ * notes.json — so a side is walked from the note's place in its run, then into the next run (the
+ * consolidation before, or after, or live/ after the newest): a few notes read per hit, never level 0
+ * sorted whole. A forgotten note is no one's neighbour: the corpus leaves it out of both.
  */
 export function createNeighbours(corpus: Corpus) {
-  const orders = new Map<string, Order>();
+  /** The live listing's positions, by listing (the corpus hands back the same array while live/ is unchanged). */
+  const livePositions = new WeakMap<readonly NoteName[], Map<string, number>>();
 
-  const orderOf = async (spaceId: string): Promise<Order> => {
-    const [historyIds, live] = await Promise.all([corpus.historyIds(spaceId), corpus.liveNames(spaceId)]);
-    const cached = orders.get(spaceId);
-    if (cached && cached.historyIds === historyIds && cached.live === live) return cached;
-    const notes = await corpus.level0(spaceId);
-    const order: Order = { historyIds, live, notes, position: new Map(notes.map((note, i) => [note.filename, i])) };
-    orders.set(spaceId, order);
-    return order;
+  const liveRun = async (spaceId: string): Promise<Run> => {
+    const names = await corpus.liveNames(spaceId);
+    let positions = livePositions.get(names);
+    if (!positions) {
+      positions = new Map(names.map((name, i) => [name.filename, i]));
+      livePositions.set(names, positions);
+    }
+    const known = positions;
+    return { cid: null, size: names.length, at: (i) => ({ ...(names[i] as NoteName), source: 'live' }), indexOf: (filename) => known.get(filename) ?? -1 };
+  };
+
+  const historyRun = async (spaceId: string, cid: string): Promise<Run> => {
+    const notes = await corpus.historyNotes(spaceId, cid);
+    return { cid, size: notes.length, at: (i) => notes[i] as Level0Text, indexOf: (filename) => notes.findIndex((note) => note.filename === filename) };
+  };
+
+  /** The run next to `run` in time (`step` -1: older), or null at the edge of the space. */
+  const nextRun = async (spaceId: string, run: Run, step: 1 | -1): Promise<Run | null> => {
+    if (run.cid === null && step === 1) return null;
+    const ids = await corpus.historyIds(spaceId);
+    let i = run.cid === null ? ids.length : ids.indexOf(run.cid);
+    if (i < 0) return null;
+    for (let hops = 0; hops < MAX_HOPS; hops++) {
+      i += step;
+      if (i < 0) return null;
+      if (i >= ids.length) return liveRun(spaceId);
+      const cid = ids[i] as string;
+      const record = await corpus.record(spaceId, cid).catch((error: unknown) => corpus.skipDamaged('neighbours', error, null));
+      if (record?.kind === 'consolidation' && record.notes.length > 0) return historyRun(spaceId, cid);
+    }
+    return null;
   };
 
   return {
     /**
-     * The neighbours of each named note (a note not in the space, or forgotten, has none), read in
-     * one pass: up to `before` and `after` notes on each side, counted among the notes `by` keeps;
-     * the edges of the space give fewer.
+     * The neighbours of each note asked about (a note not where its ref says, or forgotten, has none):
+     * up to `before` and `after` notes on each side, counted among the notes `by` keeps; the edges
+     * of the space give fewer.
      */
-    async of(spaceId: string, filenames: readonly string[], options: NeighbourOptions): Promise<Map<string, NoteNeighbours>> {
+    async of(spaceId: string, refs: readonly NoteRef[], options: NeighbourOptions): Promise<Map<string, NoteNeighbours>> {
       const found = new Map<string, NoteNeighbours>();
-      if ((options.before <= 0 && options.after <= 0) || filenames.length === 0) return found;
-      const { notes, position } = await orderOf(spaceId);
+      if ((options.before <= 0 && options.after <= 0) || refs.length === 0) return found;
       const picked = new Map<string, { before: Level0Note[]; after: Level0Note[] }>();
-      const wanted = new Map<string, Level0Note>();
-      for (const filename of filenames) {
-        const at = position.get(filename);
-        const note = at === undefined ? undefined : notes[at];
-        if (at === undefined || !note || picked.has(filename)) continue;
+      for (const { ref, consolidation_id: cid } of refs) {
+        if (picked.has(ref)) continue;
+        const run = cid ? await historyRun(spaceId, cid).catch((error: unknown) => corpus.skipDamaged('neighbours', error, null)) : await liveRun(spaceId);
+        const at = run?.indexOf(ref) ?? -1;
+        if (!run || at < 0) continue;
+        const note = run.at(at);
         const keep = (other: Level0Note) => options.by === 'any' || other.agent === note.agent;
-        const side = (step: 1 | -1, count: number): Level0Note[] => {
+        const side = async (step: 1 | -1, count: number): Promise<Level0Note[]> => {
           const taken: Level0Note[] = [];
-          for (let i = at + step, walked = 0; i >= 0 && i < notes.length && taken.length < count && walked < MAX_WALK; i += step, walked++) {
-            const other = notes[i] as Level0Note;
+          let current: Run | null = run;
+          for (let i = at + step, walked = 0; current && taken.length < count && walked < MAX_WALK; i += step) {
+            if (i < 0 || i >= current.size) {
+              current = await nextRun(spaceId, current, step);
+              i = current === null ? 0 : step === 1 ? -1 : current.size;
+              continue;
+            }
+            walked++;
+            const other = current.at(i);
             if (keep(other)) taken.push(other);
           }
-          return taken;
+          return step === 1 ? taken : taken.reverse();
         };
-        const entry = { before: side(-1, options.before).reverse(), after: side(1, options.after) };
-        picked.set(filename, entry);
-        for (const other of [...entry.before, ...entry.after]) wanted.set(other.filename, other);
+        picked.set(ref, { before: await side(-1, options.before), after: await side(1, options.after) });
       }
-      const texts = new Map((await corpus.read(spaceId, [...wanted.values()])).map((text) => [text.filename, text]));
-      const withText = (list: Level0Note[]) => list.flatMap((note) => texts.get(note.filename) ?? []);
-      for (const [filename, entry] of picked) found.set(filename, { before: withText(entry.before), after: withText(entry.after) });
+      // History notes come with their text; live ones are read (through the corpus's cache).
+      const live = new Map<string, Level0Note>();
+      for (const entry of picked.values()) for (const other of [...entry.before, ...entry.after]) if (!other.consolidation_id) live.set(other.filename, other);
+      const texts = new Map((await corpus.read(spaceId, [...live.values()])).map((text) => [text.filename, text]));
+      const withText = (list: Level0Note[]) => list.flatMap((note) => (note.consolidation_id ? [note as Level0Text] : (texts.get(note.filename) ?? [])));
+      for (const [ref, entry] of picked) found.set(ref, { before: withText(entry.before), after: withText(entry.after) });
       return found;
     },
   };
@@ -137,7 +177,7 @@ export function searchWithNeighbours(search: RecallService['search'], neighbours
     const answer = await search(caller, rest, options);
     if (count === 0) return answer;
     const isNote = (hit: RecallHit) => hit.source === 'live' || hit.source === 'history';
-    const notes = answer.results.filter(isNote).map((hit) => hit.ref);
+    const notes = answer.results.filter(isNote).map(({ ref, consolidation_id }) => ({ ref, consolidation_id }));
     const around = await neighbours.of(answer.space_id, notes, { before: count, after: count, by: 'any' });
     const results = answer.results.map((hit): RecallHit & { before?: HitNeighbour[]; after?: HitNeighbour[] } => {
       const near = isNote(hit) ? around.get(hit.ref) : undefined;

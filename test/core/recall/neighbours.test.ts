@@ -33,7 +33,10 @@ async function space() {
   await storage.put(keys.historyRecord(CID), JSON.stringify(record));
   for (const file of files.slice(12)) await storage.put(keys.note(file.filename), file.body);
   const corpus = createCorpus(core.context);
-  return { core, neighbours: createNeighbours(corpus), name: (i: number) => (files[i] as { filename: string }).filename };
+  const name = (i: number) => (files[i] as { filename: string }).filename;
+  /** Note i as a hit names it: with its consolidation when consolidated. */
+  const ref = (i: number) => ({ ref: name(i), ...(i < 12 ? { consolidation_id: CID } : {}) });
+  return { core, neighbours: createNeighbours(corpus), name, ref };
 }
 
 const turns = (found: NoteNeighbours | undefined) => ({
@@ -43,8 +46,8 @@ const turns = (found: NoteNeighbours | undefined) => ({
 
 describe('neighbours', () => {
   it('gives the notes just before and after a live note and a consolidated one, in time order, across the consolidation', async () => {
-    const { neighbours, name } = await space();
-    const found = await neighbours.of('talk', [name(15), name(4), name(11), name(12)], { before: 2, after: 2, by: 'any' });
+    const { neighbours, name, ref } = await space();
+    const found = await neighbours.of('talk', [ref(15), ref(4), ref(11), ref(12)], { before: 2, after: 2, by: 'any' });
     assert.deepEqual(turns(found.get(name(15))), { before: ['turn 13', 'turn 14'], after: ['turn 16', 'turn 17'] });
     assert.deepEqual(turns(found.get(name(4))), { before: ['turn 2', 'turn 3'], after: ['turn 5', 'turn 6'] });
     // The last consolidated note's next ones are live, and the first live note's previous ones consolidated.
@@ -60,8 +63,8 @@ describe('neighbours', () => {
   });
 
   it("keeps only the note's own agent's with by: agent", async () => {
-    const { neighbours, name } = await space();
-    const found = await neighbours.of('talk', [name(10), name(8)], { before: 2, after: 2, by: 'agent' });
+    const { neighbours, name, ref } = await space();
+    const found = await neighbours.of('talk', [ref(10), ref(8)], { before: 2, after: 2, by: 'agent' });
     // AGENTS[i % 3]: note 10 is bob's, as are 4, 7, 13, 16; note 8 is cy's, as are 2, 5, 11, 14.
     assert.deepEqual(turns(found.get(name(10))), { before: ['turn 4', 'turn 7'], after: ['turn 13', 'turn 16'] });
     assert.deepEqual(turns(found.get(name(8))), { before: ['turn 2', 'turn 5'], after: ['turn 11', 'turn 14'] });
@@ -69,21 +72,25 @@ describe('neighbours', () => {
   });
 
   it('gives fewer at the edges of the space, none for an unknown note or a span of 0', async () => {
-    const { neighbours, name } = await space();
-    const found = await neighbours.of('talk', [name(0), name(1), name(19), '20260101T000000_ada_observation_00zzzzzz.md'], { before: 3, after: 3, by: 'any' });
+    const { neighbours, name, ref } = await space();
+    const found = await neighbours.of('talk', [ref(0), ref(1), ref(19), { ref: '20260101T000000_ada_observation_00zzzzzz.md' }], {
+      before: 3,
+      after: 3,
+      by: 'any',
+    });
     assert.deepEqual(turns(found.get(name(0))), { before: [], after: ['turn 1', 'turn 2', 'turn 3'] });
     assert.deepEqual(turns(found.get(name(1))), { before: ['turn 0'], after: ['turn 2', 'turn 3', 'turn 4'] });
     assert.deepEqual(turns(found.get(name(19))), { before: ['turn 16', 'turn 17', 'turn 18'], after: [] });
     assert.equal(found.size, 3);
-    assert.equal((await neighbours.of('talk', [name(5)], { before: 0, after: 0, by: 'any' })).size, 0);
+    assert.equal((await neighbours.of('talk', [ref(5)], { before: 0, after: 0, by: 'any' })).size, 0);
   });
 
   it('sees a note written since, and no longer a forgotten one', async () => {
-    const { core, neighbours, name } = await space();
-    assert.deepEqual(turns((await neighbours.of('talk', [name(19)], { before: 1, after: 1, by: 'any' })).get(name(19))), { before: ['turn 18'], after: [] });
+    const { core, neighbours, name, ref } = await space();
+    assert.deepEqual(turns((await neighbours.of('talk', [ref(19)], { before: 1, after: 1, by: 'any' })).get(name(19))), { before: ['turn 18'], after: [] });
     await core.notes.write(owner, { space_id: 'talk', agent: 'ada', category: 'observation', content: 'turn 20' });
     await core.forget.forget(owner, { space_id: 'talk', refs: [name(18), name(3)], confirm: true, reason: 'test' });
-    const found = await neighbours.of('talk', [name(19), name(4), name(18)], { before: 1, after: 1, by: 'any' });
+    const found = await neighbours.of('talk', [ref(19), ref(4), ref(18)], { before: 1, after: 1, by: 'any' });
     assert.deepEqual(turns(found.get(name(19))), { before: ['turn 17'], after: ['turn 20'] });
     assert.deepEqual(turns(found.get(name(4))), { before: ['turn 2'], after: ['turn 5'] });
     assert.equal(found.has(name(18)), false);
