@@ -7,9 +7,10 @@ import { spaceKeys } from '../layout.js';
 import { requireSpace } from '../space/meta.js';
 import { estimateTokens } from '../tokens.js';
 import { validateQuery, validateSpaceId } from '../validate.js';
-import type { Corpus } from './corpus.js';
+import type { Corpus, Level0Text } from './corpus.js';
+import { clipNote, type NeighbourOptions, type Neighbours } from './neighbours.js';
 import { newestNotes } from './newest.js';
-import type { RecallOptions, RecallService } from './recall-service.js';
+import type { RecallHit, RecallOptions, RecallService } from './recall-service.js';
 import { MAX_LEVEL, type SummaryRecord } from './summaries/record.js';
 
 export interface MemoryContextInput {
@@ -24,21 +25,44 @@ interface Item {
   /** Deduplication key: a note's filename, a summary id, a bank ref. */
   key: string;
   text: string;
+  /** Lines shown with it when they fit (a hit's neighbour notes), each deduplicated like an item. */
+  extras?: Item[];
 }
 
 interface Section {
   name: SectionName;
   title: string;
-  share: number;
   items: Item[];
 }
+
+/** How a context divides its budget; the defaults are measured on LoCoMo (`npm run bench -- --only 21`). */
+export interface ContextTuning {
+  /** Each section's first share of the budget, with a query and without. */
+  shares: Record<'query' | 'browse', Record<SectionName, number>>;
+  /** Search hits considered. */
+  hits: number;
+  /** The notes shown with each note hit. */
+  neighbours: NeighbourOptions;
+}
+
+export const DEFAULT_CONTEXT_TUNING: ContextTuning = {
+  shares: {
+    // With a query, most of the budget goes to what answers it.
+    query: { search: 0.7, recent: 0.1, summaries_l1: 0.1, summaries_higher: 0.1 },
+    browse: { search: 0, recent: 0.5, summaries_l1: 0.25, summaries_higher: 0.25 },
+  },
+  hits: 30,
+  // ±2 notes by anyone: on LoCoMo's dev split the best of ±1/±2/±3, by the same agent or any (docs/recall.md).
+  neighbours: { before: 2, after: 2, by: 'any' },
+};
+
+/** The order in which sections claim their share, then what is left: the hits first. */
+const PRIORITY: readonly SectionName[] = ['search', 'recent', 'summaries_l1', 'summaries_higher'];
 
 export const MIN_CONTEXT_TOKENS = 200;
 export const MAX_CONTEXT_TOKENS = 200_000;
 /** Newest raw notes considered for the "recent" section. */
 const RECENT_NOTES = 30;
-/** Search hits considered. */
-const SEARCH_HITS = 30;
 
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 
@@ -48,14 +72,94 @@ function renderSummary(doc: SummaryRecord): string {
   return `- [L${doc.level} ${doc.range_start} → ${doc.range_end}, ${doc.id}] ${oneLine(doc.summary)}${findings}${files}\n`;
 }
 
+/** Like a recent note (time and agent, no filename: the text is there, whole unless long), under its hit. */
+function renderNeighbour(side: 'before' | 'after', note: Level0Text): Item {
+  return { key: note.filename, text: `  - ${side}: [${note.timestamp} ${note.agent}] ${oneLine(clipNote(note.content).text)}\n` };
+}
+
 /**
- * Seed 002's enriched context: the most recent raw notes, the best search hits for the query, the
- * level-1 summaries not yet rolled into level 2, and the newest higher-level summaries — each
- * section with a share of `max_tokens` (what one leaves unused goes to the next), deduplicated
- * across sections, never over the budget (tokens counted by `estimateTokens`, an upper bound of
- * the rendered text), with what was left out counted per section.
+ * Fills sections within one budget: each first up to its share, in PRIORITY order, then each again
+ * with whatever is left, so a share one section cannot use goes to those with more to give (the
+ * hits first) rather than only to the next. Items keep their rank order; one that does not fit is
+ * skipped for smaller ones after it; an item shown by a section earlier in priority is not shown
+ * again. An item's extras are taken with it when they fit, else later from what is left.
  */
-export function createMemoryContext(context: CoreContext, corpus: Corpus, recall: RecallService) {
+function pack(sections: Section[], shares: Record<SectionName, number>, heading: string, maxTokens: number) {
+  let used = estimateTokens(heading);
+  const seen = new Set<string>();
+  const state = new Map(sections.map((section) => [section.name, { spent: 0, taken: new Map<Item, Item[]>() }]));
+  const fill = (section: Section, budget: number) => {
+    const own = state.get(section.name) as { spent: number; taken: Map<Item, Item[]> };
+    const title = estimateTokens(`\n${section.title}\n`);
+    let left = Math.min(budget, maxTokens - used);
+    const spend = (cost: number) => {
+      left -= cost;
+      used += cost;
+      own.spent += cost;
+    };
+    for (const item of section.items) {
+      const shown = own.taken.get(item);
+      if (!shown) {
+        if (seen.has(item.key)) continue;
+        const cost = estimateTokens(item.text) + (own.taken.size === 0 ? title : 0);
+        if (cost > left) continue;
+        spend(cost);
+        seen.add(item.key);
+        own.taken.set(item, []);
+      }
+      const extras = own.taken.get(item) as Item[];
+      for (const extra of item.extras ?? []) {
+        if (seen.has(extra.key)) continue;
+        const cost = estimateTokens(extra.text);
+        if (cost > left) continue;
+        spend(cost);
+        seen.add(extra.key);
+        extras.push(extra);
+      }
+    }
+  };
+  const avail = maxTokens - used;
+  const ordered = PRIORITY.flatMap((name) => sections.filter((section) => section.name === name));
+  for (const section of ordered) fill(section, Math.floor(avail * shares[section.name]));
+  for (const section of ordered) fill(section, maxTokens - used);
+
+  const parts = [heading];
+  const omitted: Record<SectionName, number> = { recent: 0, search: 0, summaries_l1: 0, summaries_higher: 0 };
+  const report: Array<{ name: SectionName; items: number; tokens: number }> = [];
+  for (const section of sections) {
+    const { spent, taken } = state.get(section.name) as { spent: number; taken: Map<Item, Item[]> };
+    if (taken.size > 0) parts.push(`\n${section.title}\n`);
+    for (const item of section.items) {
+      const extras = taken.get(item);
+      if (!extras) {
+        if (!seen.has(item.key)) omitted[section.name]++;
+        continue;
+      }
+      // Neighbours in time order, under their hit.
+      const order = item.extras ?? [];
+      parts.push(item.text, ...extras.sort((a, b) => order.indexOf(a) - order.indexOf(b)).map((extra) => extra.text));
+    }
+    report.push({ name: section.name, items: taken.size, tokens: spent });
+  }
+  return { text: parts.join(''), tokens: used, sections: report, omitted };
+}
+
+/**
+ * Seed 002's enriched context: the most recent raw notes, the best search hits for the query (each
+ * with the notes written just before and after it, where the answer to a question often is), the
+ * level-1 summaries not yet rolled into level 2, and the newest higher-level summaries —
+ * deduplicated across sections, never over the budget (tokens counted by `estimateTokens`, an upper
+ * bound of the rendered text), with what was left out counted per section. Each section first gets
+ * a share of `max_tokens` (with a query most goes to the hits, without most to the recent notes);
+ * what is left then goes to the sections that have more to give, hits first (see `pack`).
+ */
+export function createMemoryContext(
+  context: CoreContext,
+  corpus: Corpus,
+  recall: RecallService,
+  neighbours: Neighbours,
+  tuning: ContextTuning = DEFAULT_CONTEXT_TUNING,
+) {
   /**
    * Every summary, from the summary folders (not the search index: loading a whole space's index
    * to learn which summaries exist would make a context cost the space).
@@ -74,6 +178,27 @@ export function createMemoryContext(context: CoreContext, corpus: Corpus, recall
     return docs.filter((doc): doc is SummaryRecord => doc !== null);
   };
 
+  /** Hits as items, a note's with its neighbours. */
+  const hitItems = async (spaceId: string, hits: RecallHit[]): Promise<Item[]> => {
+    const notes = hits.filter((hit) => hit.source === 'live' || hit.source === 'history');
+    const around = await neighbours.of(
+      spaceId,
+      notes.map(({ ref, consolidation_id }) => ({ ref, consolidation_id })),
+      tuning.neighbours,
+    );
+    return hits.map((hit) => {
+      const near = hit.source === 'live' || hit.source === 'history' ? around.get(hit.ref) : undefined;
+      return {
+        // An earlier version of a bank section has the ref of the section it was: told apart by its compaction.
+        key: hit.compaction_id ? `${hit.compaction_id}/${hit.ref}` : hit.ref,
+        text: `- [${hit.source}${hit.level === null ? '' : ` L${hit.level}`} ${hit.timestamp ?? hit.range_end ?? (hit.superseded_at ? `superseded ${hit.superseded_at}` : '')} ${hit.ref}] ${oneLine(hit.text)}\n`,
+        ...(near
+          ? { extras: [...near.before.map((note) => renderNeighbour('before', note)), ...near.after.map((note) => renderNeighbour('after', note))] }
+          : {}),
+      };
+    });
+  };
+
   return async function memoryContext(caller: Caller, input: MemoryContextInput, options: RecallOptions = {}) {
     const spaceId = validateSpaceId(input.space_id);
     authorize(caller, 'read', spaceId);
@@ -85,7 +210,7 @@ export function createMemoryContext(context: CoreContext, corpus: Corpus, recall
     await requireSpace(context, spaceId);
 
     const recentNotes = await newestNotes(context, corpus, spaceId, RECENT_NOTES);
-    const hits = query ? (await recall.search(caller, { space_id: spaceId, query, limit: SEARCH_HITS }, options)).results : [];
+    const hits = query ? (await recall.search(caller, { space_id: spaceId, query, limit: tuning.hits }, options)).results : [];
     const summaries = await summariesOf(spaceId);
     const rolledUp = new Set(summaries.filter((doc) => doc.level >= 2).flatMap((doc) => doc.covers));
     const newestFirst = (a: SummaryRecord, b: SummaryRecord) => (a.range_end < b.range_end ? 1 : a.range_end > b.range_end ? -1 : b.level - a.level);
@@ -96,7 +221,6 @@ export function createMemoryContext(context: CoreContext, corpus: Corpus, recall
       {
         name: 'recent',
         title: '## Recent notes (newest first)',
-        share: query ? 0.25 : 0.4,
         items: recentNotes.map((note) => ({
           key: note.filename,
           text: `- [${note.timestamp} ${note.agent} ${note.category}${note.source === 'history' ? ', consolidated' : ''}] ${oneLine(note.content)}\n`,
@@ -105,70 +229,22 @@ export function createMemoryContext(context: CoreContext, corpus: Corpus, recall
       {
         name: 'search',
         title: `## Relevant to "${oneLine(query)}" (search over every level)`,
-        share: query ? 0.35 : 0,
-        // An earlier version of a bank section has the ref of the section it was: told apart by its compaction.
-        items: hits.map((hit) => ({
-          key: hit.compaction_id ? `${hit.compaction_id}/${hit.ref}` : hit.ref,
-          text: `- [${hit.source}${hit.level === null ? '' : ` L${hit.level}`} ${hit.timestamp ?? hit.range_end ?? (hit.superseded_at ? `superseded ${hit.superseded_at}` : '')} ${hit.ref}] ${oneLine(hit.text)}\n`,
-        })),
+        items: await hitItems(spaceId, hits),
       },
-      {
-        name: 'summaries_l1',
-        title: '## Recent summaries (level 1, not yet rolled up)',
-        share: query ? 0.2 : 0.3,
-        items: l1.map((doc) => ({ key: doc.id, text: renderSummary(doc) })),
-      },
-      {
-        name: 'summaries_higher',
-        title: '## Overview (higher-level summaries)',
-        share: query ? 0.2 : 0.3,
-        items: higher.map((doc) => ({ key: doc.id, text: renderSummary(doc) })),
-      },
+      { name: 'summaries_l1', title: '## Recent summaries (level 1, not yet rolled up)', items: l1.map((doc) => ({ key: doc.id, text: renderSummary(doc) })) },
+      { name: 'summaries_higher', title: '## Overview (higher-level summaries)', items: higher.map((doc) => ({ key: doc.id, text: renderSummary(doc) })) },
     ];
-
     const heading = `# Memory context of space '${spaceId}'\n`;
-    let used = estimateTokens(heading);
-    const parts = [heading];
-    const seen = new Set<string>();
-    const omitted: Record<SectionName, number> = { recent: 0, search: 0, summaries_l1: 0, summaries_higher: 0 };
-    const report: Array<{ name: SectionName; items: number; tokens: number }> = [];
-    let carry = 0;
-    for (const section of sections) {
-      const fresh = section.items.filter((item) => !seen.has(item.key));
-      const budget = Math.min(maxTokens - used, Math.floor((maxTokens - estimateTokens(heading)) * section.share) + carry);
-      const title = `\n${section.title}\n`;
-      let spent = 0;
-      let taken = 0;
-      if (fresh.length > 0 && estimateTokens(title) < budget) {
-        spent = estimateTokens(title);
-        const body: string[] = [title];
-        for (const item of fresh) {
-          const cost = estimateTokens(item.text);
-          if (spent + cost > budget) {
-            omitted[section.name]++;
-            continue;
-          }
-          spent += cost;
-          taken++;
-          seen.add(item.key);
-          body.push(item.text);
-        }
-        if (taken > 0) parts.push(...body);
-        else spent = 0;
-      } else omitted[section.name] += fresh.length;
-      used += spent;
-      carry = budget - spent;
-      report.push({ name: section.name, items: taken, tokens: spent });
-    }
+    const packed = pack(sections, query ? tuning.shares.query : tuning.shares.browse, heading, maxTokens);
     return {
       status: 'ok' as const,
       space_id: spaceId,
       query,
       max_tokens: maxTokens,
-      tokens: used,
-      text: parts.join(''),
-      sections: report,
-      omitted,
+      tokens: packed.tokens,
+      text: packed.text,
+      sections: packed.sections,
+      omitted: packed.omitted,
     };
   };
 }

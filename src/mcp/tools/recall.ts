@@ -29,6 +29,7 @@ export const recallTools = [
       agent: z.string().default('').describe('notes of this agent only'),
       since: z.string().default('').describe('ISO 8601'),
       until: z.string().default('').describe('ISO 8601'),
+      neighbours: z.number().int().default(0).describe('0-5: notes before/after each note hit'),
     },
     output: outputShape({ results: z.array(hit).describe('best first'), total: int }),
     annotations: READ_ONLY,
@@ -43,6 +44,7 @@ export const recallTools = [
         ...(given(args.agent) ? { agent: args.agent } : {}),
         ...(given(args.since) ? { since: args.since } : {}),
         ...(given(args.until) ? { until: args.until } : {}),
+        ...(args.neighbours ? { neighbours: args.neighbours } : {}),
       }),
   }),
   defineTool({

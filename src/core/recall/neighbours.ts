@@ -1,0 +1,188 @@
+import { invalid } from '../../shared/errors.js';
+import type { Caller } from '../caller.js';
+import type { NoteName } from '../note/note-name.js';
+import type { Corpus, Level0Note, Level0Text } from './corpus.js';
+import type { MemorySearchInput, RecallHit, RecallOptions, RecallService } from './recall-service.js';
+
+/** The most neighbours a memory_search hit carries on each side. */
+export const MAX_HIT_NEIGHBOURS = 5;
+/** A neighbour note longer than this comes as its beginning (`truncated`). */
+const NEIGHBOUR_CHARS = 600;
+
+/** Which notes count as a note's neighbours. */
+export interface NeighbourOptions {
+  /** How many notes written before it (0 for none). */
+  before: number;
+  /** How many notes written after it. */
+  after: number;
+  /**
+   * `any`: the notes written around it whoever wrote them (a conversation: the answer to a question
+   * is the other speaker's next turn); `agent`: only the notes of the note's own agent.
+   */
+  by: 'any' | 'agent';
+}
+
+export interface NoteNeighbours {
+  /** Oldest first, the nearest last. */
+  before: Level0Text[];
+  /** Oldest first, the nearest first. */
+  after: Level0Text[];
+}
+
+/** How far a side is walked looking for the notes `by` keeps (an agent silent for long has none near). */
+const MAX_WALK = 64;
+/** History entries looked at past a run's edge for the next consolidation with notes (compactions, revisions, forgets have none). */
+const MAX_HOPS = 8;
+
+/** A note asked about: its file name, and the consolidation that holds it (none: a live note). */
+export interface NoteRef {
+  ref: string;
+  consolidation_id?: string | undefined;
+}
+
+/** Notes in time order that are stored together: live/ (`cid` null), or one consolidation's notes.json. */
+interface Run {
+  cid: string | null;
+  size: number;
+  at(i: number): Level0Note;
+  indexOf(filename: string): number;
+}
+
+/**
+ * The notes written just before and after a note in the same space, live or consolidated. Notes are
+ * stored in runs already in time order — live/ (the corpus's sorted listing) and each consolidation's
+ * notes.json — so a side is walked from the note's place in its run, then into the next run (the
+ * consolidation before, or after, or live/ after the newest): a few notes read per hit, never level 0
+ * sorted whole. A forgotten note is no one's neighbour: the corpus leaves it out of both.
+ */
+export function createNeighbours(corpus: Corpus) {
+  /** The live listing's positions, by listing (the corpus hands back the same array while live/ is unchanged). */
+  const livePositions = new WeakMap<readonly NoteName[], Map<string, number>>();
+
+  const liveRun = async (spaceId: string): Promise<Run> => {
+    const names = await corpus.liveNames(spaceId);
+    let positions = livePositions.get(names);
+    if (!positions) {
+      positions = new Map(names.map((name, i) => [name.filename, i]));
+      livePositions.set(names, positions);
+    }
+    const known = positions;
+    return { cid: null, size: names.length, at: (i) => ({ ...(names[i] as NoteName), source: 'live' }), indexOf: (filename) => known.get(filename) ?? -1 };
+  };
+
+  const historyRun = async (spaceId: string, cid: string): Promise<Run> => {
+    const notes = await corpus.historyNotes(spaceId, cid);
+    return { cid, size: notes.length, at: (i) => notes[i] as Level0Text, indexOf: (filename) => notes.findIndex((note) => note.filename === filename) };
+  };
+
+  /** The run next to `run` in time (`step` -1: older), or null at the edge of the space. */
+  const nextRun = async (spaceId: string, run: Run, step: 1 | -1): Promise<Run | null> => {
+    if (run.cid === null && step === 1) return null;
+    const ids = await corpus.historyIds(spaceId);
+    let i = run.cid === null ? ids.length : ids.indexOf(run.cid);
+    if (i < 0) return null;
+    for (let hops = 0; hops < MAX_HOPS; hops++) {
+      i += step;
+      if (i < 0) return null;
+      if (i >= ids.length) return liveRun(spaceId);
+      const cid = ids[i] as string;
+      const record = await corpus.record(spaceId, cid).catch((error: unknown) => corpus.skipDamaged('neighbours', error, null));
+      if (record?.kind === 'consolidation' && record.notes.length > 0) return historyRun(spaceId, cid);
+    }
+    return null;
+  };
+
+  return {
+    /**
+     * The neighbours of each note asked about (a note not where its ref says, or forgotten, has none):
+     * up to `before` and `after` notes on each side, counted among the notes `by` keeps; the edges
+     * of the space give fewer.
+     */
+    async of(spaceId: string, refs: readonly NoteRef[], options: NeighbourOptions): Promise<Map<string, NoteNeighbours>> {
+      const found = new Map<string, NoteNeighbours>();
+      if ((options.before <= 0 && options.after <= 0) || refs.length === 0) return found;
+      const picked = new Map<string, { before: Level0Note[]; after: Level0Note[] }>();
+      for (const { ref, consolidation_id: cid } of refs) {
+        if (picked.has(ref)) continue;
+        const run = cid ? await historyRun(spaceId, cid).catch((error: unknown) => corpus.skipDamaged('neighbours', error, null)) : await liveRun(spaceId);
+        const at = run?.indexOf(ref) ?? -1;
+        if (!run || at < 0) continue;
+        const note = run.at(at);
+        const keep = (other: Level0Note) => options.by === 'any' || other.agent === note.agent;
+        const side = async (step: 1 | -1, count: number): Promise<Level0Note[]> => {
+          const taken: Level0Note[] = [];
+          let current: Run | null = run;
+          for (let i = at + step, walked = 0; current && taken.length < count && walked < MAX_WALK; i += step) {
+            if (i < 0 || i >= current.size) {
+              current = await nextRun(spaceId, current, step);
+              i = current === null ? 0 : step === 1 ? -1 : current.size;
+              continue;
+            }
+            walked++;
+            const other = current.at(i);
+            if (keep(other)) taken.push(other);
+          }
+          return step === 1 ? taken : taken.reverse();
+        };
+        picked.set(ref, { before: await side(-1, options.before), after: await side(1, options.after) });
+      }
+      // History notes come with their text; live ones are read (through the corpus's cache).
+      const live = new Map<string, Level0Note>();
+      for (const entry of picked.values()) for (const other of [...entry.before, ...entry.after]) if (!other.consolidation_id) live.set(other.filename, other);
+      const texts = new Map((await corpus.read(spaceId, [...live.values()])).map((text) => [text.filename, text]));
+      const withText = (list: Level0Note[]) => list.flatMap((note) => (note.consolidation_id ? [note as Level0Text] : (texts.get(note.filename) ?? [])));
+      for (const [ref, entry] of picked) found.set(ref, { before: withText(entry.before), after: withText(entry.after) });
+      return found;
+    },
+  };
+}
+
+export type Neighbours = ReturnType<typeof createNeighbours>;
+
+/** A neighbour as a memory_search hit carries it. */
+export interface HitNeighbour {
+  ref: string;
+  consolidation_id?: string;
+  timestamp: string;
+  agent: string;
+  text: string;
+  truncated: boolean;
+}
+
+/** A note's text, whole when short, else its beginning cut at a word and marked with "…". */
+export function clipNote(text: string): { text: string; truncated: boolean } {
+  if (text.length <= NEIGHBOUR_CHARS) return { text, truncated: false };
+  return { text: `${text.slice(0, NEIGHBOUR_CHARS).replace(/\s+\S*$/, '')}…`, truncated: true };
+}
+
+const asHitNeighbour = (note: Level0Text): HitNeighbour => ({
+  ref: note.filename,
+  ...(note.consolidation_id ? { consolidation_id: note.consolidation_id } : {}),
+  timestamp: note.timestamp,
+  agent: note.agent,
+  ...clipNote(note.content),
+});
+
+/**
+ * memory_search with `neighbours: n`: each note hit (live or consolidated) also carries the `n`
+ * notes written just before and after it in the space, whoever wrote them (`before`, `after`, in
+ * time order) — the turn that answers a question hit, the question an answer hit replies to.
+ */
+export function searchWithNeighbours(search: RecallService['search'], neighbours: Neighbours) {
+  return async (caller: Caller, input: MemorySearchInput & { neighbours?: number }, options: RecallOptions = {}) => {
+    const { neighbours: count = 0, ...rest } = input;
+    if (!Number.isInteger(count) || count < 0 || count > MAX_HIT_NEIGHBOURS) {
+      throw invalid(`neighbours must be an integer from 0 to ${MAX_HIT_NEIGHBOURS}, got ${JSON.stringify(count)}`);
+    }
+    const answer = await search(caller, rest, options);
+    if (count === 0) return answer;
+    const isNote = (hit: RecallHit) => hit.source === 'live' || hit.source === 'history';
+    const notes = answer.results.filter(isNote).map(({ ref, consolidation_id }) => ({ ref, consolidation_id }));
+    const around = await neighbours.of(answer.space_id, notes, { before: count, after: count, by: 'any' });
+    const results = answer.results.map((hit): RecallHit & { before?: HitNeighbour[]; after?: HitNeighbour[] } => {
+      const near = isNote(hit) ? around.get(hit.ref) : undefined;
+      return near ? { ...hit, before: near.before.map(asHitNeighbour), after: near.after.map(asHitNeighbour) } : hit;
+    });
+    return { ...answer, results };
+  };
+}

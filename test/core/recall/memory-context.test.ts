@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Core } from '../../../src/core/core.js';
+import { DEFAULT_CONTEXT_TUNING } from '../../../src/core/recall/memory-context.js';
+import { estimateTokens } from '../../../src/core/tokens.js';
+import { makeCore, owner, steppingClock } from '../../helpers/core.js';
+
+/** A small deterministic generator (tests stay the same run after run). */
+function random(seed: number) {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+const WORDS = ['zephyr', 'quokka', 'marmot', 'ibis', 'tapir', 'okapi', 'bucket', 'session', 'retry', 'deploy', 'cache', 'index'];
+
+/** A space of `count` notes by two agents, of random lengths (by default a few words to a long paragraph). */
+async function randomSpace(seed: number, count: number, maxWords = 300): Promise<Core> {
+  const next = random(seed);
+  const { core } = makeCore({ clock: steppingClock('2026-03-01T09:00:00.000Z', 60_000) });
+  await core.spaces.create(owner, { space_id: 'proj' });
+  for (let i = 0; i < count; i++) {
+    const words = Array.from({ length: 1 + Math.floor(next() ** 3 * maxWords) }, () => WORDS[Math.floor(next() * WORDS.length)]);
+    const agent = i % 2 === 0 ? 'ada' : 'bob';
+    await core.notes.write(owner, { space_id: 'proj', agent, category: 'observation', content: `note ${i}: ${words.join(' ')}` });
+  }
+  return core;
+}
+
+const section = (result: { sections: Array<{ name: string; tokens: number }> }, name: string) => result.sections.find((s) => s.name === name)?.tokens ?? 0;
+
+describe('memory_context budget', () => {
+  it('is never over max_tokens, across spaces and budgets, with and without a query', async () => {
+    for (const [seed, count] of [
+      [1, 0],
+      [2, 3],
+      [3, 40],
+      [4, 150],
+    ] as const) {
+      const core = await randomSpace(seed, count);
+      const next = random(seed * 7);
+      for (let round = 0; round < 25; round++) {
+        const maxTokens = 200 + Math.floor(next() ** 2 * 12_000);
+        const query = round % 3 === 0 ? undefined : `${WORDS[round % WORDS.length]} ${WORDS[(round * 5) % WORDS.length]}`;
+        const result = await core.recall.context(owner, { space_id: 'proj', max_tokens: maxTokens, ...(query ? { query } : {}) });
+        const where = `seed ${seed}, ${count} notes, max_tokens ${maxTokens}, query ${query}`;
+        assert.ok(result.tokens <= maxTokens, `${result.tokens} tokens: ${where}`);
+        assert.ok(estimateTokens(result.text) <= result.tokens, `the text is within its count: ${where}`);
+        assert.equal(
+          result.sections.reduce((sum, s) => sum + s.tokens, estimateTokens(`# Memory context of space 'proj'\n`)),
+          result.tokens,
+          where,
+        );
+        const lines = result.text.split('\n').filter((line) => line.startsWith('- '));
+        assert.equal(new Set(lines).size, lines.length, `no item twice: ${where}`);
+        // Whatever a section left out would not have fitted in what is left.
+        const left = maxTokens - result.tokens;
+        if (result.omitted.search + result.omitted.recent > 0) assert.ok(left < 1000, `${left} tokens left while items were omitted: ${where}`);
+      }
+    }
+  });
+
+  it('gives what other sections leave unused to the hits, and the recent share depends on the query', async () => {
+    // Short notes: the hits have more to give than any share.
+    const core = await randomSpace(5, 200, 12);
+    const maxTokens = 2000;
+    const avail = maxTokens - estimateTokens(`# Memory context of space 'proj'\n`);
+    const shares = DEFAULT_CONTEXT_TUNING.shares;
+    const withQuery = await core.recall.context(owner, { space_id: 'proj', query: 'zephyr quokka marmot', max_tokens: maxTokens });
+    // No summaries: their shares go to the hits, which fill the budget beyond their own share.
+    assert.equal(section(withQuery, 'summaries_l1') + section(withQuery, 'summaries_higher'), 0);
+    assert.ok(section(withQuery, 'search') > avail * (shares.query.search + 0.1), JSON.stringify(withQuery.sections));
+    assert.ok(section(withQuery, 'recent') <= avail * shares.query.recent, JSON.stringify(withQuery.sections));
+    assert.ok(withQuery.omitted.search > 0 && withQuery.omitted.recent > 0);
+    assert.ok(withQuery.tokens > maxTokens - 200, `${withQuery.tokens}: the budget is spent`);
+    // Without a query, the recent notes take the budget: all 30 of them (the newest the recent section considers) fit.
+    const browse = await core.recall.context(owner, { space_id: 'proj', max_tokens: maxTokens });
+    assert.equal(section(browse, 'search'), 0);
+    assert.equal(browse.omitted.recent, 0);
+    assert.ok(section(browse, 'recent') > 2 * section(withQuery, 'recent'), JSON.stringify([browse.sections, withQuery.sections]));
+  });
+
+  it('shows a hit with the notes written around it: the answer after a question, deduplicated', async () => {
+    const { core } = makeCore({ clock: steppingClock('2026-03-01T09:00:00.000Z', 60_000) });
+    await core.spaces.create(owner, { space_id: 'talk' });
+    const say = (agent: string, content: string) => core.notes.write(owner, { space_id: 'talk', agent, category: 'observation', content });
+    await say('caroline', 'I went hiking on Saturday with friends.');
+    await say('melanie', "You got a new puppy! What's the pup's name?");
+    const answer = await say('caroline', 'I named him Buddy, after my grandfather.');
+    await say('melanie', 'That is lovely, Caroline.');
+    for (let i = 0; i < 40; i++) await say(i % 2 ? 'caroline' : 'melanie', `Filler turn ${i} about painting and the weather at the lake.`);
+    const result = await core.recall.context(owner, { space_id: 'talk', query: "What is the pup's name?", max_tokens: 400 });
+    const hits = result.text.split('## Relevant to')[1] ?? '';
+    const question = hits.split('\n').findIndex((line) => line.includes("What's the pup's name?"));
+    assert.ok(question > 0, result.text);
+    assert.match(hits.split('\n')[question + 2] ?? '', /^ {2}- after: \[\S+ caroline\] I named him Buddy, after my grandfather\./);
+    assert.match(hits.split('\n')[question + 1] ?? '', /^ {2}- before: \[\S+ caroline\] I went hiking/);
+    // Shown once, under the question, though the search finds it too.
+    assert.equal(result.text.split('I named him Buddy').length, 2, result.text);
+    assert.ok(!hits.includes(`${answer.filename}]`), 'not again as a hit of its own');
+    assert.ok(result.tokens <= 400);
+  });
+});
