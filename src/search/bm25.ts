@@ -1,5 +1,5 @@
 /**
- * A compact BM25 full-text index (k1 = 1.2, b = 0.75) with prefix and typo matching, written for
+ * A compact BM25 full-text index (k1 and b in bm25-query.ts) with prefix and typo matching, written for
  * fast cold loads: a snapshot is a checksum and a few typed-array views away from answering.
  *
  * State: one immutable segment (loaded or compacted, postings varint-packed) plus the documents

@@ -12,6 +12,7 @@ import { parseDateTime, validateCategory, validateLimit, validateQuery, validate
 import { type Corpus, keepsPreimages, type Level0Note } from './corpus.js';
 import { parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
 import { fuseRankings } from './fusion.js';
+import { queryWords, RERANK_POOL, rerank } from './ranking.js';
 import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
 import { createSpaceIndex, type IndexProgress, type SpaceIndex } from './space-index.js';
@@ -292,12 +293,17 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       : undefined;
     const spare = limit + 5; // a few spare for documents gone since they were indexed
     const vector = await queryVector(spaceId, index, query);
-    let hits = index.index.search(query, { limit: vector ? spare * 4 : spare, ...(filter ? { filter } : {}) });
+    const pool = Math.max(RERANK_POOL, vector ? spare * 4 : spare);
+    const metaOf = (id: string) => index.meta(id);
+    const words = queryWords(query);
+    // Each ranking re-scored by what recall knows of its documents (ranking.ts) before it is cut.
+    let hits = rerank(index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }), metaOf, words);
     if (vector && index.vectors) {
       // Hybrid: the two rankings fused by reciprocal rank, so neither's scale dominates.
-      const semantic = index.vectors.search(vector, { limit: spare * 4, ...(filter ? { filter } : {}) });
-      hits = fuseRankings([hits.map((hit) => hit.id), semantic.map((hit) => hit.id)]).slice(0, spare);
+      const semantic = rerank(index.vectors.search(vector, { limit: spare * 4, ...(filter ? { filter } : {}) }), metaOf, words);
+      hits = fuseRankings([hits.map((hit) => hit.id), semantic.map((hit) => hit.id)]);
     }
+    hits = hits.slice(0, spare);
     const described = hits.map((hit) => ({ hit, meta: index.meta(hit.id) }));
     const texts = await mapLimit(described, storage.parallelism, ({ meta }) => (meta ? textOf(spaceId, index, meta) : Promise.resolve(null)));
     const results: RecallHit[] = [];

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { createCore, type Core } from '../../../src/core/core.js';
+import type { DocMeta } from '../../../src/core/recall/documents.js';
+import { namesAgent, queryWords, rankFactor, rerank } from '../../../src/core/recall/ranking.js';
+import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
+import { plan, rewrite } from '../../../fixtures/llm/scenarios.js';
+import { owner, steppingClock } from '../../helpers/core.js';
+import { startScriptedLlm, type ScriptedLlm } from '../../helpers/scripted-llm.js';
+
+const servers: ScriptedLlm[] = [];
+after(async () => Promise.all(servers.map((s) => s.close())));
+
+async function space(notes: Array<[agent: string, content: string]>, llm?: ScriptedLlm): Promise<Core> {
+  let n = 0;
+  const core = createCore({
+    storage: createMemoryDriver(),
+    clock: steppingClock('2026-03-01T09:00:00.000Z', 1000),
+    randomId: () => (n++).toString(36).padStart(6, '0'),
+    ...(llm ? { llm: llm.client() } : {}),
+  });
+  await core.spaces.create(owner, { space_id: 'talk' });
+  for (const [agent, content] of notes) await core.notes.write(owner, { space_id: 'talk', agent, category: 'observation', content });
+  return core;
+}
+
+const search = async (core: Core, query: string) => (await core.recall.search(owner, { space_id: 'talk', query, limit: 5 })).results;
+
+describe('ranking: what recall knows about a note', () => {
+  it('ranks first the note of the speaker the query names, above the other speaker thanking them by name', async () => {
+    const core = await space([
+      ['caroline', 'Hey Melanie! How was your weekend?'],
+      ['melanie', 'Great! I painted a sunset over the lake with the kids.'],
+      ['caroline', 'Wow Melanie, your painting sounds lovely.'],
+      ['caroline', 'Thanks Melanie, I want to try painting too.'],
+      ['melanie', 'You should come to the lake with us next time.'],
+      ['caroline', 'Melanie, I would love that.'],
+    ]);
+    const hits = await search(core, 'What did Melanie paint?');
+    assert.equal(hits[0]?.agent, 'melanie');
+    assert.match(hits[0]?.text ?? '', /I painted a sunset/);
+    // The same words without the name: the speaker counts for nothing, the other notes come back.
+    assert.notEqual((await search(core, 'painting'))[0]?.agent, 'melanie');
+  });
+
+  it('ranks a note above a bank section and the synthesis that repeat its words', async () => {
+    const bank = [
+      '# Releases',
+      '',
+      'Releases: the deploy pipeline ships releases on Fridays. Deploy pipeline releases are blue-green releases.',
+      'Rollbacks of releases go through the same deploy pipeline; the release managers sign them off.',
+      '',
+    ].join('\n');
+    const llm = await startScriptedLlm([{ reply: plan([rewrite('releases.md', bank)], 'Synthesis: the deploy pipeline ships releases on Fridays.') }]);
+    servers.push(llm);
+    const core = await space(
+      [
+        ['ops', 'The deploy pipeline ships releases every Friday at noon, blue-green.'],
+        ['ops', 'The staging database was resized to 64 GB.'],
+        ['ops', 'Rollbacks take about four minutes in staging.'],
+      ],
+      llm,
+    );
+    assert.equal((await core.consolidation.consolidate(owner, { space_id: 'talk' })).status, 'ok');
+    const hits = await search(core, 'When does the deploy pipeline ship releases?');
+    assert.equal(hits[0]?.source, 'history', JSON.stringify(hits.map((hit) => [hit.source, hit.score])));
+    assert.match(hits[0]?.text ?? '', /every Friday at noon/);
+    assert.ok(
+      hits.some((hit) => hit.source === 'bank'),
+      'the bank section is still found, below the note',
+    );
+    // Derived text that alone holds the words still comes first.
+    assert.equal((await search(core, 'who signs off releases'))[0]?.source, 'bank');
+  });
+
+  it('ranks the answer above the short question turn next to it, when the question names who answered', async () => {
+    const core = await space([
+      ['caroline', "What's the pup's name?"],
+      ['melanie', 'His name is Buddy, our pup loves the beach and the pup sleeps all day.'],
+      ['caroline', 'He sounds adorable.'],
+      ['melanie', 'We walk on the beach most mornings.'],
+    ]);
+    // On words alone the question wins: it holds both words and nothing else (a lower b narrows the gap, see bm25-query.ts).
+    assert.match((await search(core, 'What is the name of the pup?'))[0]?.text ?? '', /pup's name\?/);
+    assert.match((await search(core, "What is the name of Melanie's pup?"))[0]?.text ?? '', /His name is Buddy/);
+  });
+
+  it('names an agent by its first part, folded, and never by a later part', () => {
+    assert.ok(namesAgent('claude-code', queryWords('what did Claude write')));
+    assert.ok(namesAgent('john.smith', queryWords("John's plan")));
+    assert.ok(namesAgent('Zoé', queryWords('ce que zoe a décidé')));
+    assert.ok(!namesAgent('claude-code', queryWords('which code was shipped')));
+    assert.ok(!namesAgent('melanie', queryWords('mel')));
+  });
+
+  it('weighs derived sources down and named agents up, and keeps the engine order between equals', () => {
+    const note = (id: string, agent: string): DocMeta => ({ id, source: 'live', level: 0, ref: id, agent });
+    const metas: Record<string, DocMeta> = {
+      a: note('a', 'caroline'),
+      b: note('b', 'melanie'),
+      c: { id: 'c', source: 'summary', level: 1, ref: 'L1-x' },
+      d: note('d', 'caroline'),
+    };
+    const words = queryWords('Melanie');
+    assert.equal(rankFactor(metas.c as DocMeta, words), 0.5);
+    assert.equal(rankFactor(null, words), 1);
+    const ranked = rerank(
+      [
+        { id: 'c', score: 3 },
+        { id: 'a', score: 2 },
+        { id: 'b', score: 1.5 },
+        { id: 'd', score: 2 },
+      ],
+      (id) => metas[id] ?? null,
+      words,
+    );
+    assert.deepEqual(
+      ranked.map((hit) => [hit.id, hit.score]),
+      [
+        ['b', 3],
+        ['a', 2],
+        ['d', 2],
+        ['c', 1.5],
+      ],
+    );
+    // A negative score (a cosine) moves up when boosted, too.
+    assert.equal(rerank([{ id: 'b', score: -0.4 }], (id) => metas[id] ?? null, words)[0]?.score, -0.2);
+  });
+});
