@@ -92,45 +92,56 @@ export function createNeighbours(corpus: Corpus) {
     return null;
   };
 
-  return {
-    /**
-     * The neighbours of each note asked about (a note not where its ref says, or forgotten, has none):
-     * up to `before` and `after` notes on each side, counted among the notes `by` keeps; the edges
-     * of the space give fewer.
-     */
-    async of(spaceId: string, refs: readonly NoteRef[], options: NeighbourOptions): Promise<Map<string, NoteNeighbours>> {
-      const found = new Map<string, NoteNeighbours>();
-      if ((options.before <= 0 && options.after <= 0) || refs.length === 0) return found;
-      const picked = new Map<string, { before: Level0Note[]; after: Level0Note[] }>();
-      for (const { ref, consolidation_id: cid } of refs) {
-        if (picked.has(ref)) continue;
-        const run = cid ? await historyRun(spaceId, cid).catch((error: unknown) => corpus.skipDamaged('neighbours', error, null)) : await liveRun(spaceId);
-        const at = run?.indexOf(ref) ?? -1;
-        if (!run || at < 0) continue;
-        const note = run.at(at);
-        const keep = (other: Level0Note) => options.by === 'any' || other.agent === note.agent;
-        const side = async (step: 1 | -1, count: number): Promise<Level0Note[]> => {
-          const taken: Level0Note[] = [];
-          let current: Run | null = run;
-          for (let i = at + step, walked = 0; current && taken.length < count && walked < MAX_WALK; i += step) {
-            if (i < 0 || i >= current.size) {
-              current = await nextRun(spaceId, current, step);
-              i = current === null ? 0 : step === 1 ? -1 : current.size;
-              continue;
-            }
-            walked++;
-            const other = current.at(i);
-            if (keep(other)) taken.push(other);
+  /**
+   * The notes around each note asked about (a note not where its ref says, or forgotten, has none):
+   * up to `before` and `after` notes on each side, counted among the notes `by` keeps; the edges of
+   * the space give fewer. Names only: no text is read.
+   */
+  const around = async (
+    spaceId: string,
+    refs: readonly NoteRef[],
+    options: NeighbourOptions,
+  ): Promise<Map<string, { before: Level0Note[]; after: Level0Note[] }>> => {
+    const picked = new Map<string, { before: Level0Note[]; after: Level0Note[] }>();
+    if (options.before <= 0 && options.after <= 0) return picked;
+    for (const { ref, consolidation_id: cid } of refs) {
+      if (picked.has(ref)) continue;
+      const run = cid ? await historyRun(spaceId, cid).catch((error: unknown) => corpus.skipDamaged('neighbours', error, null)) : await liveRun(spaceId);
+      const at = run?.indexOf(ref) ?? -1;
+      if (!run || at < 0) continue;
+      const note = run.at(at);
+      const keep = (other: Level0Note) => options.by === 'any' || other.agent === note.agent;
+      const side = async (step: 1 | -1, count: number): Promise<Level0Note[]> => {
+        const taken: Level0Note[] = [];
+        let current: Run | null = run;
+        for (let i = at + step, walked = 0; current && taken.length < count && walked < MAX_WALK; i += step) {
+          if (i < 0 || i >= current.size) {
+            current = await nextRun(spaceId, current, step);
+            i = current === null ? 0 : step === 1 ? -1 : current.size;
+            continue;
           }
-          return step === 1 ? taken : taken.reverse();
-        };
-        picked.set(ref, { before: await side(-1, options.before), after: await side(1, options.after) });
-      }
-      // History notes come with their text; live ones are read (through the corpus's cache).
+          walked++;
+          const other = current.at(i);
+          if (keep(other)) taken.push(other);
+        }
+        return step === 1 ? taken : taken.reverse();
+      };
+      picked.set(ref, { before: await side(-1, options.before), after: await side(1, options.after) });
+    }
+    return picked;
+  };
+
+  return {
+    around,
+
+    /** `around`, with each neighbour's text (history notes come with it; live ones are read through the corpus's cache). */
+    async of(spaceId: string, refs: readonly NoteRef[], options: NeighbourOptions): Promise<Map<string, NoteNeighbours>> {
+      const picked = await around(spaceId, refs, options);
       const live = new Map<string, Level0Note>();
       for (const entry of picked.values()) for (const other of [...entry.before, ...entry.after]) if (!other.consolidation_id) live.set(other.filename, other);
       const texts = new Map((await corpus.read(spaceId, [...live.values()])).map((text) => [text.filename, text]));
       const withText = (list: Level0Note[]) => list.flatMap((note) => (note.consolidation_id ? [note as Level0Text] : (texts.get(note.filename) ?? [])));
+      const found = new Map<string, NoteNeighbours>();
       for (const [ref, entry] of picked) found.set(ref, { before: withText(entry.before), after: withText(entry.after) });
       return found;
     },

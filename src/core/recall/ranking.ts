@@ -27,6 +27,15 @@ export const DERIVED_PRIOR = 0.5;
  */
 export const RERANK_POOL = 50;
 
+/**
+ * The best note hits that lend a share of their score to the candidates written just before and after
+ * them, and that share: the answer to a question turn is the next turn, which often shares only a word
+ * with the question. LoCoMo dev recall@5 0.604 → 0.626 (0.35: 0.625; 0.5: 0.613); lending to every
+ * neighbour, candidate or not, measured the same.
+ */
+export const NEIGHBOUR_LENDERS = 10;
+export const NEIGHBOUR_SHARE = 0.2;
+
 const DERIVED: ReadonlySet<RecallSource> = new Set(['bank', 'bank_history', 'synthesis', 'summary']);
 const NAME_PARTS = /[-._]+/;
 
@@ -63,4 +72,19 @@ export function rerank(hits: readonly SearchHit[], metaOf: (id: string) => DocMe
       return { id: hit.id, score: hit.score >= 0 ? hit.score * factor : hit.score / factor };
     })
     .sort((a, b) => b.score - a.score);
+}
+
+/**
+ * Conversation context: each lender (one of the best note hits) adds NEIGHBOUR_SHARE of its score to
+ * its neighbours (`neighboursOf`: the ids of the notes written just before and after it) that are
+ * candidates already — a note holding none of the query's words never becomes a hit. Best first.
+ */
+export function lendToNeighbours(hits: readonly SearchHit[], lenders: readonly SearchHit[], neighboursOf: (id: string) => readonly string[]): SearchHit[] {
+  const scores = new Map(hits.map((hit) => [hit.id, hit.score]));
+  for (const lender of lenders)
+    for (const id of neighboursOf(lender.id)) {
+      const score = scores.get(id);
+      if (score !== undefined) scores.set(id, score + NEIGHBOUR_SHARE * Math.max(0, lender.score));
+    }
+  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }

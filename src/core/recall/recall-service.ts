@@ -1,7 +1,7 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { createAnalyzer } from '../../search/analyze.js';
 import { invalid, LiveMemError } from '../../shared/errors.js';
-import type { TextIndexEngine } from '../../search/types.js';
+import type { SearchHit, TextIndexEngine } from '../../search/types.js';
 import { authorize, toAgentName, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
@@ -10,9 +10,10 @@ import { meteredEmbed } from '../spend/meter.js';
 import { requireSpace } from '../space/meta.js';
 import { parseDateTime, validateCategory, validateLimit, validateQuery, validateSpaceId } from '../validate.js';
 import { type Corpus, keepsPreimages, type Level0Note } from './corpus.js';
-import { parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
+import { noteDocId, parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
 import { fuseRankings } from './fusion.js';
-import { queryWords, RERANK_POOL, rerank } from './ranking.js';
+import { lendToNeighbours, NEIGHBOUR_LENDERS, NEIGHBOUR_SHARE, queryWords, RERANK_POOL, rerank } from './ranking.js';
+import { createNeighbours } from './neighbours.js';
 import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
 import { createSpaceIndex, type IndexProgress, type SpaceIndex } from './space-index.js';
@@ -108,6 +109,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   /** Evicted indexes still writing their snapshot: a search of the space waits, then loads it. */
   const releasing = new Map<string, Promise<void>>();
   const summaryCache = new Map<string, { etag: string; doc: SummaryRecord }>();
+  const neighbours = createNeighbours(corpus);
 
   /** The space's index, opened if it is not in memory (once its eviction's snapshot is written), now the most recently used. */
   const open = async (spaceId: string): Promise<SpaceIndex> => {
@@ -276,6 +278,32 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     };
   };
 
+  /** The best note hits lend a share of their score to the notes around them (ranking.ts lendToNeighbours). */
+  const withNeighbours = async (spaceId: string, index: SpaceIndex, hits: SearchHit[]): Promise<SearchHit[]> => {
+    if (NEIGHBOUR_SHARE <= 0) return hits;
+    const lenders = hits.slice(0, NEIGHBOUR_LENDERS).flatMap((hit) => {
+      const meta = index.meta(hit.id);
+      return meta && (meta.source === 'live' || meta.source === 'history') ? [{ hit, ref: { ref: meta.ref, consolidation_id: meta.consolidation_id } }] : [];
+    });
+    if (lenders.length === 0) return hits;
+    const around = await neighbours.around(
+      spaceId,
+      lenders.map(({ ref }) => ref),
+      { before: 1, after: 1, by: 'any' },
+    );
+    const ids = new Map(
+      lenders.map(({ hit, ref }) => {
+        const near = around.get(ref.ref);
+        return [hit.id, [...(near?.before ?? []), ...(near?.after ?? [])].map((note) => noteDocId(note.filename, note.consolidation_id))];
+      }),
+    );
+    return lendToNeighbours(
+      hits,
+      lenders.map(({ hit }) => hit),
+      (id) => ids.get(id) ?? [],
+    );
+  };
+
   const search = async (caller: Caller, input: MemorySearchInput, options: RecallOptions = {}) => {
     const spaceId = validateSpaceId(input.space_id);
     authorize(caller, 'read', spaceId);
@@ -298,6 +326,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     const words = queryWords(query);
     // Each ranking re-scored by what recall knows of its documents (ranking.ts) before it is cut.
     let hits = rerank(index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }), metaOf, words);
+    hits = await withNeighbours(spaceId, index, hits);
     if (vector && index.vectors) {
       // Hybrid: the two rankings fused by reciprocal rank, so neither's scale dominates.
       const semantic = rerank(index.vectors.search(vector, { limit: spare * 4, ...(filter ? { filter } : {}) }), metaOf, words);

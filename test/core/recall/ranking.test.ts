@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createCore, type Core } from '../../../src/core/core.js';
 import type { DocMeta } from '../../../src/core/recall/documents.js';
-import { namesAgent, queryWords, rankFactor, rerank } from '../../../src/core/recall/ranking.js';
+import { lendToNeighbours, NEIGHBOUR_SHARE, namesAgent, queryWords, rankFactor, rerank } from '../../../src/core/recall/ranking.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import { plan, rewrite } from '../../../fixtures/llm/scenarios.js';
 import { owner, steppingClock } from '../../helpers/core.js';
@@ -83,6 +83,42 @@ describe('ranking: what recall knows about a note', () => {
     // On words alone the question wins: it holds both words and nothing else (a lower b narrows the gap, see bm25-query.ts).
     assert.match((await search(core, 'What is the name of the pup?'))[0]?.text ?? '', /pup's name\?/);
     assert.match((await search(core, "What is the name of Melanie's pup?"))[0]?.text ?? '', /His name is Buddy/);
+  });
+
+  it('brings up the turn right after a question hit, which shares a word with it (a share of its score)', async () => {
+    const notes: Array<[string, string]> = [
+      ['ada', 'The heron sanctuary opens at dawn on weekends.'],
+      ['bob', 'I walked along the river this morning.'],
+      ['ada', 'What is the name of your new puppy?'],
+      ['bob', 'I named him Buddy, after my grandfather.'],
+      ['ada', 'My puppy class starts on Monday; the trainer has a new puppy too.'],
+      ['bob', 'The river was high after the storm.'],
+      ['ada', 'A puppy needs a name it hears often.'],
+      ['bob', 'Our neighbour has a puppy that barks at night.'],
+    ];
+    const core = await space(notes);
+    const hits = await search(core, 'name of the new puppy');
+    const answer = hits.findIndex((hit) => /Buddy/.test(hit.text));
+    assert.ok(answer >= 0 && answer < 5, `the answer is in the top 5: ${hits.map((hit) => hit.text).join(' | ')}`);
+    assert.ok(hits[answer]!.score > 0);
+    // Its score is lent: a query that matches the answer alone gives it its own, larger.
+    assert.ok(hits[answer]!.score < ((await search(core, 'Buddy grandfather'))[0]?.score ?? 0));
+  });
+
+  it("lends a share of a best hit's score to the candidates next to it, and to no other note", () => {
+    const hits = [
+      { id: 'n:question', score: 10 },
+      { id: 'n:distractor', score: 6 },
+      { id: 'n:answer', score: 5 },
+    ];
+    const around: Record<string, string[]> = { 'n:question': ['n:before', 'n:answer'] };
+    const lent = lendToNeighbours(hits, hits.slice(0, 1), (id) => around[id] ?? []);
+    assert.deepEqual(
+      lent.map((hit) => hit.id),
+      ['n:question', 'n:answer', 'n:distractor'],
+    );
+    assert.equal(lent[1]?.score, 5 + NEIGHBOUR_SHARE * 10);
+    assert.ok(!lent.some((hit) => hit.id === 'n:before'), 'a note that is no candidate never becomes a hit');
   });
 
   it('names an agent by its first part, folded, and never by a later part', () => {
