@@ -104,9 +104,19 @@ export function createNeighbours(corpus: Corpus) {
   ): Promise<Map<string, { before: Level0Note[]; after: Level0Note[] }>> => {
     const picked = new Map<string, { before: Level0Note[]; after: Level0Note[] }>();
     if (options.before <= 0 && options.after <= 0) return picked;
+    // Each run read once per call, however many of the notes asked about it holds.
+    const runs = new Map<string | null, Promise<Run | null>>();
+    const runOf = (cid: string | null): Promise<Run | null> => {
+      let run = runs.get(cid);
+      if (!run) {
+        run = cid === null ? liveRun(spaceId) : historyRun(spaceId, cid).catch((error: unknown) => corpus.skipDamaged('neighbours', error, null));
+        runs.set(cid, run);
+      }
+      return run;
+    };
     for (const { ref, consolidation_id: cid } of refs) {
       if (picked.has(ref)) continue;
-      const run = cid ? await historyRun(spaceId, cid).catch((error: unknown) => corpus.skipDamaged('neighbours', error, null)) : await liveRun(spaceId);
+      const run = await runOf(cid ?? null);
       const at = run?.indexOf(ref) ?? -1;
       if (!run || at < 0) continue;
       const note = run.at(at);
