@@ -87,7 +87,9 @@ export function createNeighbours(corpus: Corpus) {
       if (i >= ids.length) return liveRun(spaceId);
       const cid = ids[i] as string;
       const record = await corpus.record(spaceId, cid).catch((error: unknown) => corpus.skipDamaged('neighbours', error, null));
-      if (record?.kind === 'consolidation' && record.notes.length > 0) return historyRun(spaceId, cid);
+      if (record?.kind !== 'consolidation' || record.notes.length === 0) continue;
+      const next = await historyRun(spaceId, cid).catch((error: unknown) => corpus.skipDamaged('neighbours', error, null));
+      if (next) return next; // a damaged one is passed over, as everywhere in recall
     }
     return null;
   };
