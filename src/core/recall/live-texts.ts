@@ -223,13 +223,15 @@ export function decodeLiveTexts(buffer: Buffer, spaceId: string): Packed {
   const owners = new Uint32Array(lengths.length);
   let end = 0;
   let text = 0;
-  counts.forEach((count, note) => {
-    for (let i = 0; i < count; i++, text++) {
+  for (let note = 0; note < counts.length; note++) {
+    for (let i = 0; i < (counts[note] as number); i++, text++) {
       end += lengths[text] as number;
       ends[text] = end;
       owners[text] = note;
     }
-  });
+  }
   if (end !== joined.length) throw new Error('live texts do not add up to their lengths');
-  return { filenames: filenames as string[], index: new Map((filenames as string[]).map((filename, note) => [filename, note])), joined, ends, owners };
+  const index = new Map<string, number>();
+  for (let note = 0; note < filenames.length; note++) index.set(filenames[note] as string, note);
+  return { filenames: filenames as string[], index, joined, ends, owners };
 }
