@@ -1,6 +1,6 @@
 import { invalid } from '../../shared/errors.js';
 import type { Caller } from '../caller.js';
-import type { NoteName } from '../note/note-name.js';
+import { type NoteName, parseNoteName } from '../note/note-name.js';
 import type { Corpus, Level0Note, Level0Text } from './corpus.js';
 import type { MemorySearchInput, RecallHit, RecallOptions, RecallService } from './recall-service.js';
 
@@ -40,7 +40,7 @@ export interface NoteRef {
   consolidation_id?: string | undefined;
 }
 
-/** Notes in time order that are stored together: live/ (`cid` null), or one consolidation's notes.json. */
+/** Notes in time order that are stored together: live/ (`cid` null), or one consolidation (its record's list). */
 interface Run {
   cid: string | null;
   size: number;
@@ -50,10 +50,11 @@ interface Run {
 
 /**
  * The notes written just before and after a note in the same space, live or consolidated. Notes are
- * stored in runs already in time order — live/ (the corpus's sorted listing) and each consolidation's
- * notes.json — so a side is walked from the note's place in its run, then into the next run (the
- * consolidation before, or after, or live/ after the newest): a few notes read per hit, never level 0
- * sorted whole. A forgotten note is no one's neighbour: the corpus leaves it out of both.
+ * stored in runs already in time order — live/ (the corpus's sorted listing) and each consolidation
+ * (its record's list of notes, oldest first) — so a side is walked from the note's place in its run,
+ * then into the next run (the consolidation before, or after, or live/ after the newest): names only,
+ * never level 0 sorted whole; `of` then reads the few texts it returns. A forgotten note is no one's
+ * neighbour: the corpus leaves it out of both.
  */
 export function createNeighbours(corpus: Corpus) {
   /** The live listing's positions, by listing (the corpus hands back the same array while live/ is unchanged). */
@@ -70,9 +71,22 @@ export function createNeighbours(corpus: Corpus) {
     return { cid: null, size: names.length, at: (i) => ({ ...(names[i] as NoteName), source: 'live' }), indexOf: (filename) => known.get(filename) ?? -1 };
   };
 
+  /** A consolidation's notes by name, from its record (oldest first, forgotten ones left out): no notes.json read. */
+  const historyNames = new WeakMap<readonly string[], { names: Level0Note[]; positions: Map<string, number> }>();
   const historyRun = async (spaceId: string, cid: string): Promise<Run> => {
-    const notes = await corpus.historyNotes(spaceId, cid);
-    return { cid, size: notes.length, at: (i) => notes[i] as Level0Text, indexOf: (filename) => notes.findIndex((note) => note.filename === filename) };
+    const record = await corpus.record(spaceId, cid);
+    const filenames = record?.kind === 'consolidation' ? record.notes : [];
+    let known = historyNames.get(filenames);
+    if (!known) {
+      const names = filenames.flatMap((filename): Level0Note[] => {
+        const name = parseNoteName(filename);
+        return name ? [{ ...name, source: 'history', consolidation_id: cid }] : [];
+      });
+      known = { names, positions: new Map(names.map((name, i) => [name.filename, i])) };
+      historyNames.set(filenames, known);
+    }
+    const { names, positions } = known;
+    return { cid, size: names.length, at: (i) => names[i] as Level0Note, indexOf: (filename) => positions.get(filename) ?? -1 };
   };
 
   /** The run next to `run` in time (`step` -1: older), or null at the edge of the space. */
@@ -146,13 +160,13 @@ export function createNeighbours(corpus: Corpus) {
   return {
     around,
 
-    /** `around`, with each neighbour's text (history notes come with it; live ones are read through the corpus's cache). */
+    /** `around`, with each neighbour's text (read through the corpus's caches). */
     async of(spaceId: string, refs: readonly NoteRef[], options: NeighbourOptions): Promise<Map<string, NoteNeighbours>> {
       const picked = await around(spaceId, refs, options);
-      const live = new Map<string, Level0Note>();
-      for (const entry of picked.values()) for (const other of [...entry.before, ...entry.after]) if (!other.consolidation_id) live.set(other.filename, other);
-      const texts = new Map((await corpus.read(spaceId, [...live.values()])).map((text) => [text.filename, text]));
-      const withText = (list: Level0Note[]) => list.flatMap((note) => (note.consolidation_id ? [note as Level0Text] : (texts.get(note.filename) ?? [])));
+      const wanted = new Map<string, Level0Note>();
+      for (const entry of picked.values()) for (const other of [...entry.before, ...entry.after]) wanted.set(other.filename, other);
+      const texts = new Map((await corpus.read(spaceId, [...wanted.values()])).map((text) => [text.filename, text]));
+      const withText = (list: Level0Note[]) => list.flatMap((note) => texts.get(note.filename) ?? []);
       const found = new Map<string, NoteNeighbours>();
       for (const [ref, entry] of picked) found.set(ref, { before: withText(entry.before), after: withText(entry.after) });
       return found;
