@@ -3,17 +3,11 @@
  * edit distance (a scan restricted to terms of the same first character and a close length).
  * Sorting is by UTF-16 code unit, the order of `Array.prototype.sort` and of `<` on strings.
  */
+import { firstIndex } from '../shared/bisect.js';
 
 /** Index of the first term >= key. */
 export function lowerBound(sorted: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as string) < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return firstIndex(sorted.length, (i) => (sorted[i] as string) >= key);
 }
 
 /** The half-open range of terms that start with `prefix`. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { firstIndex } from '../../shared/bisect.js';
 
 /**
  * What `live_search` matches, kept so that a new process need not read every live note: each live
@@ -140,28 +141,10 @@ export function createLiveTexts() {
 }
 
 /** The text holding position `at` of the joined texts: the first whose end is past it. */
-function textAt(ends: Uint32Array, at: number): number {
-  let low = 0;
-  let high = ends.length - 1;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if ((ends[mid] as number) > at) high = mid;
-    else low = mid + 1;
-  }
-  return low;
-}
+const textAt = (ends: Uint32Array, at: number): number => firstIndex(ends.length, (i) => (ends[i] as number) > at);
 
 /** The first text of a note (texts are in note order). */
-function firstTextOf(owners: Uint32Array, note: number): number {
-  let low = 0;
-  let high = owners.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if ((owners[mid] as number) < note) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
+const firstTextOf = (owners: Uint32Array, note: number): number => firstIndex(owners.length, (i) => (owners[i] as number) >= note);
 
 /**
  * The file: "LMLT", u32 format version, the SHA-256 of what follows, u32 length of a JSON header

@@ -26,6 +26,7 @@ import { createLiveTexts, encodeLiveTexts, type LiveMatch, searchableTexts } fro
 import { toStamp } from '../note/note-name.js';
 import { COMMIT_SKEW_MS, stampMs } from './newest.js';
 import { MAX_LEVEL, parseRecord } from './summaries/record.js';
+import { firstIndex } from '../../shared/bisect.js';
 
 /**
  * A snapshot is written once this many documents changed since the last one this process knows, and
@@ -175,13 +176,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       const written = stampMs(filename);
       if (Number.isFinite(written)) {
         const from = toStamp(new Date(written - COMMIT_SKEW_MS));
-        let low = 0;
-        let high = stamped.length;
-        while (low < high) {
-          const middle = (low + high) >>> 1;
-          if ((stamped[middle] as string) < from) low = middle + 1;
-          else high = middle;
-        }
+        const low = firstIndex(stamped.length, (i) => (stamped[i] as string) >= from);
         if (stamped.length - low + unstamped.length <= IN_HISTORY_PROBES)
           return [...stamped.slice(low), ...unstamped].some((cid) => index.has(noteDocId(filename, cid)));
       }
