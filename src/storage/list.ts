@@ -5,6 +5,9 @@ import type { ListOptions, ListPage, ObjectInfo, StorageDriver } from './types.j
  * one prefix entry; the cursor is the last key or prefix returned. Without a limit, one page holds all.
  */
 export function paginate(sortedKeys: readonly string[], prefix: string, options: ListOptions, describe: (key: string) => ObjectInfo): ListPage {
+  // The common case, one page of every key: nothing to skip, collapse or cut.
+  if (options.limit === undefined && options.cursor === undefined && options.startAfter === undefined && !options.delimiter)
+    return { objects: sortedKeys.map(describe), prefixes: [] };
   const limit = Math.max(1, options.limit ?? Number.POSITIVE_INFINITY);
   const objects: ObjectInfo[] = [];
   const prefixes: string[] = [];

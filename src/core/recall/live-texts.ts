@@ -26,11 +26,15 @@ export type LiveMatch = 'match' | 'no-match' | 'unknown';
 
 export type LiveTexts = ReturnType<typeof createLiveTexts>;
 
-/** A file's texts as loaded: every text end to end in `joined`, text i ending at `ends[i]` and belonging to note `owners[i]`. */
+/**
+ * A file's texts as loaded: every text end to end in `joined`, as the file's UTF-8 bytes (never decoded
+ * whole: a search looks for the needle's bytes), text i ending at byte `ends[i]` and belonging to note
+ * `owners[i]`.
+ */
 export interface Packed {
   filenames: string[];
   index: Map<string, number>;
-  joined: string;
+  joined: Buffer;
   ends: Uint32Array;
   owners: Uint32Array;
 }
@@ -49,7 +53,7 @@ export function createLiveTexts() {
     const { joined, ends, owners } = packed as Packed;
     const texts: string[] = [];
     let i = firstTextOf(owners, note);
-    for (; i < owners.length && owners[i] === note; i++) texts.push(joined.slice(i === 0 ? 0 : (ends[i - 1] as number), ends[i]));
+    for (; i < owners.length && owners[i] === note; i++) texts.push(joined.toString('utf8', i === 0 ? 0 : (ends[i - 1] as number), ends[i]));
     return texts;
   };
 
@@ -104,15 +108,17 @@ export function createLiveTexts() {
       const hits = new Set<number>();
       if (packed && needle.length > 0) {
         const { joined, ends, owners } = packed;
-        for (let at = joined.indexOf(needle); at >= 0; ) {
+        // UTF-8 is self-synchronising: the needle's bytes are found only where its characters are.
+        const bytes = Buffer.from(needle, 'utf8');
+        for (let at = joined.indexOf(bytes); at >= 0; ) {
           const text = textAt(ends, at);
-          if (at + needle.length <= (ends[text] as number)) {
+          if (at + bytes.length <= (ends[text] as number)) {
             const note = owners[text] as number;
             hits.add(note);
             let last = text; // the rest of this note's texts need no look
             while (last + 1 < owners.length && owners[last + 1] === note) last++;
-            at = joined.indexOf(needle, ends[last]);
-          } else at = joined.indexOf(needle, at + 1);
+            at = joined.indexOf(bytes, ends[last]);
+          } else at = joined.indexOf(bytes, at + 1);
         }
       }
       return (filename) => {
@@ -134,13 +140,13 @@ export function createLiveTexts() {
 
     /** An estimate of the memory held (UTF-16 characters, and a fixed cost per entry and per text). */
     bytes(): number {
-      const file = packed ? packed.joined.length * 2 + packed.filenames.length * (ENTRY_BYTES + 2 * 60) + packed.ends.length * 8 : 0;
+      const file = packed ? packed.joined.length + packed.filenames.length * (ENTRY_BYTES + 2 * 60) + packed.ends.length * 8 : 0;
       return file + added.size * ENTRY_BYTES + addedChars * 2;
     },
   };
 }
 
-/** The text holding position `at` of the joined texts: the first whose end is past it. */
+/** The text holding byte `at` of the joined texts: the first whose end is past it. */
 const textAt = (ends: Uint32Array, at: number): number => firstIndex(ends.length, (i) => (ends[i] as number) > at);
 
 /** The first text of a note (texts are in note order). */
@@ -148,7 +154,7 @@ const firstTextOf = (owners: Uint32Array, note: number): number => firstIndex(ow
 
 /**
  * The file: "LMLT", u32 format version, the SHA-256 of what follows, u32 length of a JSON header
- * `{ space_id, filenames, texts: per note how many, lengths: per text its length in UTF-16 units }`,
+ * `{ space_id, filenames, texts: per note how many, lengths: per text its length in UTF-8 bytes }`,
  * the header, then every text end to end (UTF-8), as `searchableTexts` gives them.
  */
 const MAGIC = Buffer.from('LMLT');
@@ -164,14 +170,15 @@ export function encodeLiveTexts(spaceId: string, entries: Iterable<[string, read
     filenames.push(filename);
     counts.push(entry.length);
     for (const text of entry) {
-      lengths.push(text.length);
+      lengths.push(Buffer.byteLength(text, 'utf8'));
       texts.push(text);
     }
   }
   const header = Buffer.from(JSON.stringify({ space_id: spaceId, filenames, texts: counts, lengths }), 'utf8');
   const headerLength = Buffer.alloc(4);
   headerLength.writeUInt32LE(header.length, 0);
-  const body = Buffer.concat([headerLength, header, Buffer.from(texts.join(''), 'utf8')]);
+  // Each text encoded on its own, as its length was taken (a lone surrogate is one replacement character in both).
+  const body = Buffer.concat([headerLength, header, ...texts.map((text) => Buffer.from(text, 'utf8'))]);
   const prefix = Buffer.alloc(PREFIX_BYTES);
   MAGIC.copy(prefix, 0);
   prefix.writeUInt32LE(FORMAT_VERSION, 4);
@@ -201,7 +208,7 @@ export function decodeLiveTexts(buffer: Buffer, spaceId: string): Packed {
     isCountList(lengths, 0) &&
     lengths.length === counts.reduce((sum, n) => sum + n, 0);
   if (!wellFormed) throw new Error('live texts hold a list that is not filenames and their texts');
-  const joined = body.toString('utf8', 4 + headerLength);
+  const joined = body.subarray(4 + headerLength);
   const ends = new Uint32Array(lengths.length);
   const owners = new Uint32Array(lengths.length);
   let end = 0;

@@ -261,7 +261,8 @@ export function createFsDriver(rootDir: string): StorageDriver {
       // A shallow walk already yields sub-folders as 'name/'; a deep one yields only files.
       // Only what is after `startAfter` is sorted: a listing of the newest notes sorts those alone.
       const after = options.startAfter;
-      const keys = found.filter((key) => key.startsWith(normalized) && (after === undefined || compareKeys(key, after) > 0)).sort(compareKeys);
+      // The default sort is by UTF-16 code unit, the order of `<` (compareKeys), without a call per comparison.
+      const keys = found.filter((key) => key.startsWith(normalized) && (after === undefined || compareKeys(key, after) > 0)).sort();
       return paginate(keys, normalized, options, (key) => ({ key }));
     },
 
