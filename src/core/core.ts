@@ -12,7 +12,7 @@ import { createEvents } from './events.js';
 import { createNoteService } from './note/note-service.js';
 import { createCorpus } from './recall/corpus.js';
 import { createMemoryContext } from './recall/memory-context.js';
-import { createNeighbours, searchWithNeighbours } from './recall/neighbours.js';
+import { searchWithNeighbours } from './recall/neighbours.js';
 import { createRecallService } from './recall/recall-service.js';
 import { createSources } from './recall/sources.js';
 import { createSummaryJobs } from './recall/summaries/jobs.js';
@@ -80,8 +80,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   const health = createHealth(context);
   const sources = createSources(context, corpus);
   const recall = createRecallService(context, corpus, searchEngine, sources);
-  const neighbours = createNeighbours(corpus);
-  const memoryContext = createMemoryContext(context, corpus, recall, neighbours);
+  const memoryContext = createMemoryContext(context, corpus, recall);
   const forget = createForgetService(context, {
     corpus,
     search: recall.search,
@@ -109,7 +108,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     doctor,
     /** Model tokens spent per space (spend/): `live-mem spend`. */
     spend: { report: (caller: Parameters<typeof spendReport>[1], input: { space_id: string; since?: string }) => spendReport(context, caller, input) },
-    recall: { ...recall, search: searchWithNeighbours(recall.search, neighbours), context: memoryContext },
+    recall: { ...recall, search: searchWithNeighbours(recall.search, recall.neighbours), context: memoryContext },
     /** Provenance: the notes behind a bank section and the sections behind a note (bank_explain; forget reports with it). */
     sources,
     summaries: {

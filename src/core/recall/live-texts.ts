@@ -24,8 +24,6 @@ export const matchesNeedle = (texts: readonly string[], needle: string): boolean
 /** What live_search knows of a note before reading it, for one needle. */
 export type LiveMatch = 'match' | 'no-match' | 'unknown';
 
-export type LiveTexts = ReturnType<typeof createLiveTexts>;
-
 /**
  * A file's texts as loaded: every text end to end in `joined`, as the file's UTF-8 bytes (never decoded
  * whole: a search looks for the needle's bytes), text i ending at byte `ends[i]` and belonging to note

@@ -8,7 +8,7 @@ import { requireSpace } from '../space/meta.js';
 import { estimateTokens } from '../tokens.js';
 import { validateQuery, validateSpaceId } from '../validate.js';
 import type { Corpus, Level0Text } from './corpus.js';
-import { clipNote, type NeighbourOptions, type Neighbours } from './neighbours.js';
+import { clipNote, type NeighbourOptions } from './neighbours.js';
 import { newestNotes } from './newest.js';
 import type { RecallHit, RecallOptions, RecallService } from './recall-service.js';
 import { MAX_LEVEL, type SummaryRecord } from './summaries/record.js';
@@ -153,13 +153,7 @@ function pack(sections: Section[], shares: Record<SectionName, number>, heading:
  * a share of `max_tokens` (with a query most goes to the hits, without most to the recent notes);
  * what is left then goes to the sections that have more to give, hits first (see `pack`).
  */
-export function createMemoryContext(
-  context: CoreContext,
-  corpus: Corpus,
-  recall: RecallService,
-  neighbours: Neighbours,
-  tuning: ContextTuning = DEFAULT_CONTEXT_TUNING,
-) {
+export function createMemoryContext(context: CoreContext, corpus: Corpus, recall: RecallService, tuning: ContextTuning = DEFAULT_CONTEXT_TUNING) {
   /**
    * Every summary, from the summary folders (not the search index: loading a whole space's index
    * to learn which summaries exist would make a context cost the space).
@@ -181,7 +175,7 @@ export function createMemoryContext(
   /** Hits as items, a note's with its neighbours. */
   const hitItems = async (spaceId: string, hits: RecallHit[]): Promise<Item[]> => {
     const notes = hits.filter((hit) => hit.source === 'live' || hit.source === 'history');
-    const around = await neighbours.of(
+    const around = await recall.neighbours.of(
       spaceId,
       notes.map(({ ref, consolidation_id }) => ({ ref, consolidation_id })),
       tuning.neighbours,

@@ -29,13 +29,15 @@ export interface NoteNeighbours {
   after: Level0Text[];
 }
 
+const NO_NOTES: readonly string[] = [];
+
 /** How far a side is walked looking for the notes `by` keeps (an agent silent for long has none near). */
 const MAX_WALK = 64;
 /** History entries looked at past a run's edge for the next consolidation with notes (compactions, revisions, forgets have none). */
 const MAX_HOPS = 8;
 
 /** A note asked about: its file name, and the consolidation that holds it (none: a live note). */
-export interface NoteRef {
+export interface NotePlace {
   ref: string;
   consolidation_id?: string | undefined;
 }
@@ -71,11 +73,16 @@ export function createNeighbours(corpus: Corpus) {
     return { cid: null, size: names.length, at: (i) => ({ ...(names[i] as NoteName), source: 'live' }), indexOf: (filename) => known.get(filename) ?? -1 };
   };
 
-  /** A consolidation's notes by name, from its record (oldest first, forgotten ones left out): no notes.json read. */
+  /**
+   * A consolidation's notes by name, from its record (oldest first, forgotten ones left out): no
+   * notes.json read. Empty for another kind of entry; null for a damaged or unfinished record (passed
+   * over, as everywhere in recall).
+   */
   const historyNames = new WeakMap<readonly string[], { names: Level0Note[]; positions: Map<string, number> }>();
-  const historyRun = async (spaceId: string, cid: string): Promise<Run> => {
-    const record = await corpus.record(spaceId, cid);
-    const filenames = record?.kind === 'consolidation' ? record.notes : [];
+  const historyRun = async (spaceId: string, cid: string): Promise<Run | null> => {
+    const record = await corpus.record(spaceId, cid).catch((error: unknown) => corpus.skipDamaged('neighbours', error, null));
+    if (!record) return null; // damaged, or still being written
+    const filenames = record.kind === 'consolidation' ? record.notes : NO_NOTES;
     let known = historyNames.get(filenames);
     if (!known) {
       const names = filenames.flatMap((filename): Level0Note[] => {
@@ -99,11 +106,8 @@ export function createNeighbours(corpus: Corpus) {
       i += step;
       if (i < 0) return null;
       if (i >= ids.length) return liveRun(spaceId);
-      const cid = ids[i] as string;
-      const record = await corpus.record(spaceId, cid).catch((error: unknown) => corpus.skipDamaged('neighbours', error, null));
-      if (record?.kind !== 'consolidation' || record.notes.length === 0) continue;
-      const next = await historyRun(spaceId, cid).catch((error: unknown) => corpus.skipDamaged('neighbours', error, null));
-      if (next) return next; // a damaged one is passed over, as everywhere in recall
+      const next = await historyRun(spaceId, ids[i] as string);
+      if (next && next.size > 0) return next;
     }
     return null;
   };
@@ -115,7 +119,7 @@ export function createNeighbours(corpus: Corpus) {
    */
   const around = async (
     spaceId: string,
-    refs: readonly NoteRef[],
+    refs: readonly NotePlace[],
     options: NeighbourOptions,
   ): Promise<Map<string, { before: Level0Note[]; after: Level0Note[] }>> => {
     const picked = new Map<string, { before: Level0Note[]; after: Level0Note[] }>();
@@ -125,7 +129,7 @@ export function createNeighbours(corpus: Corpus) {
     const runOf = (cid: string | null): Promise<Run | null> => {
       let run = runs.get(cid);
       if (!run) {
-        run = cid === null ? liveRun(spaceId) : historyRun(spaceId, cid).catch((error: unknown) => corpus.skipDamaged('neighbours', error, null));
+        run = cid === null ? liveRun(spaceId) : historyRun(spaceId, cid);
         runs.set(cid, run);
       }
       return run;
@@ -161,7 +165,7 @@ export function createNeighbours(corpus: Corpus) {
     around,
 
     /** `around`, with each neighbour's text (read through the corpus's caches). */
-    async of(spaceId: string, refs: readonly NoteRef[], options: NeighbourOptions): Promise<Map<string, NoteNeighbours>> {
+    async of(spaceId: string, refs: readonly NotePlace[], options: NeighbourOptions): Promise<Map<string, NoteNeighbours>> {
       const picked = await around(spaceId, refs, options);
       const wanted = new Map<string, Level0Note>();
       for (const entry of picked.values()) for (const other of [...entry.before, ...entry.after]) wanted.set(other.filename, other);

@@ -356,6 +356,8 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
 
   return {
     search,
+    /** The notes written around a note (neighbours.ts): the ranking lends along them, memory_context shows them. */
+    neighbours,
     indexOf,
     readSummary,
     textOf,
