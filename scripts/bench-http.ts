@@ -20,6 +20,7 @@
  *   LIVE_MEM_BENCH_BIN=<path to bin/live-mem.cjs>   measures another build (e.g. the one before a change)
  *   LIVE_MEM_BENCH_BARE_POOL=16                     the bare server's libuv thread pool (default: Node's, 4;
  *                                                   live-mem's bin/ sets 16 for itself)
+ *   LIVE_MEM_BENCH_HTTP_PLAN='[{"clients":50,"rounds":3}]'   other rounds than PLAN (a quick look while working)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -34,11 +35,13 @@ import { createFsDriver } from '../src/storage/fs/fs-driver.js';
 import { atLeast, atMost, BIN, figure, freshHome, progress, type Figure } from './bench-lib.js';
 
 /** Rounds per N: the target is judged at N = 50, so it gets the most. About 7 s a round. */
-const PLAN = [
-  { clients: 10, rounds: 3 },
-  { clients: 50, rounds: 9 },
-  { clients: 200, rounds: 3 },
-] as const;
+const PLAN = process.env.LIVE_MEM_BENCH_HTTP_PLAN
+  ? JSON.parse(process.env.LIVE_MEM_BENCH_HTTP_PLAN)
+  : ([
+      { clients: 10, rounds: 3 },
+      { clients: 50, rounds: 9 },
+      { clients: 200, rounds: 3 },
+    ] as const);
 const HTTP_WARM_MS = 4_000;
 const HTTP_RUN_MS = 3_000;
 const MINIMAL = fileURLToPath(new URL('./minimal-http-server.mjs', import.meta.url));

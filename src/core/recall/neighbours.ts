@@ -1,7 +1,8 @@
 import { invalid } from '../../shared/errors.js';
 import type { Caller } from '../caller.js';
+import { firstIndex } from '../../shared/bisect.js';
 import { type NoteName, parseNoteName } from '../note/note-name.js';
-import type { Corpus, Level0Note, Level0Text } from './corpus.js';
+import { compareOldestFirst, type Corpus, type Level0Note, type Level0Text } from './corpus.js';
 import type { MemorySearchInput, RecallHit, RecallOptions, RecallService } from './recall-service.js';
 
 /** The most neighbours a memory_search hit carries on each side. */
@@ -59,18 +60,25 @@ interface Run {
  * neighbour: the corpus leaves it out of both.
  */
 export function createNeighbours(corpus: Corpus) {
-  /** The live listing's positions, by listing (the corpus hands back the same array while live/ is unchanged). */
-  const livePositions = new WeakMap<readonly NoteName[], Map<string, number>>();
-
-  const liveRun = async (spaceId: string): Promise<Run> => {
-    const names = await corpus.liveNames(spaceId);
-    let positions = livePositions.get(names);
-    if (!positions) {
-      positions = new Map(names.map((name, i) => [name.filename, i]));
-      livePositions.set(names, positions);
-    }
-    const known = positions;
-    return { cid: null, size: names.length, at: (i) => ({ ...(names[i] as NoteName), source: 'live' }), indexOf: (filename) => known.get(filename) ?? -1 };
+  /**
+   * live/ as a run: the listing the caller ranks from when it has one (a search's index, caught up a
+   * moment ago: listing again would read the whole folder a second time), else the corpus's. A note
+   * is found by a binary search of its name: the listing is sorted oldest first, and building a map
+   * of a few thousand names per new note cost more than the search it served.
+   */
+  const liveRun = async (spaceId: string, listing?: readonly NoteName[]): Promise<Run> => {
+    const names = listing ?? (await corpus.liveNames(spaceId));
+    return {
+      cid: null,
+      size: names.length,
+      at: (i) => ({ ...(names[i] as NoteName), source: 'live' }),
+      indexOf: (filename) => {
+        const name = parseNoteName(filename);
+        if (!name) return -1;
+        const at = firstIndex(names.length, (i) => compareOldestFirst(names[i] as NoteName, name) >= 0);
+        return names[at]?.filename === filename ? at : -1;
+      },
+    };
   };
 
   /**
@@ -97,7 +105,7 @@ export function createNeighbours(corpus: Corpus) {
   };
 
   /** The run next to `run` in time (`step` -1: older), or null at the edge of the space. */
-  const nextRun = async (spaceId: string, run: Run, step: 1 | -1): Promise<Run | null> => {
+  const nextRun = async (spaceId: string, run: Run, step: 1 | -1, live: () => Promise<Run>): Promise<Run | null> => {
     if (run.cid === null && step === 1) return null;
     const ids = await corpus.historyIds(spaceId);
     let i = run.cid === null ? ids.length : ids.indexOf(run.cid);
@@ -105,7 +113,7 @@ export function createNeighbours(corpus: Corpus) {
     for (let hops = 0; hops < MAX_HOPS; hops++) {
       i += step;
       if (i < 0) return null;
-      if (i >= ids.length) return liveRun(spaceId);
+      if (i >= ids.length) return live();
       const next = await historyRun(spaceId, ids[i] as string);
       if (next && next.size > 0) return next;
     }
@@ -115,12 +123,14 @@ export function createNeighbours(corpus: Corpus) {
   /**
    * The notes around each note asked about (a note not where its ref says, or forgotten, has none):
    * up to `before` and `after` notes on each side, counted among the notes `by` keeps; the edges of
-   * the space give fewer. Names only: no text is read.
+   * the space give fewer. Names only: no text is read. `liveListing`: live/'s listing the caller
+   * already holds (a search's index, just caught up), so live/ is not listed again.
    */
   const around = async (
     spaceId: string,
     refs: readonly NotePlace[],
     options: NeighbourOptions,
+    liveListing?: readonly NoteName[],
   ): Promise<Map<string, { before: Level0Note[]; after: Level0Note[] }>> => {
     const picked = new Map<string, { before: Level0Note[]; after: Level0Note[] }>();
     if (options.before <= 0 && options.after <= 0) return picked;
@@ -129,7 +139,7 @@ export function createNeighbours(corpus: Corpus) {
     const runOf = (cid: string | null): Promise<Run | null> => {
       let run = runs.get(cid);
       if (!run) {
-        run = cid === null ? liveRun(spaceId) : historyRun(spaceId, cid);
+        run = cid === null ? liveRun(spaceId, liveListing) : historyRun(spaceId, cid);
         runs.set(cid, run);
       }
       return run;
@@ -146,7 +156,7 @@ export function createNeighbours(corpus: Corpus) {
         let current: Run | null = run;
         for (let i = at + step, walked = 0; current && taken.length < count && walked < MAX_WALK; i += step) {
           if (i < 0 || i >= current.size) {
-            current = await nextRun(spaceId, current, step);
+            current = await nextRun(spaceId, current, step, () => runOf(null) as Promise<Run>);
             i = current === null ? 0 : step === 1 ? -1 : current.size;
             continue;
           }

@@ -290,6 +290,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       spaceId,
       lenders.map(({ ref }) => ref),
       { before: 1, after: 1, by: 'any' },
+      index.liveNames,
     );
     const ids = new Map(
       lenders.map(({ hit, ref }) => {

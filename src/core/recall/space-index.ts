@@ -23,7 +23,7 @@ import {
 import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.js';
 import { encodeSnapshot, type IndexStore, type SnapshotHeader, type SummaryCoverage } from './index-store.js';
 import { createLiveTexts, encodeLiveTexts, type LiveMatch, searchableTexts } from './live-texts.js';
-import { toStamp } from '../note/note-name.js';
+import { type NoteName, toStamp } from '../note/note-name.js';
 import { COMMIT_SKEW_MS, stampMs } from './newest.js';
 import { MAX_LEVEL, parseRecord } from './summaries/record.js';
 import { firstIndex } from '../../shared/bisect.js';
@@ -116,7 +116,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   let historyFilenames: Set<string> | null = null;
   const history = new Set<string>(); // history ids indexed: consolidations (their notes) and compactions (their pre-images)
   const preimages = new Map<string, NonNullable<SnapshotHeader['preimages']>[string]>(); // compaction id → what is indexed of it
-  let lastLiveListing: unknown;
+  let lastLiveListing: readonly NoteName[] | undefined;
   let bank: SnapshotHeader['bank'] = {};
   let lastBankListing: unknown;
   let synthesis: SnapshotHeader['synthesis'] = null;
@@ -530,6 +530,11 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
 
     get vectors(): VectorStore | null {
       return vectors;
+    },
+
+    /** live/'s listing as of the last catch-up, oldest first (the notes the index holds as live); none before the first. */
+    get liveNames(): readonly NoteName[] | undefined {
+      return lastLiveListing;
     },
 
     /** Up to `limit` documents without a vector, each with its generation (for `setVector`). */

@@ -105,6 +105,29 @@ describe('ranking: what recall knows about a note', () => {
     assert.ok(hits[answer]!.score < ((await search(core, 'Buddy grandfather'))[0]?.score ?? 0));
   });
 
+  it('lends along the listing its index caught up to: a search after a new note lists live/ once', async () => {
+    const driver = createMemoryDriver(); // no folder versions: every listing asked for is made
+    let liveListings = 0;
+    const counted = {
+      ...driver,
+      list: (prefix: string, options?: Parameters<typeof driver.list>[1]) => {
+        if (prefix.endsWith('/live/')) liveListings++;
+        return driver.list(prefix, options);
+      },
+    };
+    const core = createCore({ storage: counted, clock: steppingClock('2026-03-01T09:00:00.000Z', 1000) });
+    await core.spaces.create(owner, { space_id: 'talk' });
+    for (let i = 0; i < 30; i++) await core.notes.write(owner, { space_id: 'talk', category: 'observation', content: `the deploy pipeline, step ${i}` });
+    await search(core, 'deploy pipeline');
+    for (let i = 0; i < 3; i++) {
+      await core.notes.write(owner, { space_id: 'talk', category: 'observation', content: `the deploy pipeline, later step ${i}` });
+      liveListings = 0;
+      const hits = await search(core, 'deploy pipeline');
+      assert.equal(hits.length, 5);
+      assert.equal(liveListings, 1, 'the index caught up with one listing, and the lending walked that one');
+    }
+  });
+
   it("lends a share of a best hit's score to the candidates next to it, and to no other note", () => {
     const hits = [
       { id: 'n:question', score: 10 },
