@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatNoteFile, parseNoteFile } from '../../src/core/note/note-file.js';
-import { formatNoteName, parseNoteName } from '../../src/core/note/note-name.js';
+import { compareNewestFirst, formatNoteName, type NoteName, parseNoteName, sortOldestFirst } from '../../src/core/note/note-name.js';
 import { toAgentName } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { isLiveMemError } from '../../src/shared/errors.js';
@@ -26,6 +26,33 @@ describe('note names', () => {
     const early = formatNoteName(new Date('2026-02-20T18:05:12.009Z'), 'a', 'todo', 'zzzzzz');
     const late = formatNoteName(new Date('2026-02-20T18:05:12.999Z'), 'a', 'todo', '000000');
     assert.ok(parseNoteName(early)!.id < parseNoteName(late)!.id);
+  });
+
+  it('sorts a listing oldest first as a whole sort would: same-second names by millisecond, any input order', () => {
+    const agents = ['zed', 'ada', 'mo_x', 'bob'];
+    const names = Array.from({ length: 200 }, (_, i) => {
+      const time = new Date(Date.UTC(2026, 1, 20, 18, 5, Math.floor(i / 7), (i * 37) % 1000));
+      return parseNoteName(formatNoteName(time, agents[i % agents.length] as string, 'todo', (i * 7919).toString(36).padStart(6, '0'))) as NoteName;
+    });
+    const expected = [...names].sort((a, b) => compareNewestFirst(b, a)).map((name) => name.filename);
+    // As a listing gives them: key order, where agents decide within a second.
+    const keyOrder = [...names].sort((a, b) => (a.filename < b.filename ? -1 : 1));
+    assert.notDeepEqual(
+      keyOrder.map((name) => name.filename),
+      expected,
+      'the case this is for: key order is not time order',
+    );
+    assert.deepEqual(
+      sortOldestFirst(keyOrder).map((name) => name.filename),
+      expected,
+    );
+    // Any other order is sorted whole.
+    const shuffled = [...names].reverse();
+    assert.deepEqual(
+      sortOldestFirst(shuffled).map((name) => name.filename),
+      expected,
+    );
+    assert.deepEqual(sortOldestFirst([]), []);
   });
 
   it('parses names written by the Python server, agents with underscores included', () => {

@@ -50,6 +50,28 @@ export function compareNewestFirst(a: NoteName, b: NoteName): number {
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
+/**
+ * Sorts names oldest first (the reverse of compareNewestFirst), in place. A listing's names come in
+ * key order, which is already stamp order: then only the names sharing a second are sorted (by id),
+ * a linear pass instead of a comparison sort of the whole listing. Any other order is sorted whole.
+ */
+export function sortOldestFirst(names: NoteName[]): NoteName[] {
+  for (let i = 1; i < names.length; i++) {
+    if ((names[i - 1] as NoteName).stamp > (names[i] as NoteName).stamp) return names.sort((a, b) => compareNewestFirst(b, a));
+  }
+  for (let start = 0; start < names.length; ) {
+    const stamp = (names[start] as NoteName).stamp;
+    let end = start + 1;
+    while (end < names.length && (names[end] as NoteName).stamp === stamp) end++;
+    if (end - start > 1) {
+      const run = names.slice(start, end).sort((a, b) => compareNewestFirst(b, a));
+      for (let i = 0; i < run.length; i++) names[start + i] = run[i] as NoteName;
+    }
+    start = end;
+  }
+  return names;
+}
+
 /** The ISO 8601 form of a stamp, at second precision as the seed writes timestamps: 2026-02-20T18:05:12Z. */
 export const stampToIso = (stamp: string): string =>
   `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(9, 11)}:${stamp.slice(11, 13)}:${stamp.slice(13, 15)}Z`;

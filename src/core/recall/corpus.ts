@@ -1,12 +1,12 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
-import { listAll, listPrefixes } from '../../storage/list.js';
+import { listKeys, listPrefixes } from '../../storage/list.js';
 import type { RevisionInfo } from '../consolidation/commit.js';
 import { DISPOSITION_STATUSES, type Disposition, type ProvenanceEntry } from '../consolidation/provenance.js';
 import { decodeHistoryNotes, decodeHistoryPreimages, type HistoryPreimage } from '../consolidation/history.js';
 import type { CoreContext } from '../context.js';
-import { baseName, spaceKeys } from '../layout.js';
-import { compareNewestFirst, parseNoteName, type NoteName } from '../note/note-name.js';
+import { spaceKeys } from '../layout.js';
+import { compareNewestFirst, parseNoteName, sortOldestFirst, type NoteName } from '../note/note-name.js';
 import { toNoteView, type NoteView } from '../note/note-view.js';
 
 /**
@@ -278,13 +278,14 @@ export function createCorpus(context: CoreContext) {
     /** Live note names, oldest first. */
     async liveNames(spaceId: string): Promise<NoteName[]> {
       await sync(spaceId);
-      const names = await cachedListing(spaceKeys(spaceId).live, async () => {
+      const live = spaceKeys(spaceId).live;
+      const names = await cachedListing(live, async () => {
         const names: NoteName[] = [];
-        for await (const object of listAll(storage, spaceKeys(spaceId).live)) {
-          const name = parseNoteName(baseName(object.key));
+        for (const key of await listKeys(storage, live)) {
+          const name = parseNoteName(key.slice(live.length));
           if (name) names.push(name);
         }
-        return names.sort(compareOldestFirst);
+        return sortOldestFirst(names);
       });
       // A forgotten note still in live/ (a forget cut short, finished by the next lease holder) is already gone for readers.
       const known = forgets.get(spaceId);

@@ -262,7 +262,9 @@ export function createFsDriver(rootDir: string): StorageDriver {
       // Only what is after `startAfter` is sorted: a listing of the newest notes sorts those alone.
       const after = options.startAfter;
       // The default sort is by UTF-16 code unit, the order of `<` (compareKeys), without a call per comparison.
-      const keys = found.filter((key) => key.startsWith(normalized) && (after === undefined || compareKeys(key, after) > 0)).sort();
+      // A folder's listing from its start keeps every key found (the common case: no copy).
+      const every = folderKey === normalized && after === undefined;
+      const keys = (every ? found : found.filter((key) => key.startsWith(normalized) && (after === undefined || compareKeys(key, after) > 0))).sort();
       return paginate(keys, normalized, options, (key) => ({ key }));
     },
 
@@ -367,7 +369,11 @@ export function createFsDriver(rootDir: string): StorageDriver {
   };
 }
 
-const isReserved = (name: string): boolean => RESERVED_SUFFIXES.some((suffix) => name.endsWith(suffix));
+/** Asked of every name a listing reads: a loop, not a callback per name. */
+const isReserved = (name: string): boolean => {
+  for (const suffix of RESERVED_SUFFIXES) if (name.endsWith(suffix)) return true;
+  return false;
+};
 
 function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
