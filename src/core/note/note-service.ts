@@ -243,11 +243,15 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
       // index keeps (a new process loads them from one small file beside the snapshot). Bodies are
       // read only for notes those do not know, and for the matches returned — checked again on the
       // body itself, so a stale or altered texts file can never put a wrong note in an answer.
+      const textsLoaded = (liveTextsOf?.(spaceId) ?? Promise.resolve(NO_TEXTS)).catch((error: unknown) => {
+        context.logger.warn(`live_search of '${spaceId}' reads every note: their texts are unavailable`, { error: String(error) });
+        return NO_TEXTS;
+      });
+      // Where folders have versions, the texts first: their file may hold live/'s listing at the version
+      // the folder is still at (a new process then reads no listing); elsewhere both at once.
+      if (storage.version) await textsLoaded;
       const [texts, names] = await Promise.all([
-        (liveTextsOf?.(spaceId) ?? Promise.resolve(NO_TEXTS)).catch((error: unknown) => {
-          context.logger.warn(`live_search of '${spaceId}' reads every note: their texts are unavailable`, { error: String(error) });
-          return NO_TEXTS;
-        }),
+        textsLoaded,
         corpus.liveNames(spaceId), // without consolidated notes, nor forgotten ones (tombstones)
       ]);
       const found: NoteView[] = [];

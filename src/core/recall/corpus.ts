@@ -112,6 +112,20 @@ export function createCorpus(context: CoreContext) {
     return value;
   };
 
+  /** The version `value` was listed at, while it is still the one cached for `folder` (none: re-read each time). */
+  const listingVersion = (folder: string, value: unknown): string | undefined => {
+    const cached = listings.get(folder);
+    return cached && cached.value === value ? cached.version : undefined;
+  };
+
+  /**
+   * A listing another process read at `version` (a texts file says so), taken as this process's own
+   * when it has none: cachedListing then uses it for as long as the folder is still at that version.
+   */
+  const primeListing = (folder: string, version: string, value: unknown): void => {
+    if (!listings.has(folder)) listings.set(folder, { version, value });
+  };
+
   const windows = new Map<string, { version: string; bounds: string; value: unknown }>();
   /**
    * A part of a folder's listing (`bounds` says which: a newest-first window, newest.ts), kept in
@@ -295,6 +309,8 @@ export function createCorpus(context: CoreContext) {
 
     /** A folder listing through the version cache (for other folders of a space: bank, summaries). */
     cachedListing,
+    listingVersion,
+    primeListing,
 
     windowListing,
     /**

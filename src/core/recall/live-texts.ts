@@ -35,6 +35,8 @@ export interface Packed {
   joined: Buffer;
   ends: Uint32Array;
   owners: Uint32Array;
+  /** live/'s version at which `filenames` were its whole listing, oldest first (see the file format). */
+  listingVersion?: string;
 }
 
 /** Bytes an added entry costs besides its characters (a Map entry, an array, string headers). */
@@ -152,14 +154,18 @@ const firstTextOf = (owners: Uint32Array, note: number): number => firstIndex(ow
 
 /**
  * The file: "LMLT", u32 format version, the SHA-256 of what follows, u32 length of a JSON header
- * `{ space_id, filenames, texts: per note how many, lengths: per text its length in UTF-8 bytes }`,
- * the header, then every text end to end (UTF-8), as `searchableTexts` gives them.
+ * `{ space_id, filenames, texts: per note how many, lengths: per text its length in UTF-8 bytes,
+ * listing_version? }`, the header, then every text end to end (UTF-8), as `searchableTexts` gives them.
+ *
+ * `listing_version`, when present, is live/'s folder version (StorageDriver.version) at which
+ * `filenames`, oldest first, were every note the folder held: a new process that finds the folder
+ * at that version still has that listing, and need not read a folder of ten thousand names again.
  */
 const MAGIC = Buffer.from('LMLT');
 const FORMAT_VERSION = 1;
 const PREFIX_BYTES = 4 + 4 + 32;
 
-export function encodeLiveTexts(spaceId: string, entries: Iterable<[string, readonly string[]]>): Buffer {
+export function encodeLiveTexts(spaceId: string, entries: Iterable<[string, readonly string[]]>, listingVersion?: string): Buffer {
   const filenames: string[] = [];
   const counts: number[] = [];
   const lengths: number[] = [];
@@ -172,7 +178,8 @@ export function encodeLiveTexts(spaceId: string, entries: Iterable<[string, read
       texts.push(text);
     }
   }
-  const header = Buffer.from(JSON.stringify({ space_id: spaceId, filenames, texts: counts, lengths }), 'utf8');
+  const fields = { space_id: spaceId, filenames, texts: counts, lengths, ...(listingVersion === undefined ? {} : { listing_version: listingVersion }) };
+  const header = Buffer.from(JSON.stringify(fields), 'utf8');
   const headerLength = Buffer.alloc(4);
   headerLength.writeUInt32LE(header.length, 0);
   // Each text encoded on its own, as its length was taken (a lone surrogate is one replacement character in both).
@@ -197,7 +204,7 @@ export function decodeLiveTexts(buffer: Buffer, spaceId: string): Packed {
   if (4 + headerLength > body.length) throw new Error('live texts are truncated');
   const header = JSON.parse(body.toString('utf8', 4, 4 + headerLength)) as Record<string, unknown>;
   if (header.space_id !== spaceId) throw new Error(`live texts belong to space '${String(header.space_id)}'`);
-  const { filenames, texts: counts, lengths } = header;
+  const { filenames, texts: counts, lengths, listing_version: listingVersion } = header;
   const wellFormed =
     Array.isArray(filenames) &&
     filenames.every((filename) => typeof filename === 'string') && // only ever compared with names listed: no parse needed
@@ -206,6 +213,7 @@ export function decodeLiveTexts(buffer: Buffer, spaceId: string): Packed {
     isCountList(lengths, 0) &&
     lengths.length === counts.reduce((sum, n) => sum + n, 0);
   if (!wellFormed) throw new Error('live texts hold a list that is not filenames and their texts');
+  if (listingVersion !== undefined && (typeof listingVersion !== 'string' || listingVersion === '')) throw new Error('live texts hold a listing version that is not one');
   const joined = body.subarray(4 + headerLength);
   const ends = new Uint32Array(lengths.length);
   const owners = new Uint32Array(lengths.length);
@@ -221,5 +229,5 @@ export function decodeLiveTexts(buffer: Buffer, spaceId: string): Packed {
   if (end !== joined.length) throw new Error('live texts do not add up to their lengths');
   const index = new Map<string, number>();
   for (let note = 0; note < filenames.length; note++) index.set(filenames[note] as string, note);
-  return { filenames: filenames as string[], index, joined, ends, owners };
+  return { filenames: filenames as string[], index, joined, ends, owners, ...(listingVersion === undefined ? {} : { listingVersion }) };
 }

@@ -23,7 +23,7 @@ import {
 import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.js';
 import { encodeSnapshot, type IndexStore, type SnapshotHeader, type SummaryCoverage } from './index-store.js';
 import { createLiveTexts, encodeLiveTexts, type LiveMatch, searchableTexts } from './live-texts.js';
-import { type NoteName, toStamp } from '../note/note-name.js';
+import { type NoteName, parseNoteName, sortOldestFirst, toStamp } from '../note/note-name.js';
 import { COMMIT_SKEW_MS, stampMs } from './newest.js';
 import { MAX_LEVEL, parseRecord } from './summaries/record.js';
 import { firstIndex } from '../../shared/bisect.js';
@@ -101,13 +101,27 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   const loadTexts = (): Promise<void> =>
     (textsLoading ??= store.loadNewestLive(spaceId).then(
       (file) => {
-        if (file) texts.load(file);
+        if (!file) return;
+        texts.load(file);
+        if (file.listingVersion === undefined) return;
+        const names = file.filenames.map(parseNoteName);
+        if (names.every((name) => name !== null)) corpus.primeListing(keys.live, file.listingVersion, sortOldestFirst(names));
       },
       (error: unknown) => {
         textsLoading = null;
         throw error;
       },
     ));
+  /**
+   * The texts file of these live notes, oldest first. With the version of live/ they were listed at
+   * (the corpus's listing, whole: no tombstone filtered out of it) when every one of them has its
+   * texts here: the next process then takes the file's names for live/ while the folder is at it.
+   */
+  const encodeTexts = (filenames: readonly string[], listingVersion: string | undefined): Buffer => {
+    const entries = [...texts.of(filenames)];
+    return encodeLiveTexts(spaceId, entries, entries.length === filenames.length ? listingVersion : undefined);
+  };
+
   /**
    * Filenames indexed as h:, gathered only when inHistory cannot do without: a million of them took
    * 0.7 s to cut from the ids at each snapshot load, and 100 MB beside the index, for the rare fresh
@@ -443,7 +457,9 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       vectors && vectors.size > 0 && context.embeddings ? { model: context.embeddings.label, buffer: vectors.serialize() } : undefined,
     );
     const taken = changes;
-    const liveNow = [...live];
+    // The listing the index caught up to, with its version while the corpus still holds it as read at one.
+    const version = lastLiveListing && corpus.listingVersion(keys.live, lastLiveListing);
+    const liveNow = version !== undefined && lastLiveListing ? lastLiveListing.map((name) => name.filename) : [...live];
     saving = saving
       .then(async () => {
         // A space deleted meanwhile must not come back as an _index/ folder.
@@ -452,7 +468,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
         // none; live_search reads that one). Notes never change, so a text taken now is as good as one
         // taken at the encoding.
         const liveTexts = await loadTexts().then(
-          () => encodeLiveTexts(spaceId, texts.of(liveNow)),
+          () => encodeTexts(liveNow, version),
           () => undefined,
         );
         const written = await store.save(spaceId, { snapshot, ...(liveTexts ? { live: liveTexts } : {}) });
@@ -472,10 +488,11 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     if (loaded || textsUnsaved < SNAPSHOT_AFTER_CHANGES) return;
     textsUnsaved = 0;
     try {
-      const names = (await corpus.liveNames(spaceId)).map((name) => name.filename);
-      texts.retain(new Set(names));
+      const listing = await corpus.liveNames(spaceId);
+      const filenames = listing.map((name) => name.filename);
+      texts.retain(new Set(filenames));
       if (!(await storage.stat(keys.meta))) return;
-      snapshotsHeld.push(...(await store.save(spaceId, { live: encodeLiveTexts(spaceId, texts.of(names)) })));
+      snapshotsHeld.push(...(await store.save(spaceId, { live: encodeTexts(filenames, corpus.listingVersion(keys.live, listing)) })));
     } catch (error) {
       logger.warn(`could not write the live notes' texts of '${spaceId}'`, { error: String(error) });
     }

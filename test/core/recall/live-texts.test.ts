@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { utimes } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { encodeHistoryNotes } from '../../../src/core/consolidation/history.js';
 import { spaceKeys } from '../../../src/core/layout.js';
@@ -6,10 +8,12 @@ import { compareNewestFirst, parseNoteName, type NoteName } from '../../../src/c
 import { toNoteView, type NoteView } from '../../../src/core/note/note-view.js';
 import { createLiveTexts, decodeLiveTexts, encodeLiveTexts, matchesNeedle, searchableTexts } from '../../../src/core/recall/live-texts.js';
 import { listKeys } from '../../../src/storage/list.js';
+import { createFsDriver } from '../../../src/storage/fs/fs-driver.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
 import { makeCore, owner } from '../../helpers/core.js';
 import { makeS3Harness, requireS3OrSkip } from '../../helpers/s3.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 const SPACE = 'tricky';
 const live = spaceKeys(SPACE).live;
@@ -222,6 +226,97 @@ describe("live_search answers from the live notes' texts beside the index snapsh
   });
 });
 
+describe("on fs, live/'s listing beside the texts", () => {
+  /** A store where a first process ran live_search on 150 notes of a settled live/ and left its texts. */
+  async function settledStore(dir: string) {
+    const fs = createFsDriver(dir);
+    const { core: writer } = makeCore({ storage: fs });
+    await writer.spaces.create(owner, { space_id: SPACE });
+    await writeNotes(writer, 150, 0);
+    // The folder's mtime vouches for its listing once it is a few seconds old: made so at once.
+    await settle(dir, 60);
+    const { core: first } = makeCore({ storage: fs });
+    await first.notes.search(owner, { space_id: SPACE, query: 'zzz-nothing', limit: 5 }); // reads every note
+    await first.idle();
+    return fs;
+  }
+  const settle = async (dir: string, minutesAgo: number) => {
+    const then = new Date(Date.now() - minutesAgo * 60_000);
+    await utimes(path.join(dir, SPACE, 'live'), then, then);
+  };
+  /** Counts the listings of live/ and the bodies read. */
+  const counted = (driver: StorageDriver) => {
+    const counts = { liveListings: 0 };
+    const wrapped: StorageDriver = {
+      ...driver,
+      list: (prefix, options) => {
+        if (prefix === live) counts.liveListings++;
+        return driver.list(prefix, options);
+      },
+    };
+    return { driver: wrapped, counts };
+  };
+
+  it('a new process takes the listing from the texts file while live/ is at its version, and lists again once it moved', async () => {
+    const tmp = await tempDir();
+    try {
+      const fs = await settledStore(tmp.dir);
+      const files = await liveFiles(fs);
+      assert.equal(files.length, 1);
+      const file = decodeLiveTexts((await fs.get(files[0]!))!.body, SPACE);
+      assert.equal(file.listingVersion, await fs.version!(live), 'written with the version live/ was listed at');
+      assert.equal(file.filenames.length, 150);
+
+      const meter = counted(fs);
+      const { core } = makeCore({ storage: meter.driver });
+      await assertSameAsScan(core, fs);
+      assert.equal(meter.counts.liveListings, 0, 'no listing of live/: the file had it');
+
+      // Another process writes a note: live/ moves on (unsettled, then settled at another time).
+      const { core: other } = makeCore({ storage: fs });
+      const added = await other.notes.write(owner, { space_id: SPACE, category: 'observation', content: 'a zebracorn seen later' });
+      const found = await core.notes.search(owner, { space_id: SPACE, query: 'zebracorn', limit: 1 });
+      assert.equal(found.notes[0]?.filename, added.filename, 'the process that took the listing sees the new note');
+      await settle(tmp.dir, 30);
+      const again = counted(fs);
+      const { core: next } = makeCore({ storage: again.driver });
+      const fresh = await next.notes.search(owner, { space_id: SPACE, query: 'zebracorn', limit: 1 });
+      assert.equal(fresh.notes[0]?.filename, added.filename, 'a new process sees it too');
+      assert.equal(again.counts.liveListings, 1, 'the folder is at another version: listed');
+      await assertSameAsScan(next, fs);
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it('no version is written where folders have none, nor for a listing read while live/ was changing', async () => {
+    const memory = createMemoryDriver();
+    const { core } = makeCore({ storage: memory });
+    await core.spaces.create(owner, { space_id: SPACE });
+    await writeNotes(core, 120, 0);
+    const { core: reader } = makeCore({ storage: memory });
+    await reader.notes.search(owner, { space_id: SPACE, query: 'zzz-nothing', limit: 5 });
+    await reader.idle();
+    const [key] = await liveFiles(memory);
+    assert.equal(decodeLiveTexts((await memory.get(key!))!.body, SPACE).listingVersion, undefined);
+
+    const tmp = await tempDir();
+    try {
+      const fs = createFsDriver(tmp.dir);
+      const { core: writer } = makeCore({ storage: fs });
+      await writer.spaces.create(owner, { space_id: SPACE });
+      await writeNotes(writer, 120, 0); // live/ changed a moment ago: its mtime vouches for nothing yet
+      const { core: first } = makeCore({ storage: fs });
+      await first.notes.search(owner, { space_id: SPACE, query: 'zzz-nothing', limit: 5 });
+      await first.idle();
+      const [written] = await liveFiles(fs);
+      assert.equal(decodeLiveTexts((await fs.get(written!))!.body, SPACE).listingVersion, undefined);
+    } finally {
+      await tmp.remove();
+    }
+  });
+});
+
 describe('live notes’ texts, packed as a file', () => {
   const ALPHABET = Array.from('abé🎉');
   const filename = (i: number) => `20260220T1800${String(i % 60).padStart(2, '0')}_agent_observation_${i.toString(36).padStart(4, '0')}.md`;
@@ -265,6 +360,12 @@ describe('live notes’ texts, packed as a file', () => {
     assert.equal(texts.matcher('two')(filename(2)), 'unknown');
     const again = decodeLiveTexts(encodeLiveTexts(SPACE, texts.of([filename(1), filename(2), filename(3)])), SPACE);
     assert.deepEqual(again.filenames, [filename(3)]);
+  });
+
+  it('carry the listing version they were given, and refuse one that is not a version', () => {
+    assert.equal(decodeLiveTexts(encodeLiveTexts(SPACE, [[filename(1), ['one']]], 'v1-abc'), SPACE).listingVersion, 'v1-abc');
+    assert.equal(decodeLiveTexts(encodeLiveTexts(SPACE, [[filename(1), ['one']]]), SPACE).listingVersion, undefined);
+    assert.throws(() => decodeLiveTexts(encodeLiveTexts(SPACE, [[filename(1), ['one']]], ''), SPACE), /listing version that is not one/);
   });
 
   it('reject a file of another space, altered or cut short', () => {
