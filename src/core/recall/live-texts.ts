@@ -213,7 +213,8 @@ export function decodeLiveTexts(buffer: Buffer, spaceId: string): Packed {
     isCountList(lengths, 0) &&
     lengths.length === counts.reduce((sum, n) => sum + n, 0);
   if (!wellFormed) throw new Error('live texts hold a list that is not filenames and their texts');
-  if (listingVersion !== undefined && (typeof listingVersion !== 'string' || listingVersion === '')) throw new Error('live texts hold a listing version that is not one');
+  if (listingVersion !== undefined && (typeof listingVersion !== 'string' || listingVersion === ''))
+    throw new Error('live texts hold a listing version that is not one');
   const joined = body.subarray(4 + headerLength);
   const ends = new Uint32Array(lengths.length);
   const owners = new Uint32Array(lengths.length);
