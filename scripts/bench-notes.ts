@@ -63,7 +63,7 @@ const APPEND_RUNS = [
   { count: 2_000, runs: 3, sequentialTarget: 2.5, pipelinedTarget: 10 },
   { count: 10_000, runs: 1, sequentialTarget: 3, pipelinedTarget: 10 },
 ] as const;
-const PROCESSES = 4;
+const PROCESSES = 8;
 const NOTES_PER_PROCESS = 1_000;
 const S3_NOTES = 500;
 

@@ -47,7 +47,7 @@
  *                    the JSON of the tools/list result as the SDK client receives it, in characters and
  *                    tokens (characters / 4), for each tool profile (agent, standard, all) and for the
  *                    official MCP memory server
- *  12. processes     4 live-mem processes writing 1,000 notes each into one space at once: notes present
+ *  12. processes     8 live-mem processes writing 1,000 notes each into one space at once: notes present
  *                    afterwards (all 4,000 expected) and notes/s
  *  13. S3 live_note  500 sequential notes on radosgw when LIVE_MEM_TEST_S3_ENDPOINT points at one, beside
  *                    the p50 of one bare PUT If-None-Match of 250 B from this process
