@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatNoteFile, parseNoteFile } from '../../src/core/note/note-file.js';
-import { compareNewestFirst, formatNoteName, type NoteName, parseNoteName, sortOldestFirst } from '../../src/core/note/note-name.js';
+import { compareNewestFirst, diffListings, formatNoteName, type NoteName, parseNoteName, sortOldestFirst } from '../../src/core/note/note-name.js';
 import { toAgentName } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { isLiveMemError } from '../../src/shared/errors.js';
@@ -53,6 +53,26 @@ describe('note names', () => {
       expected,
     );
     assert.deepEqual(sortOldestFirst([]), []);
+  });
+
+  it('tells two listings apart by the names added and removed, same-second twins included', () => {
+    let seed = 11;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    // Few seconds, few ids, several agents: names that tie on stamp and id and differ by agent are common.
+    const pool = Array.from({ length: 120 }, (_, i) => {
+      const time = new Date(Date.UTC(2026, 1, 20, 18, 5, Math.floor(random() * 4)));
+      return parseNoteName(formatNoteName(time, ['ada', 'bob', 'cy'][i % 3] as string, 'todo', String(Math.floor(random() * 3)).repeat(6))) as NoteName;
+    });
+    const unique = [...new Map(pool.map((name) => [name.filename, name])).values()];
+    for (let round = 0; round < 50; round++) {
+      const before = unique.filter(() => random() < 0.6);
+      const after = unique.filter(() => random() < 0.6);
+      const { added, removed } = diffListings(sortOldestFirst([...before]), sortOldestFirst([...after].reverse()));
+      const names = (list: NoteName[]) => list.map((name) => name.filename).sort();
+      const has = (list: NoteName[]) => new Set(list.map((name) => name.filename));
+      assert.deepEqual(names(added), names(after.filter((name) => !has(before).has(name.filename))));
+      assert.deepEqual(names(removed), names(before.filter((name) => !has(after).has(name.filename))));
+    }
   });
 
   it('parses names written by the Python server, agents with underscores included', () => {

@@ -44,10 +44,14 @@ export function parseNoteName(filename: string): NoteName | null {
   return { filename, stamp, agent: filename.slice(16, categoryStart), category, id };
 }
 
-/** Newest first: by stamp, then by id (whose first two characters are the millisecond). */
+/**
+ * Newest first: by stamp, then by id (whose first two characters are the millisecond), then by
+ * filename — a total order, so two listings of the same names sort alike and can be compared.
+ */
 export function compareNewestFirst(a: NoteName, b: NoteName): number {
   if (a.stamp !== b.stamp) return a.stamp < b.stamp ? 1 : -1;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+  if (a.id !== b.id) return a.id < b.id ? 1 : -1;
+  return a.filename < b.filename ? 1 : a.filename > b.filename ? -1 : 0;
 }
 
 /**
@@ -70,6 +74,30 @@ export function sortOldestFirst(names: NoteName[]): NoteName[] {
     start = end;
   }
   return names;
+}
+
+/** What changed between two listings sorted oldest first: the names only in `after`, and those only in `before`. */
+export function diffListings(before: readonly NoteName[], after: readonly NoteName[]): { added: NoteName[]; removed: NoteName[] } {
+  const added: NoteName[] = [];
+  const removed: NoteName[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < before.length || j < after.length) {
+    const old = before[i];
+    const now = after[j];
+    const order = old === undefined ? 1 : now === undefined ? -1 : compareNewestFirst(now, old);
+    if (order === 0) {
+      i++;
+      j++;
+    } else if (order < 0) {
+      removed.push(old as NoteName); // older than every name left in `after`: gone
+      i++;
+    } else {
+      added.push(now as NoteName);
+      j++;
+    }
+  }
+  return { added, removed };
 }
 
 /** The ISO 8601 form of a stamp, at second precision as the seed writes timestamps: 2026-02-20T18:05:12Z. */

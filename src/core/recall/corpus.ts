@@ -126,6 +126,35 @@ export function createCorpus(context: CoreContext) {
     if (!listings.has(folder)) listings.set(folder, { version, value });
   };
 
+  /**
+   * Per space, live/'s last listing as read: its keys (in key order), their names alike, and those
+   * names oldest first. While live/ changes its version vouches for nothing (fs: for a couple of
+   * seconds after each note), so each read lists it again: the same keys give back the same names
+   * (the same array: readers keyed on it skip their work), new keys alone are parsed.
+   */
+  const liveListings = new Map<string, { keys: string[]; byKey: Array<NoteName | null>; names: NoteName[] }>();
+  const readLiveNames = async (spaceId: string): Promise<NoteName[]> => {
+    const live = spaceKeys(spaceId).live;
+    const keys = await listKeys(storage, live);
+    const last = liveListings.get(spaceId);
+    if (last && sameStrings(last.keys, keys)) return last.names;
+    const byKey = new Array<NoteName | null>(keys.length);
+    for (let i = 0, j = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      if (last) {
+        while (j < last.keys.length && (last.keys[j] as string) < key) j++;
+        if (last.keys[j] === key) {
+          byKey[i] = last.byKey[j] as NoteName | null;
+          continue;
+        }
+      }
+      byKey[i] = parseNoteName(key.slice(live.length));
+    }
+    const names = sortOldestFirst(byKey.filter((name): name is NoteName => name !== null));
+    liveListings.set(spaceId, { keys, byKey, names });
+    return names;
+  };
+
   const windows = new Map<string, { version: string; bounds: string; value: unknown }>();
   /**
    * A part of a folder's listing (`bounds` says which: a newest-first window, newest.ts), kept in
@@ -292,15 +321,7 @@ export function createCorpus(context: CoreContext) {
     /** Live note names, oldest first. */
     async liveNames(spaceId: string): Promise<NoteName[]> {
       await sync(spaceId);
-      const live = spaceKeys(spaceId).live;
-      const names = await cachedListing(live, async () => {
-        const names: NoteName[] = [];
-        for (const key of await listKeys(storage, live)) {
-          const name = parseNoteName(key.slice(live.length));
-          if (name) names.push(name);
-        }
-        return sortOldestFirst(names);
-      });
+      const names = await cachedListing(spaceKeys(spaceId).live, () => readLiveNames(spaceId));
       // A forgotten note still in live/ (a forget cut short, finished by the next lease holder) is already gone for readers.
       const known = forgets.get(spaceId);
       if (!known || known.names.size === 0 || !names.some((name) => known.names.has(name.filename))) return names;
@@ -322,6 +343,7 @@ export function createCorpus(context: CoreContext) {
       for (const folder of [...listings.keys()]) if (folder.startsWith(root)) listings.delete(folder);
       for (const key of [...windows.keys()]) if (key.startsWith(root)) windows.delete(key);
       for (const key of [...records.keys()]) if (key.startsWith(root)) records.delete(key);
+      liveListings.delete(spaceId);
       for (const cache of [liveNotes, bundles, preimages]) cache.deletePrefix(root);
     },
 
@@ -493,4 +515,11 @@ class BoundedCache<V> {
       this.total -= entry.weight;
     }
   }
+}
+
+/** Two string lists equal, entry for entry. */
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

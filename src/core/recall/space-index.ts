@@ -23,7 +23,7 @@ import {
 import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.js';
 import { encodeSnapshot, type IndexStore, type SnapshotHeader, type SummaryCoverage } from './index-store.js';
 import { createLiveTexts, encodeLiveTexts, type LiveMatch, searchableTexts } from './live-texts.js';
-import { type NoteName, parseNoteName, sortOldestFirst, toStamp } from '../note/note-name.js';
+import { diffListings, type NoteName, parseNoteName, sortOldestFirst, toStamp } from '../note/note-name.js';
 import { COMMIT_SKEW_MS, stampMs } from './newest.js';
 import { MAX_LEVEL, parseRecord } from './summaries/record.js';
 import { firstIndex } from '../../shared/bisect.js';
@@ -323,12 +323,13 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
 
   const refreshLive = async (onProgress?: OnIndexProgress) => {
     const names = await corpus.liveNames(spaceId);
-    if (names === lastLiveListing) return; // the cached listing: the folder did not change
-    const listed = new Set<string>();
+    if (names === lastLiveListing) return; // the same listing: the folder did not change
+    // What changed since the listing it last caught up to (a note or two, while notes are written),
+    // or, the first time, every name.
+    const { added, removed } = lastLiveListing ? diffListings(lastLiveListing, names) : { added: names, removed: null };
     const fresh = [];
     let inHistory: ((filename: string) => boolean) | undefined;
-    for (const name of names) {
-      listed.add(name.filename);
+    for (const name of added) {
       if (live.has(name.filename)) continue;
       inHistory ??= historyLookup();
       if (!inHistory(name.filename)) fresh.push(name);
@@ -342,12 +343,20 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       texts.set(name.filename, searchableTexts(note));
       addNote(noteDocId(name.filename), note.content, note.tags);
     });
-    for (const filename of [...live]) {
-      if (listed.has(filename)) continue;
-      live.delete(filename);
-      remove(noteDocId(filename));
+    if (removed) {
+      for (const { filename } of removed) {
+        if (live.delete(filename)) remove(noteDocId(filename));
+        texts.delete(filename);
+      }
+    } else {
+      const listed = new Set(names.map((name) => name.filename));
+      for (const filename of [...live]) {
+        if (listed.has(filename)) continue;
+        live.delete(filename);
+        remove(noteDocId(filename));
+      }
+      texts.retain(listed);
     }
-    texts.retain(listed);
     lastLiveListing = names;
   };
 

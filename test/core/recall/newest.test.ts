@@ -7,6 +7,7 @@ import { spaceKeys } from '../../../src/core/layout.js';
 import { formatNoteFile } from '../../../src/core/note/note-file.js';
 import { compareNewestFirst, formatNoteName, isoSeconds, parseNoteName, type NoteName } from '../../../src/core/note/note-name.js';
 import { createFsDriver } from '../../../src/storage/fs/fs-driver.js';
+import { createCorpus } from '../../../src/core/recall/corpus.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import { listKeys } from '../../../src/storage/list.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
@@ -205,6 +206,25 @@ describe('newest-N paths cost what is asked, not the space', () => {
       .map((note) => note.n);
     assert.deepEqual(numbers, byTime);
     assert.ok(recent.filter((line) => line.includes(', consolidated]')).length > 0);
+  });
+
+  it('a listing of live/ read again unchanged gives back the same names; a changed one parses only its new names', async () => {
+    const storage = createMemoryDriver(); // no folder versions: every read lists live/ again
+    const { core } = makeCore({ storage, clock: () => new Date(NOW) });
+    await core.spaces.create(owner, { space_id: 'again' });
+    for (let i = 0; i < 50; i++) await core.notes.write(owner, { space_id: 'again', category: 'todo', content: `note ${i}` });
+    const corpus = createCorpus(core.context);
+    const first = await corpus.liveNames('again');
+    assert.equal(await corpus.liveNames('again'), first, 'the same array: readers keyed on it skip their work');
+    const written = await core.notes.write(owner, { space_id: 'again', category: 'todo', content: 'the newest' });
+    const second = await corpus.liveNames('again');
+    assert.notEqual(second, first);
+    assert.equal(second.length, 51);
+    assert.equal(second.at(-1)?.filename, written.filename);
+    assert.ok(
+      second.slice(0, 50).every((name, i) => name === first[i]),
+      'the names read before are the same objects, not parsed again',
+    );
   });
 
   it('on fs, a read of an unchanged live/ lists nothing again; a new note is seen by the next read', async () => {
