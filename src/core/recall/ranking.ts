@@ -23,9 +23,10 @@ export const AGENT_BOOST = 1;
 export const DERIVED_PRIOR = 0.5;
 /**
  * Candidates the engine returns for re-ranking: a note by the named agent may sit below notes by
- * others that use the name. 20 lost 0.008 of recall@10; 100 gained nothing over 50.
+ * others that use the name, and a session is known by its candidates. LoCoMo dev recall@5, with
+ * sessions: 0.631 / 0.637 / 0.639 / 0.643 / 0.643 at 30 / 50 / 100 / 200 / 400.
  */
-export const RERANK_POOL = 50;
+export const RERANK_POOL = 200;
 
 /**
  * The best note hits that lend a share of their score to the candidates written just before and after
@@ -35,6 +36,18 @@ export const RERANK_POOL = 50;
  */
 export const NEIGHBOUR_LENDERS = 10;
 export const NEIGHBOUR_SHARE = 0.2;
+
+/**
+ * Sessions: candidate notes written with no gap longer than SESSION_GAP_MS between one and the next
+ * are one sitting — a conversation, a stretch of work — and a question about one thing draws several
+ * of its notes. Each candidate note gains SESSION_SHARE of the best score among the other candidates
+ * of its session, so the note of the sitting the question is about comes before a note of another
+ * that shares as many words. LoCoMo dev recall@5 0.626 → 0.643 (with RERANK_POOL 200; 0.1: 0.635,
+ * 0.3: 0.640; the sum of the others' scores instead of the best, at 0.02–0.05: 0.628–0.631; a gap of
+ * 5 or 120 minutes measured the same as 30).
+ */
+export const SESSION_GAP_MS = 30 * 60_000;
+export const SESSION_SHARE = 0.2;
 
 const DERIVED: ReadonlySet<RecallSource> = new Set(['bank', 'bank_history', 'synthesis', 'summary']);
 const NAME_PARTS = /[-._]+/;
@@ -87,4 +100,36 @@ export function lendToNeighbours(hits: readonly SearchHit[], lenders: readonly S
       if (score !== undefined) scores.set(id, score + NEIGHBOUR_SHARE * Math.max(0, lender.score));
     }
   return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+}
+
+/**
+ * Sessions (SESSION_GAP_MS): each hit written at `timeOf` (ms; null for what is not a note) gains
+ * SESSION_SHARE of the best score among the other hits of its session. Best first.
+ */
+export function lendWithinSessions(hits: readonly SearchHit[], timeOf: (id: string) => number | null): SearchHit[] {
+  const timed = hits.flatMap((hit) => {
+    const time = timeOf(hit.id);
+    return time === null ? [] : [{ hit, time }];
+  });
+  timed.sort((a, b) => a.time - b.time);
+  const gains = new Map<string, number>();
+  for (let start = 0; start < timed.length; ) {
+    let end = start + 1;
+    while (end < timed.length && (timed[end] as (typeof timed)[number]).time - (timed[end - 1] as (typeof timed)[number]).time <= SESSION_GAP_MS) end++;
+    // The best and second best of the session: each hit gains the best of the others.
+    let best = Number.NEGATIVE_INFINITY;
+    let second = Number.NEGATIVE_INFINITY;
+    for (let i = start; i < end; i++) {
+      const score = Math.max(0, (timed[i] as (typeof timed)[number]).hit.score);
+      if (score > best) [best, second] = [score, best];
+      else if (score > second) second = score;
+    }
+    if (end - start > 1)
+      for (let i = start; i < end; i++) {
+        const { hit } = timed[i] as (typeof timed)[number];
+        gains.set(hit.id, SESSION_SHARE * (Math.max(0, hit.score) === best ? second : best));
+      }
+    start = end;
+  }
+  return hits.map((hit) => ({ id: hit.id, score: hit.score + (gains.get(hit.id) ?? 0) })).sort((a, b) => b.score - a.score);
 }

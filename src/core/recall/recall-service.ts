@@ -12,7 +12,7 @@ import { parseDateTime, validateCategory, validateLimit, validateQuery, validate
 import { type Corpus, keepsPreimages, type Level0Note } from './corpus.js';
 import { noteDocId, parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
 import { fuseRankings } from './fusion.js';
-import { lendToNeighbours, NEIGHBOUR_LENDERS, NEIGHBOUR_SHARE, queryWords, RERANK_POOL, rerank } from './ranking.js';
+import { lendToNeighbours, lendWithinSessions, NEIGHBOUR_LENDERS, NEIGHBOUR_SHARE, queryWords, RERANK_POOL, rerank } from './ranking.js';
 import { createNeighbours } from './neighbours.js';
 import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
@@ -278,6 +278,13 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     };
   };
 
+  /** When a note was written (ms), from its description; null for what is not a note. */
+  const noteTime = (meta: DocMeta | null): number | null => {
+    if (!meta || (meta.source !== 'live' && meta.source !== 'history') || !meta.timestamp) return null;
+    const time = Date.parse(meta.timestamp);
+    return Number.isFinite(time) ? time : null;
+  };
+
   /** The best note hits lend a share of their score to the notes around them (ranking.ts lendToNeighbours). */
   const withNeighbours = async (spaceId: string, index: SpaceIndex, hits: SearchHit[]): Promise<SearchHit[]> => {
     if (NEIGHBOUR_SHARE <= 0) return hits;
@@ -327,7 +334,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     const words = queryWords(query);
     // Each ranking re-scored by what recall knows of its documents (ranking.ts) before it is cut.
     let hits = rerank(index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }), metaOf, words);
-    hits = await withNeighbours(spaceId, index, hits);
+    hits = lendWithinSessions(await withNeighbours(spaceId, index, hits), (id) => noteTime(metaOf(id)));
     if (vector && index.vectors) {
       // Hybrid: the two rankings fused by reciprocal rank, so neither's scale dominates.
       const semantic = rerank(index.vectors.search(vector, { limit: spare * 4, ...(filter ? { filter } : {}) }), metaOf, words);
