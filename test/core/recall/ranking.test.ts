@@ -2,7 +2,17 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createCore, type Core } from '../../../src/core/core.js';
 import type { DocMeta } from '../../../src/core/recall/documents.js';
-import { lendToNeighbours, NEIGHBOUR_SHARE, namesAgent, queryWords, rankFactor, rerank } from '../../../src/core/recall/ranking.js';
+import {
+  lendToNeighbours,
+  lendWithinSessions,
+  NEIGHBOUR_SHARE,
+  namesAgent,
+  queryWords,
+  rankFactor,
+  rerank,
+  SESSION_GAP_MS,
+  SESSION_SHARE,
+} from '../../../src/core/recall/ranking.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import { plan, rewrite } from '../../../fixtures/llm/scenarios.js';
 import { owner, steppingClock } from '../../helpers/core.js';
@@ -142,6 +152,55 @@ describe('ranking: what recall knows about a note', () => {
     );
     assert.equal(lent[1]?.score, 5 + NEIGHBOUR_SHARE * 10);
     assert.ok(!lent.some((hit) => hit.id === 'n:before'), 'a note that is no candidate never becomes a hit');
+  });
+
+  it('gives each note the best score of the other candidates of its session, and nothing across a gap', () => {
+    const hour = 3_600_000;
+    const times: Record<string, number> = { a: 0, b: 60_000, c: 120_000, far: 5 * hour, alone: 9 * hour, bank: Number.NaN };
+    const hits = [
+      { id: 'far', score: 9 },
+      { id: 'a', score: 8 },
+      { id: 'bank', score: 7 },
+      { id: 'alone', score: 3.5 },
+      { id: 'b', score: 3 },
+      { id: 'c', score: 2 },
+    ];
+    const lent = lendWithinSessions(hits, (id) => (Number.isFinite(times[id]) ? (times[id] as number) : null));
+    const scores = Object.fromEntries(lent.map((hit) => [hit.id, hit.score]));
+    assert.equal(scores.a, 8 + SESSION_SHARE * 3, 'the best of its session gains the second best');
+    assert.equal(scores.b, 3 + SESSION_SHARE * 8);
+    assert.equal(scores.c, 2 + SESSION_SHARE * 8);
+    assert.equal(scores.far, 9, 'alone in its session (more than SESSION_GAP_MS away): nothing');
+    assert.equal(scores.alone, 3.5);
+    assert.equal(scores.bank, 7, 'what is not a note has no session');
+    assert.ok(SESSION_GAP_MS < 5 * hour);
+    assert.deepEqual(
+      lent.map((hit) => hit.id),
+      ['far', 'a', 'bank', 'b', 'c', 'alone'],
+      'b and c, of the session of a strong hit, pass a note as strong as them alone in its own',
+    );
+  });
+
+  it('ranks the note of the sitting a question is about above a note of another sitting with as many of its words', async () => {
+    const core = createCore({ storage: createMemoryDriver(), clock: () => new Date(clock) });
+    let clock = Date.parse('2026-03-01T09:00:00.000Z');
+    await core.spaces.create(owner, { space_id: 'talk' });
+    const note = async (content: string, at: string) => {
+      clock = Date.parse(at);
+      return (await core.notes.write(owner, { space_id: 'talk', agent: 'ada', category: 'observation', content })).filename;
+    };
+    // Monday: the release, talked over (with other talk between, so no note is next to another that matches).
+    // Thursday: a terse note that names the same three words, alone in its sitting.
+    await note('We cut the release branch for the mobile app today.', '2026-03-02T10:00:00Z');
+    await note('The coffee machine is broken again.', '2026-03-02T10:02:00Z');
+    const answer = await note('The signing key expired, so I renewed the certificate.', '2026-03-02T10:05:00Z');
+    await note('Standup moved to eleven.', '2026-03-02T10:07:00Z');
+    await note('The release went out to the app stores after the certificate was renewed.', '2026-03-02T10:09:00Z');
+    await note('Lunch order: noodles for everyone.', '2026-03-04T12:00:00Z');
+    const other = await note('Key fob certificate renewed.', '2026-03-05T15:00:00Z');
+    const hits = await search(core, 'which key certificate was renewed for the release');
+    const rank = (filename: string) => hits.findIndex((hit) => hit.ref === filename);
+    assert.ok(rank(answer) >= 0 && rank(answer) < rank(other), hits.map((hit) => hit.text).join(' | '));
   });
 
   it('names an agent by its first part, folded, and never by a later part', () => {
