@@ -12,7 +12,7 @@ import { parseDateTime, validateCategory, validateLimit, validateQuery, validate
 import { type Corpus, keepsPreimages, type Level0Note } from './corpus.js';
 import { noteDocId, parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
 import { fuseRankings } from './fusion.js';
-import { lendToNeighbours, lendWithinSessions, NEIGHBOUR_LENDERS, NEIGHBOUR_SHARE, queryWords, RERANK_POOL, rerank } from './ranking.js';
+import { lendToNeighbours, lendWithinSessions, NEIGHBOUR_LENDERS, NEIGHBOUR_REACH, NEIGHBOUR_SHARE, queryWords, RERANK_POOL, rerank } from './ranking.js';
 import { createNeighbours } from './neighbours.js';
 import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
@@ -296,7 +296,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     const around = await neighbours.around(
       spaceId,
       lenders.map(({ ref }) => ref),
-      { before: 1, after: 1, by: 'any' },
+      { before: NEIGHBOUR_REACH, after: NEIGHBOUR_REACH, by: 'any' },
       index.liveNames,
     );
     const ids = new Map(
