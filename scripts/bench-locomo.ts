@@ -7,8 +7,9 @@
  * for each question of categories 1–4:
  * - memory_search (limit 10) in-process, each hit mapped back to its turn by the note's filename
  *   (a bank section, a summary or the synthesis is no turn: a miss at its rank); a sample of the
- *   largest conversation's questions over MCP stdio against the built binary must answer the same
- *   (and their p50 is the speed figure);
+ *   largest conversation's questions over MCP stdio against the built binary must answer the same,
+ *   asked twice: the second pass's p50 is the speed figure (warm), the first's is printed beside it
+ *   (a new process, compiling as it answers);
  * - the plain BM25 library (wink-bm25-text-search with wink-nlp-utils: lowercase, tokenise, stop
  *   words, Porter stemming) over the same texts;
  * - memory_context (2,000 tokens): whether an evidence turn is in it, tokens used;
@@ -120,7 +121,7 @@ async function runConversation(
   llm: ScriptedLlm,
   mcpSample: boolean,
   embeddings?: EmbeddingsClient,
-): Promise<{ results: QuestionResult[]; mcpSame: number[]; mcpMs: number[] }> {
+): Promise<{ results: QuestionResult[]; mcpSame: number[]; mcpMs: number[]; mcpColdMs: number[] }> {
   const spaceId = `locomo-${conversation.id}`;
   const clock = { now: 0 };
   const storage = createFsDriver(home);
@@ -178,15 +179,18 @@ async function runConversation(
     for (const q of questions) before.push({ hits: await search(q.question), context: await context(q.question, q.evidence) });
     const mcpSame: number[] = [];
     const mcpMs: number[] = [];
+    const mcpColdMs: number[] = [];
     if (mcpSample && !embeddings) {
       await withServer(home, async (server) => {
-        for (const [i, q] of questions.slice(0, MCP_SAMPLE).entries()) {
-          const started = performance.now();
-          const { results } = (await server.call('memory_search', { space_id: spaceId, query: q.question, limit: SEARCH_LIMIT })) as { results: RecallHit[] };
-          if (i > 0) mcpMs.push(performance.now() - started); // the first one loads the index
-          const same = JSON.stringify(results.map((hit) => [hit.ref, hit.score])) === JSON.stringify(before[i]?.hits.map((hit) => [hit.ref, hit.score]));
-          mcpSame.push(same ? 1 : 0);
-        }
+        // The sample twice: first as a new process answers it (compiling as it goes), then warm.
+        for (const pass of [mcpColdMs, mcpMs])
+          for (const [i, q] of questions.slice(0, MCP_SAMPLE).entries()) {
+            const started = performance.now();
+            const { results } = (await server.call('memory_search', { space_id: spaceId, query: q.question, limit: SEARCH_LIMIT })) as { results: RecallHit[] };
+            if (i > 0 || pass === mcpMs) pass.push(performance.now() - started); // the very first one loads the index
+            const same = JSON.stringify(results.map((hit) => [hit.ref, hit.score])) === JSON.stringify(before[i]?.hits.map((hit) => [hit.ref, hit.score]));
+            mcpSame.push(same ? 1 : 0);
+          }
       });
     }
 
@@ -215,7 +219,7 @@ async function runConversation(
         contextAfter: await context(q.question, q.evidence),
       });
     }
-    return { results, mcpSame, mcpMs };
+    return { results, mcpSame, mcpMs, mcpColdMs };
   } finally {
     await core.idle();
     await storage.close?.();
@@ -279,6 +283,7 @@ export async function benchLocomo(): Promise<Figure[]> {
   const results: QuestionResult[] = [];
   const mcpSame: number[] = [];
   const mcpMs: number[] = [];
+  const mcpColdMs: number[] = [];
   // Over MCP: the largest conversation of the split (about 700 notes, as issue 23's speed target has it).
   const largest = conversations.reduce((best, c, i) => (c.turns.length > (conversations[best]?.turns.length ?? 0) ? i : best), 0);
   const start = performance.now();
@@ -288,6 +293,7 @@ export async function benchLocomo(): Promise<Figure[]> {
       results.push(...done.results);
       mcpSame.push(...done.mcpSame);
       mcpMs.push(...done.mcpMs);
+      mcpColdMs.push(...done.mcpColdMs);
       progress(
         `  conversation ${conversation.id}: ${conversation.turns.length} turns, ${done.results.length} questions (${((performance.now() - start) / 1000).toFixed(1)} s)`,
       );
@@ -343,11 +349,12 @@ export async function benchLocomo(): Promise<Figure[]> {
           ),
           figure(
             key('mcp_p50_ms'),
-            `  memory_search p50 over MCP stdio, warm (${conversations[largest]?.turns.length} notes)`,
+            `  memory_search p50 over MCP stdio, warm (${conversations[largest]?.turns.length} notes, the sample's second pass)`,
             percentile(mcpMs, 50),
             'ms',
             atMost(5),
           ),
+          figure(key('mcp_first_pass_p50_ms'), '  the first pass, a new process compiling as it answers', percentile(mcpColdMs, 50), 'ms'),
         ]),
   ];
 }
