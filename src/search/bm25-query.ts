@@ -47,10 +47,12 @@ export interface QueryTerm {
 export interface TermStats {
   termsOf(token: string): readonly string[];
   /** Live documents holding the term (0 when absent). */
+  held(term: string): number;
+  /** Of those, the ones the statistics count (background documents are not: see IndexOptions). */
   df(term: string): number;
   /** Every term of the index, as sorted lists that may overlap. */
   sortedTerms(): ReadonlyArray<readonly string[]>;
-  /** Live documents. */
+  /** Live documents the statistics count. */
   docCount: number;
 }
 
@@ -84,9 +86,9 @@ function planWord(folded: string, terms: readonly string[], stats: TermStats, op
   const plan: QueryTerm[] = [];
   let exactIdf = 0;
   for (const term of terms) {
-    const df = stats.df(term);
-    if (df === 0) continue;
-    const termIdf = idf(stats.docCount, df);
+    if (stats.held(term) === 0) continue;
+    // A term only background documents hold is as rare as a term can be among the others.
+    const termIdf = idf(stats.docCount, stats.df(term));
     exactIdf = Math.max(exactIdf, termIdf);
     plan.push({ term, weight: 1, idf: termIdf });
   }
@@ -94,8 +96,7 @@ function planWord(folded: string, terms: readonly string[], stats: TermStats, op
   const expansions = expand(folded, terms, stats, options);
   const kept: Array<[string, number, number]> = [];
   for (const [term, weight] of expansions) {
-    const df = stats.df(term);
-    if (df > 0) kept.push([term, weight, df]);
+    if (stats.held(term) > 0) kept.push([term, weight, stats.df(term)]);
   }
   if (kept.length > MAX_EXPANSIONS) {
     kept.sort((a, b) => b[1] - a[1] || a[0].length - b[0].length || (a[0] < b[0] ? -1 : 1));

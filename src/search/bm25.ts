@@ -30,9 +30,12 @@ const MAX_DELTA_POSTINGS = 1 << 21;
 
 export const bm25Engine: TextIndexEngine = {
   name: ENGINE_NAME,
-  create: () => new Bm25Index(emptySegment()),
-  load: (buffer) => new Bm25Index(decodeSnapshot(buffer, ENGINE_NAME)),
+  create: (options) => new Bm25Index(emptySegment(), options?.background),
+  load: (buffer, options) => new Bm25Index(decodeSnapshot(buffer, ENGINE_NAME), options?.background),
 };
+
+/** Background-document term counts kept (IndexOptions.background); cleared past this, counted again when asked. */
+const BACKGROUND_DF_CACHED = 100_000;
 
 class Bm25Index implements TextIndex {
   // The index caches per word below, so the analyser need not cache too.
@@ -75,7 +78,18 @@ class Bm25Index implements TextIndex {
   private termChars = 0;
   private wordChars = 0;
 
-  constructor(segment: Segment) {
+  /**
+   * Background documents (IndexOptions.background), known by a mask over document numbers built when
+   * first needed (a loaded snapshot classifies its ids then), with how many are live and their length.
+   */
+  private background: { mask: Uint8Array; live: number; length: number } | null = null;
+  /** Live background documents holding a term, counted from its postings when first asked; cleared when one changes. */
+  private readonly backgroundDf = new Map<string, number>();
+
+  constructor(
+    segment: Segment,
+    private readonly isBackground?: (id: string) => boolean,
+  ) {
     this.adopt(segment);
   }
 
@@ -121,6 +135,7 @@ class Bm25Index implements TextIndex {
     this.lengths[doc] = length;
     this.live++;
     this.totalLength += length;
+    if (this.background && this.isBackground?.(id)) this.markBackground(doc, length);
     if (this.deltaPostingCount >= MAX_DELTA_POSTINGS) this.compactNow();
   }
 
@@ -133,6 +148,11 @@ class Bm25Index implements TextIndex {
     this.live--;
     this.dead++;
     this.totalLength -= this.lengths[doc] as number;
+    if (this.background?.mask[doc] === 1) {
+      this.background.live--;
+      this.background.length -= this.lengths[doc] as number;
+      this.backgroundDf.clear();
+    }
     // Bounds the memory a long run of replacements leaves behind to about twice the live index.
     if (this.dead >= MIN_DEAD_TO_COMPACT && this.dead > this.live) this.compactNow();
   }
@@ -140,13 +160,16 @@ class Bm25Index implements TextIndex {
   search(query: string, options: SearchOptions): SearchHit[] {
     const limit = Math.floor(options.limit);
     if (!(limit > 0) || this.live === 0) return [];
+    // Background documents left out of the statistics, unless they are all there is.
+    const background = this.countedApart();
     const plans = planQuery(
       query,
       {
         termsOf: (token) => this.analyzer.termsOf(token),
-        df: (term) => this.df(term),
+        held: (term) => this.df(term),
+        df: (term) => this.df(term) - (background ? this.backgroundDfOf(term, background.mask) : 0),
         sortedTerms: () => [this.base.terms, this.sortedDeltaTerms()],
-        docCount: this.live,
+        docCount: this.live - (background?.live ?? 0),
       },
       { prefix: options.prefix !== false, fuzzy: options.fuzzy !== false },
     );
@@ -184,10 +207,11 @@ class Bm25Index implements TextIndex {
       (this.docIds.length + base.ids.length + base.terms.length + this.deltaTerms.length * 2 + this.sortedDelta.length + this.deltaPostingCount) * SLOT_BYTES +
       this.deltaTerms.length * (ARRAY_BYTES + 16 * SLOT_BYTES) +
       this.wordTerms.size * (ARRAY_BYTES + 2 * SLOT_BYTES);
-    const entries = (this.deltaDocs.size + this.deltaNumbers.size + this.wordTerms.size) * MAP_ENTRY_BYTES;
+    const entries = (this.deltaDocs.size + this.deltaNumbers.size + this.wordTerms.size + this.backgroundDf.size) * MAP_ENTRY_BYTES;
     return (
       EMPTY_INDEX_BYTES +
       segment +
+      (this.background?.mask.byteLength ?? 0) +
       this.baseSlots.byteLength +
       this.baseTermSlots.byteLength +
       this.lengths.byteLength +
@@ -210,7 +234,8 @@ class Bm25Index implements TextIndex {
     // 0 not asked yet, 1 kept, 2 filtered out: the filter is asked once per document per search.
     const verdicts = filter === undefined ? undefined : new Uint8Array(docIds.length);
     const skipDead = this.dead > 0;
-    const averageLength = this.totalLength / this.live || 1;
+    const background = this.countedApart();
+    const averageLength = (this.totalLength - (background?.length ?? 0)) / (this.live - (background?.live ?? 0)) || 1;
     const capacity = Math.max(0, ...plans.flatMap((plan) => plan.map(({ term }) => this.postingCount(term))));
     const docs = new Int32Array(capacity);
     const tfs = new Uint8Array(capacity);
@@ -316,6 +341,50 @@ class Bm25Index implements TextIndex {
     return n;
   }
 
+  /** The background documents when the statistics leave them out: some are live, and so are others. */
+  private countedApart(): { mask: Uint8Array; live: number; length: number } | null {
+    const background = this.backgroundNow();
+    return background && background.live > 0 && background.live < this.live ? background : null;
+  }
+
+  /** The background mask, built on first use when the index has a background predicate (null without one). */
+  private backgroundNow(): { mask: Uint8Array; live: number; length: number } | null {
+    if (!this.isBackground || this.background) return this.background;
+    this.background = { mask: new Uint8Array(Math.max(16, this.docIds.length)), live: 0, length: 0 };
+    for (let doc = 0; doc < this.docIds.length; doc++) {
+      const id = this.docIds[doc];
+      if (id !== undefined && this.isBackground(id)) this.markBackground(doc, this.lengths[doc] as number);
+    }
+    return this.background;
+  }
+
+  private markBackground(doc: number, length: number): void {
+    const background = this.background as { mask: Uint8Array; live: number; length: number };
+    if (doc >= background.mask.length) background.mask = grown(background.mask, doc + 1);
+    background.mask[doc] = 1;
+    background.live++;
+    background.length += length;
+    this.backgroundDf.clear();
+  }
+
+  /** Live background documents holding the term (scanned from its postings once, then cached). */
+  private backgroundDfOf(term: string, mask: Uint8Array): number {
+    let count = this.backgroundDf.get(term);
+    if (count === undefined) {
+      const total = this.postingCount(term);
+      const docs = new Int32Array(total);
+      const found = this.collectPostings(term, docs, new Uint8Array(total));
+      count = 0;
+      for (let i = 0; i < found; i++) {
+        const doc = docs[i] as number;
+        if (mask[doc] === 1 && this.docIds[doc] !== undefined) count++;
+      }
+      if (this.backgroundDf.size >= BACKGROUND_DF_CACHED) this.backgroundDf.clear();
+      this.backgroundDf.set(term, count);
+    }
+    return count;
+  }
+
   /** Live documents holding the term. */
   private df(term: string): number {
     const total = this.postingCount(term);
@@ -370,6 +439,9 @@ class Bm25Index implements TextIndex {
     this.live = ids.length;
     this.dead = 0;
     this.totalLength = segment.lengths.reduce((sum, length) => sum + length, 0);
+    // Compaction renumbers documents: the mask is built again when next needed.
+    this.background = null;
+    this.backgroundDf.clear();
   }
 }
 
@@ -418,7 +490,7 @@ function lookUp(slots: Int32Array, keys: readonly (string | undefined)[], key: s
 }
 
 /** A copy of `array` with room for at least `needed` elements (doubling, so appends stay amortised O(1)). */
-function grown<T extends Uint32Array | Int32Array>(array: T, needed: number): T {
+function grown<T extends Uint32Array | Int32Array | Uint8Array>(array: T, needed: number): T {
   const bigger = new (array.constructor as new (length: number) => T)(Math.max(16, needed, array.length * 2));
   bigger.set(array);
   return bigger;

@@ -50,12 +50,23 @@ export interface TextIndex {
   bytes(): number;
 }
 
+export interface IndexOptions {
+  /**
+   * Documents searched like any other but left out of the statistics that weigh words (how many
+   * documents there are, how many hold a term, their average length): text derived from other
+   * documents (a summary, a digest) repeats their words, and would otherwise reweigh them — the
+   * documents it was derived from would rank among themselves otherwise once it is added. Asked of
+   * ids only, so a loaded snapshot needs nothing more.
+   */
+  background?: (id: string) => boolean;
+}
+
 export interface TextIndexEngine {
   /** A short name for logs and snapshot headers, e.g. "bm25-v1". */
   readonly name: string;
-  create(): TextIndex;
+  create(options?: IndexOptions): TextIndex;
   /** Throws CorruptIndexError when the buffer is not a whole, valid snapshot of this engine. */
-  load(buffer: Buffer): TextIndex;
+  load(buffer: Buffer, options?: IndexOptions): TextIndex;
 }
 
 export class CorruptIndexError extends Error {

@@ -293,6 +293,67 @@ describe('bm25 index: documents', () => {
   });
 });
 
+describe('bm25 index: background documents', () => {
+  const background = (id: string) => id.startsWith('digest/');
+  /** Digests that repeat the corpus's words many times over, as a summary of it does. */
+  const digests = (count: number): Record<string, string> =>
+    Object.fromEntries(
+      Array.from({ length: count }, (_, i) => [`digest/${i}`, `server database token deploy running configuration décision ${'server token '.repeat(i % 5)}`]),
+    );
+  /** Every query of allResults, background documents filtered out before scoring: the others' hits and scores. */
+  const foreground = (index: TextIndex) =>
+    QUERIES.flatMap((query) => [
+      index.search(query, { limit: 20, filter: (id) => !background(id) }),
+      index.search(query, { limit: 5, prefix: false, fuzzy: false, filter: (id) => !background(id) }),
+    ]);
+
+  it('are found, but leave every other document scored as before they came, across removals, compaction and snapshots', () => {
+    const docs = corpus(300);
+    const plain = bm25Engine.create({ background });
+    for (const [id, text] of Object.entries(docs)) plain.add(id, text);
+    const before = foreground(plain);
+
+    const mixed = bm25Engine.create({ background });
+    const extra = digests(40);
+    for (const [id, text] of Object.entries({ ...extra, ...docs })) mixed.add(id, text);
+    assert.deepEqual(foreground(mixed), before, 'the same hits with the same scores');
+    assert.equal(ids(mixed, 'server token', { filter: background }).length, 10, 'background documents are still found');
+
+    // Without the option the digests reweigh the words: the case this is for.
+    const reweighed = bm25Engine.create();
+    for (const [id, text] of Object.entries({ ...extra, ...docs })) reweighed.add(id, text);
+    assert.notDeepEqual(foreground(reweighed), before);
+
+    for (let i = 0; i < 40; i += 2) mixed.remove(`digest/${i}`);
+    mixed.add('digest/new', 'server server server token');
+    assert.deepEqual(foreground(mixed), before, 'after background documents come and go');
+    mixed.compact();
+    assert.deepEqual(foreground(mixed), before, 'after a compaction renumbers documents');
+    const loaded = bm25Engine.load(mixed.serialize(), { background });
+    assert.deepEqual(foreground(loaded), before, 'a loaded snapshot classifies its ids by the option');
+    assert.deepEqual(allResults(loaded), allResults(mixed));
+  });
+
+  it('finds a word only background documents hold, and ranks an index of them alone by their own statistics', () => {
+    const index = bm25Engine.create({ background });
+    index.add('note', 'the deploy pipeline caches layers');
+    index.add('digest/1', 'the zebracorn service and the deploy pipeline');
+    assert.deepEqual(ids(index, 'zebracorn'), ['digest/1']);
+    const alone = bm25Engine.create({ background: () => true });
+    alone.add('a', 'the deploy pipeline caches layers');
+    alone.add('b', 'lunch is at noon, then the deploy');
+    alone.add('c', 'lunch again');
+    const plain = bm25Engine.create();
+    for (const [id, text] of [
+      ['a', 'the deploy pipeline caches layers'],
+      ['b', 'lunch is at noon, then the deploy'],
+      ['c', 'lunch again'],
+    ] as const)
+      plain.add(id, text);
+    assert.deepEqual(alone.search('deploy pipeline lunch', { limit: 5 }), plain.search('deploy pipeline lunch', { limit: 5 }));
+  });
+});
+
 describe('bm25 index: snapshots', () => {
   it('answers every search the same after serialize and load', () => {
     const docs = corpus(800);

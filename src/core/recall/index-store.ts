@@ -4,7 +4,7 @@ import { listKeys } from '../../storage/list.js';
 import type { TextIndex, TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
-import type { PreimageCoverage } from './documents.js';
+import { INDEX_OPTIONS, type PreimageCoverage } from './documents.js';
 import { decodeLiveTexts, type Packed } from './live-texts.js';
 
 /**
@@ -97,7 +97,11 @@ export function decodeSnapshot(buffer: Buffer, engine: TextIndexEngine): { heade
   const vectorBytes = header.vectors?.bytes ?? 0;
   if (!Number.isInteger(vectorBytes) || vectorBytes < 0 || PREFIX_BYTES + length + vectorBytes > buffer.length) throw new Error('snapshot is truncated');
   const start = PREFIX_BYTES + length;
-  return { header, vectors: vectorBytes > 0 ? buffer.subarray(start, start + vectorBytes) : null, index: engine.load(buffer.subarray(start + vectorBytes)) };
+  return {
+    header,
+    vectors: vectorBytes > 0 ? buffer.subarray(start, start + vectorBytes) : null,
+    index: engine.load(buffer.subarray(start + vectorBytes), INDEX_OPTIONS),
+  };
 }
 
 const SNAPSHOT = '.snapshot';

@@ -66,15 +66,35 @@ const RECENT_NOTES = 30;
 
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 
+/*
+ * What each line says about its item is short: in a model's tokens an ISO timestamp costs a dozen and a
+ * note's filename eighteen, and written in full beside every hit and neighbour they took 45% of a
+ * context (o200k_base, on LoCoMo's turns). Times are given to the minute, a neighbour's as its time of
+ * day when it is the hit's day, and a note hit by its filename alone (its time, agent and category are
+ * in it, and it is the ref other tools take).
+ */
+
+/** "2023-05-08T13:56:16Z" → "2023-05-08 13:56"; anything else as it is. */
+const toMinute = (iso: string): string => (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}` : iso);
+
 function renderSummary(doc: SummaryRecord): string {
   const findings = doc.key_findings.length > 0 ? `\n  Key findings: ${doc.key_findings.join('; ')}` : '';
   const files = doc.files_mentioned.length > 0 ? `\n  Files: ${doc.files_mentioned.join(', ')}` : '';
-  return `- [L${doc.level} ${doc.range_start} → ${doc.range_end}, ${doc.id}] ${oneLine(doc.summary)}${findings}${files}\n`;
+  return `- [L${doc.level} ${toMinute(doc.range_start)} → ${toMinute(doc.range_end)}, ${doc.id}] ${oneLine(doc.summary)}${findings}${files}\n`;
 }
 
-/** Like a recent note (time and agent, no filename: the text is there, whole unless long), under its hit. */
-function renderNeighbour(side: 'before' | 'after', note: Level0Text): Item {
-  return { key: note.filename, text: `  - ${side}: [${note.timestamp} ${note.agent}] ${oneLine(clipNote(note.content).text)}\n` };
+/** Under its hit: which side, when (the time of day on the hit's day), who, and the text (whole unless long). */
+function renderNeighbour(side: 'before' | 'after', note: Level0Text, hitTime: string | undefined): Item {
+  const when = toMinute(note.timestamp);
+  const shown = hitTime !== undefined && note.timestamp.slice(0, 10) === hitTime.slice(0, 10) ? when.slice(11) : when;
+  return { key: note.filename, text: `  - ${side} ${shown} ${note.agent}: ${oneLine(clipNote(note.content).text)}\n` };
+}
+
+/** A hit's label: a note by its filename, other sources by their ref with what dates them. */
+function hitLabel(hit: RecallHit): string {
+  if (hit.source === 'live' || hit.source === 'history') return `${hit.source} ${hit.ref}`;
+  const when = hit.range_end ?? (hit.superseded_at ? `superseded ${toMinute(hit.superseded_at)}` : undefined);
+  return `${hit.source}${hit.level === null ? '' : ` L${hit.level}`}${when ? ` ${toMinute(when)}` : ''} ${hit.ref}`;
 }
 
 /**
@@ -185,9 +205,14 @@ export function createMemoryContext(context: CoreContext, corpus: Corpus, recall
       return {
         // An earlier version of a bank section has the ref of the section it was: told apart by its compaction.
         key: hit.compaction_id ? `${hit.compaction_id}/${hit.ref}` : hit.ref,
-        text: `- [${hit.source}${hit.level === null ? '' : ` L${hit.level}`} ${hit.timestamp ?? hit.range_end ?? (hit.superseded_at ? `superseded ${hit.superseded_at}` : '')} ${hit.ref}] ${oneLine(hit.text)}\n`,
+        text: `- [${hitLabel(hit)}] ${oneLine(hit.text)}\n`,
         ...(near
-          ? { extras: [...near.before.map((note) => renderNeighbour('before', note)), ...near.after.map((note) => renderNeighbour('after', note))] }
+          ? {
+              extras: [
+                ...near.before.map((note) => renderNeighbour('before', note, hit.timestamp)),
+                ...near.after.map((note) => renderNeighbour('after', note, hit.timestamp)),
+              ],
+            }
           : {}),
       };
     });
@@ -217,7 +242,7 @@ export function createMemoryContext(context: CoreContext, corpus: Corpus, recall
         title: '## Recent notes (newest first)',
         items: recentNotes.map((note) => ({
           key: note.filename,
-          text: `- [${note.timestamp} ${note.agent} ${note.category}${note.source === 'history' ? ', consolidated' : ''}] ${oneLine(note.content)}\n`,
+          text: `- [${toMinute(note.timestamp)} ${note.agent} ${note.category}${note.source === 'history' ? ', consolidated' : ''}] ${oneLine(note.content)}\n`,
         })),
       },
       {

@@ -19,6 +19,7 @@ import {
   summaryText,
   SYNTHESIS_DOC_ID,
   type DocMeta,
+  INDEX_OPTIONS,
 } from './documents.js';
 import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.js';
 import { encodeSnapshot, type IndexStore, type SnapshotHeader, type SummaryCoverage } from './index-store.js';
@@ -86,7 +87,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   const { storage, logger } = context;
   const keys = spaceKeys(spaceId);
 
-  let index: TextIndex = engine.create();
+  let index: TextIndex = engine.create(INDEX_OPTIONS);
   /** Embeddings of the documents (hybrid search), when a model is configured; filled in the background. */
   let vectors: VectorStore | null = context.embeddings ? createVectorStore() : null;
   /** Bumped at each replacement of a document: a vector computed from an older text is dropped. */

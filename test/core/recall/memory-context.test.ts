@@ -64,7 +64,7 @@ describe('memory_context budget', () => {
 
   it('gives what other sections leave unused to the hits, and the recent share depends on the query', async () => {
     // Short notes: the hits have more to give than any share.
-    const core = await randomSpace(5, 200, 12);
+    const core = await randomSpace(5, 200, 24);
     const maxTokens = 2000;
     const avail = maxTokens - estimateTokens(`# Memory context of space 'proj'\n`);
     const shares = DEFAULT_CONTEXT_TUNING.shares;
@@ -82,6 +82,24 @@ describe('memory_context budget', () => {
     assert.ok(section(browse, 'recent') > 2 * section(withQuery, 'recent'), JSON.stringify([browse.sections, withQuery.sections]));
   });
 
+  it('dates a neighbour written on another day than its hit in full, to the minute', async () => {
+    let now = Date.parse('2026-03-01T09:00:00.000Z');
+    const { core } = makeCore({ clock: () => new Date(now) });
+    await core.spaces.create(owner, { space_id: 'days' });
+    const at = (iso: string, content: string) => {
+      now = Date.parse(iso);
+      return core.notes.write(owner, { space_id: 'days', agent: 'ada', category: 'observation', content });
+    };
+    await at('2026-03-01T09:00:10.000Z', 'Monday: the release branch was cut.');
+    await at('2026-03-02T17:45:30.000Z', 'The zebracorn migration finished overnight.');
+    await at('2026-03-02T17:46:00.000Z', 'Tuesday evening: dashboards look fine.');
+    const { text } = await core.recall.context(owner, { space_id: 'days', query: 'zebracorn migration', max_tokens: 400 });
+    assert.match(text, /^ {2}- before 2026-03-01 09:00 ada: Monday: the release branch was cut\.$/m);
+    assert.match(text, /^ {2}- after 17:46 ada: Tuesday evening/m);
+    const browse = await core.recall.context(owner, { space_id: 'days', max_tokens: 400 });
+    assert.match(browse.text, /^- \[2026-03-02 17:46 ada observation\] Tuesday evening/m, 'a recent note, to the minute');
+  });
+
   it('shows a hit with the notes written around it: the answer after a question, deduplicated', async () => {
     const { core } = makeCore({ clock: steppingClock('2026-03-01T09:00:00.000Z', 60_000) });
     await core.spaces.create(owner, { space_id: 'talk' });
@@ -95,8 +113,11 @@ describe('memory_context budget', () => {
     const hits = result.text.split('## Relevant to')[1] ?? '';
     const question = hits.split('\n').findIndex((line) => line.includes("What's the pup's name?"));
     assert.ok(question > 0, result.text);
-    assert.match(hits.split('\n')[question + 2] ?? '', /^ {2}- after: \[\S+ caroline\] I named him Buddy, after my grandfather\./);
-    assert.match(hits.split('\n')[question + 1] ?? '', /^ {2}- before: \[\S+ caroline\] I went hiking/);
+    // Under its hit, each neighbour by its side, its time of day (the hit's day) and its agent.
+    assert.match(hits.split('\n')[question + 2] ?? '', /^ {2}- after \d{2}:\d{2} caroline: I named him Buddy, after my grandfather\./);
+    assert.match(hits.split('\n')[question + 1] ?? '', /^ {2}- before \d{2}:\d{2} caroline: I went hiking/);
+    // A note hit by its filename alone (its time, agent and category are in it).
+    assert.match(hits.split('\n')[question] ?? '', /^- \[live \d{8}T\d{6}_melanie_observation_\w+\.md\] You got a new puppy!/);
     // Shown once, under the question, though the search finds it too.
     assert.equal(result.text.split('I named him Buddy').length, 2, result.text);
     assert.ok(!hits.includes(`${answer.filename}]`), 'not again as a hit of its own');

@@ -91,7 +91,7 @@ describe('pre-images in memory_search', () => {
     assert.equal(earlier?.compaction_id, CID);
     const context = await core.recall.context(owner, { space_id: 'proj', query: 'migrations finished', max_tokens: 4000 });
     assert.match(context.text, /^- \[bank +progress\.md#Progress > Done\] .*\(digest\)/m);
-    assert.match(context.text, /^- \[bank_history superseded 2026-03-05T12:00:00\.000Z progress\.md#Progress > Done\] .*albatross/m);
+    assert.match(context.text, /^- \[bank_history superseded 2026-03-05 12:00 progress\.md#Progress > Done\] .*albatross/m);
   });
 
   it('answers its filters: sources, levels, and a time range by when the section was replaced', async () => {

@@ -83,6 +83,41 @@ describe('ranking: what recall knows about a note', () => {
     assert.equal((await search(core, 'who signs off releases'))[0]?.source, 'bank');
   });
 
+  it('leaves the notes scored among themselves as they were after a consolidation adds derived text', async () => {
+    // A bank file and a synthesis that repeat the notes' commonest words many times over.
+    const bank = ['# Notes', '', `${'The deploy pipeline and the staging database. '.repeat(12)}`, ''].join('\n');
+    const llm = await startScriptedLlm([
+      { reply: plan([rewrite('digest.md', bank)], 'Synthesis: the deploy pipeline, the staging database, the deploy pipeline again.') },
+    ]);
+    servers.push(llm);
+    const notes: Array<[string, string]> = [
+      ['ops', 'The deploy pipeline ships releases every Friday at noon.'],
+      ['ops', 'The staging database was resized to 64 GB.'],
+      ['dev', 'The deploy pipeline caches layers now, builds take four minutes.'],
+      ['dev', 'Rollbacks go through the deploy pipeline too.'],
+      ['ops', 'The staging database backups run at night.'],
+      ['dev', 'Lunch is at noon on Fridays.'],
+    ];
+    const core = await space(notes, llm);
+    const queries = ['deploy pipeline', 'staging database noon', 'When does the pipeline ship?', 'Friday backups'];
+    const noteScores = async () => {
+      const found = [];
+      for (const query of queries) {
+        const { results } = await core.recall.search(owner, { space_id: 'talk', query, limit: 20 });
+        found.push(results.filter((hit) => hit.source === 'live' || hit.source === 'history').map((hit) => [hit.text, hit.score]));
+      }
+      return found;
+    };
+    const before = await noteScores();
+    assert.equal((await core.consolidation.consolidate(owner, { space_id: 'talk' })).status, 'ok');
+    const { results } = await core.recall.search(owner, { space_id: 'talk', query: 'deploy pipeline staging database', limit: 20 });
+    assert.ok(
+      results.some((hit) => hit.source === 'bank'),
+      'the derived text is searched',
+    );
+    assert.deepEqual(await noteScores(), before, 'the same notes, in the same order, with the same scores');
+  });
+
   it('ranks the answer above the short question turn next to it, when the question names who answered', async () => {
     const core = await space([
       ['caroline', "What's the pup's name?"],
