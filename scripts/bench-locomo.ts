@@ -233,7 +233,7 @@ function scoresOf(results: readonly QuestionResult[], ranker: Ranker, category?:
   return score(picked.map((result) => ({ ranking: result[ranker] as Ranking, evidence: result.evidence })));
 }
 
-function contextFigures(results: readonly QuestionResult[], key: (name: string) => string, which: 'context' | 'contextAfter'): Figure[] {
+function contextFigures(results: readonly QuestionResult[], key: (name: string) => string, which: 'context' | 'contextAfter', hybrid: boolean): Figure[] {
   const tokens = results.map((result) => result[which].tokens);
   const share = (test: (result: QuestionResult) => boolean) => results.filter(test).length / results.length;
   const label = which === 'context' ? `memory_context (max_tokens ${CONTEXT_MAX_TOKENS.toLocaleString('en')}), before consolidation` : '  after consolidation';
@@ -243,7 +243,7 @@ function contextFigures(results: readonly QuestionResult[], key: (name: string) 
       `${label}: evidence turn present`,
       share((r) => r[which].evidence),
       'ratio',
-      atLeast(TARGET.contextEvidence),
+      hybrid ? undefined : atLeast(TARGET.contextEvidence),
     ),
     ...(which === 'context'
       ? [
@@ -314,7 +314,8 @@ export async function benchLocomo(): Promise<Figure[]> {
   const [ours, theirs, later] = [live, library, after] as [Scores, Scores, Scores];
   const where = `${hybrid ? 'hybrid, scripted embeddings: a plumbing check, not a quality claim; ' : ''}${split} split: ${conversations.length} conversations, ${turns.toLocaleString('en')} turns, ${results.length.toLocaleString('en')} questions of categories 1–4`;
   return [
-    figure(key('recall5'), `LoCoMo recall@5, live-mem memory_search (${where})`, ours.recall5, 'ratio', atLeast(TARGET.recall5)),
+    // With the scripted embeddings the figures check the plumbing: the quality targets do not apply.
+    figure(key('recall5'), `LoCoMo recall@5, live-mem memory_search (${where})`, ours.recall5, 'ratio', hybrid ? undefined : atLeast(TARGET.recall5)),
     figure(key('recall1'), '  recall@1', ours.recall1, 'ratio'),
     figure(key('recall10'), '  recall@10', ours.recall10, 'ratio'),
     figure(key('mrr'), '  MRR (top 10)', ours.mrr, 'ratio'),
@@ -328,14 +329,20 @@ export async function benchLocomo(): Promise<Figure[]> {
     figure(key('bm25_session_hit1'), '  session Hit@1', theirs.sessionHit1, 'ratio'),
     figure(key('bm25_hit5'), '  hit@5', theirs.hit5, 'ratio'),
     ...CATEGORIES.map((c) => figure(key(`bm25_recall5_cat${c}`), `  recall@5, category ${c}`, scoresOf(results, 'bm25', c).recall5, 'ratio')),
-    figure(key('recall5_vs_bm25'), 'live-mem recall@5 − BM25 library', ours.recall5 - theirs.recall5, 'ratio', atLeast(TARGET.overLibrary)),
+    figure(
+      key('recall5_vs_bm25'),
+      'live-mem recall@5 − BM25 library',
+      ours.recall5 - theirs.recall5,
+      'ratio',
+      hybrid ? undefined : atLeast(TARGET.overLibrary),
+    ),
     figure(key('mrr_vs_bm25'), '  MRR − BM25 library', ours.mrr - theirs.mrr, 'ratio'),
     figure(key('after_recall5'), 'after a lossy consolidation (+ summaries), recall@5', later.recall5, 'ratio'),
     figure(key('after_mrr'), '  MRR', later.mrr, 'ratio'),
     figure(key('after_session_hit1'), '  session Hit@1', later.sessionHit1, 'ratio'),
-    figure(key('after_recall5_change'), '  recall@5 after − before', later.recall5 - ours.recall5, 'ratio', atLeast(0)),
-    ...contextFigures(results, key, 'context'),
-    ...contextFigures(results, key, 'contextAfter'),
+    figure(key('after_recall5_change'), '  recall@5 after − before', later.recall5 - ours.recall5, 'ratio', hybrid ? undefined : atLeast(0)),
+    ...contextFigures(results, key, 'context', hybrid),
+    ...contextFigures(results, key, 'contextAfter', hybrid),
     // Not with embeddings: the server process has none configured (nor the scripted server's address).
     ...(hybrid
       ? []
