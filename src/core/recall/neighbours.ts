@@ -3,6 +3,7 @@ import type { Caller } from '../caller.js';
 import { firstIndex } from '../../shared/bisect.js';
 import { type NoteName, parseNoteName } from '../note/note-name.js';
 import { compareOldestFirst, type Corpus, type Level0Note, type Level0Text } from './corpus.js';
+import { stampMs } from './newest.js';
 import type { MemorySearchInput, RecallHit, RecallOptions, RecallService } from './recall-service.js';
 
 /** The most neighbours a memory_search hit carries on each side. */
@@ -21,6 +22,11 @@ export interface NeighbourOptions {
    * is the other speaker's next turn); `agent`: only the notes of the note's own agent.
    */
   by: 'any' | 'agent';
+  /**
+   * Stop at a gap: a side ends at a note written more than this many milliseconds from the one before
+   * it (in another sitting: its first words answer nothing of the note asked about). None: no limit.
+   */
+  gapMs?: number;
 }
 
 export interface NoteNeighbours {
@@ -154,6 +160,7 @@ export function createNeighbours(corpus: Corpus) {
       const side = async (step: 1 | -1, count: number): Promise<Level0Note[]> => {
         const taken: Level0Note[] = [];
         let current: Run | null = run;
+        let last = note.stamp;
         for (let i = at + step, walked = 0; current && taken.length < count && walked < MAX_WALK; i += step) {
           if (i < 0 || i >= current.size) {
             current = await nextRun(spaceId, current, step, () => runOf(null) as Promise<Run>);
@@ -162,6 +169,8 @@ export function createNeighbours(corpus: Corpus) {
           }
           walked++;
           const other = current.at(i);
+          if (options.gapMs !== undefined && Math.abs(stampMs(other.stamp) - stampMs(last)) > options.gapMs) break;
+          last = other.stamp;
           if (keep(other)) taken.push(other);
         }
         return step === 1 ? taken : taken.reverse();

@@ -82,7 +82,7 @@ describe('memory_context budget', () => {
     assert.ok(section(browse, 'recent') > 2 * section(withQuery, 'recent'), JSON.stringify([browse.sections, withQuery.sections]));
   });
 
-  it('dates a neighbour written on another day than its hit in full, to the minute', async () => {
+  it('shows the neighbours of a hit written in its sitting, one past midnight dated in full, to the minute', async () => {
     let now = Date.parse('2026-03-01T09:00:00.000Z');
     const { core } = makeCore({ clock: () => new Date(now) });
     await core.spaces.create(owner, { space_id: 'days' });
@@ -90,14 +90,21 @@ describe('memory_context budget', () => {
       now = Date.parse(iso);
       return core.notes.write(owner, { space_id: 'days', agent: 'ada', category: 'observation', content });
     };
-    await at('2026-03-01T09:00:10.000Z', 'Monday: the release branch was cut.');
-    await at('2026-03-02T17:45:30.000Z', 'The zebracorn migration finished overnight.');
-    await at('2026-03-02T17:46:00.000Z', 'Tuesday evening: dashboards look fine.');
+    await at('2026-02-27T16:00:00.000Z', 'Friday: the release branch was cut.');
+    await at('2026-03-01T23:50:10.000Z', 'Sunday night: the migration started.');
+    await at('2026-03-01T23:59:40.000Z', 'The zebracorn migration is almost done.');
+    await at('2026-03-02T00:04:30.000Z', 'Past midnight: dashboards look fine.');
+    await at('2026-03-02T09:15:00.000Z', 'Monday morning: standup.');
     const { text } = await core.recall.context(owner, { space_id: 'days', query: 'zebracorn migration', max_tokens: 400 });
-    assert.match(text, /^ {2}- before 2026-03-01 09:00 ada: Monday: the release branch was cut\.$/m);
-    assert.match(text, /^ {2}- after 17:46 ada: Tuesday evening/m);
+    const hit = text.split('\n').findIndex((line) => line.includes('The zebracorn migration is almost done.'));
+    assert.ok(hit > 0, text);
+    const lines = text.split('\n');
+    assert.equal(lines[hit + 1], '  - before 23:50 ada: Sunday night: the migration started.', text);
+    assert.equal(lines[hit + 2], '  - after 2026-03-02 00:04 ada: Past midnight: dashboards look fine.', 'the next day: dated in full');
+    // Friday's note and Monday morning's are in other sittings (more than half an hour away): no neighbours of it.
+    assert.ok(!lines[hit + 3]?.startsWith('  - '), text);
     const browse = await core.recall.context(owner, { space_id: 'days', max_tokens: 400 });
-    assert.match(browse.text, /^- \[2026-03-02 17:46 ada observation\] Tuesday evening/m, 'a recent note, to the minute');
+    assert.match(browse.text, /^- \[2026-03-02 09:15 ada observation\] Monday morning/m, 'a recent note, to the minute');
   });
 
   it('shows a hit with the notes written around it: the answer after a question, deduplicated', async () => {

@@ -62,6 +62,16 @@ describe('neighbours', () => {
     assert.equal(found.get(name(12))?.after[0]?.source, 'live');
   });
 
+  it('stops a side at a gap longer than gapMs, in the walk from the note (a side counts its gaps one note to the next)', async () => {
+    const { neighbours, name, ref } = await space(); // one note a minute
+    const asked = [ref(15), ref(11)];
+    const within = await neighbours.of('talk', asked, { before: 2, after: 2, by: 'any', gapMs: 90_000 });
+    assert.deepEqual(turns(within.get(name(15))), { before: ['turn 13', 'turn 14'], after: ['turn 16', 'turn 17'] });
+    assert.deepEqual(turns(within.get(name(11))), { before: ['turn 9', 'turn 10'], after: ['turn 12', 'turn 13'] }, 'across a consolidation too');
+    const apart = await neighbours.of('talk', asked, { before: 2, after: 2, by: 'any', gapMs: 30_000 });
+    assert.deepEqual(turns(apart.get(name(15))), { before: [], after: [] });
+  });
+
   it("keeps only the note's own agent's with by: agent", async () => {
     const { neighbours, name, ref } = await space();
     const found = await neighbours.of('talk', [ref(10), ref(8)], { before: 2, after: 2, by: 'agent' });
