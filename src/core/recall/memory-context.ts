@@ -10,7 +10,7 @@ import { validateQuery, validateSpaceId } from '../validate.js';
 import type { Corpus, Level0Text } from './corpus.js';
 import { clipNote, type NeighbourOptions } from './neighbours.js';
 import { newestNotes } from './newest.js';
-import { SESSION_GAP_MS } from './ranking.js';
+import { SITTING_PAUSE_MS } from './ranking.js';
 import type { RecallHit, RecallOptions, RecallService } from './recall-service.js';
 import { MAX_LEVEL, type SummaryRecord } from './summaries/record.js';
 
@@ -54,8 +54,8 @@ export const DEFAULT_CONTEXT_TUNING: ContextTuning = {
   },
   hits: 30,
   // ±2 notes by anyone: on LoCoMo's dev split the best of ±1/±2/±3, by the same agent or any; in the hit's
-  // sitting only (the gap that ends a session in ranking.ts): evidence 0.881 → 0.885 (docs/recall.md).
-  neighbours: { before: 2, after: 2, by: 'any', gapMs: SESSION_GAP_MS },
+  // sitting only (the pause that bounds a sitting in ranking.ts): evidence 0.881 → 0.885 (docs/recall.md).
+  neighbours: { before: 2, after: 2, by: 'any', gapMs: SITTING_PAUSE_MS },
 };
 
 /** The order in which sections claim their share, then what is left: the hits first. */

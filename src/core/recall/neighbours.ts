@@ -3,7 +3,6 @@ import type { Caller } from '../caller.js';
 import { firstIndex } from '../../shared/bisect.js';
 import { type NoteName, parseNoteName } from '../note/note-name.js';
 import { compareOldestFirst, type Corpus, type Level0Note, type Level0Text } from './corpus.js';
-import { stampMs } from './newest.js';
 import type { MemorySearchInput, RecallHit, RecallOptions, RecallService } from './recall-service.js';
 
 /** The most neighbours a memory_search hit carries on each side. */
@@ -49,11 +48,19 @@ export interface NotePlace {
   consolidation_id?: string | undefined;
 }
 
+/** A place in a run. */
+interface At {
+  run: Run;
+  i: number;
+}
+
 /** Notes in time order that are stored together: live/ (`cid` null), or one consolidation (its record's list). */
 interface Run {
   cid: string | null;
   size: number;
   at(i: number): Level0Note;
+  /** The name at `i`, without making a Level0Note of it (walks that only look at times). */
+  nameAt(i: number): NoteName;
   indexOf(filename: string): number;
 }
 
@@ -78,6 +85,7 @@ export function createNeighbours(corpus: Corpus) {
       cid: null,
       size: names.length,
       at: (i) => ({ ...(names[i] as NoteName), source: 'live' }),
+      nameAt: (i) => names[i] as NoteName,
       indexOf: (filename) => {
         const name = parseNoteName(filename);
         if (!name) return -1;
@@ -107,7 +115,13 @@ export function createNeighbours(corpus: Corpus) {
       historyNames.set(filenames, known);
     }
     const { names, positions } = known;
-    return { cid, size: names.length, at: (i) => names[i] as Level0Note, indexOf: (filename) => positions.get(filename) ?? -1 };
+    return {
+      cid,
+      size: names.length,
+      at: (i) => names[i] as Level0Note,
+      nameAt: (i) => names[i] as Level0Note,
+      indexOf: (filename) => positions.get(filename) ?? -1,
+    };
   };
 
   /** The run next to `run` in time (`step` -1: older), or null at the edge of the space. */
@@ -126,6 +140,99 @@ export function createNeighbours(corpus: Corpus) {
     return null;
   };
 
+  /** Each run read once per call, however many of the notes asked about it holds. */
+  const runsOf = (spaceId: string, liveListing: readonly NoteName[] | undefined) => {
+    const runs = new Map<string | null, Promise<Run | null>>();
+    return (cid: string | null): Promise<Run | null> => {
+      let run = runs.get(cid);
+      if (!run) {
+        run = cid === null ? liveRun(spaceId, liveListing) : historyRun(spaceId, cid);
+        runs.set(cid, run);
+      }
+      return run;
+    };
+  };
+
+  /**
+   * The sitting of each note asked about — the notes around it written with no pause longer than
+   * `gapMs` from one to the next — named by its first note's filename; none for a note in a stretch of
+   * more than `reach` notes without a pause (a stream of notes that mixes every subject is no sitting).
+   * Walked by name (times only), oldest note first; every note walked over is placed, so a later walk
+   * stops at it.
+   */
+  const sittings = async (
+    spaceId: string,
+    refs: readonly NotePlace[],
+    gapMs: number,
+    reach: number,
+    liveListing?: readonly NoteName[],
+  ): Promise<Map<string, string>> => {
+    const runOf = runsOf(spaceId, liveListing);
+    const live = () => runOf(null) as Promise<Run>;
+    const placed = new Map<string, string | null>(); // a note walked over → its sitting (null: none)
+    /**
+     * The note next to run[i] on `step`'s side, unless a pause or the space's edge comes first. Within a
+     * run it answers at once (a promise only where it crosses into the next run: a walk takes hundreds).
+     */
+    const close = (run: Run, i: number, other: Run, j: number): At | null =>
+      Math.abs(stampTime(other.nameAt(j).stamp) - stampTime(run.nameAt(i).stamp)) > gapMs ? null : { run: other, i: j };
+    const next = (run: Run, i: number, step: 1 | -1): At | null | Promise<At | null> => {
+      const j = i + step;
+      if (j >= 0 && j < run.size) return close(run, i, run, j);
+      return nextRun(spaceId, run, step, live).then((other) => (other && other.size > 0 ? close(run, i, other, step === 1 ? 0 : other.size - 1) : null));
+    };
+    /** Walks from `from` on `step`'s side, note by note without a pause, while `visit` says to go on. */
+    const walk = async (from: At, step: 1 | -1, visit: (at: At) => boolean): Promise<void> => {
+      for (let at = from; ; ) {
+        let following = next(at.run, at.i, step);
+        if (following instanceof Promise) following = await following;
+        if (!following || !visit(following)) return;
+        at = following;
+      }
+    };
+    const ordered = refs.flatMap((place) => {
+      const name = parseNoteName(place.ref);
+      return name ? [{ place, name }] : [];
+    });
+    ordered.sort((a, b) => compareOldestFirst(a.name, b.name));
+    for (const { place } of ordered) {
+      if (placed.has(place.ref)) continue;
+      const run = await runOf(place.consolidation_id ?? null);
+      const i = run?.indexOf(place.ref) ?? -1;
+      if (!run || i < 0) continue;
+      const origin = { run, i };
+      const walked = [place.ref];
+      let sitting: string | null | undefined;
+      // Back to the pause before it (its sitting's first note), or to a note an earlier walk placed.
+      let first: At = origin;
+      await walk(origin, -1, (at) => {
+        const filename = at.run.nameAt(at.i).filename;
+        const known = placed.get(filename);
+        if (known !== undefined) sitting = known;
+        else if (walked.push(filename) > reach) sitting = null;
+        else first = at;
+        return sitting === undefined;
+      });
+      // On to the pause after it: a sitting is no longer than the reach.
+      if (sitting === undefined) {
+        let ends: string | null = first.run.nameAt(first.i).filename;
+        await walk(origin, 1, (at) => {
+          if (walked.push(at.run.nameAt(at.i).filename) <= reach) return true;
+          ends = null;
+          return false;
+        });
+        sitting = ends;
+      }
+      for (const filename of walked) placed.set(filename, sitting);
+    }
+    const found = new Map<string, string>();
+    for (const { ref } of refs) {
+      const sitting = placed.get(ref);
+      if (sitting) found.set(ref, sitting);
+    }
+    return found;
+  };
+
   /**
    * The notes around each note asked about (a note not where its ref says, or forgotten, has none):
    * up to `before` and `after` notes on each side, counted among the notes `by` keeps; the edges of
@@ -140,16 +247,7 @@ export function createNeighbours(corpus: Corpus) {
   ): Promise<Map<string, { before: Level0Note[]; after: Level0Note[] }>> => {
     const picked = new Map<string, { before: Level0Note[]; after: Level0Note[] }>();
     if (options.before <= 0 && options.after <= 0) return picked;
-    // Each run read once per call, however many of the notes asked about it holds.
-    const runs = new Map<string | null, Promise<Run | null>>();
-    const runOf = (cid: string | null): Promise<Run | null> => {
-      let run = runs.get(cid);
-      if (!run) {
-        run = cid === null ? liveRun(spaceId, liveListing) : historyRun(spaceId, cid);
-        runs.set(cid, run);
-      }
-      return run;
-    };
+    const runOf = runsOf(spaceId, liveListing);
     for (const { ref, consolidation_id: cid } of refs) {
       if (picked.has(ref)) continue;
       const run = await runOf(cid ?? null);
@@ -169,7 +267,7 @@ export function createNeighbours(corpus: Corpus) {
           }
           walked++;
           const other = current.at(i);
-          if (options.gapMs !== undefined && Math.abs(stampMs(other.stamp) - stampMs(last)) > options.gapMs) break;
+          if (options.gapMs !== undefined && Math.abs(stampTime(other.stamp) - stampTime(last)) > options.gapMs) break;
           last = other.stamp;
           if (keep(other)) taken.push(other);
         }
@@ -182,6 +280,7 @@ export function createNeighbours(corpus: Corpus) {
 
   return {
     around,
+    sittings,
 
     /** `around`, with each neighbour's text (read through the corpus's caches). */
     async of(spaceId: string, refs: readonly NotePlace[], options: NeighbourOptions): Promise<Map<string, NoteNeighbours>> {
@@ -245,4 +344,14 @@ export function searchWithNeighbours(search: RecallService['search'], neighbours
     });
     return { ...answer, results };
   };
+}
+
+/** A note name's stamp (YYYYMMDDTHHMMSS, checked by parseNoteName) as epoch milliseconds, without parsing a date string. */
+function stampTime(stamp: string): number {
+  const digits = (from: number, count: number) => {
+    let value = 0;
+    for (let k = from; k < from + count; k++) value = value * 10 + stamp.charCodeAt(k) - 48;
+    return value;
+  };
+  return Date.UTC(digits(0, 4), digits(4, 2) - 1, digits(6, 2), digits(9, 2), digits(11, 2), digits(13, 2));
 }

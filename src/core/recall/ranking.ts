@@ -41,16 +41,21 @@ export const NEIGHBOUR_SHARE = 0.2;
 export const NEIGHBOUR_REACH = 2;
 
 /**
- * Sessions: candidate notes written with no gap longer than SESSION_GAP_MS between one and the next
- * are one sitting — a conversation, a stretch of work — and a question about one thing draws several
- * of its notes. Each candidate note gains SESSION_SHARE of the best score among the other candidates
- * of its session, so the note of the sitting the question is about comes before a note of another
- * that shares as many words. LoCoMo dev recall@5 0.626 → 0.643 (with RERANK_POOL 200; 0.1: 0.635,
- * 0.3: 0.640; the sum of the others' scores instead of the best, at 0.02–0.05: 0.628–0.631; a gap of
- * 5 or 120 minutes measured the same as 30).
+ * Sittings: the notes around a note written with no pause longer than SITTING_PAUSE_MS from one to the
+ * next, bounded by pauses and at most SITTING_REACH notes long — a conversation, a stretch of work on one
+ * thing (neighbours.ts `sittings`; a longer stream without a pause mixes every subject, and is none). A
+ * question about one thing draws several notes of its sitting: each candidate note gains SITTING_SHARE of
+ * the best score among the other candidates of its sitting, so the note of the sitting a question is about
+ * comes before a note of another that shares as many words. LoCoMo dev recall@5 0.626 → 0.643 (with
+ * RERANK_POOL 200; 0.1: 0.635, 0.3: 0.640; the sum of the others' scores instead of the best, at
+ * 0.02–0.05: 0.628–0.631; a pause of 5 or 120 minutes measured the same). Grouping the candidates by their
+ * own times instead (any within 30 minutes of the next) lost the synthetic project history of bench
+ * section 8 two questions: its days are streams of 90 notes 20 seconds apart, where candidates an hour
+ * apart fell into groups by chance.
  */
-export const SESSION_GAP_MS = 30 * 60_000;
-export const SESSION_SHARE = 0.2;
+export const SITTING_PAUSE_MS = 30 * 60_000;
+export const SITTING_SHARE = 0.2;
+export const SITTING_REACH = 64;
 
 const DERIVED: ReadonlySet<RecallSource> = new Set(['bank', 'bank_history', 'synthesis', 'summary']);
 const NAME_PARTS = /[-._]+/;
@@ -106,33 +111,27 @@ export function lendToNeighbours(hits: readonly SearchHit[], lenders: readonly S
 }
 
 /**
- * Sessions (SESSION_GAP_MS): each hit written at `timeOf` (ms; null for what is not a note) gains
- * SESSION_SHARE of the best score among the other hits of its session. Best first.
+ * Sittings (SITTING_PAUSE_MS): each hit with a sitting (`sittingOf`; none for what is not a note, or a
+ * note of no sitting) gains SITTING_SHARE of the best score among the other hits of its sitting. Best first.
  */
-export function lendWithinSessions(hits: readonly SearchHit[], timeOf: (id: string) => number | null): SearchHit[] {
-  const timed = hits.flatMap((hit) => {
-    const time = timeOf(hit.id);
-    return time === null ? [] : [{ hit, time }];
-  });
-  timed.sort((a, b) => a.time - b.time);
-  const gains = new Map<string, number>();
-  for (let start = 0; start < timed.length; ) {
-    let end = start + 1;
-    while (end < timed.length && (timed[end] as (typeof timed)[number]).time - (timed[end - 1] as (typeof timed)[number]).time <= SESSION_GAP_MS) end++;
-    // The best and second best of the session: each hit gains the best of the others.
-    let best = Number.NEGATIVE_INFINITY;
-    let second = Number.NEGATIVE_INFINITY;
-    for (let i = start; i < end; i++) {
-      const score = Math.max(0, (timed[i] as (typeof timed)[number]).hit.score);
-      if (score > best) [best, second] = [score, best];
-      else if (score > second) second = score;
-    }
-    if (end - start > 1)
-      for (let i = start; i < end; i++) {
-        const { hit } = timed[i] as (typeof timed)[number];
-        gains.set(hit.id, SESSION_SHARE * (Math.max(0, hit.score) === best ? second : best));
-      }
-    start = end;
+export function lendWithinSittings(hits: readonly SearchHit[], sittingOf: (id: string) => string | undefined): SearchHit[] {
+  const best = new Map<string, [first: number, second: number]>();
+  for (const hit of hits) {
+    const sitting = sittingOf(hit.id);
+    if (sitting === undefined) continue;
+    const score = Math.max(0, hit.score);
+    const top = best.get(sitting) ?? [Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY];
+    if (score > top[0]) best.set(sitting, [score, top[0]]);
+    else if (score > top[1]) best.set(sitting, [top[0], score]);
+    else best.set(sitting, top);
   }
-  return hits.map((hit) => ({ id: hit.id, score: hit.score + (gains.get(hit.id) ?? 0) })).sort((a, b) => b.score - a.score);
+  return hits
+    .map((hit) => {
+      const sitting = sittingOf(hit.id);
+      const top = sitting === undefined ? undefined : best.get(sitting);
+      if (!top || top[1] === Number.NEGATIVE_INFINITY) return hit; // alone in its sitting
+      // The best of the others: the second best for the best, else the best.
+      return { id: hit.id, score: hit.score + SITTING_SHARE * (Math.max(0, hit.score) === top[0] ? top[1] : top[0]) };
+    })
+    .sort((a, b) => b.score - a.score);
 }

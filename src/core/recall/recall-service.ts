@@ -12,7 +12,18 @@ import { parseDateTime, validateCategory, validateLimit, validateQuery, validate
 import { type Corpus, keepsPreimages, type Level0Note } from './corpus.js';
 import { noteDocId, parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
 import { fuseRankings } from './fusion.js';
-import { lendToNeighbours, lendWithinSessions, NEIGHBOUR_LENDERS, NEIGHBOUR_REACH, NEIGHBOUR_SHARE, queryWords, RERANK_POOL, rerank } from './ranking.js';
+import {
+  lendToNeighbours,
+  lendWithinSittings,
+  NEIGHBOUR_LENDERS,
+  NEIGHBOUR_REACH,
+  NEIGHBOUR_SHARE,
+  queryWords,
+  RERANK_POOL,
+  rerank,
+  SITTING_PAUSE_MS,
+  SITTING_REACH,
+} from './ranking.js';
 import { createNeighbours } from './neighbours.js';
 import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
@@ -278,11 +289,16 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     };
   };
 
-  /** When a note was written (ms), from its description; null for what is not a note. */
-  const noteTime = (meta: DocMeta | null): number | null => {
-    if (!meta || (meta.source !== 'live' && meta.source !== 'history') || !meta.timestamp) return null;
-    const time = Date.parse(meta.timestamp);
-    return Number.isFinite(time) ? time : null;
+  /** Candidate notes gain from the best of their sitting (ranking.ts lendWithinSittings, neighbours.ts sittings). */
+  const withSittings = async (spaceId: string, index: SpaceIndex, hits: SearchHit[]): Promise<SearchHit[]> => {
+    const notes = hits.flatMap((hit) => {
+      const meta = index.meta(hit.id);
+      return meta && (meta.source === 'live' || meta.source === 'history') ? [{ id: hit.id, ref: meta.ref, consolidation_id: meta.consolidation_id }] : [];
+    });
+    if (notes.length < 2) return hits;
+    const found = await neighbours.sittings(spaceId, notes, SITTING_PAUSE_MS, SITTING_REACH, index.liveNames);
+    const sittingOf = new Map(notes.flatMap(({ id, ref }) => (found.has(ref) ? [[id, found.get(ref) as string]] : [])));
+    return lendWithinSittings(hits, (id) => sittingOf.get(id));
   };
 
   /** The best note hits lend a share of their score to the notes around them (ranking.ts lendToNeighbours). */
@@ -334,7 +350,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     const words = queryWords(query);
     // Each ranking re-scored by what recall knows of its documents (ranking.ts) before it is cut.
     let hits = rerank(index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }), metaOf, words);
-    hits = lendWithinSessions(await withNeighbours(spaceId, index, hits), (id) => noteTime(metaOf(id)));
+    hits = await withSittings(spaceId, index, await withNeighbours(spaceId, index, hits));
     if (vector && index.vectors) {
       // Hybrid: the two rankings fused by reciprocal rank, so neither's scale dominates.
       const semantic = rerank(index.vectors.search(vector, { limit: spare * 4, ...(filter ? { filter } : {}) }), metaOf, words);

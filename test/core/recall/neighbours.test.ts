@@ -72,6 +72,39 @@ describe('neighbours', () => {
     assert.deepEqual(turns(apart.get(name(15))), { before: [], after: [] });
   });
 
+  it('names the sitting of a note by its first note: bounded by pauses, none in a stream longer than the reach', async () => {
+    const storage = createMemoryDriver();
+    let now = NOW;
+    const { core } = makeCore({ storage, clock: () => new Date(now) });
+    await core.spaces.create(owner, { space_id: 'sit' });
+    const write = async (minutes: number) => {
+      now = NOW + minutes * MINUTE;
+      return (await core.notes.write(owner, { space_id: 'sit', category: 'observation', content: `at ${minutes}` })).filename;
+    };
+    // A sitting of three (a pause of an hour after), a stream of 12 a minute apart, a note alone.
+    const morning = [await write(0), await write(5), await write(10)];
+    const stream: string[] = [];
+    for (let m = 70; m < 82; m++) stream.push(await write(m));
+    const alone = await write(200);
+    const neighbours = createNeighbours(createCorpus(core.context));
+    const refs = [...morning, ...stream, alone].map((ref) => ({ ref }));
+    const found = await neighbours.sittings('sit', refs, 30 * MINUTE, 8);
+    assert.deepEqual(
+      morning.map((ref) => found.get(ref)),
+      morning.map(() => morning[0]),
+    );
+    assert.ok(
+      stream.every((ref) => !found.has(ref)),
+      'twelve notes without a pause: more than the reach of 8',
+    );
+    assert.equal(found.get(alone), alone, 'a sitting of one');
+    const wide = await neighbours.sittings('sit', refs, 30 * MINUTE, 64);
+    assert.ok(
+      stream.every((ref) => wide.get(ref) === stream[0]),
+      'within a reach of 64, the stream is one sitting',
+    );
+  });
+
   it("keeps only the note's own agent's with by: agent", async () => {
     const { neighbours, name, ref } = await space();
     const found = await neighbours.of('talk', [ref(10), ref(8)], { before: 2, after: 2, by: 'agent' });

@@ -4,14 +4,13 @@ import { createCore, type Core } from '../../../src/core/core.js';
 import type { DocMeta } from '../../../src/core/recall/documents.js';
 import {
   lendToNeighbours,
-  lendWithinSessions,
+  lendWithinSittings,
   NEIGHBOUR_SHARE,
   namesAgent,
   queryWords,
   rankFactor,
   rerank,
-  SESSION_GAP_MS,
-  SESSION_SHARE,
+  SITTING_SHARE,
 } from '../../../src/core/recall/ranking.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import { plan, rewrite } from '../../../fixtures/llm/scenarios.js';
@@ -189,9 +188,8 @@ describe('ranking: what recall knows about a note', () => {
     assert.ok(!lent.some((hit) => hit.id === 'n:before'), 'a note that is no candidate never becomes a hit');
   });
 
-  it('gives each note the best score of the other candidates of its session, and nothing across a gap', () => {
-    const hour = 3_600_000;
-    const times: Record<string, number> = { a: 0, b: 60_000, c: 120_000, far: 5 * hour, alone: 9 * hour, bank: Number.NaN };
+  it('gives each note the best score of the other candidates of its sitting, and nothing to a note of none', () => {
+    const sittingOf: Record<string, string> = { a: 'monday', b: 'monday', c: 'monday', far: 'friday' };
     const hits = [
       { id: 'far', score: 9 },
       { id: 'a', score: 8 },
@@ -200,19 +198,18 @@ describe('ranking: what recall knows about a note', () => {
       { id: 'b', score: 3 },
       { id: 'c', score: 2 },
     ];
-    const lent = lendWithinSessions(hits, (id) => (Number.isFinite(times[id]) ? (times[id] as number) : null));
+    const lent = lendWithinSittings(hits, (id) => sittingOf[id]);
     const scores = Object.fromEntries(lent.map((hit) => [hit.id, hit.score]));
-    assert.equal(scores.a, 8 + SESSION_SHARE * 3, 'the best of its session gains the second best');
-    assert.equal(scores.b, 3 + SESSION_SHARE * 8);
-    assert.equal(scores.c, 2 + SESSION_SHARE * 8);
-    assert.equal(scores.far, 9, 'alone in its session (more than SESSION_GAP_MS away): nothing');
-    assert.equal(scores.alone, 3.5);
-    assert.equal(scores.bank, 7, 'what is not a note has no session');
-    assert.ok(SESSION_GAP_MS < 5 * hour);
+    assert.equal(scores.a, 8 + SITTING_SHARE * 3, 'the best of its sitting gains the second best');
+    assert.equal(scores.b, 3 + SITTING_SHARE * 8);
+    assert.equal(scores.c, 2 + SITTING_SHARE * 8);
+    assert.equal(scores.far, 9, 'alone in its sitting: nothing');
+    assert.equal(scores.alone, 3.5, 'a note of no sitting: nothing');
+    assert.equal(scores.bank, 7, 'what is not a note has no sitting');
     assert.deepEqual(
       lent.map((hit) => hit.id),
       ['far', 'a', 'bank', 'b', 'c', 'alone'],
-      'b and c, of the session of a strong hit, pass a note as strong as them alone in its own',
+      'b and c, of the sitting of a strong hit, pass a note as strong as them in none',
     );
   });
 
@@ -224,15 +221,19 @@ describe('ranking: what recall knows about a note', () => {
       clock = Date.parse(at);
       return (await core.notes.write(owner, { space_id: 'talk', agent: 'ada', category: 'observation', content })).filename;
     };
-    // Monday: the release, talked over (with other talk between, so no note is next to another that matches).
+    // Monday: the release, talked over (with other talk between, so no note is within two of another that matches).
     // Thursday: a terse note that names the same three words, alone in its sitting.
     await note('We cut the release branch for the mobile app today.', '2026-03-02T10:00:00Z');
-    await note('The coffee machine is broken again.', '2026-03-02T10:02:00Z');
+    await note('The coffee machine is broken again.', '2026-03-02T10:01:00Z');
+    await note('Someone fixed the coffee machine.', '2026-03-02T10:02:00Z');
+    await note('Design review at two.', '2026-03-02T10:03:00Z');
     const answer = await note('The signing key expired, so I renewed the certificate.', '2026-03-02T10:05:00Z');
-    await note('Standup moved to eleven.', '2026-03-02T10:07:00Z');
+    await note('Standup moved to eleven.', '2026-03-02T10:06:00Z');
+    await note('The office plants were watered.', '2026-03-02T10:07:00Z');
+    await note('Lunch order: noodles for everyone.', '2026-03-02T10:08:00Z');
     await note('The release went out to the app stores after the certificate was renewed.', '2026-03-02T10:09:00Z');
-    await note('Lunch order: noodles for everyone.', '2026-03-04T12:00:00Z');
-    const other = await note('Key fob certificate renewed.', '2026-03-05T15:00:00Z');
+    await note('Dinner order: pizza for everyone.', '2026-03-04T12:00:00Z');
+    const other = await note('Facilities renewed the key fob certificate of the office door.', '2026-03-05T15:00:00Z');
     const hits = await search(core, 'which key certificate was renewed for the release');
     const rank = (filename: string) => hits.findIndex((hit) => hit.ref === filename);
     assert.ok(rank(answer) >= 0 && rank(answer) < rank(other), hits.map((hit) => hit.text).join(' | '));
