@@ -348,10 +348,19 @@ export function searchWithNeighbours(search: RecallService['search'], neighbours
 
 /** A note name's stamp (YYYYMMDDTHHMMSS, checked by parseNoteName) as epoch milliseconds, without parsing a date string. */
 function stampTime(stamp: string): number {
-  const digits = (from: number, count: number) => {
-    let value = 0;
-    for (let k = from; k < from + count; k++) value = value * 10 + stamp.charCodeAt(k) - 48;
-    return value;
-  };
-  return Date.UTC(digits(0, 4), digits(4, 2) - 1, digits(6, 2), digits(9, 2), digits(11, 2), digits(13, 2));
+  return Date.UTC(
+    digitsAt(stamp, 0, 4),
+    digitsAt(stamp, 4, 2) - 1,
+    digitsAt(stamp, 6, 2),
+    digitsAt(stamp, 9, 2),
+    digitsAt(stamp, 11, 2),
+    digitsAt(stamp, 13, 2),
+  );
+}
+
+/** The number the `count` decimal digits of `text` from `from` write. */
+function digitsAt(text: string, from: number, count: number): number {
+  let value = 0;
+  for (let k = from; k < from + count; k++) value = value * 10 + text.charCodeAt(k) - 48;
+  return value;
 }

@@ -56,6 +56,14 @@ export const NEIGHBOUR_REACH = 2;
 export const SITTING_PAUSE_MS = 30 * 60_000;
 export const SITTING_SHARE = 0.2;
 export const SITTING_REACH = 64;
+/**
+ * The best candidates whose sittings are looked for (the others gain nothing): finding one walks up to
+ * SITTING_REACH notes each way and reads the record of each consolidation it meets, and for all 200 a
+ * warm search of a 100,000-note space took 18 ms instead of 7 (a new process's first, 407 ms instead of
+ * 127). LoCoMo dev recall@5 / memory_context evidence at 20, 30, 50, 100 and 200: 0.656 / 0.885,
+ * 0.654 / 0.882, 0.654 / 0.883, 0.654 / 0.885, 0.654 / 0.885.
+ */
+export const SITTING_CANDIDATES = 20;
 
 const DERIVED: ReadonlySet<RecallSource> = new Set(['bank', 'bank_history', 'synthesis', 'summary']);
 const NAME_PARTS = /[-._]+/;

@@ -21,6 +21,7 @@ import {
   queryWords,
   RERANK_POOL,
   rerank,
+  SITTING_CANDIDATES,
   SITTING_PAUSE_MS,
   SITTING_REACH,
 } from './ranking.js';
@@ -291,7 +292,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
 
   /** Candidate notes gain from the best of their sitting (ranking.ts lendWithinSittings, neighbours.ts sittings). */
   const withSittings = async (spaceId: string, index: SpaceIndex, hits: SearchHit[]): Promise<SearchHit[]> => {
-    const notes = hits.flatMap((hit) => {
+    const notes = hits.slice(0, SITTING_CANDIDATES).flatMap((hit) => {
       const meta = index.meta(hit.id);
       return meta && (meta.source === 'live' || meta.source === 'history') ? [{ id: hit.id, ref: meta.ref, consolidation_id: meta.consolidation_id }] : [];
     });
