@@ -162,12 +162,19 @@ class Bm25Index implements TextIndex {
     if (!(limit > 0) || this.live === 0) return [];
     // Background documents left out of the statistics, unless they are all there is.
     const background = this.countedApart();
+    // The planner asks held then df of each term: counted once (with dead documents, a scan of its postings).
+    const held = new Map<string, number>();
+    const heldOf = (term: string): number => {
+      let count = held.get(term);
+      if (count === undefined) held.set(term, (count = this.df(term)));
+      return count;
+    };
     const plans = planQuery(
       query,
       {
         termsOf: (token) => this.analyzer.termsOf(token),
-        held: (term) => this.df(term),
-        df: (term) => this.df(term) - (background ? this.backgroundDfOf(term, background.mask) : 0),
+        held: heldOf,
+        df: (term) => heldOf(term) - (background ? this.backgroundDfOf(term, background.mask) : 0),
         sortedTerms: () => [this.base.terms, this.sortedDeltaTerms()],
         docCount: this.live - (background?.live ?? 0),
       },

@@ -54,9 +54,9 @@ export interface IndexOptions {
   /**
    * Documents searched like any other but left out of the statistics that weigh words (how many
    * documents there are, how many hold a term, their average length): text derived from other
-   * documents (a summary, a digest) repeats their words, and would otherwise reweigh them — the
-   * documents it was derived from would rank among themselves otherwise once it is added. Asked of
-   * ids only, so a loaded snapshot needs nothing more.
+   * documents (a summary, a digest) repeats their words, and counted in would change how those
+   * documents rank among themselves once it is added. Asked of ids only, so a loaded snapshot needs
+   * nothing more.
    */
   background?: (id: string) => boolean;
 }

@@ -23,8 +23,8 @@ export const AGENT_BOOST = 1;
 export const DERIVED_PRIOR = 0.5;
 /**
  * Candidates the engine returns for re-ranking: a note by the named agent may sit below notes by
- * others that use the name, and a session is known by its candidates. LoCoMo dev recall@5, with
- * sessions: 0.631 / 0.637 / 0.639 / 0.643 / 0.643 at 30 / 50 / 100 / 200 / 400.
+ * others that use the name. LoCoMo dev recall@5, with sittings grouping the candidates by their times
+ * (as they first did): 0.631 / 0.637 / 0.639 / 0.643 / 0.643 at 30 / 50 / 100 / 200 / 400.
  */
 export const RERANK_POOL = 200;
 
@@ -33,7 +33,7 @@ export const RERANK_POOL = 200;
  * them (NEIGHBOUR_REACH on each side), and that share: the answer to a question turn is the next turn,
  * or the one after, which often shares only a word with the question. LoCoMo dev recall@5 0.604 →
  * 0.626 with ±1 (0.35: 0.625; 0.5: 0.613; lending to every neighbour, candidate or not, measured the
- * same); with sessions, 0.643 at ±1, 0.654 at ±2 (1 before and 2 after: 0.654; ±2 and 3 after: 0.656;
+ * same); with sittings, 0.643 at ±1, 0.654 at ±2 (1 before and 2 after: 0.654; ±2 and 3 after: 0.656;
  * 20 lenders: 0.653), the reach memory_context shows around a hit.
  */
 export const NEIGHBOUR_LENDERS = 10;

@@ -290,25 +290,32 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     };
   };
 
+  /** The note hits among `hits`, each with where its note is (other sources left out). */
+  const notePlaces = (index: SpaceIndex, hits: readonly SearchHit[]) =>
+    hits.flatMap((hit) => {
+      const meta = index.meta(hit.id);
+      return meta && (meta.source === 'live' || meta.source === 'history') ? [{ hit, ref: { ref: meta.ref, consolidation_id: meta.consolidation_id } }] : [];
+    });
+
   /** Candidate notes gain from the best of their sitting (ranking.ts lendWithinSittings, neighbours.ts sittings). */
   const withSittings = async (spaceId: string, index: SpaceIndex, hits: SearchHit[]): Promise<SearchHit[]> => {
-    const notes = hits.slice(0, SITTING_CANDIDATES).flatMap((hit) => {
-      const meta = index.meta(hit.id);
-      return meta && (meta.source === 'live' || meta.source === 'history') ? [{ id: hit.id, ref: meta.ref, consolidation_id: meta.consolidation_id }] : [];
-    });
+    const notes = notePlaces(index, hits.slice(0, SITTING_CANDIDATES));
     if (notes.length < 2) return hits;
-    const found = await neighbours.sittings(spaceId, notes, SITTING_PAUSE_MS, SITTING_REACH, index.liveNames);
-    const sittingOf = new Map(notes.flatMap(({ id, ref }) => (found.has(ref) ? [[id, found.get(ref) as string]] : [])));
+    const found = await neighbours.sittings(
+      spaceId,
+      notes.map(({ ref }) => ref),
+      SITTING_PAUSE_MS,
+      SITTING_REACH,
+      index.liveNames,
+    );
+    const sittingOf = new Map(notes.flatMap(({ hit, ref }) => (found.has(ref.ref) ? [[hit.id, found.get(ref.ref) as string]] : [])));
     return lendWithinSittings(hits, (id) => sittingOf.get(id));
   };
 
   /** The best note hits lend a share of their score to the notes around them (ranking.ts lendToNeighbours). */
   const withNeighbours = async (spaceId: string, index: SpaceIndex, hits: SearchHit[]): Promise<SearchHit[]> => {
     if (NEIGHBOUR_SHARE <= 0) return hits;
-    const lenders = hits.slice(0, NEIGHBOUR_LENDERS).flatMap((hit) => {
-      const meta = index.meta(hit.id);
-      return meta && (meta.source === 'live' || meta.source === 'history') ? [{ hit, ref: { ref: meta.ref, consolidation_id: meta.consolidation_id } }] : [];
-    });
+    const lenders = notePlaces(index, hits.slice(0, NEIGHBOUR_LENDERS));
     if (lenders.length === 0) return hits;
     const around = await neighbours.around(
       spaceId,
