@@ -104,7 +104,7 @@ describe('markdown sections: line endings other than \\n', () => {
 });
 
 describe('markdown sections: a file of 10,000 headings', () => {
-  // Nested three deep, as a long log grows: every section's end is found in one pass (the figure is `npm run bench -- --only 17`).
+  // Nested three deep, as a long log grows: every section's end is found in one pass (the figure is `npm run bench -- --only 22`).
   const headings = Array.from({ length: 10_000 }, (_, i) => `${'#'.repeat(1 + (i % 3))} Heading ${i}\n`);
   const file = headings.join('');
 
