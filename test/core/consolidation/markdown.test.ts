@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { splitSections } from '../../../src/core/compaction/sections.js';
-import { applySectionEdit, outlineOf, sectionSpan } from '../../../src/core/consolidation/markdown.js';
+import { applySectionEdit, outlineOf, type SectionEdit, sectionSpan } from '../../../src/core/consolidation/markdown.js';
 import { bankSections } from '../../../src/core/recall/documents.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 
@@ -84,12 +84,13 @@ describe('markdown sections: line endings other than \\n', () => {
     it(`reads a ${name} document as the same outline, and edits it into \\n text (before: "lexer lost characters")`, () => {
       assert.deepEqual(outlineOf(text).headings, outlineOf(DOC).headings);
       assert.equal(outlineOf(text).text, DOC);
-      for (const edit of [
+      const edits: SectionEdit[] = [
         { op: 'append', path: ['Done'], content: '- export\r\n- import' },
         { op: 'replace', path: ['Progress', 'Todo'], content: 'x' },
         { op: 'delete', path: ['Done'] },
         { op: 'add', path: ['Progress'], title: 'Blocked', content: 'n' },
-      ] as const) {
+      ];
+      for (const edit of edits) {
         assert.equal(applySectionEdit(text, edit, 'p.md'), applySectionEdit(DOC, edit, 'p.md'));
       }
       assert.doesNotMatch(applySectionEdit(text, { op: 'prepend', path: ['Todo'], content: 'a\r\nb\rc' }, 'p.md'), /\r|\uFEFF/);
