@@ -87,6 +87,10 @@
  *                    question of categories 1–4 beside a plain BM25 library on the same turns, before and
  *                    after a lossy scripted consolidation, and memory_context (2,000 tokens); the development
  *                    split by default (`--locomo-split heldout|all`), per-question results in .bench/
+ *  22. headings      (scripts/bench-headings.ts) a bank file of 10,000 one-line headings (320 KB): its outline,
+ *                    search documents, compaction sections, consolidation view and one section edit (median
+ *                    of 5), a consolidation of one note into a space holding it (outside the model) and the
+ *                    first memory_search of a new core on that space
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -140,6 +144,7 @@ import {
 } from './bench-lib.js';
 import { benchContext } from './bench-context.js';
 import { benchGrowth } from './bench-growth.js';
+import { benchHeadings } from './bench-headings.js';
 import { benchHttp } from './bench-http.js';
 import { benchIndexMemory } from './bench-index-memory.js';
 import { benchScale } from './bench-scale.js';
@@ -370,6 +375,7 @@ const SECTIONS = [
   { title: '19. search indexes under a memory budget', run: benchIndexMemory },
   { title: '20. a million notes, cold', run: benchScale },
   { title: '21. LoCoMo: recall on real conversations', run: benchLocomo },
+  { title: '22. a bank file of 10,000 headings', run: benchHeadings },
 ] as const;
 
 async function main(): Promise<void> {

@@ -87,7 +87,12 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     onForgotten: (spaceId) => recall.refreshIfOpen(spaceId),
     sectionsOf: (spaceId, note) => sources.ofNote(spaceId, note),
   });
-  const doctor = createDoctor(context, { snapshots: recall.snapshots, rebuildIndex: recall.rebuildIndex });
+  const doctor = createDoctor(context, {
+    snapshots: recall.snapshots,
+    rebuildIndex: recall.rebuildIndex,
+    normalizeLineEndings: (caller, spaceId) =>
+      revisions.normalizeLineEndings(caller, { space_id: spaceId, reason: 'doctor --fix: line endings normalised to \n' }),
+  });
   return {
     context,
     /** Changes made in this process (consolidation commits, spaces created or deleted): `events.on(listener)`. */

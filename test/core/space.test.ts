@@ -25,6 +25,18 @@ describe('spaces', () => {
     await assert.rejects(core.spaces.create(owner, { space_id: 'alpha' }), code('already_exists'));
   });
 
+  it('stores rules given with \\r\\n, \\r or a byte-order mark with \\n line endings', async () => {
+    const { core, storage } = makeCore();
+    for (const [i, rules] of [
+      '# R\r\n\r\n### a.md\r\nAppend-only.\r\n',
+      '# R\r\r### a.md\rAppend-only.\r',
+      '\uFEFF# R\n\n### a.md\nAppend-only.\n',
+    ].entries()) {
+      await core.spaces.create(owner, { space_id: `crlf${i}`, rules });
+      assert.equal((await storage.get(`crlf${i}/_rules.md`))?.body.toString('utf8'), '# R\n\n### a.md\nAppend-only.\n');
+    }
+  });
+
   it('lets exactly one of many racing creators create a space', async () => {
     const { core } = makeCore();
     const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => core.spaces.create(owner, { space_id: 'race', description: `${i}` })));

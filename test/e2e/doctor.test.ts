@@ -5,7 +5,7 @@
  * and found clean again.
  */
 import assert from 'node:assert/strict';
-import { utimes, writeFile } from 'node:fs/promises';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
@@ -65,8 +65,10 @@ describe('live-mem doctor', () => {
     const killed = await cli(['consolidate', 'proj'], { ...llmEnv, LIVE_MEM_TEST_KILL_AT: 'after-commit' });
     assert.equal(killed.signal, 'SIGKILL');
     const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
-    for (const name of ['a.md.123abc.lmtmp', 'b.md.lmlock']) {
-      const file = path.join(home.dir, 'proj', 'bank', name); // bank/: a listing of live/ sweeps stale debris itself
+    // _summaries/: the read-only run lists live/ and bank/, and a listing sweeps stale debris itself.
+    await mkdir(path.join(home.dir, 'proj', '_summaries'), { recursive: true });
+    for (const name of ['a.json.123abc.lmtmp', 'b.json.lmlock']) {
+      const file = path.join(home.dir, 'proj', '_summaries', name);
       await writeFile(file, 'partial');
       await utimes(file, twoHoursAgo, twoHoursAgo);
     }
@@ -102,7 +104,7 @@ describe('live-mem doctor', () => {
         .every((line) => line.startsWith('✓ ')),
       clean.stdout,
     );
-    assert.match(clean.stdout, /: 16 ok, 0 warning\(s\), 0 error\(s\)$/m);
+    assert.match(clean.stdout, /: 17 ok, 0 warning\(s\), 0 error\(s\)$/m);
   });
 
   it('on a full disk, says the disk is full rather than blaming conditional writes', (t) =>

@@ -12,7 +12,7 @@ import { requireSpace } from '../space/meta.js';
 import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
 import { packArchive, readArchive, type ArchiveEntry } from './archive.js';
 import { FORMAT, FORMAT_VERSION, MANIFEST_ENTRY, parseManifest, sha256, type Manifest, type ManifestFile } from './manifest.js';
-import { internalState, whyNotContent, whyNotMeta } from './space-content.js';
+import { importedBody, internalState, whyNotContent, whyNotMeta } from './space-content.js';
 import { tally, type TransferOptions } from './transfer-progress.js';
 import { importCaps, verifyArchive } from './verify-archive.js';
 import { redactImported, type FileRedaction } from './import-redaction.js';
@@ -398,8 +398,8 @@ export function createBackupService(context: CoreContext) {
             verified.delete(path);
             passed(body);
             const relative = path.slice(prefix.length);
-            // Verified as the archive holds it; secrets masked in what is written (redact/redact.ts).
-            const masked = redactImported(relative, body, context.redact);
+            // Verified as the archive holds it; line endings normalised and secrets masked in what is written (redact/redact.ts).
+            const masked = redactImported(relative, importedBody(relative, body), context.redact);
             if (masked.report) redacted.push(masked.report);
             await write(relative, renamed(relative, masked.body, spaceId));
           },

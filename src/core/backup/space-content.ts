@@ -1,4 +1,5 @@
 import { RESERVED_SUFFIXES, isPlainFileName } from '../../shared/keys.js';
+import { hasForeignLineEndings, normalizeLineEndings } from '../../shared/line-endings.js';
 import { KEEP_FILE } from '../layout.js';
 import { parseNoteName } from '../note/note-name.js';
 import { MAX_LEVEL, SUMMARY_ID } from '../recall/summaries/record.js';
@@ -76,4 +77,18 @@ export function whyNotMeta(body: Buffer): string | undefined {
     return 'is not JSON';
   }
   return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? undefined : 'is not a JSON object';
+}
+
+/** The Markdown a space's writers parse into sections: its rules, its synthesis and its bank files. */
+export const isSpaceMarkdown = (path: string): boolean =>
+  path === '_rules.md' || path === '_synthesis.md' || (path.startsWith('bank/') && path.endsWith('.md'));
+
+/**
+ * An imported file as a space stores it: its Markdown (rules, synthesis, bank) with line endings
+ * normalised, as every write leaves them (shared/line-endings.ts); any other file as it is.
+ */
+export function importedBody(path: string, body: Buffer): Buffer {
+  if (!isSpaceMarkdown(path)) return body;
+  const text = body.toString('utf8');
+  return hasForeignLineEndings(text) ? Buffer.from(normalizeLineEndings(text), 'utf8') : body;
 }

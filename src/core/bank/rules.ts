@@ -1,15 +1,19 @@
-import { headingsOf } from '../consolidation/markdown.js';
+import { outlineOf } from '../consolidation/markdown.js';
 
 /**
  * What a space's rules say about its bank files, read from the rules' Markdown: a heading that
  * names a file (`### progress.md`) owns the section below it.
  *   - "append-only" (or "append only") in a file's section: consolidation may only add to it;
+ *   - "rewritten whole", "rewritten each time" or "rewritten at every consolidation" in a file's section: a plan may
+ *     rewrite it without some of its sections (any other file rewritten whole keeps its headings);
  *   - "Budget: 2,000 tokens" in a file's section: that file's size budget;
  *   - "Bank budget: 20,000 tokens" anywhere else: the whole bank's budget.
  * Rules are written by people: anything not recognised is simply not a statement about files.
  */
 export interface BankRules {
   appendOnly: Set<string>;
+  /** Files the rules say are rewritten whole ("rewritten at every consolidation"): a rewrite may drop their sections. */
+  rewrittenWhole: Set<string>;
   /** Budgets the rules give files, in tokens. */
   fileBudgets: Map<string, number>;
   /** The whole bank's budget the rules give, in tokens. */
@@ -17,6 +21,7 @@ export interface BankRules {
 }
 
 const FILE_BUDGET = /(?:^|\s)budget\s*[:=]\s*([\d][\d,_ ]*)\s*tokens?\b/i;
+const REWRITTEN_WHOLE = /(?<!\b(?:not|never)\s+(?:be\s+)?)\brewritten\s+(?:whole|entirely|from\s+scratch|(?:(?:at|on|in|with)\s+)?(?:every|each))\b/i;
 const BANK_BUDGET = /\bbank\s+budget\s*[:=]\s*([\d][\d,_ ]*)\s*tokens?\b/i;
 
 /** Emphasis is no part of a statement: `**Budget:** 1500 tokens` says what `Budget: 1500 tokens` says. */
@@ -27,19 +32,26 @@ const tokensOf = (match: RegExpExecArray | null): number | undefined => {
   return Number.isSafeInteger(value) && value > 0 ? value : undefined;
 };
 
-export function parseBankRules(rules: string): BankRules {
+export function parseBankRules(stored: string): BankRules {
+  const { text: rules, headings } = outlineOf(stored);
   const appendOnly = new Set<string>();
+  const rewrittenWhole = new Set<string>();
   const fileBudgets = new Map<string, number>();
-  let outside = rules;
-  for (const heading of headingsOf(rules)) {
+  // What no file's section holds, in order: where the bank's own budget is looked for.
+  const outside: string[] = [];
+  let at = 0;
+  for (const heading of headings) {
     const name = /([\w.-]+\.md)\b/.exec(heading.text)?.[1];
     if (!name) continue;
     const section = rules.slice(heading.bodyStart, heading.end);
     if (/append[- ]only/i.test(section)) appendOnly.add(name);
+    if (REWRITTEN_WHOLE.test(plain(section))) rewrittenWhole.add(name);
     const budget = tokensOf(FILE_BUDGET.exec(plain(section)));
     if (budget !== undefined) fileBudgets.set(name, budget);
-    outside = outside.replace(section, '');
+    if (heading.bodyStart > at) outside.push(rules.slice(at, heading.bodyStart));
+    at = Math.max(at, heading.end);
   }
-  const bankBudget = tokensOf(BANK_BUDGET.exec(plain(outside)));
-  return { appendOnly, fileBudgets, ...(bankBudget !== undefined ? { bankBudget } : {}) };
+  outside.push(rules.slice(at));
+  const bankBudget = tokensOf(BANK_BUDGET.exec(plain(outside.join(''))));
+  return { appendOnly, rewrittenWhole, fileBudgets, ...(bankBudget !== undefined ? { bankBudget } : {}) };
 }

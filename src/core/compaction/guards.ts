@@ -1,6 +1,6 @@
 import { invalid } from '../../shared/errors.js';
 import { measureTokens } from '../bank/budget.js';
-import { headingsOf } from '../consolidation/markdown.js';
+import { outlineDamage, outlineOf } from '../consolidation/markdown.js';
 import { describeKinds, newSecretKinds } from '../redact/redact.js';
 import { fencedCode, type Section, type SplitFile } from './sections.js';
 
@@ -67,13 +67,23 @@ export function checkNoNewSecret(file: SplitFile, section: Section, text: string
 /** A digest keeps its section's heading and adds none (a missing heading line is put back). Returns the digest's text. */
 export function checkHeading(file: SplitFile, section: Section, content: string): string {
   const text = content.replace(/^\s*\n/, '').replace(/\s+$/, '');
-  const headings = headingsOf(`${text}\n`);
+  const { headings } = outlineOf(`${text}\n`);
   if (headings.length === 0) return `${section.heading.raw.replace(/\n*$/, '\n')}\n${text}`;
   const [first] = headings;
   if (headings.length > 1 || first?.start !== 0 || first.depth !== section.heading.depth || normalize(first.text) !== normalize(section.heading.text)) {
     throw refuse('heading', file, `the digest of ${section.id} (${section.path.join(' > ')}) must keep its heading line and add no other heading`);
   }
   return text;
+}
+
+/**
+ * The file keeps every heading it had: a digest keeps its own and adds none (checkHeading), but a
+ * digest that opens a code fence and never closes it turns every section after it into code once
+ * put back in the file.
+ */
+export function checkOutline(file: SplitFile, content: string): void {
+  const damage = outlineDamage(outlineOf(file.content), outlineOf(content));
+  if (damage) throw refuse('outline', file, `with the digests put back, the file ${damage}: close every code fence a digest opens`);
 }
 
 /** A digest is shorter than its section. */
@@ -180,6 +190,7 @@ export function checkDigests(file: SplitFile, digests: readonly Digest[]): { con
     return { section, text };
   });
   const content = assemble(file, digested);
+  checkOutline(file, content);
   const tokens = measureTokens(content);
   checkSize(file, tokens);
   checkProtected(file, digested, tokens);

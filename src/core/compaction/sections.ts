@@ -1,6 +1,6 @@
 import { marked, type Token } from 'marked';
 import { measureTokens } from '../bank/budget.js';
-import { headingsOf } from '../consolidation/markdown.js';
+import { outlineOf } from '../consolidation/markdown.js';
 
 /**
  * A bank file cut into the sections compaction may digest, on the same Markdown parse as section
@@ -60,13 +60,11 @@ export function fencedCode(markdown: string): string[] {
  * ones before it, newest first, while the protected total stays within 30% of the budget (new
  * entries are added at the end of a file); and any section holding a fenced code block.
  */
-export function splitSections(filename: string, content: string, budget: number): SplitFile {
-  const headings = headingsOf(content);
+export function splitSections(filename: string, stored: string, budget: number): SplitFile {
+  // The file as edits read it (line endings normalised): the digests are put back into this text.
+  const { text: content, headings } = outlineOf(stored);
   const sections: Section[] = [];
-  const stack: Array<{ depth: number; text: string }> = [];
   for (const [i, heading] of headings.entries()) {
-    while (stack.length > 0 && (stack[stack.length - 1] as { depth: number }).depth >= heading.depth) stack.pop();
-    stack.push({ depth: heading.depth, text: heading.text });
     const end = headings[i + 1]?.start ?? content.length;
     const text = content.slice(heading.start, end);
     const body = content.slice(heading.bodyStart, end);
@@ -74,7 +72,7 @@ export function splitSections(filename: string, content: string, budget: number)
     const codeBlocks = fencedCode(body);
     sections.push({
       id: `s${sections.length + 1}`,
-      path: stack.map((h) => h.text),
+      path: heading.path,
       start: heading.start,
       end,
       text,

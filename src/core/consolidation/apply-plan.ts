@@ -1,7 +1,7 @@
 import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { foldedBankName, quoteName, validateBankFilename } from '../validate.js';
 import type { ElidedSection } from './bank-view.js';
-import { applySectionEdit, sectionSpan, type SectionEdit } from './markdown.js';
+import { applySectionEdit, outlineDamage, outlineOf, sectionSpan, type SectionEdit } from './markdown.js';
 import type { Plan } from './plan.js';
 
 /** A rewrite may not leave less than this share of a file (a model that "summarises" a file away). */
@@ -14,6 +14,8 @@ export interface BankSnapshot {
   files: Map<string, { content: string; etag: string }>;
   /** Files the rules mark append-only. */
   appendOnly: Set<string>;
+  /** Files the rules say are rewritten whole: a rewrite of any other file keeps every heading it has. */
+  rewrittenWhole?: Set<string>;
   /** Files the model was sent in part (over their budget), with the sections it did not see whole (bank-view.ts). */
   partial?: Map<string, ElidedSection[]>;
 }
@@ -44,13 +46,16 @@ export interface AppliedPlan {
 
 /**
  * Validates a whole plan and computes every file's new content in memory; nothing is written. Any
- * refusal (a bad file name, a missing heading, a destructive rewrite, an append-only file that
- * shrinks, too many new files, a rewrite of a file sent in part or an edit that would replace or
- * delete what the model was not shown) fails the whole plan with `invalid_input`.
+ * refusal (a bad file name, a missing heading, a destructive rewrite, a rewrite or an edit that
+ * loses a section it does not delete, an append-only file that shrinks, too many new files, a
+ * rewrite of a file sent in part or an edit that would replace or delete what the model was not
+ * shown) fails the whole plan with `invalid_input`.
  */
 export function applyPlan(plan: Plan, bank: BankSnapshot, limits: BankLimits): AppliedPlan {
   const next = new Map<string, string>();
   const resolve = nameResolver(bank);
+  /** Files written whole: checked to keep their outline once the cheaper guards passed. */
+  const rewrites: Array<{ filename: string; before: string; after: string; whole: boolean }> = [];
   let operations = 0;
   for (const change of plan.changes) {
     const filename = resolve(change.filename);
@@ -63,6 +68,7 @@ export function applyPlan(plan: Plan, bank: BankSnapshot, limits: BankLimits): A
             'change it with section edits (append, prepend or add; replace or delete only a section shown whole)',
         );
       }
+      rewrites.push({ filename, before: current ?? '', after: change.content, whole: bank.rewrittenWhole?.has(filename) === true });
       next.set(filename, change.content);
       operations++;
       continue;
@@ -88,6 +94,7 @@ export function applyPlan(plan: Plan, bank: BankSnapshot, limits: BankLimits): A
     }
     writes.push({ filename, content, expectedEtag: before?.etag ?? null, kind: before ? 'updated' : 'created' });
   }
+  for (const rewrite of rewrites) checkOutlineKept(rewrite);
   checkGrowth(writes.filter((w) => w.kind === 'created').length, bank.files.size, limits);
   const touched = new Set(writes.map((w) => w.filename));
   const unchanged = [...bank.files.keys()].filter((name) => !touched.has(name)).length;
@@ -153,6 +160,21 @@ function checkGrowth(created: number, existing: number, limits: BankLimits): voi
       `the plan creates ${created} bank files beside the ${existing} there are; the bank may hold at most ${limits.maxBankFiles} (LIVE_MEM_BANK_MAX_FILES)`,
     );
   }
+}
+
+/**
+ * A file written whole keeps every heading it had (by text: a section may move), unless the rules
+ * say it is rewritten whole; and no write leaves a code fence open at its end. A rewrite that drops
+ * a section, or whose code fence never closes and turns the sections after it into text, is
+ * refused: sections go with a `delete` edit.
+ */
+function checkOutlineKept({ filename, before, after, whole }: { filename: string; before: string; after: string; whole: boolean }): void {
+  const was = outlineOf(before);
+  const damage = outlineDamage(was, outlineOf(after), whole ? was.headings : []);
+  if (damage)
+    throw invalid(
+      `${filename}: written whole, it ${damage}: keep every heading in a rewrite (remove a section with a "delete" edit), and close every code fence`,
+    );
 }
 
 function checkShrink(filename: string, before: string, after: string): void {

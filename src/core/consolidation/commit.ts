@@ -62,7 +62,8 @@ export interface ForgetInfo {
 }
 
 export interface RevisionInfo {
-  action: 'write' | 'delete' | 'rules' | 'revert';
+  /** `normalize`: line endings only (doctor --fix, shared/line-endings.ts). */
+  action: 'write' | 'delete' | 'rules' | 'revert' | 'normalize';
   by: string;
   reason: string | null;
   /** The revision this one reverts. */

@@ -29,6 +29,7 @@ import { requireModel } from '../model.js';
 import { isoSeconds } from '../../shared/time.js';
 import { readBankFiles } from '../bank/bank-files.js';
 import { newNonce } from '../prompt-fence.js';
+import { normalizeLineEndings } from '../../shared/line-endings.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -140,17 +141,24 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     return names.sort((a, b) => compareNewestFirst(b, a));
   };
 
-  const readBank = async (spaceId: string, rules: string): Promise<BankSnapshot> => ({
-    files: await readBankFiles(context, spaceId),
-    appendOnly: parseBankRules(rules).appendOnly,
-  });
+  /**
+   * The bank as the plan is made from: each file's text with its line endings normalised, as the
+   * section model reads and writes it (a Windows file of an older store is compared like with like
+   * by the guards, and rewritten normalised only when the plan changes it), at the etag it was read.
+   */
+  const readBank = async (spaceId: string, rules: string): Promise<BankSnapshot> => {
+    const files = await readBankFiles(context, spaceId);
+    for (const [filename, file] of files) files.set(filename, { ...file, content: normalizeLineEndings(file.content) });
+    const { appendOnly, rewrittenWhole } = parseBankRules(rules);
+    return { files, appendOnly, rewrittenWhole };
+  };
 
   /** Compresses a synthesis past the word limit; keeps it whole if the call fails or returns nothing. */
   const compress = async (calls: LlmCalls, synthesis: string, warnings: string[]): Promise<{ text: string; compressed: boolean }> => {
     if (countWords(synthesis) <= settings.synthesisMaxWords) return { text: synthesis, compressed: false };
     try {
       const response = await calls.chat({ messages: compressionMessages(synthesis, COMPRESSED_SENTENCES, newNonce()) });
-      const text = response.text.replace(/<think>[\s\S]*?<\/think>/gi, '').trim();
+      const text = normalizeLineEndings(response.text.replace(/<think>[\s\S]*?<\/think>/gi, '')).trim();
       if (text) return { text, compressed: true };
       warnings.push('the synthesis compression returned nothing; the long synthesis was kept whole');
     } catch (error) {

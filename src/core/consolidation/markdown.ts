@@ -1,10 +1,15 @@
-import { marked } from 'marked';
+import { marked, type Token } from 'marked';
 import { invalid } from '../../shared/errors.js';
+import { normalizeLineEndings } from '../../shared/line-endings.js';
 
 /**
  * Section edits on a real Markdown parse (marked's lexer): a `#` inside a code fence or a block
  * quote is no heading, setext headings count, and a section runs from its heading to the next
  * heading of the same or a higher level. Edits address a section by its heading path.
+ *
+ * Every text is read with its line endings normalised first (shared/line-endings.ts): the lexer
+ * reads `\r\n` as `\n`, so offsets on a Windows file would not match it. What the model returns
+ * (outlines, edited documents) is in that normalised form.
  */
 export type SectionOp = 'replace' | 'append' | 'prepend' | 'add' | 'delete';
 
@@ -18,9 +23,11 @@ export interface SectionEdit {
   title?: string;
 }
 
-interface Heading {
+export interface Heading {
   depth: number;
   text: string;
+  /** Heading texts (trimmed) from the outermost enclosing heading down to this one. */
+  path: string[];
   /** Offset of the heading's first character. */
   start: number;
   /** Offset just past the heading (its line, or its two setext lines). */
@@ -29,24 +36,58 @@ interface Heading {
   end: number;
 }
 
+/** A document as the section model reads it: its text (line endings normalised), and its headings, offsets into that text. */
+export interface Outline {
+  text: string;
+  headings: Heading[];
+  /** The text ends inside a fenced code block it never closes: a heading added after it would be code. */
+  openFence: boolean;
+}
+
 const normalize = (text: string): string => text.replace(/\s+/g, ' ').trim().toLowerCase();
 
-/** The document's top-level headings with their section bounds. */
-export function headingsOf(markdown: string): Heading[] {
+/**
+ * The document's top-level headings with their section bounds and paths, in one pass: a heading
+ * closes every open section of its level or deeper (a stack), so a file of many headings costs
+ * what its lexing costs, not the square of its headings.
+ */
+export function outlineOf(markdown: string): Outline {
+  const text = normalizeLineEndings(markdown);
   const headings: Heading[] = [];
+  const open: Heading[] = [];
   let offset = 0;
-  for (const token of marked.lexer(markdown)) {
+  let last: Token | undefined;
+  for (const token of marked.lexer(text)) {
     if (token.type === 'heading') {
-      headings.push({ depth: token.depth as number, text: String(token.text), start: offset, bodyStart: offset + token.raw.length, end: markdown.length });
+      const depth = token.depth as number;
+      while (open.length > 0 && (open[open.length - 1] as Heading).depth >= depth) (open.pop() as Heading).end = offset;
+      const title = String(token.text);
+      const heading: Heading = {
+        depth,
+        text: title,
+        path: [...(open[open.length - 1]?.path ?? []), title.trim()],
+        start: offset,
+        bodyStart: offset + token.raw.length,
+        end: text.length,
+      };
+      headings.push(heading);
+      open.push(heading);
     }
+    if (token.type !== 'space') last = token;
     offset += token.raw.length;
   }
-  if (offset !== markdown.length) throw new Error('markdown lexer lost characters'); // never seen; refuse to edit blind
-  for (const [i, heading] of headings.entries()) {
-    const next = headings.slice(i + 1).find((h) => h.depth <= heading.depth);
-    if (next) heading.end = next.start;
-  }
-  return headings;
+  if (offset !== text.length) throw new Error('markdown lexer lost characters'); // never seen; refuse to edit blind
+  return { text, headings, openFence: last !== undefined && isOpenFence(last) };
+}
+
+/** A fenced code block without its closing fence (the lexer runs it to the end of the text). */
+function isOpenFence(token: Token): boolean {
+  if (token.type !== 'code' || (token as { codeBlockStyle?: string }).codeBlockStyle === 'indented') return false;
+  const lines = token.raw.replace(/\n+$/, '').split('\n');
+  const opening = /^ {0,3}(`{3,}|~{3,})/.exec(lines[0] ?? '')?.[1];
+  if (!opening || lines.length < 2) return true;
+  const closing = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(lines[lines.length - 1] as string)?.[1];
+  return !closing || closing[0] !== opening[0] || closing.length < opening.length;
 }
 
 /** Finds the section at `path`: each segment is a heading nested in the previous one's section. */
@@ -66,56 +107,145 @@ function findSection(headings: Heading[], path: string[], file: string): Heading
   return found;
 }
 
-/** Where the section at `path` runs in `markdown` (with its sub-sections), as an edit would find it; undefined if none. */
+/** The text as edits read it: line endings normalised, ending with a newline unless empty. */
+const asSource = (markdown: string): string => {
+  const text = normalizeLineEndings(markdown);
+  return text.endsWith('\n') || text === '' ? text : `${text}\n`;
+};
+
+/**
+ * Where the section at `path` runs in `markdown` (with its sub-sections), as an edit would find it;
+ * undefined if none. Offsets are into the text with its line endings normalised.
+ */
 export function sectionSpan(markdown: string, path: string[]): { start: number; end: number } | undefined {
-  const source = markdown.endsWith('\n') || markdown === '' ? markdown : `${markdown}\n`;
   try {
-    const { start, end } = findSection(headingsOf(source), path, '');
+    const { start, end } = findSection(outlineOf(asSource(markdown)).headings, path, '');
     return { start, end };
   } catch {
     return undefined;
   }
 }
 
+/**
+ * Headings of `before` that `after` no longer has, by their text (normalised) and counted: two
+ * "Notes" sections of which one is left is one lost. `dropped` are headings of `before` its change
+ * removes on purpose. A heading that moves (under another parent, to another level) is not lost.
+ */
+function lostHeadings(before: readonly Heading[], after: readonly Heading[], dropped: readonly Heading[] = []): Heading[] {
+  const left = new Map<string, number>();
+  const count = (headings: readonly Heading[], by: number) => {
+    for (const heading of headings) left.set(normalize(heading.text), (left.get(normalize(heading.text)) ?? 0) + by);
+  };
+  count(after, 1);
+  count(dropped, 1);
+  const lost: Heading[] = [];
+  for (const heading of before) {
+    const key = normalize(heading.text);
+    const n = left.get(key) ?? 0;
+    if (n > 0) left.set(key, n - 1);
+    else lost.push(heading);
+  }
+  return lost;
+}
+
+/** "Log", "Decisions" and 2 more: heading paths for a message. */
+const headingNames = (headings: readonly Heading[]): string =>
+  `${headings
+    .slice(0, 3)
+    .map((h) => JSON.stringify(h.path.join(' > ')))
+    .join(', ')}${headings.length > 3 ? ` and ${headings.length - 3} more` : ''}`;
+
+/**
+ * What a change from `before` to `after` does to the outline that no change should do unasked, as a
+ * phrase ("hides 2 sections…"); undefined when nothing. It hides headings (lostHeadings; `dropped`
+ * are those it removes on purpose): a code fence or HTML block it opens and never closes turns every
+ * later heading into text. Or it leaves a code fence open at the end, where the next section added
+ * would be code. The guards of every writer of the bank compare outlines with it.
+ */
+export function outlineDamage(before: Outline, after: Outline, dropped: readonly Heading[] = []): string | undefined {
+  const lost = lostHeadings(before.headings, after.headings, dropped);
+  if (lost.length > 0) {
+    return `hides ${lost.length} section(s): ${headingNames(lost)} (a code fence or HTML block opened and never closed turns every heading after it into text)`;
+  }
+  if (after.openFence && !before.openFence) return 'leaves a code fence open at the end (whatever is added after it would be code)';
+  return undefined;
+}
+
 /** Text as a block: ends with exactly one newline, unless empty. */
 const block = (text: string): string => (text.trim() === '' ? '' : `${text.replace(/\s+$/, '')}\n`);
 
-/** Applies one edit and returns the new document. A missing heading is an `invalid_input` error. */
+/**
+ * Applies one edit and returns the new document. A missing heading is an `invalid_input` error; so
+ * is an edit whose result loses a heading it does not name (its text opens a code fence it never
+ * closes, which turns every later heading into code): an edit removes only the section it deletes,
+ * or the sub-sections of the one it replaces.
+ */
 export function applySectionEdit(markdown: string, edit: SectionEdit, file: string): string {
-  const source = markdown.endsWith('\n') || markdown === '' ? markdown : `${markdown}\n`;
-  const headings = headingsOf(source);
-  const content = edit.content ?? '';
+  const source = asSource(markdown);
+  const outline = outlineOf(source);
+  const { headings } = outline;
+  const content = normalizeLineEndings(edit.content ?? '');
+  let result: string;
+  let dropped: Heading[] = [];
+  let added: string | undefined;
   if (edit.op === 'add') {
-    const title = (edit.title ?? '').trim();
+    const title = normalizeLineEndings(edit.title ?? '').trim();
     if (!title) throw invalid(`${file}: 'add' needs a title for the new section`);
     const parent = edit.path.length > 0 ? findSection(headings, edit.path, file) : undefined;
     const depth = Math.min(6, (parent?.depth ?? headings[0]?.depth ?? 1) + (parent ? 1 : 0)) || 1;
     const at = parent ? parent.end : source.length;
     const before = source.slice(0, at);
     const separator = before === '' || before.endsWith('\n\n') ? '' : '\n';
-    return `${before}${separator}${'#'.repeat(depth)} ${title}\n\n${block(content)}${at < source.length ? '\n' : ''}${source.slice(at)}`;
+    result = `${before}${separator}${'#'.repeat(depth)} ${title}\n\n${block(content)}${at < source.length ? '\n' : ''}${source.slice(at)}`;
+    added = title;
+  } else {
+    const section = findSection(headings, edit.path, file);
+    const before = source.slice(0, section.start);
+    const heading = source.slice(section.start, section.bodyStart).replace(/\n*$/, '\n');
+    const body = source.slice(section.bodyStart, section.end).replace(/^\n+/, '').replace(/\s+$/, '');
+    const tail = source.slice(section.end);
+    const gap = tail === '' ? '' : '\n';
+    const rebuilt = (...blocks: string[]) =>
+      `${before}${heading}\n${blocks
+        .filter((b) => b !== '')
+        .map(block)
+        .join('\n')}${gap}${tail}`;
+    const within = (from: number) => headings.filter((h) => h.start >= from && h.start < section.end);
+    switch (edit.op) {
+      case 'delete':
+        result = before + tail;
+        dropped = within(section.start);
+        break;
+      case 'replace':
+        result = rebuilt(content);
+        dropped = within(section.bodyStart);
+        break;
+      case 'prepend':
+        result = rebuilt(content, body);
+        break;
+      case 'append':
+        result = rebuilt(body, content);
+        break;
+      default:
+        throw invalid(`${file}: unknown edit '${String(edit.op)}'`);
+    }
   }
-  const section = findSection(headings, edit.path, file);
-  const before = source.slice(0, section.start);
-  const heading = source.slice(section.start, section.bodyStart).replace(/\n*$/, '\n');
-  const body = source.slice(section.bodyStart, section.end).replace(/^\n+/, '').replace(/\s+$/, '');
-  const tail = source.slice(section.end);
-  const gap = tail === '' ? '' : '\n';
-  const rebuilt = (...blocks: string[]) =>
-    `${before}${heading}\n${blocks
-      .filter((b) => b !== '')
-      .map(block)
-      .join('\n')}${gap}${tail}`;
-  switch (edit.op) {
-    case 'delete':
-      return before + tail;
-    case 'replace':
-      return rebuilt(content);
-    case 'prepend':
-      return rebuilt(content, body);
-    case 'append':
-      return rebuilt(body, content);
-    default:
-      throw invalid(`${file}: unknown edit '${String(edit.op)}'`);
+  checkOutlineKept(file, edit, outline, outlineOf(result), dropped, added);
+  return result;
+}
+
+/** An edit keeps every heading it does not remove and closes its fences, and an `add` leaves its new heading a heading. */
+function checkOutlineKept(file: string, edit: SectionEdit, before: Outline, after: Outline, dropped: Heading[], added: string | undefined): void {
+  const path = JSON.stringify(edit.path.join(' > '));
+  const what = added === undefined ? `${edit.op} ${path}` : `add ${JSON.stringify(added)}${edit.path.length > 0 ? ` under ${path}` : ''}`;
+  const damage = outlineDamage(before, after, dropped);
+  if (damage) {
+    throw invalid(
+      `${file}: the edit (${what}) ${damage}; an edit may remove only the section it deletes or the sub-sections of the one it replaces, and closes every code fence it opens`,
+    );
+  }
+  // The new heading is a line of its own: it is no heading only inside a block the file leaves open.
+  if (added !== undefined && after.headings.length <= before.headings.length) {
+    throw invalid(`${file}: the edit (${what}) leaves no section ${JSON.stringify(added)}: its heading ends up inside a code block the file leaves open`);
   }
 }

@@ -114,7 +114,7 @@ function checkRevision(notes: unknown[], synthesis: unknown, preimages: unknown,
     throw invalid('its rules are malformed');
   if (
     !isObject(revision) ||
-    !['write', 'delete', 'rules', 'revert'].includes(String(revision.action)) ||
+    !['write', 'delete', 'rules', 'revert', 'normalize'].includes(String(revision.action)) ||
     typeof revision.by !== 'string' ||
     !isStringOrNull(revision.reason) ||
     !Array.isArray(revision.files)

@@ -1,3 +1,4 @@
+import { normalizeLineEndings } from '../../shared/line-endings.js';
 import type { SectionEdit, SectionOp } from './markdown.js';
 import { parseDispositions, parseRefs, type NoteRef, type RawDisposition } from './provenance.js';
 
@@ -48,10 +49,13 @@ export function extractJson(reply: string): string {
   return text.slice(start, end + 1);
 }
 
-/** The JSON value of a model's reply (see extractJson); a PlanFormatError when there is none. */
+/**
+ * The JSON value of a model's reply (see extractJson); a PlanFormatError when there is none. Every
+ * string in it has its line endings normalised (a model may answer `\r\n`): what it says is stored.
+ */
 export function replyJson(reply: string): unknown {
   try {
-    return JSON.parse(extractJson(reply));
+    return JSON.parse(extractJson(reply), (_key, value: unknown) => (typeof value === 'string' ? normalizeLineEndings(value) : value));
   } catch (error) {
     if (error instanceof PlanFormatError) throw error;
     throw new PlanFormatError(`the reply is not valid JSON (${(error as Error).message})`);

@@ -1,4 +1,4 @@
-import { headingsOf } from '../consolidation/markdown.js';
+import { outlineOf, type Outline } from '../consolidation/markdown.js';
 import { parseNoteName, stampToIso } from '../note/note-name.js';
 import type { SummaryRecord } from './summaries/record.js';
 
@@ -102,30 +102,26 @@ export interface BankSectionAt extends BankSection {
   end: number;
 }
 
-/** A bank file cut into its sections (each from its heading to the next heading of any level). */
-export function bankSections(file: string, markdown: string): BankSectionAt[] {
-  let headings: ReturnType<typeof headingsOf>;
+/**
+ * A bank file cut into its sections (each from its heading to the next heading of any level).
+ * Offsets are into the text with its line endings normalised (consolidation/markdown.ts), as every
+ * edit reads it.
+ */
+export function bankSections(file: string, content: string): BankSectionAt[] {
+  let outline: Outline;
   try {
-    headings = headingsOf(markdown);
+    outline = outlineOf(content);
   } catch {
-    headings = [];
+    outline = { text: content, headings: [], openFence: false };
   }
+  const { text: markdown, headings } = outline;
   const sections: BankSectionAt[] = [];
-  const stack: Array<{ depth: number; text: string }> = [];
   const push = (path: string[], start: number, end: number) => {
     const text = markdown.slice(start, end).trim();
     if (text.length > 0) sections.push({ id: `b:${file}#${sections.length}`, file, path, text, start, end });
   };
   push([], 0, headings[0]?.start ?? markdown.length);
-  for (const [i, heading] of headings.entries()) {
-    while (stack.length > 0 && (stack[stack.length - 1] as { depth: number }).depth >= heading.depth) stack.pop();
-    stack.push({ depth: heading.depth, text: heading.text.trim() });
-    push(
-      stack.map((h) => h.text),
-      heading.start,
-      headings[i + 1]?.start ?? markdown.length,
-    );
-  }
+  for (const [i, heading] of headings.entries()) push(heading.path, heading.start, headings[i + 1]?.start ?? markdown.length);
   return sections;
 }
 

@@ -1,4 +1,5 @@
 import { invalid, LiveMemError, unconfirmed } from '../../shared/errors.js';
+import { hasForeignLineEndings, normalizeLineEndings } from '../../shared/line-endings.js';
 import { isoSeconds } from '../../shared/time.js';
 import { contentVersion, readBankFiles } from '../bank/bank-files.js';
 import { authorize, type Caller } from '../caller.js';
@@ -27,6 +28,14 @@ export interface BankWriteInput {
   reason?: string;
 }
 
+/** What one revision writes, as its `plan` computes it under the space's lease. */
+interface Planned {
+  writes: FileWrite[];
+  preimages: Preimage[];
+  rules?: CommitRecord['rules'];
+  revision: RevisionInfo;
+}
+
 export interface RevisionResult {
   status: 'ok' | 'created' | 'deleted';
   space_id: string;
@@ -47,15 +56,21 @@ export interface RevisionResult {
 export function createRevisionService(context: CoreContext, deps: { corpus: Corpus; onCommitted?: (spaceId: string, files: ChangedFile[]) => void }) {
   const { storage } = context;
 
-  /** Commits one revision under the space's lease; `plan` reads the store under it and returns what to write. */
-  const commit = async (
-    caller: Caller,
-    spaceId: string,
-    plan: () => Promise<{ writes: FileWrite[]; preimages: Preimage[]; rules?: CommitRecord['rules']; revision: RevisionInfo }>,
-  ): Promise<string> => {
+  /**
+   * Commits one revision under the space's lease; `plan` reads the store under it and returns what to
+   * write (null: nothing to, no revision). `then` runs under the lease once it is applied.
+   */
+  async function commit(caller: Caller, spaceId: string, plan: () => Promise<Planned>): Promise<string>;
+  async function commit(caller: Caller, spaceId: string, plan: () => Promise<Planned | null>, then?: () => Promise<void>): Promise<string | null>;
+  async function commit(caller: Caller, spaceId: string, plan: () => Promise<Planned | null>, then?: () => Promise<void>): Promise<string | null> {
     const held = await lockSpace(context, spaceId, caller, 'revision', { waitMs: PERSON_LEASE_WAIT_MS });
     try {
-      const { writes, preimages, rules, revision } = await plan();
+      const planned = await plan();
+      if (!planned) {
+        await then?.();
+        return null;
+      }
+      const { writes, preimages, rules, revision } = planned;
       const now = context.clock();
       const record: CommitRecord = {
         id: historyId(context, now),
@@ -81,11 +96,12 @@ export function createRevisionService(context: CoreContext, deps: { corpus: Corp
           writes.map((w) => ({ filename: w.filename, kind: w.kind })),
         );
       context.logger.info(`revision ${record.id} of '${spaceId}' by ${caller.agent}: ${revision.action}`, { files: writes.map((w) => w.filename) });
+      await then?.();
       return record.id;
     } finally {
       await held.release();
     }
-  };
+  }
 
   const begin = async (caller: Caller, input: { space_id: string; reason?: string }) => {
     const spaceId = validateSpaceId(input.space_id);
@@ -142,7 +158,8 @@ export function createRevisionService(context: CoreContext, deps: { corpus: Corp
             space_id: spaceId,
             filename,
           });
-        let content = hasContent ? (input.content as string) : (before as { content: string }).content;
+        // Line endings as every writer stores them (a Windows file given whole; edits normalise their own).
+        let content = hasContent ? normalizeLineEndings(input.content as string) : (before as { content: string }).content;
         for (const edit of edits) content = applySectionEdit(content, edit, filename);
         // A person's text is held to what a note is: no secret stored, no <private> span (redact/).
         const redaction = redactForWrite(content, context.redact, `the new text of ${filename}`);
@@ -192,7 +209,7 @@ export function createRevisionService(context: CoreContext, deps: { corpus: Corp
     /** Replaces the space's rules (which bank files exist and what each holds; budgets, append-only files). */
     async updateRules(caller: Caller, input: { space_id: string; rules: string; if_match?: string; reason?: string }): Promise<RevisionResult> {
       const { spaceId, reason } = await begin(caller, input);
-      const redaction = redactForWrite(typeof input.rules === 'string' ? input.rules : '', context.redact, 'the new rules');
+      const redaction = redactForWrite(typeof input.rules === 'string' ? normalizeLineEndings(input.rules) : '', context.redact, 'the new rules');
       const rules = redaction.text;
       if (rules.trim() === '') throw invalid('rules are empty');
       if (rules.length > MAX_RULES_CHARS) throw invalid(`rules have ${rules.length} characters; the limit is ${MAX_RULES_CHARS}`);
@@ -210,6 +227,63 @@ export function createRevisionService(context: CoreContext, deps: { corpus: Corp
         };
       });
       return { status: 'ok', space_id: spaceId, revision_id: id, version, ...keptOut(redaction) };
+    },
+
+    /**
+     * Normalises the line endings of a space's Markdown (shared/line-endings.ts) — bank files and
+     * rules as one revision (each file's text before kept in history), the synthesis by a
+     * compare-and-swap under the same lease — for text an older version, a hand or a planted file
+     * left with `\r\n`, `\r` or a byte-order mark (`doctor --fix`). Only line endings change;
+     * nothing is masked or refused. Says what it normalised; a revision only when a file or the rules changed.
+     */
+    async normalizeLineEndings(caller: Caller, input: { space_id: string; reason?: string }) {
+      const { spaceId, reason } = await begin(caller, input);
+      const keys = spaceKeys(spaceId);
+      const done = { files: [] as string[], rules: false, synthesis: false };
+      const id = await commit(
+        caller,
+        spaceId,
+        async () => {
+          const bank = await readBankFiles(context, spaceId);
+          const writes: FileWrite[] = [];
+          const preimages: Preimage[] = [];
+          const files: RevisionInfo['files'] = [];
+          for (const [filename, file] of [...bank].sort(([a], [b]) => (a < b ? -1 : 1))) {
+            if (!hasForeignLineEndings(file.content)) continue;
+            const content = normalizeLineEndings(file.content);
+            writes.push({ filename, content, expectedEtag: file.etag, kind: 'updated' });
+            preimages.push({ filename, path: [], content: file.content });
+            files.push({ filename, existed: true, version_after: contentVersion(content) });
+          }
+          const stored = await storage.get(keys.rules);
+          const before = stored?.body.toString('utf8');
+          const rules = before !== undefined && hasForeignLineEndings(before) ? normalizeLineEndings(before) : undefined;
+          done.files = files.map((file) => file.filename);
+          done.rules = rules !== undefined;
+          if (writes.length === 0 && rules === undefined) return null;
+          return {
+            writes,
+            preimages,
+            ...(rules !== undefined ? { rules: { content: rules, expectedEtag: stored?.etag ?? null } } : {}),
+            revision: {
+              action: 'normalize' as const,
+              by: caller.agent,
+              reason,
+              files,
+              ...(rules !== undefined ? { rules: { before: before as string, version_after: contentVersion(rules) } } : {}),
+            },
+          };
+        },
+        async () => {
+          const synthesis = await storage.get(keys.synthesis);
+          const text = synthesis?.body.toString('utf8');
+          if (!synthesis || text === undefined || !hasForeignLineEndings(text)) return;
+          // Compare-and-swap: a writer that takes no lease (an older version) is never overwritten.
+          await storage.put(keys.synthesis, normalizeLineEndings(text), { ifMatch: synthesis.etag, contentType: 'text/markdown; charset=utf-8' });
+          done.synthesis = true;
+        },
+      );
+      return { status: 'ok' as const, space_id: spaceId, ...(id ? { revision_id: id } : {}), ...done };
     },
 
     /**

@@ -13,6 +13,7 @@ import { spendSummary } from '../spend/report.js';
 import { claimNewSpace } from './claim.js';
 import { DEFAULT_RULES } from './default-rules.js';
 import { isUnreadableMeta, listSpaceIds, loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from './meta.js';
+import { normalizeLineEndings } from '../../shared/line-endings.js';
 import { isoSeconds } from '../../shared/time.js';
 
 export const MAX_RULES_CHARS = 200_000;
@@ -91,7 +92,7 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
       authorize(caller, 'write', spaceId);
       const description = boundedText('description', input.description ?? '', MAX_DESCRIPTION_CHARS);
       const owner = boundedText('owner', input.owner ?? '', MAX_OWNER_CHARS);
-      const rules = input.rules && input.rules.trim().length > 0 ? input.rules : DEFAULT_RULES;
+      const rules = input.rules && input.rules.trim().length > 0 ? normalizeLineEndings(input.rules) : DEFAULT_RULES;
       if (rules.length > MAX_RULES_CHARS) throw invalid(`rules have ${rules.length} characters; the limit is ${MAX_RULES_CHARS}`);
 
       const keys = spaceKeys(spaceId);

@@ -25,6 +25,15 @@ export interface SpaceCheckDeps {
   snapshots(spaceId: string): Promise<Array<{ key: string; header: SnapshotHeader | null; problem?: string }>>;
   rebuildIndex(spaceId: string, options: RecallOptions): Promise<void>;
   onIndexProgress?: RecallOptions['onProgress'];
+  /** Normalises the line endings of a space's Markdown as a revision (revision-service.ts); what it normalised. */
+  normalizeLineEndings?(caller: Caller, spaceId: string): Promise<LineEndingsFixed>;
+}
+
+export interface LineEndingsFixed {
+  files: string[];
+  rules: boolean;
+  synthesis: boolean;
+  revision_id?: string;
 }
 
 /** Consolidation ids of a space, and which of them are complete (their record.json written last). */

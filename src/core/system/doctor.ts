@@ -8,6 +8,7 @@ import type { SnapshotHeader } from '../recall/index-store.js';
 import { listSpaceIds } from '../space/meta.js';
 import { validateSpaceId } from '../validate.js';
 import { budgetFinding, checkBackups, checkHistoryFiles, checkLayout, checkLiveNotes, checkMeta, checkTokens, deepBudget } from './doctor-data.js';
+import { checkLineEndings } from './doctor-line-endings.js';
 import { checkHistory, checkIndex, checkLeases, checkOrphan, checkPending, historyState, plural, type SpaceCheckDeps } from './doctor-space.js';
 
 /**
@@ -48,6 +49,7 @@ export interface DoctorOptions {
 export interface DoctorDeps {
   snapshots(spaceId: string): Promise<Array<{ key: string; header: SnapshotHeader | null; problem?: string }>>;
   rebuildIndex(spaceId: string, options: RecallOptions): Promise<void>;
+  normalizeLineEndings?: SpaceCheckDeps['normalizeLineEndings'];
 }
 
 const CHECK_TIMEOUT_MS = 5_000;
@@ -63,6 +65,7 @@ const ALL_CLEAR: Record<string, string> = {
   layout: 'live/, bank/ and history/ are folders',
   'history-files': "every consolidation's record.json and notes.json decode",
   notes: 'every live note is UTF-8 text with its front-matter',
+  'line-endings': 'bank files, rules and synthesis end their lines with \\n',
   backups: 'no backup left unfinished by a killed run',
 };
 
@@ -265,6 +268,7 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
         fix,
         snapshots: deps.snapshots,
         rebuildIndex: deps.rebuildIndex,
+        ...(deps.normalizeLineEndings ? { normalizeLineEndings: deps.normalizeLineEndings } : {}),
         onIndexProgress: (event) => step('index', `indexing '${event.space_id}': ${event.phase} ${event.done}/${event.total}`),
       };
       for (const spaceId of folders) {
@@ -279,6 +283,7 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
         perSpace.push(...(await checkPending(spaceDeps, spaceId)));
         perSpace.push(...(await checkLeases(spaceDeps, spaceId)));
         perSpace.push(...(await checkHistory(spaceDeps, spaceId, history)));
+        perSpace.push(...(await checkLineEndings(spaceDeps, spaceId)));
         step('notes', `reading the notes of '${spaceId}'`);
         const budget = deepBudget();
         perSpace.push(...(await checkLiveNotes(spaceDeps, spaceId, budget)));

@@ -40,6 +40,33 @@ describe('bank rules', () => {
     assert.equal(budget.bankTokens, 5678);
   });
 
+  it('reads rules written with \\r\\n, \\r or a byte-order mark as the same rules (before: an unexpected error)', () => {
+    const rules = [
+      '# Rules',
+      '',
+      'Bank budget: 9,000 tokens.',
+      '',
+      '### progress.md',
+      'Append-only. Budget: 600 tokens',
+      '### activeContext.md',
+      'Rewritten each time.',
+      '',
+    ];
+    const plain = parseBankRules(rules.join('\n'));
+    for (const text of [rules.join('\r\n'), rules.join('\r'), `\uFEFF${rules.join('\r\n')}`]) assert.deepEqual(parseBankRules(text), plain);
+    assert.deepEqual([...plain.appendOnly], ['progress.md']);
+    assert.deepEqual(Object.fromEntries(plain.fileBudgets), { 'progress.md': 600 });
+    assert.equal(plain.bankBudget, 9_000);
+  });
+
+  it('reads which files are rewritten whole: activeContext.md in the default rules; not a file "never rewritten whole"', () => {
+    assert.deepEqual([...parseBankRules(DEFAULT_RULES).rewrittenWhole], ['activeContext.md']);
+    const parsed = parseBankRules(
+      '### a.md\nRewritten whole.\n### b.md\nIs **rewritten at every** consolidation.\n### c.md\nNever rewritten whole: edit it.\n### d.md\nRewrite nothing.\n',
+    );
+    assert.deepEqual([...parsed.rewrittenWhole], ['a.md', 'b.md']);
+  });
+
   it('ignores what is not a budget: zero, words, a budget line of one file read as another’s', () => {
     const parsed = parseBankRules('### a.md\nBudget: 0 tokens\n### b.md\nbudget: many tokens\n### c.md\nKeep the budget small.');
     assert.equal(parsed.fileBudgets.size, 0);

@@ -214,6 +214,14 @@ describe('compaction (core, memory driver, scripted model)', () => {
       /protected guard/,
     ));
 
+  it('refuses a digest that opens a code fence and never closes it: every section after it would be code', async () => {
+    const result = await refusal(
+      digesting((digests) => digests.map((d, i) => (i === 0 ? { ...d, content: `${d.content}\n\n\`\`\`sh\nnpm test` } : d))),
+      /outline guard: with the digests put back, the file hides \d+ section\(s\): "Progress > History", "Progress > History > Entry 0"/,
+    );
+    assert.equal(result.code, 'invalid_input');
+  });
+
   it('refuses an unknown section id', () =>
     refused(
       digesting((digests) => [...digests, { id: 's999', content: '## x' }]),

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { utimes, writeFile } from 'node:fs/promises';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { scenarios } from '../../../fixtures/llm/scenarios.js';
@@ -64,6 +64,7 @@ describe('doctor', () => {
         'layout',
         'history-files',
         'notes',
+        'line-endings',
         'backups',
         'llm',
         'embeddings',
@@ -72,7 +73,7 @@ describe('doctor', () => {
     assert.match(of(result.findings, 'llm')[0]?.message ?? '', /answers/);
     assert.equal(llm.modelListings, listings + 1);
     assert.equal(llm.requests.length, requests, 'no chat request');
-    assert.deepEqual(result.counts, { ok: 16, warn: 0, error: 0, fixed: 0, fixable: 0 });
+    assert.deepEqual(result.counts, { ok: 17, warn: 0, error: 0, fixed: 0, fixable: 0 });
     assert.deepEqual(await listKeys(storage, '_system/'), [], 'its probes leave nothing behind');
   });
 
@@ -93,12 +94,13 @@ describe('doctor', () => {
     assert.ok(await storage.stat('proj/_consolidation/pending.json'));
     // Temp and lock files of killed writers (two hours old), and one of a write in progress; the
     // driver's own spare temp file (opened ahead for the next note) is removed first, to count exactly.
-    // In bank/, which the read-only run does not list (a listing of live/ sweeps stale debris itself).
+    // In _summaries/, which the read-only run does not list (a listing of live/ or bank/ sweeps stale debris itself).
     await storage.close?.();
-    const bank = path.join(home.dir, 'proj', 'bank');
-    for (const name of ['x.md.0a1b2c.lmtmp', 'y.md.lmlock']) {
-      await writeFile(path.join(bank, name), 'partial');
-      await utimes(path.join(bank, name), TWO_HOURS_AGO, TWO_HOURS_AGO);
+    const summaries = path.join(home.dir, 'proj', '_summaries');
+    await mkdir(summaries, { recursive: true });
+    for (const name of ['x.json.0a1b2c.lmtmp', 'y.json.lmlock']) {
+      await writeFile(path.join(summaries, name), 'partial');
+      await utimes(path.join(summaries, name), TWO_HOURS_AGO, TWO_HOURS_AGO);
     }
     await writeFile(path.join(home.dir, 'proj', '_meta.json.9f8e7d.lmtmp'), 'in progress');
     // A corrupt index snapshot, newest by name; a folder an interrupted import left without _meta.json.
@@ -110,7 +112,10 @@ describe('doctor', () => {
     assert.equal(found.status, 'ok', 'warnings only: nothing is lost');
     const debris = of(found.findings, 'debris');
     const stale = debris.find((finding) => finding.status === 'warn');
-    assert.match(stale?.message ?? '', /2 temp\/lock files older than an hour in proj\/.*proj\/bank\/x\.md\.0a1b2c\.lmtmp, proj\/bank\/y\.md\.lmlock/);
+    assert.match(
+      stale?.message ?? '',
+      /2 temp\/lock files older than an hour in proj\/.*proj\/_summaries\/x\.json\.0a1b2c\.lmtmp, proj\/_summaries\/y\.json\.lmlock/,
+    );
     assert.equal(stale?.fixable, true);
     assert.ok(debris.some((finding) => finding.status === 'ok' && /1 temp\/lock file of writes in progress/.test(finding.message)));
     assert.match(of(found.findings, 'pending-commit')[0]?.message ?? '', /committed but its process stopped before applying it \(6 notes/);

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../../llm/types.js';
-import { extractJson, PlanFormatError } from '../../consolidation/plan.js';
+import { PlanFormatError, replyJson } from '../../consolidation/plan.js';
 import { dataRule, fence, newNonce } from '../../prompt-fence.js';
 
 /**
@@ -124,12 +124,7 @@ const strings = (value: unknown): string[] => {
  * there is no JSON object or no summary text.
  */
 export function parseSummaryReply(reply: string): SummaryReply {
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(extractJson(reply)) as Record<string, unknown>;
-  } catch (error) {
-    throw error instanceof PlanFormatError ? error : new PlanFormatError('the reply is not valid JSON');
-  }
+  const raw = replyJson(reply) as Record<string, unknown>;
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new PlanFormatError('the reply is not a JSON object');
   const summary = typeof raw.summary === 'string' ? raw.summary.trim() : '';
   if (!summary) throw new PlanFormatError('the reply has no "summary" text');

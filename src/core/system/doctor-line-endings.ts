@@ -1,0 +1,54 @@
+import { hasForeignLineEndings } from '../../shared/line-endings.js';
+import { readBankFiles } from '../bank/bank-files.js';
+import { spaceKeys } from '../layout.js';
+import { plural, type SpaceCheckDeps } from './doctor-space.js';
+import type { Finding } from './doctor.js';
+
+const failure = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/**
+ * A space's Markdown — bank files, rules, synthesis — with line endings other than `\n` (`\r\n`,
+ * `\r`) or a byte-order mark: left by an older version, a hand, a planted file or a restored backup
+ * (every write normalises them now, shared/line-endings.ts). The section model reads them, so
+ * nothing is wedged; `fix` normalises them through a revision (each file's text before kept in history).
+ */
+export async function checkLineEndings(deps: SpaceCheckDeps, spaceId: string): Promise<Finding[]> {
+  const { context, caller, fix } = deps;
+  const keys = spaceKeys(spaceId);
+  const [bank, rules, synthesis] = await Promise.all([readBankFiles(context, spaceId), context.storage.get(keys.rules), context.storage.get(keys.synthesis)]);
+  const found = [
+    ...(rules && hasForeignLineEndings(rules.body.toString('utf8')) ? [keys.rules] : []),
+    ...(synthesis && hasForeignLineEndings(synthesis.body.toString('utf8')) ? [keys.synthesis] : []),
+    ...[...bank]
+      .filter(([, file]) => hasForeignLineEndings(file.content))
+      .map(([filename]) => keys.bankFile(filename))
+      .sort(),
+  ];
+  if (found.length === 0) return [];
+  const list = `${found.slice(0, 5).join(', ')}${found.length > 5 ? ', …' : ''}`;
+  const finding: Finding = {
+    check: 'line-endings',
+    space_id: spaceId,
+    status: 'warn',
+    fixable: true,
+    fix: 'rewrites them with \\n line endings, as a revision (history keeps each file as it was)',
+    message: `${plural(found.length, 'file')} of '${spaceId}' with \\r\\n or \\r line endings or a byte-order mark, which live-mem never writes: ${list}`,
+    hint: `consolidations read them as they are; \`live-mem doctor ${spaceId} --fix\` normalises them`,
+  };
+  if (!fix || !deps.normalizeLineEndings) return [finding];
+  try {
+    const done = await deps.normalizeLineEndings(caller, spaceId);
+    const fixed = [...(done.rules ? [keys.rules] : []), ...(done.synthesis ? [keys.synthesis] : []), ...done.files.map((filename) => keys.bankFile(filename))];
+    const by = done.revision_id ? ` (revision ${done.revision_id})` : '';
+    return [
+      {
+        ...finding,
+        status: 'ok',
+        fixed: true,
+        message: `normalised the line endings of ${plural(fixed.length, 'file')} of '${spaceId}': ${fixed.join(', ')}${by}`,
+      },
+    ];
+  } catch (error) {
+    return [{ ...finding, message: `${finding.message}; could not normalise them: ${failure(error)}` }];
+  }
+}
