@@ -14,7 +14,8 @@ import type { Limits } from '../context.js';
  * is what an admin's `space_update` writes (writing it by hand is the same act: whoever writes the
  * store's files can change the setting too); `llm_daily_tokens_lowered` is a writer's. The field of
  * older versions, `llm_daily_tokens`, which won over the setting both ways, is read as a lowered cap:
- * an old store's meta, or a hand edit of it, never lifts the operator's cap.
+ * an old store's meta, or a hand edit of it, never lifts the operator's cap. It is never written any
+ * more: a process of an older version sharing the store would read a writer's value there as winning.
  */
 
 export const CAP_SETTING = 'LIVE_MEM_LLM_DAILY_TOKENS';
@@ -72,7 +73,7 @@ export function describeCap(cap: SpendCap, spaceId: string): string {
   }
 }
 
-/** What `space_info`, `spend_report` and `space_update` say of the cap: null when there is none and nobody set one. */
+/** What `space_info`, `live-mem spend` and `space_update` say of the cap: null when there is none and nobody set one. */
 export function capReport(cap: SpendCap, spaceId: string) {
   if (cap.tokens === 0 && cap.source === 'setting') return null;
   return {
@@ -98,9 +99,7 @@ export function capUpdate(caller: Caller, meta: Record<string, unknown>, tokens:
     throw new LiveMemError(
       'forbidden',
       `${CAP_FIELD} = ${tokens} refused: a writer may only lower a space's daily cap, and ${
-        cap.source === 'admin' || (cap.source === 'lowered' && cap.ceiling !== cap.setting)
-          ? `an admin set ${cap.ceiling}`
-          : `${CAP_SETTING} = ${cap.ceiling}`
+        cap.source === 'admin' || (cap.source === 'lowered' && cap.ceiling !== cap.setting) ? `an admin set ${cap.ceiling}` : `${CAP_SETTING} = ${cap.ceiling}`
       } is in force above space '${String(meta.space_id)}': give a value from 1 to ${cap.ceiling}, or ask an admin to raise or clear it. Nothing was changed`,
       { cap: cap.tokens, ceiling: cap.ceiling, requested: tokens },
     );
