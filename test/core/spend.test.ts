@@ -12,6 +12,7 @@ import type { StorageDriver } from '../../src/storage/types.js';
 import { FIRST_PLAN, longSynthesisPlan, plan, rewrite } from '../../fixtures/llm/scenarios.js';
 import type { Caller } from '../../src/core/caller.js';
 import { counting, owner } from '../helpers/core.js';
+import { makeS3Harness, requireS3OrSkip } from '../helpers/s3.js';
 import { startScriptedEmbeddings, type ScriptedEmbeddings } from '../helpers/scripted-embeddings.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../helpers/scripted-llm.js';
 import { summaryReply, summaryStep } from '../helpers/summaries.js';
@@ -325,44 +326,6 @@ describe('spend caps: who may set them', () => {
 });
 
 describe('spend caps: calls in flight', () => {
-  it("calls claimed at once from two processes never pass the cap together; each sees the other's calls in flight", async () => {
-    const storage = createMemoryDriver();
-    const [a, b] = [0, 1].map(() => createCore({ storage, limits: { llmDailyTokens: 10_000 } })) as [
-      ReturnType<typeof createCore>,
-      ReturnType<typeof createCore>,
-    ];
-    await a.spaces.create(owner, { space_id: 'proj' });
-    const claim = (core: typeof a) => core.context.spend.reserve('proj', 1_000, 'summaries', 60_000);
-    const settled = async (claims: Array<Promise<Awaited<ReturnType<typeof claim>>>>) => {
-      const all = await Promise.allSettled(claims);
-      for (const one of all) if (one.status === 'rejected') assert.ok(isLiveMemError(one.reason, 'quota_exceeded'), String(one.reason));
-      return all.flatMap((one) => (one.status === 'fulfilled' ? [one.value] : []));
-    };
-    const noHold = async () =>
-      assert.deepEqual(
-        (await listKeys(storage, 'proj/_spend/')).filter((key) => !key.endsWith('.json')),
-        [],
-        'no hold left',
-      );
-
-    // Racing: both may be refused where one would fit (each sees the other's holds), never both let through.
-    const raced = await settled(Array.from({ length: 24 }, (_, i) => claim(i % 2 === 0 ? a : b)));
-    assert.ok(raced.length <= 10, `${raced.length} claims of 1000 under a cap of 10000`);
-    await Promise.all(raced.map((one) => one.release()));
-    await noHold();
-
-    // Six calls in flight in one process: the other may start four more, not five.
-    const inA = await settled(Array.from({ length: 6 }, () => claim(a)));
-    assert.equal(inA.length, 6);
-    const inB = await settled(Array.from({ length: 5 }, () => claim(b)));
-    assert.equal(inB.length, 4);
-    await Promise.all([...inA, ...inB].map((one) => one.record({ model: 'm', prompt_tokens: 900, completion_tokens: 50, estimated: false })));
-    await Promise.all([...inA, ...inB].map((one) => one.release()));
-    await noHold();
-    assert.equal((await a.spend.report(owner, { space_id: 'proj' })).total.tokens, 10 * 950);
-    assert.equal((await settled([claim(b), claim(b)])).length, 0, 'what was spent counts: 9500 + 1000 would pass');
-  });
-
   it("a claim left by a process that died counts until its call's timeout has passed, then goes", async () => {
     const storage = createMemoryDriver();
     let now = Date.parse('2026-03-01T10:00:00Z');
@@ -414,3 +377,58 @@ describe('spend caps: calls in flight', () => {
     await writers.release();
   });
 });
+
+/** Two processes (two cores, each its own ledger) on one store: claims at once, and calls in flight seen across. */
+function twoProcesses(label: string, makeStorage: () => Promise<{ storage: StorageDriver; remove(): Promise<void> }>): void {
+  describe(`spend caps: calls in flight across processes, on ${label}`, () => {
+    it(`calls claimed at once from two processes never pass the cap together; each sees the other's calls in flight (${label})`, async () => {
+      const { storage, remove } = await makeStorage();
+      try {
+        const [a, b] = [0, 1].map(() => createCore({ storage, limits: { llmDailyTokens: 10_000 } })) as [
+          ReturnType<typeof createCore>,
+          ReturnType<typeof createCore>,
+        ];
+        await a.spaces.create(owner, { space_id: 'proj' });
+        const claim = (core: typeof a) => core.context.spend.reserve('proj', 1_000, 'summaries', 60_000);
+        const settled = async (claims: Array<Promise<Awaited<ReturnType<typeof claim>>>>) => {
+          const all = await Promise.allSettled(claims);
+          for (const one of all) if (one.status === 'rejected') assert.ok(isLiveMemError(one.reason, 'quota_exceeded'), String(one.reason));
+          return all.flatMap((one) => (one.status === 'fulfilled' ? [one.value] : []));
+        };
+        const noHold = async () =>
+          assert.deepEqual(
+            (await listKeys(storage, 'proj/_spend/')).filter((key) => !key.endsWith('.json')),
+            [],
+            'no hold left',
+          );
+
+        // Racing: both may be refused where one would fit (each sees the other's holds), never both let through.
+        const raced = await settled(Array.from({ length: 24 }, (_, i) => claim(i % 2 === 0 ? a : b)));
+        assert.ok(raced.length <= 10, `${raced.length} claims of 1000 under a cap of 10000`);
+        await Promise.all(raced.map((one) => one.release()));
+        await noHold();
+
+        // Six calls in flight in one process: the other may start four more, not five.
+        const inA = await settled(Array.from({ length: 6 }, () => claim(a)));
+        assert.equal(inA.length, 6);
+        const inB = await settled(Array.from({ length: 5 }, () => claim(b)));
+        assert.equal(inB.length, 4);
+        await Promise.all([...inA, ...inB].map((one) => one.record({ model: 'm', prompt_tokens: 900, completion_tokens: 50, estimated: false })));
+        await Promise.all([...inA, ...inB].map((one) => one.release()));
+        await noHold();
+        assert.equal((await a.spend.report(owner, { space_id: 'proj' })).total.tokens, 10 * 950);
+        assert.equal((await settled([claim(b), claim(b)])).length, 0, 'what was spent counts: 9500 + 1000 would pass');
+      } finally {
+        await remove();
+      }
+    });
+  });
+}
+
+twoProcesses('the memory driver', async () => ({ storage: createMemoryDriver(), remove: async () => undefined }));
+const s3 = requireS3OrSkip('spend holds on S3');
+if (s3)
+  twoProcesses('S3 (radosgw)', async () => {
+    const harness = await makeS3Harness();
+    return { storage: harness.driver, remove: harness.cleanup };
+  });
