@@ -72,6 +72,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
       importMaxEntryBytes: settings.importMaxEntryBytes,
       importMaxBytes: settings.importMaxBytes,
       llmDailyTokens: settings.llmDailyTokens,
+      llmSearchShare: settings.llmSearchShare,
     },
     ...(llm ? { llm } : {}),
     ...(embeddings ? { embeddings } : {}),

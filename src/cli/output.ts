@@ -402,7 +402,11 @@ const VIEWS = {
         ['purpose', 'calls', 'prompt_tokens', 'completion_tokens', 'tokens'],
       ),
       table((result.days as Result[]) ?? [], ['day', 'calls', 'prompt_tokens', 'completion_tokens', 'tokens']),
-      `daily cap: ${cap ? `${scalar(cap.tokens)} tokens (${scalar(cap.set_by)})` : 'none'}`,
+      cap
+        ? `daily cap: ${cap.tokens === 0 ? 'none' : `${scalar(cap.tokens)} tokens`}: ${scalar(cap.why)}${
+            cap.search_tokens !== undefined ? `\n  of it, query embeddings of searches may use ${scalar(cap.search_tokens)}` : ''
+          }`
+        : 'daily cap: none',
     ].join('\n\n');
   },
   /** Each file and what happened to it (or, with --print, what it would hold), then what to do next. */

@@ -156,7 +156,11 @@ export function buildProgram(): Command {
     .description("change the description, the owner or the space's daily model-token cap")
     .option('-d, --description <text>', 'new description')
     .option('--owner <name>', 'new owner')
-    .option('--llm-daily-tokens <n>', 'model tokens the space may spend per UTC day (0 = no cap for it; unset: LIVE_MEM_LLM_DAILY_TOKENS)', integer)
+    .option(
+      '--llm-daily-tokens <n>',
+      'model tokens the space may spend per UTC day: a writer may only lower the cap in force, an admin set any (0 = no cap for it)',
+      integer,
+    )
     .action(action(spaceUpdate, 'fields'));
   space
     .command('update-rules <space_id> [file]')

@@ -86,10 +86,13 @@ function checkTags(value: unknown): string[] {
 }
 
 /**
- * Six base-36 characters of a hash of what makes the note: the same entry gets the same name on
- * every run (so a re-run finds it written), another content or time another name.
+ * Six base-36 characters of a hash of what makes the note as stored: the same entry gets the same
+ * name on every run (so a re-run finds it written), another content or time another name. Never of
+ * the text before redaction: a name is listed to every reader, and six characters of an unsalted
+ * hash of the raw text let a reader who guesses the note around a masked secret or a `<private>`
+ * span confirm each guess offline.
  */
-function contentId(time: Date, agent: string, category: string, content: string, tags: readonly string[]): string {
+export function contentId(time: Date, agent: string, category: string, content: string, tags: readonly string[]): string {
   const digest = createHash('sha256')
     .update(JSON.stringify([time.toISOString(), agent, category, content, tags]))
     .digest();
@@ -116,7 +119,7 @@ export function prepareEntry(entry: IngestEntry, settings: PrepareSettings): Pre
   const tags = checkTags(entry.tags);
   const redaction = redactForWrite(content, settings.redact, 'the note');
   if (redaction.text.trim().length === 0) throw invalid('content is empty once its <private> text is removed');
-  // Named from the entry as given (not as redacted): a change of LIVE_MEM_REDACT between runs names the same notes.
-  const filename = formatNoteName(time, agent, category, contentId(time, agent, category, content, tags));
+  // Named from the note as stored (so a run with another LIVE_MEM_REDACT that stores another text names another note).
+  const filename = formatNoteName(time, agent, category, contentId(time, agent, category, redaction.text, tags));
   return { filename, time, agent, category, tags, content: redaction.text, redacted: redaction.redacted, private_removed: redaction.private_removed };
 }

@@ -86,7 +86,7 @@ export const spaceTools = [
       space_id: spaceId,
       description: z.string().optional().describe('omitted = unchanged'),
       owner: z.string().optional().describe('omitted = unchanged'),
-      llm_daily_tokens: z.number().int().min(0).optional().describe('tokens per UTC day; 0 = no cap'),
+      llm_daily_tokens: z.number().int().min(0).optional().describe('tokens per UTC day; a writer may only lower the cap, an admin set any (0 = none)'),
     },
     output: outputShape({ space_id: str }),
     annotations: { ...WRITES, idempotentHint: true },
