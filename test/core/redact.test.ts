@@ -9,7 +9,7 @@ import { SECRET_PATTERNS } from '../../src/core/redact/patterns.js';
 import { maskSecrets, newSecretKinds, redactForWrite, refuseNewSecrets, secretKinds, stripPrivate } from '../../src/core/redact/redact.js';
 import { isLiveMemError } from '../../src/shared/errors.js';
 
-import { AWS_ID, j, POSITIVES } from '../helpers/secret-samples.js';
+import { AWS_ID, expectedKinds, j, POSITIVES } from '../helpers/secret-samples.js';
 
 /** Ordinary text that must come out exactly as it went in. */
 const NEGATIVES: string[] = [
@@ -40,15 +40,28 @@ const NEGATIVES: string[] = [
   'helm_chart_version lm_short',
   'key: value and monkey: banana',
   'See the [redacted: github-token] left by an earlier note.',
+  // Look-alikes of the formats added after the second red-team pass (issue 28).
+  'redis://cache.internal:6379/0 and amqp://mq.example.com:5672/ need no password',
+  'mysql -u root -p app_db (it prompts for the password); mysql --port=3306 -h db',
+  'sshpass -e ssh deploy@host reads SSHPASS; docker login --password-stdin registry.example.com',
+  'Basic setup: Basic authentication is on, and Authorization: Basic <credentials> is the header',
+  'curl -u $USER:$API_TOKEN https://x.example.com and curl -u bob: https://y.example.com',
+  'cd /srv && pwd; PWD=/home/bob OLDPWD=/tmp; pwd: /srv/app',
+  'machine learning: the login page asks for a password reset',
+  'openssl enc -pass env:MYPASS -in a -out b',
+  'SG.short, pypi-upload, ya29.short, xapp-x and glptt-x are too short to be keys',
+  'the meeting is at 12:30:00; build 123456789:AA-short',
+  'https://discord.com/channels/123/456 is a channel, not a webhook',
 ];
 
 describe('redact: each kind of secret', () => {
-  for (const [kind, text, secret] of POSITIVES) {
+  for (const sample of POSITIVES) {
+    const [kind, text, secret] = sample;
     it(`masks ${kind}: ${text.slice(0, 40).replace(/\n/g, ' ')}…`, () => {
       const masked = maskSecrets(text);
       assert.ok(!masked.text.includes(secret), masked.text);
       assert.ok(masked.text.includes(`[redacted: ${kind}]`), masked.text);
-      assert.deepEqual(masked.redacted, [{ kind, count: 1 }]);
+      assert.deepEqual(masked.redacted, expectedKinds(sample));
     });
   }
 
@@ -100,6 +113,12 @@ describe('redact: linear-time patterns', () => {
       'password='.repeat(11_200),
       '<private>'.repeat(11_200),
       'A'.repeat(100_000),
+      'mysql -u '.repeat(11_000),
+      'machine a login b '.repeat(5_500),
+      'login x\n'.repeat(12_500),
+      `Basic ${'QUJD'.repeat(25_000)}`,
+      'curl -u a:'.repeat(10_000),
+      `${AWS_ID},`.repeat(4_700),
     ];
     for (const run of runs) {
       const masked = maskSecrets(run);
