@@ -28,7 +28,9 @@ import { accountingWarnings, type Accounting } from './provenance.js';
 import { requireModel } from '../model.js';
 import { isoSeconds } from '../../shared/time.js';
 import { readBankFiles } from '../bank/bank-files.js';
-import { newNonce } from '../prompt-fence.js';
+import { newNonce, stripFenceEcho } from '../prompt-fence.js';
+import type { WindowNote } from './directives.js';
+import { guardModelOutput } from './model-output.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -145,16 +147,33 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     appendOnly: parseBankRules(rules).appendOnly,
   });
 
-  /** Compresses a synthesis past the word limit; keeps it whole if the call fails or returns nothing. */
-  const compress = async (calls: LlmCalls, synthesis: string, warnings: string[]): Promise<{ text: string; compressed: boolean }> => {
+  /**
+   * Compresses a synthesis past the word limit; keeps it whole if the call fails, returns nothing, or
+   * writes what the guards of model output refuse (model-output.ts: the synthesis it replaces passed
+   * them, so must this). What may vouch for an order it restates: the window's notes, and that synthesis.
+   */
+  const compress = async (calls: LlmCalls, synthesis: string, notes: WindowNote[], warnings: string[]): Promise<{ text: string; compressed: boolean }> => {
     if (countWords(synthesis) <= settings.synthesisMaxWords) return { text: synthesis, compressed: false };
+    const nonce = newNonce();
     try {
-      const response = await calls.chat({ messages: compressionMessages(synthesis, COMPRESSED_SENTENCES, newNonce()) });
-      const text = response.text.replace(/<think>[\s\S]*?<\/think>/gi, '').trim();
-      if (text) return { text, compressed: true };
+      const response = await calls.chat({ messages: compressionMessages(synthesis, COMPRESSED_SENTENCES, nonce) });
+      const text = stripFenceEcho(response.text, nonce)
+        .replace(/<think>[\s\S]*?<\/think>/gi, '')
+        .trim();
+      if (text) {
+        const [passed] = guardModelOutput({
+          subject: 'the compressed synthesis',
+          nonce,
+          texts: [{ where: 'the synthesis', before: synthesis, after: text }],
+          sources: [...notes, { filename: 'the synthesis it compresses', content: synthesis }],
+          redact: context.redact,
+        });
+        return { text: passed as string, compressed: true };
+      }
       warnings.push('the synthesis compression returned nothing; the long synthesis was kept whole');
     } catch (error) {
-      warnings.push(`the synthesis compression failed (${(error as Error).message}); the long synthesis was kept whole`);
+      const refused = isLiveMemError(error, 'invalid_input');
+      warnings.push(`the synthesis compression ${refused ? 'was refused' : 'failed'} (${(error as Error).message}); the long synthesis was kept whole`);
     }
     return { text: synthesis, compressed: false };
   };
@@ -278,10 +297,10 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         };
         const messages = buildMessages({ ...base, notes: window.map((w) => w.note), bank: views });
         const notes = window.map((w) => ({ filename: w.name.filename, content: w.note.content }));
-        const { plan, applied, accounting } = await planWindow(context, calls, messages, sent, { notes, synthesis }, result, warnings);
+        const { plan, applied, accounting } = await planWindow(context, calls, messages, base.nonce, sent, { notes, synthesis }, result, warnings);
         reportAccounting(accounting, plan, result, warnings);
         if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
-        const compressed = await compress(synthesisCalls, plan.synthesis, warnings);
+        const compressed = await compress(synthesisCalls, plan.synthesis, notes, warnings);
 
         progress('apply', `window ${result.windows + 1}: committing ${applied.writes.length} bank files`, selected.length);
         const now = context.clock();

@@ -1,7 +1,10 @@
 import { isLiveMemError, LiveMemError } from '../../../shared/errors.js';
 import type { LlmCalls } from '../../../llm/call.js';
 import { LlmError, type ChatMessage } from '../../../llm/types.js';
+import type { WindowNote } from '../../consolidation/directives.js';
+import { guardModelOutput } from '../../consolidation/model-output.js';
 import { PlanFormatError } from '../../consolidation/plan.js';
+import { newNonce, stripFenceEcho } from '../../prompt-fence.js';
 import type { CoreContext } from '../../context.js';
 import { spaceKeys } from '../../layout.js';
 import type { Corpus, Level0Note, Level0Text } from '../corpus.js';
@@ -163,20 +166,56 @@ async function buildUnits(deps: RunDeps, notes: Level0Note[], level1: StoredLeve
   return { units, inputs };
 }
 
-/** Asks for one summary; a reply that is empty or not the JSON asked for gets one more chance. */
-async function askSummary(calls: LlmCalls, messages: ChatMessage[]): Promise<{ reply: SummaryReply; model: string }> {
-  let problem = '';
+/** One summary's prompt, its fences' nonce, and what may vouch for an order its summary restates (the texts summarised). */
+interface SummaryPrompt {
+  messages: ChatMessage[];
+  nonce: string;
+  sources: WindowNote[];
+}
+
+/**
+ * A summary is model text that is stored: every field of it passes the one gate of model output
+ * (model-output.ts) — the prompt's fence lines it echoes dropped, a secret or an order no summarised
+ * text vouches for refused. Returns the reply as it passed.
+ */
+function guardSummary(context: CoreContext, prompt: SummaryPrompt, reply: SummaryReply): SummaryReply {
+  const lists = ['key_findings', 'topics', 'agents', 'files_mentioned'] as const;
+  const texts = [reply.summary, ...lists.flatMap((list) => reply[list])];
+  const passed = guardModelOutput({
+    subject: 'the summary',
+    nonce: prompt.nonce,
+    texts: texts.map((after) => ({ where: 'the summary', before: '', after })),
+    sources: prompt.sources,
+    redact: context.redact,
+  });
+  let at = 1;
+  const next = (list: (typeof lists)[number]) => reply[list].map(() => passed[at++] as string);
+  return {
+    summary: passed[0] as string,
+    key_findings: next('key_findings'),
+    topics: next('topics'),
+    agents: next('agents'),
+    files_mentioned: next('files_mentioned'),
+  };
+}
+
+/** Asks for one summary; a reply that is empty, not the JSON asked for, or refused by the guards gets one more chance. */
+async function askSummary(context: CoreContext, calls: LlmCalls, prompt: SummaryPrompt): Promise<{ reply: SummaryReply; model: string }> {
+  let last: Error | undefined;
   for (let attempt = 1; attempt <= 2; attempt++) {
-    const response = await calls.chat({ messages: attempt === 1 ? messages : [...messages, retryReminder(problem)], json: true });
+    const messages = last ? [...prompt.messages, retryReminder(last.message, prompt.nonce)] : prompt.messages;
+    const response = await calls.chat({ messages, json: true });
     try {
       if (response.truncated) throw new PlanFormatError('the reply was cut by the token limit');
-      return { reply: parseSummaryReply(response.text), model: response.model };
+      return { reply: guardSummary(context, prompt, parseSummaryReply(stripFenceEcho(response.text, prompt.nonce))), model: response.model };
     } catch (error) {
-      if (!(error instanceof PlanFormatError)) throw error;
-      problem = error.message;
+      if (!(error instanceof PlanFormatError) && !isLiveMemError(error, 'invalid_input')) throw error;
+      last = error;
     }
   }
-  throw new LiveMemError('llm_error', `the model returned no usable summary twice (${problem})`);
+  // Refused by a guard the second time: the refusal says why (never a secret).
+  if (isLiveMemError(last, 'invalid_input')) throw last;
+  throw new LiveMemError('llm_error', `the model returned no usable summary twice (${last?.message})`);
 }
 
 const emptyReport = (level: number): LevelReport => ({
@@ -244,13 +283,24 @@ export async function runSummaries(runDeps: RunDeps, settings: RunSettings): Pro
     result.pending_notes = new Set((plan1.pending.units > 0 ? units.slice(-plan1.pending.units) : []).map((u) => u.filename)).size;
     result.pending_chars = plan1.pending.chars;
 
-    const promptFor = (planned: Planned, below: SummaryRecord[]): { messages: ChatMessage[]; agents: string[] } => {
+    const promptFor = (planned: Planned, below: SummaryRecord[]): SummaryPrompt & { agents: string[] } => {
+      const nonce = newNonce();
       if (planned.level === 1) {
         const notesIn = planned.covers.map((ref) => inputs.get(ref) as PromptNote & { agentName: string });
-        return { messages: level1Messages(spaceId, notesIn), agents: unique(notesIn.map((n) => n.agentName)) };
+        return {
+          messages: level1Messages(spaceId, notesIn, nonce),
+          nonce,
+          sources: planned.covers.map((ref, i) => ({ filename: ref, content: notesIn[i]?.text ?? '' })),
+          agents: unique(notesIn.map((n) => n.agentName)),
+        };
       }
       const children = planned.members.map((i) => below[i] as SummaryRecord);
-      return { messages: groupMessages(spaceId, planned.level, children), agents: unique(children.flatMap((c) => c.agents)) };
+      return {
+        messages: groupMessages(spaceId, planned.level, children, nonce),
+        nonce,
+        sources: children.map((child) => ({ filename: child.id, content: [child.summary, ...child.key_findings].join('\n') })),
+        agents: unique(children.flatMap((c) => c.agents)),
+      };
     };
 
     let plan: LevelPlan = plan1;
@@ -392,7 +442,7 @@ interface WriteLevelInput {
   storedLevel: StoredLevel;
   report: LevelReport;
   below: SummaryRecord[];
-  promptFor: (planned: Planned, below: SummaryRecord[]) => { messages: ChatMessage[]; agents: string[] };
+  promptFor: (planned: Planned, below: SummaryRecord[]) => SummaryPrompt & { agents: string[] };
   settings: RunSettings;
   failures: Array<{ level: number; id: string; error: string }>;
   progress: (phase: SummariesProgress['phase'], level: number, done: number, total: number, message: string) => void;
@@ -450,8 +500,8 @@ async function writeLevel(input: WriteLevelInput): Promise<SummaryRecord[] | nul
     await Promise.all(
       batch.map(async (planned) => {
         try {
-          const { messages, agents } = input.promptFor(planned, input.below);
-          const { reply, model } = await askSummary(calls, messages);
+          const { agents, ...prompt } = input.promptFor(planned, input.below);
+          const { reply, model } = await askSummary(context, calls, prompt);
           const record = draftRecord(
             planned,
             { ...reply, agents: agents.length > 0 ? agents : reply.agents },
