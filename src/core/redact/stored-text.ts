@@ -98,7 +98,7 @@ export function redactFields<T>(value: T, mode: RedactMode, options: FieldOption
       ...(options.refusalHint ? { refusalHint: options.refusalHint } : {}),
     });
     if (refuseEmptied && result.private_removed > 0 && result.text.trim() === '' && raw.trim() !== '') {
-      throw invalid(`${label(path)} is empty once its <private> text is removed: nothing was stored`);
+      throw invalid(`nothing is left of ${label(path)} once its <private> text is removed: nothing was stored`);
     }
     addKinds(kept.redacted, result.redacted);
     kept.private_removed += result.private_removed;
