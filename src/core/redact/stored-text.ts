@@ -135,12 +135,29 @@ function report(result: unknown, kept: KeptOut): unknown {
   };
 }
 
+/** What any capability's answer may add: what the pass kept out of its input (never the secrets). A type, not an interface: answers are records. */
+export type KeptOutAnswer = {
+  redacted?: KindCount[];
+  private_removed?: number;
+};
+
+/** `T`'s capabilities as `redactInputs` returns them: each answer may say what was kept out. */
+export type Guarded<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R>
+    ? (...args: A) => Promise<R extends object ? R & KeptOutAnswer : R>
+    : T[K] extends (...args: infer A) => infer R
+      ? (...args: A) => R
+      : T[K] extends object
+        ? Guarded<T[K]>
+        : T[K];
+};
+
 /**
  * `services` with every capability's input (its second argument, when an object) through
  * `redactFields` before the capability sees it, and the answer saying what was kept out. Nested
  * service objects are wrapped too; what is not a function or an object is left as it is.
  */
-export function redactInputs<T extends object>(context: CoreContext, services: T): T {
+export function redactInputs<T extends object>(context: CoreContext, services: T): Guarded<T> {
   const wrap = (target: object): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
     for (const [key, member] of Object.entries(target)) {
@@ -165,5 +182,5 @@ export function redactInputs<T extends object>(context: CoreContext, services: T
       if (pass.redacted.length === 0 && pass.private_removed === 0) return result;
       return result instanceof Promise ? result.then((answer) => report(answer, pass)) : report(result, pass);
     };
-  return wrap(services) as T;
+  return wrap(services) as Guarded<T>;
 }
