@@ -1,6 +1,5 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
-import type { LlmCalls } from '../../llm/call.js';
 import { LlmError, type LlmClient } from '../../llm/types.js';
 import { listAll } from '../../storage/list.js';
 import { authorize, toAgentName, type Caller } from '../caller.js';
@@ -23,14 +22,13 @@ import { planWindow } from './plan-window.js';
 import type { ChangedFile } from '../events.js';
 import { estimateTokens } from '../tokens.js';
 import { meteredCalls } from '../spend/meter.js';
-import { buildMessages, compressionMessages, type PromptNote } from './prompt.js';
+import { buildMessages, type PromptNote } from './prompt.js';
 import { accountingWarnings, type Accounting } from './provenance.js';
 import { requireModel } from '../model.js';
 import { isoSeconds } from '../../shared/time.js';
 import { readBankFiles } from '../bank/bank-files.js';
-import { newNonce, stripFenceEcho } from '../prompt-fence.js';
-import type { WindowNote } from './directives.js';
-import { guardModelOutput } from './model-output.js';
+import { newNonce } from '../prompt-fence.js';
+import { compressSynthesis, countWords } from './compress.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -85,8 +83,6 @@ export interface ConsolidationResult {
   [field: string]: unknown;
 }
 
-/** Sentences the compressed synthesis aims for (seed 001). */
-const COMPRESSED_SENTENCES = 8;
 /** Tokens kept free in the context window for the prompt's own wording and estimation error. */
 const CONTEXT_MARGIN_TOKENS = 1_000;
 /** Fewest tokens a window of notes may get. */
@@ -104,8 +100,6 @@ function failureOutcome(spaceId: string, windows: number, committed: string | un
 
 /** How long a consolidation waits for a compaction holding the space's lease (one model call per file). */
 const COMPACTION_WAIT_MS = 60_000;
-
-const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
 /** What a run's committed windows wrote, all windows together. */
 export interface CommittedChanges {
@@ -146,37 +140,6 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     files: await readBankFiles(context, spaceId),
     appendOnly: parseBankRules(rules).appendOnly,
   });
-
-  /**
-   * Compresses a synthesis past the word limit; keeps it whole if the call fails, returns nothing, or
-   * writes what the guards of model output refuse (model-output.ts: the synthesis it replaces passed
-   * them, so must this). What may vouch for an order it restates: the window's notes, and that synthesis.
-   */
-  const compress = async (calls: LlmCalls, synthesis: string, notes: WindowNote[], warnings: string[]): Promise<{ text: string; compressed: boolean }> => {
-    if (countWords(synthesis) <= settings.synthesisMaxWords) return { text: synthesis, compressed: false };
-    const nonce = newNonce();
-    try {
-      const response = await calls.chat({ messages: compressionMessages(synthesis, COMPRESSED_SENTENCES, nonce) });
-      const text = stripFenceEcho(response.text, nonce)
-        .replace(/<think>[\s\S]*?<\/think>/gi, '')
-        .trim();
-      if (text) {
-        const [passed] = guardModelOutput({
-          subject: 'the compressed synthesis',
-          nonce,
-          texts: [{ where: 'the synthesis', before: synthesis, after: text }],
-          sources: [...notes, { filename: 'the synthesis it compresses', content: synthesis }],
-          redact: context.redact,
-        });
-        return { text: passed as string, compressed: true };
-      }
-      warnings.push('the synthesis compression returned nothing; the long synthesis was kept whole');
-    } catch (error) {
-      const refused = isLiveMemError(error, 'invalid_input');
-      warnings.push(`the synthesis compression ${refused ? 'was refused' : 'failed'} (${(error as Error).message}); the long synthesis was kept whole`);
-    }
-    return { text: synthesis, compressed: false };
-  };
 
   /**
    * Picks the next window: as many of `names` (oldest first) as fit the model's context next to the
@@ -300,7 +263,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         const { plan, applied, accounting } = await planWindow(context, calls, messages, base.nonce, sent, { notes, synthesis }, result, warnings);
         reportAccounting(accounting, plan, result, warnings);
         if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
-        const compressed = await compress(synthesisCalls, plan.synthesis, notes, warnings);
+        const compressed = await compressSynthesis(context, synthesisCalls, plan.synthesis, notes, warnings);
 
         progress('apply', `window ${result.windows + 1}: committing ${applied.writes.length} bank files`, selected.length);
         const now = context.clock();
