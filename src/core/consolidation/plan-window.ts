@@ -25,10 +25,13 @@ function noteSuspects(result: ConsolidationResult, error: unknown): void {
   result.suspect_notes = [...all];
 }
 
+/** What a plan says of a note that no change cites, as written into the consolidation's record. */
+const DISPOSITION_TEXTS = ['reason', 'by', 'into'] as const;
+
 /**
  * Every text of a plan that is stored, through the one gate of model output (model-output.ts): each
- * file it writes beside what the file held, the synthesis, and the reasons it gives for its notes
- * (kept in the consolidation's record). Returns the plan and its writes as they passed.
+ * file it writes beside what the file held, the synthesis, and what it says of its notes (reasons,
+ * kept in the consolidation's record). Returns the plan and its writes as they passed.
  */
 function guardPlan(
   context: CoreContext,
@@ -38,20 +41,18 @@ function guardPlan(
   bank: BankSnapshot,
   window: { notes: WindowNote[]; synthesis: string },
 ) {
-  const reasons = (plan.notes ?? []).flatMap((entry, i) => (entry.reason ? [{ i, reason: entry.reason }] : []));
+  const said = (plan.notes ?? []).flatMap((entry, i) => DISPOSITION_TEXTS.flatMap((field) => (entry[field] ? [{ i, field, text: entry[field] }] : [])));
   const texts = [
     ...applied.writes.map((write) => ({ where: write.filename, before: bank.files.get(write.filename)?.content ?? '', after: write.content })),
     { where: 'the synthesis', before: window.synthesis, after: plan.synthesis },
-    ...reasons.map(({ reason }) => ({ where: 'the reasons given for the notes', before: '', after: reason })),
+    ...said.map(({ text }) => ({ where: 'what it says of the notes', before: '', after: text })),
   ];
   const passed = guardModelOutput({ subject: 'the plan', nonce, texts, sources: window.notes, redact: context.redact });
   const writes = applied.writes.map((write, i) => ({ ...write, content: passed[i] as string }));
-  const notes = plan.notes?.map((entry, i) => {
-    const at = reasons.findIndex((r) => r.i === i);
-    return at < 0 ? entry : { ...entry, reason: passed[applied.writes.length + 1 + at] as string };
-  });
+  const notes = plan.notes?.map((entry) => ({ ...entry }));
+  said.forEach(({ i, field }, at) => Object.assign(notes?.[i] ?? {}, { [field]: passed[writes.length + 1 + at] }));
   return {
-    plan: { ...plan, synthesis: passed[applied.writes.length] as string, ...(notes ? { notes } : {}) },
+    plan: { ...plan, synthesis: passed[writes.length] as string, ...(notes ? { notes } : {}) },
     applied: { ...applied, writes },
   };
 }

@@ -131,6 +131,21 @@ describe('compaction digests pass the guards of model output', () => {
   });
 });
 
+describe("a plan's reasons for its notes pass the guards of model output", () => {
+  it('a reason carrying a secret is refused like a bank line: asked again, the record holds none', async () => {
+    const reply = (reason: string) => JSON.stringify({ files: [], notes: [{ note: 1, status: 'discarded', reason }], synthesis: 'Nothing new.' });
+    const { core, storage, server } = await setup([{ reply: reply(`it only repeats the key ${GH}`) }, { reply: reply('it only repeats a key') }]);
+    await core.notes.write(owner, { space_id: 'proj', category: 'observation', content: 'the deploy key again' });
+    const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
+    assert.equal(result.status, 'ok', result.message);
+    assert.equal(server.requests.length, 2);
+    assert.match(result.warnings?.join('\n') ?? '', /the plan writes what looks like a secret into what it says of the notes \(github-token ×1\)/);
+    const bytes = await storeBytes(storage);
+    assert.match(bytes, /it only repeats a key/);
+    assertClean(bytes);
+  });
+});
+
 describe("a reply that echoes its prompt's fence lines", () => {
   it('a plan copying the previous synthesis with its fence lines is committed without them, at the first ask', async () => {
     const echo: Step = {
