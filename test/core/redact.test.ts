@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SECRET_PATTERNS } from '../../src/core/redact/patterns.js';
 import { maskSecrets, newSecretKinds, redactForWrite, refuseNewSecrets, secretKinds, stripPrivate } from '../../src/core/redact/redact.js';
+import { redactFields } from '../../src/core/redact/stored-text.js';
 import { isLiveMemError } from '../../src/shared/errors.js';
 
 import { AWS_ID, expectedKinds, j, POSITIVES } from '../helpers/secret-samples.js';
@@ -168,6 +169,46 @@ describe('redact: modes', () => {
 
   it('honourPrivate false: <private> tags left as text (bank files)', () => {
     assert.equal(redactForWrite('use <private> tags', 'mask', 'x', { honourPrivate: false }).text, 'use <private> tags');
+  });
+});
+
+describe('redact: one pass over a whole input (stored-text.ts)', () => {
+  const gh = j('ghp_', 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8');
+
+  it('masks every string, nested in objects and lists, but the names of REFERENCE_FIELDS; says what it kept out', () => {
+    const input = {
+      space_id: 'proj',
+      filename: `${gh}.md`,
+      content: `key ${gh}`,
+      tags: ['ok', `password=hunter2`],
+      edits: [{ op: 'add', section: gh, title: `T ${gh}`, content: '<private>pin</private>kept' }],
+      limit: 5,
+    };
+    const result = redactFields(input, 'mask');
+    assert.deepEqual(result.value, {
+      space_id: 'proj',
+      filename: `${gh}.md`,
+      content: 'key [redacted: github-token]',
+      tags: ['ok', 'password=[redacted: password]'],
+      edits: [{ op: 'add', section: gh, title: 'T [redacted: github-token]', content: 'kept' }],
+      limit: 5,
+    });
+    assert.deepEqual(result.redacted, [
+      { kind: 'github-token', count: 2 },
+      { kind: 'password', count: 1 },
+    ]);
+    assert.equal(result.private_removed, 1);
+    const clean = { space_id: 'proj', content: 'nothing secret', tags: ['a'] };
+    assert.equal(redactFields(clean, 'mask').value, clean, 'an input without secrets is the same object');
+  });
+
+  it('refuse names the field; a field left empty by <private> is refused; off keeps secrets but drops <private>', () => {
+    assert.throws(
+      () => redactFields({ description: `shop ${gh}` }, 'refuse'),
+      (error: unknown) => isLiveMemError(error, 'invalid_input') && /^the description holds what looks like secrets \(github-token ×1\)/.test(error.message),
+    );
+    assert.throws(() => redactFields({ reason: '<private>why</private>' }, 'mask'), /nothing is left of the reason once its <private> text is removed/);
+    assert.deepEqual(redactFields({ content: `${gh} <private>x</private>` }, 'off').value, { content: `${gh} ` });
   });
 });
 
