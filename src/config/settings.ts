@@ -333,7 +333,7 @@ export const FIELDS: Field[] = [
     file: 'redact',
     parse: oneOf('mask', 'refuse', 'off'),
     description:
-      'Secrets in a `live_note` or an imported note or bank file (cloud and API keys, tokens, private keys, JWTs, passwords in URLs, `password=`-style assignments): `mask` replaces each with `[redacted: kind]` and the answer says what was masked; `refuse` stores nothing and names the kinds found; `off` stores them as given. `mask` and `refuse` also refuse a consolidation plan that would write a new secret into the bank. Text between `<private>` and `</private>` is never stored, whatever this says',
+      'Secrets in any text a caller stores (a note and its tags, a description, rules, a reason, a correction, an ingest, every file of an import: cloud and API keys, tokens, private keys, JWTs, passwords in URLs, commands and `password=`-style assignments): `mask` replaces each with `[redacted: kind]` and the answer says what was masked; `refuse` stores nothing and names the kinds found; `off` stores them as given. `mask` and `refuse` also refuse a model text that would store a new secret (a plan, the synthesis compression, a summary, a compaction digest). Text between `<private>` and `</private>` is never stored, whatever this says',
     defaultText: 'mask',
   },
   {

@@ -297,7 +297,7 @@ describe('ingest: notes with their original times', () => {
     await assert.rejects(
       () => refusing.core.notes.ingest(owner, { space_id: 'hist' }, [entry(1), entry(2, { content: secret })]),
       (error: unknown) =>
-        isLiveMemError(error, 'invalid_input') && /^1 of 2 entries refused.*line 2: the note holds what looks like secrets/.test(error.message),
+        isLiveMemError(error, 'invalid_input') && /^1 of 2 entries refused.*line 2: the note's content holds what looks like secrets/.test(error.message),
     );
     assert.deepEqual(await listKeys(refusing.storage, ''), []);
   });

@@ -12,7 +12,6 @@ import type { CoreContext } from '../context.js';
 import type { ChangedFile } from '../events.js';
 import { spaceKeys } from '../layout.js';
 import type { Corpus } from '../recall/corpus.js';
-import { type Redacted, redactForWrite } from '../redact/redact.js';
 import { requireSpace } from '../space/meta.js';
 import { MAX_RULES_CHARS } from '../space/space-service.js';
 import { foldedBankName, isStoredBankFilename, quoteName, validateBankFilename, validateReason, validateSpaceId } from '../validate.js';
@@ -148,7 +147,6 @@ export function createRevisionService(context: CoreContext, deps: { corpus: Corp
       });
       let created = false;
       let version = '';
-      let kept: Redacted | undefined;
       const id = await commit(caller, spaceId, async () => {
         const bank = await readBankFiles(context, spaceId);
         const before = bank.get(filename);
@@ -158,13 +156,10 @@ export function createRevisionService(context: CoreContext, deps: { corpus: Corp
             space_id: spaceId,
             filename,
           });
-        // Line endings as every writer stores them (a Windows file given whole; edits normalise their own).
+        // A person's text was held to what a note is on the way in: no secret, no <private> span (redact/stored-text.ts);
+        // its line endings are made those every writer stores (a Windows file given whole; edits normalise their own).
         let content = hasContent ? normalizeLineEndings(input.content as string) : (before as { content: string }).content;
         for (const edit of edits) content = applySectionEdit(content, edit, filename);
-        // A person's text is held to what a note is: no secret stored, no <private> span (redact/).
-        const redaction = redactForWrite(content, context.redact, `the new text of ${filename}`);
-        content = redaction.text;
-        kept = redaction;
         if (content.trim() === '') throw invalid(`${filename}: the new text is empty; to remove the file, use bank_delete`);
         if (!before) {
           if (bank.size >= context.consolidation.maxBankFiles) throw invalid(`the bank holds ${bank.size} files, its most (LIVE_MEM_BANK_MAX_FILES)`);
@@ -180,7 +175,7 @@ export function createRevisionService(context: CoreContext, deps: { corpus: Corp
           revision: { action: 'write', by: caller.agent, reason, files: [{ filename, existed: Boolean(before), version_after: version }] },
         };
       });
-      return { status: created ? 'created' : 'ok', space_id: spaceId, revision_id: id, filename, version, ...keptOut(kept) };
+      return { status: created ? 'created' : 'ok', space_id: spaceId, revision_id: id, filename, version };
     },
 
     /** Deletes a bank file (its text kept in history: `bank_revert` brings it back). */
@@ -209,8 +204,7 @@ export function createRevisionService(context: CoreContext, deps: { corpus: Corp
     /** Replaces the space's rules (which bank files exist and what each holds; budgets, append-only files). */
     async updateRules(caller: Caller, input: { space_id: string; rules: string; if_match?: string; reason?: string }): Promise<RevisionResult> {
       const { spaceId, reason } = await begin(caller, input);
-      const redaction = redactForWrite(typeof input.rules === 'string' ? normalizeLineEndings(input.rules) : '', context.redact, 'the new rules');
-      const rules = redaction.text;
+      const rules = typeof input.rules === 'string' ? normalizeLineEndings(input.rules) : '';
       if (rules.trim() === '') throw invalid('rules are empty');
       if (rules.length > MAX_RULES_CHARS) throw invalid(`rules have ${rules.length} characters; the limit is ${MAX_RULES_CHARS}`);
       const version = contentVersion(rules);
@@ -226,7 +220,7 @@ export function createRevisionService(context: CoreContext, deps: { corpus: Corp
           revision: { action: 'rules', by: caller.agent, reason, files: [], rules: { before: before ?? '', version_after: version } },
         };
       });
-      return { status: 'ok', space_id: spaceId, revision_id: id, version, ...keptOut(redaction) };
+      return { status: 'ok', space_id: spaceId, revision_id: id, version };
     },
 
     /**
@@ -359,9 +353,3 @@ export function createRevisionService(context: CoreContext, deps: { corpus: Corp
 }
 
 export type RevisionService = ReturnType<typeof createRevisionService>;
-
-/** What the answer says was kept out of a person's text (never the secret itself), when anything was. */
-const keptOut = (redaction: Redacted | undefined) => ({
-  ...(redaction && redaction.redacted.length > 0 ? { redacted: redaction.redacted } : {}),
-  ...(redaction && redaction.private_removed > 0 ? { private_removed: redaction.private_removed } : {}),
-});
