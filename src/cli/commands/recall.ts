@@ -43,12 +43,22 @@ export const recall = (
   );
 };
 
-export const memoryContext = ({ core, caller, progress }: Session, spaceId: string, words: string[], options: { maxTokens: number }) =>
-  core.recall.context(
+/**
+ * `context SPACE [QUERY...]`; SPACE `.` is the project's own space, as the MCP tools default to it
+ * (what a hook names when no space is pinned). With --hook the text alone is printed: it becomes
+ * the session's context as it is.
+ */
+export async function memoryContext(session: Session, spaceId: string, words: string[], options: { maxTokens: number; hook?: boolean }) {
+  const { core, caller, progress } = session;
+  const result = await core.recall.context(
     caller,
-    { space_id: spaceId, max_tokens: options.maxTokens, ...(words.length > 0 ? { query: words.join(' ') } : {}) },
+    { space_id: spaceId === '.' ? session.defaultSpace : spaceId, max_tokens: options.maxTokens, ...(words.length > 0 ? { query: words.join(' ') } : {}) },
     showIndexing(progress),
   );
+  if (!options.hook) return result;
+  process.stdout.write(`${result.text.trimEnd()}\n`);
+  return null;
+}
 
 export const historyList = ({ core, caller }: Session, spaceId: string, options: { limit: number; before?: string }) =>
   core.recall.historyList(caller, { space_id: spaceId, limit: options.limit, ...(options.before !== undefined ? { before: options.before } : {}) });
