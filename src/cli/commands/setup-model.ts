@@ -1,4 +1,4 @@
-import { isMap, parse, parseDocument } from 'yaml';
+import { isMap, isScalar, parse, parseDocument } from 'yaml';
 import { settingsFile } from '../../config/load.js';
 import { FIELDS, resolveSettings } from '../../config/settings.js';
 import { invalid, isLiveMemError } from '../../shared/errors.js';
@@ -46,9 +46,9 @@ export function mergeModel(old: string | undefined, values: Record<string, strin
   if (error) throw invalid(`${file} is not valid YAML (${error.message.split('\n')[0]}): fix it, then run setup again; nothing was written`);
   if (document.contents !== null && !isMap(document.contents))
     throw invalid(`${file} is not a YAML mapping: fix it, then run setup again; nothing was written`);
-  const llm = document.get('llm');
-  if (llm === null)
-    document.delete('llm'); // `llm:` with nothing under it: a mapping takes its place
+  const llm = document.get('llm', true);
+  // `llm:` with nothing under it: a mapping takes its place.
+  if (isScalar(llm) && llm.value === null) document.delete('llm');
   else if (llm !== undefined && !isMap(llm)) throw invalid(`${file}: "llm" is not a mapping: fix it, then run setup again; nothing was written`);
   let changed = false;
   for (const [key, value] of Object.entries(values)) {
