@@ -66,7 +66,9 @@ describe('live-mem setup <client> on a fake home', () => {
       assert.match(first.stdout, /\(this installation\)/);
       const written = JSON.parse(await readFile(path.join(home, config), 'utf8'));
       // The agent profile by default (README's advice), not `all`'s 37 tools.
-      assert.deepEqual(written, { mcpServers: { 'live-mem': { command: process.execPath, args: [bin], env: { LIVE_MEM_AGENT: client, LIVE_MEM_TOOLS: 'agent' } } } });
+      assert.deepEqual(written, {
+        mcpServers: { 'live-mem': { command: process.execPath, args: [bin], env: { LIVE_MEM_AGENT: client, LIVE_MEM_TOOLS: 'agent' } } },
+      });
 
       const second = await run(['setup', client]);
       assert.equal(second.exitCode, 0, second.stderr);
