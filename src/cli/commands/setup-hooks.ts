@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { invalid } from '../../shared/errors.js';
-import type { Place, Scope } from './setup.js';
+import type { Place, Scope, SetupGlobals } from './setup.js';
 
 /**
  * `setup claude-code --hooks`: a SessionStart hook in Claude Code's settings that runs
@@ -68,4 +68,20 @@ export function mergeHook(old: string | undefined, group: HookGroup, file: strin
   const next = { ...settings, hooks: { ...hooks, SessionStart: [...theirs, group] } };
   if (isDeepStrictEqual(next, settings)) return undefined;
   return `${JSON.stringify(next, null, 2)}\n`;
+}
+
+/** The hook's shell command: the entry's node and bin (or npx), the store it reads, then `context <space|.> --hook`. */
+export function hookCommand(
+  launch: { command: string; args: string[] },
+  globals: SetupGlobals,
+  tokenFile: string | undefined,
+  space: string | undefined,
+): string {
+  const store = [
+    ...(globals.home ? ['--home', path.resolve(globals.home)] : []),
+    ...(globals.config ? ['--config', path.resolve(globals.config)] : []),
+    ...(globals.storage ? ['--storage', globals.storage] : []),
+    ...(tokenFile ? ['--token-file', tokenFile] : []),
+  ];
+  return [launch.command, ...launch.args, ...store, 'context', space ?? '.', '--hook'].map(shellWord).join(' ');
 }

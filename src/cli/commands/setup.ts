@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { validateSpaceId } from '../../core/validate.js';
 import { invalid, isLiveMemError } from '../../shared/errors.js';
-import { apply, backupStamp, type FileChange, isFolder, plan, secretFrom } from './setup-files.js';
-import { claudeSettingsFile, hookGroup, mergeHook, shellWord } from './setup-hooks.js';
+import { apply, backupStamp, type FileChange, isFolder, type Planned, plan, secretFrom } from './setup-files.js';
+import { claudeSettingsFile, hookCommand, hookGroup, mergeHook } from './setup-hooks.js';
+import { refuseRemoteMismatch, remoteEntry } from './setup-remote.js';
 import { diskLookup, MIN_NODE_MAJOR, type NodeLookup, stableNode } from './stable-node.js';
 
 /**
@@ -134,22 +135,6 @@ export function mergeServer(old: string | undefined, name: string, entry: Server
   return `${JSON.stringify({ ...config, mcpServers: { ...servers, [name]: updated } }, null, 2)}\n`;
 }
 
-/**
- * The HTTP entry of a client, with the token as the client reads it: the token itself, or a
- * reference to an environment variable the client expands when it connects (Claude Code `${NAME}`,
- * Cursor `${env:NAME}`; Cline expands none). Claude Desktop reads no remote entry from its file.
- */
-export function httpEntry(client: Exclude<Client, 'claude-desktop'>, url: string, token: { value: string } | { variable: string }): HttpEntry {
-  if ('variable' in token && client === 'cline') {
-    throw invalid('cline does not expand variables in its settings: use --token-file (the token is then written into them, readable by you only)');
-  }
-  const bearer = 'value' in token ? token.value : client === 'cursor' ? `\${env:${token.variable}}` : `\${${token.variable}}`;
-  const headers = { Authorization: `Bearer ${bearer}` };
-  if (client === 'claude-code') return { type: 'http', url, headers };
-  if (client === 'cline') return { type: 'streamableHttp', url, headers };
-  return { url, headers };
-}
-
 export const RULES_START = '<!-- live-mem:start -->';
 export const RULES_END = '<!-- live-mem:end -->';
 
@@ -239,7 +224,8 @@ export async function setup(client: string, options: SetupOptions, globals: Setu
   if (options.scope !== undefined && options.scope !== 'user' && options.scope !== 'project')
     throw invalid(`--scope is user or project, not '${String(options.scope)}'`);
   const scope = options.scope ?? 'user';
-  refuseMismatched(which, options, globals);
+  if (options.hooks && which !== 'claude-code') throw invalid(`--hooks is for claude-code (SessionStart hooks); ${which} has none`);
+  refuseRemoteMismatch(which, options, globals);
   const file = options.file ? path.resolve(options.file) : configFile(which, scope, place);
   const name = options.name ?? 'live-mem';
   const space = options.space === undefined ? undefined : validateSpaceId(options.space);
@@ -247,55 +233,16 @@ export async function setup(client: string, options: SetupOptions, globals: Setu
   const token = tokenFile === undefined ? undefined : await secretFrom(tokenFile, '--token-file');
   const notes: string[] = [];
 
-  // What the client launches (a stdio entry, the hook, Claude Desktop's bridge): a node that outlives an upgrade.
-  const node = options.npx
-    ? undefined
-    : stableNode(
-        {
-          execPath: context.node ?? process.execPath,
-          version: context.nodeVersion ?? process.versions.node,
-          platform: place.platform,
-          home: place.home,
-          env: place.env,
-        },
-        context.lookup ?? diskLookup,
-      );
-  if (node?.why) notes.push(`node: ${node.node}, ${node.why}, instead of the path of this one version: the entry outlives a Node upgrade`);
-  if (node && !node.stable)
-    notes.push(
-      `node: ${node.node} names one Node version${node.manager ? ` of ${node.manager}` : ''} and no stable path to a Node ${MIN_NODE_MAJOR}+ was found: after a Node upgrade, run \`live-mem setup ${which}\` again`,
-    );
-  const bin = options.npx ? '' : (context.bin ?? installedBin());
-  const launch = launchEntry({ npx: options.npx, node: node?.node ?? '', bin });
-  const launches = options.npx ? 'npx -y live-mem (the package from the registry)' : `${launch.command} ${launch.args.join(' ')} (this installation)`;
+  const launchesProcess = options.url === undefined || which === 'claude-desktop';
+  const { launch, launches } = launchOf(which, { npx: options.npx === true, launchesProcess }, place, context, notes);
 
   let entry: ServerEntry;
   let secret = false;
   if (options.url !== undefined) {
-    const url = remoteUrl(options.url);
-    if (!/^https:|^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(url))
-      notes.push(`the token travels in clear to ${new URL(url).host} over http://: put the server behind TLS (README, "A team server over HTTP")`);
-    if (which === 'claude-desktop') {
-      // Its file launches processes only (remote servers are Connectors, reached from Anthropic's cloud
-      // with OAuth): a local live-mem relays to the server, reading the token from its file at each start.
-      entry = { command: launch.command, args: [...launch.args, '--token-file', tokenFile as string, 'connect', url], env: {} };
-      notes.push(
-        `claude-desktop reads no remote server from its file: the entry launches live-mem as a bridge to ${url}, reading the token from ${tokenFile} at each start`,
-      );
-    } else if (options.tokenEnv !== undefined) {
-      entry = httpEntry(which, url, { variable: options.tokenEnv });
-      notes.push(`the entry reads the token from $${options.tokenEnv} when ${which} connects: set it in the environment ${which} starts from`);
-    } else {
-      if (scope === 'project' && !options.file)
-        throw invalid(
-          `${file} is shared with the project (often committed): it must not hold the token; use --token-env NAME, which writes a reference to a variable instead`,
-        );
-      entry = httpEntry(which, url, { value: token as string });
-      secret = true;
-      notes.push(
-        `the token from ${tokenFile} is written into ${file}, readable by you only (mode 0600)${which === 'cline' ? '' : '; --token-env NAME writes a reference to a variable instead'}`,
-      );
-    }
+    const where = { url: options.url, tokenEnv: options.tokenEnv, scope, file, fileGiven: options.file !== undefined };
+    const remote = remoteEntry(which, where, launch, tokenFile && token ? { file: tokenFile, value: token } : undefined);
+    ({ entry, secret } = remote);
+    notes.push(...remote.notes);
   } else {
     const env: Record<string, string> = {
       LIVE_MEM_AGENT: globals.agent ?? which,
@@ -321,40 +268,35 @@ export async function setup(client: string, options: SetupOptions, globals: Setu
     status: 'ok',
     client: which,
     server: name,
-    ...(options.url !== undefined ? { connects: remoteUrl(options.url) } : {}),
+    ...(options.url !== undefined ? { connects: options.url } : {}),
     ...('command' in entry ? { launches, env: entry.env } : {}),
     notes,
   };
-  const masked = (text: string) => (token === undefined ? text : text.replaceAll(token, `<the token in ${tokenFile}>`));
+  // Each file: the text --print shows (the part setup owns), and how a run merges it into the old text.
+  const pieces: Array<{ kind: FileChange['kind']; file: string; shown: string; merge: (old: string | undefined) => string | undefined; secret?: boolean }> = [
+    { kind: 'config', file, shown: json({ mcpServers: { [name]: entry } }), merge: (old) => mergeServer(old, name, entry, file), secret },
+  ];
+  if (rules && block) pieces.push({ kind: 'rules', file: rules.file, shown: block, merge: (old) => mergeRules(old, block, rules.header, rules.file) });
+  if (hook && hooksFile)
+    pieces.push({ kind: 'hooks', file: hooksFile, shown: json({ hooks: { SessionStart: [hook] } }), merge: (old) => mergeHook(old, hook, hooksFile) });
 
   if (options.print) {
-    const files: FileChange[] = [
-      {
-        kind: 'config',
-        file,
+    // What would be written, but a token: shown as where it comes from, never on a terminal or in a log.
+    const masked = (text: string) => (token === undefined ? text : text.replaceAll(token, `<the token in ${tokenFile}>`));
+    const files = pieces.map(
+      ({ kind, file: shown, shown: content, secret: holds }): FileChange => ({
+        kind,
+        file: shown,
         action: 'not written (--print)',
-        content: masked(`${JSON.stringify({ mcpServers: { [name]: entry } }, null, 2)}\n`),
-        ...(secret ? { secret } : {}),
-      },
-      ...(rules && block ? [{ kind: 'rules' as const, file: rules.file, action: 'not written (--print)' as const, content: block }] : []),
-      ...(hook && hooksFile
-        ? [
-            {
-              kind: 'hooks' as const,
-              file: hooksFile,
-              action: 'not written (--print)' as const,
-              content: `${JSON.stringify({ hooks: { SessionStart: [hook] } }, null, 2)}\n`,
-            },
-          ]
-        : []),
-    ];
+        content: masked(content),
+        ...(holds ? { secret: holds } : {}),
+      }),
+    );
     return { ...summary, files, message: 'nothing written (--print): merge this into the file named' };
   }
-
   // Every file is computed before any is written: a malformed one stops the command with nothing changed.
-  const planned = [await plan('config', file, (old) => mergeServer(old, name, entry, file), secret)];
-  if (rules && block) planned.push(await plan('rules', rules.file, (old) => mergeRules(old, block, rules.header, rules.file)));
-  if (hook && hooksFile) planned.push(await plan('hooks', hooksFile, (old) => mergeHook(old, hook, hooksFile)));
+  const planned: Planned[] = [];
+  for (const piece of pieces) planned.push(await plan(piece.kind, piece.file, piece.merge, piece.secret === true));
   const stamp = backupStamp((context.now ?? (() => new Date()))());
   const files: FileChange[] = [];
   for (const one of planned) files.push(await apply(one, stamp));
@@ -366,42 +308,33 @@ export async function setup(client: string, options: SetupOptions, globals: Setu
   };
 }
 
-/** Flags that mean nothing for this client or this transport: refused, rather than silently dropped. */
-function refuseMismatched(client: Client, options: SetupOptions, globals: SetupGlobals): void {
-  if (options.hooks && client !== 'claude-code') throw invalid(`--hooks is for claude-code (SessionStart hooks); ${client} has none`);
-  if (options.tokenEnv !== undefined && options.url === undefined) throw invalid('--token-env is for an HTTP entry: give --url too');
-  if (options.url === undefined) return;
-  const local = [
-    ['--home', globals.home],
-    ['--storage', globals.storage],
-    ['--config', globals.config],
-    ['--tools', globals.tools],
-    ['--agent', globals.agent],
-    ['--space', options.space],
-  ].flatMap(([flag, value]) => (value === undefined ? [] : [flag]));
-  if (local.length > 0)
-    throw invalid(
-      `${local.join(', ')}: not with --url: the server chooses its store and tools, the token names the agent and its spaces (\`live-mem token create NAME -s SPACE\`)`,
-    );
-  if (options.hooks) throw invalid('--hooks reads the memory with the CLI on a local store: not with --url');
-  if (options.npx && client !== 'claude-desktop') throw invalid('--npx chooses how a client launches live-mem: an HTTP entry launches nothing');
-  if (globals.tokenFile === undefined && options.tokenEnv === undefined)
-    throw invalid('--url needs the token the client sends: --token-file FILE (a token made by `live-mem token create`), or --token-env NAME');
-  if (globals.tokenFile !== undefined && options.tokenEnv !== undefined) throw invalid('give --token-file or --token-env, not both');
-  if (client === 'claude-desktop' && options.tokenEnv !== undefined)
-    throw invalid('claude-desktop: use --token-file (a desktop app does not see the variables of your shell; its bridge reads the file at each start)');
-}
+const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
-/** An http(s) URL, as given (a trailing slash kept: the server's path is the server's). */
-function remoteUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw invalid(`--url must be an http(s) URL (https://memory.example.com/mcp), got ${JSON.stringify(raw)}`);
+/**
+ * What the client launches (a stdio entry, the hook, Claude Desktop's bridge): this installation's
+ * bin with a node that outlives a Node upgrade (stableNode), or npx; `notes` gets what the output
+ * must say about that node. An HTTP entry launches nothing: no node to find, none to warn about.
+ */
+function launchOf(
+  which: Client,
+  options: { npx: boolean; launchesProcess: boolean },
+  place: Place,
+  context: SetupContext,
+  notes: string[],
+): { launch: { command: string; args: string[] }; launches: string } {
+  if (options.npx) return { launch: launchEntry({ npx: true, node: '', bin: '' }), launches: 'npx -y live-mem (the package from the registry)' };
+  if (!options.launchesProcess) return { launch: { command: '', args: [] }, launches: '' };
+  const input = { execPath: context.node ?? process.execPath, version: context.nodeVersion ?? process.versions.node, ...place };
+  const node = stableNode(input, context.lookup ?? diskLookup);
+  if (node.why) notes.push(`node: ${node.node}, ${node.why}, instead of the path of this one version: the entry outlives a Node upgrade`);
+  if (!node.stable) {
+    const whose = node.manager ? ` of ${node.manager}` : '';
+    notes.push(
+      `node: ${node.node} names one Node version${whose} and no stable path to a Node ${MIN_NODE_MAJOR}+ was found: after a Node upgrade, run \`live-mem setup ${which}\` again`,
+    );
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid(`--url must be an http(s) URL, got ${JSON.stringify(raw)}`);
-  return raw;
+  const launch = launchEntry({ node: node.node, bin: context.bin ?? installedBin() });
+  return { launch, launches: `${launch.command} ${launch.args.join(' ')} (this installation)` };
 }
 
 /** A tools setting as serving checks it (a profile or tool names): an unknown name is refused now, not when the client starts. */
@@ -417,17 +350,6 @@ async function checkedTools(spec: string): Promise<string> {
     throw isLiveMemError(error) ? invalid(`--tools: ${error.message}`) : error;
   }
   return normalized;
-}
-
-/** The hook's shell command: the entry's node and bin (or npx), the store it reads, then `context <space|.> --hook`. */
-function hookCommand(launch: { command: string; args: string[] }, globals: SetupGlobals, tokenFile: string | undefined, space: string | undefined): string {
-  const store = [
-    ...(globals.home ? ['--home', path.resolve(globals.home)] : []),
-    ...(globals.config ? ['--config', path.resolve(globals.config)] : []),
-    ...(globals.storage ? ['--storage', globals.storage] : []),
-    ...(tokenFile ? ['--token-file', tokenFile] : []),
-  ];
-  return [launch.command, ...launch.args, ...store, 'context', space ?? '.', '--hook'].map(shellWord).join(' ');
 }
 
 /** The server's own workflow text, imported only here: shell commands never load the MCP server. */
