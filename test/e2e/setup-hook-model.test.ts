@@ -42,6 +42,11 @@ describe('live-mem setup: the session hook and the model settings', () => {
     const old = { model: 'opus', hooks: { SessionStart: [{ matcher: 'resume', hooks: [mine] }], Stop: [{ hooks: [mine] }] } };
     await writeFile(settings, JSON.stringify(old));
 
+    const printed = await run(['--home', store, 'setup', 'claude-code', '--hooks', '--print']);
+    assert.equal(printed.exitCode, 0, printed.stderr);
+    assert.equal(await readFile(settings, 'utf8'), JSON.stringify(old), '--print writes nothing');
+    const shownHook = JSON.parse(printed.stdout.slice(printed.stdout.indexOf('{\n  "hooks"'), printed.stdout.lastIndexOf('}') + 1));
+
     const first = await run(['--home', store, 'setup', 'claude-code', '--hooks']);
     assert.equal(first.exitCode, 0, first.stderr);
     assert.match(first.stdout, /hooks .*settings\.json: updated \(backup: /);
@@ -51,6 +56,7 @@ describe('live-mem setup: the session hook and the model settings', () => {
     assert.equal(merged.hooks.SessionStart.length, 2);
     assert.deepEqual(merged.hooks.SessionStart[0], old.hooks.SessionStart[0], "the user's hook first, as it was");
     const ours = merged.hooks.SessionStart[1];
+    assert.deepEqual(shownHook.hooks.SessionStart, [ours], 'what --print showed is what was written');
     assert.equal(ours.matcher, 'startup|clear|compact');
     assert.equal(ours.hooks[0].type, 'command');
     assert.ok(ours.hooks[0].timeout <= 10, 'a short timeout');
