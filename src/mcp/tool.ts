@@ -104,7 +104,8 @@ export async function runTool(tool: ToolDefinition, args: unknown, context: Tool
     const result = await tool.handler(input, context);
     return result.space_created === true ? { ...result, ...sourceOf(chosen) } : result;
   } catch (error) {
-    if (!tool.annotations.readOnlyHint || !isLiveMemError(error) || situationOf(error.code, error.message).situation !== 'space_missing') throw error;
+    const missing = isLiveMemError(error) ? situationOf(error.code, error.message) : undefined;
+    if (!tool.annotations.readOnlyHint || missing?.situation !== 'space_missing' || missing.about.space !== spaceId) throw error;
     const own = chosen ?? (await context.spaces.resolve(context.caller));
     // Only where a note would create it: otherwise "empty until the first note" would not be true.
     if (own.space_id !== spaceId || !context.core.notes.createsSpaces(context.caller)) throw error;
