@@ -80,13 +80,13 @@ export function createDefaultSpaces(options: DefaultSpaceOptions): DefaultSpaces
           const detail = `the folder the server runs in: ${project.folder.from}`;
           return { space_id: project.folder.space_id, source: 'folder', detail: passed.length > 0 ? `${detail} (${passed.join('; ')})` : detail };
         }
-        passed.push(`the server's folder: ${project.folder.none}`);
+        passed.push(`the server's folder: ${project.folder.none}`, 'no LIVE_MEM_SPACE is set');
       } else passed.push('over HTTP a client has no roots nor folder here');
       if (caller.spaces !== '*' && caller.spaces.size === 1) {
         const [only] = caller.spaces;
         return { space_id: only as string, source: 'token', detail: `the one space this token may use (${passed.join('; ')})` };
       }
-      return { source: 'none', detail: [...passed, 'no LIVE_MEM_SPACE is set', 'no token limited to one space'].join('; ') };
+      return { source: 'none', detail: [...passed, 'no token limited to one space'].join('; ') };
     },
     mode(capabilities) {
       if (!project) return 'required';
