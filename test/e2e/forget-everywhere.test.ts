@@ -237,34 +237,47 @@ function scenario(label: string, makeStore: () => Promise<Store>, options: { kil
 }
 
 describe('a writer killed mid-write (fs)', () => {
-  it('leaves a temp file doctor --fix removes at once, young as it is (its process is gone)', async () => {
+  /** A space whose consolidation was killed once its notes.json was written whole to a temp file, before the rename. */
+  async function killedMidWrite(run: (env: Record<string, string>, temp: string, root: string, note: string) => Promise<void>) {
     const store = await fsStore();
     const llm = await startScriptedLlm([model()]);
     try {
       const env = { ...store.env, ...llm.env() };
       await cli(env, ['space', 'create', 'proj']);
-      await cli(env, ['note', 'proj', FIRST]);
+      const note = JSON.parse((await cli(env, ['note', 'proj', FIRST, '--json'])).stdout).filename as string;
       const killed = await cli({ ...env, LIVE_MEM_TEST_KILL_AT: 'before-rename:notes.json' }, ['consolidate', 'proj', '-q']);
       assert.equal(killed.signal, 'SIGKILL', killed.stderr);
       const root = store.env.LIVE_MEM_HOME as string;
-      const temps = async () => (await filesUnder(root)).filter((file) => file.endsWith('.lmtmp')).map((file) => path.relative(root, file));
-      const [temp] = await temps();
+      const [temp] = await temps(root);
       assert.match(temp ?? '', /^proj\/history\/[^/]+\/notes\.json\.[^/]+\.lmtmp$/);
       assert.ok((await readFile(path.join(root, temp as string))).includes(MARKER), 'it holds the whole body');
-
-      const doctor = await cli(env, ['doctor', 'proj', '--fix', '--json']);
-      assert.equal(doctor.exitCode, 0, doctor.stdout);
-      const debris = (JSON.parse(doctor.stdout).findings as Array<{ check: string; fixed?: boolean; message: string }>).filter((f) => f.check === 'debris');
-      assert.ok(
-        debris.some((f) => f.fixed && f.message.includes(temp as string)),
-        JSON.stringify(debris),
-      );
-      assert.deepEqual(await temps(), []);
+      await run(env, temp as string, root, note);
     } finally {
       await llm.close();
       await store.remove();
     }
-  });
+  }
+  const temps = async (root: string) => (await filesUnder(root)).filter((file) => file.endsWith('.lmtmp')).map((file) => path.relative(root, file));
+
+  it('a forget of the note removes its temp file, young as it is (its process is gone), and lists it', () =>
+    killedMidWrite(async (env, temp, root, note) => {
+      const forgot = await cli(env, ['forget', 'proj', note, '--yes', '--json']);
+      assert.equal(forgot.exitCode, 0, forgot.stderr);
+      assert.deepEqual(JSON.parse(forgot.stdout).temp_files, [temp]);
+      assert.deepEqual(await temps(root), []);
+    }));
+
+  it('doctor --fix removes it at once', () =>
+    killedMidWrite(async (env, temp, root) => {
+      const doctor = await cli(env, ['doctor', 'proj', '--fix', '--json']);
+      assert.equal(doctor.exitCode, 0, doctor.stdout);
+      const debris = (JSON.parse(doctor.stdout).findings as Array<{ check: string; fixed?: boolean; message: string }>).filter((f) => f.check === 'debris');
+      assert.ok(
+        debris.some((f) => f.fixed && f.message.includes(temp)),
+        JSON.stringify(debris),
+      );
+      assert.deepEqual(await temps(root), []);
+    }));
 });
 
 scenario('fs, a writer killed mid-write', fsStore, { killMidWrite: true });
