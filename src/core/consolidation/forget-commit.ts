@@ -40,8 +40,9 @@ export interface ForgetApplied {
  * snapshots (rebuilt by the next process that loads none). Then the forget's own history entry: the
  * tombstone every process learns the forget from (recall/corpus.ts `sync`); from then on no reader
  * of this or another process returns the notes, even before the files are rewritten. Then the
- * history files and live/; the backups when asked (backup/purge-forgotten.ts); then the derived data once more, found when this runs (not when
- * committed), so a summary or snapshot written in between goes too.
+ * history files and live/; the backups when asked (backup/purge-forgotten.ts); the records beside them
+ * that may hold their text (sideRecords); then the derived data once more, found when this runs (not
+ * when committed), so a summary or snapshot written in between goes too.
  */
 export async function applyForget(context: CoreContext, record: CommitRecord): Promise<ForgetApplied> {
   const { storage } = context;

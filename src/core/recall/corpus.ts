@@ -16,7 +16,8 @@ import { toNoteView, type NoteView } from '../note/note-view.js';
  * `record.json` exists. Only listings are re-read, so catching up costs what is new.
  *
  * The one exception is a person's forget (core/forget): it rewrites the notes.json and record.json of
- * the consolidations that held the notes, and deletes them from live/. Its own history entry (kind
+ * the consolidations that held the notes (and the records after them, without their copy of the
+ * synthesis), and deletes them from live/. Its own history entry (kind
  * `forget`, written first) names them: `sync` notices new entries, and from then on this process
  * drops the named notes from every answer (tombstones: a note name never comes back) and forgets
  * what it had cached of them and of those consolidations.
@@ -435,9 +436,14 @@ export type Corpus = ReturnType<typeof createCorpus>;
 export async function forgottenSince(context: CoreContext, spaceId: string, since: string): Promise<Set<string> | null> {
   const root = spaceKeys(spaceId).history;
   const from = toStamp(new Date(since));
-  const ids = (await listPrefixes(context.storage, root))
-    .map((prefix) => prefix.slice(root.length, -1))
-    .filter((id) => isForgetId(id) && id.slice(0, 15) >= from);
+  // Ids start with their stamp: the listing starts there, not at the space's first consolidation.
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await context.storage.list(root, { delimiter: '/', ...(cursor === undefined ? { startAfter: `${root}${from}` } : { cursor }) });
+    ids.push(...page.prefixes.map((prefix) => prefix.slice(root.length, -1)).filter(isForgetId));
+    cursor = page.cursor;
+  } while (cursor !== undefined);
   if (ids.length === 0) return null;
   const gone = new Set<string>();
   for (const id of ids) {

@@ -16,7 +16,7 @@ import { isIndexFile } from '../recall/index-store.js';
 import type { Redacted } from '../redact/redact.js';
 import { requireSpace } from '../space/meta.js';
 import { isStoredBankFilename, quoteName, validateReason, validateSpaceId } from '../validate.js';
-import { checkedRules, checkedText, readTargets, redactLines, removedLines, targetName, targetOf, withoutRemovedLines } from './targets.js';
+import { checkedRules, checkedText, readTargets, redactLines, removedLines, revisionToRevert, targetName, targetOf, withoutRemovedLines } from './targets.js';
 
 export interface BankWriteInput {
   space_id: string;
@@ -365,35 +365,6 @@ export function createRevisionService(
 
 /** How a file of a correction is named in messages: the synthesis, or a bank file. */
 const what = (filename: string): string => (filename === SYNTHESIS_FILE ? 'the synthesis' : `bank file ${filename}`);
-
-/**
- * A revision record's `revision`, checked before a revert trusts it (an import may have brought it,
- * hand-made): its files a list of distinct names with what they were, its rules texts and versions.
- */
-function revisionToRevert(revision: RevisionInfo, rid: string): RevisionInfo {
-  const malformed = (why: string) => new LiveMemError('storage_error', `revision ${rid} is malformed (${why}): nothing was reverted`, { damaged: true });
-  const files: unknown = revision.files;
-  if (!Array.isArray(files)) throw malformed('its files are no list');
-  const names = new Set<string>();
-  for (const file of files as Array<Record<string, unknown> | null>) {
-    if (typeof file?.filename !== 'string' || typeof file.existed !== 'boolean' || !(file.version_after === null || typeof file.version_after === 'string'))
-      throw malformed('a file without a name, whether it existed, or its version');
-    if (names.has(file.filename)) throw malformed(`it names ${quoteName(file.filename)} twice`);
-    if (file.filename !== SYNTHESIS_FILE && !isStoredBankFilename(file.filename))
-      throw invalid(`revision ${rid} names ${quoteName(file.filename)}, which is no bank file: nothing was reverted`);
-    names.add(file.filename);
-  }
-  const rules: unknown = revision.rules;
-  if (
-    rules !== undefined &&
-    (typeof rules !== 'object' ||
-      rules === null ||
-      typeof (rules as Record<string, unknown>).before !== 'string' ||
-      typeof (rules as Record<string, unknown>).version_after !== 'string')
-  )
-    throw malformed('its rules are no text and version');
-  return revision;
-}
 
 export type RevisionService = ReturnType<typeof createRevisionService>;
 

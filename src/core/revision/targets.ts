@@ -1,10 +1,11 @@
-import { invalid } from '../../shared/errors.js';
+import { invalid, LiveMemError } from '../../shared/errors.js';
 import { type BankFileState, readBankFiles } from '../bank/bank-files.js';
+import type { RevisionInfo } from '../consolidation/commit.js';
 import type { CoreContext } from '../context.js';
 import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { marker, type Redacted, redactForWrite } from '../redact/redact.js';
 import { MAX_RULES_CHARS } from '../space/space-service.js';
-import { foldedBankName, quoteName, validateBankFilename } from '../validate.js';
+import { foldedBankName, isStoredBankFilename, quoteName, validateBankFilename } from '../validate.js';
 
 /**
  * What a correction may put in place, checked in one place whoever asks: a person's write, or a
@@ -84,3 +85,32 @@ export function redactLines(text: string, removed: ReadonlySet<string>): string 
  * so `bank_revert` still puts the file back but for the secret.
  */
 export const withoutRemovedLines = (before: string, after: string): string => redactLines(before, removedLines(before, after));
+
+/**
+ * A revision record's `revision`, checked before a revert trusts it (an import may have brought it,
+ * hand-made): its files a list of distinct names with what they were, its rules texts and versions.
+ */
+export function revisionToRevert(revision: RevisionInfo, rid: string): RevisionInfo {
+  const malformed = (why: string) => new LiveMemError('storage_error', `revision ${rid} is malformed (${why}): nothing was reverted`, { damaged: true });
+  const files: unknown = revision.files;
+  if (!Array.isArray(files)) throw malformed('its files are no list');
+  const names = new Set<string>();
+  for (const file of files as Array<Record<string, unknown> | null>) {
+    if (typeof file?.filename !== 'string' || typeof file.existed !== 'boolean' || !(file.version_after === null || typeof file.version_after === 'string'))
+      throw malformed('a file without a name, whether it existed, or its version');
+    if (names.has(file.filename)) throw malformed(`it names ${quoteName(file.filename)} twice`);
+    if (file.filename !== SYNTHESIS_FILE && !isStoredBankFilename(file.filename))
+      throw invalid(`revision ${rid} names ${quoteName(file.filename)}, which is no bank file: nothing was reverted`);
+    names.add(file.filename);
+  }
+  const rules: unknown = revision.rules;
+  if (
+    rules !== undefined &&
+    (typeof rules !== 'object' ||
+      rules === null ||
+      typeof (rules as Record<string, unknown>).before !== 'string' ||
+      typeof (rules as Record<string, unknown>).version_after !== 'string')
+  )
+    throw malformed('its rules are no text and version');
+  return revision;
+}
