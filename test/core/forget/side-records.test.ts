@@ -118,7 +118,10 @@ describe('forget, beside the notes', () => {
       const { consolidation } = await read(cid);
       assert.ok(!holds(consolidation), cid);
       assert.equal((consolidation as { synthesis?: unknown }).synthesis, undefined);
-      assert.equal((consolidation as { synthesis_removed?: { forget_id: string } }).synthesis_removed?.forget_id, 'forget_id' in receipt ? receipt.forget_id : '');
+      assert.equal(
+        (consolidation as { synthesis_removed?: { forget_id: string } }).synthesis_removed?.forget_id,
+        'forget_id' in receipt ? receipt.forget_id : '',
+      );
     }
     assert.equal(((await read(earlier)).consolidation as { synthesis?: { content: string } }).synthesis?.content, 'The project started.');
   });

@@ -133,7 +133,8 @@ describe('the synthesis, corrected as a bank file (_synthesis.md)', () => {
     );
     assert.deepEqual(await keptElsewhere(storage), []);
     // The consolidation's record kept a copy of the synthesis it wrote: this process had read (cached) it, and shows it gone.
-    const record = (await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: consolidated })).consolidation as unknown as Record<string, unknown>;
+    const history = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: consolidated });
+    const record = history.consolidation as unknown as Record<string, unknown>;
     assert.equal(record.synthesis, undefined);
     assert.deepEqual(record.synthesis_removed, { revision_id: edited.revision_id, at: (record.synthesis_removed as { at: string }).at });
     const listed = await core.recall.historyList(owner, { space_id: 'proj' });
