@@ -1,8 +1,10 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import { listKeys } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
 import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { toStamp } from '../note/note-name.js';
+import { isIndexFile } from '../recall/index-store.js';
 import { updateMeta } from '../space/meta.js';
 import type { FileWrite } from './apply-plan.js';
 import { applyForget } from './forget-commit.js';
@@ -208,6 +210,8 @@ async function applyWithoutNotes(context: CoreContext, record: CommitRecord): Pr
   const { storage } = context;
   const keys = spaceKeys(record.space_id);
   if (!(await storage.stat(keys.historyRecord(record.id)))) {
+    // A correction that took a secret out: the index snapshots hold the words of the bank (every process writes new ones).
+    if (record.revision?.secret) await storage.deleteMany((await listKeys(storage, keys.index)).filter(isIndexFile));
     // A secret taken out of the synthesis: the records' copies holding it go first (idempotent: a copy gone stays gone).
     for (const cid of record.revision?.synthesis_copies ?? []) {
       const stored = await storage.get(keys.historyRecord(cid));

@@ -1,6 +1,5 @@
 import { invalid, LiveMemError, unconfirmed } from '../../shared/errors.js';
 import { isoSeconds } from '../../shared/time.js';
-import { listKeys } from '../../storage/list.js';
 import { contentVersion } from '../bank/bank-files.js';
 import { authorize, type Caller } from '../caller.js';
 import type { FileWrite } from '../consolidation/apply-plan.js';
@@ -12,7 +11,6 @@ import type { CoreContext } from '../context.js';
 import type { ChangedFile } from '../events.js';
 import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import type { Corpus } from '../recall/corpus.js';
-import { isIndexFile } from '../recall/index-store.js';
 import type { Redacted } from '../redact/redact.js';
 import { requireSpace } from '../space/meta.js';
 import { isStoredBankFilename, quoteName, validateReason, validateSpaceId } from '../validate.js';
@@ -58,8 +56,7 @@ export function createRevisionService(
   /**
    * Commits one revision under the space's lease; `plan` reads the store under it and returns what to
    * write. With `secret`, what the revision keeps of the earlier texts (pre-images, rules before) loses
-   * the lines the new ones no longer have, and the index snapshots go (they hold the words of the
-   * bank: every process writes a new one without them).
+   * the lines the new ones no longer have; rolling it forward deletes the index snapshots too (commit.ts).
    */
   const commit = async (
     caller: Caller,
@@ -104,7 +101,6 @@ export function createRevisionService(
       await writeCommit(context, record);
       await context.fault('after-commit');
       await applyCommit(context, record);
-      if (secret) await storage.deleteMany((await listKeys(storage, spaceKeys(spaceId).index)).filter(isIndexFile));
       if (writes.length > 0)
         deps.onCommitted?.(
           spaceId,
