@@ -59,7 +59,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   const autoCompaction = createAutoCompaction(context, compaction);
   const revisions = createRevisionService(context, {
     corpus,
-    onCommitted: (spaceId, files) => events.emit({ type: 'bank_changed', space_id: spaceId, files, synthesis: false }),
+    onCommitted: (spaceId, files, synthesis) => events.emit({ type: 'bank_changed', space_id: spaceId, files, synthesis }),
   });
   const consolidation = createConsolidationService(
     context,
