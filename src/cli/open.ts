@@ -56,7 +56,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
   const progress = createProgressLine(process.stderr, { enabled: !options.quiet && process.stderr.isTTY === true });
   for (const warning of warnings) progress.log(`live-mem: warning: ${warning}\n`);
   const logger = createLogger(settings.logLevel, (line) => progress.log(line));
-  const storage = await createDriver(settings);
+  const storage = await createDriver({ ...settings, fault: killHook(env) });
   const llm = configuredLlm(settings);
   const embeddings = configuredEmbeddings(settings);
   const core = createCore({
@@ -69,6 +69,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
       importMaxEntryBytes: settings.importMaxEntryBytes,
       importMaxBytes: settings.importMaxBytes,
       llmDailyTokens: settings.llmDailyTokens,
+      llmSearchShare: settings.llmSearchShare,
     },
     ...(llm ? { llm } : {}),
     ...(embeddings ? { embeddings } : {}),
@@ -159,11 +160,17 @@ function configuredEmbeddings(settings: Settings): EmbeddingsClient | undefined 
  * Test hook: LIVE_MEM_TEST_KILL_AT=<point> kills this process with SIGKILL when a consolidation
  * or a compaction reaches that point of its commit (before-commit, after-commit, after-bank-writes, after-meta,
  * after-history, after-live-delete; a compaction has no after-meta nor after-live-delete), or a summaries run that point (summary-written-{n} after its
- * n-th write, summaries-before-delete), so tests can prove a crash there loses and doubles nothing.
+ * n-th write, summaries-before-delete), or the fs driver a replacing write's (before-rename:{file name}, its temp file
+ * written whole), so tests can prove a crash there loses and doubles nothing.
  */
-function faultHook(env: NodeJS.ProcessEnv): (point: string) => Promise<void> {
+function killHook(env: NodeJS.ProcessEnv): (point: string) => void {
   const killAt = env.LIVE_MEM_TEST_KILL_AT;
-  return async (point) => {
+  return (point) => {
     if (point === killAt) process.kill(process.pid, 'SIGKILL');
   };
+}
+
+function faultHook(env: NodeJS.ProcessEnv): (point: string) => Promise<void> {
+  const kill = killHook(env);
+  return async (point) => kill(point);
 }

@@ -73,6 +73,8 @@ export interface Settings {
   bankBudgetTokens: number;
   /** Model tokens a space may spend per UTC day; 0 = no cap. */
   llmDailyTokens: number;
+  /** The percentage of a space's daily cap that the query embeddings of searches may use. */
+  llmSearchShare: number;
   /** `auto`: update a space's summaries in the background after each consolidation (with a configured model). */
   summaries: 'auto' | 'off';
   /** `auto`: compact bank files a consolidation left over their budget, in the background (with a configured model). */
@@ -331,7 +333,7 @@ export const FIELDS: Field[] = [
     file: 'redact',
     parse: oneOf('mask', 'refuse', 'off'),
     description:
-      'Secrets in a `live_note` or an imported note or bank file (cloud and API keys, tokens, private keys, JWTs, passwords in URLs, `password=`-style assignments): `mask` replaces each with `[redacted: kind]` and the answer says what was masked; `refuse` stores nothing and names the kinds found; `off` stores them as given. `mask` and `refuse` also refuse a consolidation plan that would write a new secret into the bank. Text between `<private>` and `</private>` is never stored, whatever this says',
+      'Secrets in any text a caller stores (a note and its tags, a description, rules, a reason, a correction, an ingest, every file of an import: cloud and API keys, tokens, private keys, JWTs, passwords in URLs, commands and `password=`-style assignments): `mask` replaces each with `[redacted: kind]` and the answer says what was masked; `refuse` stores nothing and names the kinds found; `off` stores them as given. `mask` and `refuse` also refuse a model text that would store a new secret (a plan, the synthesis compression, a summary, a compaction digest). Text between `<private>` and `</private>` is never stored, whatever this says',
     defaultText: 'mask',
   },
   {
@@ -552,8 +554,17 @@ export const FIELDS: Field[] = [
     file: 'llm_daily_tokens',
     parse: int(0, 1_000_000_000_000),
     description:
-      "Model tokens (prompt + reply, every purpose) a space may spend per UTC day; a call that would pass it is refused (`quota_exceeded`). 0 = no cap; a space's own `llm_daily_tokens` (space_update) overrides it",
+      "Model tokens (prompt + reply, every purpose) a space may spend per UTC day; a call that would pass it, with the calls in flight, is refused (`quota_exceeded`). 0 = no cap. `space_update` with `llm_daily_tokens` may set a space's own: a writer's only lowers it, an admin's replaces it (0 = no cap for that space)",
     defaultText: '0',
+  },
+  {
+    key: 'llmSearchShare',
+    env: 'LIVE_MEM_LLM_SEARCH_SHARE',
+    file: 'llm_search_share',
+    parse: int(0, 100),
+    description:
+      "Percent of a space's daily token cap that `memory_search` may spend embedding queries (readers' searches); past it, a search ranks by BM25 alone and says so (`fallback`), never refused. 0 = queries of a capped space are never embedded",
+    defaultText: '10',
   },
   {
     key: 'compaction',
@@ -708,6 +719,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     bankFileBudgetTokens: get('bankFileBudgetTokens', 4_000),
     bankBudgetTokens: get('bankBudgetTokens', 16_000),
     llmDailyTokens: get('llmDailyTokens', 0),
+    llmSearchShare: get('llmSearchShare', 10),
     summaries: get('summaries', 'auto'),
     compaction: get('compaction', 'auto'),
     summaryWindowChars: get('summaryWindowChars', 6_000),

@@ -26,8 +26,10 @@ export interface Limits {
    * the meta and its last sweep (see note-service.ts).
    */
   knownSpaceMs: number;
-  /** Model tokens a space may spend per UTC day (LIVE_MEM_LLM_DAILY_TOKENS); 0 = no cap. A space's meta may set its own. */
+  /** Model tokens a space may spend per UTC day (LIVE_MEM_LLM_DAILY_TOKENS); 0 = no cap. A space's meta may lower it, or an admin's replace it (spend/cap.ts). */
   llmDailyTokens: number;
+  /** Percent of a space's daily cap the query embeddings of searches may use (LIVE_MEM_LLM_SEARCH_SHARE). */
+  llmSearchShare: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -38,6 +40,7 @@ export const DEFAULT_LIMITS: Limits = {
   importMaxBytes: 4_000_000_000,
   knownSpaceMs: 2_000,
   llmDailyTokens: 0,
+  llmSearchShare: 10,
 };
 
 export interface ConsolidationSettings {

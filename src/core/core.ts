@@ -19,6 +19,7 @@ import { createSummaryJobs } from './recall/summaries/jobs.js';
 import { createSummariesService } from './recall/summaries/summaries-service.js';
 import { bm25Engine } from '../search/bm25.js';
 import { createSpaceService, firstNoteSpace } from './space/space-service.js';
+import { redactInputs } from './redact/stored-text.js';
 import { spendReport } from './spend/report.js';
 import { createDoctor } from './system/doctor.js';
 import { createHealth } from './system/health.js';
@@ -58,7 +59,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   const autoCompaction = createAutoCompaction(context, compaction);
   const revisions = createRevisionService(context, {
     corpus,
-    onCommitted: (spaceId, files) => events.emit({ type: 'bank_changed', space_id: spaceId, files, synthesis: false }),
+    onCommitted: (spaceId, files, synthesis) => events.emit({ type: 'bank_changed', space_id: spaceId, files, synthesis }),
   });
   const consolidation = createConsolidationService(
     context,
@@ -93,10 +94,8 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     normalizeLineEndings: (caller, spaceId) =>
       revisions.normalizeLineEndings(caller, { space_id: spaceId, reason: 'doctor --fix: line endings normalised to \n' }),
   });
-  return {
-    context,
-    /** Changes made in this process (consolidation commits, spaces created or deleted): `events.on(listener)`. */
-    events: { on: events.on },
+  // Every capability below takes its caller's text through one pass (redact/stored-text.ts) before it sees it.
+  const capabilities = redactInputs(context, {
     spaces,
     notes,
     bank,
@@ -124,6 +123,12 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
       read: summaries.read,
       records: summaries.records,
     },
+  });
+  return {
+    context,
+    /** Changes made in this process (consolidation commits, spaces created or deleted): `events.on(listener)`. */
+    events: { on: events.on },
+    ...capabilities,
     /** Waits for background work that must not be cut by the process exiting (index snapshots, summaries runs). */
     idle: async () => {
       await summaryJobs.idle();

@@ -19,33 +19,74 @@ import { randomBytes } from 'node:crypto';
 /** 96 random bits, base64url: one per prompt. */
 export const newNonce = (): string => randomBytes(12).toString('base64url');
 
-/** `<` and the characters NFKC folds into it. */
-const LESS = '<\uFF1C\uFE64';
-/** Characters a reader does not see, that could hide a run of `<`. */
-const INVISIBLE = '\u00AD\u200B-\u200F\u2060-\u2064\uFEFF';
-const RUN = new RegExp(`[${LESS}](?:[${INVISIBLE}]*[${LESS}]){2,}`, 'gu');
+/**
+ * What a reader could take for `<`, and for how many of them. The rule is Unicode's, not a list
+ * of sightings: the characters whose NFKD form holds `<` (＜ ﹤ ≮), those Unicode's confusables
+ * (UTS #39) read as `<` or as several (‹ ❮ ˂ ᐸ ᚲ 𝈶; ≪ ⋘), and the other left-pointing angle brackets
+ * and quotation marks of the same shape (〈 〈 ⟨ ❬ ⧼; « 《 ⟪ ⪡ ⫷). The NFKD part is checked against
+ * every code point by test/core/prompt-fence.test.ts.
+ */
+const LESS: ReadonlyMap<string, number> = new Map([
+  ...[...'<\uFF1C\uFE64\u226E\u2039\u276E\u02C2\u1438\u16B2\u{1D236}\u3008\u2329\u27E8\u276C\u29FC'].map((ch) => [ch, 1] as const),
+  ...[...'\u226A\u00AB\u300A\u27EA\u2AA1'].map((ch) => [ch, 2] as const),
+  ...[...'\u22D8\u2AF7'].map((ch) => [ch, 3] as const),
+]);
+const LESS_CLASS = [...LESS.keys()].join('');
+/**
+ * Characters a reader does not see as one, that could hide a run of `<`, by Unicode property, not
+ * by list: default-ignorable code points (zero-width spaces and joiners, variation selectors,
+ * U+180E, the Hangul fillers), format characters (bidi controls, soft hyphen), combining marks
+ * (which sit on the `<` before them), and the C0 controls but tab and line breaks.
+ */
+const INVISIBLE = String.raw`\p{Default_Ignorable_Code_Point}\p{Cf}\p{Mn}\p{Me}\x00-\x08\x0B\x0C\x0E-\x1F\x7F`;
+const RUN = new RegExp(`[${LESS_CLASS}](?:[${INVISIBLE}]*[${LESS_CLASS}])*`, 'gu');
+const INVISIBLE_CHARS = new RegExp(`[${INVISIBLE}]`, 'gu');
+const LESS_CHARS = new RegExp(`[${LESS_CLASS}]`, 'gu');
 
-/** Rewrites every run of three or more `<`, keeping at most two in a row; `mark(ch)` replaces each one beyond. */
-const breakRuns = (text: string, mark: (ch: string) => string): string =>
-  text.replace(RUN, (run) => {
+/**
+ * Rewrites every run of look-alikes that reads as three or more `<`, so that no three are ever
+ * unbroken: the invisible characters inside the run go (`keep` them to write them otherwise), each
+ * `<` beyond two in a row gets `mark(ch)`, and a character that stands for several is `spell`ed out.
+ * A run of fewer is left as it is.
+ */
+function breakRuns(
+  text: string,
+  marks: { mark: (ch: string) => string; spell: (ch: string, weight: number, at: number) => string; keep?: (ch: string) => string },
+): string {
+  return text.replace(RUN, (run) => {
+    let total = 0;
+    for (const ch of run) total += LESS.get(ch) ?? 0;
+    if (total < 3) return run;
     let count = 0;
     let out = '';
     for (const ch of run) {
-      if (!LESS.includes(ch)) {
-        out += ch;
+      const weight = LESS.get(ch);
+      if (weight === undefined) {
+        out += marks.keep?.(ch) ?? '';
         continue;
       }
-      out += count > 0 && count % 2 === 0 ? mark(ch) : ch;
-      count++;
+      out += weight === 1 ? (count > 0 && count % 2 === 0 ? marks.mark(ch) : ch) : marks.spell(ch, weight, count);
+      count += weight;
     }
     return out;
   });
+}
+
+/** `weight` plain `<`, from the `at`-th of a run on, each beyond two in a row escaped. */
+const plainLess = (weight: number, at: number): string => {
+  let out = '';
+  for (let i = at; i < at + weight; i++) out += i > 0 && i % 2 === 0 ? '\\<' : '<';
+  return out;
+};
+
+/** `text` as a reader takes it for fences: its invisible characters dropped, every look-alike of `<` written `<` (as many as it stands for). */
+export const foldAngles = (text: string): string => text.replace(INVISIBLE_CHARS, '').replace(LESS_CHARS, (ch) => '<'.repeat(LESS.get(ch) ?? 1));
 
 /**
  * Text escaped for a fence: a `\` before every third `<` of a run (`<<<` → `<<\<`), so it holds no
  * `<<<` and cannot open or close a fence. Text without such a run is unchanged.
  */
-export const escapeFenced = (text: string): string => breakRuns(text, (ch) => `\\${ch}`);
+export const escapeFenced = (text: string): string => breakRuns(text, { mark: (ch) => `\\${ch}`, spell: (_ch, weight, at) => plainLess(weight, at) });
 
 /** A label stays on the fence line: one line, escaped, no `>>>`. */
 const cleanLabel = (label: string): string => escapeFenced(label.replace(/[\r\n]+/g, ' ')).replace(/>>>/g, '>>');
@@ -58,14 +99,36 @@ export function fence(nonce: string, kind: string, label: string | undefined, te
   return `<<<${name} nonce=${nonce}>>>\n${escapeFenced(text)}\n<<<end ${name} nonce=${nonce}>>>`;
 }
 
+/** `ch` as JSON writes it escaped (`\u003c`; a character beyond the BMP as its two surrogates): JSON.parse reads it back exactly. */
+const jsonEscape = (ch: string): string => [...ch.split('')].map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+
 /**
  * A JSON value fenced on one line: JSON has no raw line break, and each `<` beyond two in a row is
  * written `\u003c`, which JSON.parse reads back exactly (the text's own escaping, unlike `\<`).
  */
 export function fenceJson(nonce: string, kind: string, label: string | undefined, value: unknown): string {
-  const json = breakRuns(JSON.stringify(value), (ch) => `\\u${(ch.codePointAt(0) as number).toString(16).padStart(4, '0')}`);
+  const json = breakRuns(JSON.stringify(value), { mark: jsonEscape, spell: jsonEscape, keep: jsonEscape });
   const name = fenceName(kind, label);
   return `<<<${name} nonce=${nonce}>>>\n${json}\n<<<end ${name} nonce=${nonce}>>>`;
+}
+
+/**
+ * Why a reply was refused, sent back to the model fenced: the reason quotes the reply (a line of
+ * the plan, a section it named, a note it cited), and through it what the notes said.
+ */
+export const fenceReason = (nonce: string, reason: string): string => fence(nonce, 'refusal', undefined, reason);
+
+/**
+ * `reply` (what a model returned, as text or as JSON) without the fence lines of the prompt of
+ * `nonce`: that nonce was drawn after every text the prompt showed was written, so a fence bearing
+ * it can only be the model copying the prompt's own framing (a synthesis opening with
+ * `<<<synthesis nonce=…>>>`). Each goes with the line break after it, raw or JSON-escaped; what it
+ * framed stays.
+ */
+export function stripFenceEcho(reply: string, nonce: string): string {
+  if (nonce === '' || !reply.includes(nonce)) return reply;
+  const echo = new RegExp(`[ \\t]*<<<[^\\n"\\\\]{0,300}? nonce=${nonce.replace(/[^A-Za-z0-9_-]/g, '\\$&')}>>>[ \\t]*(?:\\r?\\n|\\\\r\\\\n|\\\\n)?`, 'g');
+  return reply.replace(echo, '');
 }
 
 /**

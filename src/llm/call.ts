@@ -21,14 +21,19 @@ export interface CallOptions {
 }
 
 /**
- * What the caller wants done around each attempt, without this layer knowing what it is: `before`
- * may refuse the attempt by throwing (nothing is sent, no retry); `after` is awaited once the
- * endpoint answered, before the answer is used, so what was paid is recorded even if the process
- * dies right after. Attempts that failed are not given to `after`: no endpoint says what they cost.
+ * What the caller wants done around each attempt, without this layer knowing what it is: `begin`
+ * may refuse the attempt by throwing (nothing is sent, no retry); what it returns is told how the
+ * attempt ended. `answered` is awaited once the endpoint answered, before the answer is used, so
+ * what was paid is recorded even if the process dies right after; then, as after a failed attempt
+ * (no endpoint says what one cost), `ended`.
  */
 export interface CallMeter {
-  before?(request: ChatRequest, maxOutputTokens: number): Promise<void>;
-  after?(request: ChatRequest, response: ChatResponse): Promise<void>;
+  begin(request: ChatRequest, maxOutputTokens: number): Promise<MeteredAttempt>;
+}
+
+export interface MeteredAttempt {
+  answered?(response: ChatResponse): Promise<void>;
+  ended?(): Promise<void>;
 }
 
 /**
@@ -59,12 +64,13 @@ export function createLlmCalls(llm: LlmClient, options: CallOptions) {
     async chat(request: ChatRequest): Promise<ChatResponse> {
       for (let attempt = 1; ; attempt++) {
         // A refusal is no call: it is thrown as it is, never retried.
-        await options.meter?.before?.(request, request.maxTokens ?? llm.maxOutputTokens);
+        const metered = await options.meter?.begin(request, request.maxTokens ?? llm.maxOutputTokens);
         let response: ChatResponse;
         try {
           response = await once(request);
         } catch (error) {
           usage.calls++;
+          await metered?.ended?.();
           const retryable = error instanceof LlmError ? error.retryable : false;
           if (!retryable || attempt >= attempts || request.signal?.aborted) throw error;
           await sleep((options.backoffMs ?? 500) * 2 ** (attempt - 1) * (0.5 + Math.random()));
@@ -73,7 +79,11 @@ export function createLlmCalls(llm: LlmClient, options: CallOptions) {
         usage.calls++;
         usage.promptTokens += response.promptTokens;
         usage.completionTokens += response.completionTokens;
-        await options.meter?.after?.(request, response);
+        try {
+          await metered?.answered?.(response);
+        } finally {
+          await metered?.ended?.();
+        }
         return response;
       }
     },

@@ -13,7 +13,7 @@ export type ErrorCode =
   | 'storage_error'
   | 'config_error'
   | 'llm_error' // the model failed or gave no usable answer; nothing was changed
-  | 'quota_exceeded' // a model call would pass a spending cap (LIVE_MEM_LLM_DAILY_TOKENS, a space's llm_daily_tokens); nothing was sent
+  | 'quota_exceeded' // a model call would pass a spending cap (spend/cap.ts: LIVE_MEM_LLM_DAILY_TOKENS, a space's llm_daily_tokens); nothing was sent
   | 'internal';
 
 export class LiveMemError extends Error {

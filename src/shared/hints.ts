@@ -152,7 +152,7 @@ export const HINTS: Partial<Record<Situation, (w: Wording, about: About) => stri
     const check = w.step('checkModel');
     return `The model failed or answered unusably; nothing was changed. Retry later${check ? ` (${check} says whether the model is reachable)` : ''}.`;
   },
-  quota_exceeded: () => 'A daily token cap is reached; nothing was sent. Wait for the next UTC day, or raise the cap the message names.',
+  quota_exceeded: () => 'A daily token cap is reached; nothing was sent. Wait for the next UTC day, or ask an admin to raise the cap the message names.',
   config_error: () => 'live-mem is not configured for this; the message says which setting to set.',
 };
 

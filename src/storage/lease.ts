@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync, readlinkSync } from 'node:fs';
 import { isLiveMemError, LiveMemError } from '../shared/errors.js';
+import { PROCESS_ID, processGone } from '../shared/process.js';
 import type { StorageDriver } from './types.js';
 
 /**
@@ -146,32 +146,9 @@ function parseRecord(body: Buffer): LeaseRecord | null {
   }
 }
 
-/**
- * This process, named so that another process can tell whether it is still running: the boot id
- * and the pid namespace pin the pid to one running kernel and one pid space (two containers on a
- * host share the first, not the second). Unknown off Linux: leases there wait out their expiry.
- */
-const PROCESS_ID = ((): string | undefined => {
-  try {
-    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    const namespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
-    return boot && namespace ? `${boot}/${namespace}/${process.pid}` : undefined;
-  } catch {
-    return undefined;
-  }
-})();
-
-/** Whether the lease's holder ran on this machine, in our pid namespace, and has exited. */
+/** Whether the lease's holder ran on this machine, in our pid namespace, and has exited (shared/process.ts). */
 function heldByDeadProcess(record: LeaseRecord): boolean {
-  if (!PROCESS_ID || !record.process) return false;
+  if (!record.process) return false;
   const cut = record.process.lastIndexOf('/');
-  if (record.process.slice(0, cut) !== PROCESS_ID.slice(0, PROCESS_ID.lastIndexOf('/'))) return false;
-  const pid = Number(record.process.slice(cut + 1));
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false; // alive (or its pid reused: then the lease waits out its expiry, the safe side)
-  } catch (error) {
-    return (error as { code?: string }).code === 'ESRCH';
-  }
+  return processGone(record.process.slice(0, cut), Number(record.process.slice(cut + 1)));
 }

@@ -282,7 +282,7 @@ describe('ingest: notes with their original times', () => {
     assert.deepEqual(await listKeys(storage, 'elsewhere/'), []);
   });
 
-  it('redacts as any note: secrets masked (named from the entry as given), or the line refused with LIVE_MEM_REDACT=refuse', async () => {
+  it('redacts as any note: secrets masked (named from the note as stored), or the line refused with LIVE_MEM_REDACT=refuse', async () => {
     const secret = `the key is AKIA${'Q7LMZ2XR4TN8WB5K'} <private>and this is mine</private> ok`;
     const masked = setup();
     const result = await masked.core.notes.ingest(owner, { space_id: 'hist' }, [entry(1, { content: secret })]);
@@ -297,7 +297,7 @@ describe('ingest: notes with their original times', () => {
     await assert.rejects(
       () => refusing.core.notes.ingest(owner, { space_id: 'hist' }, [entry(1), entry(2, { content: secret })]),
       (error: unknown) =>
-        isLiveMemError(error, 'invalid_input') && /^1 of 2 entries refused.*line 2: the note holds what looks like secrets/.test(error.message),
+        isLiveMemError(error, 'invalid_input') && /^1 of 2 entries refused.*line 2: the note's content holds what looks like secrets/.test(error.message),
     );
     assert.deepEqual(await listKeys(refusing.storage, ''), []);
   });

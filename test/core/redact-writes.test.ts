@@ -102,6 +102,25 @@ describe('live_note: secrets never stored', () => {
   });
 });
 
+describe("every capability's input, at the core's boundary", () => {
+  it('mask: a space described with a secret is stored masked, and the answer says so', async () => {
+    const { core, storage } = await coreWith('mask');
+    const result = await core.spaces.update(owner, { space_id: 'proj', description: `shop, key ${GH}`, owner: 'ops' });
+    assert.deepEqual(result.redacted, [{ kind: 'github-token', count: 1 }]);
+    assert.equal(result.description, 'shop, key [redacted: github-token]');
+    assert.ok(!(await allBytes(storage, 'proj/')).includes(GH));
+  });
+
+  it('refuse: the capability answers invalid_input (a rejected promise) and nothing is created', async () => {
+    const { core, storage } = await coreWith('refuse');
+    await assert.rejects(
+      core.spaces.create(owner, { space_id: 'other', description: `shop, key ${GH}` }),
+      (error: unknown) => isLiveMemError(error, 'invalid_input') && /the description holds what looks like secrets \(github-token ×1\)/.test(error.message),
+    );
+    assert.deepEqual(await listKeys(storage, 'other/'), []);
+  });
+});
+
 describe('consolidation: a plan that writes a secret into the bank is refused', () => {
   const leaky = plan([rewrite('techContext.md', `# Tech\n\nDeploy key ${AWS_ID}\n`)]);
   const clean = plan([rewrite('techContext.md', '# Tech\n\nDeploy key: in the vault\n')]);

@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SECRET_PATTERNS } from '../../src/core/redact/patterns.js';
 import { maskSecrets, newSecretKinds, redactForWrite, refuseNewSecrets, secretKinds, stripPrivate } from '../../src/core/redact/redact.js';
+import { redactFields } from '../../src/core/redact/stored-text.js';
 import { isLiveMemError } from '../../src/shared/errors.js';
 
-import { AWS_ID, j, POSITIVES } from '../helpers/secret-samples.js';
+import { AWS_ID, expectedKinds, j, POSITIVES } from '../helpers/secret-samples.js';
 
 /** Ordinary text that must come out exactly as it went in. */
 const NEGATIVES: string[] = [
@@ -40,15 +41,28 @@ const NEGATIVES: string[] = [
   'helm_chart_version lm_short',
   'key: value and monkey: banana',
   'See the [redacted: github-token] left by an earlier note.',
+  // Look-alikes of the formats added after the second red-team pass (issue 28).
+  'redis://cache.internal:6379/0 and amqp://mq.example.com:5672/ need no password',
+  'mysql -u root -p app_db (it prompts for the password); mysql --port=3306 -h db',
+  'sshpass -e ssh deploy@host reads SSHPASS; docker login --password-stdin registry.example.com',
+  'Basic setup: Basic authentication is on, and Authorization: Basic <credentials> is the header',
+  'curl -u $USER:$API_TOKEN https://x.example.com and curl -u bob: https://y.example.com',
+  'cd /srv && pwd; PWD=/home/bob OLDPWD=/tmp; pwd: /srv/app',
+  'machine learning: the login page asks for a password reset',
+  'openssl enc -pass env:MYPASS -in a -out b',
+  'SG.short, pypi-upload, ya29.short, xapp-x and glptt-x are too short to be keys',
+  'the meeting is at 12:30:00; build 123456789:AA-short',
+  'https://discord.com/channels/123/456 is a channel, not a webhook',
 ];
 
 describe('redact: each kind of secret', () => {
-  for (const [kind, text, secret] of POSITIVES) {
+  for (const sample of POSITIVES) {
+    const [kind, text, secret] = sample;
     it(`masks ${kind}: ${text.slice(0, 40).replace(/\n/g, ' ')}…`, () => {
       const masked = maskSecrets(text);
       assert.ok(!masked.text.includes(secret), masked.text);
       assert.ok(masked.text.includes(`[redacted: ${kind}]`), masked.text);
-      assert.deepEqual(masked.redacted, [{ kind, count: 1 }]);
+      assert.deepEqual(masked.redacted, expectedKinds(sample));
     });
   }
 
@@ -100,6 +114,12 @@ describe('redact: linear-time patterns', () => {
       'password='.repeat(11_200),
       '<private>'.repeat(11_200),
       'A'.repeat(100_000),
+      'mysql -u '.repeat(11_000),
+      'machine a login b '.repeat(5_500),
+      'login x\n'.repeat(12_500),
+      `Basic ${'QUJD'.repeat(25_000)}`,
+      'curl -u a:'.repeat(10_000),
+      `${AWS_ID},`.repeat(4_700),
     ];
     for (const run of runs) {
       const masked = maskSecrets(run);
@@ -149,6 +169,46 @@ describe('redact: modes', () => {
 
   it('honourPrivate false: <private> tags left as text (bank files)', () => {
     assert.equal(redactForWrite('use <private> tags', 'mask', 'x', { honourPrivate: false }).text, 'use <private> tags');
+  });
+});
+
+describe('redact: one pass over a whole input (stored-text.ts)', () => {
+  const gh = j('ghp_', 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8');
+
+  it('masks every string, nested in objects and lists, but the names of REFERENCE_FIELDS; says what it kept out', () => {
+    const input = {
+      space_id: 'proj',
+      filename: `${gh}.md`,
+      content: `key ${gh}`,
+      tags: ['ok', `password=hunter2`],
+      edits: [{ op: 'add', section: gh, title: `T ${gh}`, content: '<private>pin</private>kept' }],
+      limit: 5,
+    };
+    const result = redactFields(input, 'mask');
+    assert.deepEqual(result.value, {
+      space_id: 'proj',
+      filename: `${gh}.md`,
+      content: 'key [redacted: github-token]',
+      tags: ['ok', 'password=[redacted: password]'],
+      edits: [{ op: 'add', section: gh, title: 'T [redacted: github-token]', content: 'kept' }],
+      limit: 5,
+    });
+    assert.deepEqual(result.redacted, [
+      { kind: 'github-token', count: 2 },
+      { kind: 'password', count: 1 },
+    ]);
+    assert.equal(result.private_removed, 1);
+    const clean = { space_id: 'proj', content: 'nothing secret', tags: ['a'] };
+    assert.equal(redactFields(clean, 'mask').value, clean, 'an input without secrets is the same object');
+  });
+
+  it('refuse names the field; a field left empty by <private> is refused; off keeps secrets but drops <private>', () => {
+    assert.throws(
+      () => redactFields({ description: `shop ${gh}` }, 'refuse'),
+      (error: unknown) => isLiveMemError(error, 'invalid_input') && /^the description holds what looks like secrets \(github-token ×1\)/.test(error.message),
+    );
+    assert.throws(() => redactFields({ reason: '<private>why</private>' }, 'mask'), /nothing is left of the reason once its <private> text is removed/);
+    assert.deepEqual(redactFields({ content: `${gh} <private>x</private>` }, 'off').value, { content: `${gh} ` });
   });
 });
 

@@ -10,7 +10,9 @@ import { listKeys } from '../../src/storage/list.js';
 import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { FIRST_PLAN, longSynthesisPlan, plan, rewrite } from '../../fixtures/llm/scenarios.js';
+import type { Caller } from '../../src/core/caller.js';
 import { counting, owner } from '../helpers/core.js';
+import { makeS3Harness, requireS3OrSkip } from '../helpers/s3.js';
 import { startScriptedEmbeddings, type ScriptedEmbeddings } from '../helpers/scripted-embeddings.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../helpers/scripted-llm.js';
 import { summaryReply, summaryStep } from '../helpers/summaries.js';
@@ -80,7 +82,7 @@ describe('spend ledger', () => {
     assert.deepEqual(report.total.by_purpose, { summaries: sum(server.usages) });
   });
 
-  it('records embeddings, for the documents and the query', async () => {
+  it('records embeddings, for the documents, and for the queries as searches', async () => {
     const model = await startScriptedEmbeddings();
     servers.push(model);
     const storage = createMemoryDriver();
@@ -91,9 +93,16 @@ describe('spend ledger', () => {
     await core.idle();
     await core.recall.search(owner, { space_id: 'proj', query: 'pipeline entry' });
     await core.idle();
-    const tokens = model.requests.reduce((n, request) => n + request.input.reduce((m, text) => m + Math.ceil(text.length / 4), 0), 0);
+    const figures = (requests: typeof model.requests) => {
+      const tokens = requests.reduce((n, request) => n + request.input.reduce((m, text) => m + Math.ceil(text.length / 4), 0), 0);
+      return { prompt_tokens: tokens, completion_tokens: 0, tokens, calls: requests.length };
+    };
+    const isQuery = (request: (typeof model.requests)[number]) => request.input.length === 1 && request.input[0]?.startsWith('pipeline');
     const report = await core.spend.report(owner, { space_id: 'proj' });
-    assert.deepEqual(report.total.by_purpose, { embeddings: { prompt_tokens: tokens, completion_tokens: 0, tokens, calls: model.requests.length } });
+    assert.deepEqual(report.total.by_purpose, {
+      embeddings: figures(model.requests.filter((request) => !isQuery(request))),
+      search: figures(model.requests.filter(isQuery)),
+    });
     assert.ok(model.requests.length >= 3, 'two document batches and a query');
   });
 
@@ -112,7 +121,9 @@ describe('spend ledger', () => {
       [],
     );
     assert.deepEqual(await listKeys(storage, 'proj/_spend/'), []);
-    assert.deepEqual((await core.spaces.info(owner, { space_id: 'proj' })).spend.daily_cap, { tokens: 500, set_by: 'LIVE_MEM_LLM_DAILY_TOKENS' });
+    const { why, ...cap } = (await core.spaces.info(owner, { space_id: 'proj' })).spend.daily_cap ?? {};
+    assert.deepEqual(cap, { tokens: 500, set_by: 'LIVE_MEM_LLM_DAILY_TOKENS', search_tokens: 50 });
+    assert.match(String(why), /^the daily cap LIVE_MEM_LLM_DAILY_TOKENS = 500 \(the operator's setting/);
   });
 
   it("a space's own cap wins over the setting, both ways; a bad one is refused", async () => {
@@ -249,3 +260,175 @@ describe('spend ledger', () => {
     assert.deepEqual(await core.summaries.records('proj'), []);
   });
 });
+
+const writer: Caller = { agent: 'writer', permissions: new Set(['read', 'write']), spaces: '*', canChooseAgent: false };
+const reader: Caller = { agent: 'reader', permissions: new Set(['read']), spaces: '*', canChooseAgent: false };
+
+describe('spend caps: who may set them', () => {
+  const capOf = async (core: ReturnType<typeof createCore>) => (await core.spaces.info(owner, { space_id: 'proj' })).spend.daily_cap;
+
+  it('a writer may only lower the cap in force; an admin may set any; the meta says whose it is', async () => {
+    const storage = createMemoryDriver();
+    const core = createCore({ storage, limits: { llmDailyTokens: 5_000 } });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    const meta = async () => JSON.parse((await storage.get('proj/_meta.json'))!.body.toString()) as Record<string, unknown>;
+    const before = await meta();
+    for (const tokens of [0, 5_001, 1_000_000]) {
+      await assert.rejects(
+        core.spaces.update(writer, { space_id: 'proj', llm_daily_tokens: tokens, description: 'changed' }),
+        (e) =>
+          isLiveMemError(e, 'forbidden') && /a writer may only lower a space's daily cap, and LIVE_MEM_LLM_DAILY_TOKENS = 5000 is in force/.test(e.message),
+      );
+    }
+    assert.deepEqual(await meta(), before, 'a refusal changes nothing, the description included');
+
+    const lowered = await core.spaces.update(writer, { space_id: 'proj', llm_daily_tokens: 4_000 });
+    assert.equal(lowered.daily_cap?.tokens, 4_000);
+    assert.equal((await meta()).llm_daily_tokens_lowered, 4_000);
+    assert.equal((await core.spaces.update(writer, { space_id: 'proj', llm_daily_tokens: 5_000 })).daily_cap?.tokens, 5_000, 'up to the cap above it');
+
+    const admin = await core.spaces.update(owner, { space_id: 'proj', llm_daily_tokens: 10_000 });
+    assert.deepEqual(
+      { ...admin.daily_cap, why: undefined },
+      { tokens: 10_000, set_by: 'llm_daily_tokens (an admin, for this space)', why: undefined, search_tokens: 1_000 },
+    );
+    assert.equal((await meta()).llm_daily_tokens_admin, 10_000);
+    assert.equal((await meta()).llm_daily_tokens_lowered, undefined, "an admin's value is the cap: the lowered one goes");
+    assert.equal((await core.spaces.update(writer, { space_id: 'proj', llm_daily_tokens: 8_000 })).daily_cap?.tokens, 8_000);
+    await assert.rejects(
+      core.spaces.update(writer, { space_id: 'proj', llm_daily_tokens: 12_000 }),
+      (e) => isLiveMemError(e, 'forbidden') && /an admin set 10000 is in force above space 'proj': give a value from 1 to 10000/.test(e.message),
+    );
+    assert.equal((await capOf(core))?.tokens, 8_000);
+    assert.match(String((await capOf(core))?.why), /llm_daily_tokens = 8000 a writer set for space 'proj', below 10000 \(an admin's\)/);
+
+    const lifted = await core.spaces.update(owner, { space_id: 'proj', llm_daily_tokens: 0 });
+    assert.equal(lifted.daily_cap?.tokens, 0);
+    assert.match(String(lifted.daily_cap?.why), /^no cap: an admin lifted LIVE_MEM_LLM_DAILY_TOKENS = 5000 for space 'proj'/);
+    assert.equal((await core.spaces.update(writer, { space_id: 'proj', llm_daily_tokens: 0 })).daily_cap?.tokens, 0, 'no cap above: 0 is no cap');
+  });
+
+  it("an older store's llm_daily_tokens, or one written by hand, only lowers the operator's cap", async () => {
+    const storage = createMemoryDriver();
+    const core = createCore({ storage, limits: { llmDailyTokens: 5_000 } });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    const meta = JSON.parse((await storage.get('proj/_meta.json'))!.body.toString()) as Record<string, unknown>;
+    for (const [own, tokens, setBy] of [
+      [0, 5_000, 'LIVE_MEM_LLM_DAILY_TOKENS'],
+      [50_000, 5_000, 'LIVE_MEM_LLM_DAILY_TOKENS'],
+      [3_000, 3_000, 'llm_daily_tokens (a writer, for this space)'],
+    ] as const) {
+      await storage.put('proj/_meta.json', JSON.stringify({ ...meta, llm_daily_tokens: own }));
+      const cap = await capOf(core);
+      assert.deepEqual([cap?.tokens, cap?.set_by], [tokens, setBy], `llm_daily_tokens: ${own}`);
+    }
+  });
+});
+
+describe('spend caps: calls in flight', () => {
+  it("a claim left by a process that died counts until its call's timeout has passed, then goes", async () => {
+    const storage = createMemoryDriver();
+    let now = Date.parse('2026-03-01T10:00:00Z');
+    const clock = () => new Date(now);
+    const dead = createCore({ storage, clock, limits: { llmDailyTokens: 10_000 } });
+    const alive = createCore({ storage, clock, limits: { llmDailyTokens: 10_000 } });
+    await dead.spaces.create(owner, { space_id: 'proj' });
+    await dead.context.spend.reserve('proj', 6_000, 'consolidation', 120_000); // never released: its process died
+    await assert.rejects(
+      alive.context.spend.reserve('proj', 5_000, 'consolidation', 120_000),
+      (e) => isLiveMemError(e, 'quota_exceeded') && /6000 tokens already spent or claimed by calls in flight/.test(e.message),
+    );
+    now += 120_000 + 60_001;
+    const claim = await alive.context.spend.reserve('proj', 5_000, 'consolidation', 120_000);
+    await claim.release();
+    for (let i = 0; (await listKeys(storage, 'proj/_spend/')).length > 0; i++) {
+      assert.ok(i < 1_000, 'the stale hold is removed');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  });
+
+  it("a reader's searches embed their queries within their share of the cap, then rank by BM25 and say why; writers keep the rest", async () => {
+    const model = await startScriptedEmbeddings();
+    servers.push(model);
+    const storage = createMemoryDriver();
+    const core = createCore({ storage, embeddings: model.client(), limits: { llmDailyTokens: 2_000, llmSearchShare: 10 } });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    for (let i = 0; i < 20; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Entry ${i} about the pipeline` });
+    await core.recall.search(reader, { space_id: 'proj', query: 'pipeline' });
+    await core.idle();
+    const query = `pipeline entry ${'which stage of the export broke last week and why did it break '.repeat(2)}`;
+    const results = [];
+    for (let i = 0; i < 20; i++) results.push(await core.recall.search(reader, { space_id: 'proj', query: `${query} ${i}` }));
+    assert.ok(
+      results.every((result) => result.status === 'ok' && result.results.length > 0),
+      'never refused',
+    );
+    const hybrid = results.filter((result) => result.mode === 'hybrid').length;
+    assert.ok(hybrid >= 1 && hybrid < 20, `${hybrid} hybrid searches`);
+    const fallback = results[results.length - 1];
+    assert.equal(fallback?.mode, 'bm25');
+    assert.match(
+      String(fallback?.fallback),
+      /^BM25 alone: the query was not embedded, .* would pass 200 tokens, the share of the daily cap that searches' query embeddings may use \(LIVE_MEM_LLM_SEARCH_SHARE = 10% of the daily cap LIVE_MEM_LLM_DAILY_TOKENS = 2000/,
+    );
+    const report = await core.spend.report(owner, { space_id: 'proj' });
+    assert.ok((report.total.by_purpose.search?.tokens ?? 0) <= 200, JSON.stringify(report.total.by_purpose));
+    const writers = await core.context.spend.reserve('proj', 2_000 - 200 - (report.total.by_purpose.embeddings?.tokens ?? 0), 'consolidation', 1_000);
+    await writers.release();
+  });
+});
+
+/** Two processes (two cores, each its own ledger) on one store: claims at once, and calls in flight seen across. */
+function twoProcesses(label: string, makeStorage: () => Promise<{ storage: StorageDriver; remove(): Promise<void> }>): void {
+  describe(`spend caps: calls in flight across processes, on ${label}`, () => {
+    it(`calls claimed at once from two processes never pass the cap together; each sees the other's calls in flight (${label})`, async () => {
+      const { storage, remove } = await makeStorage();
+      try {
+        const [a, b] = [0, 1].map(() => createCore({ storage, limits: { llmDailyTokens: 10_000 } })) as [
+          ReturnType<typeof createCore>,
+          ReturnType<typeof createCore>,
+        ];
+        await a.spaces.create(owner, { space_id: 'proj' });
+        const claim = (core: typeof a) => core.context.spend.reserve('proj', 1_000, 'summaries', 60_000);
+        const settled = async (claims: Array<Promise<Awaited<ReturnType<typeof claim>>>>) => {
+          const all = await Promise.allSettled(claims);
+          for (const one of all) if (one.status === 'rejected') assert.ok(isLiveMemError(one.reason, 'quota_exceeded'), String(one.reason));
+          return all.flatMap((one) => (one.status === 'fulfilled' ? [one.value] : []));
+        };
+        const noHold = async () =>
+          assert.deepEqual(
+            (await listKeys(storage, 'proj/_spend/')).filter((key) => !key.endsWith('.json')),
+            [],
+            'no hold left',
+          );
+
+        // Racing: both may be refused where one would fit (each sees the other's holds), never both let through.
+        const raced = await settled(Array.from({ length: 24 }, (_, i) => claim(i % 2 === 0 ? a : b)));
+        assert.ok(raced.length <= 10, `${raced.length} claims of 1000 under a cap of 10000`);
+        await Promise.all(raced.map((one) => one.release()));
+        await noHold();
+
+        // Six calls in flight in one process: the other may start four more, not five.
+        const inA = await settled(Array.from({ length: 6 }, () => claim(a)));
+        assert.equal(inA.length, 6);
+        const inB = await settled(Array.from({ length: 5 }, () => claim(b)));
+        assert.equal(inB.length, 4);
+        await Promise.all([...inA, ...inB].map((one) => one.record({ model: 'm', prompt_tokens: 900, completion_tokens: 50, estimated: false })));
+        await Promise.all([...inA, ...inB].map((one) => one.release()));
+        await noHold();
+        assert.equal((await a.spend.report(owner, { space_id: 'proj' })).total.tokens, 10 * 950);
+        assert.equal((await settled([claim(b), claim(b)])).length, 0, 'what was spent counts: 9500 + 1000 would pass');
+      } finally {
+        await remove();
+      }
+    });
+  });
+}
+
+twoProcesses('the memory driver', async () => ({ storage: createMemoryDriver(), remove: async () => undefined }));
+const s3 = requireS3OrSkip('spend holds on S3');
+if (s3)
+  twoProcesses('S3 (radosgw)', async () => {
+    const harness = await makeS3Harness();
+    return { storage: harness.driver, remove: harness.cleanup };
+  });

@@ -5,11 +5,13 @@
  * original times with live_read since/before and memory_search since/until.
  */
 import assert from 'node:assert/strict';
-import { cp, readdir, utimes } from 'node:fs/promises';
+import { cp, readdir, readFile, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { contentId } from '../../src/core/note/ingest-entry.js';
+import { parseNoteFile } from '../../src/core/note/note-file.js';
 import { BIN, spawnServer } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -97,6 +99,23 @@ describe('live-mem ingest, run as a process', () => {
     assert.equal(accepted.exitCode, 0, accepted.stderr);
     assert.deepEqual(accepted.body.agents, ['erin']);
     assert.ok((await live('hist')).some((name) => name.startsWith('20240601T080000_erin_observation_')));
+  });
+
+  it('names a note from its text as stored (masked, private removed), never from the text before; a re-run writes nothing', async () => {
+    const raw = 'the db password=Autumn2023! <private>and the root one is Winter2022?</private>rotated on Friday';
+    const line = JSON.stringify({ timestamp: '2024-04-01T10:00:00Z', agent: 'frank', category: 'progress', content: raw, tags: ['ops'] });
+    const first = await json(['ingest', 'masked', '-'], { input: line });
+    assert.equal(first.exitCode, 0, first.stderr);
+    assert.equal(first.body.private_removed, 1);
+    const [name] = await live('masked');
+    const stored = parseNoteFile(await readFile(path.join(home, 'masked', 'live', name as string), 'utf8'));
+    assert.ok(!stored.content.includes('Autumn2023!') && !stored.content.includes('Winter2022?'), stored.content);
+    const id = (content: string) => contentId(new Date('2024-04-01T10:00:00Z'), 'frank', 'progress', content, ['ops']);
+    assert.equal(name, `20240401T100000_frank_progress_00${id(stored.content)}.md`, 'the hash of the stored body');
+    assert.notEqual(id(stored.content), id(raw), 'not the hash of the raw text');
+    const again = await json(['ingest', 'masked', '-'], { input: line });
+    assert.deepEqual([again.body.written, again.body.already_present], [0, 1]);
+    assert.deepEqual(await live('masked'), [name]);
   });
 
   it('imports the MCP memory server’s memory.jsonl, at the file’s time or --timestamp', async () => {

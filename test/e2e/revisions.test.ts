@@ -3,7 +3,7 @@
  * a correction killed (SIGKILL) at each point of its commit, on fs and on S3 (radosgw).
  */
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
@@ -113,6 +113,50 @@ describe('corrections from the CLI', () => {
     assert.match(refused.stderr, /forbidden|admin/i);
     assert.equal(await storage.get('proj/bank/x.md'), null);
     assert.deepEqual((await storage.get('proj/_rules.md'))?.body, before?.body);
+  });
+});
+
+describe('bank edit runs $EDITOR as git does', () => {
+  /**
+   * An editor that records every argument it is given (NUL-separated, in $ARGS_LOG) and appends a
+   * line to its last argument only: before the fix, its first argument was /bin/sh.
+   */
+  async function recordingEditor(dir: string): Promise<string> {
+    const script = path.join(dir, 'my editor.sh');
+    await writeFile(script, '#!/bin/sh\nprintf \'%s\\0\' "$@" > "$ARGS_LOG"\nfor last; do :; done\nprintf \'\\n- edited\\n\' >> "$last"\n');
+    await chmod(script, 0o755);
+    return script;
+  }
+  const argsOf = async (log: string) => (await readFile(log, 'utf8')).split('\0').slice(0, -1);
+
+  it("the draft is the one argument after the editor's own words, also with words of its own and spaces in both paths", async () => {
+    const store = await seed(fsStore);
+    try {
+      const home = store.env.LIVE_MEM_HOME as string;
+      const script = await recordingEditor(home);
+      const tmp = path.join(home, 'tmp with space');
+      await mkdir(tmp);
+      const log = path.join(home, 'args.log');
+      const env = { ...store.env, TMPDIR: tmp, ARGS_LOG: log };
+      const draft = (args: string[]) => args[args.length - 1] as string;
+
+      const plain = await cli({ ...env, EDITOR: `'${script}'` }, ['bank', 'edit', 'proj', 'decisions.md']);
+      assert.equal(plain.exitCode, 0, plain.stderr);
+      const first = await argsOf(log);
+      assert.equal(first.length, 1, `one argument: ${JSON.stringify(first)}`);
+      assert.ok(draft(first).startsWith(`${tmp}/live-mem-edit-`) && draft(first).endsWith('/decisions.md'), draft(first));
+      assert.equal(await bankText(store.storage), `${OLD}\n- edited\n`);
+
+      // $VISUAL wins over $EDITOR, and its own words come first, each an argument of its own.
+      const worded = await cli({ ...env, EDITOR: 'false', VISUAL: `"${script}" --wait -u NONE` }, ['bank', 'edit', 'proj', 'decisions.md']);
+      assert.equal(worded.exitCode, 0, worded.stderr);
+      const second = await argsOf(log);
+      assert.deepEqual(second.slice(0, -1), ['--wait', '-u', 'NONE']);
+      assert.ok(draft(second).startsWith(`${tmp}/live-mem-edit-`) && draft(second).endsWith('/decisions.md'), draft(second));
+      assert.equal(await bankText(store.storage), `${OLD}\n- edited\n\n- edited\n`);
+    } finally {
+      await store.remove();
+    }
   });
 });
 

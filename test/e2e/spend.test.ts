@@ -1,17 +1,20 @@
 /**
- * Spend end to end: the built binary as a CLI process, with the real `openai` client talking to a
- * scripted OpenAI-compatible server; a process killed with SIGKILL mid-run has recorded every call
- * it was answered.
+ * Spend end to end: the built binary as a CLI process and as an HTTP server, with the real `openai`
+ * client talking to a scripted OpenAI-compatible server; a process killed with SIGKILL mid-run has
+ * recorded every call it was answered; a writer token cannot lift the operator's cap; calls at once
+ * never pass a cap together.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { execa } from 'execa';
 import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { listKeys } from '../../src/storage/list.js';
 import { FIRST_PLAN, longSynthesisPlan } from '../../fixtures/llm/scenarios.js';
-import { BIN } from '../helpers/mcp-client.js';
+import { BIN, startHttpServer } from '../helpers/mcp-client.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
 import { summaryStep } from '../helpers/summaries.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -102,6 +105,100 @@ describe('spend (CLI)', () => {
     } finally {
       await llm.close();
       await store.cleanup();
+    }
+  });
+});
+
+describe('spend caps: who may lift them, and calls at once', () => {
+  const connect = async (url: string, token: string): Promise<Client> => {
+    const client = new Client({ name: 'spend-test', version: '0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    return client;
+  };
+  const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })).structuredContent as Record<string, unknown> & { status: string; message?: string };
+
+  it("over HTTP, a writer token can only lower the operator's cap (0 and more refused, saying why); an admin token may lift it", async () => {
+    const store = await seeded(5, 200);
+    const core = createCore({ storage: store.storage });
+    const writer = (await core.auth.create(owner, { name: 'writer', permissions: 'read,write', space_ids: 'proj' })).token;
+    const admin = (await core.auth.create(owner, { name: 'lead', permissions: 'read,write,admin', space_ids: 'proj' })).token;
+    const llm = await startScriptedLlm([{ reply: FIRST_PLAN }]);
+    const server = await startHttpServer({ ...store.env, ...llm.env(), LIVE_MEM_LLM_MAX_TOKENS: '1000', LIVE_MEM_LLM_DAILY_TOKENS: '100' });
+    const agent = await connect(server.url, writer);
+    const lead = await connect(server.url, admin);
+    try {
+      const meta = async () => (await store.storage.get('proj/_meta.json'))?.body.toString();
+      const before = await meta();
+      for (const tokens of [0, 50_000]) {
+        const refused = await call(agent, 'space_update', { space_id: 'proj', llm_daily_tokens: tokens });
+        assert.equal(refused.status, 'forbidden', JSON.stringify(refused));
+        assert.match(String(refused.message), /a writer may only lower a space's daily cap, and LIVE_MEM_LLM_DAILY_TOKENS = 100 is in force/);
+        assert.match(String(refused.message), /give a value from 1 to 100, or ask an admin/);
+      }
+      assert.equal(await meta(), before, 'nothing was changed');
+      const capped = await call(agent, 'bank_consolidate', { space_id: 'proj' });
+      assert.equal(capped.status, 'error');
+      assert.match(String(capped.message), /quota|LIVE_MEM_LLM_DAILY_TOKENS = 100/);
+      assert.equal(llm.requests.length, 0, 'nothing was sent');
+
+      const lowered = await call(agent, 'space_update', { space_id: 'proj', llm_daily_tokens: 60 });
+      assert.equal(lowered.status, 'ok', JSON.stringify(lowered));
+      assert.deepEqual((lowered.daily_cap as Record<string, unknown>).tokens, 60);
+      const info = (await call(agent, 'space_info', { space_id: 'proj' })).spend as Record<string, Record<string, unknown>>;
+      assert.equal(info.daily_cap?.tokens, 60);
+      assert.match(String(info.daily_cap?.why), /llm_daily_tokens = 60 a writer set for space 'proj', below LIVE_MEM_LLM_DAILY_TOKENS = 100/);
+
+      const lifted = await call(lead, 'space_update', { space_id: 'proj', llm_daily_tokens: 0 });
+      assert.equal(lifted.status, 'ok', JSON.stringify(lifted));
+      assert.match(String((lifted.daily_cap as Record<string, unknown>).why), /no cap: an admin lifted LIVE_MEM_LLM_DAILY_TOKENS = 100 for space 'proj'/);
+      const consolidated = await call(agent, 'bank_consolidate', { space_id: 'proj' });
+      assert.equal(consolidated.status, 'ok', JSON.stringify(consolidated));
+      assert.equal(llm.requests.length, 1);
+
+      // Under the admin's cap, a writer may lower it again, not raise it past it.
+      assert.equal((await call(lead, 'space_update', { space_id: 'proj', llm_daily_tokens: 200_000 })).status, 'ok');
+      assert.equal((await call(agent, 'space_update', { space_id: 'proj', llm_daily_tokens: 300_000 })).status, 'forbidden');
+      const text = await cli(store.env, ['spend', 'proj']);
+      assert.match(
+        text.stdout,
+        /^daily cap: 200000 tokens: the daily cap llm_daily_tokens = 200000 an admin set for space 'proj' in place of LIVE_MEM_LLM_DAILY_TOKENS = 0/m,
+      );
+    } finally {
+      await agent.close();
+      await lead.close();
+      await server.stop();
+      await llm.close();
+      await store.cleanup();
+    }
+  });
+
+  it('a summaries run of 16 calls at once never passes the cap: each call is claimed before it is sent', async () => {
+    const home = await tempDir();
+    const storage = createFsDriver(home.dir);
+    const core = createCore({ storage });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    for (let i = 0; i < 32; i++)
+      await core.notes.write(owner, {
+        space_id: 'proj',
+        category: 'progress',
+        content: `Step ${i}: ${'the migration moves on. '.repeat(500)}`.slice(0, 10_000),
+      });
+    const llm = await startScriptedLlm([summaryStep()]);
+    try {
+      const env = { LIVE_MEM_HOME: home.dir, ...llmEnv(llm), LIVE_MEM_LLM_MAX_TOKENS: '1000', LIVE_MEM_LLM_DAILY_TOKENS: '30000' };
+      const run = await cli(env, ['summaries', 'update', 'proj', '--concurrency', '16', '--window-chars', '20000', '--batch-delay-ms', '0', '-q', '--json']);
+      const result = JSON.parse(run.stdout);
+      assert.equal(result.code, 'quota_exceeded', run.stdout);
+      const spent = totals(llm.usages).tokens;
+      assert.ok(llm.usages.length >= 2, `${llm.usages.length} calls`);
+      assert.ok(spent <= 30_000, `${spent} tokens spent in ${llm.usages.length} calls, past the cap of 30000`);
+      const report = await createCore({ storage }).spend.report(owner, { space_id: 'proj' });
+      assert.equal(report.total.tokens, spent);
+      assert.deepEqual(await listKeys(storage, 'proj/_spend/').then((keys) => keys.filter((key) => !key.endsWith('.json'))), [], 'no claim left behind');
+    } finally {
+      await llm.close();
+      await home.remove();
     }
   });
 });

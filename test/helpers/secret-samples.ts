@@ -9,8 +9,16 @@ const PEM_BODY = 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7';
 const AZURE_KEY = j('Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UV', 'ErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==');
 const JWT = j('eyJhbGciOiJIUzI1NiJ9', '.eyJzdWIiOiIxMjM0NTY3ODkwIn0', '.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U');
 
-/** [kind, text holding one secret, the secret] */
-export const POSITIVES: Array<[string, string, string]> = [
+/** What a masked sample reports: one of its kind, unless it says otherwise (a line holding two secrets). */
+export const expectedKinds = ([kind, , , also]: Sample): Array<{ kind: string; count: number }> => also ?? [{ kind, count: 1 }];
+
+/** [kind, text holding one secret, the secret, what the answer reports when it is not one of `kind`] */
+export type Sample = [string, string, string, Array<{ kind: string; count: number }>?];
+
+const AWS_CSV_SECRET = j('wJalrXUtnFEMI/K7MDENG/', 'bPxRfiCYzXAMPLEKEY');
+const DO_TOKEN = j('dop_v1_', '4a7f0c9e2b1d8f6a3c5e7b9d0f2a4c6e', '8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a');
+
+export const POSITIVES: Sample[] = [
   ['aws-access-key-id', `aws key ${AWS_ID} in the config`, AWS_ID],
   ['aws-access-key-id', `temporary ${j('ASIA', 'Y34FZKBOKMUTVV7A')}`, j('ASIA', 'Y34FZKBOKMUTVV7A')],
   ['aws-secret-key', `aws_secret_access_key = ${AWS_SECRET}`, AWS_SECRET],
@@ -69,4 +77,51 @@ export const POSITIVES: Array<[string, string, string]> = [
   ['api-key', '"apiKey": "AbC123xYz"', 'AbC123xYz'],
   ['token', 'https://api.example.com/v1/items?token=abc123def&page=2', 'abc123def'],
   ['token', 'SLACK_BOT_TOKEN := q1w2e3r4t5', 'q1w2e3r4t5'],
+  // Formats a second red-team pass found stored verbatim (issue 28), and their kin.
+  ['url-password', `REDIS_URL=${j('redis://:', 'r3d1sPa55', '@cache.internal:6379/0')}`, 'r3d1sPa55'],
+  ['url-password', `mongo ${j('mongodb+srv://app:', 'M0ngoPa55', '@cluster0.example.net/db')}`, 'M0ngoPa55'],
+  ['url-password', `broker ${j('amqp://guest:', 'Rabb1tPa55', '@mq.example.com:5672/')}`, 'Rabb1tPa55'],
+  ['password', 'Driver={ODBC Driver 18 for SQL Server};Server=db;Uid=sa;PWD=0dbcPa55;Encrypt=yes', '0dbcPa55'],
+  ['password', 'Server=db;Database=app;User Id=sa;Password=Ad0Pa55!;', 'Ad0Pa55!'],
+  ['password', 'export MYSQL_PWD=MyPwdPa55', 'MyPwdPa55'],
+  ['password', 'mysql -pMyS3cretPa55 -u root app_db', 'MyS3cretPa55'],
+  ['password', "mysqldump -h db -u backup -p'Dump Pa55' app > app.sql", 'Dump Pa55'],
+  ['password', 'redis-cli -h cache -a R3disCliPa55 ping', 'R3disCliPa55'],
+  ['password', "sshpass -p 'Ssh-Pa55w0rd' ssh deploy@host", 'Ssh-Pa55w0rd'],
+  ['password', 'docker login -u bob -p D0ckerPa55 registry.example.com', 'D0ckerPa55'],
+  ['password', 'curl -u admin:CurlPa55 https://api.example.com/v1', 'CurlPa55'],
+  ['password', 'openssl enc -aes-256-cbc -in a -out b -pass pass:0penSslPa55', '0penSslPa55'],
+  ['password', 'machine api.example.com login bob password N3trcPa55', 'N3trcPa55'],
+  ['password', 'machine git.example.com\n  login bob\n  password N3trcPa55two', 'N3trcPa55two'],
+  ['basic-auth', `Authorization: Basic ${j('YWRtaW46c3Vw', 'ZXJzZWNyZXQx')}`, j('YWRtaW46c3Vw', 'ZXJzZWNyZXQx')],
+  [
+    'aws-secret-key',
+    `bob,,${AWS_ID},${AWS_CSV_SECRET},https://123456789012.signin.aws.amazon.com/console`,
+    AWS_CSV_SECRET,
+    [
+      { kind: 'aws-access-key-id', count: 1 },
+      { kind: 'aws-secret-key', count: 1 },
+    ],
+  ],
+  ['gitlab-token', `trigger ${j('glptt-', 'Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2')}`, j('glptt-', 'Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2')],
+  ['slack-token', `socket mode ${j('xapp-', '1-A0123456789-1234567890123-abc123def456')}`, j('xapp-', '1-A0123456789-1234567890123-abc123def456')],
+  [
+    'pypi-token',
+    `twine ${j('pypi-AgEIcHlwaS5vcmc', 'CJGI0YjJmNTJkLTE2ZjQtNGE5Yy05ZGQ5LTg5ZjI4ZGY3ZmI4YQACKlsz')}`,
+    j('pypi-AgEIcHlwaS5vcmc', 'CJGI0YjJmNTJkLTE2ZjQtNGE5Yy05ZGQ5LTg5ZjI4ZGY3ZmI4YQACKlsz'),
+  ],
+  [
+    'sendgrid-key',
+    `mail ${j('SG.', 'ngeVfQFYQlKU0ufo8x5d1A', '.', 'TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr')}`,
+    j('SG.', 'ngeVfQFYQlKU0ufo8x5d1A', '.', 'TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr'),
+  ],
+  ['digitalocean-token', `doctl ${DO_TOKEN}`, DO_TOKEN],
+  ['shopify-token', `admin ${j('shpat_', '0a1b2c3d4e5f60718293a4b5c6d7e8f9')}`, j('shpat_', '0a1b2c3d4e5f60718293a4b5c6d7e8f9')],
+  ['google-oauth-token', `access ${j('ya29.', 'a0AfH6SMBx3kLmN0pQrStUvWxYz12345')}`, j('ya29.', 'a0AfH6SMBx3kLmN0pQrStUvWxYz12345')],
+  ['telegram-bot-token', `bot ${j('123456789:', 'AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0')}`, j('123456789:', 'AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0')],
+  [
+    'discord-webhook',
+    `alerts ${j('https://discord.com/api/webhooks/', '123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-AbCd')}`,
+    j('https://discord.com/api/webhooks/', '123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-AbCd'),
+  ],
 ];

@@ -20,26 +20,31 @@ function flaky(failures: number): LlmClient & { sent: number } {
 }
 
 describe('createLlmCalls meter', () => {
-  it('asks before each attempt and tells after each answered one, once', async () => {
+  it('asks before each attempt, tells each answered one once, and the end of every attempt', async () => {
     const llm = flaky(1);
     const events: string[] = [];
     const calls = createLlmCalls(llm, {
       timeoutMs: 1_000,
       backoffMs: 1,
       meter: {
-        before: async (_request, max) => void events.push(`before ${max}`),
-        after: async (_request, response) => void events.push(`after ${response.promptTokens}`),
+        begin: async (_request, max) => {
+          events.push(`begin ${max}`);
+          return {
+            answered: async (response) => void events.push(`answered ${response.promptTokens}`),
+            ended: async () => void events.push('ended'),
+          };
+        },
       },
     });
     await calls.chat({ messages: [{ role: 'user', content: 'hi' }] });
-    assert.deepEqual(events, ['before 500', 'before 500', 'after 10']);
+    assert.deepEqual(events, ['begin 500', 'ended', 'begin 500', 'answered 10', 'ended']);
     assert.deepEqual(calls.usage, { promptTokens: 10, completionTokens: 2, calls: 2 });
   });
 
   it('a refusal sends nothing, is not retried and is no call', async () => {
     const llm = flaky(0);
     const refusal = new Error('over the cap');
-    const calls = createLlmCalls(llm, { timeoutMs: 1_000, backoffMs: 1, meter: { before: async () => Promise.reject(refusal) } });
+    const calls = createLlmCalls(llm, { timeoutMs: 1_000, backoffMs: 1, meter: { begin: async () => Promise.reject(refusal) } });
     await assert.rejects(calls.chat({ messages: [{ role: 'user', content: 'hi' }] }), (e) => e === refusal);
     assert.equal(llm.sent, 0);
     assert.equal(calls.usage.calls, 0);

@@ -16,6 +16,7 @@ interface RevisionOptions {
   ifMatch?: string;
   reason?: string;
   yes?: boolean;
+  secret?: boolean;
 }
 
 /** A text from a file, or from standard input when the file is absent or '-'. */
@@ -25,6 +26,7 @@ export const textFrom = (file: string | undefined, what: string): Promise<string
 const revisionFields = (options: RevisionOptions) => ({
   ...(options.ifMatch !== undefined ? { if_match: options.ifMatch } : {}),
   ...(options.reason !== undefined ? { reason: options.reason } : {}),
+  ...(options.secret === true ? { secret: true } : {}),
 });
 
 /** `bank write SPACE FILE [TEXT_FILE]`: the whole new text, against `--if-match` (the version `bank read --json` gives). */
@@ -45,7 +47,7 @@ export async function bankEdit({ core, caller }: Session, spaceId: string, filen
   try {
     const draft = path.join(dir, path.basename(read.filename));
     await writeFile(draft, read.content, { mode: 0o600 });
-    const { status, error } = spawnSync(`${editor} "$0"`, [draft], { stdio: 'inherit', shell: true });
+    const { status, error } = runEditor(editor, draft);
     if (error || status !== 0) throw invalid(`the editor (${editor}) failed${status !== null ? ` with exit code ${status}` : ''}: nothing was changed`);
     const content = await readFile(draft, 'utf8');
     if (content === read.content) return { status: 'ok', space_id: spaceId, filename: read.filename, message: 'unchanged: nothing was written' };
@@ -54,11 +56,24 @@ export async function bankEdit({ core, caller }: Session, spaceId: string, filen
       filename: read.filename,
       content,
       if_match: read.version,
-      ...revisionFields({ reason: options.reason }),
+      ...revisionFields({ reason: options.reason, secret: options.secret }),
     });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Runs the person's editor on `file` as git does: `$EDITOR` is shell words (`code --wait`, `vim -u
+ * NONE`, a quoted path), so it is run by `sh -c '<editor> "$@"' <editor> <file>`, where the file is
+ * a positional parameter (never part of the command string, so no character of its path is read by
+ * the shell) and the one argument after the editor's own words. Windows has no sh: cmd is given the
+ * file quoted (a temp path never holds `"`).
+ */
+function runEditor(editor: string, file: string) {
+  return process.platform === 'win32'
+    ? spawnSync(`${editor} "${file}"`, { stdio: 'inherit', shell: true })
+    : spawnSync('/bin/sh', ['-c', `${editor} "$@"`, editor, file], { stdio: 'inherit' });
 }
 
 export const bankDelete = ({ core, caller }: Session, spaceId: string, filename: string, options: RevisionOptions) =>

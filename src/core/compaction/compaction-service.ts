@@ -16,6 +16,7 @@ import { lockSpace } from '../consolidation/space-lock.js';
 import type { ChangedFile } from '../events.js';
 import { checkDigests, targetTokens, type Digest } from './guards.js';
 import { compactionMessages, parseDigests, retryReminder } from './prompt.js';
+import { newNonce, stripFenceEcho } from '../prompt-fence.js';
 import { splitSections, type SplitFile } from './sections.js';
 import { requireModel } from '../model.js';
 import { isoSeconds } from '../../shared/time.js';
@@ -77,14 +78,15 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
   };
 
   /** Asks for digests; a cut or malformed reply gets one more chance with a reminder. */
-  const askDigests = async (calls: LlmCalls, file: SplitFile): Promise<Digest[]> => {
-    const messages = compactionMessages(file, targetTokens(file.budget));
+  const askDigests = async (calls: LlmCalls, file: SplitFile, nonce: string): Promise<Digest[]> => {
+    const messages = compactionMessages(file, targetTokens(file.budget), nonce);
     let problem = '';
     for (let attempt = 1; attempt <= 2; attempt++) {
-      const response = await calls.chat({ messages: attempt === 1 ? messages : [...messages, retryReminder(problem)], json: true });
+      const response = await calls.chat({ messages: attempt === 1 ? messages : [...messages, retryReminder(problem, nonce)], json: true });
       try {
         if (response.truncated) throw new PlanFormatError('the reply was cut by the token limit');
-        return parseDigests(response.text);
+        // The prompt's own fence lines copied into the reply are an echo: dropped (prompt-fence.ts).
+        return parseDigests(stripFenceEcho(response.text, nonce));
       } catch (error) {
         if (!(error instanceof PlanFormatError)) throw error;
         problem = error.message;
@@ -102,7 +104,8 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
         `${file.filename} (${file.tokens} tokens) does not fit the model's context in one request (${llm.contextWindow} tokens, ${llm.maxOutputTokens} reserved for the reply): raise LIVE_MEM_LLM_CONTEXT_WINDOW or use a model with a larger one`,
       );
     }
-    return checkDigests(file, await askDigests(calls, file));
+    const nonce = newNonce();
+    return checkDigests(file, await askDigests(calls, file, nonce), { nonce, redact: context.redact });
   };
 
   /** `llm` may be absent when nothing looked over budget (the run then only finishes what a killed one left). */

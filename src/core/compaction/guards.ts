@@ -1,7 +1,8 @@
-import { invalid } from '../../shared/errors.js';
+import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { measureTokens } from '../bank/budget.js';
 import { outlineDamage, outlineOf } from '../consolidation/markdown.js';
-import { describeKinds, newSecretKinds } from '../redact/redact.js';
+import { guardModelOutput } from '../consolidation/model-output.js';
+import type { RedactMode } from '../redact/redact.js';
 import { fencedCode, type Section, type SplitFile } from './sections.js';
 
 /**
@@ -54,14 +55,34 @@ export function checkKnownIds(file: SplitFile, digests: readonly Digest[]): Map<
 
 const normalize = (text: string): string => text.replace(/\s+/g, ' ').trim().toLowerCase();
 
+/** What the gate of model output needs of a compaction: its prompt's nonce, and LIVE_MEM_REDACT (default mask). */
+export interface DigestGuards {
+  nonce?: string;
+  redact?: RedactMode;
+}
+
 /**
- * A digest adds no secret its section did not hold (redact/redact.ts): it only shortens. A secret
- * already in the section may stay (a compaction is not where the bank is cleaned).
+ * A digest is model text stored in the bank: it passes the one gate every such text passes
+ * (consolidation/model-output.ts). The prompt's fence lines it echoes are dropped; a secret its
+ * section did not hold is refused (the `secret` guard: a digest only shortens, and a secret already
+ * there may stay, a compaction is not where the bank is cleaned); a line carrying an order its
+ * section does not vouch for is refused (the `directive` guard: the section is what it restates).
+ * Returns the digest's text as it passed.
  */
-export function checkNoNewSecret(file: SplitFile, section: Section, text: string): void {
-  const kinds = newSecretKinds(section.text, text);
-  if (kinds.length > 0)
-    throw refuse('secret', file, `the digest of ${section.id} adds what looks like a secret (${describeKinds(kinds)}) its section did not hold`);
+export function checkModelOutput(file: SplitFile, section: Section, text: string, guards: DigestGuards = {}): string {
+  try {
+    const [passed] = guardModelOutput({
+      subject: `the digest of ${section.id}`,
+      nonce: guards.nonce ?? '',
+      texts: [{ where: file.filename, before: section.text, after: text }],
+      sources: [{ filename: `section ${section.id}`, content: section.text }],
+      redact: guards.redact ?? 'mask',
+    });
+    return passed as string;
+  } catch (error) {
+    if (!isLiveMemError(error, 'invalid_input')) throw error;
+    throw refuse(error.data.directive ? 'directive' : 'secret', file, error.message);
+  }
 }
 
 /** A digest keeps its section's heading and adds none (a missing heading line is put back). Returns the digest's text. */
@@ -180,14 +201,17 @@ export function checkSize(file: SplitFile, resultTokens: number): void {
 }
 
 /** Runs every guard; returns the new content and the sections digested. */
-export function checkDigests(file: SplitFile, digests: readonly Digest[]): { content: string; digested: Digested[]; tokens: number } {
+export function checkDigests(
+  file: SplitFile,
+  digests: readonly Digest[],
+  guards: DigestGuards = {},
+): { content: string; digested: Digested[]; tokens: number } {
   const byId = checkKnownIds(file, digests);
   const digested = digests.map((digest) => {
     const section = byId.get(digest.id) as Section;
     const text = checkHeading(file, section, digest.content);
     checkShorter(file, section, text);
-    checkNoNewSecret(file, section, text);
-    return { section, text };
+    return { section, text: checkModelOutput(file, section, text, guards) };
   });
   const content = assemble(file, digested);
   checkOutline(file, content);

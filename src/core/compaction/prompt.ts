@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../llm/types.js';
-import { dataRule, fenceJson, newNonce, readFences } from '../prompt-fence.js';
+import { dataRule, fenceJson, fenceReason, newNonce, readFences } from '../prompt-fence.js';
 import { PlanFormatError, replyJson } from '../consolidation/plan.js';
 import type { Digest } from './guards.js';
 import type { SplitFile } from './sections.js';
@@ -61,10 +61,11 @@ export function compactionMessages(file: SplitFile, targetTokens: number, nonce 
   ];
 }
 
-export function retryReminder(problem: string): ChatMessage {
+/** Said once more after a reply that was not usable digests; the problem fenced (a parser's message may quote the reply). */
+export function retryReminder(problem: string, nonce: string): ChatMessage {
   return {
     role: 'user',
-    content: `Your previous answer could not be used: ${problem}. Answer again with ONLY the JSON object {"digests":[{"id":…,"content":…}]}: no prose, no code fence, every string properly escaped.`,
+    content: `Your previous answer could not be used:\n${fenceReason(nonce, problem)}\nAnswer again with ONLY the JSON object {"digests":[{"id":…,"content":…}]}: no prose, no code fence, every string properly escaped.`,
   };
 }
 

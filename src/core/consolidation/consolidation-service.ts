@@ -1,6 +1,5 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
-import type { LlmCalls } from '../../llm/call.js';
 import { LlmError, type LlmClient } from '../../llm/types.js';
 import { listAll } from '../../storage/list.js';
 import { authorize, toAgentName, type Caller } from '../caller.js';
@@ -23,13 +22,14 @@ import { planWindow } from './plan-window.js';
 import type { ChangedFile } from '../events.js';
 import { estimateTokens } from '../tokens.js';
 import { meteredCalls } from '../spend/meter.js';
-import { buildMessages, compressionMessages, type PromptNote } from './prompt.js';
+import { buildMessages, type PromptNote } from './prompt.js';
 import { accountingWarnings, type Accounting } from './provenance.js';
 import { requireModel } from '../model.js';
 import { isoSeconds } from '../../shared/time.js';
 import { readBankFiles } from '../bank/bank-files.js';
 import { newNonce } from '../prompt-fence.js';
 import { normalizeLineEndings } from '../../shared/line-endings.js';
+import { compressSynthesis, countWords } from './compress.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -84,8 +84,6 @@ export interface ConsolidationResult {
   [field: string]: unknown;
 }
 
-/** Sentences the compressed synthesis aims for (seed 001). */
-const COMPRESSED_SENTENCES = 8;
 /** Tokens kept free in the context window for the prompt's own wording and estimation error. */
 const CONTEXT_MARGIN_TOKENS = 1_000;
 /** Fewest tokens a window of notes may get. */
@@ -103,8 +101,6 @@ function failureOutcome(spaceId: string, windows: number, committed: string | un
 
 /** How long a consolidation waits for a compaction holding the space's lease (one model call per file). */
 const COMPACTION_WAIT_MS = 60_000;
-
-const countWords = (text: string): number => text.split(/\s+/).filter(Boolean).length;
 
 /** What a run's committed windows wrote, all windows together. */
 export interface CommittedChanges {
@@ -151,20 +147,6 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     for (const [filename, file] of files) files.set(filename, { ...file, content: normalizeLineEndings(file.content) });
     const { appendOnly, rewrittenWhole } = parseBankRules(rules);
     return { files, appendOnly, rewrittenWhole };
-  };
-
-  /** Compresses a synthesis past the word limit; keeps it whole if the call fails or returns nothing. */
-  const compress = async (calls: LlmCalls, synthesis: string, warnings: string[]): Promise<{ text: string; compressed: boolean }> => {
-    if (countWords(synthesis) <= settings.synthesisMaxWords) return { text: synthesis, compressed: false };
-    try {
-      const response = await calls.chat({ messages: compressionMessages(synthesis, COMPRESSED_SENTENCES, newNonce()) });
-      const text = normalizeLineEndings(response.text.replace(/<think>[\s\S]*?<\/think>/gi, '')).trim();
-      if (text) return { text, compressed: true };
-      warnings.push('the synthesis compression returned nothing; the long synthesis was kept whole');
-    } catch (error) {
-      warnings.push(`the synthesis compression failed (${(error as Error).message}); the long synthesis was kept whole`);
-    }
-    return { text: synthesis, compressed: false };
   };
 
   /**
@@ -286,10 +268,10 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         };
         const messages = buildMessages({ ...base, notes: window.map((w) => w.note), bank: views });
         const notes = window.map((w) => ({ filename: w.name.filename, content: w.note.content }));
-        const { plan, applied, accounting } = await planWindow(context, calls, messages, sent, { notes, synthesis }, result, warnings);
+        const { plan, applied, accounting } = await planWindow(context, calls, messages, base.nonce, sent, { notes, synthesis }, result, warnings);
         reportAccounting(accounting, plan, result, warnings);
         if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
-        const compressed = await compress(synthesisCalls, plan.synthesis, warnings);
+        const compressed = await compressSynthesis(context, synthesisCalls, plan.synthesis, notes, warnings);
 
         progress('apply', `window ${result.windows + 1}: committing ${applied.writes.length} bank files`, selected.length);
         const now = context.clock();

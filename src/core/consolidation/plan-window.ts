@@ -1,10 +1,11 @@
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import type { LlmCalls } from '../../llm/call.js';
 import type { CoreContext } from '../context.js';
-import { refuseNewSecrets } from '../redact/redact.js';
+import { stripFenceEcho } from '../prompt-fence.js';
 import { applyPlan, type AppliedPlan, type BankSnapshot } from './apply-plan.js';
 import type { ConsolidationResult } from './consolidation-service.js';
-import { screenDirectives, screenNames, type WindowNote } from './directives.js';
+import { screenNames, type WindowNote } from './directives.js';
+import { guardModelOutput } from './model-output.js';
 import { PlanFormatError, parsePlan, type Plan } from './plan.js';
 import { accountingReminder, type buildMessages, refusalReminder, retryReminder } from './prompt.js';
 import { accountingProblem, accountPlan, writtenName, type Accounting } from './provenance.js';
@@ -24,20 +25,47 @@ function noteSuspects(result: ConsolidationResult, error: unknown): void {
   result.suspect_notes = [...all];
 }
 
-/** What a plan would write, beside what each place held before (checked for new secrets). */
-function* planTexts(applied: AppliedPlan, bank: BankSnapshot, synthesis: string, synthesisBefore: string) {
-  for (const write of applied.writes) yield { where: write.filename, before: bank.files.get(write.filename)?.content ?? '', after: write.content };
-  yield { where: 'the synthesis', before: synthesisBefore, after: synthesis };
+/** What a plan says of a note that no change cites, as written into the consolidation's record. */
+const DISPOSITION_TEXTS = ['reason', 'by', 'into'] as const;
+
+/**
+ * Every text of a plan that is stored, through the one gate of model output (model-output.ts): each
+ * file it writes beside what the file held, the synthesis, and what it says of its notes (reasons,
+ * kept in the consolidation's record). Returns the plan and its writes as they passed.
+ */
+function guardPlan(
+  context: CoreContext,
+  nonce: string,
+  plan: Plan,
+  applied: AppliedPlan,
+  bank: BankSnapshot,
+  window: { notes: WindowNote[]; synthesis: string },
+) {
+  const said = (plan.notes ?? []).flatMap((entry, i) => DISPOSITION_TEXTS.flatMap((field) => (entry[field] ? [{ i, field, text: entry[field] }] : [])));
+  const texts = [
+    ...applied.writes.map((write) => ({ where: write.filename, before: bank.files.get(write.filename)?.content ?? '', after: write.content })),
+    { where: 'the synthesis', before: window.synthesis, after: plan.synthesis },
+    ...said.map(({ text }) => ({ where: 'what it says of the notes', before: '', after: text })),
+  ];
+  const passed = guardModelOutput({ subject: 'the plan', nonce, texts, sources: window.notes, redact: context.redact });
+  const writes = applied.writes.map((write, i) => ({ ...write, content: passed[i] as string }));
+  const notes = plan.notes?.map((entry) => ({ ...entry }));
+  said.forEach(({ i, field }, at) => Object.assign(notes?.[i] ?? {}, { [field]: passed[writes.length + 1 + at] }));
+  return {
+    plan: { ...plan, synthesis: passed[writes.length] as string, ...(notes ? { notes } : {}) },
+    applied: { ...applied, writes },
+  };
 }
 
 /** Asks for a plan; a reply that is not a usable plan gets one more chance with a stricter reminder. */
-async function askPlan(calls: LlmCalls, messages: ReturnType<typeof buildMessages>): Promise<Plan> {
+async function askPlan(calls: LlmCalls, messages: ReturnType<typeof buildMessages>, nonce: string): Promise<Plan> {
   let problem = '';
   for (let attempt = 1; attempt <= 2; attempt++) {
-    const response = await calls.chat({ messages: attempt === 1 ? messages : [...messages, retryReminder(problem)], json: true });
+    const response = await calls.chat({ messages: attempt === 1 ? messages : [...messages, retryReminder(problem, nonce)], json: true });
     try {
       if (response.truncated) throw new PlanFormatError('the reply was cut by the token limit');
-      return parsePlan(response.text);
+      // The prompt's own fence lines copied into the reply are an echo: dropped, never a reason to refuse it.
+      return parsePlan(stripFenceEcho(response.text, nonce));
     } catch (error) {
       if (!(error instanceof PlanFormatError)) throw error;
       problem = error.message;
@@ -62,6 +90,8 @@ export async function planWindow(
   context: CoreContext,
   calls: LlmCalls,
   messages: ReturnType<typeof buildMessages>,
+  /** The nonce the prompt's fences carry (prompt-fence.ts). */
+  nonce: string,
   bank: BankSnapshot,
   window: { notes: WindowNote[]; synthesis: string },
   result: ConsolidationResult,
@@ -77,7 +107,7 @@ export async function planWindow(
   for (let attempt = 1; ; attempt++) {
     let plan: Plan;
     try {
-      plan = await askPlan(calls, messages);
+      plan = await askPlan(calls, messages, nonce);
     } catch (error) {
       if (!kept) throw error;
       return fallBack(`asking again failed (${error instanceof Error ? error.message : String(error)})`);
@@ -85,21 +115,15 @@ export async function planWindow(
     let applied: AppliedPlan;
     try {
       screenNames(plan, window.notes);
-      applied = applyPlan(plan, bank, context.consolidation);
-      // A secret that reached a note by another route (redaction off, an older version) stops here.
-      if (context.redact !== 'off') refuseNewSecrets(planTexts(applied, bank, plan.synthesis, window.synthesis), 'the plan');
-      screenDirectives({
-        files: applied.writes.map((w) => ({ filename: w.filename, before: bank.files.get(w.filename)?.content ?? '', after: w.content })),
-        synthesis: { before: window.synthesis, after: plan.synthesis },
-        notes: window.notes,
-      });
+      // A secret that reached a note by another route (redaction off, an older version), or an order no note states, stops here.
+      ({ plan, applied } = guardPlan(context, nonce, plan, applyPlan(plan, bank, context.consolidation), bank, window));
     } catch (error) {
       result.operations_failed += plan.changes.reduce((n, c) => n + (c.action === 'edit' ? c.edits.length : 1), 0);
       noteSuspects(result, error);
       if (kept && isLiveMemError(error, 'invalid_input')) return fallBack(`the model's second plan was refused (${error.message})`);
       if (attempt >= 2 || !isLiveMemError(error, 'invalid_input')) throw error;
       warnings.push(`window ${result.windows + 1}: the model's plan was refused (${error.message}); it was asked once more`);
-      messages = [...messages, refusalReminder(error.message)];
+      messages = [...messages, refusalReminder(error.message, nonce)];
       continue;
     }
     const accounting = accountPlan(plan, filenames, writtenName(applied));
@@ -108,7 +132,7 @@ export async function planWindow(
     if (problem && attempt < 2) {
       warnings.push(`window ${result.windows + 1}: the model's plan does not account for every note (${problem}); it was asked once more`);
       kept = checked;
-      messages = [...messages, accountingReminder(problem)];
+      messages = [...messages, accountingReminder(problem, nonce)];
       continue;
     }
     return kept && shortfall(kept.accounting) < shortfall(accounting) ? kept : checked;

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../llm/types.js';
-import { dataRule, fence } from '../prompt-fence.js';
+import { dataRule, fence, fenceReason } from '../prompt-fence.js';
 import type { PartialView } from './bank-view.js';
 
 /**
@@ -116,27 +116,27 @@ export function buildMessages(input: PromptInput): ChatMessage[] {
   ];
 }
 
-/** Said after a plan refused by its checks (apply-plan.ts): why, so the model can correct it. */
-export function refusalReminder(reason: string): ChatMessage {
+/** Said after a plan refused by its checks (apply-plan.ts, model-output.ts): why, fenced (it quotes the plan), so the model can correct it. */
+export function refusalReminder(reason: string, nonce: string): ChatMessage {
   return {
     role: 'user',
-    content: `Your plan was refused and nothing was written: ${reason}. Answer again with the whole corrected plan, as the same JSON object: keep the changes that were fine and fix this one.`,
+    content: `Your plan was refused and nothing was written. Why, in the checks' words (they quote your plan):\n${fenceReason(nonce, reason)}\nAnswer again with the whole corrected plan, as the same JSON object: keep the changes that were fine and fix this one.`,
   };
 }
 
-/** Said after a plan that does not account for every note of the window (provenance.ts). */
-export function accountingReminder(problem: string): ChatMessage {
+/** Said after a plan that does not account for every note of the window (provenance.ts); the problem fenced (it names what the plan cited). */
+export function accountingReminder(problem: string, nonce: string): ChatMessage {
   return {
     role: 'user',
-    content: `Your plan does not account for every note: ${problem}. Answer again with the whole plan, as the same JSON object: cite in "sources" the notes (by number) each change comes from, and list in "notes" every other note as superseded or discarded, with the reason.`,
+    content: `Your plan does not account for every note:\n${fenceReason(nonce, problem)}\nAnswer again with the whole plan, as the same JSON object: cite in "sources" the notes (by number) each change comes from, and list in "notes" every other note as superseded or discarded, with the reason.`,
   };
 }
 
-/** Said once more after a reply that was not a usable plan. */
-export function retryReminder(problem: string): ChatMessage {
+/** Said once more after a reply that was not a usable plan; the problem fenced (a parser's message may quote the reply). */
+export function retryReminder(problem: string, nonce: string): ChatMessage {
   return {
     role: 'user',
-    content: `Your previous answer could not be used: ${problem}. Answer again with ONLY the JSON object described above: no prose, no code fence, no <think> block, every string properly escaped.`,
+    content: `Your previous answer could not be used:\n${fenceReason(nonce, problem)}\nAnswer again with ONLY the JSON object described above: no prose, no code fence, no <think> block, every string properly escaped.`,
   };
 }
 

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { invalid } from '../../shared/errors.js';
 import { toAgentName } from '../caller.js';
-import { redactForWrite, type KindCount, type RedactMode } from '../redact/redact.js';
+import type { KindCount, RedactMode } from '../redact/redact.js';
+import { redactFields } from '../redact/stored-text.js';
 import { validateCategory, type Category } from '../validate.js';
 import { formatNoteName } from './note-name.js';
 import { normalizeTags } from './note-file.js';
@@ -86,10 +87,13 @@ function checkTags(value: unknown): string[] {
 }
 
 /**
- * Six base-36 characters of a hash of what makes the note: the same entry gets the same name on
- * every run (so a re-run finds it written), another content or time another name.
+ * Six base-36 characters of a hash of what makes the note as stored: the same entry gets the same
+ * name on every run (so a re-run finds it written), another content or time another name. Never of
+ * the text before redaction: a name is listed to every reader, and six characters of an unsalted
+ * hash of the raw text let a reader who guesses the note around a masked secret or a `<private>`
+ * span confirm each guess offline.
  */
-function contentId(time: Date, agent: string, category: string, content: string, tags: readonly string[]): string {
+export function contentId(time: Date, agent: string, category: string, content: string, tags: readonly string[]): string {
   const digest = createHash('sha256')
     .update(JSON.stringify([time.toISOString(), agent, category, content, tags]))
     .digest();
@@ -107,16 +111,17 @@ export interface PrepareSettings {
 /** Checks one entry as `live_note` checks a note, and names it; throws `invalid` with the reason. */
 export function prepareEntry(entry: IngestEntry, settings: PrepareSettings): PreparedNote {
   const time = parseTimestamp(entry.timestamp, settings.now);
-  const agent = checkAgent(entry.agent, settings.agent);
   const category = validateCategory(entry.category === undefined || entry.category === null ? 'observation' : String(entry.category));
   if (typeof entry.content !== 'string') throw invalid(entry.content === undefined ? 'content is missing' : 'content must be a string');
   const content = entry.content;
   if (content.trim().length === 0) throw invalid('content is empty');
   if (content.length > settings.maxNoteChars) throw invalid(`content has ${content.length} characters; the limit is ${settings.maxNoteChars}`);
-  const tags = checkTags(entry.tags);
-  const redaction = redactForWrite(content, settings.redact, 'the note');
-  if (redaction.text.trim().length === 0) throw invalid('content is empty once its <private> text is removed');
-  // Named from the entry as given (not as redacted): a change of LIVE_MEM_REDACT between runs names the same notes.
-  const filename = formatNoteName(time, agent, category, contentId(time, agent, category, content, tags));
-  return { filename, time, agent, category, tags, content: redaction.text, redacted: redaction.redacted, private_removed: redaction.private_removed };
+  // Every text the entry brings, through the pass a live_note's input takes (redact/stored-text.ts).
+  const kept = redactFields({ content, agent: entry.agent, tags: entry.tags }, settings.redact, { label: (path) => `the note's ${path}` });
+  const agent = checkAgent(kept.value.agent, settings.agent);
+  const tags = checkTags(kept.value.tags);
+  // Named from the note as stored: a name hashed from the text before masking would let a reader confirm guesses of
+  // a masked secret or a <private> span (and a run with another LIVE_MEM_REDACT, storing another text, names another note).
+  const filename = formatNoteName(time, agent, category, contentId(time, agent, category, kept.value.content, tags));
+  return { filename, time, agent, category, tags, content: kept.value.content, redacted: kept.redacted, private_removed: kept.private_removed };
 }

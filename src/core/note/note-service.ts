@@ -8,7 +8,6 @@ import { matchesNeedle, searchableTexts } from '../recall/live-texts.js';
 import type { LiveTextsLookup } from '../recall/space-index.js';
 import { newestLive } from '../recall/newest.js';
 import { baseName, spaceKeys } from '../layout.js';
-import { redactForWrite } from '../redact/redact.js';
 import { requireSpace } from '../space/meta.js';
 import { parseSince, validateCategory, validateLimit, validateQuery, validateSpaceId } from '../validate.js';
 import { createIngest } from './ingest.js';
@@ -169,16 +168,14 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
       }
       const tags = normalizeTags(input.tags);
       const agent = caller.canChooseAgent && input.agent ? toAgentName(input.agent) : caller.agent;
-      // Before anything is written: `<private>` spans removed, secrets masked or refused (LIVE_MEM_REDACT).
-      const redaction = redactForWrite(content, context.redact, 'the note');
-      if (redaction.text.trim().length === 0) throw invalid('content is empty once its <private> text is removed: nothing was stored');
+      // Its secrets were masked and its `<private>` spans dropped on the way in (redact/stored-text.ts).
       let spaceCreated = false;
 
       for (let attempt = 0; ; attempt++) {
         const time = noteTime();
         const filename = formatNoteName(time, agent, category, context.randomId());
         const timestamp = isoSeconds(time);
-        const body = formatNoteFile({ timestamp, agent, category, tags, space_id: spaceId }, redaction.text);
+        const body = formatNoteFile({ timestamp, agent, category, tags, space_id: spaceId }, content);
         try {
           await createNote(spaceId, spaceKeys(spaceId).note(filename), body);
           const name = parseNoteName(filename);
@@ -193,9 +190,6 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
             size: Buffer.byteLength(body),
             timestamp,
             ...(spaceCreated ? { space_created: true } : {}),
-            // What was kept out, never the secrets: kinds and counts only.
-            ...(redaction.redacted.length > 0 ? { redacted: redaction.redacted } : {}),
-            ...(redaction.private_removed > 0 ? { private_removed: redaction.private_removed } : {}),
           };
         } catch (error) {
           if (isLiveMemError(error, 'not_found') && !spaceCreated && createsSpaces(caller)) {

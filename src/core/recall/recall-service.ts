@@ -1,6 +1,6 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { createAnalyzer } from '../../search/analyze.js';
-import { invalid, LiveMemError } from '../../shared/errors.js';
+import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import type { SearchHit, TextIndexEngine } from '../../search/types.js';
 import { authorize, toAgentName, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
@@ -194,7 +194,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
             return (meta ? await textOf(spaceId, index, meta) : null)?.slice(0, EMBED_MAX_CHARS) ?? '';
           }),
         );
-        const vectors = await meteredEmbed(context, embeddings, spaceId, texts, AbortSignal.timeout(EMBED_TIMEOUT_MS));
+        const vectors = await meteredEmbed(context, embeddings, { spaceId, purpose: 'embeddings' }, texts, EMBED_TIMEOUT_MS);
         batch.forEach(({ id, generation }, i) => index.setVector(id, vectors[i] as Float32Array, generation));
       }
       index.snapshotIfDue();
@@ -208,15 +208,21 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     embedding.set(spaceId, run);
   };
 
-  /** The query's embedding, or null (no model, no vectors yet, or the endpoint failed: BM25 alone). */
-  const queryVector = async (spaceId: string, index: SpaceIndex, query: string): Promise<Float32Array | null> => {
-    if (!context.embeddings || !index.vectors || index.vectors.size === 0) return null;
+  /**
+   * The query's embedding, or null: BM25 alone. Without a model or vectors yet, nothing to say; a
+   * search never fails for want of one, so a query refused by the space's cap (or the share of it
+   * searches may use) or failed by the endpoint is `fallback`: why the result is BM25 alone.
+   */
+  const queryVector = async (spaceId: string, index: SpaceIndex, query: string): Promise<{ vector: Float32Array | null; fallback?: string }> => {
+    if (!context.embeddings || !index.vectors || index.vectors.size === 0) return { vector: null };
     try {
-      const [vector] = await meteredEmbed(context, context.embeddings, spaceId, [query], AbortSignal.timeout(EMBED_TIMEOUT_MS));
-      return vector && vector.length === index.vectors.dims ? vector : null;
+      const [vector] = await meteredEmbed(context, context.embeddings, { spaceId, purpose: 'search' }, [query], EMBED_TIMEOUT_MS);
+      if (vector && vector.length === index.vectors.dims) return { vector };
+      return { vector: null, fallback: 'BM25 alone: the embeddings endpoint answered a vector of another dimension than the index' };
     } catch (error) {
+      if (isLiveMemError(error, 'quota_exceeded')) return { vector: null, fallback: `BM25 alone: the query was not embedded, ${error.message}` };
       context.logger.debug(`query embedding failed for '${spaceId}': ${(error as Error).message}`);
-      return null;
+      return { vector: null, fallback: 'BM25 alone: the query embedding failed (the server log says why)' };
     }
   };
 
@@ -352,7 +358,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
         }
       : undefined;
     const spare = limit + 5; // a few spare for documents gone since they were indexed
-    const vector = await queryVector(spaceId, index, query);
+    const { vector, fallback } = await queryVector(spaceId, index, query);
     const pool = Math.max(RERANK_POOL, vector ? spare * 4 : spare);
     const metaOf = (id: string) => index.meta(id);
     const words = queryWords(query);
@@ -383,7 +389,15 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
         truncated: snippet.truncated,
       });
     }
-    return { status: 'ok' as const, space_id: spaceId, query, mode: vector ? ('hybrid' as const) : ('bm25' as const), results, total: results.length };
+    return {
+      status: 'ok' as const,
+      space_id: spaceId,
+      query,
+      mode: vector ? ('hybrid' as const) : ('bm25' as const),
+      ...(fallback ? { fallback } : {}),
+      results,
+      total: results.length,
+    };
   };
 
   return {
@@ -442,7 +456,12 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
           by: record.revision?.by ?? (typeof record.metrics.by === 'string' ? record.metrics.by : undefined),
           model: typeof record.metrics.model === 'string' ? record.metrics.model : undefined,
           ...(record.revision
-            ? { action: record.revision.action, reason: record.revision.reason, ...(record.revision.reverts ? { reverts: record.revision.reverts } : {}) }
+            ? {
+                action: record.revision.action,
+                reason: record.revision.reason,
+                ...(record.revision.reverts ? { reverts: record.revision.reverts } : {}),
+                ...(record.revision.secret === true ? { secret: true } : {}),
+              }
             : {}),
           // A forget: how many notes, from which consolidations; never what they said.
           ...(record.forget
@@ -478,7 +497,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       if (!/^[0-9A-Za-z][0-9A-Za-z_-]{0,127}$/.test(cid)) throw invalid(`invalid consolidation_id ${JSON.stringify(cid)}`);
       await requireSpace(context, spaceId);
       await corpus.sync(spaceId); // a forget committed by another process since: its notes are not returned
-      const record = await corpus.record(spaceId, cid);
+      const record = await corpus.record(spaceId, cid, { fresh: true });
       if (!record) throw new LiveMemError('not_found', `no consolidation '${cid}' in space '${spaceId}'`, { space_id: spaceId, consolidation_id: cid });
       if (keepsPreimages(record)) {
         const preimages = await corpus.historyPreimages(spaceId, cid);

@@ -38,6 +38,12 @@ export const SECRET_PATTERNS: SecretPattern[] = [
     hints: ['akia', 'asia', 'abia', 'acca'],
   },
   {
+    kind: 'aws-secret-key',
+    // The secret right after its key id, as the console's credentials CSV (`bob,,AKIA…,SECRET,https://…`) lays them out.
+    regex: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}[ \t]{0,4}[,;|\t][ \t]{0,4}(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dg,
+    hints: ['akia', 'asia'],
+  },
+  {
     kind: 'azure-storage-key',
     regex: /(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey)=(?<s>[A-Za-z0-9+/]{20,256}={0,2})/dgi,
     hints: ['accountkey=', 'sharedaccesskey='],
@@ -54,8 +60,8 @@ export const SECRET_PATTERNS: SecretPattern[] = [
   },
   {
     kind: 'gitlab-token',
-    regex: /(?<![A-Za-z0-9_-])(?:glpat|glrt|gldt)-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/dg,
-    hints: ['glpat-', 'glrt-', 'gldt-'],
+    regex: /(?<![A-Za-z0-9_-])(?:glpat|glrt|gldt|glptt|glft|glsoat|glcbt|glimt|gloas|glagent)-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/dg,
+    hints: ['glpat-', 'glrt-', 'gldt-', 'glptt-', 'glft-', 'glsoat-', 'glcbt-', 'glimt-', 'gloas-', 'glagent-'],
   },
   {
     kind: 'anthropic-api-key',
@@ -80,14 +86,50 @@ export const SECRET_PATTERNS: SecretPattern[] = [
   },
   {
     kind: 'slack-token',
-    regex: /(?<![A-Za-z0-9_-])xox[abposre]-[A-Za-z0-9-]{10,255}(?![A-Za-z0-9_-])/dg,
-    hints: ['xox'],
+    regex: /(?<![A-Za-z0-9_-])(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,255}(?![A-Za-z0-9_-])/dg,
+    hints: ['xox', 'xapp-'],
     valid: mixed,
   },
   {
     kind: 'slack-webhook',
     regex: /https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]{20,255}/dg,
     hints: ['hooks.slack.com'],
+  },
+  {
+    kind: 'discord-webhook',
+    regex: /https:\/\/(?:(?:canary|ptb)\.)?discord(?:app)?\.com\/api\/webhooks\/[0-9]{5,30}\/[A-Za-z0-9_-]{20,255}/dg,
+    hints: ['discord'],
+  },
+  {
+    kind: 'pypi-token',
+    regex: /(?<![A-Za-z0-9_-])pypi-AgE[A-Za-z0-9_-]{50,4096}(?![A-Za-z0-9_-])/dg,
+    hints: ['pypi-age'],
+  },
+  {
+    kind: 'sendgrid-key',
+    regex: /(?<![A-Za-z0-9_.-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/dg,
+    hints: ['sg.'],
+  },
+  {
+    kind: 'digitalocean-token',
+    regex: /(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9_])/dg,
+    hints: ['_v1_'],
+  },
+  {
+    kind: 'shopify-token',
+    regex: /(?<![A-Za-z0-9_])shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}(?![A-Za-z0-9_])/dg,
+    hints: ['shpat_', 'shpca_', 'shppa_', 'shpss_'],
+  },
+  {
+    kind: 'google-oauth-token',
+    regex: /(?<![A-Za-z0-9_-])ya29\.[A-Za-z0-9_-]{20,4096}(?![A-Za-z0-9_-])/dg,
+    hints: ['ya29.'],
+    valid: mixed,
+  },
+  {
+    kind: 'telegram-bot-token',
+    regex: /(?<![A-Za-z0-9_:])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/dg,
+    hints: [':aa'],
   },
   {
     kind: 'huggingface-token',
@@ -112,6 +154,13 @@ export const SECRET_PATTERNS: SecretPattern[] = [
     hints: ['eyj'],
   },
   {
+    kind: 'basic-auth',
+    // `Authorization: Basic <base64 of user:password>`: only what decodes to printable `user:password`, so "Basic setup" stays.
+    regex: /(?<![A-Za-z0-9])[Bb]asic[ \t]{1,4}(?<s>[A-Za-z0-9+/]{6,4096}={0,2})(?![A-Za-z0-9+/=])/dg,
+    hints: ['basic'],
+    valid: (secret) => /^[\x20-\x7e]{0,1000}:[\x20-\x7e]{1,1000}$/.test(Buffer.from(secret, 'base64').toString('latin1')),
+  },
+  {
     kind: 'bearer-token',
     regex: /(?<![A-Za-z0-9])[Bb]earer[ \t]{1,4}(?<s>[A-Za-z0-9._~+/-]{20,4096}=*)/dg,
     hints: ['bearer'],
@@ -119,9 +168,39 @@ export const SECRET_PATTERNS: SecretPattern[] = [
   },
   {
     kind: 'url-password',
-    regex: /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}:\/\/[^\s:/?#@]{1,256}:(?<s>[^\s/?#@]{1,256})@/dg,
+    // The user may be empty: `redis://:PASSWORD@host` is Redis's own form.
+    regex: /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}:\/\/[^\s:/?#@]{0,256}:(?<s>[^\s/?#@]{1,256})@/dg,
     hints: ['://'],
     valid: (secret) => !isPlaceholder(secret) && !/^(?:password|passwd|pass|pwd|secret)$/i.test(secret),
+  },
+  {
+    kind: 'password',
+    // Passwords given to a command: `mysql -pSECRET` (MySQL and MariaDB tools; `-p` alone prompts), `redis-cli -a SECRET`,
+    // `sshpass -p SECRET`, `docker login -p SECRET`. `--password=` is an assignment (redact.ts).
+    regex:
+      /(?<![A-Za-z0-9_-])(?:(?:mysql|mariadb)[a-z-]{0,12}[ \t][^\n]{0,200}?(?<=[ \t])-p|redis-cli[ \t][^\n]{0,200}?(?<=[ \t])-a[ \t]{1,4}|sshpass[ \t][^\n]{0,100}?(?<=[ \t])-p[ \t]{0,4}|docker[ \t]{1,4}login[ \t][^\n]{0,200}?(?<=[ \t])(?:-p|--password)[ \t]{1,4})(?<s>'[^'\n]{1,256}'|"[^"\n]{1,256}"|[^\s'"]{1,256})/dg,
+    hints: ['mysql', 'mariadb', 'redis-cli', 'sshpass', 'docker'],
+    valid: (secret) => !isPlaceholder(secret.replace(/^['"]|['"]$/g, '')),
+  },
+  {
+    kind: 'password',
+    // `curl -u user:SECRET`, and OpenSSL's `-pass pass:SECRET` / `-passin pass:SECRET`.
+    regex:
+      /(?<![A-Za-z0-9_-])(?:curl[ \t][^\n]{0,200}?(?<=[ \t])(?:-u|--user)[ \t=]{1,4}['"]?[^\s:'"]{1,256}:|-pass(?:in|out)?[ \t]{1,4}pass:)(?<s>[^\s'"@]{1,256})/dg,
+    hints: ['curl', 'pass:'],
+    valid: (secret) => !isPlaceholder(secret),
+  },
+  {
+    kind: 'password',
+    // A .netrc entry on one line: `machine HOST login USER password SECRET`.
+    regex: /(?<![A-Za-z0-9_-])machine[ \t]{1,8}[^\s]{1,256}[ \t]{1,8}login[ \t]{1,8}[^\s]{1,256}[ \t]{1,8}password[ \t]{1,8}(?<s>[^\s]{1,256})/dg,
+    hints: ['machine'],
+  },
+  {
+    kind: 'password',
+    // A .netrc entry over lines: a line `login USER`, then a line `password SECRET`.
+    regex: /(?<=^|\n)[ \t]{0,16}login[ \t]{1,8}[^\s]{1,256}[ \t]{0,8}\r?\n[ \t]{0,16}password[ \t]{1,8}(?<s>[^\s]{1,256})/dg,
+    hints: ['login'],
   },
 ];
 
@@ -130,7 +209,7 @@ export function assignmentKind(key: string): string | undefined {
   const lower = key.toLowerCase();
   const flat = lower.replace(/[^a-z0-9]/g, '');
   if (/aws.*secret(?:access)?key$/.test(flat) || flat === 'secretaccesskey') return 'aws-secret-key';
-  if (/(?:password|passwd|passphrase)$/.test(flat) || /(?:^|[_.-])pass$/.test(lower)) return 'password';
+  if (/(?:password|passwd|passphrase)$/.test(flat) || /(?:^|[_.-])(?:pass|pwd)$/.test(lower)) return 'password';
   if (/(?:apikey|accesskey)$/.test(flat)) return 'api-key';
   if (/(?:secret|secretkey|privatekey|signingkey|encryptionkey)$/.test(flat)) return 'secret';
   if (/token$/.test(flat)) return 'token';
@@ -138,4 +217,4 @@ export function assignmentKind(key: string): string | undefined {
 }
 
 /** Every key assignment `assignmentKind` may accept contains one of these. */
-export const ASSIGNMENT_HINTS = ['pass', 'secret', 'key', 'token'];
+export const ASSIGNMENT_HINTS = ['pass', 'pwd', 'secret', 'key', 'token'];

@@ -98,6 +98,7 @@ const ASSIGNMENT_VALUE = /([ \t]{0,8})(?:"([^"\n]{1,4096})"|'([^'\n]{1,4096})'|(
 const LINE_END = /[ \t]*[,;]?[ \t]*(?:(?:#|\/\/)[^\n]*)?(?:\r?\n|$)/y;
 /** `max_token: 512`: a number in a config is a size or a count far more often than a secret. */
 const COUNT = /^\d{1,9}$/;
+const PWD_KEY = /(?:^|[_.-])pwd$/i;
 const CODE_REFERENCE = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
 
 /**
@@ -119,6 +120,8 @@ function assignments(text: string, found: Finding[]): void {
     // In a query string (`?token=x&page=2`) a tight value ends at `&`; elsewhere `&` is a password's.
     const secret = bare && tight ? (value[4] as string).split('&')[0] : ((value[2] ?? value[3] ?? value[4]) as string);
     if (!secret || isPlaceholder(secret.trim())) continue;
+    // `PWD=` is ODBC's password, but also the shell's working directory (`PWD=/home/bob`, `pwd: /srv`).
+    if (PWD_KEY.test(match[2] as string) && (match[4] !== '=' || /^(?:[/~]|[A-Za-z]:\\)/.test(secret))) continue;
     if (bare && !tight) {
       LINE_END.lastIndex = ASSIGNMENT_VALUE.lastIndex;
       if (!LINE_END.test(text) || CODE_REFERENCE.test(secret) || COUNT.test(secret)) continue;

@@ -8,7 +8,7 @@ import type { CoreContext } from '../context.js';
 import type { CoreEvent } from '../events.js';
 import { KEEP_FILE, spaceKeys } from '../layout.js';
 import { validateSpaceId } from '../validate.js';
-import { CAP_FIELD } from '../spend/ledger.js';
+import { capInForce, capReport, capUpdate } from '../spend/cap.js';
 import { spendSummary } from '../spend/report.js';
 import { claimNewSpace } from './claim.js';
 import { DEFAULT_RULES } from './default-rules.js';
@@ -33,7 +33,7 @@ export interface SpaceUpdateInput {
   space_id: string;
   description?: string;
   owner?: string;
-  /** The space's own daily cap of model tokens (0 = no cap for it); unset, LIVE_MEM_LLM_DAILY_TOKENS applies. */
+  /** The space's own daily cap of model tokens (spend/cap.ts: a writer's only lowers the cap in force, an admin's replaces it; 0 = none). */
   llm_daily_tokens?: number;
 }
 
@@ -206,11 +206,11 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
       if (cap !== undefined && !(typeof cap === 'number' && Number.isSafeInteger(cap) && cap >= 0))
         throw invalid(`llm_daily_tokens must be a whole number of tokens, 0 or more (0 = no cap for this space), got ${JSON.stringify(cap)}`);
       const updatedAt = isoSeconds(context.clock());
+      // The cap's rules (spend/cap.ts) are applied to the meta as it is, inside its compare-and-swap.
       const meta = await updateMeta(context, spaceId, (current) => ({
-        ...current,
+        ...(cap === undefined ? current : (capUpdate(caller, current, cap, context.limits) as SpaceMeta)),
         ...(description === undefined ? {} : { description }),
         ...(owner === undefined ? {} : { owner }),
-        ...(cap === undefined ? {} : { [CAP_FIELD]: cap }),
         updated_at: updatedAt,
       }));
       return {
@@ -218,7 +218,7 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
         space_id: spaceId,
         description: meta.description,
         owner: meta.owner,
-        ...(typeof meta[CAP_FIELD] === 'number' ? { llm_daily_tokens: meta[CAP_FIELD] } : {}),
+        ...(cap === undefined ? {} : { llm_daily_tokens: cap, daily_cap: capReport(capInForce(meta, context.limits), spaceId) }),
         updated_at: updatedAt,
       };
     },

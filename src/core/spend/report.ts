@@ -3,7 +3,8 @@ import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { requireSpace } from '../space/meta.js';
 import { parseDateTime, validateSpaceId } from '../validate.js';
-import { CAP_FIELD, CAP_SETTING, dayOf } from './ledger.js';
+import { capReport } from './cap.js';
+import { dayOf } from './ledger.js';
 
 /** Days `space_info` sums (today included), and the most `live-mem spend --since` may ask for: reading costs a listing per day. */
 export const INFO_DAYS = 30;
@@ -11,16 +12,13 @@ export const MAX_REPORT_DAYS = 366;
 
 const daysBefore = (day: string, days: number): string => dayOf(new Date(Date.parse(`${day}T00:00:00Z`) - days * 86_400_000));
 
-/** The cap as reported: null when there is none, else its tokens and where it is set. */
-async function capReport(context: CoreContext, spaceId: string) {
-  const cap = await context.spend.capOf(spaceId);
-  return cap.tokens === 0 ? null : { tokens: cap.tokens, set_by: cap.source === 'space' ? `${CAP_FIELD} (this space)` : CAP_SETTING };
-}
+/** The cap in force as reported (cap.ts): null when there is none and nobody set one, else its tokens, who set it and why. */
+const capFor = async (context: CoreContext, spaceId: string) => capReport(await context.spend.capOf(spaceId), spaceId);
 
 /** What `space_info` says of a space's model spend: today and the last 30 days (UTC), by purpose, and its cap. */
 export async function spendSummary(context: CoreContext, spaceId: string) {
   const today = dayOf(context.clock());
-  const [{ total, days }, cap] = await Promise.all([context.spend.range(spaceId, daysBefore(today, INFO_DAYS - 1), today), capReport(context, spaceId)]);
+  const [{ total, days }, cap] = await Promise.all([context.spend.range(spaceId, daysBefore(today, INFO_DAYS - 1), today), capFor(context, spaceId)]);
   const { day: _day, ...todayTotals } = days[days.length - 1] as (typeof days)[number];
   return { today: todayTotals, last_30_days: total, daily_cap: cap };
 }
@@ -39,6 +37,6 @@ export async function spendReport(context: CoreContext, caller: Caller, input: {
     if (from < daysBefore(today, MAX_REPORT_DAYS - 1)) throw invalid(`since ${input.since} is more than ${MAX_REPORT_DAYS} days ago: ask for a shorter range`);
   }
   await requireSpace(context, spaceId);
-  const [{ total, days }, cap] = await Promise.all([context.spend.range(spaceId, from, today), capReport(context, spaceId)]);
+  const [{ total, days }, cap] = await Promise.all([context.spend.range(spaceId, from, today), capFor(context, spaceId)]);
   return { status: 'ok' as const, space_id: spaceId, since: from, until: today, total, days: days.filter((day) => day.calls > 0), daily_cap: cap };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bankReadAllResult, confirm, int, obj, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
+import { bankReadAllResult, confirm, int, obj, outputShape, projectSpaceId, secretFlag, spaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY, WRITES } from '../tool.js';
 
 export const spaceTools = [
@@ -62,6 +62,7 @@ export const spaceTools = [
       rules: z.string().describe('the whole new rules, Markdown'),
       if_match: z.string().default('').describe('the version space_rules gave; refused (conflict) if they changed since'),
       reason: z.string().default('').describe('why, kept in history'),
+      secret: secretFlag,
     },
     output: outputShape({ space_id: str, revision_id: str, version: str }),
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
@@ -86,7 +87,7 @@ export const spaceTools = [
       space_id: spaceId,
       description: z.string().optional().describe('omitted = unchanged'),
       owner: z.string().optional().describe('omitted = unchanged'),
-      llm_daily_tokens: z.number().int().min(0).optional().describe('tokens per UTC day; 0 = no cap'),
+      llm_daily_tokens: z.number().int().min(0).optional().describe('tokens per UTC day; a writer may only lower the cap, an admin set any (0 = none)'),
     },
     output: outputShape({ space_id: str }),
     annotations: { ...WRITES, idempotentHint: true },

@@ -3,6 +3,7 @@ import { after, describe, it } from 'node:test';
 import { lockSpace } from '../../../src/core/consolidation/space-lock.js';
 import { createCore } from '../../../src/core/core.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
+import { readFences } from '../../../src/core/prompt-fence.js';
 import { listKeys } from '../../../src/storage/list.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
@@ -252,7 +253,9 @@ describe('compaction (core, memory driver, scripted model)', () => {
     const result = await core.compaction.compact(owner, { space_id: 'proj' });
     assert.equal(result.status, 'ok', result.message);
     assert.equal(server.requests.length, 2);
-    assert.match(server.requests[1]?.messages.at(-1)?.content ?? '', /could not be used: the reply was cut/);
+    const told = server.requests[1]?.messages.at(-1)?.content ?? '';
+    assert.match(told, /could not be used/);
+    assert.match(readFences(told, 'refusal')[0]?.text ?? '', /^the reply was cut/);
   });
 
   it('dry_run reports what would change and writes nothing', async () => {

@@ -139,10 +139,9 @@ describe('consolidation: a bounded prompt', () => {
     assert.equal(result.status, 'ok', result.message);
     assert.equal(server.requests.length, 2);
     const told = server.requests[1]!.messages.at(-1)!.content;
-    assert.match(
-      told,
-      /^Your plan was refused and nothing was written: decisions\.md was sent in part .* may not be rewritten whole: change it with section edits/,
-    );
+    assert.match(told, /^Your plan was refused and nothing was written\./);
+    // The reason goes back fenced: it quotes the plan (prompt-fence.ts).
+    assert.match(readFences(told, 'refusal')[0]?.text ?? '', /^decisions\.md was sent in part .* may not be rewritten whole: change it with section edits/);
     assert.equal(result.operations_failed, 1);
     assert.equal(result.operations_applied, 1);
     assert.match(result.warnings?.join('\n') ?? '', /the model's plan was refused \(decisions\.md was sent in part/);
@@ -201,7 +200,9 @@ describe('consolidation: a bounded prompt', () => {
     });
     const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
     assert.equal(result.status, 'ok', result.message);
-    assert.match(server.requests[1]!.messages.at(-1)!.content, /refused and nothing was written: decisions\.md: the plan shrinks it by 9\d%/);
+    const told = server.requests[1]!.messages.at(-1)!.content;
+    assert.match(told, /refused and nothing was written/);
+    assert.match(readFences(told, 'refusal')[0]?.text ?? '', /^decisions\.md: the plan shrinks it by 9\d%/);
     assert.match(await bankText(storage), /- the orchard importer streams its input/);
     assert.equal(server.requests.length, 2);
   });

@@ -197,7 +197,9 @@ describe('consolidation accounts for every note', () => {
     const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
     assert.equal(result.status, 'ok', result.message);
     assert.equal(server.requests.length, 2, 'one retry');
-    assert.match(server.requests[1]?.messages.at(-1)?.content ?? '', /^Your plan does not account for every note: it says nothing of 2 note\(s\)/);
+    const told = server.requests[1]?.messages.at(-1)?.content ?? '';
+    assert.match(told, /^Your plan does not account for every note:/);
+    assert.match(readFences(told, 'refusal')[0]?.text ?? '', /^it says nothing of 2 note\(s\)/);
     assert.deepEqual(result.unaccounted_notes, names.slice(1));
     const warnings = (result.warnings ?? []).join('\n');
     assert.match(warnings, /does not account for every note .*; it was asked once more/);

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../../../llm/types.js';
 import { PlanFormatError, replyJson } from '../../consolidation/plan.js';
-import { dataRule, fence, newNonce } from '../../prompt-fence.js';
+import { dataRule, fence, fenceReason, newNonce } from '../../prompt-fence.js';
 
 /**
  * The summary prompts: level 1 over notes (with their timestamps, agents, categories and tags),
@@ -107,9 +107,10 @@ export function groupMessages(spaceId: string, level: number, children: readonly
   ];
 }
 
-export const retryReminder = (problem: string): ChatMessage => ({
+/** Said after a reply that was not a usable summary, or that the guards of model output refused; why fenced (it may quote the reply). */
+export const retryReminder = (problem: string, nonce: string): ChatMessage => ({
   role: 'user',
-  content: `Your previous answer could not be used (${problem}). Answer again with only the JSON object {"summary": "…", "key_findings": [], "topics": [], "agents": [], "files_mentioned": []}, no other text.`,
+  content: `Your previous answer could not be used:\n${fenceReason(nonce, problem)}\nAnswer again with only the JSON object {"summary": "…", "key_findings": [], "topics": [], "agents": [], "files_mentioned": []}, no other text.`,
 });
 
 const strings = (value: unknown): string[] => {

@@ -1,7 +1,8 @@
 import { isLiveMemError, LiveMemError } from '../../../shared/errors.js';
 import type { LlmCalls } from '../../../llm/call.js';
-import { LlmError, type ChatMessage } from '../../../llm/types.js';
-import { PlanFormatError } from '../../consolidation/plan.js';
+import { LlmError } from '../../../llm/types.js';
+import { newNonce } from '../../prompt-fence.js';
+import { askSummary, type SummaryPrompt } from './ask.js';
 import type { CoreContext } from '../../context.js';
 import { spaceKeys } from '../../layout.js';
 import type { Corpus, Level0Note, Level0Text } from '../corpus.js';
@@ -18,7 +19,7 @@ import {
   type SummaryParams,
   type Unit,
 } from './plan.js';
-import { groupMessages, level1Messages, parseSummaryReply, retryReminder, type PromptNote, type SummaryReply } from './prompt.js';
+import { groupMessages, level1Messages, type PromptNote, type SummaryReply } from './prompt.js';
 import { parseRef, serializeRecord, SUMMARY_FORMAT, SUMMARY_FORMAT_VERSION, unitHash, type SummaryRecord } from './record.js';
 import { loadSummaries, viewOf, type StoredLevel } from './summary-store.js';
 
@@ -163,22 +164,6 @@ async function buildUnits(deps: RunDeps, notes: Level0Note[], level1: StoredLeve
   return { units, inputs };
 }
 
-/** Asks for one summary; a reply that is empty or not the JSON asked for gets one more chance. */
-async function askSummary(calls: LlmCalls, messages: ChatMessage[]): Promise<{ reply: SummaryReply; model: string }> {
-  let problem = '';
-  for (let attempt = 1; attempt <= 2; attempt++) {
-    const response = await calls.chat({ messages: attempt === 1 ? messages : [...messages, retryReminder(problem)], json: true });
-    try {
-      if (response.truncated) throw new PlanFormatError('the reply was cut by the token limit');
-      return { reply: parseSummaryReply(response.text), model: response.model };
-    } catch (error) {
-      if (!(error instanceof PlanFormatError)) throw error;
-      problem = error.message;
-    }
-  }
-  throw new LiveMemError('llm_error', `the model returned no usable summary twice (${problem})`);
-}
-
 const emptyReport = (level: number): LevelReport => ({
   level,
   summaries: 0,
@@ -244,13 +229,24 @@ export async function runSummaries(runDeps: RunDeps, settings: RunSettings): Pro
     result.pending_notes = new Set((plan1.pending.units > 0 ? units.slice(-plan1.pending.units) : []).map((u) => u.filename)).size;
     result.pending_chars = plan1.pending.chars;
 
-    const promptFor = (planned: Planned, below: SummaryRecord[]): { messages: ChatMessage[]; agents: string[] } => {
+    const promptFor = (planned: Planned, below: SummaryRecord[]): SummaryPrompt & { agents: string[] } => {
+      const nonce = newNonce();
       if (planned.level === 1) {
         const notesIn = planned.covers.map((ref) => inputs.get(ref) as PromptNote & { agentName: string });
-        return { messages: level1Messages(spaceId, notesIn), agents: unique(notesIn.map((n) => n.agentName)) };
+        return {
+          messages: level1Messages(spaceId, notesIn, nonce),
+          nonce,
+          sources: planned.covers.map((ref, i) => ({ filename: ref, content: notesIn[i]?.text ?? '' })),
+          agents: unique(notesIn.map((n) => n.agentName)),
+        };
       }
       const children = planned.members.map((i) => below[i] as SummaryRecord);
-      return { messages: groupMessages(spaceId, planned.level, children), agents: unique(children.flatMap((c) => c.agents)) };
+      return {
+        messages: groupMessages(spaceId, planned.level, children, nonce),
+        nonce,
+        sources: children.map((child) => ({ filename: child.id, content: [child.summary, ...child.key_findings].join('\n') })),
+        agents: unique(children.flatMap((c) => c.agents)),
+      };
     };
 
     let plan: LevelPlan = plan1;
@@ -392,7 +388,7 @@ interface WriteLevelInput {
   storedLevel: StoredLevel;
   report: LevelReport;
   below: SummaryRecord[];
-  promptFor: (planned: Planned, below: SummaryRecord[]) => { messages: ChatMessage[]; agents: string[] };
+  promptFor: (planned: Planned, below: SummaryRecord[]) => SummaryPrompt & { agents: string[] };
   settings: RunSettings;
   failures: Array<{ level: number; id: string; error: string }>;
   progress: (phase: SummariesProgress['phase'], level: number, done: number, total: number, message: string) => void;
@@ -450,8 +446,8 @@ async function writeLevel(input: WriteLevelInput): Promise<SummaryRecord[] | nul
     await Promise.all(
       batch.map(async (planned) => {
         try {
-          const { messages, agents } = input.promptFor(planned, input.below);
-          const { reply, model } = await askSummary(calls, messages);
+          const { agents, ...prompt } = input.promptFor(planned, input.below);
+          const { reply, model } = await askSummary(context, calls, prompt);
           const record = draftRecord(
             planned,
             { ...reply, agents: agents.length > 0 ? agents : reply.agents },
