@@ -1,5 +1,4 @@
 import { readFile, stat } from 'node:fs/promises';
-import { defaultSpaceFor } from '../config/default-space.js';
 import { loadSettings } from '../config/load.js';
 import type { Settings } from '../config/settings.js';
 import { hashToken } from '../core/auth/token-store.js';
@@ -36,8 +35,6 @@ export interface Opened {
   logger: Logger;
   /** The progress line on stderr (drawn only on a terminal, and not with --quiet); log lines go through it. */
   progress: ProgressLine;
-  /** The space a tool uses when its space_id is left empty: LIVE_MEM_SPACE, else the project this process runs in. */
-  defaultSpace: string;
   /** The caller of this process's settings, checked anew at each call (revocation, expiry). */
   resolveCaller(): Promise<Caller>;
   close(): Promise<void>;
@@ -103,8 +100,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
     await core.idle(); // an index snapshot being written is finished, not cut
     await storage.close?.();
   };
-  const defaultSpace = settings.space ?? defaultSpaceFor(process.cwd());
-  return { settings, core, logger, progress, defaultSpace, resolveCaller: () => core.auth.resolve(settings.token), close };
+  return { settings, core, logger, progress, resolveCaller: () => core.auth.resolve(settings.token), close };
 }
 
 /**

@@ -94,7 +94,7 @@ export interface Settings {
    * checked against the tools when serving (mcp/profiles.ts).
    */
   tools: string;
-  /** The space a tool uses when its space_id is left empty; unset = derived from the working directory (default-space.ts). */
+  /** The space a tool uses when its space_id is left empty; unset = the project of the client's roots or the working folder (mcp/default-space.ts). */
   space?: string;
   /** Whether a note to a missing space creates it: `auto` = for the local owner only (no token, auth not required). */
   autoCreateSpaces: 'on' | 'off' | 'auto';
@@ -315,8 +315,8 @@ export const FIELDS: Field[] = [
     file: 'space',
     parse: spaceIdSetting,
     description:
-      'The default space: the one a tool uses when its space_id is left empty (system_whoami names it). Unset: the name of the git repository the server starts in (else of its folder), made a space id; `default` if nothing usable',
-    defaultText: 'the project folder',
+      "The default space pinned: the one a tool uses when its space_id is left empty (system_whoami names it). Unset: the project of the client's MCP roots, else of the folder the server starts in (not / nor the home folder), else a token's one space, else none; not used over HTTP",
+    defaultText: 'the project',
   },
   {
     key: 'autoCreateSpaces',

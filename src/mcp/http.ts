@@ -16,7 +16,7 @@ function callerOf(extra: ToolExtra): Caller {
   return caller;
 }
 
-export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller' | 'notifications' | 'sampling'>, NetworkOptions {
+export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller' | 'notifications' | 'sampling' | 'project'>, NetworkOptions {
   host: string;
   port: number;
   /** Connections, and requests per token (default: DEFAULT_HTTP_LIMITS). */
