@@ -80,9 +80,11 @@ export async function acquireLease(driver: StorageDriver, key: string, options: 
   /**
    * Renewals run one after another. Two at once (a holder's timer, and its check before a commit)
    * would send the same If-Match: the second would find the etag changed by the first and take the
-   * lease for lost to another holder — which a slow store (seconds a write) makes likely.
+   * lease for lost to another holder — which a slow store (seconds a write) makes likely. A call
+   * while one waits to start shares it (it too starts after the call), so a stalled store queues one.
    */
   let renewing: Promise<void> = Promise.resolve();
+  let waiting: Promise<void> | undefined;
   const renewOnce = async () => {
     const next = { ...recordAt(), acquired_at: record.acquired_at };
     try {
@@ -101,7 +103,12 @@ export async function acquireLease(driver: StorageDriver, key: string, options: 
       return record;
     },
     renew() {
-      const done = renewing.then(renewOnce);
+      if (waiting) return waiting;
+      const done = renewing.then(() => {
+        waiting = undefined;
+        return renewOnce();
+      });
+      waiting = done;
       renewing = done.catch(() => undefined);
       return done;
     },
