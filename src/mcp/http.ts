@@ -21,7 +21,7 @@ function callerOf(extra: ToolExtra): Caller {
 export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller' | 'notifications' | 'sampling'>, NetworkOptions {
   host: string;
   port: number;
-  /** Connections, and requests per token (default: DEFAULT_HTTP_LIMITS). */
+  /** Connections, calls per token and failed authentications per address (default: DEFAULT_HTTP_LIMITS). */
   limits?: HttpLimits;
   /** The caller a bearer token stands for; throws `forbidden` for a wrong, expired or revoked one. */
   authenticate(token: string): Promise<Caller>;
