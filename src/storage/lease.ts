@@ -77,22 +77,40 @@ export async function acquireLease(driver: StorageDriver, key: string, options: 
   if (etag === undefined) throw new LiveMemError('conflict', `${key} is being taken by another holder`, { key });
 
   let released = false;
+  /**
+   * Renewals run one after another. Two at once (a holder's timer, and its check before a commit)
+   * would send the same If-Match: the second would find the etag changed by the first and take the
+   * lease for lost to another holder — which a slow store (seconds a write) makes likely. A call
+   * while one waits to start shares it (it too starts after the call), so a stalled store queues one.
+   */
+  let renewing: Promise<void> = Promise.resolve();
+  let waiting: Promise<void> | undefined;
+  const renewOnce = async () => {
+    const next = { ...recordAt(), acquired_at: record.acquired_at };
+    try {
+      ({ etag } = await driver.put(key, JSON.stringify(next), { ifMatch: etag as string }));
+      record = next;
+    } catch (error) {
+      if (isLiveMemError(error, 'precondition_failed')) {
+        throw new LiveMemError('conflict', `lost the lease on ${key}`, { key });
+      }
+      throw error;
+    }
+  };
   return {
     key,
     get record() {
       return record;
     },
-    async renew() {
-      const next = { ...recordAt(), acquired_at: record.acquired_at };
-      try {
-        ({ etag } = await driver.put(key, JSON.stringify(next), { ifMatch: etag as string }));
-        record = next;
-      } catch (error) {
-        if (isLiveMemError(error, 'precondition_failed')) {
-          throw new LiveMemError('conflict', `lost the lease on ${key}`, { key });
-        }
-        throw error;
-      }
+    renew() {
+      if (waiting) return waiting;
+      const done = renewing.then(() => {
+        waiting = undefined;
+        return renewOnce();
+      });
+      waiting = done;
+      renewing = done.catch(() => undefined);
+      return done;
     },
     async release() {
       if (released) return;
