@@ -186,6 +186,7 @@ export function buildProgram(): Command {
     .description('replace the rules (from a file, or standard input), recorded in history as a revision (admin)')
     .option('--if-match <version>', 'the version the rules had when you read them (`live-mem space rules ID --json`)')
     .option('--reason <text>', 'why, kept in history')
+    .option('--secret', 'what this removes was a secret: history keeps the earlier text without the removed lines')
     .addHelpText(
       'after',
       '\nExample:\n  live-mem space update-rules my-project rules.md --if-match "$(live-mem space rules my-project --json | jq -r .version)" --reason "add a budget"',
@@ -483,12 +484,14 @@ export function buildProgram(): Command {
     .command('edit <space_id> <filename>')
     .description('correct a bank file in $VISUAL/$EDITOR; written back only if nobody changed it meanwhile (admin; a revision in history)')
     .option('--reason <text>', 'why, kept in history')
+    .option('--secret', 'what this removes was a secret: history keeps the earlier text without the removed lines')
     .action(action(bankEdit, 'fields'));
   bank
     .command('write <space_id> <filename> [file]')
     .description('write a bank file whole (from a file, or standard input), as a revision in history (admin)')
     .option('--if-match <version>', 'the version the file had when you read it (`live-mem bank read ID FILE --json`); required for an existing file')
     .option('--reason <text>', 'why, kept in history')
+    .option('--secret', 'what this removes was a secret: history keeps the earlier text without the removed lines')
     .addHelpText('after', '\nExample:\n  live-mem bank write my-project decisions.md fixed.md --if-match 3f2a9c0d1e2b4a5f --reason "Postgres was never chosen"')
     .action(action(bankWrite, 'fields'));
   bank
@@ -497,6 +500,7 @@ export function buildProgram(): Command {
     .option('-y, --yes', 'confirm the deletion')
     .option('--if-match <version>', 'only if the file is still at this version')
     .option('--reason <text>', 'why, kept in history')
+    .option('--secret', 'what this removes was a secret: history keeps the earlier text without the removed lines')
     .action(action(bankDelete, 'fields'));
   bank
     .command('revert <space_id> <revision_id>')
