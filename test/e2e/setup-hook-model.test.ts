@@ -86,6 +86,12 @@ describe('live-mem setup: the session hook and the model settings', () => {
     };
     const unreachable = await hook(s3);
     assert.deepEqual([unreachable.exitCode, unreachable.stdout], [0, '']);
+    // A session started where there is no project (the file system's root): no space to name, nothing printed.
+    const nowhere = await hook({}, '/');
+    assert.deepEqual([nowhere.exitCode, nowhere.stdout], [0, '']);
+    const plainNowhere = await execa('sh', ['-c', ours.hooks[0].command.replace(/ --hook$/, '')], { cwd: '/', env: env(), extendEnv: false, reject: false });
+    assert.equal(plainNowhere.exitCode, 2);
+    assert.match(plainNowhere.stderr, /'\.' is the project of the working folder, and there is none .*name the space, or set LIVE_MEM_SPACE/);
     // The same command without --hook says what failed: the flag is what keeps the session clear.
     const plain = await execa('sh', ['-c', ours.hooks[0].command.replace(/ --hook$/, '')], { cwd: project, env: env(s3), extendEnv: false, reject: false });
     assert.equal(plain.exitCode, 1);
