@@ -423,10 +423,23 @@ const VIEWS = {
   /** Each file and what happened to it (or, with --print, what it would hold), then what to do next. */
   setup: (result: Result) =>
     [
-      `${scalar(result.client)}: server "${scalar(result.server)}" launches ${scalar(result.launches)}`,
-      `  env: ${Object.entries((result.env as Record<string, string>) ?? {})
-        .map(([key, value]) => `${key}=${value}`)
-        .join(' ')}`,
+      ...(result.client !== undefined
+        ? [
+            `${scalar(result.client)}: server "${scalar(result.server)}" ${
+              result.connects !== undefined
+                ? `connects to ${scalar(result.connects)}${result.launches !== undefined ? ` through ${scalar(result.launches)}` : ''}`
+                : `launches ${scalar(result.launches)}`
+            }`,
+          ]
+        : [`model: ${scalar(result.model)} at ${scalar(result.base_url)}`]),
+      ...(result.env !== undefined && Object.keys(result.env as Record<string, string>).length > 0
+        ? [
+            `  env: ${Object.entries(result.env as Record<string, string>)
+              .map(([key, value]) => `${key}=${value}`)
+              .join(' ')}`,
+          ]
+        : []),
+      ...((result.notes as string[]) ?? []).map((note) => `  ${note}`),
       ...((result.files as Result[]) ?? []).map(
         (file) =>
           `${scalar(file.kind)} ${scalar(file.file)}: ${scalar(file.action)}${file.backup ? ` (backup: ${scalar(file.backup)})` : ''}${

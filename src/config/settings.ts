@@ -676,7 +676,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
   if (inputs.file) checkFileKeys(inputs.file, inputs.configFile);
   const values = new Map<string, unknown>();
   for (const field of FIELDS) {
-    const fromFile = readPath(inputs.file, field.file);
+    const fromFile = fileValue(readPath(inputs.file, field.file), inputs.env);
     if (fromFile !== undefined && fromFile !== null)
       values.set(field.key, field.parse(String(fromFile), `${field.file} in ${inputs.configFile ?? 'the config file'}`));
     for (const name of [...(field.aliases ?? []), field.env]) {
@@ -772,6 +772,23 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     throw new LiveMemError('config_error', 'the s3 storage needs a bucket: set LIVE_MEM_S3_BUCKET (or s3.bucket in live-mem.yaml)');
   }
   return settings;
+}
+
+/**
+ * A file value written `${NAME}` is the environment variable NAME: a settings file shared by every
+ * client can name a secret without holding it (`api_key: ${OPENAI_API_KEY}`). Only a whole value is
+ * a reference, so no key or password that merely contains `${` changes meaning. An unset or empty
+ * variable leaves the setting unset, as an empty LIVE_MEM_* variable does: a process started without
+ * it (a desktop client does not read the shell's profile) still serves notes, and `doctor` reports
+ * the model that refuses it.
+ */
+export const ENV_REFERENCE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+function fileValue(value: unknown, env: Record<string, string | undefined>): unknown {
+  const name = typeof value === 'string' ? ENV_REFERENCE.exec(value)?.[1] : undefined;
+  if (name === undefined) return value;
+  const resolved = env[name];
+  return resolved === undefined || resolved === '' ? undefined : resolved;
 }
 
 function readPath(object: Record<string, unknown> | undefined, dotted: string): unknown {
