@@ -3,6 +3,22 @@
 // module already uses it. Sized here, before anything loads, 16 threads let concurrent fsyncs share
 // journal commits (imports and pipelined notes run about three times faster than with the default 4).
 process.env.UV_THREADPOOL_SIZE ??= '16';
+// The Node.js lines live-mem is built and tested on (package.json `engines`, README "Node.js versions").
+// Older ones lack what its dependencies use: refused. Others (an odd release, a line newer than CI
+// covers) may well work: one line says so, on stderr (stdout is the protocol), and it goes on.
+const SUPPORTED = [20, 22, 24];
+const major = Number(process.versions.node.split('.')[0]);
+if (major < SUPPORTED[0]) {
+  process.stderr.write(
+    `live-mem: Node.js ${process.version} is too old: live-mem needs Node.js ${SUPPORTED.slice(0, -1).join(', ')} or ${SUPPORTED.at(-1)} (the maintained LTS lines)\n`,
+  );
+  process.exit(2);
+}
+if (!SUPPORTED.includes(major)) {
+  process.stderr.write(
+    `live-mem: Node.js ${process.version} is not a supported version (${SUPPORTED.slice(0, -1).join(', ')} or ${SUPPORTED.at(-1)}): it may work, but it is not tested\n`,
+  );
+}
 const path = require('node:path');
 const main = path.join(__dirname, '..', 'dist', 'cli', 'main.js');
 // A checkout that was never built has no dist/: one line saying so, not a module-not-found stack.

@@ -1,4 +1,5 @@
 import { isLiveMemError } from '../../shared/errors.js';
+import { NODE_LINES, runtimeState } from '../../shared/runtime.js';
 import type { DebrisFile } from '../../storage/types.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
@@ -50,6 +51,8 @@ export interface DoctorDeps {
   snapshots(spaceId: string): Promise<Array<{ key: string; header: SnapshotHeader | null; problem?: string }>>;
   rebuildIndex(spaceId: string, options: RecallOptions): Promise<void>;
   normalizeLineEndings?: SpaceCheckDeps['normalizeLineEndings'];
+  /** The Node.js version the runtime check judges (default: this process's). */
+  nodeVersion?: string;
 }
 
 const CHECK_TIMEOUT_MS = 5_000;
@@ -215,6 +218,34 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
     return findings;
   };
 
+  /**
+   * The Node.js this process runs on. Said here, once, rather than at every start: a line on an MCP
+   * client's stderr at each launch is one nobody can act on there (the AWS SDK's own notice is
+   * silenced by the S3 driver for that reason).
+   */
+  const checkRuntime = (version = deps.nodeVersion ?? process.versions.node): Finding => {
+    const state = runtimeState(version, context.clock().toISOString().slice(0, 10));
+    const lines = NODE_LINES.map((line) => line.major);
+    const newer = lines.filter((major) => major > Number(version.split('.')[0])).join(' or ');
+    if (!state.supported)
+      return {
+        check: 'runtime',
+        status: 'warn',
+        fixable: false,
+        message: `Node.js ${version} is not a version live-mem is tested on (${lines.join(', ')})`,
+        hint: `use Node.js ${lines.at(-1)} (or ${lines.slice(0, -1).join(', ')})`,
+      };
+    if (state.pastEndOfLife)
+      return {
+        check: 'runtime',
+        status: 'warn',
+        fixable: false,
+        message: `Node.js ${version}: its line reached end of life on ${state.pastEndOfLife} (no more security fixes); live-mem supports it while its dependencies do`,
+        hint: `move to Node.js ${newer || lines.at(-1)}`,
+      };
+    return { check: 'runtime', status: 'ok', fixable: false, message: `Node.js ${version}` };
+  };
+
   const checkEndpoint = async (what: 'llm' | 'embeddings'): Promise<Finding> => {
     const client = what === 'llm' ? context.llm : context.embeddings;
     const names = what === 'llm' ? 'LIVE_MEM_LLM_BASE_URL, LIVE_MEM_LLM_API_KEY and LIVE_MEM_LLM_MODEL' : 'LIVE_MEM_EMBEDDINGS_BASE_URL, _API_KEY and _MODEL';
@@ -300,6 +331,7 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
         findings.push(...(some.length > 0 ? some : [{ check, status: 'ok' as const, fixable: false, message }]));
       }
     }
+    findings.push(checkRuntime());
     step('llm', 'asking the endpoints (no tokens spent)');
     findings.push(...(await Promise.all([checkEndpoint('llm'), checkEndpoint('embeddings')])));
 

@@ -23,7 +23,8 @@ import { startScriptedLlm, type ScriptedLlm } from '../../helpers/scripted-llm.j
 import { tempDir } from '../../helpers/tmp.js';
 
 const of = (findings: Finding[], check: string) => findings.filter((finding) => finding.check === check);
-const problems = (findings: Finding[]) => findings.filter((finding) => finding.status !== 'ok');
+/** What the store's findings report (the runtime check judges the Node.js running the test: its own test says what it should). */
+const problems = (findings: Finding[]) => findings.filter((finding) => finding.status !== 'ok' && finding.check !== 'runtime');
 const TWO_HOURS_AGO = new Date(Date.now() - 2 * 3600_000);
 const PLANTED_LEASE = JSON.stringify({
   owner: 'consolidation:x@archive:1',

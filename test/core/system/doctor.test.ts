@@ -20,7 +20,8 @@ import { tempDir } from '../../helpers/tmp.js';
 const reader: Caller = { agent: 'reader', permissions: new Set(['read']), spaces: '*', canChooseAgent: false };
 const TWO_HOURS_AGO = new Date(Date.now() - 2 * 3600_000);
 
-const problems = (findings: Finding[]) => findings.filter((finding) => finding.status !== 'ok');
+/** What the store's findings report (the runtime check judges the Node.js running the test: its own test says what it should). */
+const problems = (findings: Finding[]) => findings.filter((finding) => finding.status !== 'ok' && finding.check !== 'runtime');
 const of = (findings: Finding[], check: string) => findings.filter((finding) => finding.check === check);
 
 describe('doctor', () => {
