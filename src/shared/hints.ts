@@ -16,9 +16,14 @@ export interface Offered {
   tools: ReadonlySet<string> | 'all';
   /** A live_note to a missing space creates it (LIVE_MEM_AUTO_CREATE_SPACES). */
   autoCreateSpaces: boolean;
+  /**
+   * A consolidation this client asks for can run: a model endpoint is configured, or the client lends
+   * its own (MCP sampling). Without, no text asks an agent to consolidate (the tool would only refuse).
+   */
+  model: boolean;
 }
 
-export const EVERY_TOOL: Offered = { tools: 'all', autoCreateSpaces: false };
+export const EVERY_TOOL: Offered = { tools: 'all', autoCreateSpaces: false, model: true };
 
 export const offers = (offered: Offered, tool: string): boolean => offered.tools === 'all' || offered.tools.has(tool);
 

@@ -41,7 +41,7 @@ describe('the hint table', () => {
   });
 
   it('names over MCP only the tools a profile offers', () => {
-    const agent = mcpWording({ tools: new Set(['live_note', 'live_read', 'space_list']), autoCreateSpaces: false });
+    const agent = mcpWording({ tools: new Set(['live_note', 'live_read', 'space_list']), autoCreateSpaces: false, model: true });
     for (const situation of situations) {
       const text = String(HINTS[situation]?.(agent, { space: 'ghost' }));
       assert.deepEqual(

@@ -121,7 +121,7 @@ export function createSummariesService(context: CoreContext, corpus: Corpus, dep
     authorize(caller, 'write', spaceId);
     const settings = runSettings(input, context.summaries);
     await requireSpace(context, spaceId);
-    const llm = settings.dryRun ? undefined : requireModel(context, options.llm, 'summaries', 'summaries_update');
+    const llm = settings.dryRun ? undefined : requireModel(context, options.llm, 'summaries');
     const held = settings.dryRun ? { checkLease: () => undefined, release: async () => undefined } : await lock(spaceId, caller);
     return {
       spaceId,
