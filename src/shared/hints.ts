@@ -111,8 +111,8 @@ export function missingSpaceAdvice(wording: Wording, spaceId: string): string {
   return `check the space_id${check ? ` with ${check}` : ''}, or ${wording.askCreate.replaceAll('{space}', spaceId)}`;
 }
 
-/** The situations a hint is about: each error code, and two cases a code alone does not tell apart. */
-export type Situation = ErrorCode | 'space_missing' | 'unconfirmed';
+/** The situations a hint is about: each error code, and three cases a code alone does not tell apart. */
+export type Situation = ErrorCode | 'space_missing' | 'bank_file_missing' | 'unconfirmed';
 
 interface About {
   /** The space a `space_missing` error names. */
@@ -125,6 +125,11 @@ interface About {
  */
 export const HINTS: Partial<Record<Situation, (w: Wording, about: About) => string>> = {
   space_missing: (w, { space }) => `The space does not exist: ${missingSpaceAdvice(w, space)}.`,
+  // space_list names no file: the bank's own listing does.
+  bank_file_missing: (w) => {
+    const list = w.step('listBank');
+    return list ? `Check the file name: ${list} lists the bank's files.` : `Check the file name and ${w.again}.`;
+  },
   not_found: (w) => {
     const check = orList(w, ['listSpaces', 'listBank']);
     return check ? `Check the name with ${check}.` : `Check the name and ${w.again}.`;
@@ -147,11 +152,13 @@ export const HINTS: Partial<Record<Situation, (w: Wording, about: About) => stri
 };
 
 const SPACE_MISSING = /^space '(.*)' does not exist$/;
+const BANK_FILE_MISSING = /^bank file '.*' does not exist in space '/;
 
 /** Which situation an error is: its code, told apart further by the message the core gives it. */
 export function situationOf(code: string, message: string): { situation: Situation; about: About } {
   const space = code === 'not_found' ? SPACE_MISSING.exec(message)?.[1] : undefined;
   if (space !== undefined) return { situation: 'space_missing', about: { space } };
+  if (code === 'not_found' && BANK_FILE_MISSING.test(message)) return { situation: 'bank_file_missing', about: { space: '' } };
   if (code === 'invalid_input' && message.endsWith(CONFIRM_AGAIN)) return { situation: 'unconfirmed', about: { space: '' } };
   return { situation: code as Situation, about: { space: '' } };
 }
