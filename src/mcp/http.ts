@@ -3,8 +3,10 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Caller } from '../core/caller.js';
 import { isLiveMemError, LiveMemError } from '../shared/errors.js';
+import { answerJsonOnly, bearerChallenge, RESOURCE_METADATA_PATH, replyResourceMetadata } from './http-answers.js';
 import type { HttpLimits } from './http-limits.js';
 import { bearerOf, listenGuarded, type NetworkOptions, type Refuse } from './http-listen.js';
+import { plainErrors } from './result.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 import { SharedServerTransport } from './shared-transport.js';
 import type { ToolExtra } from './tool.js';
@@ -49,11 +51,12 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
   // No notifications and no sampling: a stateless server has no stream to send them on once the request is answered.
   const server = createMcpServer({ ...options, resolveCaller: callerOf, notifications: false, sampling: false });
   const shared = new SharedServerTransport();
-  await server.connect(shared);
+  await server.connect(plainErrors(shared));
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const bearer = bearerOf(req);
-    if (!bearer) return replyJsonRpc(res, url, 401, 'missing Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="live-mem"' });
+    if (!bearer)
+      return replyJsonRpc(res, url, 401, 'missing Authorization: Bearer <token>', { 'www-authenticate': bearerChallenge(req, options.trustProxy === true) });
     let caller: Caller;
     try {
       caller = await options.authenticate(bearer);
@@ -66,7 +69,7 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
 
     // The caller travels with this request's messages (extra.authInfo), never in the shared server.
     (req as IncomingMessage & { auth?: AuthInfo }).auth = { token: bearer, clientId: caller.agent, scopes: [...caller.permissions], extra: { caller } };
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answerJsonOnly(req) });
     const { detach } = shared.attach(transport);
     res.on('close', () => {
       detach();
@@ -87,6 +90,7 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
     ...(options.limits ? { limits: options.limits } : {}),
     handle: async (req, res, url) => {
       if (url.pathname === '/mcp') return handleMcp(req, res, url);
+      if (url.pathname === RESOURCE_METADATA_PATH) return replyResourceMetadata(req, res, options.trustProxy === true);
       if (other) return other.handle(req, res, url);
       replyJsonRpc(res, url, 404, 'not found: MCP is served at /mcp');
     },
