@@ -1,5 +1,4 @@
 import { readFile, stat } from 'node:fs/promises';
-import { defaultSpaceFor } from '../config/default-space.js';
 import { loadSettings } from '../config/load.js';
 import type { Settings } from '../config/settings.js';
 import { hashToken } from '../core/auth/token-store.js';
@@ -36,8 +35,6 @@ export interface Opened {
   logger: Logger;
   /** The progress line on stderr (drawn only on a terminal, and not with --quiet); log lines go through it. */
   progress: ProgressLine;
-  /** The space a tool uses when its space_id is left empty: LIVE_MEM_SPACE, else the project this process runs in. */
-  defaultSpace: string;
   /** The caller of this process's settings, checked anew at each call (revocation, expiry). */
   resolveCaller(): Promise<Caller>;
   close(): Promise<void>;
@@ -59,7 +56,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
   const progress = createProgressLine(process.stderr, { enabled: !options.quiet && process.stderr.isTTY === true });
   for (const warning of warnings) progress.log(`live-mem: warning: ${warning}\n`);
   const logger = createLogger(settings.logLevel, (line) => progress.log(line));
-  const storage = await createDriver(settings);
+  const storage = await createDriver({ ...settings, fault: killHook(env) });
   const llm = configuredLlm(settings);
   const embeddings = configuredEmbeddings(settings);
   const core = createCore({
@@ -103,8 +100,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
     await core.idle(); // an index snapshot being written is finished, not cut
     await storage.close?.();
   };
-  const defaultSpace = settings.space ?? defaultSpaceFor(process.cwd());
-  return { settings, core, logger, progress, defaultSpace, resolveCaller: () => core.auth.resolve(settings.token), close };
+  return { settings, core, logger, progress, resolveCaller: () => core.auth.resolve(settings.token), close };
 }
 
 /**
@@ -164,11 +160,17 @@ function configuredEmbeddings(settings: Settings): EmbeddingsClient | undefined 
  * Test hook: LIVE_MEM_TEST_KILL_AT=<point> kills this process with SIGKILL when a consolidation
  * or a compaction reaches that point of its commit (before-commit, after-commit, after-bank-writes, after-meta,
  * after-history, after-live-delete; a compaction has no after-meta nor after-live-delete), or a summaries run that point (summary-written-{n} after its
- * n-th write, summaries-before-delete), so tests can prove a crash there loses and doubles nothing.
+ * n-th write, summaries-before-delete), or the fs driver a replacing write's (before-rename:{file name}, its temp file
+ * written whole), so tests can prove a crash there loses and doubles nothing.
  */
-function faultHook(env: NodeJS.ProcessEnv): (point: string) => Promise<void> {
+function killHook(env: NodeJS.ProcessEnv): (point: string) => void {
   const killAt = env.LIVE_MEM_TEST_KILL_AT;
-  return async (point) => {
+  return (point) => {
     if (point === killAt) process.kill(process.pid, 'SIGKILL');
   };
+}
+
+function faultHook(env: NodeJS.ProcessEnv): (point: string) => Promise<void> {
+  const kill = killHook(env);
+  return async (point) => kill(point);
 }

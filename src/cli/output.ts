@@ -241,8 +241,19 @@ const forgetReceipt: Formatter = (result) => {
       'summaries',
       list('summaries').map((summary) => summary.id),
     ),
+    line('copies of the synthesis in consolidation records', list('synthesis_copies') as unknown[]),
+    line('text of background job records', list('jobs') as unknown[]),
+    line('pending records set aside', list('quarantined') as unknown[]),
+    line('temp files of killed writers', list('temp_files') as unknown[]),
     'bank files that may derive from them (review with `live-mem bank read`, correct with `live-mem bank write`):',
     ...(list('bank_review').length > 0 ? list('bank_review').map((entry) => `  ${scalar(entry.consolidation_id)}: ${scalar(entry.bank_files)}`) : ['  none']),
+    `still quoting them, not rewritten (correct with \`live-mem bank write … --secret\`, the synthesis as _synthesis.md):`,
+    ...(list('text_hits').length > 0
+      ? list('text_hits').map(
+          (hit) =>
+            `  ${hit.where === 'bank_history' ? `earlier text of ${scalar(hit.file)} in ${scalar(hit.consolidation_id)}` : scalar(hit.file)}: line(s) ${scalar(hit.lines)}`,
+        )
+      : ['  none']),
     `backups: ${scalar(result.backups_note)}`,
     ...list('backups').map((backup) => `  ${scalar(backup.backup_id)}: ${scalar(backup.holds)}`),
     ...(Array.isArray(result.backups_purged)
@@ -412,10 +423,23 @@ const VIEWS = {
   /** Each file and what happened to it (or, with --print, what it would hold), then what to do next. */
   setup: (result: Result) =>
     [
-      `${scalar(result.client)}: server "${scalar(result.server)}" launches ${scalar(result.launches)}`,
-      `  env: ${Object.entries((result.env as Record<string, string>) ?? {})
-        .map(([key, value]) => `${key}=${value}`)
-        .join(' ')}`,
+      ...(result.client !== undefined
+        ? [
+            `${scalar(result.client)}: server "${scalar(result.server)}" ${
+              result.connects !== undefined
+                ? `connects to ${scalar(result.connects)}${result.launches !== undefined ? ` through ${scalar(result.launches)}` : ''}`
+                : `launches ${scalar(result.launches)}`
+            }`,
+          ]
+        : [`model: ${scalar(result.model)} at ${scalar(result.base_url)}`]),
+      ...(result.env !== undefined && Object.keys(result.env as Record<string, string>).length > 0
+        ? [
+            `  env: ${Object.entries(result.env as Record<string, string>)
+              .map(([key, value]) => `${key}=${value}`)
+              .join(' ')}`,
+          ]
+        : []),
+      ...((result.notes as string[]) ?? []).map((note) => `  ${note}`),
       ...((result.files as Result[]) ?? []).map(
         (file) =>
           `${scalar(file.kind)} ${scalar(file.file)}: ${scalar(file.action)}${file.backup ? ` (backup: ${scalar(file.backup)})` : ''}${

@@ -11,7 +11,9 @@ import { INGEST_FORMATS, ingest } from './commands/ingest.js';
 import { note, read, search } from './commands/live.js';
 import { forget, historyList, historyShow, memoryContext, recall } from './commands/recall.js';
 import { serve } from './commands/serve.js';
+import { connect } from './commands/connect.js';
 import { CLIENTS, type SetupOptions, setup } from './commands/setup.js';
+import { type ModelOptions, setupModel } from './commands/setup-model.js';
 import { spend } from './commands/spend.js';
 import { ui } from './commands/ui.js';
 import { about, health, whoami } from './commands/system.js';
@@ -66,6 +68,23 @@ function storeless(fn: (globals: GlobalOptions, ...args: never[]) => Promise<Rec
     const globals = command.optsWithGlobals<GlobalOptions>();
     const result = await (fn as (globals: GlobalOptions, ...rest: unknown[]) => Promise<Record<string, unknown>>)(globals, ...args.slice(0, -1));
     process.stdout.write(render(result, globals, view));
+  };
+}
+
+/**
+ * `--hook`: a command a client runs as a session starts (`setup claude-code --hooks`) must never
+ * stand in its way. Any failure — no store, no space yet, a bad setting — prints nothing and exits 0:
+ * the session starts without the memory rather than with an error in its context.
+ */
+function hookable(run: (...args: unknown[]) => Promise<void>) {
+  return async (...args: unknown[]) => {
+    const command = args[args.length - 1] as Command;
+    if (!command.opts<{ hook?: boolean }>().hook) return run(...args);
+    try {
+      await run(...args);
+    } catch {
+      // nothing on stdout (it would become the session's context), exit 0
+    }
   };
 }
 
@@ -167,6 +186,7 @@ export function buildProgram(): Command {
     .description('replace the rules (from a file, or standard input), recorded in history as a revision (admin)')
     .option('--if-match <version>', 'the version the rules had when you read them (`live-mem space rules ID --json`)')
     .option('--reason <text>', 'why, kept in history')
+    .option('--secret', 'what this removes was a secret: history keeps the earlier text without the removed lines')
     .addHelpText(
       'after',
       '\nExample:\n  live-mem space update-rules my-project rules.md --if-match "$(live-mem space rules my-project --json | jq -r .version)" --reason "add a budget"',
@@ -248,9 +268,12 @@ export function buildProgram(): Command {
 
   program
     .command('context <space_id> [query...]')
-    .description('the memory an agent should load now, within a token budget (recent notes, search hits, summaries)')
+    .description(
+      "the memory an agent should load now, within a token budget (recent notes, search hits, summaries); `.` is the project's own space (LIVE_MEM_SPACE, else the project of the working folder)",
+    )
     .option('--max-tokens <n>', 'token budget (200-200000)', integer, 4000)
-    .action(action(memoryContext, 'context'));
+    .option('--hook', 'for a session-start hook (setup claude-code --hooks): print the context alone, and nothing at all (exit 0) on any failure')
+    .action(hookable(action(memoryContext, 'context')));
 
   program
     .command('forget <space_id> [refs...]')
@@ -379,11 +402,15 @@ export function buildProgram(): Command {
     .action(action(tokenUpdate, 'fields'));
   token.command('delete <name_or_hash>').description('remove a token for good').action(action(tokenDelete, 'fields'));
 
-  program
+  const setupCommand = program
     .command('setup <client>')
     .description(`connect an MCP client: write live-mem into its configuration (${CLIENTS.join(', ')}), keeping its other servers`)
-    .option('--print', 'only show the entry (and the rules block) and the file it belongs in; write nothing')
+    .option('--print', 'only show the entry (and the rules block, the hook) and the file it belongs in; write nothing')
     .option('--rules', "also write the memory workflow into the project's rules file (CLAUDE.md, .cursor/rules/live-mem.mdc, .clinerules)")
+    .option('--hooks', "claude-code: also a SessionStart hook that loads the project's memory (`live-mem context`) into each new session")
+    .option('--space <space_id>', 'pin the space calls without a space_id use (LIVE_MEM_SPACE; default: the project the client works in)')
+    .option('--url <url>', 'a live-mem server over HTTP (serve --http) instead of a process on the local store; the token from --token-file')
+    .option('--token-env <name>', 'with --url: the entry names this environment variable instead of holding the token (claude-code, cursor)')
     .option('--npx', 'launch with `npx -y live-mem` (the published package) instead of this installation (node + its bin/live-mem.cjs)')
     .addOption(
       new Option('--scope <scope>', 'claude-code, cursor: the user configuration, or the project one (.mcp.json, .cursor/mcp.json)').choices([
@@ -396,9 +423,38 @@ export function buildProgram(): Command {
     .option('--name <name>', 'the server name in the configuration (default live-mem)')
     .addHelpText(
       'after',
-      '\nExamples:\n  live-mem setup claude-desktop\n  live-mem --agent reviewer setup cursor --scope project --rules\n  live-mem setup cline --print',
+      [
+        '',
+        'The global --tools (default here: agent, the 12 tools an agent works with), --token-file (the token the entry uses),',
+        '--agent, --home, --config and --storage go into the entry.',
+        '',
+        'Examples:',
+        '  live-mem setup claude-desktop',
+        '  live-mem --agent reviewer setup cursor --scope project --rules --space webapp',
+        '  live-mem setup claude-code --hooks',
+        '  live-mem setup cline --url https://memory.example.com/mcp --token-file ~/.live-mem-token',
+        '  live-mem setup model --base-url https://api.openai.com/v1 --model gpt-4.1-mini --api-key-env OPENAI_API_KEY',
+      ].join('\n'),
     )
     .action(storeless((globals, client: string, options: SetupOptions) => setup(client, options, globals), 'setup'));
+  setupCommand
+    .command('model')
+    .description('write the model consolidation uses into the settings file every client reads (live-mem.yaml), once for all of them')
+    .requiredOption('--base-url <url>', 'OpenAI-compatible endpoint, including /v1')
+    .requiredOption('--model <name>', 'model name')
+    .option('--api-key-env <name>', 'the environment variable each process reads the key from (written as a reference, not the key)')
+    .option('--api-key-file <file>', 'a file holding the key: the key itself is written into the settings file (mode 0600)')
+    .option('--context-window <n>', "the model's context window in tokens")
+    .option('--print', 'only show the settings file it would write; write nothing')
+    // `setup` takes the --print written after `model` (commander reads a parent's options anywhere): the globals have it.
+    .action(
+      storeless((globals, options: ModelOptions) => setupModel({ ...options, print: (globals as { print?: boolean }).print === true }, globals), 'setup'),
+    );
+
+  program
+    .command('connect <url>')
+    .description('serve MCP on stdio by relaying it to a live-mem server over HTTP, for clients that only launch processes (setup claude-desktop --url)')
+    .action(async (url: string, _options: unknown, command: Command) => connect(url, command.optsWithGlobals<GlobalOptions>()));
 
   program.command('health').description('is the store reachable, is the model reachable').action(action(health, 'fields'));
   program.command('about').description('version, tools, transports, storage').action(action(about, 'fields'));
@@ -428,12 +484,14 @@ export function buildProgram(): Command {
     .command('edit <space_id> <filename>')
     .description('correct a bank file in $VISUAL/$EDITOR; written back only if nobody changed it meanwhile (admin; a revision in history)')
     .option('--reason <text>', 'why, kept in history')
+    .option('--secret', 'what this removes was a secret: history keeps the earlier text without the removed lines')
     .action(action(bankEdit, 'fields'));
   bank
     .command('write <space_id> <filename> [file]')
     .description('write a bank file whole (from a file, or standard input), as a revision in history (admin)')
     .option('--if-match <version>', 'the version the file had when you read it (`live-mem bank read ID FILE --json`); required for an existing file')
     .option('--reason <text>', 'why, kept in history')
+    .option('--secret', 'what this removes was a secret: history keeps the earlier text without the removed lines')
     .addHelpText('after', '\nExample:\n  live-mem bank write my-project decisions.md fixed.md --if-match 3f2a9c0d1e2b4a5f --reason "Postgres was never chosen"')
     .action(action(bankWrite, 'fields'));
   bank
@@ -442,6 +500,7 @@ export function buildProgram(): Command {
     .option('-y, --yes', 'confirm the deletion')
     .option('--if-match <version>', 'only if the file is still at this version')
     .option('--reason <text>', 'why, kept in history')
+    .option('--secret', 'what this removes was a secret: history keeps the earlier text without the removed lines')
     .action(action(bankDelete, 'fields'));
   bank
     .command('revert <space_id> <revision_id>')

@@ -20,12 +20,25 @@ export interface LoadOptions {
  */
 export function loadSettings(options: LoadOptions = {}): Settings {
   const env = options.env ?? process.env;
-  const explicit = options.configFile ?? env.LIVE_MEM_CONFIG;
-  const home = options.flags?.home ?? env.LIVE_MEM_HOME ?? path.join(homedir(), '.live-mem');
-  const candidate = explicit ? path.resolve(explicit) : path.join(home.replace(/^~(?=$|\/)/, homedir()), CONFIG_FILE_NAME);
+  const { file: candidate, explicit } = settingsFile({ env, ...(options.configFile ? { configFile: options.configFile } : {}), home: options.flags?.home });
   if (explicit && !existsSync(candidate)) throw new LiveMemError('config_error', `config file not found: ${candidate}`);
   const file = existsSync(candidate) ? readConfigFile(candidate) : undefined;
   return resolveSettings({ env, ...(file ? { file, configFile: candidate } : {}), ...(options.flags ? { flags: options.flags } : {}) });
+}
+
+/**
+ * Where the settings file is: --config, else LIVE_MEM_CONFIG (explicit: it must exist to be read),
+ * else live-mem.yaml in the home folder (--home, LIVE_MEM_HOME, ~/.live-mem), read when present.
+ * `setup model` writes the same file this reads.
+ */
+export function settingsFile(options: { env: Record<string, string | undefined>; configFile?: string; home?: string | undefined }): {
+  file: string;
+  explicit: boolean;
+} {
+  const explicit = options.configFile ?? options.env.LIVE_MEM_CONFIG;
+  if (explicit) return { file: path.resolve(explicit), explicit: true };
+  const home = options.home ?? options.env.LIVE_MEM_HOME ?? path.join(homedir(), '.live-mem');
+  return { file: path.join(home.replace(/^~(?=$|\/)/, homedir()), CONFIG_FILE_NAME), explicit: false };
 }
 
 function readConfigFile(file: string): Record<string, unknown> {

@@ -23,10 +23,12 @@ export interface S3Settings {
 /** What `serve --http` and `ui` let their clients hold (README, "Security"). */
 export interface HttpSettings {
   maxConnections: number;
-  /** Requests in flight at once per token (per address without one). */
+  /** Calls in flight at once per token (per address without one). */
   maxInFlight: number;
-  /** Requests a minute per token (per address without one); 0 = no rate limit. */
+  /** Calls a minute per token (per address without one); 0 = no rate limit. */
   ratePerMinute: number;
+  /** Failed authentications a minute per address; 0 = no limit. */
+  authFailuresPerMinute: number;
   /** Host names (or `name:port`, or `*`) accepted besides the bind address (mcp/http-listen.ts `hostPolicy`). */
   allowedHosts: string[];
   /** Honour X-Forwarded-Host/-For from a reverse proxy in front. */
@@ -94,7 +96,7 @@ export interface Settings {
    * checked against the tools when serving (mcp/profiles.ts).
    */
   tools: string;
-  /** The space a tool uses when its space_id is left empty; unset = derived from the working directory (default-space.ts). */
+  /** The space a tool uses when its space_id is left empty; unset = the project of the client's roots or the working folder (mcp/default-space.ts). */
   space?: string;
   /** Whether a note to a missing space creates it: `auto` = for the local owner only (no token, auth not required). */
   autoCreateSpaces: 'on' | 'off' | 'auto';
@@ -265,7 +267,8 @@ export const FIELDS: Field[] = [
     env: 'LIVE_MEM_HTTP_MAX_CONNECTIONS',
     file: 'http.max_connections',
     parse: int(1, 100_000),
-    description: 'HTTP (serve --http, ui): open connections at once; more are closed as they arrive',
+    description:
+      'HTTP (serve --http, ui): open connections at once; past it, an idle connection no token has used (the oldest of the address holding the most) is closed for a new one, never one a token has used',
     defaultText: '256',
   },
   {
@@ -273,7 +276,7 @@ export const FIELDS: Field[] = [
     env: 'LIVE_MEM_HTTP_MAX_IN_FLIGHT',
     file: 'http.max_in_flight',
     parse: int(1, 10_000),
-    description: 'HTTP: requests in flight at once per token (per address without one); more get 429',
+    description: 'HTTP: calls in flight at once per token (per address without one; each call of a batch counts); more get 429',
     defaultText: '8',
   },
   {
@@ -281,8 +284,17 @@ export const FIELDS: Field[] = [
     env: 'LIVE_MEM_HTTP_RATE_LIMIT',
     file: 'http.rate_limit',
     parse: int(0, 1_000_000),
-    description: 'HTTP: requests a minute per token (per address without one), in bursts up to that many; more get 429; 0 = no limit',
+    description: 'HTTP: calls a minute per token (per address without one; each call of a batch counts), in bursts up to that many; more get 429; 0 = no limit',
     defaultText: '600',
+  },
+  {
+    key: 'http.authFailuresPerMinute',
+    env: 'LIVE_MEM_HTTP_AUTH_FAILURES',
+    file: 'http.auth_failures',
+    parse: int(0, 1_000_000),
+    description:
+      'HTTP: unknown, revoked or expired tokens a minute per address, in bursts up to that many; past it, the address gets 429 for tokens not yet authenticated by this server; 0 = no limit',
+    defaultText: '20',
   },
   {
     key: 'http.allowedHosts',
@@ -315,8 +327,8 @@ export const FIELDS: Field[] = [
     file: 'space',
     parse: spaceIdSetting,
     description:
-      'The default space: the one a tool uses when its space_id is left empty (system_whoami names it). Unset: the name of the git repository the server starts in (else of its folder), made a space id; `default` if nothing usable',
-    defaultText: 'the project folder',
+      "The default space pinned: the one a tool uses when its space_id is left empty (system_whoami names it). Unset: the project of the client's MCP roots, else of the folder the server starts in (not / nor the home folder), else a token's one space, else none; not used over HTTP",
+    defaultText: 'the project',
   },
   {
     key: 'autoCreateSpaces',
@@ -664,7 +676,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
   if (inputs.file) checkFileKeys(inputs.file, inputs.configFile);
   const values = new Map<string, unknown>();
   for (const field of FIELDS) {
-    const fromFile = readPath(inputs.file, field.file);
+    const fromFile = fileValue(readPath(inputs.file, field.file), inputs.env);
     if (fromFile !== undefined && fromFile !== null)
       values.set(field.key, field.parse(String(fromFile), `${field.file} in ${inputs.configFile ?? 'the config file'}`));
     for (const name of [...(field.aliases ?? []), field.env]) {
@@ -694,6 +706,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
       maxConnections: get('http.maxConnections', 256),
       maxInFlight: get('http.maxInFlight', 8),
       ratePerMinute: get('http.ratePerMinute', 600),
+      authFailuresPerMinute: get('http.authFailuresPerMinute', 20),
       allowedHosts: get('http.allowedHosts', []),
       trustProxy: get('http.trustProxy', false),
     },
@@ -759,6 +772,23 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     throw new LiveMemError('config_error', 'the s3 storage needs a bucket: set LIVE_MEM_S3_BUCKET (or s3.bucket in live-mem.yaml)');
   }
   return settings;
+}
+
+/**
+ * A file value written `${NAME}` is the environment variable NAME: a settings file shared by every
+ * client can name a secret without holding it (`api_key: ${OPENAI_API_KEY}`). Only a whole value is
+ * a reference, so no key or password that merely contains `${` changes meaning. An unset or empty
+ * variable leaves the setting unset, as an empty LIVE_MEM_* variable does: a process started without
+ * it (a desktop client does not read the shell's profile) still serves notes, and `doctor` reports
+ * the model that refuses it.
+ */
+export const ENV_REFERENCE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+function fileValue(value: unknown, env: Record<string, string | undefined>): unknown {
+  const name = typeof value === 'string' ? ENV_REFERENCE.exec(value)?.[1] : undefined;
+  if (name === undefined) return value;
+  const resolved = env[name];
+  return resolved === undefined || resolved === '' ? undefined : resolved;
 }
 
 function readPath(object: Record<string, unknown> | undefined, dotted: string): unknown {

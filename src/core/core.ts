@@ -18,7 +18,7 @@ import { createSources } from './recall/sources.js';
 import { createSummaryJobs } from './recall/summaries/jobs.js';
 import { createSummariesService } from './recall/summaries/summaries-service.js';
 import { bm25Engine } from '../search/bm25.js';
-import { createSpaceService } from './space/space-service.js';
+import { createSpaceService, firstNoteSpace } from './space/space-service.js';
 import { redactInputs } from './redact/stored-text.js';
 import { spendReport } from './spend/report.js';
 import { createDoctor } from './system/doctor.js';
@@ -36,7 +36,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   const notes = createNoteService(
     context,
     corpus,
-    (caller, spaceId) => spaces.create(caller, { space_id: spaceId, description: `created by the first note of ${caller.agent}` }),
+    (caller, spaceId) => spaces.create(caller, firstNoteSpace(spaceId, caller.agent)),
     (spaceId) => recall.liveTexts(spaceId),
   );
   const bank = createBankService(context);
@@ -59,7 +59,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   const autoCompaction = createAutoCompaction(context, compaction);
   const revisions = createRevisionService(context, {
     corpus,
-    onCommitted: (spaceId, files) => events.emit({ type: 'bank_changed', space_id: spaceId, files, synthesis: false }),
+    onCommitted: (spaceId, files, synthesis) => events.emit({ type: 'bank_changed', space_id: spaceId, files, synthesis }),
   });
   const consolidation = createConsolidationService(
     context,

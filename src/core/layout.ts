@@ -34,6 +34,9 @@
  *   _backups/{space}/{stamp}/manifest.json   a backup: every file with its size and SHA-256 (written last)
  *   _backups/{space}/{stamp}/files/{path}    the space's files, as they were
  */
+import { SYNTHESIS_FILE } from './validate.js';
+
+export { SYNTHESIS_FILE };
 export const SYSTEM_PREFIX = '_system/';
 /** Folder sentinels the Python server created; never listed as notes or bank files. */
 export const KEEP_FILE = '.keep';
@@ -44,7 +47,7 @@ export function spaceKeys(spaceId: string) {
     root,
     meta: `${root}_meta.json`,
     rules: `${root}_rules.md`,
-    synthesis: `${root}_synthesis.md`,
+    synthesis: `${root}${SYNTHESIS_FILE}`,
     live: `${root}live/`,
     bank: `${root}bank/`,
     note: (filename: string) => `${root}live/${filename}`,

@@ -25,6 +25,14 @@ export function validateCategory(category: string): Category {
   return category as Category;
 }
 
+/**
+ * The synthesis, as corrections name it: a bank file name no bank file may take, so `bank_read`,
+ * `bank_write`, `bank_delete` and `bank_revert` correct it as they do a bank file. It is the
+ * synthesis's own file name (`{space}/_synthesis.md`, beside the bank, as the Python server keeps
+ * it), and the ref search hits give it.
+ */
+export const SYNTHESIS_FILE = '_synthesis.md';
+
 /** Names Windows reserves for devices, whatever the extension: `CON.md` cannot be created there. */
 const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[1-9\u00b9\u00b2\u00b3]|lpt[1-9\u00b9\u00b2\u00b3])\s*(\.|$)/i;
 /** Characters Windows refuses in a name (besides the controls every name is refused for). */
@@ -50,6 +58,7 @@ export function validateBankFilename(filename: string): string {
   if (WINDOWS_DEVICE.test(name)) throw refuse('a device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9)');
   if (WINDOWS_FORBIDDEN.test(name)) throw refuse('Windows refuses the characters < > : " / \\ | ? *');
   if (/[. ]$/.test(name)) throw refuse('Windows refuses a name ending in a dot or a space');
+  if (name === SYNTHESIS_FILE) throw refuse('it names the synthesis, which is no bank file');
   return name;
 }
 

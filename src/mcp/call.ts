@@ -2,7 +2,8 @@ import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
 import type { Logger } from '../shared/log.js';
 import { toolError, toolResult } from './result.js';
-import { parseArguments, withDefaultSpace, type ToolContext, type ToolDefinition, type ToolExtra } from './tool.js';
+import { createDefaultSpaces } from './default-space.js';
+import { runTool, type ToolContext, type ToolDefinition, type ToolExtra } from './tool.js';
 
 export interface DirectCall {
   core: Core;
@@ -12,31 +13,29 @@ export interface DirectCall {
   signal: AbortSignal;
   /** What system_about and system_whoami report as the tools offered. */
   tools: ToolContext['tools'];
-  /** The space used when a tool's space_id is left empty, as over MCP. */
-  defaultSpace?: string;
 }
 
 /**
  * Runs a tool definition outside an MCP session (the web viewer's API), exactly as the MCP server
- * would: arguments checked and defaulted by parseArguments, the same handler, and the result or
+ * would: arguments checked and defaulted by runTool, the same handler, and the result or
  * the error mapped by the same functions as a `tools/call` answer. There is no client model (no sampling) and no progress channel: a long
  * call is started in the background and followed through its status tool instead.
  */
 export async function callToolDirect(tool: ToolDefinition, args: unknown, call: DirectCall): Promise<{ result: Record<string, unknown>; isError: boolean }> {
   const answer = await (async () => {
     try {
-      const parsed = parseArguments(tool, args);
       // Handlers read the core, the caller and the tools' profile; nothing reaches for the MCP request.
       const extra = { signal: call.signal, requestId: 0, sendNotification: async () => undefined, sendRequest: async () => undefined } as unknown as ToolExtra;
       return toolResult(
-        await tool.handler(withDefaultSpace(tool, parsed, call.defaultSpace), {
+        await runTool(tool, args, {
           core: call.core,
           caller: call.caller,
           extra,
           clientModel: () => undefined,
           reportProgress: () => undefined,
           tools: call.tools,
-          defaultSpace: call.defaultSpace,
+          // As over HTTP: no roots, no client folder; only a token limited to one space has a default.
+          spaces: createDefaultSpaces({ core: call.core, logger: call.logger }),
         }),
       );
     } catch (error) {

@@ -1,16 +1,21 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { LiveMemError } from '../shared/errors.js';
+import type { Caller } from '../core/caller.js';
+import { isLiveMemError, LiveMemError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import {
-  callerKey,
+  type Admission,
+  addressKey,
   createCallerLimiter,
+  createConnectionTable,
   DEFAULT_HTTP_LIMITS,
   HEADERS_TIMEOUT_MS,
   type HttpLimits,
   KEEP_ALIVE_TIMEOUT_MS,
   REQUEST_TIMEOUT_MS,
+  type Refusal,
+  tokenKey,
 } from './http-limits.js';
 
 /** Query parameters that would carry a credential in a URL (logged by every proxy on the way): refused. */
@@ -94,14 +99,24 @@ export function reachableOrigins(host: string, port: number): string[] {
 /** How a server answers a request it refuses; each server has its own error shape (JSON-RPC for /mcp, the tool error for the viewer). */
 export type Refuse = (res: ServerResponse, url: URL, status: number, message: string, headers?: Record<string, string>) => void;
 
+/** What the front door hands a handler with each request it let through. */
+export interface Admitted {
+  /** Who the request's bearer token stands for; undefined when it carries none (the handler decides whether it needs one). */
+  caller: Caller | undefined;
+  /** Counts `calls` more against the request's share — the other calls of a JSON-RPC batch; a refusal counts nothing. */
+  charge(calls: number): Refusal | undefined;
+}
+
 export interface ListenOptions extends NetworkOptions {
   host: string;
   port: number;
   logger: Logger;
   /** Default: DEFAULT_HTTP_LIMITS (the settings' defaults). */
   limits?: HttpLimits;
+  /** Who a bearer token stands for, on any path; throws `forbidden` for an unknown, revoked or expired one. */
+  authenticate(token: string, url: URL): Promise<Caller>;
   /** Serves a request that passed the checks below. */
-  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+  handle(req: IncomingMessage, res: ServerResponse, url: URL, admitted: Admitted): Promise<void>;
   refuse: Refuse;
 }
 
@@ -110,8 +125,12 @@ export interface ListenOptions extends NetworkOptions {
  * credential in the query string is refused (400: it would end up in logs and browser history),
  * and a `Host` or `Origin` that is not the server's own is refused (403), so a web page on another
  * origin — or a DNS name rebound to 127.0.0.1 — cannot talk to a server on this machine. Then each
- * caller (token, or address without one) is held to its share (429 past it, see http-limits.ts),
- * and the server to a number of connections, closing those that send nothing or too slowly.
+ * caller is held to its share (429 past it, see http-limits.ts): a token once it has authenticated
+ * here, its address until then (so made-up tokens share one address's share, and too many failures
+ * lock the address's unknown tokens out), and a bearer token is authenticated (403 if it is not
+ * one), here and only here. Connections are capped, and those that no token proved give way to the
+ * others (createConnectionTable); those that send nothing, or too slowly, are closed.
+ * `Expect: 100-continue` is answered once the request is admitted and its token authenticated.
  * Which Hosts are accepted: `hostPolicy`. With `trustProxy`, the proxy's X-Forwarded-Host stands for
  * the Host and the last X-Forwarded-For address (the one the proxy added) for the caller's address.
  */
@@ -144,36 +163,87 @@ export async function listenGuarded(options: ListenOptions): Promise<{ origin: s
   };
   const addressOf = (req: IncomingMessage): string | undefined =>
     (options.trustProxy ? forwarded(req, 'x-forwarded-for', 'last') : undefined) ?? req.socket.remoteAddress;
+  /** 429 with Retry-After for what can succeed later; 400 for what never can as sent. */
+  const refuseFor = (res: ServerResponse, url: URL, refusal: Refusal) =>
+    refusal.retryAfterS === undefined
+      ? options.refuse(res, url, 400, refusal.message)
+      : options.refuse(res, url, 429, refusal.message, { 'retry-after': String(refusal.retryAfterS) });
 
   const limits = options.limits ?? DEFAULT_HTTP_LIMITS;
   const limiter = createCallerLimiter(limits);
+  const connections = createConnectionTable<Socket>(limits.maxConnections);
   /** A connection that has not yet sent a request; Node's own timeouts start with its first byte. */
   const silent = new WeakMap<Socket, NodeJS.Timeout>();
 
   const http = createServer(
     { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, connectionsCheckingInterval: 5_000 },
-    (req, res) => serve(req, res),
+    (req, res) => serve(req, res, false),
   );
-  http.maxConnections = limits.maxConnections;
+  // The client waits for "100 Continue" before its body: it gets it once admitted and authenticated (see `pass`).
+  http.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => serve(req, res, true));
   http.on('connection', (socket: Socket) => {
+    if (!connections.add(socket, socket.remoteAddress)) {
+      socket.destroy();
+      return;
+    }
     const timer = setTimeout(() => socket.destroy(), HEADERS_TIMEOUT_MS).unref();
     silent.set(socket, timer);
-    socket.once('close', () => clearTimeout(timer));
+    socket.once('close', () => {
+      clearTimeout(timer);
+      connections.remove(socket);
+    });
   });
 
-  const serve = (req: IncomingMessage, res: ServerResponse) => {
-    clearTimeout(silent.get(req.socket));
+  const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
+    const { socket } = req;
+    clearTimeout(silent.get(socket));
+    connections.busy(socket, 1);
+    res.once('close', () => connections.busy(socket, -1));
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (!guard(req, res, url)) return;
-    // Taken before the handler reads anything (synchronously: a client told "100 Continue" holds its place).
-    const admission = limiter.admit(callerKey(addressOf(req), bearerOf(req)));
-    if (!admission.admitted) return options.refuse(res, url, 429, admission.message, { 'retry-after': String(admission.retryAfterS) });
+    const bearer = bearerOf(req);
+    const address = addressOf(req);
+    const key = bearer === undefined ? undefined : tokenKey(bearer);
+    const known = key !== undefined && limiter.isKnown(key);
+    if (key !== undefined && !known) {
+      // Refused before any lookup: this address has presented too many tokens that were not ones.
+      const locked = limiter.locked(address);
+      if (locked) return refuseFor(res, url, locked);
+    }
+    // Taken before anything is awaited: requests arriving together are counted together.
+    const admission = limiter.admit(known ? key : addressKey(address));
+    if (!admission.admitted) return refuseFor(res, url, admission);
     res.once('close', admission.release);
-    options.handle(req, res, url).catch((error: unknown) => {
+    pass(req, res, url, { bearer, key, address, admission, expectsContinue }).catch((error: unknown) => {
       options.logger.error('HTTP request failed', { error: error instanceof Error ? error.message : String(error) });
       if (!res.headersSent) options.refuse(res, url, 500, 'internal error');
       else res.end();
     });
+  };
+  /** Authenticates the request's token, if it has one, and hands the request to the handler. */
+  const pass = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    request: { bearer: string | undefined; key: string | undefined; address: string | undefined; admission: Admission; expectsContinue: boolean },
+  ): Promise<void> => {
+    const { bearer, key, address, admission } = request;
+    let caller: Caller | undefined;
+    if (bearer !== undefined && key !== undefined) {
+      try {
+        caller = await options.authenticate(bearer, url);
+      } catch (error) {
+        if (!isLiveMemError(error, 'forbidden')) throw error;
+        limiter.failed(address, key);
+        return options.refuse(res, url, 403, 'forbidden: this token is unknown, revoked or expired', { 'www-authenticate': 'Bearer error="invalid_token"' });
+      }
+      limiter.authenticated(key);
+      connections.prove(req.socket);
+      const moved = admission.moveTo(key);
+      if (moved) return refuseFor(res, url, moved);
+    }
+    if (request.expectsContinue) res.writeContinue();
+    await options.handle(req, res, url, { caller, charge: admission.charge });
   };
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);

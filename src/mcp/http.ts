@@ -2,10 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Caller } from '../core/caller.js';
-import { isLiveMemError, LiveMemError } from '../shared/errors.js';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, requestBodyTooLargeMessage } from '@modelcontextprotocol/sdk/server/requestBody.js';
+import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { LiveMemError } from '../shared/errors.js';
 import { answerJsonOnly, bearerChallenge, RESOURCE_METADATA_PATH, replyResourceMetadata } from './http-answers.js';
 import type { HttpLimits } from './http-limits.js';
-import { bearerOf, listenGuarded, type NetworkOptions, type Refuse } from './http-listen.js';
+import { type Admitted, bearerOf, type ListenOptions, listenGuarded, type NetworkOptions, type Refuse } from './http-listen.js';
 import { plainErrors } from './result.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 import { SharedServerTransport } from './shared-transport.js';
@@ -18,32 +20,82 @@ function callerOf(extra: ToolExtra): Caller {
   return caller;
 }
 
-export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller' | 'notifications' | 'sampling'>, NetworkOptions {
+export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller' | 'notifications' | 'sampling' | 'project'>, NetworkOptions {
   host: string;
   port: number;
-  /** Connections, and requests per token (default: DEFAULT_HTTP_LIMITS). */
+  /** Connections, calls per token and failed authentications per address (default: DEFAULT_HTTP_LIMITS). */
   limits?: HttpLimits;
   /** The caller a bearer token stands for; throws `forbidden` for a wrong, expired or revoked one. */
   authenticate(token: string): Promise<Caller>;
   /**
    * Serves every path but /mcp (the web viewer, mounted by the CLI: this layer does not know it),
-   * after the same Host, Origin and query-string checks. Without it, other paths are 404.
+   * after the same checks (Host, Origin, query string, limits), its own tokens authenticated by the
+   * front door with its `authenticate`. Without it, other paths are 404.
    */
-  other?: { handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>; refuse: Refuse };
+  other?: Pick<ListenOptions, 'authenticate' | 'handle' | 'refuse'>;
 }
 
-const replyJsonRpc: Refuse = (res, _url, status, message, headers = {}) => {
-  res
-    .writeHead(status, { 'content-type': 'application/json', ...headers })
-    .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000 - status, message }, id: null }));
+/** A JSON-RPC error answering the whole HTTP request (no id: it answers no one message), as the MCP transport's own are. */
+const replyError = (res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 };
+const replyJsonRpc: Refuse = (res, _url, status, message, headers = {}) => replyError(res, status, -32000 - status, message, headers);
+
+/** The first MCP version without JSON-RPC batches (they were added in 2025-03-26 and removed in 2025-06-18). */
+const NO_BATCHES_SINCE = '2025-06-18';
+/** What a request without MCP-Protocol-Version speaks (the transport specification's rule for older clients). */
+const VERSION_WITHOUT_HEADER = '2025-03-26';
+
+/**
+ * A POST's body, read here rather than by the SDK's transport so that a batch is known before it
+ * runs: each of its requests is a call, counted against the caller's share (`charge`), and a
+ * batch in a protocol version that has none is refused. Answers and returns undefined when the
+ * request is refused (in the shape the SDK's transport uses for the same faults).
+ */
+async function readMessages(req: IncomingMessage, res: ServerResponse, admitted: Admitted): Promise<{ body: unknown } | undefined> {
+  const tooLarge = (): undefined => {
+    replyError(res, 413, -32000, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
+    return undefined;
+  };
+  if (Number(req.headers['content-length']) > DEFAULT_MAX_REQUEST_BODY_SIZE) return tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > DEFAULT_MAX_REQUEST_BODY_SIZE) return tooLarge();
+    chunks.push(chunk);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    replyError(res, 400, -32700, 'Parse error: Invalid JSON');
+    return undefined;
+  }
+  if (!Array.isArray(body)) return { body };
+  const version = String(req.headers['mcp-protocol-version'] ?? VERSION_WITHOUT_HEADER);
+  if (version >= NO_BATCHES_SINCE) {
+    replyError(res, 400, -32600, `Invalid Request: MCP ${version} has no JSON-RPC batches (removed in ${NO_BATCHES_SINCE}): send one message per request`);
+    return undefined;
+  }
+  // The request itself was counted as one call when it arrived; a batch's other requests count too.
+  const calls = body.filter((message) => isJSONRPCRequest(message)).length;
+  const refused = admitted.charge(calls - 1);
+  if (refused) {
+    if (refused.retryAfterS === undefined) replyError(res, 400, -32600, `Invalid Request: ${refused.message}`);
+    else replyError(res, 429, -32429, refused.message, { 'retry-after': String(refused.retryAfterS) });
+    return undefined;
+  }
+  return { body };
+}
 
 /**
  * MCP over Streamable HTTP at `/mcp`, stateless: every request carries `Authorization: Bearer …`,
- * is checked (Host and Origin against DNS rebinding, then the token — so a revocation or an expiry
- * applies to the very next request), and is served by the process's one server through a transport
- * of its own (shared-transport.ts), the caller carried with its messages. Several clients share the
- * process safely; nothing of one request is visible to another.
+ * is checked by the front door (Host and Origin against DNS rebinding, the caller's share, then the
+ * token — so a revocation or an expiry applies to the very next request), and is served by the
+ * process's one server through a transport of its own (shared-transport.ts), the caller carried
+ * with its messages. Several clients share the process safely; nothing of one request is visible
+ * to another.
  */
 export async function serveHttp(options: HttpOptions): Promise<{ url: string; origin: string; origins: string[]; close(): Promise<void> }> {
   const { other } = options;
@@ -53,19 +105,14 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
   const shared = new SharedServerTransport();
   await server.connect(plainErrors(shared));
 
-  const handleMcp = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+  const handleMcp = async (req: IncomingMessage, res: ServerResponse, url: URL, admitted: Admitted): Promise<void> => {
+    const { caller } = admitted;
     const bearer = bearerOf(req);
-    if (!bearer)
+    if (!caller || bearer === undefined)
       return replyJsonRpc(res, url, 401, 'missing Authorization: Bearer <token>', { 'www-authenticate': bearerChallenge(req, options.trustProxy === true) });
-    let caller: Caller;
-    try {
-      caller = await options.authenticate(bearer);
-    } catch (error) {
-      if (isLiveMemError(error, 'forbidden'))
-        return replyJsonRpc(res, url, 403, 'forbidden: this token is unknown, revoked or expired', { 'www-authenticate': 'Bearer error="invalid_token"' });
-      throw error;
-    }
     if (req.method !== 'POST') return replyJsonRpc(res, url, 405, 'this server is stateless: POST JSON-RPC to /mcp', { allow: 'POST' });
+    const messages = await readMessages(req, res, admitted);
+    if (!messages) return;
 
     // The caller travels with this request's messages (extra.authInfo), never in the shared server.
     (req as IncomingMessage & { auth?: AuthInfo }).auth = { token: bearer, clientId: caller.agent, scopes: [...caller.permissions], extra: { caller } };
@@ -76,7 +123,7 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
       void transport.close();
     });
     await transport.start();
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, messages.body);
   };
 
   const isMcp = (url: URL) => url.pathname === '/mcp' || !other;
@@ -88,10 +135,11 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
     ...(options.trustProxy ? { trustProxy: true } : {}),
     ...(options.authRequired ? { authRequired: true } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
-    handle: async (req, res, url) => {
-      if (url.pathname === '/mcp') return handleMcp(req, res, url);
+    authenticate: (token, url) => (other && !isMcp(url) ? other.authenticate(token, url) : options.authenticate(token)),
+    handle: async (req, res, url, admitted) => {
+      if (url.pathname === '/mcp') return handleMcp(req, res, url, admitted);
       if (url.pathname === RESOURCE_METADATA_PATH) return replyResourceMetadata(req, res, options.trustProxy === true);
-      if (other) return other.handle(req, res, url);
+      if (other) return other.handle(req, res, url, admitted);
       replyJsonRpc(res, url, 404, 'not found: MCP is served at /mcp');
     },
     refuse: (res, url, ...rest) => (isMcp(url) ? replyJsonRpc(res, url, ...rest) : other?.refuse(res, url, ...rest)),

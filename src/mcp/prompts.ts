@@ -5,9 +5,10 @@ import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
 import { fence, newNonce } from '../core/prompt-fence.js';
 import { CATEGORIES } from '../core/validate.js';
-import { invalid, isLiveMemError, type LiveMemError } from '../shared/errors.js';
+import { isLiveMemError, type LiveMemError } from '../shared/errors.js';
 import { EVERY_TOOL, mcpWording, missingSpaceAdvice, offers, type Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
+import { type DefaultSpaces, noDefaultSpace } from './default-space.js';
 import { protocolError } from './result.js';
 import type { ToolExtra } from './tool.js';
 
@@ -185,8 +186,8 @@ export interface PromptHost {
   caller(extra: ToolExtra): Promise<Caller>;
   /** What the server offers (default: every tool). */
   offered?: Offered;
-  /** The space of a prompt whose space argument is omitted. */
-  defaultSpace?: string | undefined;
+  /** The space of a prompt whose space argument is omitted, as a tool's (default-space.ts). */
+  spaces: DefaultSpaces;
 }
 
 /** Registers the prompts; each builds its text through the core with the caller of the request. */
@@ -198,9 +199,10 @@ export function registerPrompts(server: McpServer, host: PromptHost): void {
       async (args, extra): Promise<GetPromptResult> => {
         try {
           const given = (args as { space?: string }).space?.trim();
-          const space = given || host.defaultSpace;
-          if (!space) throw invalid('the space argument is required: this server has no default space (LIVE_MEM_SPACE)');
           const caller = await host.caller(extra);
+          const chosen = given ? undefined : await host.spaces.resolve(caller);
+          if (chosen?.source === 'none') throw noDefaultSpace('the space argument', chosen);
+          const space = chosen ? chosen.space_id : (given as string);
           const offered = { ...(host.offered ?? EVERY_TOOL), autoCreateSpaces: host.core.notes.createsSpaces(caller) };
           const text = await prompt.text(args as never, { core: host.core, caller, offered, space });
           return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text } }] };

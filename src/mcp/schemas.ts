@@ -50,6 +50,9 @@ export const categoryFilter = z
 /** What a destructive tool needs to act; without it the tool refuses and changes nothing. */
 export const confirm = z.boolean().default(false).describe('true only if the user asked for it');
 
+/** A correction's `secret` (core/revision): the removed lines are kept out of history too. */
+export const secretFlag = z.boolean().default(false).describe('what this removes was a secret: history keeps the old text without it');
+
 export const note = z.looseObject({ filename: str, timestamp: str, agent: str, category: str, tags: z.array(str), content: str });
 
 export const notesResult = { notes: z.array(note), total: int, has_more: bool };

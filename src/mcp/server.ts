@@ -17,12 +17,13 @@ import type { LlmClient } from '../llm/types.js';
 import { isLiveMemError } from '../shared/errors.js';
 import { EVERY_TOOL, offers, type Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
+import { createDefaultSpaces, type ProjectSpaces, type SpaceMode } from './default-space.js';
 import { listTools } from './listing.js';
 import { selectTools, type ToolSelection } from './profiles.js';
 import { CONSOLIDATE_BACKLOG, registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { toolError, toolResult } from './result.js';
-import { parseArguments, withDefaultSpace, type ToolContext, type ToolDefinition, type ToolExtra } from './tool.js';
+import { runTool, type ToolContext, type ToolDefinition, type ToolExtra } from './tool.js';
 
 /** What the SDK is told a tool takes: anything; parseArguments checks it against the tool's schema. */
 const ANY_ARGUMENTS = z.looseObject({});
@@ -49,17 +50,23 @@ export interface McpServerOptions {
    * its own, and a sampling request would have no stream to come back on.
    */
   sampling?: boolean;
-  /** The space a tool uses when its space_id is left empty (LIVE_MEM_SPACE, or the project the server runs in). */
-  defaultSpace?: string;
+  /**
+   * Where the default space of a call that names none can come from besides a token limited to one
+   * space (default-space.ts): LIVE_MEM_SPACE, the client's roots, the server's folder. Stdio only:
+   * over HTTP a client has neither roots nor a folder here.
+   */
+  project?: ProjectSpaces;
 }
 
 /**
  * The memory workflow, one sentence a line, each with the tools it names: a served profile gets the
  * sentences whose tools it offers (README carries the text for every tool, for clients that pass no instructions).
  */
-const WORKFLOW: Array<{ text: string; tools: string[]; model?: true }> = [
+const WORKFLOW: Array<{ text: string; tools: string[]; space?: SpaceMode; model?: true }> = [
   { text: 'live-mem is a memory shared by agents and sessions, one space per project.', tools: [] },
-  { text: "Leave space_id empty to use this project's default space.", tools: [] },
+  { text: "Leave space_id empty to use this project's default space.", tools: [], space: 'default' },
+  { text: 'Leave space_id empty to use the space of the project your client has open (its roots).', tools: [], space: 'roots' },
+  { text: 'Give space_id on every call: there is no default space here, unless your token is limited to one space.', tools: [], space: 'required' },
   { text: 'space_list shows every space and how many notes wait in each.', tools: ['space_list'] },
   { text: 'Start of a task: memory_context (query = the task) loads what matters within a token budget.', tools: ['memory_context'] },
   { text: 'space_summary loads the rules, synthesis and whole bank.', tools: ['space_summary'] },
@@ -82,10 +89,13 @@ const WORKFLOW: Array<{ text: string; tools: string[]; model?: true }> = [
 
 /**
  * The server's instructions for what it offers: no sentence names a tool it does not serve, and
- * none asks for a consolidation that has no model to run on (`model`).
+ * space_id is said to be optional only where a default space can exist (`space`), and none asks for
+ * a consolidation that has no model to run on (`model`).
  */
-export function serverInstructions(offered: Offered = EVERY_TOOL): string {
-  return WORKFLOW.filter((line) => line.tools.every((tool) => offers(offered, tool)) && (!line.model || offered.model))
+export function serverInstructions(offered: Offered = EVERY_TOOL, space: SpaceMode = 'default'): string {
+  return WORKFLOW.filter(
+    (line) => line.tools.every((tool) => offers(offered, tool)) && (line.space === undefined || line.space === space) && (!line.model || offered.model),
+  )
     .map((line) => line.text)
     .join('\n');
 }
@@ -115,7 +125,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       return hasModel(server.server.getClientCapabilities());
     },
   };
-  instructionsPerClient(server, (capabilities) => serverInstructions({ ...offered, model: hasModel(capabilities) }));
+  const spaces = createDefaultSpaces({ core: options.core, logger: options.logger, project: options.project, server: server.server });
+  instructionsPerClient(server, (capabilities) => serverInstructions({ ...offered, model: hasModel(capabilities) }, spaces.mode(capabilities)));
   const limits = options.samplingLimits ?? { contextWindow: 32_768, maxOutputTokens: 8_192 };
 
   /** The client's own model, when no endpoint is configured and the client offers sampling. */
@@ -191,9 +202,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
             clientModel,
             reportProgress: progress.report,
             tools: { profile, count: tools.length },
-            defaultSpace: options.defaultSpace,
+            spaces,
           };
-          const result = await tool.handler(withDefaultSpace(tool, parseArguments(tool, args), options.defaultSpace) as never, context);
+          const result = await runTool(tool, args, context);
           await progress.sent();
           return toolResult(result);
         } catch (error) {
@@ -217,7 +228,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     logger: options.logger,
     caller: async (extra: ToolExtra) => options.resolveCaller(extra),
     offered,
-    defaultSpace: options.defaultSpace,
+    spaces,
   };
   registerResources(server, { ...host, notifications });
   registerPrompts(server, host);
@@ -232,11 +243,12 @@ export function createMcpServer(options: McpServerOptions): McpServer {
 }
 
 /**
- * Instructions fitted to each client at initialize: whether they ask agents to consolidate depends on
- * the sampling the client declares there (no endpoint, no sampling: no model to consolidate with).
- * The SDK fixes a server's instructions when it is built, so its own initialize answer
- * (`_oninitialize`, which also records the client's capabilities) is wrapped; an SDK without it
- * fails here, at startup, not with wrong instructions.
+ * Instructions fitted to each client at initialize: whether space_id may be left empty depends on
+ * the roots the client declares there, and whether agents are asked to consolidate on the sampling
+ * it declares (no endpoint, no sampling: no model to consolidate with). The SDK fixes a server's
+ * instructions when it is built, so its own initialize answer (`_oninitialize`, which also records
+ * the client's capabilities) is wrapped; an SDK without it fails here, at startup, not with wrong
+ * instructions.
  */
 function instructionsPerClient(server: McpServer, instructionsFor: (capabilities: ClientCapabilities) => string): void {
   const inner = server.server as unknown as { _oninitialize?: (request: InitializeRequest) => Promise<InitializeResult> };

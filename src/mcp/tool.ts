@@ -5,7 +5,9 @@ import type { Caller } from '../core/caller.js';
 import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
 import type { Core } from '../core/core.js';
 import type { LlmClient } from '../llm/types.js';
-import { invalid } from '../shared/errors.js';
+import { invalid, isLiveMemError } from '../shared/errors.js';
+import { situationOf } from '../shared/hints.js';
+import { type DefaultSpace, type DefaultSpaces, noDefaultSpace } from './default-space.js';
 import { projectSpaceId } from './schemas.js';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -21,8 +23,8 @@ export interface ToolContext {
   reportProgress(event: ProgressEvent): void;
   /** The tools this server offers: a profile name (or `custom`) and how many. */
   tools: { profile: string; count: number };
-  /** The space used when a tool's `projectSpaceId` is left empty (LIVE_MEM_SPACE or the project's folder). */
-  defaultSpace: string | undefined;
+  /** The space of a call whose `projectSpaceId` is left empty, and how a space reads before its first note (default-space.ts). */
+  spaces: DefaultSpaces;
 }
 
 /**
@@ -83,11 +85,40 @@ export function parseArguments(tool: ToolDefinition, args: unknown): Record<stri
 }
 
 /**
- * The arguments with the default space filled in, for the tools whose space_id is `projectSpaceId`
- * (never an admin or destructive tool): called by every call path before the handler runs.
+ * Runs a tool on a call's arguments, as every call path does (server.ts, call.ts): the arguments
+ * checked and defaulted, then, for a tool whose space_id is `projectSpaceId`, that space_id left
+ * empty filled with the connection's default space (refused when there is none). A write that made
+ * the space says which rule chose it (`space_source`). A read of the caller's own default space
+ * before its first note answers as that space will once the note creates it: empty, and saying so
+ * (`space_exists: false`); a space named by mistake keeps its `not_found`.
  */
-export function withDefaultSpace<T extends Record<string, unknown>>(tool: ToolDefinition, args: T, defaultSpace: string | undefined): T {
-  if (tool.input.space_id !== projectSpaceId || args.space_id !== '') return args;
-  if (defaultSpace === undefined) throw invalid('space_id is required here: this server has no default space (LIVE_MEM_SPACE)');
-  return { ...args, space_id: defaultSpace };
+export async function runTool(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<Record<string, unknown>> {
+  const parsed = parseArguments(tool, args);
+  if (tool.input.space_id !== projectSpaceId) return tool.handler(parsed as never, context);
+  const given = parsed.space_id as string;
+  const chosen = given === '' ? await context.spaces.resolve(context.caller) : undefined;
+  if (chosen?.source === 'none') throw noDefaultSpace('space_id', chosen);
+  const spaceId = chosen ? chosen.space_id : given;
+  const input = { ...parsed, space_id: spaceId } as never;
+  try {
+    const result = await tool.handler(input, context);
+    return result.space_created === true ? { ...result, ...sourceOf(chosen) } : result;
+  } catch (error) {
+    const missing = isLiveMemError(error) ? situationOf(error.code, error.message) : undefined;
+    if (!tool.annotations.readOnlyHint || missing?.situation !== 'space_missing' || missing.about.space !== spaceId) throw error;
+    const own = chosen ?? (await context.spaces.resolve(context.caller));
+    // Only where a note would create it: otherwise "empty until the first note" would not be true.
+    if (own.space_id !== spaceId || !context.core.notes.createsSpaces(context.caller)) throw error;
+    const core = await context.spaces.asCreated(spaceId, context.caller);
+    return {
+      ...(await tool.handler(input, { ...context, core })),
+      space_exists: false,
+      message: `space '${spaceId}' does not exist yet: it is empty until the first note written to it creates it`,
+    };
+  }
+}
+
+/** Which rule chose the space of a call: its own space_id, or the default's rule. */
+function sourceOf(chosen: DefaultSpace | undefined): { space_source: string; space_source_detail: string } {
+  return chosen ? { space_source: chosen.source, space_source_detail: chosen.detail } : { space_source: 'space_id', space_source_detail: 'named by the call' };
 }

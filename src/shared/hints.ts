@@ -111,8 +111,19 @@ export function missingSpaceAdvice(wording: Wording, spaceId: string): string {
   return `check the space_id${check ? ` with ${check}` : ''}, or ${wording.askCreate.replaceAll('{space}', spaceId)}`;
 }
 
-/** The situations a hint is about: each error code, and three cases a code alone does not tell apart. */
-export type Situation = ErrorCode | 'space_missing' | 'bank_file_missing' | 'unconfirmed';
+/** What the refusal of a call that names no space says when no rule gives it one (mcp/default-space.ts). */
+export const NO_DEFAULT_SPACE = 'no default space here';
+
+/**
+ * How a person gives a client's calls a default space: a step for whoever configures the client,
+ * not for the agent, so it names the setting and the command in both shells.
+ */
+export const PIN_SPACE =
+  "ask whoever set up this client to pin the project's space: LIVE_MEM_SPACE=NAME in its live-mem entry " +
+  '(`live-mem setup <client> --space NAME` writes it); over HTTP, a token limited to one space';
+
+/** The situations a hint is about: each error code, and four cases a code alone does not tell apart. */
+export type Situation = ErrorCode | 'space_missing' | 'bank_file_missing' | 'unconfirmed' | 'no_default_space';
 
 interface About {
   /** The space a `space_missing` error names. */
@@ -135,6 +146,10 @@ export const HINTS: Partial<Record<Situation, (w: Wording, about: About) => stri
     return check ? `Check the name with ${check}.` : `Check the name and ${w.again}.`;
   },
   unconfirmed: (w) => `Nothing was changed; ${w.confirm} ${w.onlyIf}.`,
+  no_default_space: (w) => {
+    const list = w.step('listSpaces');
+    return `Give space_id${list ? ` (${list} shows the spaces)` : ''}, or ${PIN_SPACE}.`;
+  },
   already_exists: () => 'Pick another space id, or use the existing space.',
   invalid_input: (w) => `Fix the argument named in the message and ${w.again}.`,
   conflict: (w) => `Another writer holds this; wait a moment and ${w.again}.`,
@@ -160,6 +175,7 @@ export function situationOf(code: string, message: string): { situation: Situati
   if (space !== undefined) return { situation: 'space_missing', about: { space } };
   if (code === 'not_found' && BANK_FILE_MISSING.test(message)) return { situation: 'bank_file_missing', about: { space: '' } };
   if (code === 'invalid_input' && message.endsWith(CONFIRM_AGAIN)) return { situation: 'unconfirmed', about: { space: '' } };
+  if (code === 'invalid_input' && message.includes(NO_DEFAULT_SPACE)) return { situation: 'no_default_space', about: { space: '' } };
   return { situation: code as Situation, about: { space: '' } };
 }
 

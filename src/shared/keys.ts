@@ -10,7 +10,7 @@ export const RESERVED_SUFFIXES = ['.lmtmp', '.lmlock'] as const;
 
 /**
  * Room a driver needs after a file's name for its own files beside it: the fs driver's temp names
- * (`{name}.{12 hex}{counter}.lmtmp`, at most 30 bytes added) and a stale lock set aside
+ * (`{name}.{8 hex}{pid}-{6 hex}{counter}.lmtmp`, at most 38 bytes added) and a stale lock set aside
  * (`{name}.lmlock.{pid}.{ms}.lmtmp`, at most 35). A name longer than 255 bytes less this is written
  * once, perhaps, then fails with ENAMETOOLONG on every later write.
  */

@@ -17,6 +17,8 @@ export interface DriverSettings {
     forcePathStyle?: boolean;
     timeoutMs?: number;
   };
+  /** Test hook of the fs driver (see FsDriverOptions). */
+  fault?: (point: string) => void;
 }
 
 /** The driver the settings name. The AWS SDK is imported only here, only for s3, so fs starts fast. */
@@ -25,7 +27,7 @@ export async function createDriver(settings: DriverSettings): Promise<StorageDri
     case 'memory':
       return createMemoryDriver();
     case 'fs':
-      return createFsDriver(settings.home);
+      return createFsDriver(settings.home, settings.fault ? { fault: settings.fault } : {});
     case 's3': {
       const { createS3Driver } = await importS3Driver();
       const { s3 } = settings;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync, readlinkSync } from 'node:fs';
 import { isLiveMemError, LiveMemError } from '../shared/errors.js';
+import { PROCESS_ID, processGone } from '../shared/process.js';
 import type { StorageDriver } from './types.js';
 
 /**
@@ -77,22 +77,40 @@ export async function acquireLease(driver: StorageDriver, key: string, options: 
   if (etag === undefined) throw new LiveMemError('conflict', `${key} is being taken by another holder`, { key });
 
   let released = false;
+  /**
+   * Renewals run one after another. Two at once (a holder's timer, and its check before a commit)
+   * would send the same If-Match: the second would find the etag changed by the first and take the
+   * lease for lost to another holder — which a slow store (seconds a write) makes likely. A call
+   * while one waits to start shares it (it too starts after the call), so a stalled store queues one.
+   */
+  let renewing: Promise<void> = Promise.resolve();
+  let waiting: Promise<void> | undefined;
+  const renewOnce = async () => {
+    const next = { ...recordAt(), acquired_at: record.acquired_at };
+    try {
+      ({ etag } = await driver.put(key, JSON.stringify(next), { ifMatch: etag as string }));
+      record = next;
+    } catch (error) {
+      if (isLiveMemError(error, 'precondition_failed')) {
+        throw new LiveMemError('conflict', `lost the lease on ${key}`, { key });
+      }
+      throw error;
+    }
+  };
   return {
     key,
     get record() {
       return record;
     },
-    async renew() {
-      const next = { ...recordAt(), acquired_at: record.acquired_at };
-      try {
-        ({ etag } = await driver.put(key, JSON.stringify(next), { ifMatch: etag as string }));
-        record = next;
-      } catch (error) {
-        if (isLiveMemError(error, 'precondition_failed')) {
-          throw new LiveMemError('conflict', `lost the lease on ${key}`, { key });
-        }
-        throw error;
-      }
+    renew() {
+      if (waiting) return waiting;
+      const done = renewing.then(() => {
+        waiting = undefined;
+        return renewOnce();
+      });
+      waiting = done;
+      renewing = done.catch(() => undefined);
+      return done;
     },
     async release() {
       if (released) return;
@@ -146,32 +164,9 @@ function parseRecord(body: Buffer): LeaseRecord | null {
   }
 }
 
-/**
- * This process, named so that another process can tell whether it is still running: the boot id
- * and the pid namespace pin the pid to one running kernel and one pid space (two containers on a
- * host share the first, not the second). Unknown off Linux: leases there wait out their expiry.
- */
-const PROCESS_ID = ((): string | undefined => {
-  try {
-    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    const namespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
-    return boot && namespace ? `${boot}/${namespace}/${process.pid}` : undefined;
-  } catch {
-    return undefined;
-  }
-})();
-
-/** Whether the lease's holder ran on this machine, in our pid namespace, and has exited. */
+/** Whether the lease's holder ran on this machine, in our pid namespace, and has exited (shared/process.ts). */
 function heldByDeadProcess(record: LeaseRecord): boolean {
-  if (!PROCESS_ID || !record.process) return false;
+  if (!record.process) return false;
   const cut = record.process.lastIndexOf('/');
-  if (record.process.slice(0, cut) !== PROCESS_ID.slice(0, PROCESS_ID.lastIndexOf('/'))) return false;
-  const pid = Number(record.process.slice(cut + 1));
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false; // alive (or its pid reused: then the lease waits out its expiry, the safe side)
-  } catch (error) {
-    return (error as { code?: string }).code === 'ESRCH';
-  }
+  return processGone(record.process.slice(0, cut), Number(record.process.slice(cut + 1)));
 }

@@ -138,7 +138,10 @@ export interface DebrisFile {
   /** Its path below the store's root, '/'-separated (not a key: keys never end with its suffix). */
   path: string;
   ageMs: number;
-  /** Older than any running write: left by a killed writer, safe to delete. Younger ones belong to a write in progress. */
+  /**
+   * Left by a killed writer, safe to delete: older than any running write, or written by a process of
+   * this machine that has exited (fs, on Linux). The others belong to a write in progress.
+   */
   stale: boolean;
   /** Deleted by this call (`remove: true`). */
   removed: boolean;

@@ -5,7 +5,7 @@ import type { Core } from '../core/core.js';
 import { callToolDirect } from '../mcp/call.js';
 import type { ToolDefinition } from '../mcp/tool.js';
 import { allTools } from '../mcp/tools/index.js';
-import { invalid, isLiveMemError } from '../shared/errors.js';
+import { invalid } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 
 /**
@@ -103,31 +103,30 @@ export interface ToolApiOptions {
 }
 
 /**
- * `POST /api/tools/{name}`: the arguments as a JSON object, run by the tool's own definition and
- * the core's guard (callToolDirect), as the caller of the request's bearer: the local session's
- * secret, or a token — checked at each call, so a revocation applies at once. A request without
- * a JSON content type is refused: a cross-origin page cannot send one without a CORS preflight,
- * which this server never grants.
+ * Who a bearer stands for on the viewer: the local session's secret, or a token — checked at each
+ * call (by the front door, http-listen.ts), so a revocation applies at once. Throws `forbidden`.
  */
-export async function runToolRequest(options: ToolApiOptions, req: IncomingMessage, name: string, token: string | undefined): Promise<ApiAnswer> {
+export async function viewerCaller(options: ToolApiOptions, token: string): Promise<Caller> {
+  const local = options.local && sameHash(hashToken(token), options.local.secretHash) ? options.local : undefined;
+  // The local caller may itself be a token (LIVE_MEM_TOKEN of the process): refused the same way when it is bad.
+  return local ? await local.caller() : await options.core.auth.resolve(token);
+}
+
+/**
+ * `POST /api/tools/{name}`: the arguments as a JSON object, run by the tool's own definition and
+ * the core's guard (callToolDirect), as the caller the front door authenticated (`viewerCaller`).
+ * A request without a JSON content type is refused: a cross-origin page cannot send one without
+ * a CORS preflight, which this server never grants.
+ */
+export async function runToolRequest(options: ToolApiOptions, req: IncomingMessage, name: string, caller: Caller | undefined): Promise<ApiAnswer> {
   if (req.method !== 'POST') return refusal(405, 'call a tool with POST', { allow: 'POST' });
   if (!/^application\/json\b/i.test(String(req.headers['content-type'] ?? ''))) return refusal(415, 'send the arguments as application/json');
   const tool = byName.get(name);
   if (!tool) return refusal(404, `the viewer offers no tool named ${JSON.stringify(name)}`);
 
-  if (token === undefined) {
+  if (caller === undefined) {
     const what = options.local ? 'the secret of the URL `live-mem ui` printed, or a token' : 'a token';
     return refusal(401, `${what} is needed: send it as Authorization: Bearer <token>`, { 'www-authenticate': 'Bearer realm="live-mem"' });
-  }
-  let caller: Caller;
-  try {
-    const local = options.local && sameHash(hashToken(token), options.local.secretHash) ? options.local : undefined;
-    // The local caller may itself be a token (LIVE_MEM_TOKEN of the process): refused the same way when it is bad.
-    caller = local ? await local.caller() : await options.core.auth.resolve(token);
-  } catch (error) {
-    if (isLiveMemError(error, 'forbidden'))
-      return refusal(403, 'this token is unknown, revoked or expired', { 'www-authenticate': 'Bearer error="invalid_token"' });
-    throw error;
   }
 
   let args: unknown;

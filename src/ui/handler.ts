@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Core } from '../core/core.js';
-import { bearerOf, type Refuse } from '../mcp/http-listen.js';
+import type { ListenOptions, Refuse } from '../mcp/http-listen.js';
 import type { Logger } from '../shared/log.js';
-import { type LocalSession, runToolRequest } from './api.js';
+import { type LocalSession, runToolRequest, viewerCaller } from './api.js';
 import type { UiAssets } from './assets.js';
 import { send, sendJson } from './headers.js';
 
@@ -21,15 +21,18 @@ export interface UiHandlerOptions {
 
 /** The viewer over HTTP: the page and its assets, `GET /api/session`, `POST /api/tools/{name}`. */
 export interface UiHandler {
-  handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void>;
+  /** Who a bearer stands for: this session's secret, or a token (called by the front door, for every request bearing one). */
+  authenticate: ListenOptions['authenticate'];
+  handle: ListenOptions['handle'];
   /** Answers a request the front door refused, in the API's error shape, with the security headers. */
   refuse: Refuse;
 }
 
 /**
  * The viewer's server side. The page reads the store only through the API, which runs the MCP
- * tools' own definitions: no second data path, the same guard. Host, Origin and query-string
- * credentials are checked before this handler by the server it is mounted in (http-listen.ts).
+ * tools' own definitions: no second data path, the same guard. Host, Origin, query-string
+ * credentials, limits and the bearer (with `authenticate`) are checked before this handler by the
+ * server it is mounted in (http-listen.ts).
  */
 export function createUiHandler(options: UiHandlerOptions): UiHandler {
   const { assets } = options;
@@ -63,7 +66,8 @@ export function createUiHandler(options: UiHandlerOptions): UiHandler {
 
   return {
     refuse,
-    async handle(req, res, url) {
+    authenticate: (token) => viewerCaller(api, token),
+    async handle(req, res, url, admitted) {
       if (url.pathname === '/api/session') {
         // Every call needs a credential; `local_secret` tells the page that the URL `live-mem ui` printed carries one.
         // `model_configured`: without a model the page's consolidations can only fail (it offers no
@@ -78,7 +82,7 @@ export function createUiHandler(options: UiHandlerOptions): UiHandler {
       }
       const tool = /^\/api\/tools\/([a-z_]+)$/.exec(url.pathname)?.[1];
       if (tool !== undefined) {
-        const answer = await runToolRequest(api, req, tool, bearerOf(req));
+        const answer = await runToolRequest(api, req, tool, admitted.caller);
         return sendJson(res, answer.status, answer.body, answer.headers);
       }
       if (serveAsset(req, res, url.pathname)) return;

@@ -1,10 +1,14 @@
 /**
- * setup's pure parts: where each client's files are on each OS, and the new text of a configuration
- * or rules file computed from the old one (other servers kept, idempotent, an outdated entry updated).
+ * setup's pure parts: where each client's files are on each OS, and the new text of a configuration,
+ * rules, hooks or settings file computed from the old one (other servers, hooks and keys kept,
+ * idempotent, an outdated entry updated, an entry switched between stdio and HTTP).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { configFile, mergeRules, mergeServer, type Place, RULES_END, RULES_START, rulesBlock, rulesFile } from '../../src/cli/commands/setup.js';
+import { httpEntry } from '../../src/cli/commands/setup-remote.js';
+import { claudeSettingsFile, HOOK_MATCHER, hookGroup, mergeHook, shellWord } from '../../src/cli/commands/setup-hooks.js';
+import { mergeModel } from '../../src/cli/commands/setup-model.js';
 import { isLiveMemError } from '../../src/shared/errors.js';
 
 const ENTRY = { command: '/usr/bin/node', args: ['/opt/live-mem/bin/live-mem.cjs'], env: { LIVE_MEM_AGENT: 'cursor' } };
@@ -121,5 +125,130 @@ describe('setup: the rules block', () => {
       () => mergeRules(`a\n${RULES_START}\nhalf`, block, '', 'CLAUDE.md'),
       (error) => isLiveMemError(error, 'invalid_input'),
     );
+  });
+});
+
+describe('setup: HTTP entries in each client form, and switching transports', () => {
+  const URL_ = 'https://memory.example.com/mcp';
+
+  it("writes each client's own form, the token itself or a reference the client expands", () => {
+    const token = { value: 'lm_abc' };
+    assert.deepEqual(httpEntry('claude-code', URL_, token), { type: 'http', url: URL_, headers: { Authorization: 'Bearer lm_abc' } });
+    assert.deepEqual(httpEntry('cline', URL_, token), { type: 'streamableHttp', url: URL_, headers: { Authorization: 'Bearer lm_abc' } });
+    assert.deepEqual(httpEntry('cursor', URL_, token), { url: URL_, headers: { Authorization: 'Bearer lm_abc' } });
+    assert.equal(httpEntry('claude-code', URL_, { variable: 'LM_TOKEN' }).headers.Authorization, `Bearer \${LM_TOKEN}`);
+    assert.equal(httpEntry('cursor', URL_, { variable: 'LM_TOKEN' }).headers.Authorization, `Bearer \${env:LM_TOKEN}`);
+    assert.throws(
+      () => httpEntry('cline', URL_, { variable: 'LM_TOKEN' }),
+      (error) => isLiveMemError(error, 'invalid_input') && /cline does not expand variables.*--token-file/.test(error.message),
+    );
+  });
+
+  it("stdio → HTTP drops command, args and env, keeps the user's keys and headers; HTTP → stdio drops url, type and headers", () => {
+    const old = JSON.stringify({ mcpServers: { 'live-mem': { ...ENTRY, env: { ...ENTRY.env, MINE: '1' }, autoApprove: ['live_note'], disabled: false } } });
+    const http = httpEntry('cline', URL_, { value: 'lm_abc' });
+    const remote = JSON.parse(mergeServer(old, 'live-mem', http, 'f.json') ?? '').mcpServers['live-mem'];
+    assert.deepEqual(remote, { type: 'streamableHttp', url: URL_, headers: { Authorization: 'Bearer lm_abc' }, autoApprove: ['live_note'], disabled: false });
+
+    const withHeader = JSON.stringify({ mcpServers: { 'live-mem': { ...remote, headers: { ...remote.headers, 'X-Team': 'red' } } } });
+    const rotated = JSON.parse(mergeServer(withHeader, 'live-mem', httpEntry('cline', URL_, { value: 'lm_new' }), 'f.json') ?? '').mcpServers['live-mem'];
+    assert.deepEqual(rotated.headers, { Authorization: 'Bearer lm_new', 'X-Team': 'red' }, 'the Authorization header replaced, the user header kept');
+    assert.equal(
+      mergeServer(JSON.stringify({ mcpServers: { 'live-mem': rotated } }), 'live-mem', httpEntry('cline', URL_, { value: 'lm_new' }), 'f.json'),
+      undefined,
+    );
+
+    const local = JSON.parse(mergeServer(withHeader, 'live-mem', ENTRY, 'f.json') ?? '').mcpServers['live-mem'];
+    assert.deepEqual(local, { ...ENTRY, autoApprove: ['live_note'], disabled: false });
+    // Cursor's form names no type: a Claude Code-style `type` left from before is dropped, not kept to mislead it.
+    const typed = JSON.stringify({ mcpServers: { 'live-mem': { type: 'sse', url: 'http://old/sse' } } });
+    assert.deepEqual(JSON.parse(mergeServer(typed, 'live-mem', httpEntry('cursor', URL_, { value: 't' }), 'f.json') ?? '').mcpServers['live-mem'], {
+      url: URL_,
+      headers: { Authorization: 'Bearer t' },
+    });
+  });
+});
+
+describe('setup: the SessionStart hook in Claude Code settings', () => {
+  const ours = hookGroup('/usr/bin/node /opt/live-mem/bin/live-mem.cjs context . --hook');
+
+  it('lives in ~/.claude/settings.json, or .claude/settings.json in the project', () => {
+    assert.equal(claudeSettingsFile('user', linux), '/home/ann/.claude/settings.json');
+    assert.equal(claudeSettingsFile('project', linux), '/src/app/.claude/settings.json');
+    assert.equal(claudeSettingsFile('user', windows), 'C:\\Users\\ann\\.claude\\settings.json');
+  });
+
+  it("is added after the user's hooks, every other setting kept, and changes nothing the second time", () => {
+    const user = { type: 'command', command: 'echo hello' };
+    const old = JSON.stringify({
+      model: 'opus',
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [user] }], SessionStart: [{ matcher: 'startup', hooks: [user] }] },
+    });
+    const text = mergeHook(old, ours, 's.json') ?? '';
+    assert.deepEqual(JSON.parse(text), {
+      model: 'opus',
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [user] }], SessionStart: [{ matcher: 'startup', hooks: [user] }, ours] },
+    });
+    assert.equal(mergeHook(text, ours, 's.json'), undefined);
+    assert.deepEqual(JSON.parse(mergeHook(undefined, ours, 's.json') ?? ''), { hooks: { SessionStart: [ours] } });
+  });
+
+  it('replaces an older hook of ours (another node, another space), even inside a group of the user, never doubles it', () => {
+    const older = { type: 'command', command: "'/home/ann/.nvm/versions/node/v20.1.0/bin/node' /x/live-mem.cjs context web --hook", timeout: 30 };
+    const user = { type: 'command', command: 'echo hello' };
+    const old = JSON.stringify({
+      hooks: {
+        SessionStart: [
+          { matcher: 'startup', hooks: [user, older] },
+          { matcher: HOOK_MATCHER, hooks: [older] },
+        ],
+      },
+    });
+    assert.deepEqual(JSON.parse(mergeHook(old, ours, 's.json') ?? '').hooks.SessionStart, [{ matcher: 'startup', hooks: [user] }, ours]);
+  });
+
+  it('refuses a file that is not JSON, or hooks not shaped as Claude Code reads them', () => {
+    for (const old of ['{ "hooks": ', '[]', '{"hooks": []}', '{"hooks": {"SessionStart": {}}}', '{"hooks": {"SessionStart": [{"hooks": 3}]}}']) {
+      assert.throws(
+        () => mergeHook(old, ours, '/x/settings.json'),
+        (error) => isLiveMemError(error, 'invalid_input') && /\/x\/settings\.json.*nothing was written/.test(error.message),
+        old,
+      );
+    }
+  });
+
+  it('quotes a word for the shell only when it must', () => {
+    assert.equal(shellWord('/usr/bin/node'), '/usr/bin/node');
+    assert.equal(shellWord('/Users/ann/Library/Application Support/x'), "'/Users/ann/Library/Application Support/x'");
+    assert.equal(shellWord("it's"), `'it'\\''s'`);
+  });
+});
+
+describe('setup model: the llm settings in live-mem.yaml', () => {
+  const values = { base_url: 'http://127.0.0.1:11434/v1', model: 'qwen2.5:14b', api_key: `\${OLLAMA_KEY}` };
+
+  it("keeps the file's comments and other keys, and changes nothing the second time", () => {
+    const old = '# shared by every client\nagent: ann # who I am\nllm:\n  temperature: 0.2\n';
+    const text = mergeModel(old, values, 'live-mem.yaml') ?? '';
+    assert.equal(
+      text,
+      `# shared by every client\nagent: ann # who I am\nllm:\n  temperature: 0.2\n  base_url: http://127.0.0.1:11434/v1\n  model: qwen2.5:14b\n  api_key: \${OLLAMA_KEY}\n`,
+    );
+    assert.equal(mergeModel(text, values, 'live-mem.yaml'), undefined);
+    assert.equal(
+      mergeModel(undefined, values, 'live-mem.yaml'),
+      `llm:\n  base_url: http://127.0.0.1:11434/v1\n  model: qwen2.5:14b\n  api_key: \${OLLAMA_KEY}\n`,
+    );
+    assert.equal(mergeModel('llm:\n', { model: 'm' }, 'live-mem.yaml'), 'llm:\n  model: m\n');
+  });
+
+  it('refuses a file that is not YAML, not a mapping, or whose llm is not a mapping', () => {
+    for (const old of ['a: [\n', '- a\n', 'llm: 3\n']) {
+      assert.throws(
+        () => mergeModel(old, values, '/x/live-mem.yaml'),
+        (error) => isLiveMemError(error, 'invalid_input') && /\/x\/live-mem\.yaml.*nothing was written/.test(error.message),
+        old,
+      );
+    }
   });
 });

@@ -93,6 +93,23 @@ describe('settings', () => {
     );
   });
 
+  it('reads a file value that is a reference to an environment variable from it; unset, the setting is unset; only a whole value is one', () => {
+    const file = { llm: { base_url: 'http://127.0.0.1:11434/v1', model: 'm', api_key: `\${TEAM_KEY}` }, agent: `pre\${X}`, s3: { bucket: `\${BUCKET}` } };
+    const set = resolveSettings({ file, env: { TEAM_KEY: 'sk-team', BUCKET: 'team-memory' } });
+    assert.equal(set.llm.apiKey, 'sk-team');
+    assert.equal(set.s3.bucket, 'team-memory');
+    assert.equal(set.agent, `pre\${X}`, 'a value that merely contains a reference is taken as it is');
+    // A client started without the variable (a desktop app) still loads its settings: the key is just absent.
+    const unset = resolveSettings({ file, env: { TEAM_KEY: '' } });
+    assert.equal(unset.llm.apiKey, undefined);
+    assert.equal(unset.llm.model, 'm');
+    // The variable's value is checked as the setting's own would be.
+    assert.throws(
+      () => resolveSettings({ file: { max_note_chars: `\${N}` }, env: { N: 'many' } }),
+      (e) => isLiveMemError(e, 'config_error') && /max_note_chars/.test(e.message),
+    );
+  });
+
   it('reads live-mem.yaml from the home folder, or the file given', async () => {
     const tmp = await tempDir();
     try {

@@ -56,10 +56,10 @@ describe('the first note on a new store', () => {
       assert.ok(!offered.has('space_create'), 'the agent profile offers no space_create');
       assert.equal((await server.call('system_whoami')).default_space, 'My-Project-v2');
 
-      // Before the first note, a read of the default space creates nothing and points at live_note.
+      // Before the first note, a read of the default space answers empty (issue 29), says the first note makes it, and creates nothing.
       const read = await server.call('live_read', {});
-      assert.equal(read.status, 'not_found');
-      assert.match(String(read.hint), /write a note to it to create it \(live_note, space_id "My-Project-v2"\)/);
+      assert.deepEqual([read.status, read.space_id, read.total, read.space_exists], ['ok', 'My-Project-v2', 0, false]);
+      assert.match(String(read.message), /does not exist yet: .*first note/);
       assert.deepEqual(await readdir(home).catch(() => []), [], 'a read created nothing');
 
       const first = await server.call('live_note', { category: 'decision', content: 'we use the default space' });

@@ -53,7 +53,7 @@ async function seed(makeStore: () => Promise<Store>): Promise<Seeded> {
   const store = await makeStore();
   const llm = await startScriptedLlm([forgetModelStep]);
   try {
-    const core = createCore({ storage: store.storage, llm: llm.client(), consolidation: { retryBackoffMs: 5, timeoutMs: 5_000 } });
+    const core = createCore({ storage: store.storage, llm: llm.client(), consolidation: { retryBackoffMs: 5 } });
     await core.spaces.create(owner, { space_id: 'proj' });
     const note = async (content: string) =>
       (await core.notes.write(owner, { space_id: 'proj', category: 'observation', content: content.padEnd(500, '.') })).filename;

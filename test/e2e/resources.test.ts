@@ -194,7 +194,7 @@ describe('MCP resources, prompts and instructions over stdio', () => {
     assert.deepEqual(prompts.map((p) => p.name).sort(), ['memory_start', 'memory_wrap_up']);
     for (const prompt of prompts) {
       assert.ok(prompt.description && prompt.description.length > 40, prompt.name);
-      // The space is optional: omitted, the server's default space (LIVE_MEM_SPACE or the project folder).
+      // The space is optional: omitted, the connection's default space (LIVE_MEM_SPACE, the client's roots or the project folder).
       assert.deepEqual(
         prompt.arguments?.filter((a) => a.required).map((a) => a.name),
         [],

@@ -215,7 +215,7 @@ function killSuite(label: string, makeStore: () => Promise<Store>): void {
         try {
           const version = JSON.parse((await cli(store.env, ['bank', 'read', 'proj', 'decisions.md', '--json'])).stdout).version;
           const killed = await cli({ ...store.env, LIVE_MEM_TEST_KILL_AT: point }, ['bank', 'write', 'proj', 'decisions.md', '-', '--if-match', version], NEW);
-          assert.equal(killed.signal, 'SIGKILL');
+          assert.equal(killed.signal, 'SIGKILL', killed.stdout + killed.stderr);
           const between = await bankText(store.storage);
           assert.ok(between === OLD || between === NEW, 'the whole file old or whole file new');
           // The next holder of the space's lease (a backup here) rolls a committed correction forward.

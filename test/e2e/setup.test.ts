@@ -65,7 +65,10 @@ describe('live-mem setup <client> on a fake home', () => {
       assert.match(first.stdout, /: created\n/);
       assert.match(first.stdout, /\(this installation\)/);
       const written = JSON.parse(await readFile(path.join(home, config), 'utf8'));
-      assert.deepEqual(written, { mcpServers: { 'live-mem': { command: process.execPath, args: [bin], env: { LIVE_MEM_AGENT: client } } } });
+      // The agent profile by default (README's advice), not `all`'s 37 tools.
+      assert.deepEqual(written, {
+        mcpServers: { 'live-mem': { command: process.execPath, args: [bin], env: { LIVE_MEM_AGENT: client, LIVE_MEM_TOOLS: 'agent' } } },
+      });
 
       const second = await run(['setup', client]);
       assert.equal(second.exitCode, 0, second.stderr);
@@ -86,7 +89,7 @@ describe('live-mem setup <client> on a fake home', () => {
       assert.deepEqual(JSON.parse(await readFile(file, 'utf8')), {
         mcpServers: {
           github: { command: 'gh-mcp', args: ['--x'] },
-          'live-mem': { command: 'npx', args: ['-y', 'live-mem'], env: { LIVE_MEM_AGENT: 'reviewer' } },
+          'live-mem': { command: 'npx', args: ['-y', 'live-mem'], env: { LIVE_MEM_AGENT: 'reviewer', LIVE_MEM_TOOLS: 'agent' } },
         },
         other: true,
       });

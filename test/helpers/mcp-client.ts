@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListRootsRequestSchema, type Root } from '@modelcontextprotocol/sdk/types.js';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 
@@ -13,8 +14,15 @@ export interface SpawnedServer {
   close(): Promise<void>;
 }
 
+export interface SpawnOptions {
+  /** The server's working folder, where a client starts it. */
+  cwd?: string;
+  /** The client declares `roots` (with listChanged) and answers roots/list with this. */
+  roots?: () => Root[] | Promise<Root[]>;
+}
+
 /** Spawns the built `live-mem` binary and connects the SDK's client to it over stdio. */
-export async function spawnServer(env: Record<string, string>, args: string[] = [], options: { cwd?: string } = {}): Promise<SpawnedServer> {
+export async function spawnServer(env: Record<string, string>, args: string[] = [], options: SpawnOptions = {}): Promise<SpawnedServer> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, ...args],
@@ -26,7 +34,9 @@ export async function spawnServer(env: Record<string, string>, args: string[] = 
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const client = new Client({ name: 'live-mem-test', version: '0.0.0' });
+  const { roots } = options;
+  const client = new Client({ name: 'live-mem-test', version: '0.0.0' }, roots ? { capabilities: { roots: { listChanged: true } } } : {});
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: await roots() }));
   await client.connect(transport);
   return {
     client,

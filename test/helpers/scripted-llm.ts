@@ -15,6 +15,8 @@ export type Step =
   | { status: number; message?: string }
   /** Answer only after this delay (to provoke timeouts), then with `then` (default: an empty reply). */
   | { delayMs: number; then?: Step }
+  /** Answer only once `until` settles (a condition of the test, however long it takes), then with `then`. */
+  | { until: Promise<unknown>; then?: Step }
   /** Compute the reply from the request's messages. */
   | { dynamic: (messages: Array<{ role: string; content: string }>) => string };
 
@@ -67,8 +69,8 @@ export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
     });
   });
   const answer = async (step: Step, request: RecordedRequest, res: import('node:http').ServerResponse): Promise<void> => {
-    if ('delayMs' in step) {
-      await new Promise((resolve) => setTimeout(resolve, step.delayMs));
+    if ('delayMs' in step || 'until' in step) {
+      await ('until' in step ? step.until.catch(() => undefined) : new Promise((resolve) => setTimeout(resolve, step.delayMs)));
       if (res.destroyed || res.socket?.destroyed) return;
       return answer(step.then ?? { reply: '' }, request, res);
     }

@@ -244,6 +244,16 @@ export function runStorageSuite(name: string, makeHarness: () => Promise<DriverH
       assert.equal(await driver.get('lease/lock.json'), null);
     });
 
+    it("takes a holder's renewals one after another: renewals at once never find the lease lost to themselves", async () => {
+      const lease = await acquireLease(driver, 'lease/renew.json', { owner: 'a', ttlMs: 60_000 });
+      // A holder's timer and its check before a commit, at once (likely when each write takes seconds).
+      await Promise.all([lease.renew(), lease.renew(), lease.renew()]);
+      await assert.rejects(acquireLease(driver, 'lease/renew.json', { owner: 'b', ttlMs: 60_000 }), rejectsWith('conflict'));
+      await lease.renew();
+      await lease.release();
+      assert.equal(await driver.get('lease/renew.json'), null);
+    });
+
     it('lets exactly one of many racing lease takers win', async () => {
       const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => acquireLease(driver, 'lease/race.json', { owner: `o${i}`, ttlMs: 60_000 })));
       assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);

@@ -16,6 +16,7 @@ interface RevisionOptions {
   ifMatch?: string;
   reason?: string;
   yes?: boolean;
+  secret?: boolean;
 }
 
 /** A text from a file, or from standard input when the file is absent or '-'. */
@@ -25,6 +26,7 @@ export const textFrom = (file: string | undefined, what: string): Promise<string
 const revisionFields = (options: RevisionOptions) => ({
   ...(options.ifMatch !== undefined ? { if_match: options.ifMatch } : {}),
   ...(options.reason !== undefined ? { reason: options.reason } : {}),
+  ...(options.secret === true ? { secret: true } : {}),
 });
 
 /** `bank write SPACE FILE [TEXT_FILE]`: the whole new text, against `--if-match` (the version `bank read --json` gives). */
@@ -54,7 +56,7 @@ export async function bankEdit({ core, caller }: Session, spaceId: string, filen
       filename: read.filename,
       content,
       if_match: read.version,
-      ...revisionFields({ reason: options.reason }),
+      ...revisionFields({ reason: options.reason, secret: options.secret }),
     });
   } finally {
     await rm(dir, { recursive: true, force: true });

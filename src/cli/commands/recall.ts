@@ -1,4 +1,7 @@
+import { homedir } from 'node:os';
+import { projectIdentity } from '../../config/project-identity.js';
 import type { IndexProgress } from '../../core/recall/space-index.js';
+import { invalid } from '../../shared/errors.js';
 import type { Session } from '../open.js';
 import { percent, type ProgressLine } from '../progress.js';
 
@@ -43,12 +46,33 @@ export const recall = (
   );
 };
 
-export const memoryContext = ({ core, caller, progress }: Session, spaceId: string, words: string[], options: { maxTokens: number }) =>
-  core.recall.context(
+/**
+ * `context SPACE [QUERY...]`; SPACE `.` is the project's own space, found as a stdio server finds
+ * it without roots (what a hook names when no space is pinned). With --hook the text alone is
+ * printed: it becomes the session's context as it is.
+ */
+export async function memoryContext(session: Session, spaceId: string, words: string[], options: { maxTokens: number; hook?: boolean }) {
+  const { core, caller, progress } = session;
+  const result = await core.recall.context(
     caller,
-    { space_id: spaceId, max_tokens: options.maxTokens, ...(words.length > 0 ? { query: words.join(' ') } : {}) },
+    { space_id: spaceId === '.' ? projectSpace(session) : spaceId, max_tokens: options.maxTokens, ...(words.length > 0 ? { query: words.join(' ') } : {}) },
     showIndexing(progress),
   );
+  if (!options.hook) return result;
+  process.stdout.write(`${result.text.trimEnd()}\n`);
+  return null;
+}
+
+/**
+ * The project's own space: LIVE_MEM_SPACE, else the project of the working folder (config/project-identity.ts);
+ * none in `/` or the home folder, refused saying how to name one.
+ */
+function projectSpace({ settings }: Session): string {
+  if (settings.space) return settings.space;
+  const found = projectIdentity(process.cwd(), homedir());
+  if ('space_id' in found) return found.space_id;
+  throw invalid(`'.' is the project of the working folder, and there is none (${found.none}): name the space, or set LIVE_MEM_SPACE`);
+}
 
 export const historyList = ({ core, caller }: Session, spaceId: string, options: { limit: number; before?: string }) =>
   core.recall.historyList(caller, { space_id: spaceId, limit: options.limit, ...(options.before !== undefined ? { before: options.before } : {}) });

@@ -1,3 +1,6 @@
+import { homedir } from 'node:os';
+import { projectIdentity } from '../../config/project-identity.js';
+import type { ProjectSpaces } from '../../mcp/default-space.js';
 import type { Session } from '../open.js';
 import { VERSION } from '../version.js';
 import { viewerHandler } from './ui.js';
@@ -36,11 +39,13 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
     version: VERSION,
     logger,
     tools,
-    defaultSpace: session.defaultSpace,
     samplingLimits: { contextWindow: settings.llm.contextWindow, maxOutputTokens: settings.llm.maxTokens },
   };
   if (options.http) {
     const { serveHttp } = await import('../../mcp/http.js');
+    // One server for every client: the operator's pin would send every team's notes to one space.
+    if (settings.space)
+      logger.warn(`LIVE_MEM_SPACE (${settings.space}) does not apply over HTTP: a call names its space_id, unless its token is limited to one space`);
     const server = await serveHttp({
       ...common,
       host: options.host ?? '127.0.0.1',
@@ -67,9 +72,23 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
   // A person who typed `live-mem` would otherwise face a silent prompt; a client's stdin is a pipe.
   // On stderr, whatever the log level: stdout carries the protocol only.
   if (process.stdin.isTTY) process.stderr.write('live-mem: serving MCP on stdio — this is what MCP clients run; see live-mem --help\n');
+  const project = projectSpaces(settings.space);
   logger.info(
-    `serving MCP on stdio (store: ${storage.name} ${storage.location}, auth: ${settings.token ? 'token' : settings.auth === 'required' ? 'required, no token' : 'local owner'}, tools: ${tools.profile}, ${tools.tools.length}, default space: ${session.defaultSpace})`,
+    `serving MCP on stdio (store: ${storage.name} ${storage.location}, auth: ${settings.token ? 'token' : settings.auth === 'required' ? 'required, no token' : 'local owner'}, tools: ${tools.profile}, ${tools.tools.length}, default space: ${describeDefault(project)})`,
   );
-  await serveStdio({ ...common, resolveCaller: session.resolveCaller });
+  await serveStdio({ ...common, project, resolveCaller: session.resolveCaller });
   return null;
+}
+
+/** What a stdio server knows of its project: the pinned space, the project of the folder it runs in, how a root's folder is read. */
+function projectSpaces(pinned: string | undefined): ProjectSpaces {
+  const home = homedir();
+  return { pinned, folder: projectIdentity(process.cwd(), home), identify: (dir) => projectIdentity(dir, home) };
+}
+
+/** The default space as the startup line states it: the client's roots may still choose it (mcp/default-space.ts). */
+function describeDefault(project: ProjectSpaces): string {
+  if (project.pinned) return `${project.pinned} (LIVE_MEM_SPACE)`;
+  if ('space_id' in project.folder) return `the project of the client's roots, else ${project.folder.space_id} (${project.folder.from})`;
+  return `the project of the client's roots, else none (${project.folder.none})`;
 }

@@ -1,15 +1,22 @@
-import { constants, existsSync, readFileSync } from 'node:fs';
-import { copyFile, mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { invalid } from '../../shared/errors.js';
+import { validateSpaceId } from '../../core/validate.js';
+import { invalid, isLiveMemError } from '../../shared/errors.js';
+import { apply, backupStamp, type FileChange, isFolder, type Planned, plan, secretFrom } from './setup-files.js';
+import { claudeSettingsFile, hookCommand, hookGroup, mergeHook } from './setup-hooks.js';
+import { refuseRemoteMismatch, remoteEntry } from './setup-remote.js';
+import { diskLookup, MIN_NODE_MAJOR, type NodeLookup, stableNode } from './stable-node.js';
 
 /**
- * `live-mem setup <client>`: writes the MCP server entry into a client's configuration file, and
- * with --rules the memory workflow into the project's rules file. The content is computed from the
- * old content by pure functions (mergeServer, mergeRules), so a second run finds nothing to change.
+ * `live-mem setup <client>`: writes the MCP server entry into a client's configuration file — a
+ * process it launches on the local store, or with --url a live-mem server over HTTP in the client's
+ * own form — with --rules the memory workflow into the project's rules file, and with --hooks
+ * (Claude Code) a hook that loads the project's memory into each session. Each file's content is
+ * computed from its old content by pure functions (mergeServer, mergeRules, mergeHook), so a second
+ * run finds nothing to change.
  */
 
 export const CLIENTS = ['claude-code', 'claude-desktop', 'cursor', 'cline'] as const;
@@ -24,12 +31,21 @@ export interface Place {
   project: string;
 }
 
-/** One `mcpServers` entry, the shape every one of these clients reads. */
-export interface ServerEntry {
+/** A stdio entry: the command the client launches, the shape every one of these clients reads. */
+export interface StdioEntry {
   command: string;
   args: string[];
   env: Record<string, string>;
 }
+
+/** An HTTP entry, in a client's own form: Claude Code's `type: http`, Cline's `type: streamableHttp`, Cursor's bare `url`. */
+export interface HttpEntry {
+  type?: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+export type ServerEntry = StdioEntry | HttpEntry;
 
 const pathOf = (platform: NodeJS.Platform) => (platform === 'win32' ? path.win32 : path.posix);
 
@@ -80,16 +96,21 @@ export function rulesFile(client: Client, place: Place, clinerulesIsFolder = fal
   }
 }
 
-/** Keys of an older entry that belong to another transport: a stdio entry must not keep them. */
-const OTHER_TRANSPORT = new Set(['url', 'type', 'headers', 'transportType', 'serverUrl']);
+/** Keys of an older entry that belong to one transport: an entry of the other must not keep them. */
+const STDIO_KEYS = ['command', 'args', 'env', 'cwd'];
+const HTTP_KEYS = ['url', 'headers', 'serverUrl', 'headersHelper'];
+/** Keys that name the transport: only those the new entry sets survive. */
+const TRANSPORT_KEYS = ['type', 'transportType'];
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The configuration file's new text with `name` set to `entry`; `undefined` when it already says so
  * (nothing to write). Every other key and server is kept; so are the extra keys of an existing entry
- * (Cline's `autoApprove`, an env variable the user added), while command, args and our env variables
- * are brought up to date. Refuses a file that is not a JSON object: nothing is written then.
+ * (Cline's `autoApprove`, an env variable or a header the user added), while the transport's own
+ * keys and our variables or Authorization header are brought up to date, and the keys of the other
+ * transport dropped (an entry switched between stdio and HTTP). Refuses a file that is not a JSON
+ * object: nothing is written then.
  */
 export function mergeServer(old: string | undefined, name: string, entry: ServerEntry, file: string): string | undefined {
   let config: unknown = {};
@@ -104,9 +125,12 @@ export function mergeServer(old: string | undefined, name: string, entry: Server
   const servers = config.mcpServers ?? {};
   if (!isObject(servers)) throw invalid(`${file}: "mcpServers" is not an object: fix it, then run setup again; nothing was written`);
   const previous = isObject(servers[name]) ? servers[name] : {};
-  const kept = Object.fromEntries(Object.entries(previous).filter(([key]) => !OTHER_TRANSPORT.has(key)));
-  const env = { ...(isObject(previous.env) ? previous.env : {}), ...entry.env };
-  const updated = { ...kept, command: entry.command, args: entry.args, env };
+  const http = 'url' in entry;
+  const dropped = new Set([...(http ? STDIO_KEYS : HTTP_KEYS), ...TRANSPORT_KEYS]);
+  const kept = Object.fromEntries(Object.entries(previous).filter(([key]) => !dropped.has(key)));
+  const [mapKey, ours] = http ? ['headers', entry.headers] : ['env', entry.env];
+  const map = { ...(isObject(previous[mapKey]) ? previous[mapKey] : {}), ...ours };
+  const updated = { ...kept, ...entry, [mapKey]: map };
   if (isDeepStrictEqual(servers[name], updated)) return undefined;
   return `${JSON.stringify({ ...config, mcpServers: { ...servers, [name]: updated } }, null, 2)}\n`;
 }
@@ -158,71 +182,124 @@ export interface SetupOptions {
   /** Another configuration file than the client's usual one (VS Code Insiders, VSCodium…). */
   file?: string;
   name?: string;
+  /** Pins the space every call without a space_id uses (LIVE_MEM_SPACE in the entry). */
+  space?: string;
+  /** A live-mem server over HTTP, instead of a process the client launches on a local store. */
+  url?: string;
+  /** With --url: the environment variable the client expands into the Authorization header. */
+  tokenEnv?: string;
+  /** claude-code: a SessionStart hook that loads the project's memory into each new session. */
+  hooks?: boolean;
 }
 
-/** What the global flags put in the entry's env: the agent name always, the store and tools when given. */
+/** The global flags setup reads: what the entry's env (or the hook's command) carries, and the token. */
 export interface SetupGlobals {
   agent?: string | undefined;
   home?: string | undefined;
   storage?: string | undefined;
   tools?: string | undefined;
   config?: string | undefined;
+  /** The token the entry uses: read by the launched process (stdio, Claude Desktop's bridge), or written into an HTTP entry. */
+  tokenFile?: string | undefined;
 }
 
-export interface FileChange {
-  kind: 'config' | 'rules';
-  file: string;
-  /** created, updated, unchanged; with --print, the text it would hold is in `content` instead. */
-  action: 'created' | 'updated' | 'unchanged' | 'not written (--print)';
-  backup?: string;
-  content?: string;
+export interface SetupContext {
+  place?: Place;
+  bin?: string;
+  /** The running node (process.execPath) and its version: stableNode finds what the entry should launch. */
+  node?: string;
+  nodeVersion?: string;
+  lookup?: NodeLookup;
+  workflow?: () => Promise<string>;
+  now?: () => Date;
 }
 
-export async function setup(
-  client: string,
-  options: SetupOptions,
-  globals: SetupGlobals,
-  context: { place?: Place; bin?: string; node?: string; workflow?: () => Promise<string>; now?: () => Date } = {},
-): Promise<Record<string, unknown>> {
+/** The profile an agent needs while it works (README, "Tool profiles"): `all` costs every conversation 2.7 times the tokens. */
+export const DEFAULT_TOOLS = 'agent';
+
+export async function setup(client: string, options: SetupOptions, globals: SetupGlobals, context: SetupContext = {}): Promise<Record<string, unknown>> {
   if (!(CLIENTS as readonly string[]).includes(client)) throw invalid(`unknown client '${client}': one of ${CLIENTS.join(', ')}`);
   const which = client as Client;
   const place = context.place ?? { platform: process.platform, home: os.homedir(), env: process.env, project: path.resolve(options.project ?? '.') };
   if (options.scope !== undefined && options.scope !== 'user' && options.scope !== 'project')
     throw invalid(`--scope is user or project, not '${String(options.scope)}'`);
-  const file = options.file ? path.resolve(options.file) : configFile(which, options.scope ?? 'user', place);
+  const scope = options.scope ?? 'user';
+  if (options.hooks && which !== 'claude-code') throw invalid(`--hooks is for claude-code (SessionStart hooks); ${which} has none`);
+  refuseRemoteMismatch(which, options, globals);
+  const file = options.file ? path.resolve(options.file) : configFile(which, scope, place);
   const name = options.name ?? 'live-mem';
-  const launch = launchEntry({ npx: options.npx, node: context.node ?? process.execPath, bin: options.npx ? '' : (context.bin ?? installedBin()) });
-  const env: Record<string, string> = {
-    LIVE_MEM_AGENT: globals.agent ?? which,
-    ...(globals.home ? { LIVE_MEM_HOME: path.resolve(globals.home) } : {}),
-    ...(globals.config ? { LIVE_MEM_CONFIG: path.resolve(globals.config) } : {}),
-    ...(globals.storage ? { LIVE_MEM_STORAGE: globals.storage } : {}),
-    ...(globals.tools ? { LIVE_MEM_TOOLS: globals.tools } : {}),
-  };
-  const entry: ServerEntry = { ...launch, env };
-  const rules = options.rules ? rulesFile(which, place, await isFolder(path.join(place.project, '.clinerules'))) : undefined;
-  const block = rules ? rulesBlock(await (context.workflow ?? defaultWorkflow)()) : undefined;
-  const launches = options.npx ? 'npx -y live-mem (the package from the registry)' : `${launch.command} ${launch.args.join(' ')} (this installation)`;
-  const summary = { status: 'ok', client: which, server: name, launches, env };
+  const space = options.space === undefined ? undefined : validateSpaceId(options.space);
+  const tokenFile = globals.tokenFile === undefined ? undefined : path.resolve(globals.tokenFile);
+  const token = tokenFile === undefined ? undefined : await secretFrom(tokenFile, '--token-file');
+  const notes: string[] = [];
 
-  if (options.print) {
-    const files: FileChange[] = [
-      { kind: 'config', file, action: 'not written (--print)', content: `${JSON.stringify({ mcpServers: { [name]: entry } }, null, 2)}\n` },
-      ...(rules && block ? [{ kind: 'rules' as const, file: rules.file, action: 'not written (--print)' as const, content: block }] : []),
-    ];
-    return { ...summary, files, message: 'nothing written (--print): merge this into the file named' };
+  const launchesProcess = options.url === undefined || which === 'claude-desktop';
+  const { launch, launches } = launchOf(which, { npx: options.npx === true, launchesProcess }, place, context, notes);
+
+  let entry: ServerEntry;
+  let secret = false;
+  if (options.url !== undefined) {
+    const where = { url: options.url, tokenEnv: options.tokenEnv, scope, file, fileGiven: options.file !== undefined };
+    const remote = remoteEntry(which, where, launch, tokenFile && token ? { file: tokenFile, value: token } : undefined);
+    ({ entry, secret } = remote);
+    notes.push(...remote.notes);
+  } else {
+    const env: Record<string, string> = {
+      LIVE_MEM_AGENT: globals.agent ?? which,
+      ...(globals.home ? { LIVE_MEM_HOME: path.resolve(globals.home) } : {}),
+      ...(globals.config ? { LIVE_MEM_CONFIG: path.resolve(globals.config) } : {}),
+      ...(globals.storage ? { LIVE_MEM_STORAGE: globals.storage } : {}),
+      LIVE_MEM_TOOLS: await checkedTools(globals.tools ?? DEFAULT_TOOLS),
+      ...(space ? { LIVE_MEM_SPACE: space } : {}),
+    };
+    // The launched process reads the token file itself: the secret stays in that one file.
+    entry = { ...launch, args: [...launch.args, ...(tokenFile ? ['--token-file', tokenFile] : [])], env };
   }
 
-  // Both files are computed before either is written: a malformed one stops the command with nothing changed.
-  const target = await resolveLink(file);
-  const oldConfig = await readIfExists(target);
-  const newConfig = mergeServer(oldConfig, name, entry, file);
-  const rulesTarget = rules ? await resolveLink(rules.file) : undefined;
-  const oldRules = rulesTarget ? await readIfExists(rulesTarget) : undefined;
-  const newRules = rules && block ? mergeRules(oldRules, block, rules.header, rules.file) : undefined;
-  const stamp = (context.now ?? (() => new Date()))().toISOString().replace(/[:.]/g, '-');
-  const files = [await apply('config', file, target, oldConfig, newConfig, stamp)];
-  if (rules && rulesTarget) files.push(await apply('rules', rules.file, rulesTarget, oldRules, newRules, stamp));
+  const rules = options.rules ? rulesFile(which, place, await isFolder(path.join(place.project, '.clinerules'))) : undefined;
+  const block = rules ? rulesBlock(await (context.workflow ?? defaultWorkflow)()) : undefined;
+  const hook = options.hooks ? hookGroup(hookCommand(launch, globals, tokenFile, space)) : undefined;
+  const hooksFile = hook ? claudeSettingsFile(scope, place) : undefined;
+  if (hook)
+    notes.push(
+      `hook: each new Claude Code session (and one after /clear or a compaction) starts with the memory of ${space ? `space ${space}` : "the project's space"}`,
+    );
+  const summary = {
+    status: 'ok',
+    client: which,
+    server: name,
+    ...(options.url !== undefined ? { connects: options.url } : {}),
+    ...('command' in entry ? { launches, env: entry.env } : {}),
+    notes,
+  };
+  // Each file: the text --print shows (the part setup owns), and how a run merges it into the old text.
+  const pieces: Array<{ kind: FileChange['kind']; file: string; shown: string; merge: (old: string | undefined) => string | undefined; secret?: boolean }> = [
+    { kind: 'config', file, shown: json({ mcpServers: { [name]: entry } }), merge: (old) => mergeServer(old, name, entry, file), secret },
+  ];
+  if (rules && block) pieces.push({ kind: 'rules', file: rules.file, shown: block, merge: (old) => mergeRules(old, block, rules.header, rules.file) });
+  if (hook && hooksFile)
+    pieces.push({ kind: 'hooks', file: hooksFile, shown: json({ hooks: { SessionStart: [hook] } }), merge: (old) => mergeHook(old, hook, hooksFile) });
+
+  if (options.print) {
+    // What would be written, but a token: shown as where it comes from, never on a terminal or in a log.
+    const masked = (text: string) => (token === undefined ? text : text.replaceAll(token, `<the token in ${tokenFile}>`));
+    const files = pieces.map(
+      ({ kind, file: shown, shown: content, secret: holds }): FileChange => ({
+        kind,
+        file: shown,
+        action: 'not written (--print)',
+        content: masked(content),
+        ...(holds ? { secret: holds } : {}),
+      }),
+    );
+    return { ...summary, files, message: 'nothing written (--print): merge this into the file named' };
+  }
+  // Every file is computed before any is written: a malformed one stops the command with nothing changed.
+  const planned: Planned[] = [];
+  for (const piece of pieces) planned.push(await plan(piece.kind, piece.file, piece.merge, piece.secret === true));
+  const stamp = backupStamp((context.now ?? (() => new Date()))());
+  const files: FileChange[] = [];
+  for (const one of planned) files.push(await apply(one, stamp));
   const changed = files.some((change) => change.action !== 'unchanged');
   return {
     ...summary,
@@ -231,60 +308,49 @@ export async function setup(
   };
 }
 
-/** Writes one file: a copy of the old one beside it first, then the new text through a temporary file and a rename. */
-async function apply(
-  kind: FileChange['kind'],
-  shown: string,
-  target: string,
-  old: string | undefined,
-  next: string | undefined,
-  stamp: string,
-): Promise<FileChange> {
-  if (next === undefined) return { kind, file: shown, action: 'unchanged' };
-  await mkdir(path.dirname(target), { recursive: true });
-  let backup: string | undefined;
-  let mode: number | undefined;
-  if (old !== undefined) {
-    backup = `${target}.bak-${stamp}`;
-    await copyFile(target, backup, constants.COPYFILE_EXCL);
-    mode = (await stat(target)).mode & 0o777;
+const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+/**
+ * What the client launches (a stdio entry, the hook, Claude Desktop's bridge): this installation's
+ * bin with a node that outlives a Node upgrade (stableNode), or npx; `notes` gets what the output
+ * must say about that node. An HTTP entry launches nothing: no node to find, none to warn about.
+ */
+function launchOf(
+  which: Client,
+  options: { npx: boolean; launchesProcess: boolean },
+  place: Place,
+  context: SetupContext,
+  notes: string[],
+): { launch: { command: string; args: string[] }; launches: string } {
+  if (options.npx) return { launch: launchEntry({ npx: true, node: '', bin: '' }), launches: 'npx -y live-mem (the package from the registry)' };
+  if (!options.launchesProcess) return { launch: { command: '', args: [] }, launches: '' };
+  const input = { execPath: context.node ?? process.execPath, version: context.nodeVersion ?? process.versions.node, ...place };
+  const node = stableNode(input, context.lookup ?? diskLookup);
+  if (node.why) notes.push(`node: ${node.node}, ${node.why}, instead of the path of this one version: the entry outlives a Node upgrade`);
+  if (!node.stable) {
+    const whose = node.manager ? ` of ${node.manager}` : '';
+    notes.push(
+      `node: ${node.node} names one Node version${whose} and no stable path to a Node ${MIN_NODE_MAJOR}+ was found: after a Node upgrade, run \`live-mem setup ${which}\` again`,
+    );
   }
-  const temporary = `${target}.live-mem-setup-${process.pid}`;
+  const launch = launchEntry({ node: node.node, bin: context.bin ?? installedBin() });
+  return { launch, launches: `${launch.command} ${launch.args.join(' ')} (this installation)` };
+}
+
+/** A tools setting as serving checks it (a profile or tool names): an unknown name is refused now, not when the client starts. */
+async function checkedTools(spec: string): Promise<string> {
+  const normalized = spec
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)
+    .join(',');
   try {
-    await writeFile(temporary, next, { mode: mode ?? 0o644 });
-    await rename(temporary, target);
+    (await import('../../mcp/profiles.js')).selectTools(normalized);
   } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
+    throw isLiveMemError(error) ? invalid(`--tools: ${error.message}`) : error;
   }
-  return { kind, file: shown, action: old === undefined ? 'created' : 'updated', ...(backup ? { backup } : {}) };
+  return normalized;
 }
 
 /** The server's own workflow text, imported only here: shell commands never load the MCP server. */
 const defaultWorkflow = async (): Promise<string> => (await import('../../mcp/server.js')).SERVER_INSTRUCTIONS;
-
-async function readIfExists(file: string): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
-/** A configuration file kept as a link (dotfiles): written where it points, the link left as it is. */
-async function resolveLink(file: string): Promise<string> {
-  try {
-    return await realpath(file);
-  } catch {
-    return file;
-  }
-}
-
-async function isFolder(file: string): Promise<boolean> {
-  try {
-    return (await stat(file)).isDirectory();
-  } catch {
-    return false;
-  }
-}

@@ -35,12 +35,18 @@ export const spaceDelete = ({ core, caller }: Session, spaceId: string, options:
   core.spaces.delete(caller, { space_id: spaceId, confirm: options.yes === true });
 
 /** `space update-rules SPACE [FILE]`: the whole new rules (a file, or standard input), against `--if-match` (`space rules --json` gives it). */
-export async function spaceUpdateRules({ core, caller }: Session, spaceId: string, file: string | undefined, options: { ifMatch?: string; reason?: string }) {
+export async function spaceUpdateRules(
+  { core, caller }: Session,
+  spaceId: string,
+  file: string | undefined,
+  options: { ifMatch?: string; reason?: string; secret?: boolean },
+) {
   const rules = await textFrom(file, 'the new rules');
   return core.revisions.updateRules(caller, {
     space_id: spaceId,
     rules,
     ...(options.ifMatch !== undefined ? { if_match: options.ifMatch } : {}),
     ...(options.reason !== undefined ? { reason: options.reason } : {}),
+    ...(options.secret === true ? { secret: true } : {}),
   });
 }

@@ -3,7 +3,7 @@ import { listPrefixes } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
 import { decodeHistoryNotes, encodeHistoryNotes } from '../consolidation/history.js';
 import { BACKUPS_PREFIX, backupKeys } from '../layout.js';
-import { recordWithout } from '../consolidation/provenance.js';
+import { recordWithout, recordWithoutSynthesis } from '../consolidation/provenance.js';
 import { coveringSummaries, parseRecord } from '../recall/summaries/record.js';
 import { sha256 } from './manifest.js';
 
@@ -16,11 +16,13 @@ export interface PurgedBackup {
 }
 
 const SUMMARY_PATH = /^_summaries\/L([1-6])\/([^/]+)\.json$/;
+const RECORD_PATH = /^history\/([^/]+)\/record\.json$/;
 
 /**
  * Rewrites every backup of a space without the forgotten notes (a forget with `purge_backups`): their
  * live files and the summaries covering them (and those above) taken out, the notes.json of the
- * consolidation holding each rewritten without it (its record.json's `notes` too), then the manifest
+ * consolidation holding each rewritten without it (its record.json's `notes` too), the copy of the
+ * synthesis taken out of that record and every later one, then the manifest
  * with the new sizes and checksums, last. Idempotent: run again after a cut, it finds the files done
  * and writes the manifest from what the backup holds. Runs under the space's lease, as backups are taken.
  */
@@ -28,6 +30,7 @@ export async function purgeForgotten(
   context: CoreContext,
   spaceId: string,
   notes: ReadonlyArray<{ filename: string; consolidation_id: string | null }>,
+  removal: { forget_id: string; at: string },
 ): Promise<PurgedBackup[]> {
   const { storage } = context;
   const root = `${BACKUPS_PREFIX}${spaceId}/`;
@@ -95,6 +98,23 @@ export async function purgeForgotten(
           // a damaged record in a backup: left as it is (its notes.json is what holds the text)
         }
       }
+    }
+    // Every consolidation record from the first holding a note on: its copy of the synthesis may carry their text.
+    const first = [...byConsolidation.keys()].sort()[0];
+    for (const file of manifest.files) {
+      const cid = RECORD_PATH.exec(file.path)?.[1];
+      if (first === undefined || cid === undefined || cid < first) continue;
+      const object = await storage.get(keys.file(file.path));
+      let raw: Record<string, unknown> | null = null;
+      try {
+        raw = object ? (JSON.parse(object.body.toString('utf8')) as Record<string, unknown>) : null;
+      } catch {
+        // damaged: left as it is
+      }
+      const next = raw && typeof raw === 'object' ? recordWithoutSynthesis(raw, removal) : null;
+      if (!next) continue;
+      await storage.put(keys.file(file.path), `${JSON.stringify(next, null, 2)}\n`, { contentType: 'application/json' });
+      rewritten.add(file.path);
     }
     if (removed.size === 0 && rewritten.size === 0) continue;
     await storage.deleteMany([...removed].map((path) => keys.file(path)));

@@ -1,9 +1,9 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { invalid, LiveMemError } from '../../shared/errors.js';
-import type { ObjectInfo } from '../../storage/types.js';
+import type { ObjectInfo, StoredObject } from '../../storage/types.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
-import { baseName, KEEP_FILE, spaceKeys } from '../layout.js';
+import { baseName, KEEP_FILE, SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { contentVersion } from './bank-files.js';
 import { type BankBudget, bankBudget, type FileBudgetUse, useOfBudget } from './budget.js';
 import { parseBankRules } from './rules.js';
@@ -142,20 +142,17 @@ export function createBankService(context: CoreContext) {
         throw invalid(`invalid bank filename ${quoteName(given)}: use a plain name ending in .md, without folders or '..'`);
       }
       await requireSpace(context, spaceId);
+      // The synthesis is read (and corrected) by its reserved name, like a bank file (validate.ts).
+      if (given === SYNTHESIS_FILE) {
+        const object = await storage.get(spaceKeys(spaceId).synthesis);
+        if (!object) throw new LiveMemError('not_found', `space '${spaceId}' has no synthesis yet`, { space_id: spaceId, filename: given });
+        return readAnswer(spaceId, given, object);
+      }
       const nfc = given.normalize('NFC');
       const object = (await storage.get(spaceKeys(spaceId).bankFile(nfc))) ?? (nfc !== given ? await storage.get(spaceKeys(spaceId).bankFile(given)) : null);
       const filename = object ? baseName(object.key) : nfc;
       if (!object) throw new LiveMemError('not_found', `bank file '${filename}' does not exist in space '${spaceId}'`, { space_id: spaceId, filename });
-      return {
-        status: 'ok' as const,
-        space_id: spaceId,
-        filename,
-        content: object.body.toString('utf8'),
-        size: object.size,
-        last_modified: isoSeconds(object.lastModified),
-        /** What bank_write's `if_match` takes back: a correction never overwrites a change made since this read. */
-        version: contentVersion(object.body.toString('utf8')),
-      };
+      return readAnswer(spaceId, filename, object);
     },
 
     async readAllFor(caller: Caller, input: { space_id: string }) {
@@ -168,5 +165,17 @@ export function createBankService(context: CoreContext) {
 }
 
 export type BankService = ReturnType<typeof createBankService>;
+
+/** One file as `bank_read` answers it. */
+const readAnswer = (spaceId: string, filename: string, object: StoredObject) => ({
+  status: 'ok' as const,
+  space_id: spaceId,
+  filename,
+  content: object.body.toString('utf8'),
+  size: object.size,
+  last_modified: isoSeconds(object.lastModified),
+  /** What bank_write's `if_match` takes back: a correction never overwrites a change made since this read. */
+  version: contentVersion(object.body.toString('utf8')),
+});
 
 const isBankFileName = (name: string): boolean => name !== KEEP_FILE && isStoredBankFilename(name);

@@ -1,13 +1,15 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import { listKeys } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
-import { spaceKeys } from '../layout.js';
+import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { toStamp } from '../note/note-name.js';
+import { isIndexFile } from '../recall/index-store.js';
 import { updateMeta } from '../space/meta.js';
 import type { FileWrite } from './apply-plan.js';
 import { applyForget } from './forget-commit.js';
 import { encodeHistoryNotes, encodeHistoryPreimages, type HistoryNote } from './history.js';
-import type { Disposition, ProvenanceEntry } from './provenance.js';
+import { type Disposition, type ProvenanceEntry, recordWithoutSynthesis } from './provenance.js';
 
 /**
  * A consolidation commits as one unit. Everything it will write is computed first, then recorded
@@ -72,6 +74,10 @@ export interface RevisionInfo {
   files: Array<{ filename: string; existed: boolean; version_after: string | null }>;
   /** When the rules changed: their text before, and the version after. */
   rules?: { before: string; version_after: string };
+  /** The person said what it removed was a secret: the earlier texts kept have those lines redacted (revision/targets.ts). */
+  secret?: boolean;
+  /** A secret taken out of the synthesis: the consolidations whose record's copy of the synthesis held it, and loses it. */
+  synthesis_copies?: string[];
 }
 
 export interface Preimage {
@@ -157,9 +163,10 @@ export async function applyCommit(context: CoreContext, record: CommitRecord, bo
   }
   const keys = spaceKeys(record.space_id);
   for (const write of record.writes) {
-    const key = keys.bankFile(write.filename);
-    if (write.kind === 'deleted') await deleteOnce(context, key, write.expectedEtag, `bank file ${write.filename}`);
-    else await writeOnce(context, key, write.content, write.expectedEtag, `bank file ${write.filename}`);
+    // A correction may name the synthesis as it names a bank file (no bank file may take that name).
+    const [key, what] = write.filename === SYNTHESIS_FILE ? [keys.synthesis, 'the synthesis'] : [keys.bankFile(write.filename), `bank file ${write.filename}`];
+    if (write.kind === 'deleted') await deleteOnce(context, key, write.expectedEtag, what);
+    else await writeOnce(context, key, write.content, write.expectedEtag, what);
   }
   if (record.synthesis) await writeOnce(context, keys.synthesis, record.synthesis.content, record.synthesis.expectedEtag, 'the synthesis');
   if (record.rules) await writeOnce(context, keys.rules, record.rules.content, record.rules.expectedEtag, 'the rules');
@@ -204,6 +211,20 @@ async function applyWithoutNotes(context: CoreContext, record: CommitRecord): Pr
   const { storage } = context;
   const keys = spaceKeys(record.space_id);
   if (!(await storage.stat(keys.historyRecord(record.id)))) {
+    // A correction that took a secret out: the index snapshots hold the words of the bank (every process writes new ones).
+    if (record.revision?.secret) await storage.deleteMany((await listKeys(storage, keys.index)).filter(isIndexFile));
+    // A secret taken out of the synthesis: the records' copies holding it go first (idempotent: a copy gone stays gone).
+    for (const cid of record.revision?.synthesis_copies ?? []) {
+      const stored = await storage.get(keys.historyRecord(cid));
+      let raw: Record<string, unknown> | null = null;
+      try {
+        raw = stored ? (JSON.parse(stored.body.toString('utf8')) as Record<string, unknown>) : null;
+      } catch {
+        // damaged: doctor reports it
+      }
+      const next = raw ? recordWithoutSynthesis(raw, { revision_id: record.id, at: record.committed_at }) : null;
+      if (next) await storage.put(keys.historyRecord(cid), `${JSON.stringify(next, null, 2)}\n`, { contentType: 'application/json' });
+    }
     const sections = record.preimages ?? [];
     await storage.put(keys.historyPreimages(record.id), encodeHistoryPreimages(sections), { contentType: 'application/json' });
     const historyRecord = {

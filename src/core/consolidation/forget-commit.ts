@@ -1,8 +1,10 @@
-import { listKeys } from '../../storage/list.js';
+import { listKeys, listPrefixes } from '../../storage/list.js';
 import { type PurgedBackup, purgeForgotten } from '../backup/purge-forgotten.js';
-import { recordWithout } from './provenance.js';
+import { scrubJobs } from '../jobs.js';
+import { recordWithout, recordWithoutSynthesis } from './provenance.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
+import { isForgetId } from '../recall/corpus.js';
 import { isIndexFile } from '../recall/index-store.js';
 import { loadSummaries } from '../recall/summaries/summary-store.js';
 import { coveringSummaries } from '../recall/summaries/record.js';
@@ -21,6 +23,14 @@ export interface ForgetApplied {
   snapshots: string[];
   /** With purge_backups: each backup rewritten without the notes. */
   backups: PurgedBackup[];
+  /** Consolidations whose record.json lost its copy of the synthesis (it may carry the notes' text forward). */
+  synthesis_copies: string[];
+  /** Background job records (consolidations, summaries) whose text was taken out. */
+  jobs: string[];
+  /** Pending records once refused and set aside (quarantine) that named the notes, deleted. */
+  quarantined: string[];
+  /** Temp files writers killed mid-write left in the space (fs), deleted. */
+  temp_files: string[];
 }
 
 /**
@@ -30,8 +40,9 @@ export interface ForgetApplied {
  * snapshots (rebuilt by the next process that loads none). Then the forget's own history entry: the
  * tombstone every process learns the forget from (recall/corpus.ts `sync`); from then on no reader
  * of this or another process returns the notes, even before the files are rewritten. Then the
- * history files and live/; the backups when asked (backup/purge-forgotten.ts); then the derived data once more, found when this runs (not when
- * committed), so a summary or snapshot written in between goes too.
+ * history files and live/; the backups when asked (backup/purge-forgotten.ts); the records beside them
+ * that may hold their text (sideRecords); then the derived data once more, found when this runs (not
+ * when committed), so a summary or snapshot written in between goes too.
  */
 export async function applyForget(context: CoreContext, record: CommitRecord): Promise<ForgetApplied> {
   const { storage } = context;
@@ -85,9 +96,10 @@ export async function applyForget(context: CoreContext, record: CommitRecord): P
   await storage.deleteMany(liveKeys);
   await context.fault('after-live-delete');
 
-  const backups = info.purge_backups ? await purgeForgotten(context, record.space_id, info.notes) : [];
+  const backups = info.purge_backups ? await purgeForgotten(context, record.space_id, info.notes, { forget_id: record.id, at: record.committed_at }) : [];
   if (info.purge_backups) await context.fault('after-backup-purge');
 
+  const sides = await sideRecords(context, record.space_id, new Set(filenames), [...byConsolidation.keys()], { forget_id: record.id, at: record.committed_at });
   // Again: a summaries run or an index snapshot that wrote before it could see the forget's entry (they check it after writing too).
   const second = await removeDerived(context, record.space_id, new Set(filenames));
   await storage.delete(keys.pending);
@@ -98,8 +110,70 @@ export async function applyForget(context: CoreContext, record: CommitRecord): P
     summaries: [...summaries.values()],
     snapshots: [...new Set([...first.snapshots, ...second.snapshots])],
     backups,
+    ...sides,
   };
 }
+
+/**
+ * The records beside the notes that may hold their text: the synthesis copy each consolidation
+ * record keeps, from the first that took a note on (the synthesis is cumulative: each carries the
+ * last forward); the job records of consolidations and summaries (a refused plan's warning quotes
+ * the line it refused); pending records set aside that name a note (they hold the bank and synthesis
+ * a consolidation was to write); and temp files writers killed mid-write left (fs: a notes.json cut
+ * before its rename holds every note of it). Spend records hold counts only, and are left. With
+ * `removal` (the forget rolling forward) each is cleaned or deleted; without (a dry run), listed.
+ */
+export async function sideRecords(
+  context: CoreContext,
+  spaceId: string,
+  gone: ReadonlySet<string>,
+  consolidations: readonly string[],
+  removal?: { forget_id: string; at: string },
+) {
+  const { storage } = context;
+  const keys = spaceKeys(spaceId);
+  const synthesis_copies: string[] = [];
+  for (const cid of await synthesisCopiesAfter(context, spaceId, consolidations)) {
+    const stored = await storage.get(keys.historyRecord(cid));
+    const raw = stored ? parseRaw(stored.body) : null;
+    const next = raw ? recordWithoutSynthesis(raw, removal ?? { forget_id: '', at: '' }) : null;
+    if (!next) continue; // none (a compaction, a revision, one cleaned already), or damaged: doctor reports it
+    if (removal) await storage.put(keys.historyRecord(cid), `${JSON.stringify(next, null, 2)}\n`, { contentType: 'application/json' });
+    synthesis_copies.push(cid);
+  }
+  const apply = removal !== undefined;
+  const jobs = [...(await scrubJobs(context, keys.jobs, gone, apply)), ...(await scrubJobs(context, keys.summaryJobs, gone, apply))];
+  const quarantined: string[] = [];
+  for (const key of await listKeys(storage, keys.quarantine)) {
+    const body = (await storage.get(key))?.body;
+    if (body && [...gone].some((name) => body.includes(name))) quarantined.push(key);
+  }
+  if (apply) await storage.deleteMany(quarantined);
+  // Those of running writes are left: each is renamed or removed within milliseconds, and none is the forget's business.
+  const debris = (await storage.debris?.(keys.root, { remove: apply })) ?? [];
+  const temp_files = debris.filter((file) => (apply ? file.removed : file.stale)).map((file) => file.path);
+  return { synthesis_copies, jobs, quarantined, temp_files };
+}
+
+/** The consolidations whose record.json may hold the notes in its synthesis copy: the first holding one, and every one after it. */
+async function synthesisCopiesAfter(context: CoreContext, spaceId: string, consolidations: readonly string[]): Promise<string[]> {
+  if (consolidations.length === 0) return [];
+  const first = [...consolidations].sort()[0] as string;
+  const root = spaceKeys(spaceId).history;
+  return (await listPrefixes(context.storage, root))
+    .map((prefix) => prefix.slice(root.length, -1))
+    .filter((cid) => cid >= first && !isForgetId(cid))
+    .sort();
+}
+
+const parseRaw = (body: Buffer): Record<string, unknown> | null => {
+  try {
+    const raw = JSON.parse(body.toString('utf8')) as unknown;
+    return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+};
 
 /** Deletes the summaries covering the notes (and those above) and every index snapshot of the space, with its live notes' texts. */
 async function removeDerived(context: CoreContext, spaceId: string, filenames: ReadonlySet<string>) {

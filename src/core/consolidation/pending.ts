@@ -3,7 +3,7 @@ import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { isPlainFileName, MAX_NAME_BYTES, utf8Bytes } from '../../shared/keys.js';
 import { listKeys } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
-import { spaceKeys } from '../layout.js';
+import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { parseNoteName } from '../note/note-name.js';
 import { isStoredBankFilename, quoteName, validateBankFilename } from '../validate.js';
 import type { CommitRecord } from './commit.js';
@@ -77,7 +77,10 @@ function parseRecord(raw: unknown, spaceId: string): CommitRecord {
     }
     // The plan's rules; and the name as stored, in bytes (a name NFC shortens may be decomposed here).
     // A deletion may name any file a bank holds (a `CON.md` an older version wrote is removed like any other).
-    if (write.kind === 'deleted') {
+    // A correction may name the synthesis (revision/targets.ts); nothing else may.
+    if (kind === 'revision' && write.filename === SYNTHESIS_FILE) {
+      // the synthesis, written or deleted by a person
+    } else if (write.kind === 'deleted') {
       if (!isStoredBankFilename(String(write.filename))) throw invalid(`it deletes ${quoteName(write.filename)}, which is no bank file name`);
     } else validateBankFilename(String(write.filename));
     if (utf8Bytes(String(write.filename)) > MAX_NAME_BYTES) throw invalid(`it writes ${quoteName(write.filename)}, longer than ${MAX_NAME_BYTES} bytes`);
@@ -121,6 +124,9 @@ function checkRevision(notes: unknown[], synthesis: unknown, preimages: unknown,
   ) {
     throw invalid('its revision (action, by, reason, files) is malformed');
   }
+  const copies = revision.synthesis_copies;
+  if (copies !== undefined && (!Array.isArray(copies) || !copies.every((cid) => typeof cid === 'string' && RECORD_ID.test(cid))))
+    throw invalid('its synthesis_copies are not history ids');
 }
 
 /**

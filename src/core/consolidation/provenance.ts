@@ -265,3 +265,18 @@ export function recordWithout(raw: Record<string, unknown>, gone: ReadonlySet<st
   }
   return next;
 }
+
+/**
+ * A consolidation's record.json without its copy of the synthesis it wrote, a note of the removal in
+ * its place (what removed it, when): a forget's (the synthesis may quote a forgotten note, and each
+ * consolidation carries the last one forward), or a correction's that took a secret out of the
+ * synthesis. Null when it holds none (a compaction's, a revision's, one cleaned already).
+ */
+export function recordWithoutSynthesis(
+  raw: Record<string, unknown>,
+  removal: { at: string } & ({ forget_id: string } | { revision_id: string }),
+): Record<string, unknown> | null {
+  if (raw.synthesis === undefined) return null;
+  const { synthesis: _dropped, ...rest } = raw;
+  return { ...rest, synthesis_removed: removal };
+}

@@ -5,19 +5,27 @@ import { isoSeconds } from '../../shared/time.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
 import { authorize, type Caller } from '../caller.js';
 import { type CommitRecord, historyId, writeCommit } from '../consolidation/commit.js';
-import { applyForget, summariesCovering } from '../consolidation/forget-commit.js';
+import { applyForget, sideRecords, summariesCovering } from '../consolidation/forget-commit.js';
 import { lockSpace, PERSON_LEASE_WAIT_MS } from '../consolidation/space-lock.js';
 import type { CoreContext } from '../context.js';
-import { BACKUPS_PREFIX, backupKeys, spaceKeys } from '../layout.js';
+import { readBankFiles } from '../bank/bank-files.js';
+import { BACKUPS_PREFIX, backupKeys, SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { parseNoteName } from '../note/note-name.js';
-import { type Corpus, FORGET_ID_SUFFIX } from '../recall/corpus.js';
+import { type Corpus, FORGET_ID_SUFFIX, keepsPreimages } from '../recall/corpus.js';
 import { noteDocId } from '../recall/documents.js';
 import { isIndexFile } from '../recall/index-store.js';
 import { MAX_SEARCH_LIMIT } from '../recall/recall-service.js';
 import { parseManifest } from '../backup/manifest.js';
 import type { PurgedBackup } from '../backup/purge-forgotten.js';
 import { requireSpace } from '../space/meta.js';
+import { quotesOf, quotingLines } from './quotes.js';
 import { validateReason, validateSpaceId } from '../validate.js';
+
+type SideRecords = Awaited<ReturnType<typeof sideRecords>>;
+
+const consolidationsOf = (located: readonly Located[]): string[] => [
+  ...new Set(located.flatMap((note) => (note.consolidation_id ? [note.consolidation_id] : []))),
+];
 
 /** At most this many notes in one forget (refs, or the notes a query selects). */
 const MAX_FORGET = 1_000;
@@ -155,13 +163,42 @@ export function createForgetService(
     );
   };
 
+  /**
+   * Where the notes' words are still found, verbatim, by line (quotes.ts), read before the forget
+   * takes the notes away: the synthesis, the bank files, earlier bank text (pre-images of corrections
+   * and compactions). A forget rewrites none of them: a person does (`bank_write`, with `secret`).
+   * Lines, not text: the receipt repeats nothing of what is forgotten.
+   */
+  const textHits = async (spaceId: string, located: readonly Located[]) => {
+    const names = new Set(located.map((note) => note.filename));
+    const notes = (await corpus.level0(spaceId)).filter((note) => names.has(note.filename));
+    const quotes = quotesOf((await corpus.read(spaceId, notes)).map((note) => note.content));
+    const hits: Array<{ where: 'synthesis' | 'bank' | 'bank_history'; file: string; lines: number[]; consolidation_id?: string; path?: string[] }> = [];
+    const synthesis = await storage.get(spaceKeys(spaceId).synthesis);
+    const synthesisLines = synthesis ? quotingLines(synthesis.body.toString('utf8'), quotes) : [];
+    if (synthesisLines.length > 0) hits.push({ where: 'synthesis', file: SYNTHESIS_FILE, lines: synthesisLines });
+    for (const [filename, file] of await readBankFiles(context, spaceId)) {
+      const lines = quotingLines(file.content, quotes);
+      if (lines.length > 0) hits.push({ where: 'bank', file: filename, lines });
+    }
+    for (const record of (await corpus.history(spaceId)).filter(keepsPreimages)) {
+      const preimages = await corpus.historyPreimages(spaceId, record.id).catch((error: unknown) => corpus.skipDamaged('forget', error, []));
+      for (const preimage of preimages) {
+        const lines = quotingLines(preimage.content, quotes);
+        if (lines.length > 0) hits.push({ where: 'bank_history', consolidation_id: record.id, file: preimage.filename, path: preimage.path, lines });
+      }
+    }
+    return hits;
+  };
+
   /** The receipt: every place the notes are removed (or would be) from, and what still may hold them. */
   const receipt = async (
     spaceId: string,
     located: readonly Located[],
-    removed: { summaries: Array<{ level: number; id: string }>; snapshots: string[]; live: string[]; backups?: PurgedBackup[] },
+    removed: { summaries: Array<{ level: number; id: string }>; snapshots: string[]; live: string[]; backups?: PurgedBackup[] } & SideRecords,
     purge: boolean,
     review: Awaited<ReturnType<typeof bankReview>>,
+    hits: Awaited<ReturnType<typeof textHits>>,
   ) => {
     const byConsolidation = new Map<string, string[]>();
     for (const note of located)
@@ -180,10 +217,19 @@ export function createForgetService(
       vectors: 'removed with their index documents',
       snapshots: removed.snapshots,
       summaries: removed.summaries,
+      synthesis_copies: removed.synthesis_copies,
+      jobs: removed.jobs,
+      quarantined: removed.quarantined,
+      temp_files: removed.temp_files,
       bank_review: review.map((entry) => ({
         ...entry,
         note: 'may derive from these notes (so may the synthesis it wrote, since rewritten by later consolidations): review with bank_read, correct with bank_write',
       })),
+      text_hits: hits,
+      text_hits_note:
+        hits.length === 0
+          ? 'no line of the synthesis, the bank or earlier bank text quotes these notes'
+          : `${hits.length} text(s) still quote these notes (the lines listed): a forget does not rewrite them; correct each with bank_write (the synthesis as ${SYNTHESIS_FILE}) and secret=true (CLI: --secret), which keeps the removed lines out of history too`,
       ...(purged
         ? {
             backups: [],
@@ -219,13 +265,21 @@ export function createForgetService(
         const summaries = await summariesCovering(context, spaceId, new Set(names));
         const snapshots = (await listKeys(storage, spaceKeys(spaceId).index)).filter(isIndexFile);
         const live = (await corpus.liveNames(spaceId)).map((name) => name.filename).filter((name) => names.includes(name));
+        const sides = await sideRecords(context, spaceId, new Set(names), consolidationsOf(located));
         return {
           status: 'ok' as const,
           space_id: spaceId,
           dry_run: true as const,
           message: `nothing was changed: this is what forgetting ${names.length} note(s) would remove; pass confirm=true (CLI: --yes) to forget them`,
           reason,
-          ...(await receipt(spaceId, located, { summaries, snapshots, live }, input.purge_backups === true, await bankReview(spaceId, located))),
+          ...(await receipt(
+            spaceId,
+            located,
+            { summaries, snapshots, live, ...sides },
+            input.purge_backups === true,
+            await bankReview(spaceId, located),
+            await textHits(spaceId, located),
+          )),
         };
       }
 
@@ -234,10 +288,12 @@ export function createForgetService(
       let located: Located[];
       let applied: Awaited<ReturnType<typeof applyForget>>;
       let review: Awaited<ReturnType<typeof bankReview>>;
+      let hits: Awaited<ReturnType<typeof textHits>>;
       try {
         // Located under the lease: no consolidation moves a note between here and the commit.
         located = await locate(spaceId, names);
         review = await bankReview(spaceId, located); // before the forget takes the notes out of the provenance
+        hits = await textHits(spaceId, located); // and their text away
         const now = context.clock();
         record = {
           id: `${historyId(context, now)}${FORGET_ID_SUFFIX}`,
@@ -268,7 +324,7 @@ export function createForgetService(
         forget_id: record.id,
         message: `forgot ${located.length} note(s) of '${spaceId}': removed from every place listed; history_list shows the forget (never the text)`,
         reason,
-        ...(await receipt(spaceId, located, applied, input.purge_backups === true, review)),
+        ...(await receipt(spaceId, located, applied, input.purge_backups === true, review, hits)),
       };
     },
   };

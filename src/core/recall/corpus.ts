@@ -6,7 +6,7 @@ import { DISPOSITION_STATUSES, type Disposition, type ProvenanceEntry } from '..
 import { decodeHistoryNotes, decodeHistoryPreimages, type HistoryPreimage } from '../consolidation/history.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
-import { compareNewestFirst, parseNoteName, sortOldestFirst, type NoteName } from '../note/note-name.js';
+import { compareNewestFirst, parseNoteName, sortOldestFirst, toStamp, type NoteName } from '../note/note-name.js';
 import { toNoteView, type NoteView } from '../note/note-view.js';
 
 /**
@@ -16,7 +16,8 @@ import { toNoteView, type NoteView } from '../note/note-view.js';
  * `record.json` exists. Only listings are re-read, so catching up costs what is new.
  *
  * The one exception is a person's forget (core/forget): it rewrites the notes.json and record.json of
- * the consolidations that held the notes, and deletes them from live/. Its own history entry (kind
+ * the consolidations that held the notes (and the records after them, without their copy of the
+ * synthesis), and deletes them from live/. Its own history entry (kind
  * `forget`, written first) names them: `sync` notices new entries, and from then on this process
  * drops the named notes from every answer (tombstones: a note name never comes back) and forgets
  * what it had cached of them and of those consolidations.
@@ -172,10 +173,15 @@ export function createCorpus(context: CoreContext) {
     return value;
   };
 
-  /** `cache: false` for a reader that goes through every record once (the search index's build): a million notes' names would stay. */
-  const readRecord = async (spaceId: string, cid: string, options: { cache?: boolean } = {}): Promise<HistoryRecord | null> => {
+  /**
+   * `cache: false` for a reader that goes through every record once (the search index's build): a
+   * million notes' names would stay. `fresh` reads the stored record whatever is cached: what a
+   * record says but the caches never use (its copy of the synthesis, which a correction taking a
+   * secret out of the synthesis removes), for an answer that shows it (history_read).
+   */
+  const readRecord = async (spaceId: string, cid: string, options: { cache?: boolean; fresh?: boolean } = {}): Promise<HistoryRecord | null> => {
     const cacheKey = `${spaceId}/${cid}`;
-    const cached = records.get(cacheKey);
+    const cached = options.fresh ? undefined : records.get(cacheKey);
     if (cached) return cached;
     const object = await storage.get(spaceKeys(spaceId).historyRecord(cid));
     if (!object) return null; // a consolidation still being written (or killed before its record): its notes are still live
@@ -213,6 +219,10 @@ export function createCorpus(context: CoreContext) {
         records.delete(`${spaceId}/${cid}`);
         bundles.delete(`${spaceId}/${cid}`);
       }
+      // And every record from the first of them on: the forget takes out their copy of the synthesis.
+      const first = [...record.forget.consolidations].sort()[0];
+      if (first !== undefined)
+        for (const key of [...records.keys()]) if (key.startsWith(`${spaceId}/`) && key.slice(spaceId.length + 1) >= first) records.delete(key);
     }
   };
 
@@ -416,6 +426,37 @@ export function createCorpus(context: CoreContext) {
 }
 
 export type Corpus = ReturnType<typeof createCorpus>;
+
+/**
+ * The notes forgotten by the forgets committed since `since` (an ISO time; a forget in that same
+ * second counts), or null when there is none: for state written outside the space's lease that may
+ * quote notes (a job record saved as its run ends), to take them out itself. A listing of history,
+ * then only the forgets' entries (their id says what they are).
+ */
+export async function forgottenSince(context: CoreContext, spaceId: string, since: string): Promise<Set<string> | null> {
+  const root = spaceKeys(spaceId).history;
+  const from = toStamp(new Date(since));
+  // Ids start with their stamp: the listing starts there, not at the space's first consolidation.
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await context.storage.list(root, { delimiter: '/', ...(cursor === undefined ? { startAfter: `${root}${from}` } : { cursor }) });
+    ids.push(...page.prefixes.map((prefix) => prefix.slice(root.length, -1)).filter(isForgetId));
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  if (ids.length === 0) return null;
+  const gone = new Set<string>();
+  for (const id of ids) {
+    const object = await context.storage.get(spaceKeys(spaceId).historyRecord(id));
+    if (!object) continue; // its entry is being written: the forget cleans what it finds after
+    try {
+      for (const name of parseHistoryRecord(object.body, spaceId, id).forget?.filenames ?? []) gone.add(name);
+    } catch {
+      // a damaged entry names nothing (doctor reports it); the forget's own clean-up still ran
+    }
+  }
+  return gone;
+}
 
 /** A `record.json` as read; `storage_error` (data `damaged`) when it is not a JSON object. */
 export function parseHistoryRecord(body: Buffer, spaceId: string, cid: string): HistoryRecord {

@@ -456,7 +456,12 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
           by: record.revision?.by ?? (typeof record.metrics.by === 'string' ? record.metrics.by : undefined),
           model: typeof record.metrics.model === 'string' ? record.metrics.model : undefined,
           ...(record.revision
-            ? { action: record.revision.action, reason: record.revision.reason, ...(record.revision.reverts ? { reverts: record.revision.reverts } : {}) }
+            ? {
+                action: record.revision.action,
+                reason: record.revision.reason,
+                ...(record.revision.reverts ? { reverts: record.revision.reverts } : {}),
+                ...(record.revision.secret === true ? { secret: true } : {}),
+              }
             : {}),
           // A forget: how many notes, from which consolidations; never what they said.
           ...(record.forget
@@ -492,7 +497,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       if (!/^[0-9A-Za-z][0-9A-Za-z_-]{0,127}$/.test(cid)) throw invalid(`invalid consolidation_id ${JSON.stringify(cid)}`);
       await requireSpace(context, spaceId);
       await corpus.sync(spaceId); // a forget committed by another process since: its notes are not returned
-      const record = await corpus.record(spaceId, cid);
+      const record = await corpus.record(spaceId, cid, { fresh: true });
       if (!record) throw new LiveMemError('not_found', `no consolidation '${cid}' in space '${spaceId}'`, { space_id: spaceId, consolidation_id: cid });
       if (keepsPreimages(record)) {
         const preimages = await corpus.historyPreimages(spaceId, cid);

@@ -37,6 +37,12 @@ export interface SpaceUpdateInput {
   llm_daily_tokens?: number;
 }
 
+/** The space a first note makes (LIVE_MEM_AUTO_CREATE_SPACES): the default rules, and a description saying how it came. */
+export const firstNoteSpace = (spaceId: string, agent: string): SpaceCreateInput => ({
+  space_id: spaceId,
+  description: `created by the first note of ${agent}`,
+});
+
 /** Which parts of a space describe it; `space_info` and friends are assembled from these. */
 export interface SpaceParts {
   countLiveNotes(spaceId: string): Promise<{ notes_count: number; total_size: number; oldest_note: string | null; newest_note: string | null }>;

@@ -201,7 +201,7 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
           status: 'warn',
           fixable: true,
           fix: 'deletes them',
-          message: `${plural(left.length, 'temp/lock file')} older than an hour in ${folder}, left by writers that were killed: ${list(left)}`,
+          message: `${plural(left.length, 'temp/lock file')} in ${folder} left by writers that were killed (older than an hour, or their process is gone): ${list(left)}`,
           hint: 'harmless: a listing of their folder removes them in time',
         });
       }
@@ -210,7 +210,7 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
           ...where,
           status: 'ok',
           fixable: false,
-          message: `${plural(young, 'temp/lock file')} of writes in progress in ${folder} (younger than an hour): left alone`,
+          message: `${plural(young, 'temp/lock file')} of writes in progress in ${folder} (younger than an hour, their process running): left alone`,
         });
     }
     return findings;
@@ -280,11 +280,12 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
           continue;
         }
         step('space', `checking '${spaceId}'`);
-        const history = await historyState(context, spaceId);
         perSpace.push(...(await checkMeta(spaceDeps, spaceId)));
         perSpace.push(...(await checkLayout(spaceDeps, spaceId)));
         perSpace.push(...(await checkPending(spaceDeps, spaceId)));
         perSpace.push(...(await checkLeases(spaceDeps, spaceId)));
+        // History as it is once a pending commit is finished (--fix): a consolidation killed mid-write of its history is complete by now.
+        const history = await historyState(context, spaceId);
         perSpace.push(...(await checkHistory(spaceDeps, spaceId, history)));
         perSpace.push(...(await checkLineEndings(spaceDeps, spaceId)));
         step('notes', `reading the notes of '${spaceId}'`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bankReadAllResult, confirm, int, obj, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
+import { bankReadAllResult, confirm, int, obj, outputShape, projectSpaceId, secretFlag, spaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY } from '../tool.js';
 
 export const bankTools = [
@@ -56,7 +56,7 @@ export const bankTools = [
     title: 'Correct a memory bank file',
     permission: 'admin',
     description:
-      "Write a bank file by hand: whole (content) or by section edits (edits). if_match = bank_read's version (required for an existing file). " +
+      "Write a bank file by hand (or the synthesis, as _synthesis.md): whole (content) or by section edits (edits). if_match = bank_read's version (required for an existing file). " +
       'Recorded in history with the previous text; bank_revert undoes it.',
     input: {
       space_id: spaceId,
@@ -75,6 +75,7 @@ export const bankTools = [
         .describe('instead of content: section edits'),
       if_match: z.string().default('').describe('the version bank_read gave; refused (conflict) if the file changed since'),
       reason: z.string().default('').describe('why, kept in history'),
+      secret: secretFlag,
     },
     output: outputShape({ filename: str, revision_id: str, version: str }),
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
@@ -91,6 +92,7 @@ export const bankTools = [
       confirm,
       if_match: z.string().default('').describe('optional: the version bank_read gave'),
       reason: z.string().default('').describe('why, kept in history'),
+      secret: secretFlag,
     },
     output: outputShape({ filename: str, revision_id: str }),
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },

@@ -95,7 +95,7 @@ export const recallTools = [
     permission: 'admin',
     description:
       'Remove notes for good (refs: note filenames, or a query selecting notes) from live/, history, summaries, the search index and its vectors. ' +
-      'Without confirm=true, a dry run: the receipt of what would go. The receipt also lists bank files that may derive from them and backups that hold them (purge_backups rewrites those).',
+      'Without confirm=true, a dry run: the receipt of what would go. The receipt also lists bank files that may derive from them, lines of the bank and synthesis that quote them, and backups that hold them (purge_backups rewrites those).',
     input: {
       space_id: spaceId,
       refs: z.array(z.string()).default([]).describe('note filenames (live_read, history_read, memory_search give them)'),
@@ -111,6 +111,7 @@ export const recallTools = [
       notes: z.array(z.looseObject({ filename: str })),
       summaries: z.array(obj),
       bank_review: z.array(obj),
+      text_hits: z.array(obj),
       backups: z.array(obj),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

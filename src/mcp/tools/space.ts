@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bankReadAllResult, confirm, int, obj, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
+import { bankReadAllResult, confirm, int, obj, outputShape, projectSpaceId, secretFlag, spaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY, WRITES } from '../tool.js';
 
 export const spaceTools = [
@@ -63,6 +63,7 @@ export const spaceTools = [
       rules: z.string().describe('the whole new rules, Markdown'),
       if_match: z.string().default('').describe('the version space_rules gave; refused (conflict) if they changed since'),
       reason: z.string().default('').describe('why, kept in history'),
+      secret: secretFlag,
     },
     output: outputShape({ space_id: str, revision_id: str, version: str }),
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },

@@ -50,13 +50,25 @@ export const systemTools = [
     permission: 'public',
     description: 'Who this connection is: the agent name its notes are written as, its permissions and spaces, the tool profile, the default space.',
     input: {},
-    output: outputShape({ agent: str, permissions: z.array(str), space_ids: z.union([z.literal('*'), z.array(str)]), default_space: str, ...toolsOffered }),
-    annotations: READ_ONLY,
-    handler: async (_args, { core, caller, tools, defaultSpace }) => ({
-      ...core.auth.whoami(caller),
-      tools_profile: tools.profile,
-      tools_count: tools.count,
-      ...(defaultSpace ? { default_space: defaultSpace } : {}),
+    output: outputShape({
+      agent: str,
+      permissions: z.array(str),
+      space_ids: z.union([z.literal('*'), z.array(str)]),
+      default_space: str,
+      space_source: str,
+      ...toolsOffered,
     }),
+    annotations: READ_ONLY,
+    handler: async (_args, { core, caller, tools, spaces }) => {
+      const chosen = await spaces.resolve(caller);
+      return {
+        ...core.auth.whoami(caller),
+        tools_profile: tools.profile,
+        tools_count: tools.count,
+        ...(chosen.space_id !== undefined ? { default_space: chosen.space_id } : {}),
+        space_source: chosen.source,
+        space_source_detail: chosen.detail,
+      };
+    },
   }),
 ];

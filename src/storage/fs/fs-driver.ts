@@ -4,6 +4,7 @@ import path from 'node:path';
 import { coalescing, mapLimit } from '../../shared/concurrency.js';
 import { LiveMemError } from '../../shared/errors.js';
 import { normalizeKey, normalizePrefix, RESERVED_SUFFIXES } from '../../shared/keys.js';
+import { MACHINE_TAG, processGone } from '../../shared/process.js';
 import { paginate } from '../list.js';
 import type { DebrisFile, ListOptions, ObjectInfo, PutOptions, StorageDriver, StoredObject, WriteBatch } from '../types.js';
 import { createFileCreator } from './create-file.js';
@@ -34,8 +35,18 @@ const DEBRIS_AFTER_MS = 60 * 60 * 1000;
  */
 const VERSION_SETTLE_MS = 2_000;
 
-export function createFsDriver(rootDir: string): StorageDriver {
+export interface FsDriverOptions {
+  /**
+   * Test hook: called with `before-rename:{file name}` once a replacing write's temp file holds the
+   * whole body, before it is renamed over the file (the CLI kills itself there for LIVE_MEM_TEST_KILL_AT,
+   * so tests can see what a writer killed mid-write leaves).
+   */
+  fault?: (point: string) => void;
+}
+
+export function createFsDriver(rootDir: string, options: FsDriverOptions = {}): StorageDriver {
   const root = path.resolve(rootDir);
+  const { fault } = options;
 
   const pathOf = (key: string): string => {
     const file = path.join(root, ...normalizeKey(key).split('/'));
@@ -43,8 +54,12 @@ export function createFsDriver(rootDir: string): StorageDriver {
     return file;
   };
 
-  /** Temp names: unique to this driver (a random tag) and to each write (a counter), without a random draw per write. */
-  const tempTag = randomBytes(6).toString('hex');
+  /**
+   * Temp names: unique to this driver (a random tag) and to each write (a counter), without a random
+   * draw per write; on Linux they name their writer too (isDebris), so a temp file a killed writer
+   * left is known for debris at once, not only after an hour.
+   */
+  const tempTag = MACHINE_TAG ? `${MACHINE_TAG}${process.pid.toString(36)}-${randomBytes(3).toString('hex')}` : randomBytes(6).toString('hex');
   let tempCount = 0;
   const tempFor = (file: string): string => `${file}.${tempTag}${(tempCount++).toString(36)}${RESERVED_SUFFIXES[0]}`;
   const creator = createFileCreator(tempFor);
@@ -162,7 +177,7 @@ export function createFsDriver(rootDir: string): StorageDriver {
   const sweep = async (debris: readonly string[]): Promise<void> => {
     await mapLimit(debris, 16, async (file) => {
       const stats = await fsp.stat(file).catch(() => null);
-      if (stats && Date.now() - stats.mtimeMs > DEBRIS_AFTER_MS) await fsp.rm(file, { recursive: true, force: true }).catch(() => undefined);
+      if (stats && isDebris(file, stats)) await fsp.rm(file, { recursive: true, force: true }).catch(() => undefined);
     });
   };
 
@@ -227,6 +242,7 @@ export function createFsDriver(rootDir: string): StorageDriver {
       try {
         // A replaced body is fsynced before the rename: the name never points at a torn file.
         await handle.datasync();
+        fault?.(`before-rename:${path.basename(file)}`);
         await withKeyLock(file, async () => {
           if (options.ifMatch !== undefined) {
             const current = await statFile(file);
@@ -293,7 +309,7 @@ export function createFsDriver(rootDir: string): StorageDriver {
           const stats = await fsp.stat(file).catch(() => null);
           if (!stats) continue; // its write finished meanwhile
           const ageMs = Math.max(0, Date.now() - stats.mtimeMs);
-          const stale = ageMs > DEBRIS_AFTER_MS;
+          const stale = isDebris(file, stats);
           let removed = false;
           if (stale && options.remove) {
             try {
@@ -367,6 +383,20 @@ export function createFsDriver(rootDir: string): StorageDriver {
       };
     },
   };
+}
+
+/** A temp name's writer, as tempFor writes it on Linux: `.{machine tag}{pid in base 36}-{6 hex}{counter}.lmtmp`. */
+const TEMP_WRITER = /\.([0-9a-f]{8})([0-9a-z]{1,8})-[0-9a-f]{6}[0-9a-z]+\.lmtmp$/;
+
+/**
+ * Whether a temp or lock file (or a folder set aside) belongs to no running write: older than any
+ * write takes, or written by a process of this machine that has exited (a writer killed mid-write:
+ * its temp file may hold a whole body, a forgotten note's text, that nothing will ever rename).
+ */
+function isDebris(file: string, stats: Stats): boolean {
+  if (Date.now() - stats.mtimeMs > DEBRIS_AFTER_MS) return true;
+  const writer = TEMP_WRITER.exec(file);
+  return writer !== null && processGone(writer[1] as string, Number.parseInt(writer[2] as string, 36));
 }
 
 /** Asked of every name a listing reads: a loop, not a callback per name. */

@@ -1,0 +1,202 @@
+import { fileURLToPath } from 'node:url';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { type ClientCapabilities, type Root, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ownerCaller, type Caller } from '../core/caller.js';
+import { createCore, type Core } from '../core/core.js';
+import { firstNoteSpace } from '../core/space/space-service.js';
+import { LiveMemError } from '../shared/errors.js';
+import { NO_DEFAULT_SPACE } from '../shared/hints.js';
+import type { Logger } from '../shared/log.js';
+import { createMemoryDriver } from '../storage/memory/memory-driver.js';
+
+/**
+ * The space of a call that names none, one mechanism for every tool, prompt and whoami of a
+ * connection. The rules, first that applies: a pinned space (LIVE_MEM_SPACE); the project of the
+ * client's MCP roots; the project of the folder the server was started in; the one space a token is
+ * limited to. None: the call is refused and told how to give it one, never sent to a catch-all
+ * space. A project is found by config/project-identity.ts, which the CLI gives here.
+ */
+
+/** The rule that chose a call's space (`space_source`). */
+export type SpaceSource = 'space_id' | 'LIVE_MEM_SPACE' | 'roots' | 'folder' | 'token';
+
+/** A folder's project (config/project-identity.ts), or why it is none. */
+export type FolderProject = { space_id: string; from: string } | { none: string };
+
+/** What a stdio server knows of its project, from the CLI (the composition root). None over HTTP: no client folder there. */
+export interface ProjectSpaces {
+  /** LIVE_MEM_SPACE. */
+  pinned?: string | undefined;
+  /** The project of the folder the server was started in. */
+  folder: FolderProject;
+  /** The project of a folder a client's root names. */
+  identify(dir: string): FolderProject;
+}
+
+export type DefaultSpace =
+  | { space_id: string; source: SpaceSource; detail: string }
+  /** No rule gave a space: `detail` says why each did not. */
+  | { space_id?: undefined; source: 'none'; detail: string };
+
+/** How the instructions speak of space_id: a default exists, may come from the client's roots, or cannot exist. */
+export type SpaceMode = 'default' | 'roots' | 'required';
+
+export interface DefaultSpaces {
+  /** The default space of `caller` on this connection, and the rule that chose it. */
+  resolve(caller: Caller): Promise<DefaultSpace>;
+  /** Whether a default space can exist for a client declaring `capabilities` (the instructions say it). */
+  mode(capabilities: ClientCapabilities | undefined): SpaceMode;
+  /**
+   * A core on which `spaceId` exists as its first note will create it, empty: a read of the caller's
+   * own default space before that note answers what it will answer then (tool.ts `runTool`).
+   */
+  asCreated(spaceId: string, caller: Caller): Promise<Core>;
+}
+
+/** How long a call waits for the client's answer to `roots/list` before going on to the next rule. */
+export const ROOTS_WAIT_MS = 3_000;
+
+export interface DefaultSpaceOptions {
+  core: Core;
+  logger: Logger;
+  /** Stdio: the pinned space and the server's folder; absent over HTTP. */
+  project?: ProjectSpaces | undefined;
+  /** The server whose client's roots are followed (stdio, with `project`). */
+  server?: Server | undefined;
+}
+
+export function createDefaultSpaces(options: DefaultSpaceOptions): DefaultSpaces {
+  const { project } = options;
+  const roots = project && options.server ? followRoots(options.server, project.identify, options.logger) : undefined;
+  return {
+    async resolve(caller) {
+      if (project?.pinned) return { space_id: project.pinned, source: 'LIVE_MEM_SPACE', detail: 'LIVE_MEM_SPACE, the space pinned for this server' };
+      const passed: string[] = [];
+      const fromRoots = await roots?.answer();
+      if (fromRoots && 'space_id' in fromRoots) return { space_id: fromRoots.space_id, source: 'roots', detail: fromRoots.from };
+      if (fromRoots) passed.push(fromRoots.none);
+      if (project) {
+        if ('space_id' in project.folder) {
+          const detail = `the folder the server runs in: ${project.folder.from}`;
+          return { space_id: project.folder.space_id, source: 'folder', detail: passed.length > 0 ? `${detail} (${passed.join('; ')})` : detail };
+        }
+        passed.push(`the server's folder: ${project.folder.none}`, 'no LIVE_MEM_SPACE is set');
+      } else passed.push('over HTTP a client has no roots nor folder here');
+      if (caller.spaces !== '*' && caller.spaces.size === 1) {
+        const [only] = caller.spaces;
+        return { space_id: only as string, source: 'token', detail: `the one space this token may use (${passed.join('; ')})` };
+      }
+      return { source: 'none', detail: [...passed, 'no token limited to one space'].join('; ') };
+    },
+    mode(capabilities) {
+      if (!project) return 'required';
+      if (project.pinned || 'space_id' in project.folder) return 'default';
+      return capabilities?.roots ? 'roots' : 'required';
+    },
+    asCreated: newSpaceReads(options.core),
+  };
+}
+
+/** The refusal of a call that names no space where no rule gives one: the message says why, the hint (shared/hints.ts) how to fix it. */
+export function noDefaultSpace(what: string, chosen: DefaultSpace): LiveMemError {
+  return new LiveMemError('invalid_input', `${what} is required: ${NO_DEFAULT_SPACE} (${chosen.detail})`);
+}
+
+/** An error as a short line: an invalid answer's message is the whole JSON of its schema issues. */
+const oneLine = (error: unknown): string => {
+  const text = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ');
+  return text.length > 160 ? `${text.slice(0, 160)}…` : text;
+};
+
+/** What the client's roots say: their project, or why they say none. */
+type RootsAnswer = FolderProject;
+
+/**
+ * The client's roots, followed: asked once the client has said `initialized` (the spec allows no
+ * request before), asked again on `notifications/roots/list_changed`, and cached in between (one
+ * answer per list, not one per call). A call waits for the answer at most ROOTS_WAIT_MS, so a client
+ * that declares roots and never answers costs one wait, not a hung call; that outcome then holds
+ * until the roots change, so one connection never moves between two spaces on a late answer.
+ */
+function followRoots(server: Server, identify: ProjectSpaces['identify'], logger: Logger) {
+  let asked: { answer: Promise<RootsAnswer>; outcome?: RootsAnswer } | undefined;
+  const declared = () => server.getClientCapabilities()?.roots !== undefined;
+  const ask = () => {
+    asked = {
+      answer: server.listRoots().then(
+        ({ roots }) => projectOfRoots(roots, identify),
+        (error: unknown) => ({ none: `the client's roots/list failed (${oneLine(error)})` }),
+      ),
+    };
+  };
+  server.oninitialized = () => {
+    if (declared()) ask();
+  };
+  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    if (!declared()) return;
+    logger.debug('the client says its roots changed: asking them again');
+    ask();
+  });
+  return {
+    async answer(): Promise<RootsAnswer | undefined> {
+      if (!declared()) return undefined;
+      if (!asked) ask(); // a call before `initialized` (a client that skips it)
+      const current = asked as NonNullable<typeof asked>;
+      if (current.outcome) return current.outcome;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<RootsAnswer>((resolve) => {
+        timer = setTimeout(() => resolve({ none: `the client declares roots but did not answer roots/list within ${ROOTS_WAIT_MS / 1000} s` }), ROOTS_WAIT_MS);
+      });
+      const outcome = await Promise.race([current.answer, late]);
+      clearTimeout(timer);
+      current.outcome ??= outcome;
+      return current.outcome;
+    },
+  };
+}
+
+/**
+ * The project of a client's roots: the first root that is a project (the others are folders the
+ * client also has open; one space serves a connection).
+ */
+export function projectOfRoots(roots: Root[], identify: ProjectSpaces['identify']): RootsAnswer {
+  const skipped: string[] = [];
+  for (const [index, root] of roots.entries()) {
+    let dir: string;
+    try {
+      dir = fileURLToPath(root.uri);
+    } catch {
+      skipped.push(`the client's root ${root.uri} names no local folder`);
+      continue;
+    }
+    const identity = identify(dir);
+    if ('space_id' in identity) {
+      const rank = roots.length > 1 ? ` (root ${index + 1} of ${roots.length}, the first that is a project)` : '';
+      return { space_id: identity.space_id, from: `the client's root ${root.uri}${rank}: ${identity.from}` };
+    }
+    skipped.push(`the client's root ${identity.none}`);
+  }
+  return { none: roots.length === 0 ? 'the client lists no roots' : skipped.join('; ') };
+}
+
+/**
+ * How a space reads before its first note: as the empty space that note will create, answered by
+ * the same tool on a core of its own over an in-memory store where the space was just created with
+ * the first note's rules. One mechanism for every read tool, exact by construction, and nothing is
+ * written to the real store (reads never create a space).
+ */
+function newSpaceReads(core: Core): DefaultSpaces['asCreated'] {
+  let blank: Core | undefined;
+  const created = new Map<string, Promise<unknown>>();
+  return async (spaceId, caller) => {
+    const { clock, limits, budgets, consolidation, version } = core.context;
+    blank ??= createCore({ storage: createMemoryDriver(clock), clock, limits, budgets, consolidation, version });
+    let creating = created.get(spaceId);
+    if (!creating) {
+      creating = blank.spaces.create(ownerCaller(caller.agent), firstNoteSpace(spaceId, caller.agent));
+      created.set(spaceId, creating);
+    }
+    await creating;
+    return blank;
+  };
+}
