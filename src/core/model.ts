@@ -12,9 +12,9 @@ export const MODEL_DOCS = 'https://github.com/chrlesur/live-mem/blob/main/docs/m
  * the way out: it is the client's to give, and the common clients do not (docs/model.md).
  */
 export const MODEL_FIX =
-  'set LIVE_MEM_LLM_BASE_URL and LIVE_MEM_LLM_MODEL (and LIVE_MEM_LLM_API_KEY if the endpoint needs a key) where live-mem runs, ' +
-  'or once for every client in live-mem.yaml (llm: base_url, model, api_key; in LIVE_MEM_HOME, ~/.live-mem by default), then restart it; ' +
-  `any OpenAI-compatible endpoint works (OpenAI, Anthropic, Ollama, vLLM…): ${MODEL_DOCS}`;
+  "run `live-mem setup model --base-url URL --model NAME` once (it writes llm: into live-mem.yaml, which every client's live-mem reads), " +
+  'or set LIVE_MEM_LLM_BASE_URL and LIVE_MEM_LLM_MODEL (and LIVE_MEM_LLM_API_KEY if the endpoint needs a key) where live-mem runs; ' +
+  `then start it again. Any OpenAI-compatible endpoint works (OpenAI, Anthropic, Ollama, vLLM…): ${MODEL_DOCS}`;
 
 /**
  * The model an operation calls: the configured endpoint, else the one the call brought (MCP

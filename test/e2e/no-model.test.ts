@@ -27,7 +27,7 @@ const NOTES = 31;
 
 /** What a person is told to set, wherever a missing model is reported. */
 function assertNamesTheFix(text: string): void {
-  for (const words of ['LIVE_MEM_LLM_BASE_URL', 'LIVE_MEM_LLM_MODEL', 'LIVE_MEM_LLM_API_KEY', 'live-mem.yaml', MODEL_DOCS])
+  for (const words of ['live-mem setup model --base-url', 'live-mem.yaml', 'LIVE_MEM_LLM_BASE_URL', 'LIVE_MEM_LLM_MODEL', 'LIVE_MEM_LLM_API_KEY', MODEL_DOCS])
     assert.ok(text.includes(words), `${words}: ${text}`);
 }
 
@@ -141,7 +141,7 @@ describe('no model configured', () => {
     assert.ok(line >= 0, doctor.stdout);
     const [finding, fix] = doctor.stdout.split('\n').slice(line, line + 2) as [string, string];
     assert.match(finding, /^! llm: no model configured/);
-    assert.match(fix, /^\s+→ set LIVE_MEM_LLM_BASE_URL/);
+    assert.match(fix, /^\s+→ run `live-mem setup model/);
     assertNamesTheFix(fix);
     const json = JSON.parse((await cli(['doctor', '--json'])).stdout) as { findings: Array<{ check: string; status: string; hint?: string }> };
     const llm = json.findings.find((finding) => finding.check === 'llm');

@@ -205,7 +205,7 @@ describe('doctor', () => {
     const missing = of(none.findings, 'llm')[0];
     assert.match(missing?.message ?? '', /no model configured/);
     assert.equal(missing?.status, 'warn', 'without a model the bank never forms: never a pass');
-    assert.match(missing?.hint ?? '', /LIVE_MEM_LLM_BASE_URL and LIVE_MEM_LLM_MODEL .*live-mem\.yaml/);
+    assert.match(missing?.hint ?? '', /live-mem setup model .*live-mem\.yaml.*LIVE_MEM_LLM_BASE_URL and LIVE_MEM_LLM_MODEL/);
     assert.equal(none.status, 'ok', 'a warning, not a broken store');
   });
 });
