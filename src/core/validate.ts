@@ -13,8 +13,12 @@ export function validateSpaceId(spaceId: string): string {
   return spaceId;
 }
 
-/** What a caller is told about a category that is none of CATEGORIES (by the core, and by the MCP schema first). */
-export const unknownCategory = (category: unknown): string => `unknown category ${JSON.stringify(category)}: use one of ${CATEGORIES.join(', ')}`;
+/**
+ * What a caller is told about a category that is none of CATEGORIES (by the core, and by the MCP
+ * schema first): a missing one is said to be required, not "unknown category undefined".
+ */
+export const unknownCategory = (category: unknown): string =>
+  `${category === undefined || category === null ? 'category is required' : `unknown category ${JSON.stringify(category)}`}: use one of ${CATEGORIES.join(', ')}`;
 
 export function validateCategory(category: string): Category {
   if (!(CATEGORIES as readonly string[]).includes(category)) throw invalid(unknownCategory(category));

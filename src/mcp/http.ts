@@ -5,8 +5,10 @@ import type { Caller } from '../core/caller.js';
 import { DEFAULT_MAX_REQUEST_BODY_SIZE, requestBodyTooLargeMessage } from '@modelcontextprotocol/sdk/server/requestBody.js';
 import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { LiveMemError } from '../shared/errors.js';
+import { answerJsonOnly, bearerChallenge, RESOURCE_METADATA_PATH, replyResourceMetadata } from './http-answers.js';
 import type { HttpLimits } from './http-limits.js';
 import { type Admitted, bearerOf, type ListenOptions, listenGuarded, type NetworkOptions, type Refuse } from './http-listen.js';
+import { plainErrors } from './result.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 import { SharedServerTransport } from './shared-transport.js';
 import type { ToolExtra } from './tool.js';
@@ -101,20 +103,20 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
   // No notifications and no sampling: a stateless server has no stream to send them on once the request is answered.
   const server = createMcpServer({ ...options, resolveCaller: callerOf, notifications: false, sampling: false });
   const shared = new SharedServerTransport();
-  await server.connect(shared);
+  await server.connect(plainErrors(shared));
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse, url: URL, admitted: Admitted): Promise<void> => {
     const { caller } = admitted;
     const bearer = bearerOf(req);
     if (!caller || bearer === undefined)
-      return replyJsonRpc(res, url, 401, 'missing Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="live-mem"' });
+      return replyJsonRpc(res, url, 401, 'missing Authorization: Bearer <token>', { 'www-authenticate': bearerChallenge(req, options.trustProxy === true) });
     if (req.method !== 'POST') return replyJsonRpc(res, url, 405, 'this server is stateless: POST JSON-RPC to /mcp', { allow: 'POST' });
     const messages = await readMessages(req, res, admitted);
     if (!messages) return;
 
     // The caller travels with this request's messages (extra.authInfo), never in the shared server.
     (req as IncomingMessage & { auth?: AuthInfo }).auth = { token: bearer, clientId: caller.agent, scopes: [...caller.permissions], extra: { caller } };
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answerJsonOnly(req) });
     const { detach } = shared.attach(transport);
     res.on('close', () => {
       detach();
@@ -136,6 +138,7 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
     authenticate: (token, url) => (other && !isMcp(url) ? other.authenticate(token, url) : options.authenticate(token)),
     handle: async (req, res, url, admitted) => {
       if (url.pathname === '/mcp') return handleMcp(req, res, url, admitted);
+      if (url.pathname === RESOURCE_METADATA_PATH) return replyResourceMetadata(req, res, options.trustProxy === true);
       if (other) return other.handle(req, res, url, admitted);
       replyJsonRpc(res, url, 404, 'not found: MCP is served at /mcp');
     },

@@ -82,7 +82,11 @@ function whereItStands(spaceId: string, files: string[], offered: Offered): stri
       ['bank_read'],
       `Read where the work stands: this space's bank files are ${files.join(', ')}; bank_read the ones holding the current focus and progress.`,
     );
-  return ifOffered(offered, ['live_read'], 'The memory bank is empty until the first consolidation: live_read shows the notes written so far.');
+  // Without a model no consolidation will come: the text says so rather than promise one.
+  const empty = offered.model
+    ? 'The memory bank is empty until the first consolidation'
+    : 'The memory bank is empty (no model is configured to consolidate notes into it)';
+  return ifOffered(offered, ['live_read'], `${empty}: live_read shows the notes written so far.`);
 }
 
 export const prompts = [
@@ -147,7 +151,7 @@ export const prompts = [
   definePrompt({
     name: 'memory_wrap_up',
     title: 'Save what this session learned',
-    description: 'Before stopping: note the decisions, progress and open questions of the session, then consolidate when the backlog is large.',
+    description: 'Before stopping: note the decisions, progress and open questions of the session, then consolidate when the backlog is large (with a model).',
     args: { space },
     async text(_args, { core, caller, offered, space: id }) {
       const info = await attempt(() => core.spaces.info(caller, { space_id: id }));
@@ -169,7 +173,8 @@ export const prompts = [
         '- issue: problems found and not solved',
         '- insight or observation: a lesson or a fact worth keeping',
         'Write only what the memory does not hold yet, each note clear on its own to another agent reading it weeks later.',
-        ...(offers(offered, 'bank_consolidate') ? ['', backlog] : 'missing' in info ? ['', missingSpace(id, info.missing, offered)] : []),
+        // No model, no consolidation to ask for: bank_consolidate would only refuse (config_error).
+        ...(offers(offered, 'bank_consolidate') && offered.model ? ['', backlog] : 'missing' in info ? ['', missingSpace(id, info.missing, offered)] : []),
       ].join('\n');
     },
   }),

@@ -1,4 +1,5 @@
-import { ErrorCode as McpErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { type CallToolResult, ErrorCode as McpErrorCode, isJSONRPCErrorResponse, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { isLiveMemError, statusOf, type ErrorCode, type LiveMemError } from '../shared/errors.js';
 import { EVERY_TOOL, hintFor, mcpWording, type Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
@@ -68,4 +69,22 @@ export function protocolError(error: unknown, logger: Logger, what: string, offe
     status: 'error',
     code: 'internal',
   });
+}
+
+/**
+ * A transport whose JSON-RPC errors carry their bare message. The SDK's McpError writes "MCP error
+ * <code>: " into its own message, the SDK's server sends that message as the error's, and the
+ * client's McpError adds the prefix again ("MCP error -32602: MCP error -32602: Prompt x not
+ * found"). Errors live-mem raises go through protocolError (RequestError, no prefix); those the SDK
+ * raises itself — an unknown prompt or resource, a refused prompt argument — lose theirs here.
+ */
+export function plainErrors<T extends Transport>(transport: T): T {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if (!isJSONRPCErrorResponse(message)) return send(message, options);
+    const prefix = `MCP error ${message.error.code}: `;
+    const bare = message.error.message.startsWith(prefix) ? message.error.message.slice(prefix.length) : message.error.message;
+    return send({ ...message, error: { ...message.error, message: bare } }, options);
+  };
+  return transport;
 }

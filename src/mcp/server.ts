@@ -62,7 +62,7 @@ export interface McpServerOptions {
  * The memory workflow, one sentence a line, each with the tools it names: a served profile gets the
  * sentences whose tools it offers (README carries the text for every tool, for clients that pass no instructions).
  */
-const WORKFLOW: Array<{ text: string; tools: string[]; space?: SpaceMode }> = [
+const WORKFLOW: Array<{ text: string; tools: string[]; space?: SpaceMode; model?: true }> = [
   { text: 'live-mem is a memory shared by agents and sessions, one space per project.', tools: [] },
   { text: "Leave space_id empty to use this project's default space.", tools: [], space: 'default' },
   { text: 'Leave space_id empty to use the space of the project your client has open (its roots).', tools: [], space: 'roots' },
@@ -83,15 +83,19 @@ const WORKFLOW: Array<{ text: string; tools: string[]; space?: SpaceMode }> = [
   {
     text: `When ${CONSOLIDATE_BACKLOG} or more notes wait (space_list counts them), call bank_consolidate to fold them into the memory bank.`,
     tools: ['space_list', 'bank_consolidate'],
+    model: true,
   },
 ];
 
 /**
  * The server's instructions for what it offers: no sentence names a tool it does not serve, and
- * space_id is said to be optional only where a default space can exist (`space`).
+ * space_id is said to be optional only where a default space can exist (`space`), and none asks for
+ * a consolidation that has no model to run on (`model`).
  */
 export function serverInstructions(offered: Offered = EVERY_TOOL, space: SpaceMode = 'default'): string {
-  return WORKFLOW.filter((line) => line.tools.every((tool) => offers(offered, tool)) && (line.space === undefined || line.space === space))
+  return WORKFLOW.filter(
+    (line) => line.tools.every((tool) => offers(offered, tool)) && (line.space === undefined || line.space === space) && (!line.model || offered.model),
+  )
     .map((line) => line.text)
     .join('\n');
 }
@@ -102,20 +106,32 @@ export const SERVER_INSTRUCTIONS = serverInstructions();
 /** An MCP server exposing the core's tools; the transport is the caller's choice. */
 export function createMcpServer(options: McpServerOptions): McpServer {
   const { profile, tools } = options.tools ?? selectTools('all');
-  // Whether a note creates a missing space may depend on the caller (`auto`): tools and prompts refine this per call.
-  const offered: Offered = { tools: new Set(tools.map((tool) => tool.name)), autoCreateSpaces: options.core.context.autoCreateSpaces === 'on' };
+  /** The client lends its own model: no endpoint is configured, it declared sampling, and this transport can carry the request. */
+  const lendsModel = (capabilities: ClientCapabilities | undefined): boolean =>
+    !options.core.context.llm && options.sampling !== false && capabilities?.sampling !== undefined;
+  /** A consolidation this client asks for can run: on the configured endpoint, or on the client's model. */
+  const hasModel = (capabilities: ClientCapabilities | undefined): boolean => options.core.context.llm !== undefined || lendsModel(capabilities);
   const server = new McpServer(
     { name: 'live-mem', title: 'live-mem', version: options.version },
     // The SDK answers resources/list, read and templates but not subscribe: resources.ts does, hence `subscribe` here.
     { capabilities: { tools: {}, logging: {}, resources: { subscribe: true, listChanged: true }, prompts: {} } },
   );
+  // Whether a note creates a missing space may depend on the caller (`auto`): tools and prompts refine this per call.
+  const offered: Offered = {
+    tools: new Set(tools.map((tool) => tool.name)),
+    autoCreateSpaces: options.core.context.autoCreateSpaces === 'on',
+    // Known once the client has initialized: read when a request is answered (its copies are made then).
+    get model() {
+      return hasModel(server.server.getClientCapabilities());
+    },
+  };
   const spaces = createDefaultSpaces({ core: options.core, logger: options.logger, project: options.project, server: server.server });
-  instructionsPerClient(server, (capabilities) => serverInstructions(offered, spaces.mode(capabilities)));
+  instructionsPerClient(server, (capabilities) => serverInstructions({ ...offered, model: hasModel(capabilities) }, spaces.mode(capabilities)));
   const limits = options.samplingLimits ?? { contextWindow: 32_768, maxOutputTokens: 8_192 };
 
   /** The client's own model, when no endpoint is configured and the client offers sampling. */
   const clientModel = (): LlmClient | undefined => {
-    if (options.core.context.llm || options.sampling === false || !server.server.getClientCapabilities()?.sampling) return undefined;
+    if (!lendsModel(server.server.getClientCapabilities())) return undefined;
     return createSamplingLlm(async (request) => {
       const result = await server.server.createMessage(
         {
@@ -228,9 +244,11 @@ export function createMcpServer(options: McpServerOptions): McpServer {
 
 /**
  * Instructions fitted to each client at initialize: whether space_id may be left empty depends on
- * the roots the client declares there. The SDK fixes a server's instructions when it is built, so
- * its own initialize answer (`_oninitialize`, which also records the client's capabilities) is
- * wrapped; an SDK without it fails here, at startup, not with wrong instructions.
+ * the roots the client declares there, and whether agents are asked to consolidate on the sampling
+ * it declares (no endpoint, no sampling: no model to consolidate with). The SDK fixes a server's
+ * instructions when it is built, so its own initialize answer (`_oninitialize`, which also records
+ * the client's capabilities) is wrapped; an SDK without it fails here, at startup, not with wrong
+ * instructions.
  */
 function instructionsPerClient(server: McpServer, instructionsFor: (capabilities: ClientCapabilities) => string): void {
   const inner = server.server as unknown as { _oninitialize?: (request: InitializeRequest) => Promise<InitializeResult> };

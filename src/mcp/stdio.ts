@@ -1,4 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { plainErrors } from './result.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 /**
@@ -8,7 +9,7 @@ import { createMcpServer, type McpServerOptions } from './server.js';
  */
 export async function serveStdio(options: McpServerOptions): Promise<void> {
   const server = createMcpServer(options);
-  await server.connect(new StdioServerTransport());
+  await server.connect(plainErrors(new StdioServerTransport()));
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.stdin.once('end', stop);

@@ -16,9 +16,14 @@ export interface Offered {
   tools: ReadonlySet<string> | 'all';
   /** A live_note to a missing space creates it (LIVE_MEM_AUTO_CREATE_SPACES). */
   autoCreateSpaces: boolean;
+  /**
+   * A consolidation this client asks for can run: a model endpoint is configured, or the client lends
+   * its own (MCP sampling). Without, no text asks an agent to consolidate (the tool would only refuse).
+   */
+  model: boolean;
 }
 
-export const EVERY_TOOL: Offered = { tools: 'all', autoCreateSpaces: false };
+export const EVERY_TOOL: Offered = { tools: 'all', autoCreateSpaces: false, model: true };
 
 export const offers = (offered: Offered, tool: string): boolean => offered.tools === 'all' || offered.tools.has(tool);
 
@@ -117,8 +122,8 @@ export const PIN_SPACE =
   "ask whoever set up this client to pin the project's space: LIVE_MEM_SPACE=NAME in its live-mem entry " +
   '(`live-mem setup <client> --space NAME` writes it); over HTTP, a token limited to one space';
 
-/** The situations a hint is about: each error code, and three cases a code alone does not tell apart. */
-export type Situation = ErrorCode | 'space_missing' | 'unconfirmed' | 'no_default_space';
+/** The situations a hint is about: each error code, and four cases a code alone does not tell apart. */
+export type Situation = ErrorCode | 'space_missing' | 'bank_file_missing' | 'unconfirmed' | 'no_default_space';
 
 interface About {
   /** The space a `space_missing` error names. */
@@ -131,6 +136,11 @@ interface About {
  */
 export const HINTS: Partial<Record<Situation, (w: Wording, about: About) => string>> = {
   space_missing: (w, { space }) => `The space does not exist: ${missingSpaceAdvice(w, space)}.`,
+  // space_list names no file: the bank's own listing does.
+  bank_file_missing: (w) => {
+    const list = w.step('listBank');
+    return list ? `Check the file name: ${list} lists the bank's files.` : `Check the file name and ${w.again}.`;
+  },
   not_found: (w) => {
     const check = orList(w, ['listSpaces', 'listBank']);
     return check ? `Check the name with ${check}.` : `Check the name and ${w.again}.`;
@@ -157,11 +167,13 @@ export const HINTS: Partial<Record<Situation, (w: Wording, about: About) => stri
 };
 
 const SPACE_MISSING = /^space '(.*)' does not exist$/;
+const BANK_FILE_MISSING = /^bank file '.*' does not exist in space '/;
 
 /** Which situation an error is: its code, told apart further by the message the core gives it. */
 export function situationOf(code: string, message: string): { situation: Situation; about: About } {
   const space = code === 'not_found' ? SPACE_MISSING.exec(message)?.[1] : undefined;
   if (space !== undefined) return { situation: 'space_missing', about: { space } };
+  if (code === 'not_found' && BANK_FILE_MISSING.test(message)) return { situation: 'bank_file_missing', about: { space: '' } };
   if (code === 'invalid_input' && message.endsWith(CONFIRM_AGAIN)) return { situation: 'unconfirmed', about: { space: '' } };
   if (code === 'invalid_input' && message.includes(NO_DEFAULT_SPACE)) return { situation: 'no_default_space', about: { space: '' } };
   return { situation: code as Situation, about: { space: '' } };

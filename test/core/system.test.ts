@@ -29,7 +29,9 @@ describe('system_health', () => {
 
   it('says when no model is configured, and when it is unreachable', async () => {
     const none = await createCore({ storage: createMemoryDriver() }).health(owner);
-    assert.equal(none.services.llm.status, 'not_configured');
+    assert.equal(none.services.llm.status, 'missing');
+    assert.match(String(none.services.llm.fix), /LIVE_MEM_LLM_BASE_URL and LIVE_MEM_LLM_MODEL/);
+    assert.equal((await createCore({ storage: createMemoryDriver() }).health(owner, { sampling: true })).services.llm.status, 'sampling');
     const llm = await startScriptedLlm([{ reply: '{}' }]);
     const client = llm.client();
     await llm.close();

@@ -29,9 +29,10 @@ interface Finding {
 describe('live-mem doctor', () => {
   let home: Awaited<ReturnType<typeof tempDir>>;
   let llm: ScriptedLlm;
+  // With a model: a store without one is not healthy (doctor warns that the bank cannot form; no-model.test.ts).
   const cli = (args: string[], env: Record<string, string> = {}) =>
     execa(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'warn', ...env },
+      env: { PATH: process.env.PATH ?? '', LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'warn', ...llm.env(), ...env },
       extendEnv: false,
       reject: false,
     });

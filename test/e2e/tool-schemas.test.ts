@@ -23,6 +23,39 @@ function properties(prefix: string, schema: Schema): Array<[string, Schema]> {
   );
 }
 
+/**
+ * Where a schema says a value may be null: a `type` list, or a union (`anyOf`, `oneOf`) with a null
+ * branch. Gemini's schema subset takes neither; a field that may be missing is a plain optional one.
+ */
+function nullables(path: string, schema: unknown): string[] {
+  if (schema === null || typeof schema !== 'object') return [];
+  const node = schema as Record<string, unknown>;
+  const here =
+    Array.isArray(node.type) ||
+    node.type === 'null' ||
+    node.nullable === true ||
+    (['anyOf', 'oneOf'] as const).some((key) => Array.isArray(node[key]) && (node[key] as Array<{ type?: unknown }>).some((branch) => branch?.type === 'null'))
+      ? [path]
+      : [];
+  return [...here, ...Object.entries(node).flatMap(([key, value]) => nullables(`${path}.${key}`, value))];
+}
+
+describe('every schema tools/list gives, with every tool served (admin)', () => {
+  it('has no nullable type: no type list, no union with null', async () => {
+    const home = await tempDir();
+    const admin = await spawnServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_TOOLS: 'admin', LIVE_MEM_LOG_LEVEL: 'warn' });
+    try {
+      const { tools } = await admin.client.listTools();
+      assert.ok(tools.length >= 40, `${tools.length} tools`);
+      const found = tools.flatMap((tool) => [...nullables(`${tool.name}.input`, tool.inputSchema), ...nullables(`${tool.name}.output`, tool.outputSchema)]);
+      assert.deepEqual(found, []);
+    } finally {
+      await admin.close();
+      await home.remove();
+    }
+  });
+});
+
 describe('tool input schemas, over stdio', () => {
   let home: Awaited<ReturnType<typeof tempDir>>;
   let server: SpawnedServer;
@@ -71,6 +104,29 @@ describe('tool input schemas, over stdio', () => {
       assert.match(String(result.hint), /Fix the argument/);
     }
     assert.equal((await server.call('live_read', { space_id: 'alpha' })).total, 0, 'nothing stored');
+  });
+
+  it('a note without a category is told the category is required, with the seven, and stores nothing', async () => {
+    const result = await server.call('live_note', { space_id: 'alpha', content: 'x' });
+    assert.equal(result.code, 'invalid_input');
+    assert.equal(String(result.message), `invalid arguments for live_note: category is required: use one of ${CATEGORIES.join(', ')} at category`);
+    assert.doesNotMatch(String(result.message), /undefined/);
+    assert.equal((await server.call('live_read', { space_id: 'alpha' })).total, 0, 'nothing stored');
+  });
+
+  it('space_info before any consolidation leaves last_consolidation out (a plain optional string, never null)', async () => {
+    const info = await server.call('space_info', { space_id: 'alpha' });
+    assert.equal(info.status, 'ok');
+    assert.equal(info.consolidation_count, 0);
+    assert.ok(!('last_consolidation' in info), JSON.stringify(info));
+    const schema = tools.find((tool) => tool.name === 'space_info')?.outputSchema as Schema;
+    assert.deepEqual(schema.properties?.last_consolidation, { type: 'string' });
+  });
+
+  it('space_create says who can change the rules later, rather than that nobody can', () => {
+    const description = String(tools.find((tool) => tool.name === 'space_create')?.description);
+    assert.doesNotMatch(description, /cannot be changed/);
+    assert.match(description, /space_update_rules/);
   });
 
   it('still takes every category, and an empty filter as all (as the original server did)', async () => {

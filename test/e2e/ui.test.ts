@@ -264,6 +264,53 @@ if (requireBrowserOrSkip()) {
       }
     });
 
+    it('the secret link opens a page that offers no "Forget token", and the token page shows code, not backticks', async () => {
+      const { page, watch } = await open('#/spaces');
+      await page.locator('tr[data-space="alpha"]').waitFor();
+      assert.equal(await page.locator('button.sign-out').isHidden(), true, 'forgetting the secret would only lock its owner out');
+      await page.reload();
+      await page.locator('tr[data-space="alpha"]').waitFor();
+      assert.equal(await page.locator('button.sign-out').isHidden(), true, 'still so once the secret has left the address bar');
+      const stranger = await browser.newPage();
+      await stranger.goto(`${ui.url}#/spaces`);
+      const form = stranger.locator('form.token-form');
+      await form.waitFor();
+      assert.doesNotMatch(await form.innerText(), /`/);
+      assert.deepEqual(await form.locator('code').allInnerTexts(), ['live-mem ui', '#secret=…']);
+      assert.deepEqual(watch.errors, []);
+      await stranger.close();
+      await page.close();
+    });
+
+    it('the spaces page links a bank only when it has files: an empty one is a plain 0', async () => {
+      assert.equal((await cli(env, ['space', 'create', 'empty'])).exitCode, 0);
+      try {
+        const { page, watch } = await open('#/spaces');
+        const row = page.locator('tr[data-space="empty"]');
+        await row.waitFor();
+        assert.equal(await row.locator('td.bank-count').innerText(), '0');
+        assert.equal(await row.locator('td.bank-count a').count(), 0);
+        assert.equal(await page.locator('tr[data-space="alpha"] td.bank-count a').getAttribute('href'), '#/space/alpha/bank');
+        assert.deepEqual(watch.errors, []);
+        await page.close();
+      } finally {
+        await rm(path.join(home.dir, 'empty'), { recursive: true });
+      }
+    });
+
+    it('a page that is not found says so and leads back to the spaces', async () => {
+      const { page, watch } = await open('#/space/nope/live');
+      const notFound = page.locator('section.error-page');
+      await notFound.waitFor();
+      assert.equal(await notFound.locator('h1').innerText(), 'Not found');
+      assert.match(await notFound.locator('.error').innerText(), /space 'nope' does not exist/);
+      await notFound.locator('a.back').click();
+      await page.locator('tr[data-space="alpha"]').waitFor();
+      assert.equal(page.url(), `${ui.url}#/spaces`);
+      assert.deepEqual(watch.errors, []);
+      await page.close();
+    });
+
     it('the live feed shows the newest notes first, filters them, and shows a note another process writes within 2 s', async () => {
       const { page, watch } = await open('#/space/alpha/live');
       const notes = page.locator('.feed .note');
@@ -537,6 +584,20 @@ if (requireBrowserOrSkip()) {
         await page.press('input[name=token]', 'Enter');
         await page.locator('form.token-form .error').waitFor();
         assert.deepEqual(watch.foreign, []);
+        await page.close();
+      });
+
+      it('a token a person typed can be forgotten', async () => {
+        const { page, watch } = await open('#/spaces', secured);
+        await page.fill('input[name=token]', tokens.reader as string);
+        await page.press('input[name=token]', 'Enter');
+        await page.locator('tr[data-space="alpha"]').waitFor();
+        const forget = page.locator('button.sign-out');
+        assert.equal(await forget.isVisible(), true);
+        await forget.click();
+        await page.locator('form.token-form').waitFor();
+        assert.equal(await forget.isHidden(), true);
+        assert.deepEqual(watch.errors, []);
         await page.close();
       });
 

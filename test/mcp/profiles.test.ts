@@ -74,7 +74,7 @@ describe('what a profile is told names only its tools', () => {
     it(`${spec}: instructions and hints`, () => {
       const tools = new Set(selectTools(spec).tools.map((tool) => tool.name));
       for (const autoCreateSpaces of [true, false]) {
-        const offered: Offered = { tools, autoCreateSpaces };
+        const offered: Offered = { tools, autoCreateSpaces, model: true };
         const texts = [serverInstructions(offered), ...errors.map((error) => hintOf(error, offered))];
         for (const text of texts)
           assert.deepEqual(
@@ -89,6 +89,6 @@ describe('what a profile is told names only its tools', () => {
   it('every tool served: the instructions README carries', () => {
     assert.equal(serverInstructions(), SERVER_INSTRUCTIONS);
     assert.match(hintOf(errors[0] as LiveMemError, EVERY_TOOL), /create it with space_create \(space_id "ghost"\), or check the name with space_list/);
-    assert.match(hintOf(errors[0] as LiveMemError, { tools: 'all', autoCreateSpaces: true }), /write a note to it to create it \(live_note/);
+    assert.match(hintOf(errors[0] as LiveMemError, { tools: 'all', autoCreateSpaces: true, model: true }), /write a note to it to create it \(live_note/);
   });
 });

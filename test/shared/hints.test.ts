@@ -11,6 +11,9 @@ import { allTools } from '../../src/mcp/tools/index.js';
 import { LiveMemError, unconfirmed } from '../../src/shared/errors.js';
 import { CLI_WORDING, EVERY_TOOL, HINTS, mcpWording, PIN_SPACE, type Situation, type Wording } from '../../src/shared/hints.js';
 import { silentLogger } from '../../src/shared/log.js';
+import { createCore } from '../../src/core/core.js';
+import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
+import { owner } from '../helpers/core.js';
 import { normalised } from '../helpers/hints.js';
 
 const MCP = mcpWording(EVERY_TOOL);
@@ -52,7 +55,7 @@ describe('the hint table', () => {
   });
 
   it('names over MCP only the tools a profile offers', () => {
-    const agent = mcpWording({ tools: new Set(['live_note', 'live_read', 'space_list']), autoCreateSpaces: false });
+    const agent = mcpWording({ tools: new Set(['live_note', 'live_read', 'space_list']), autoCreateSpaces: false, model: true });
     for (const situation of situations) {
       const text = String(HINTS[situation]?.(agent, { space: 'ghost' }));
       assert.deepEqual(
@@ -68,6 +71,7 @@ describe('MCP and the CLI give the same advice for the same error', () => {
   const cases: Array<[string, LiveMemError]> = [
     ['a missing space', new LiveMemError('not_found', "space 'ghost' does not exist", { space_id: 'ghost' })],
     ['a missing bank file', new LiveMemError('not_found', "bank file 'x.md' not found")],
+    ['a missing bank file, as the core says it', new LiveMemError('not_found', "bank file 'x.md' does not exist in space 'ghost'")],
     ['a missing confirmation', unconfirmed("deleting space 'ghost' erases all its notes and bank")],
     ['a spending cap', new LiveMemError('quota_exceeded', 'the daily cap of 1000 tokens (LIVE_MEM_LLM_DAILY_TOKENS) is reached')],
     ['a held lock', new LiveMemError('conflict', "a consolidation of 'ghost' is running")],
@@ -107,5 +111,17 @@ describe('MCP and the CLI give the same advice for the same error', () => {
       describeError(error).hint,
       'The space does not exist: create it with `live-mem space create ghost`, or check the name with `live-mem space list`.',
     );
+  });
+
+  it('a missing bank file: the bank listing, which names files (space_list names none)', async () => {
+    const core = createCore({ storage: createMemoryDriver() });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    const error = (await core.bank.read(owner, { space_id: 'proj', filename: 'nope.md' }).catch((caught: unknown) => caught)) as LiveMemError;
+    assert.equal(error.code, 'not_found');
+    const hint = (offered = EVERY_TOOL) => (toolError(error, silentLogger, 'bank_read', offered).structuredContent as { hint: string }).hint;
+    assert.equal(hint(), "Check the file name: bank_list lists the bank's files.");
+    assert.equal(describeError(error).hint, "Check the file name: `live-mem bank list <space_id>` lists the bank's files.");
+    // The agent profile has no bank_list: a hint never names a tool the model cannot call.
+    assert.equal(hint({ tools: new Set(['bank_read', 'space_list']), autoCreateSpaces: false, model: true }), 'Check the file name and call again.');
   });
 });

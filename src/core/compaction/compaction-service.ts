@@ -136,7 +136,7 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
         return result;
       }
 
-      const model = requireModel(context, llm, 'compaction', 'bank_compact');
+      const model = requireModel(context, llm, 'compaction');
       calls = meteredCalls(context, model, { spaceId, purpose: 'compaction' });
       const writes: FileWrite[] = [];
       const preimages: Preimage[] = [];
@@ -236,7 +236,7 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
         const message = file !== undefined ? `${file} is within its budget: nothing to compact` : 'every bank file is within its budget: nothing to compact';
         return { status: 'ok', space_id: spaceId, files: [], dry_run: input.dry_run === true, llm_tokens_used: 0, message };
       }
-      const llm = needed.length > 0 ? requireModel(context, options.llm, 'compaction', 'bank_compact') : (context.llm ?? options.llm);
+      const llm = needed.length > 0 ? requireModel(context, options.llm, 'compaction') : (context.llm ?? options.llm);
       return run(caller, spaceId, { space_id: spaceId, ...(file !== undefined ? { file } : {}), dry_run: input.dry_run === true }, llm, options);
     },
 

@@ -350,7 +350,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     const spaceId = validateSpaceId(input.space_id);
     authorize(caller, 'write', spaceId);
     await requireSpace(context, spaceId);
-    const llm = requireModel(context, options.llm, 'consolidation', 'bank_consolidate');
+    const llm = requireModel(context, options.llm, 'consolidation');
     // A compaction started in the background by the previous consolidation is waited for; another consolidation is not.
     const held = await lockSpace(context, spaceId, caller, 'consolidation', { waitMs: COMPACTION_WAIT_MS, waitFor: (holder) => holder === 'compaction' });
     return {

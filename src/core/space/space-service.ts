@@ -83,7 +83,8 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
         over_budget: bank.over_budget,
         file_budgets: bank.files.map(({ filename, tokens, budget_tokens, over_budget }) => ({ filename, tokens, budget_tokens, over_budget })),
       },
-      last_consolidation: meta.last_consolidation,
+      // Absent, not null, before the first one: tools/list declares a plain optional string (space_info's schema).
+      ...(meta.last_consolidation !== null ? { last_consolidation: meta.last_consolidation } : {}),
       consolidation_count: meta.consolidation_count,
       total_notes_processed: meta.total_notes_processed,
       synthesis_exists: synthesis !== null,

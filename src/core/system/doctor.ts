@@ -3,6 +3,7 @@ import { NODE_LINES, runtimeState } from '../../shared/runtime.js';
 import type { DebrisFile } from '../../storage/types.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
+import { MODEL_FIX } from '../model.js';
 import { SYSTEM_PREFIX, spaceKeys } from '../layout.js';
 import type { RecallOptions } from '../recall/recall-service.js';
 import type { SnapshotHeader } from '../recall/index-store.js';
@@ -249,17 +250,19 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
   const checkEndpoint = async (what: 'llm' | 'embeddings'): Promise<Finding> => {
     const client = what === 'llm' ? context.llm : context.embeddings;
     const names = what === 'llm' ? 'LIVE_MEM_LLM_BASE_URL, LIVE_MEM_LLM_API_KEY and LIVE_MEM_LLM_MODEL' : 'LIVE_MEM_EMBEDDINGS_BASE_URL, _API_KEY and _MODEL';
-    if (!client) {
+    // No model is a warning, never a pass: without one the bank never forms. Whether an MCP client
+    // lends its own (sampling) is known only to a server it is connected to, never to this check.
+    if (!client && what === 'llm')
       return {
         check: what,
-        status: 'ok',
+        status: 'warn',
         fixable: false,
         message:
-          what === 'llm'
-            ? 'no model configured: consolidation and summaries use the MCP client’s model (sampling) when it offers one'
-            : 'no embeddings endpoint configured: search is BM25 alone',
+          'no model configured: consolidation, compaction and summaries cannot run, so the memory bank stays empty ' +
+          '(only an MCP client that offers sampling can lend its own model, to its own calls)',
+        hint: MODEL_FIX,
       };
-    }
+    if (!client) return { check: what, status: 'ok', fixable: false, message: 'no embeddings endpoint configured: search is BM25 alone' };
     if (!client.ping) return { check: what, status: 'ok', fixable: false, message: `${client.label} (not checked: it cannot be without spending tokens)` };
     const start = performance.now();
     try {

@@ -1,12 +1,23 @@
 import { canAccessSpace, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
+import { MODEL_FIX } from '../model.js';
 import { listSpaceIds } from '../space/meta.js';
 
 /** How long an LLM reachability check is reused: health may be polled, the endpoint need not be. */
 const LLM_CHECK_TTL_MS = 60_000;
 const CHECK_TIMEOUT_MS = 5_000;
 
-type Check = { status: 'ok' | 'error' | 'not_configured'; latency_ms?: number; message?: string; [field: string]: unknown };
+/**
+ * A service's state. The model's is `missing` when none is configured (with the `fix`), or `sampling`
+ * when none is but the caller's MCP client lends its own: a server knows that of a client it serves,
+ * never of clients in general.
+ */
+type Check = { status: 'ok' | 'error' | 'missing' | 'sampling'; latency_ms?: number; message?: string; [field: string]: unknown };
+
+export interface HealthOptions {
+  /** The caller's MCP client declared sampling and may lend its model to this caller's consolidations. */
+  sampling?: boolean;
+}
 
 /** system_health: is the store reachable, is the model configured and reachable (without spending tokens). */
 export function createHealth(context: CoreContext) {
@@ -23,21 +34,25 @@ export function createHealth(context: CoreContext) {
     }
   };
 
-  const checkLlm = async (): Promise<Check> => {
+  const checkLlm = async (options: HealthOptions): Promise<Check> => {
     const llm = context.llm;
-    if (!llm)
+    if (!llm && options.sampling)
       return {
-        status: 'not_configured',
-        message: 'set LIVE_MEM_LLM_BASE_URL and LIVE_MEM_LLM_MODEL; MCP sampling is used meanwhile when the client offers it',
+        status: 'sampling',
+        message:
+          'no model is configured: what this client asks for (consolidation, compaction, summaries) runs on its own model through MCP sampling; ' +
+          'the compaction and summaries that follow a consolidation by themselves need a configured one',
+        fix: MODEL_FIX,
       };
+    if (!llm) return { status: 'missing', message: 'no model is configured: consolidation, compaction and summaries cannot run', fix: MODEL_FIX };
     if (llmCheck && Date.now() - llmCheck.at < LLM_CHECK_TTL_MS) return { ...llmCheck.result, cached: true };
     const result = { ...(await timed((signal) => llm.ping?.(signal) ?? Promise.resolve())), model: llm.label };
     llmCheck = { at: Date.now(), result };
     return result;
   };
 
-  return async (caller: Caller) => {
-    const [storage, llm] = await Promise.all([timed(() => context.storage.list('_system/', { limit: 1 })), checkLlm()]);
+  return async (caller: Caller, options: HealthOptions = {}) => {
+    const [storage, llm] = await Promise.all([timed(() => context.storage.list('_system/', { limit: 1 })), checkLlm(options)]);
     const spaces = storage.status === 'ok' ? await listSpaceIds(context) : [];
     // Public, so that a liveness probe needs no token; but the model's label names its endpoint
     // (an internal URL) and an error message may name a host, a bucket or a path. A caller with

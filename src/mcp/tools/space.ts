@@ -9,7 +9,7 @@ export const spaceTools = [
     permission: 'write',
     description:
       'Create a memory space for a project, once, before writing notes. rules (Markdown) say which bank files exist and what each holds; ' +
-      'empty = the standard six-file memory bank. Rules cannot be changed later.',
+      'empty = the standard six-file memory bank. A person can change them later (space_update_rules).',
     input: {
       space_id: spaceId.describe('the new id: 1-64 letters, digits, _ or -, first a letter or digit'),
       description: z.string().default('').describe('one line: what the space is for'),
@@ -38,7 +38,8 @@ export const spaceTools = [
     description:
       'Describe a space cheaply (no note bodies): live note count, size and dates, bank files (tokens vs budgets), last consolidation, model tokens spent.',
     input: { space_id: projectSpaceId },
-    output: outputShape({ space_id: str, live: obj, bank: obj, last_consolidation: str.nullable(), spend: obj }),
+    // Absent before the first consolidation, never null: Gemini's schema subset takes no `type` list.
+    output: outputShape({ space_id: str, live: obj, bank: obj, last_consolidation: str, spend: obj }),
     annotations: READ_ONLY,
     handler: (args, { core, caller }) => core.spaces.info(caller, args),
   }),

@@ -31,7 +31,8 @@ export const systemTools = [
     input: {},
     output: outputShape({ services: obj, version: str }),
     annotations: READ_ONLY,
-    handler: (_args, { core, caller }) => core.health(caller),
+    // clientModel() is this client's own model, offered only when no endpoint is configured.
+    handler: (_args, { core, caller, clientModel }) => core.health(caller, { sampling: clientModel() !== undefined }),
   }),
   defineTool({
     name: 'system_about',

@@ -4,11 +4,26 @@
  * (gone with the tab) and travels in the Authorization header, never in a URL the server sees.
  */
 const TOKEN_KEY = 'live-mem-token';
+/** Set when the token is the secret of `live-mem ui`'s link, not one a person typed. */
+const FROM_LINK_KEY = 'live-mem-token-from-link';
 
 export const token = {
   get: (): string | null => sessionStorage.getItem(TOKEN_KEY),
-  set: (value: string): void => sessionStorage.setItem(TOKEN_KEY, value),
-  clear: (): void => sessionStorage.removeItem(TOKEN_KEY),
+  /** A token a person gave; `fromLink` when it is the secret of the printed link. */
+  set: (value: string, fromLink = false): void => {
+    sessionStorage.setItem(TOKEN_KEY, value);
+    if (fromLink) sessionStorage.setItem(FROM_LINK_KEY, '1');
+    else sessionStorage.removeItem(FROM_LINK_KEY);
+  },
+  /**
+   * Whether the tab holds a token a person gave, which they may want to forget: the secret of the
+   * link is not one (forgetting it would only lock them out of the page they opened).
+   */
+  typed: (): boolean => sessionStorage.getItem(TOKEN_KEY) !== null && sessionStorage.getItem(FROM_LINK_KEY) === null,
+  clear: (): void => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    sessionStorage.removeItem(FROM_LINK_KEY);
+  },
 };
 
 /**
@@ -19,7 +34,7 @@ export const token = {
 export function adoptSecret(): boolean {
   const secret = /^#secret=([A-Za-z0-9_-]+)$/.exec(location.hash)?.[1];
   if (secret === undefined) return false;
-  token.set(secret);
+  token.set(secret, true);
   history.replaceState(null, '', `${location.pathname}${location.search}#/spaces`);
   return true;
 }

@@ -69,8 +69,20 @@ async function render(): Promise<void> {
   } catch (error) {
     if (mine !== rendering) return;
     if (error instanceof ApiError && error.needsToken) return askForToken(token.get() ? 'This token was refused (unknown, revoked or expired).' : '');
-    main.replaceChildren(errorBox(error));
+    main.replaceChildren(errorPage(error));
   }
+}
+
+/** A page that could not be shown (a space or an entry that does not exist, a refusal): what went wrong, and a way back. */
+function errorPage(error: unknown): HTMLElement {
+  const missing = error instanceof ApiError && error.status === 'not_found';
+  return h(
+    'section',
+    { class: 'error-page' },
+    h('h1', {}, missing ? 'Not found' : 'This page cannot be shown'),
+    errorBox(error),
+    h('p', {}, h('a', { href: '#/spaces', class: 'back' }, '← Back to the spaces')),
+  );
 }
 
 /** The token form: the token goes to sessionStorage and the Authorization header, never into a URL. */
@@ -97,7 +109,11 @@ function askForToken(message: string): void {
         ? h(
             'p',
             {},
-            'Open the address `live-mem ui` printed (it ends with #secret=…), or give a live-mem token with the read permission. It stays in this tab only.',
+            'Open the address ',
+            h('code', {}, 'live-mem ui'),
+            ' printed (it ends with ',
+            h('code', {}, '#secret=…'),
+            '), or give a live-mem token with the read permission. It stays in this tab only.',
           )
         : h('p', {}, 'This server needs a live-mem token with the read permission: you will see the spaces it may read. It stays in this tab only.'),
       message ? h('p', { class: 'error', role: 'alert' }, message) : null,
@@ -116,7 +132,7 @@ async function start(): Promise<void> {
   const { token_required, local_secret, model_configured } = await session();
   localSecret = local_secret === true;
   modelConfigured = model_configured === true;
-  signOut.hidden = !token.get();
+  signOut.hidden = !token.typed();
   if (token_required && !token.get()) return askForToken('');
   await render();
 }

@@ -75,6 +75,39 @@ export function runSettings(input: SummariesUpdateInput, defaults: { windowChars
   };
 }
 
+/** What a pass does, as far as its result goes: two updates that agree on it would write the same summaries. */
+const doesOf = (settings: RunSettings): string => JSON.stringify([settings.strategy, settings.params, settings.maxLevel]);
+
+/** A pass under way in this process: what it does, and a way for other callers to follow it to its end. */
+interface Pass {
+  does: string;
+  followers: Set<(event: SummariesProgress) => void>;
+  /** Resolves with the pass's result (undefined when it threw) once its lease is released. */
+  follow(onProgress?: (event: SummariesProgress) => void): Promise<SummariesResult | undefined>;
+  finish(result: SummariesResult | undefined): void;
+}
+
+function newPass(settings: RunSettings): Pass {
+  let finish: (result: SummariesResult | undefined) => void = () => undefined;
+  const done = new Promise<SummariesResult | undefined>((resolve) => {
+    finish = resolve;
+  });
+  const followers = new Set<(event: SummariesProgress) => void>();
+  return {
+    does: doesOf(settings),
+    followers,
+    async follow(onProgress) {
+      if (onProgress) followers.add(onProgress);
+      try {
+        return await done;
+      } finally {
+        if (onProgress) followers.delete(onProgress);
+      }
+    },
+    finish: (result) => finish(result),
+  };
+}
+
 /**
  * Hierarchical summaries of a space (seed 003): level 1 over windows of notes, level k over groups
  * of level k−1, kept up to date incrementally ("seal once, grow last"). One runner per space at a
@@ -83,6 +116,13 @@ export function runSettings(input: SummariesUpdateInput, defaults: { windowChars
 /** `lastJob`: the newest background run of a space, for summaries_list (jobs.ts keeps them). */
 export function createSummariesService(context: CoreContext, corpus: Corpus, deps: { lastJob(spaceId: string): Promise<SummaryJobRecord | null> }) {
   const { storage } = context;
+  /**
+   * The pass this process runs on each space while it holds the lease (a background run after a
+   * consolidation, a job, another caller's update). An update asked meanwhile in this process joins
+   * it rather than answering `conflict` for work under way here: see `update`. Another process's
+   * pass is known only by its lease, and still answers `conflict`.
+   */
+  const passes = new Map<string, Pass>();
 
   /** Takes the space's summaries lease (`conflict` at once if held) and keeps it renewed until released. */
   const lock = async (spaceId: string, caller: Caller) => {
@@ -121,19 +161,30 @@ export function createSummariesService(context: CoreContext, corpus: Corpus, dep
     authorize(caller, 'write', spaceId);
     const settings = runSettings(input, context.summaries);
     await requireSpace(context, spaceId);
-    const llm = settings.dryRun ? undefined : requireModel(context, options.llm, 'summaries', 'summaries_update');
+    const llm = settings.dryRun ? undefined : requireModel(context, options.llm, 'summaries');
     const held = settings.dryRun ? { checkLease: () => undefined, release: async () => undefined } : await lock(spaceId, caller);
+    // A dry run writes nothing and takes no lease: nobody waits for it.
+    const pass = settings.dryRun ? undefined : newPass(settings);
+    if (pass) passes.set(spaceId, pass);
+    let result: SummariesResult | undefined;
     return {
       spaceId,
-      run: (onProgress?: (event: SummariesProgress) => void): Promise<SummariesResult> => {
+      run: async (onProgress?: (event: SummariesProgress) => void): Promise<SummariesResult> => {
         const calls = llm ? meteredCalls(context, llm, { spaceId, purpose: 'summaries' }) : undefined;
-        const progress = onProgress ?? options.onProgress;
-        return runSummaries(
-          { context, corpus, spaceId, checkLease: held.checkLease, ...(calls ? { calls } : {}), ...(progress ? { onProgress: progress } : {}) },
-          settings,
-        );
+        const own = onProgress ?? options.onProgress;
+        const progress = (event: SummariesProgress) => {
+          own?.(event);
+          for (const follower of pass?.followers ?? []) follower(event);
+        };
+        result = await runSummaries({ context, corpus, spaceId, checkLease: held.checkLease, ...(calls ? { calls } : {}), onProgress: progress }, settings);
+        return result;
       },
-      release: held.release,
+      release: async () => {
+        // The lease first: a follower that wanted another update takes it as soon as it is told.
+        await held.release();
+        if (pass && passes.get(spaceId) === pass) passes.delete(spaceId);
+        pass?.finish(result);
+      },
     };
   };
 
@@ -149,13 +200,30 @@ export function createSummariesService(context: CoreContext, corpus: Corpus, dep
     begin,
     records,
 
-    /** Brings the summaries up to date now; resolves when done. Never `ok` after a failure. */
+    /**
+     * Brings the summaries up to date now; resolves when done. Never `ok` after a failure. While this
+     * process runs a pass on the space, the call follows it (its progress too): when the pass does
+     * what was asked (same strategy, sizes and levels) its result is the answer (`joined`), else —
+     * or when it failed outright — the call runs its own update once the lease is free.
+     */
     async update(caller: Caller, input: SummariesUpdateInput, options: SummariesOptions = {}): Promise<SummariesResult> {
-      const started = await begin(caller, input, options);
-      try {
-        return await started.run(options.onProgress);
-      } finally {
-        await started.release();
+      for (;;) {
+        let started: Awaited<ReturnType<typeof begin>>;
+        try {
+          started = await begin(caller, input, options);
+        } catch (error) {
+          // `conflict` comes only from the lease, once the call is checked and authorised.
+          const pass = isLiveMemError(error, 'conflict') ? passes.get(validateSpaceId(input.space_id)) : undefined;
+          if (!pass) throw error;
+          const result = await pass.follow(options.onProgress);
+          if (result && pass.does === doesOf(runSettings(input, context.summaries))) return { ...result, joined: true };
+          continue;
+        }
+        try {
+          return await started.run(options.onProgress);
+        } finally {
+          await started.release();
+        }
       }
     },
 

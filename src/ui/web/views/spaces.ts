@@ -43,7 +43,8 @@ export async function spacesView(_context: ViewContext): Promise<Node> {
       h('td', {}, link(space.space_id, 'space', space.space_id, 'live')),
       h('td', { class: 'description' }, space.description),
       h('td', { class: 'num backlog' }, count(space.live_notes_count)),
-      h('td', { class: 'num' }, link(count(space.bank_files_count), 'space', space.space_id, 'bank')),
+      // An empty bank has nothing to open: its 0 is text, not a link.
+      h('td', { class: 'num bank-count' }, space.bank_files_count > 0 ? link(count(space.bank_files_count), 'space', space.space_id, 'bank') : count(0)),
       h(
         'td',
         { class: 'last' },

@@ -14,6 +14,7 @@ import { isLiveMemError } from '../../../../src/shared/errors.js';
 import { listKeys } from '../../../../src/storage/list.js';
 import { createMemoryDriver } from '../../../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../../../src/storage/types.js';
+import type { LlmClient } from '../../../../src/llm/types.js';
 import { owner, steppingClock } from '../../../helpers/core.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../../../helpers/scripted-llm.js';
 import { assertCoverage, storedSummaries, summaryStep } from '../../../helpers/summaries.js';
@@ -62,6 +63,58 @@ async function setup({ steps = [summaryStep()], notes = 8, storage = createMemor
   };
   await write(notes);
   return { core, storage, server, clock, names, write };
+}
+
+/**
+ * A setup whose model answers only once the gate opens (`open`, or `afterRefusal`: once a second
+ * runner has been refused the space's summaries lease, so a pass is sure to be under way when it
+ * asks). The store is the memory driver: a refused runner goes on in microtasks, while the gated
+ * pass needs the scripted model's HTTP answer, so what follows the refusal runs before the pass ends.
+ */
+async function gated() {
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  let refused: () => void = () => undefined;
+  const refusal = new Promise<void>((resolve) => {
+    refused = resolve;
+  });
+  const memory = createMemoryDriver();
+  const storage: StorageDriver = {
+    ...memory,
+    put: async (key, body, options) => {
+      try {
+        return await memory.put(key, body, options);
+      } catch (error) {
+        if (key === 'proj/_summaries/lock.json' && isLiveMemError(error, 'precondition_failed')) refused();
+        throw error;
+      }
+    },
+  };
+  const made = await setup({ storage });
+  const client = made.server.client();
+  const llm: LlmClient = {
+    ...client,
+    label: client.label,
+    chat: async (request) => {
+      await opened;
+      return client.chat(request);
+    },
+  };
+  const core = createCore({ storage, llm, consolidation: { retryBackoffMs: 5, timeoutMs: 2_000 } });
+  return {
+    ...made,
+    core,
+    llm,
+    gate: {
+      open,
+      afterRefusal: async () => {
+        await refusal;
+        open();
+      },
+    },
+  };
 }
 
 const byLevel = (result: { levels: LevelReport[] }, level: number) => result.levels.find((l) => l.level === level) as LevelReport;
@@ -255,16 +308,46 @@ describe('summaries update', () => {
     assert.deepEqual(await listKeys(storage, 'proj/'), before);
   });
 
-  it('two runners on one space: the second gets conflict at once', async () => {
-    const { core, storage, names } = await setup({ steps: [{ delayMs: 300, then: summaryStep() }] });
-    const runs = await Promise.allSettled([
-      core.summaries.update(owner, { space_id: 'proj', ...SMALL }),
-      core.summaries.update(owner, { space_id: 'proj', ...SMALL }),
-    ]);
-    const refused = runs.filter((r) => r.status === 'rejected');
-    assert.equal(refused.length, 1);
-    assert.ok(isLiveMemError((refused[0] as PromiseRejectedResult).reason, 'conflict'));
-    assert.equal((runs.find((r) => r.status === 'fulfilled') as PromiseFulfilledResult<{ status: string }>).value.status, 'ok');
+  it('an update asked while this process runs a pass on the space joins it: its result, its progress, no second model call', async () => {
+    const { core, storage, server, names, gate } = await gated();
+    const job = await core.summaries.start(owner, { space_id: 'proj', ...SMALL });
+    const progress: string[] = [];
+    const joined = core.summaries.update(owner, { space_id: 'proj', ...SMALL }, { onProgress: (event) => progress.push(event.phase) });
+    await gate.afterRefusal();
+    const result = await joined;
+    assert.equal(result.status, 'ok', result.message);
+    assert.equal(result.joined, true);
+    assert.equal(result.written, 7);
+    assert.ok(progress.includes('llm'), 'the pass reported its progress to the joined call');
+    assert.equal(server.requests.length, 7, 'one pass of model calls, not two');
+    await core.idle();
+    const [record] = (await core.summaries.status(owner, { space_id: 'proj', job_id: job.job_id })).jobs;
+    assert.deepEqual({ ...result, joined: undefined }, { ...record!.result, joined: undefined }, 'the background pass is the answer');
+    await assertCoverage(storage, 'proj', names);
+  });
+
+  it('an update that asks for something else waits for the pass of this process, then runs its own', async () => {
+    const { core, storage, server, names, gate } = await gated();
+    await core.summaries.start(owner, { space_id: 'proj', ...SMALL });
+    const full = core.summaries.update(owner, { space_id: 'proj', ...SMALL, window_chars: 2000, min_flush_chars: 1000, strategy: 'full' });
+    await gate.afterRefusal();
+    const result = await full;
+    assert.equal(result.status, 'ok', result.message);
+    assert.equal(result.joined, undefined);
+    assert.equal(result.strategy, 'full');
+    assert.ok(result.written > 0 && result.llm_calls > 0, 'the full rebuild ran, with its own window size');
+    assert.equal(server.requests.length, 7 + result.llm_calls, 'the pass, then the full rebuild');
+    await core.idle();
+    await assertCoverage(storage, 'proj', names);
+  });
+
+  it("another process's pass is still conflict at once, and nothing is written twice", async () => {
+    const { core, storage, names, gate, llm } = await gated();
+    const other = createCore({ storage, llm, consolidation: { retryBackoffMs: 5, timeoutMs: 2_000 } });
+    await core.summaries.start(owner, { space_id: 'proj', ...SMALL });
+    await assert.rejects(other.summaries.update(owner, { space_id: 'proj', ...SMALL }), (error) => isLiveMemError(error, 'conflict'));
+    gate.open();
+    await core.idle();
     await assertCoverage(storage, 'proj', names);
   });
 
