@@ -1,10 +1,16 @@
 // Runs the test suite: every test/**/*.test.ts (or the files given), through tsx on node:test.
 // Node 20 has no test globs, so the list is built here, and an empty list is a failure, not a pass.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+//
+// LIVE_MEM_TEST_NODES (paths of other node binaries, separated by ':') runs the whole suite on each of
+// them as well, at the same time as on this node (CI: Node 20, 22 and 24); each run's output is
+// printed whole once it ends, under a header naming its version. A test file that says
+// `run-tests: alone` (one that pauses the radosgw every other file uses) runs after the others, on
+// each node in turn, with nothing else running.
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
@@ -42,6 +48,44 @@ if (typecheck.status !== 0 || webcheck.status !== 0) {
   process.exit(1);
 }
 
-console.error(`run-tests: ${files.length} test files`);
-const { status } = spawnSync(process.execPath, ['--test', '--import', 'tsx', '--test-concurrency=2', ...files], { cwd: root, stdio: 'inherit' });
-process.exit(status ?? 1);
+const alone = files.filter((file) => readFileSync(path.join(root, file), 'utf8').includes('run-tests: alone'));
+const together = files.filter((file) => !alone.includes(file));
+const nodes = [process.execPath, ...(process.env.LIVE_MEM_TEST_NODES ?? '').split(':').filter(Boolean)];
+
+/** `node --test` of `list` on `node`, with that node first on PATH (tests that run `node` or npm get it too). */
+function run(node, list, output) {
+  const env = { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}` };
+  const child = spawn(node, ['--test', '--import', 'tsx', '--test-concurrency=2', ...list], { cwd: root, env, stdio: ['ignore', output, output] });
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+}
+
+const versionOf = (node) => spawnSync(node, ['-p', 'process.version'], { encoding: 'utf8' }).stdout.trim();
+
+console.error(`run-tests: ${files.length} test files${nodes.length > 1 ? ` on ${nodes.map(versionOf).join(', ')}` : ''}`);
+let failed = false;
+if (nodes.length === 1) {
+  if (together.length > 0) failed ||= (await run(process.execPath, together, 'inherit')) !== 0;
+} else {
+  // One log per node, printed whole once every run has ended: TAP streams interleaved would be unreadable.
+  const logs = mkdtempSync(path.join(tmpdir(), 'live-mem-tests-'));
+  const runs = nodes.map(async (node, i) => {
+    const file = path.join(logs, `${i}.tap`);
+    const fd = openSync(file, 'w');
+    try {
+      return { node, file, status: together.length > 0 ? await run(node, together, fd) : 0 };
+    } finally {
+      closeSync(fd);
+    }
+  });
+  for (const { node, file, status } of await Promise.all(runs)) {
+    process.stdout.write(`\n# ===== ${versionOf(node)} (${node}): ${status === 0 ? 'passed' : 'FAILED'}\n`);
+    process.stdout.write(readFileSync(file));
+    failed ||= status !== 0;
+  }
+  rmSync(logs, { recursive: true, force: true });
+}
+for (const node of alone.length > 0 ? nodes : []) {
+  if (nodes.length > 1) process.stdout.write(`\n# ===== ${versionOf(node)}: files that run alone\n`);
+  failed ||= (await run(node, alone, 'inherit')) !== 0;
+}
+process.exit(failed ? 1 : 0);

@@ -2,6 +2,9 @@
  * A stalled S3 store: radosgw paused (SIGSTOP) accepts connections and answers nothing. Each write
  * must fail with a clear storage_error after LIVE_MEM_S3_TIMEOUT_MS, not wait on the SDK's retries,
  * and work again once the store answers. The pause is short (see helpers/radosgw-pause.ts).
+ *
+ * run-tests: alone — the pause stalls every other test file using this radosgw, so scripts/run-tests.mjs
+ * runs this file after the others (in CI, the suites of three Node versions share one radosgw).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -15,6 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { execa } from 'execa';
 import { TOOL_PROFILES } from '../../src/mcp/profiles.js';
 import { BIN, type HttpServer, startHttpServer } from '../helpers/mcp-client.js';
+import { setupNode } from '../helpers/node.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const CONFIG = {
@@ -108,7 +109,7 @@ describe('live-mem setup: the entries it writes, launched as each client does', 
 
         const remote = label.startsWith('--url');
         if (!remote || client === 'claude-desktop') {
-          assert.equal(entry.command, process.execPath);
+          assert.equal(entry.command, setupNode(home));
           assert.equal(entry.args?.[0], bin);
         }
         if (!remote) {

@@ -14,6 +14,7 @@ import { execa } from 'execa';
 import { RULES_START } from '../../src/cli/commands/setup.js';
 import { SERVER_INSTRUCTIONS } from '../../src/mcp/server.js';
 import { BIN } from '../helpers/mcp-client.js';
+import { setupNode } from '../helpers/node.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const CLIENTS = [
@@ -67,7 +68,7 @@ describe('live-mem setup <client> on a fake home', () => {
       const written = JSON.parse(await readFile(path.join(home, config), 'utf8'));
       // The agent profile by default (README's advice), not `all`'s 37 tools.
       assert.deepEqual(written, {
-        mcpServers: { 'live-mem': { command: process.execPath, args: [bin], env: { LIVE_MEM_AGENT: client, LIVE_MEM_TOOLS: 'agent' } } },
+        mcpServers: { 'live-mem': { command: setupNode(home), args: [bin], env: { LIVE_MEM_AGENT: client, LIVE_MEM_TOOLS: 'agent' } } },
       });
 
       const second = await run(['setup', client]);
@@ -109,7 +110,7 @@ describe('live-mem setup <client> on a fake home', () => {
       const result = await run(['setup', client, '--print', ...(rules ? ['--rules'] : [])]);
       assert.equal(result.exitCode, 0, result.stderr);
       assert.match(result.stdout, /not written \(--print\)/);
-      assert.ok(result.stdout.includes(`"command": ${JSON.stringify(process.execPath)}`), result.stdout);
+      assert.ok(result.stdout.includes(`"command": ${JSON.stringify(setupNode(home))}`), result.stdout);
       if (rules) assert.ok(result.stdout.includes(RULES_START));
       assert.deepEqual(await filesUnder(home), []);
       assert.deepEqual(await filesUnder(project), []);

@@ -57,11 +57,24 @@ export async function whilePaused<T>(pid: number, work: () => Promise<T>): Promi
   }, MAX_PAUSE_MS);
   try {
     process.kill(pid, 'SIGSTOP');
+    // A signal is delivered, not obeyed at once: on a loaded machine radosgw's threads may still answer
+    // for a moment. The work starts once the kernel says the process is stopped.
+    await stopped(pid);
     const [result] = await Promise.allSettled([work()]);
     return { result: result as PromiseSettledResult<T>, capped };
   } finally {
     clearTimeout(cap);
     resume();
     process.removeListener('exit', resume);
+  }
+}
+
+/** Waits until /proc says `pid` is stopped (state T), at most a second (then the work runs anyway, and its own checks tell). */
+async function stopped(pid: number): Promise<void> {
+  for (let waited = 0; waited < 1_000; waited += 5) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    // The state is the field after the command's name, which is in parentheses and may hold spaces.
+    if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'T') return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

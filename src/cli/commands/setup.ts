@@ -8,7 +8,8 @@ import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { apply, backupStamp, type FileChange, isFolder, type Planned, plan, secretFrom } from './setup-files.js';
 import { claudeSettingsFile, hookCommand, hookGroup, mergeHook } from './setup-hooks.js';
 import { refuseRemoteMismatch, remoteEntry } from './setup-remote.js';
-import { diskLookup, MIN_NODE_MAJOR, type NodeLookup, stableNode } from './stable-node.js';
+import { NODE_LINES } from '../../shared/runtime.js';
+import { diskLookup, type NodeLookup, stableNode } from './stable-node.js';
 
 /**
  * `live-mem setup <client>`: writes the MCP server entry into a client's configuration file — a
@@ -330,7 +331,7 @@ function launchOf(
   if (!node.stable) {
     const whose = node.manager ? ` of ${node.manager}` : '';
     notes.push(
-      `node: ${node.node} names one Node version${whose} and no stable path to a Node ${MIN_NODE_MAJOR}+ was found: after a Node upgrade, run \`live-mem setup ${which}\` again`,
+      `node: ${node.node} names one Node version${whose} and no stable path to a Node of a supported line (${NODE_LINES.map((line) => line.major).join(', ')}) was found: after a Node upgrade, run \`live-mem setup ${which}\` again`,
     );
   }
   const launch = launchEntry({ node: node.node, bin: context.bin ?? installedBin() });

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { NODE_LINES } from '../../shared/runtime.js';
 
 /**
  * The node a client's configuration should launch. `process.execPath` names the exact version that
@@ -11,9 +12,6 @@ import path from 'node:path';
  * reports a supported version; with neither, the versioned path is kept and the caller says so.
  * Pure: every look at the disk goes through `NodeLookup`, so tests run on fake trees.
  */
-
-/** The oldest Node major live-mem runs on (package.json's engines). */
-export const MIN_NODE_MAJOR = 20;
 
 export interface NodeLookup {
   exists(file: string): boolean;
@@ -140,7 +138,8 @@ function systemNodes(input: NodeInput, join: (...parts: string[]) => string): st
   return ['/usr/local/bin/node', '/usr/bin/node'];
 }
 
-const supported = (version: string | undefined) => version !== undefined && Number(version.split('.')[0]) >= MIN_NODE_MAJOR;
+/** A node of a line live-mem is tested on (shared/runtime.ts): a system node of another (an odd release) is no better a choice. */
+const supported = (version: string | undefined) => version !== undefined && NODE_LINES.some((line) => line.major === Number(version.split('.')[0]));
 
 /** A path that names a version (a folder like `v20.19.0` or `node-v20.11.1-linux-x64`), or a shell's temporary link (fnm). */
 const versioned = (file: string) => /(^|\/)[^/]*\d+\.\d+\.\d+[^/]*\//.test(file) || file.includes('/fnm_multishells/');
