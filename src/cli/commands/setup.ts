@@ -92,7 +92,9 @@ export function rulesFile(client: Client, place: Place, clinerulesIsFolder = fal
     case 'cline':
       return { file: clinerulesIsFolder ? p.join(place.project, '.clinerules', 'live-mem.md') : p.join(place.project, '.clinerules'), header: '' };
     case 'claude-desktop':
-      throw invalid('claude-desktop has no project rules file: paste the workflow (docs/tools.md, "The memory workflow for agents") into a Project\'s instructions');
+      throw invalid(
+        'claude-desktop has no project rules file: paste the workflow (docs/tools.md, "The memory workflow for agents") into a Project\'s instructions',
+      );
   }
 }
 
