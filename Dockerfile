@@ -1,6 +1,6 @@
 # live-mem as a team server: MCP over Streamable HTTP at :8080/mcp (and the web viewer at /), the
-# store in the /data volume (or S3: set LIVE_MEM_STORAGE=s3 and its settings). See README, "Run a
-# team server". Auth is required: create tokens with LIVE_MEM_ADMIN_TOKEN.
+# store in the /data volume (or S3: set LIVE_MEM_STORAGE=s3 and its settings). See docs/team.md.
+# Auth is required: create tokens with LIVE_MEM_ADMIN_TOKEN.
 FROM node:20-slim AS build
 WORKDIR /app
 COPY . .

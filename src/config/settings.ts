@@ -20,7 +20,7 @@ export interface S3Settings {
   timeoutMs?: number;
 }
 
-/** What `serve --http` and `ui` let their clients hold (README, "Security"). */
+/** What `serve --http` and `ui` let their clients hold (docs/security.md). */
 export interface HttpSettings {
   maxConnections: number;
   /** Calls in flight at once per token (per address without one). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** What one HTTP server lets its clients hold (README, "Security": limits; docs/security.md). */
+/** What one HTTP server lets its clients hold (docs/security.md, "Limits"). */
 export interface HttpLimits {
   /** Open connections at once (see createConnectionTable for who gives way past it). */
   maxConnections: number;

@@ -60,7 +60,7 @@ export interface McpServerOptions {
 
 /**
  * The memory workflow, one sentence a line, each with the tools it names: a served profile gets the
- * sentences whose tools it offers (README carries the text for every tool, for clients that pass no instructions).
+ * sentences whose tools it offers (docs/tools.md carries the text for every tool, for clients that pass no instructions).
  */
 const WORKFLOW: Array<{ text: string; tools: string[]; space?: SpaceMode; model?: true }> = [
   { text: 'live-mem is a memory shared by agents and sessions, one space per project.', tools: [] },
@@ -100,7 +100,7 @@ export function serverInstructions(offered: Offered = EVERY_TOOL, space: SpaceMo
     .join('\n');
 }
 
-/** The instructions with every tool served: README's "Memory workflow for agents". */
+/** The instructions with every tool served: docs/tools.md's "The memory workflow for agents". */
 export const SERVER_INSTRUCTIONS = serverInstructions();
 
 /** An MCP server exposing the core's tools; the transport is the caller's choice. */

@@ -29,7 +29,7 @@ export interface ToolContext {
 
 /**
  * A tool is data: name, description for the model, schemas, annotations and a handler that calls
- * the core. The server registers the list; README's tool table is generated from it.
+ * the core. The server registers the list; docs/tools.md's tool table is checked against it.
  */
 export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape> {
   name: string;

@@ -78,7 +78,7 @@ export function remoteEntry(
   const url = remoteUrl(options.url);
   const notes = /^https:|^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(url)
     ? []
-    : [`the token travels in clear to ${new URL(url).host} over http://: put the server behind TLS (README, "A team server over HTTP")`];
+    : [`the token travels in clear to ${new URL(url).host} over http://: put the server behind TLS (docs/team.md, "TLS with a reverse proxy")`];
   if (client === 'claude-desktop') {
     if (!token) throw new Error('refuseRemoteMismatch lets claude-desktop through with a token file only');
     const entry = { command: launch.command, args: [...launch.args, '--token-file', token.file, 'connect', url], env: {} };

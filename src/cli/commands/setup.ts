@@ -93,7 +93,9 @@ export function rulesFile(client: Client, place: Place, clinerulesIsFolder = fal
     case 'cline':
       return { file: clinerulesIsFolder ? p.join(place.project, '.clinerules', 'live-mem.md') : p.join(place.project, '.clinerules'), header: '' };
     case 'claude-desktop':
-      throw invalid('claude-desktop has no project rules file: paste the workflow (README, "Memory workflow for agents") into a Project\'s instructions');
+      throw invalid(
+        'claude-desktop has no project rules file: paste the workflow (docs/tools.md, "The memory workflow for agents") into a Project\'s instructions',
+      );
   }
 }
 
@@ -215,7 +217,7 @@ export interface SetupContext {
   now?: () => Date;
 }
 
-/** The profile an agent needs while it works (README, "Tool profiles"): `all` costs every conversation 2.7 times the tokens. */
+/** The profile an agent needs while it works (docs/tools.md, "Tool profiles"): `all` costs every conversation 2.7 times the tokens. */
 export const DEFAULT_TOOLS = 'agent';
 
 export async function setup(client: string, options: SetupOptions, globals: SetupGlobals, context: SetupContext = {}): Promise<Record<string, unknown>> {

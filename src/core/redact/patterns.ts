@@ -1,5 +1,5 @@
 /**
- * The secrets live-mem masks, one entry per kind (the table in docs and README). Each regex is
+ * The secrets live-mem masks, one entry per kind (the table in docs/control.md). Each regex is
  * written to run in time linear in the text:
  * - no nested quantifiers, and every open-ended run is one character class;
  * - a token starts only where the character before it cannot belong to it (a lookbehind of its own
