@@ -109,7 +109,9 @@ describe("README's quick start", () => {
       .join('\n')
       .replace(/\\\n/g, ' ')
       .split('\n')
-      .filter((line) => line.trim() !== '' && !line.trim().startsWith('#'));
+      .filter((line) => line.trim() !== '' && !line.trim().startsWith('#'))
+      // One command a line, so a build hidden inside any of them is seen (`a && b` under `set -e` is `a`, then `b`).
+      .flatMap((line) => line.split(' && '));
     const script = ['exec 2>&1', 'set -euo pipefail', probe, ...lines.flatMap((line) => [line, probe])].join('\n');
     const result = await run('bash', ['-c', script], { cwd: checkout, env, maxBuffer: 64 * 1024 * 1024 }).catch((error: { code: number; stdout: string }) =>
       assert.fail(`the quick start failed (exit ${error.code}):\n${error.stdout}`),
