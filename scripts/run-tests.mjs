@@ -55,7 +55,9 @@ const nodes = [process.execPath, ...(process.env.LIVE_MEM_TEST_NODES ?? '').spli
 /** `node --test` of `list` on `node`, with that node first on PATH (tests that run `node` or npm get it too). */
 function run(node, list, output) {
   const env = { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH ?? ''}` };
-  const child = spawn(node, ['--test', '--import', 'tsx', '--test-concurrency=2', ...list], { cwd: root, env, stdio: ['ignore', output, output] });
+  // Off a terminal, TAP whatever the node (Node 24 writes its `spec` report to files and pipes too): one format to read and grep.
+  const reporter = output === 'inherit' && process.stdout.isTTY ? [] : ['--test-reporter=tap'];
+  const child = spawn(node, ['--test', ...reporter, '--import', 'tsx', '--test-concurrency=2', ...list], { cwd: root, env, stdio: ['ignore', output, output] });
   return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 }
 
