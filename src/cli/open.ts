@@ -73,6 +73,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
     },
     ...(llm ? { llm } : {}),
     ...(embeddings ? { embeddings } : {}),
+    embeddingsWeight: settings.embeddings.weight,
     consolidation: {
       timeoutMs: settings.consolidationTimeoutS * 1000,
       maxNotes: settings.consolidationMaxNotes,

@@ -49,6 +49,8 @@ export interface EmbeddingsSettings {
   baseUrl?: string;
   apiKey?: string;
   model?: string;
+  /** The cosine ranking's share of a hybrid recall score (core/recall/fusion.ts). */
+  weight: number;
 }
 
 export interface Settings {
@@ -503,6 +505,14 @@ export const FIELDS: Field[] = [
     defaultText: '',
   },
   {
+    key: 'embeddings.weight',
+    env: 'LIVE_MEM_EMBEDDINGS_WEIGHT',
+    file: 'embeddings.weight',
+    parse: num(0, 1),
+    description: "The cosine ranking's share of a hybrid search score, the rest BM25's (0: vectors unused; docs/recall.md)",
+    defaultText: '0.2',
+  },
+  {
     key: 'consolidationTimeoutS',
     env: 'LIVE_MEM_CONSOLIDATION_TIMEOUT_S',
     aliases: ['CONSOLIDATION_TIMEOUT'],
@@ -722,6 +732,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
       ...(values.has('embeddings.baseUrl') ? { baseUrl: values.get('embeddings.baseUrl') as string } : {}),
       ...(values.has('embeddings.apiKey') ? { apiKey: values.get('embeddings.apiKey') as string } : {}),
       ...(values.has('embeddings.model') ? { model: values.get('embeddings.model') as string } : {}),
+      weight: get('embeddings.weight', 0.2), // core/recall/fusion.ts DEFAULT_EMBEDDINGS_WEIGHT (config imports no core)
     },
     consolidationTimeoutS: get('consolidationTimeoutS', 600),
     consolidationMaxNotes: get('consolidationMaxNotes', 500),

@@ -10,8 +10,8 @@ import { meteredEmbed } from '../spend/meter.js';
 import { requireSpace } from '../space/meta.js';
 import { parseDateTime, validateCategory, validateLimit, validateQuery, validateSpaceId } from '../validate.js';
 import { type Corpus, keepsPreimages, type Level0Note } from './corpus.js';
-import { noteDocId, parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
-import { fuseRankings } from './fusion.js';
+import { isDerivedDocId, noteDocId, parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
+import { fuseScores, rescaleCosines } from './fusion.js';
 import {
   lendToNeighbours,
   lendWithinSittings,
@@ -359,16 +359,18 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       : undefined;
     const spare = limit + 5; // a few spare for documents gone since they were indexed
     const { vector, fallback } = await queryVector(spaceId, index, query);
-    const pool = Math.max(RERANK_POOL, vector ? spare * 4 : spare);
+    const pool = Math.max(RERANK_POOL, spare);
     const metaOf = (id: string) => index.meta(id);
     const words = queryWords(query);
-    // Each ranking re-scored by what recall knows of its documents (ranking.ts) before it is cut.
-    let hits = rerank(index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }), metaOf, words);
-    hits = await withSittings(spaceId, index, await withNeighbours(spaceId, index, hits));
+    /** A ranking re-scored by what recall knows of its documents (ranking.ts), before it is cut or fused. */
+    const weighed = async (found: SearchHit[]) => withSittings(spaceId, index, await withNeighbours(spaceId, index, rerank(found, metaOf, words)));
+    let hits = await weighed(index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }));
     if (vector && index.vectors) {
-      // Hybrid: the two rankings fused by reciprocal rank, so neither's scale dominates.
-      const semantic = rerank(index.vectors.search(vector, { limit: spare * 4, ...(filter ? { filter } : {}) }), metaOf, words);
-      hits = fuseRankings([hits.map((hit) => hit.id), semantic.map((hit) => hit.id)]);
+      // Hybrid (fusion.ts): the cosine candidates as deep as BM25's and weighed the same way, their
+      // cosines first put on the notes' scale, then the two fused by score, weighted to BM25.
+      const cosines = index.vectors.search(vector, { limit: pool, ...(filter ? { filter } : {}) });
+      const semantic = await weighed(rescaleCosines(cosines, (id) => !isDerivedDocId(id)));
+      hits = fuseScores(hits, semantic, context.embeddingsWeight);
     }
     hits = hits.slice(0, spare);
     const described = hits.map((hit) => ({ hit, meta: index.meta(hit.id) }));

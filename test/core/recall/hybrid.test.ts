@@ -55,6 +55,41 @@ describe('hybrid memory_search (embeddings configured)', () => {
     );
   });
 
+  it('a weak, misleading cosine ranking cannot push BM25’s top hits out of the top 5', async () => {
+    // Sixty notes the model takes for the question itself (every word a synonym of the question's), none
+    // holding its words; the five notes that answer it hold them all, and come after every decoy by cosine.
+    const decoyWords = ['lunch', 'menu', 'salad', 'picnic', 'garden', 'tulips'];
+    const synonyms = Object.fromEntries(decoyWords.map((word, i) => [word, ['invoice', 'payment', 'overdue'][i % 3] as string]));
+    const model = await startScriptedEmbeddings({ synonyms });
+    servers.push(model);
+    const storage = createMemoryDriver();
+    const core = createCore({ storage, logger, embeddings: model.client() });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    const answers = ['ACME', 'Globex', 'Initech', 'Umbrella', 'Hooli'].map((client) => `The invoice payment of ${client} is overdue since the spring audit`);
+    for (const content of answers) await core.notes.write(owner, { space_id: 'proj', category: 'observation', content });
+    for (let i = 0; i < 60; i++)
+      await core.notes.write(owner, {
+        space_id: 'proj',
+        category: 'observation',
+        content: `${decoyWords[i % 6]} ${decoyWords[(i + 1) % 6]} ${decoyWords[(i + 2) % 6]}`,
+      });
+    for (let i = 0; i < 40; i++)
+      await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Routine entry ${i} about the build pipeline` });
+    const query = 'invoice payment overdue';
+    await core.recall.search(owner, { space_id: 'proj', query }); // starts the embeddings
+    await core.idle();
+    const hybrid = await core.recall.search(owner, { space_id: 'proj', query, limit: 10 });
+    assert.equal(hybrid.mode, 'hybrid');
+    assert.deepEqual(
+      hybrid.results
+        .slice(0, 5)
+        .map((hit) => hit.text)
+        .sort(),
+      [...answers].sort(),
+      JSON.stringify(hybrid.results.map((hit) => hit.text)),
+    );
+  });
+
   it('keeps the vectors in the snapshot: a new process embeds only the query', async () => {
     const model = await startScriptedEmbeddings({ synonyms: SYNONYMS });
     servers.push(model);
