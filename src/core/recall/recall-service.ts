@@ -31,6 +31,7 @@ import { snippetOf } from './snippet.js';
 import { createSpaceIndex, type IndexProgress, type SpaceIndex } from './space-index.js';
 import { parseRecord, type SummaryRecord } from './summaries/record.js';
 import type { Sources } from './sources.js';
+import type { EmbeddingsProgress } from '../space/space-service.js';
 
 export const RECALL_SOURCES: readonly RecallSource[] = ['live', 'history', 'bank', 'bank_history', 'synthesis', 'summary'];
 export const MAX_SEARCH_LIMIT = 100;
@@ -181,12 +182,14 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
    */
   const embedding = new Map<string, Promise<void>>();
   const embedPausedUntil = new Map<string, number>();
+  /** Why a space's embeddings last paused (space_info). */
+  const embedErrors = new Map<string, string>();
   const embedInBackground = (spaceId: string, index: SpaceIndex): void => {
     const embeddings = context.embeddings;
     if (!embeddings || embedding.has(spaceId) || (embedPausedUntil.get(spaceId) ?? 0) > Date.now()) return;
     const run = (async () => {
       for (;;) {
-        const batch = index.missingVectors(EMBED_BATCH);
+        const batch = index.missingVectors(embeddings.batchSize ?? EMBED_BATCH);
         if (batch.length === 0) break;
         const texts = await Promise.all(
           batch.map(async ({ id }) => {
@@ -198,10 +201,12 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
         batch.forEach(({ id, generation }, i) => index.setVector(id, vectors[i] as Float32Array, generation));
       }
       index.snapshotIfDue();
+      embedErrors.delete(spaceId);
       if (indexes.get(spaceId) === index) sizes.set(spaceId, index.bytes());
     })()
       .catch((error: unknown) => {
         embedPausedUntil.set(spaceId, Date.now() + EMBED_RETRY_MS);
+        embedErrors.set(spaceId, (error as Error).message);
         context.logger.warn(`embeddings of '${spaceId}' paused for a minute: ${(error as Error).message}; search is BM25 alone meanwhile`);
       })
       .finally(() => embedding.delete(spaceId));
@@ -402,8 +407,28 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     };
   };
 
+  /** How far the space's embeddings are (space_info): counted only when this process holds its index. */
+  const embeddingProgress = (spaceId: string): EmbeddingsProgress | undefined => {
+    const model = context.embeddings?.label;
+    if (model === undefined) return undefined;
+    const index = indexes.get(spaceId);
+    if (!index?.vectors) return { model, state: 'not_loaded' };
+    const documents = index.index.size;
+    const embedded = index.vectors.size;
+    const error = embedErrors.get(spaceId);
+    const state = embedding.has(spaceId)
+      ? 'embedding'
+      : (embedPausedUntil.get(spaceId) ?? 0) > Date.now()
+        ? 'paused'
+        : embedded >= documents
+          ? 'ready'
+          : 'waiting';
+    return { model, state, documents, embedded, ...(error && state === 'paused' ? { error } : {}) };
+  };
+
   return {
     search,
+    embeddingProgress,
     /** The notes written around a note (neighbours.ts): the ranking lends along them, memory_context shows them. */
     neighbours,
     indexOf,
