@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
+import { launchBrowser, requireBrowserOrSkip, startUi, watchPage } from '../helpers/browser.js';
 import { BIN } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -37,4 +38,24 @@ describe('local embeddings from the CLI', async () => {
     const info = JSON.parse((await cli('space', 'info', 'proj', '--json')).stdout) as { embeddings?: unknown };
     assert.deepEqual(info.embeddings, { model: 'live-mem/tiny-minilm (local, q8)', state: 'not_loaded' });
   });
+
+  if (requireBrowserOrSkip('the viewer shows the embeddings')) {
+    it('the viewer says how a search was ranked and how far the embeddings are', async () => {
+      const ui = await startUi(env);
+      const browser = await launchBrowser();
+      try {
+        const page = await browser.newPage();
+        const watch = watchPage(page, ui.origin);
+        if (ui.secret !== undefined) await page.goto(ui.printed);
+        await page.goto(`${ui.origin}/#/space/proj/search/car`);
+        const line = page.locator('p.embeddings');
+        await line.waitFor();
+        assert.equal(await line.innerText(), 'hybrid · embeddings live-mem/tiny-minilm (local, q8): 12 of 12 documents, ready');
+        assert.deepEqual(watch.errors, []);
+      } finally {
+        await browser.close();
+        await ui.stop();
+      }
+    });
+  }
 });
