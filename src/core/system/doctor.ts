@@ -217,7 +217,12 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
 
   const checkEndpoint = async (what: 'llm' | 'embeddings'): Promise<Finding> => {
     const client = what === 'llm' ? context.llm : context.embeddings;
-    const names = what === 'llm' ? 'LIVE_MEM_LLM_BASE_URL, LIVE_MEM_LLM_API_KEY and LIVE_MEM_LLM_MODEL' : 'LIVE_MEM_EMBEDDINGS_BASE_URL, _API_KEY and _MODEL';
+    const names =
+      what === 'llm'
+        ? 'LIVE_MEM_LLM_BASE_URL, LIVE_MEM_LLM_API_KEY and LIVE_MEM_LLM_MODEL'
+        : context.embeddings?.local
+          ? 'LIVE_MEM_EMBEDDINGS_LOCAL and _LOCAL_DIR, and that @huggingface/transformers is installed beside live-mem'
+          : 'LIVE_MEM_EMBEDDINGS_BASE_URL, _API_KEY and _MODEL';
     if (!client) {
       return {
         check: what,
