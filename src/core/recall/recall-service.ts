@@ -220,6 +220,11 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
    */
   const queryVector = async (spaceId: string, index: SpaceIndex, query: string): Promise<{ vector: Float32Array | null; fallback?: string }> => {
     if (!context.embeddings || !index.vectors || index.vectors.size === 0) return { vector: null };
+    // A document without a vector scores nothing by cosine: while many are missing (a first embedding
+    // under way, or paused), hybrid would rank by what happens to be embedded; a few new notes, below a batch, wait for theirs.
+    const documents = index.index.size;
+    if (documents - index.vectors.size > EMBED_BATCH)
+      return { vector: null, fallback: `BM25 alone: the space's embeddings are being computed (${index.vectors.size} of ${documents} documents)` };
     try {
       const [vector] = await meteredEmbed(context, context.embeddings, { spaceId, purpose: 'search' }, [query], EMBED_TIMEOUT_MS);
       if (vector && vector.length === index.vectors.dims) return { vector };

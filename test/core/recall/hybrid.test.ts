@@ -127,6 +127,21 @@ describe('hybrid memory_search (embeddings configured)', () => {
     assert.equal(warnings.filter((w) => w.includes('embeddings')).length, 1, warnings.join('\n'));
   });
 
+  it('stays BM25 alone, saying why, while more than a batch of documents has no vector yet', async () => {
+    const model = await startScriptedEmbeddings({ synonyms: SYNONYMS, failOn: [2] });
+    servers.push(model);
+    warnings.length = 0;
+    const storage = createMemoryDriver();
+    const core = await space(storage, model.client());
+    for (let i = 0; i < 100; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `More work ${i} on the car` });
+    await core.recall.search(owner, { space_id: 'proj', query: 'car' }); // the first batch of 64 lands, the second fails
+    await core.idle();
+    const partial = await core.recall.search(owner, { space_id: 'proj', query: 'car' });
+    assert.equal(partial.mode, 'bm25');
+    assert.equal(partial.fallback, "BM25 alone: the space's embeddings are being computed (64 of 161 documents)");
+    assert.equal(model.requests.length, 2, 'no query embedded');
+  });
+
   it('finds an earlier version of a bank section (a compaction pre-image) said in other words', async () => {
     const model = await startScriptedEmbeddings({ synonyms: SYNONYMS });
     servers.push(model);
