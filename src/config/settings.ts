@@ -546,7 +546,7 @@ export const FIELDS: Field[] = [
     env: 'LIVE_MEM_EMBEDDINGS_WEIGHT',
     file: 'embeddings.weight',
     parse: num(0, 1),
-    description: "The cosine ranking's share of a hybrid search score, the rest BM25's (0: vectors unused; docs/recall.md)",
+    description: "The cosine ranking's share of a hybrid search score, the rest BM25's (0: BM25 alone; docs/recall.md)",
     defaultText: '0.2',
   },
   {

@@ -219,7 +219,8 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
    * searches may use) or failed by the endpoint is `fallback`: why the result is BM25 alone.
    */
   const queryVector = async (spaceId: string, index: SpaceIndex, query: string): Promise<{ vector: Float32Array | null; fallback?: string }> => {
-    if (!context.embeddings || !index.vectors || index.vectors.size === 0) return { vector: null };
+    // Weight 0 asks for BM25's order: no query embedded (the documents' vectors stay ready for another weight).
+    if (!context.embeddings || context.embeddingsWeight === 0 || !index.vectors || index.vectors.size === 0) return { vector: null };
     // A document without a vector scores nothing by cosine: while many are missing (a first embedding
     // under way, or paused), hybrid would rank by what happens to be embedded; a few new notes, below a batch, wait for theirs.
     const documents = index.index.size;

@@ -90,6 +90,22 @@ describe('hybrid memory_search (embeddings configured)', () => {
     );
   });
 
+  it('weight 0 is BM25 alone: no query embedded', async () => {
+    const model = await startScriptedEmbeddings({ synonyms: SYNONYMS });
+    servers.push(model);
+    const storage = createMemoryDriver();
+    const core = await space(storage, model.client());
+    await core.recall.search(owner, { space_id: 'proj', query: 'car' }); // starts the embeddings
+    await core.idle();
+    const before = model.requests.length;
+    const zero = createCore({ storage, logger, embeddings: model.client(), embeddingsWeight: 0 });
+    const result = await zero.recall.search(owner, { space_id: 'proj', query: 'where is the automobile stored' });
+    await zero.idle();
+    assert.equal(result.mode, 'bm25');
+    assert.equal(result.fallback, undefined);
+    assert.equal(model.requests.length, before, 'nothing embedded: the vectors came from the snapshot');
+  });
+
   it('keeps the vectors in the snapshot: a new process embeds only the query', async () => {
     const model = await startScriptedEmbeddings({ synonyms: SYNONYMS });
     servers.push(model);
