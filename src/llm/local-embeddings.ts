@@ -74,7 +74,10 @@ export function createLocalEmbeddings(settings: LocalEmbeddingsSettings): Embedd
   };
 }
 
-/** The library (say how to install it when missing), then the model's pipeline, from `dir` only when set. */
+/**
+ * The library (say how to install it when missing), then the model's pipeline, from `dir` only when set.
+ * The library's `env` is process-wide: a process runs one local model, the one its settings name.
+ */
 async function load(settings: LocalEmbeddingsSettings, dtype: string): Promise<Extractor> {
   let library: Transformers;
   try {
