@@ -391,6 +391,38 @@ function printCategories(results: readonly QuestionResult[], weights: readonly s
   }
 }
 
+/** BM25 only and each hybrid core in columns, to stderr: the figures that judge issue 30's targets, from one run. */
+function printSideBySide(
+  results: readonly QuestionResult[],
+  weights: readonly string[],
+  searchMs: ReadonlyMap<string, number[]>,
+  embedMs: ReadonlyMap<string, number>,
+): void {
+  const share = (test: (result: QuestionResult) => boolean) => results.filter(test).length / results.length;
+  const columns = [
+    { name: 'BM25 only', live: 'live', after: 'after', evidence: (r: QuestionResult) => r.context.evidence, arm: 'bm25' },
+    ...weights.map((weight) => ({
+      name: `hybrid ${weight}`,
+      live: `hybrid:${weight}:live`,
+      after: `hybrid:${weight}:after`,
+      evidence: (r: QuestionResult) => r.hybrid?.[weight]?.context.evidence === true,
+      arm: weight,
+    })),
+  ];
+  const rows: Array<[string, (column: (typeof columns)[number]) => string]> = [
+    ['recall@5', (c) => scoresOf(results, c.live).recall5.toFixed(3)],
+    ['recall@10', (c) => scoresOf(results, c.live).recall10.toFixed(3)],
+    ['hit@5', (c) => scoresOf(results, c.live).hit5.toFixed(3)],
+    ['MRR', (c) => scoresOf(results, c.live).mrr.toFixed(3)],
+    ['recall@5 after cons.', (c) => scoresOf(results, c.after).recall5.toFixed(3)],
+    ['context evidence', (c) => share(c.evidence).toFixed(3)],
+    ['search p50 (ms)', (c) => percentile(searchMs.get(c.arm) ?? [], 50).toFixed(1)],
+    ['embed (s)', (c) => (c.arm === 'bm25' ? '—' : ((embedMs.get(c.arm) ?? 0) / 1000).toFixed(1))],
+  ];
+  progress(`  ${''.padEnd(22)}${columns.map((c) => c.name.padStart(12)).join('')}`);
+  for (const [label, cell] of rows) progress(`  ${label.padEnd(22)}${columns.map((c) => cell(c).padStart(12)).join('')}`);
+}
+
 export async function benchLocomo(): Promise<Figure[]> {
   const split = locomoSplit();
   const scripted = locomoHybrid();
@@ -434,6 +466,7 @@ export async function benchLocomo(): Promise<Figure[]> {
   await writeFile(file, `${JSON.stringify({ split, conversations: SPLITS[split], weights, questions: results }, null, 1)}\n`);
   progress(`  per-question results: ${path.relative(process.cwd(), file)}`);
   printCategories(results, names);
+  if (names.length > 0) printSideBySide(results, names, searchMs, embedMs);
 
   const key = (name: string) => `locomo_${split === 'dev' ? '' : `${split}_`}${name}`;
   const turns = conversations.reduce((sum, c) => sum + c.turns.length, 0);
