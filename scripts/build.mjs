@@ -38,7 +38,8 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: ['@aws-sdk/*'],
+  // Optional peer dependencies, imported only when their setting is set (S3; local embeddings).
+  external: ['@aws-sdk/*', '@huggingface/transformers'],
   // Bundled CommonJS dependencies call require(); give them one.
   banner: { js: "import { createRequire as __liveMemRequire } from 'node:module'; const require = __liveMemRequire(import.meta.url);" },
   logLevel: 'warning',

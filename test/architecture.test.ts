@@ -29,6 +29,7 @@ const MAY_IMPORT: Record<string, string[]> = {
 const CONFINED: Array<[RegExp, string]> = [
   [/^@aws-sdk\//, 'storage/s3'],
   [/^openai$/, 'llm'],
+  [/^@huggingface\/transformers/, 'llm'],
   [/^@modelcontextprotocol\/sdk/, 'mcp'],
   [/^zod$/, 'mcp'],
   [/^commander$/, 'cli'],

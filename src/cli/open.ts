@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { loadSettings } from '../config/load.js';
 import type { Settings } from '../config/settings.js';
 import { hashToken } from '../core/auth/token-store.js';
@@ -73,6 +74,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
     },
     ...(llm ? { llm } : {}),
     ...(embeddings ? { embeddings } : {}),
+    embeddingsWeight: settings.embeddings.weight,
     consolidation: {
       timeoutMs: settings.consolidationTimeoutS * 1000,
       maxNotes: settings.consolidationMaxNotes,
@@ -138,20 +140,38 @@ function configuredLlm(settings: Settings): LlmClient | undefined {
   );
 }
 
-/** The embeddings endpoint of the settings, if any; like the LLM's, its SDK is imported on the first call. */
+/**
+ * The embeddings of the settings, if any — an endpoint, or a model run in this process — imported on
+ * the first call like the LLM's SDK (the local model's library is an optional peer dependency).
+ */
 function configuredEmbeddings(settings: Settings): EmbeddingsClient | undefined {
-  const { baseUrl, model, apiKey = '' } = settings.embeddings;
+  const { baseUrl, model, apiKey = '', local, localDir, localDtype } = settings.embeddings;
+  if (local) {
+    const options = { model: local, dtype: localDtype, ...(localDir ? { dir: localDir } : { cacheDir: path.join(settings.home, 'models') }) };
+    return deferredEmbeddings(`${local} (local, ${localDtype})`, async () => (await import('../llm/local-embeddings.js')).createLocalEmbeddings(options), {
+      local: true,
+      batchSize: LOCAL_EMBED_BATCH,
+    });
+  }
   if (!baseUrl || !model) return undefined;
+  return deferredEmbeddings(`${model} @ ${baseUrl}`, async () => (await import('../llm/embeddings.js')).createOpenAiEmbeddings({ baseUrl, apiKey, model }));
+}
+
+/** Texts per call and per forward pass of a local model (local-embeddings.ts). */
+const LOCAL_EMBED_BATCH = 8;
+
+/** A client that creates the real one on its first call; what the indexer reads before (label, batch size, local) is given here. */
+function deferredEmbeddings(label: string, create: () => Promise<EmbeddingsClient>, traits: { local?: boolean; batchSize?: number } = {}): EmbeddingsClient {
   let loaded: Promise<EmbeddingsClient> | undefined;
+  const client = () => (loaded ??= create());
   return {
-    label: `${model} @ ${baseUrl}`,
+    label,
+    ...traits,
     async embed(texts, signal, report) {
-      loaded ??= import('../llm/embeddings.js').then((module) => module.createOpenAiEmbeddings({ baseUrl, apiKey, model }));
-      return (await loaded).embed(texts, signal, report);
+      return (await client()).embed(texts, signal, report);
     },
     async ping(signal) {
-      loaded ??= import('../llm/embeddings.js').then((module) => module.createOpenAiEmbeddings({ baseUrl, apiKey, model }));
-      await (await loaded).ping?.(signal);
+      await (await client()).ping?.(signal);
     },
   };
 }

@@ -49,6 +49,12 @@ export interface EmbeddingsSettings {
   baseUrl?: string;
   apiKey?: string;
   model?: string;
+  /** The cosine ranking's share of a hybrid recall score (core/recall/fusion.ts). */
+  weight: number;
+  /** A model run in this process instead of an endpoint (llm/local-embeddings.ts): its hub id, its folder, its weights' type. */
+  local?: string;
+  localDir?: string;
+  localDtype: string;
 }
 
 export interface Settings {
@@ -169,6 +175,13 @@ export const hostList = (raw: string, source: string): string[] => {
       `${source} must be host names (memory.example.com), name:port or *, comma-separated, got ${JSON.stringify(bad ?? raw)}`,
     );
   return hosts;
+};
+
+/** A Hugging Face model id, `org/name` or `name`: it becomes a folder path, so no `..` and no leading `/`. */
+const modelId = (raw: string, source: string) => {
+  if (!/^[A-Za-z0-9][\w.-]*(\/[A-Za-z0-9][\w.-]*)?$/.test(raw) || raw.includes('..'))
+    throw new LiveMemError('config_error', `${source} must be a model id such as Xenova/all-MiniLM-L6-v2, got ${JSON.stringify(raw)}`);
+  return raw;
 };
 
 /** A space id, as the core accepts them (validate.ts). */
@@ -503,6 +516,40 @@ export const FIELDS: Field[] = [
     defaultText: '',
   },
   {
+    key: 'embeddings.local',
+    env: 'LIVE_MEM_EMBEDDINGS_LOCAL',
+    file: 'embeddings.local',
+    parse: modelId,
+    description:
+      'An embedding model run in this process instead of an endpoint, by its Hugging Face id (e.g. `Xenova/all-MiniLM-L6-v2`); needs the optional `@huggingface/transformers` installed beside live-mem',
+    defaultText: '',
+  },
+  {
+    key: 'embeddings.localDir',
+    env: 'LIVE_MEM_EMBEDDINGS_LOCAL_DIR',
+    file: 'embeddings.local_dir',
+    parse: str,
+    description:
+      'The folder holding local models (`<dir>/<model id>/` with `config.json`, `tokenizer.json`, `onnx/`): set, nothing is downloaded; unset, a model is downloaded once into `<home>/models`',
+    defaultText: '',
+  },
+  {
+    key: 'embeddings.localDtype',
+    env: 'LIVE_MEM_EMBEDDINGS_LOCAL_DTYPE',
+    file: 'embeddings.local_dtype',
+    parse: oneOf('q8', 'fp32', 'fp16', 'int8', 'uint8', 'q4', 'q4f16', 'bnb4'),
+    description: "The local model's weights: `q8` (int8, `onnx/model_quantized.onnx`), `fp32` (`onnx/model.onnx`), …",
+    defaultText: 'q8',
+  },
+  {
+    key: 'embeddings.weight',
+    env: 'LIVE_MEM_EMBEDDINGS_WEIGHT',
+    file: 'embeddings.weight',
+    parse: num(0, 1),
+    description: "The cosine ranking's share of a hybrid search score, the rest BM25's (0: BM25 alone; docs/recall.md)",
+    defaultText: '0.2',
+  },
+  {
     key: 'consolidationTimeoutS',
     env: 'LIVE_MEM_CONSOLIDATION_TIMEOUT_S',
     aliases: ['CONSOLIDATION_TIMEOUT'],
@@ -722,6 +769,10 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
       ...(values.has('embeddings.baseUrl') ? { baseUrl: values.get('embeddings.baseUrl') as string } : {}),
       ...(values.has('embeddings.apiKey') ? { apiKey: values.get('embeddings.apiKey') as string } : {}),
       ...(values.has('embeddings.model') ? { model: values.get('embeddings.model') as string } : {}),
+      weight: get('embeddings.weight', 0.2), // core/recall/fusion.ts DEFAULT_EMBEDDINGS_WEIGHT (config imports no core)
+      ...(values.has('embeddings.local') ? { local: values.get('embeddings.local') as string } : {}),
+      ...(values.has('embeddings.localDir') ? { localDir: path.resolve(expandHome(values.get('embeddings.localDir') as string)) } : {}),
+      localDtype: get('embeddings.localDtype', 'q8'),
     },
     consolidationTimeoutS: get('consolidationTimeoutS', 600),
     consolidationMaxNotes: get('consolidationMaxNotes', 500),
@@ -760,6 +811,12 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     throw new LiveMemError(
       'config_error',
       'LIVE_MEM_EMBEDDINGS_BASE_URL is set but LIVE_MEM_EMBEDDINGS_MODEL is not: name the embedding model to use (e.g. nomic-embed-text on Ollama)',
+    );
+  }
+  if (settings.embeddings.baseUrl && settings.embeddings.local) {
+    throw new LiveMemError(
+      'config_error',
+      'LIVE_MEM_EMBEDDINGS_BASE_URL and LIVE_MEM_EMBEDDINGS_LOCAL are both set: use an endpoint or a model run in this process, not both',
     );
   }
   if (settings.llm.maxTokens >= settings.llm.contextWindow) {

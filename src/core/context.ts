@@ -6,6 +6,7 @@ import { silentLogger } from '../shared/log.js';
 import type { ObjectInfo, StorageDriver } from '../storage/types.js';
 import { DEFAULT_BUDGETS, type BudgetSettings } from './bank/budget.js';
 import { createFreshStat } from './fresh-stat.js';
+import { DEFAULT_EMBEDDINGS_WEIGHT } from './recall/fusion.js';
 import { createSpendLedger, type SpendLedger } from './spend/ledger.js';
 import type { RedactMode } from './redact/redact.js';
 
@@ -109,6 +110,8 @@ export interface CoreContext {
   llm: LlmClient | undefined;
   /** The configured embedding model, if any; without one, recall is lexical only. */
   embeddings: EmbeddingsClient | undefined;
+  /** The cosine ranking's share of a hybrid recall score, 0–1 (LIVE_MEM_EMBEDDINGS_WEIGHT; recall/fusion.ts). */
+  embeddingsWeight: number;
   consolidation: ConsolidationSettings;
   /** Size budgets of bank files and of the bank (bank/budget.ts). */
   budgets: BudgetSettings;
@@ -148,6 +151,7 @@ export interface CoreOptions {
   logger?: Logger;
   llm?: LlmClient;
   embeddings?: EmbeddingsClient;
+  embeddingsWeight?: number;
   consolidation?: Partial<ConsolidationSettings>;
   budgets?: Partial<BudgetSettings>;
   summaries?: Partial<SummarySettings>;
@@ -169,6 +173,7 @@ export function createContext(options: CoreOptions): CoreContext {
     logger: options.logger ?? silentLogger,
     llm: options.llm,
     embeddings: options.embeddings,
+    embeddingsWeight: options.embeddingsWeight ?? DEFAULT_EMBEDDINGS_WEIGHT,
     consolidation: { ...DEFAULT_CONSOLIDATION, ...options.consolidation },
     budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
     summaries: { ...DEFAULT_SUMMARIES, ...options.summaries },

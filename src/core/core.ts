@@ -47,6 +47,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
       listBank: (spaceId) => bank.listFiles(spaceId),
       measureBank: (spaceId) => bank.measure(spaceId),
       readBank: (spaceId) => bank.readAll(spaceId),
+      embeddings: (spaceId) => recall.embeddingProgress(spaceId),
     },
     events.emit,
   );

@@ -16,6 +16,13 @@ export interface EmbeddingsClient {
   embed(texts: string[], signal?: AbortSignal, report?: (usage: EmbeddingsUsage) => Promise<void>): Promise<Float32Array[]>;
   /** Checks the endpoint answers, without computing anything (listing models). Optional. */
   ping?(signal: AbortSignal): Promise<void>;
+  /**
+   * Documents the background indexer should send a call (default 64): a model run in this process
+   * takes few, so that a call stays short on a slow CPU and a query run beside it does not wait long.
+   */
+  readonly batchSize?: number;
+  /** Runs in this process (local-embeddings.ts): it costs no tokens, so no space's cap is charged for it. */
+  readonly local?: boolean;
 }
 
 /** One request's cost: `reported` false when the endpoint said nothing (the tokens are then 0). */
@@ -101,7 +108,7 @@ function inOrder(response: OpenAI.CreateEmbeddingResponse, expected: number): Fl
 }
 
 /** Unit length, so cosine is a dot product; a zero vector stays zero (it is close to nothing). */
-function normalised(values: number[]): Float32Array {
+export function normalised(values: number[]): Float32Array {
   let sum = 0;
   for (const value of values) sum += value * value;
   const norm = Math.sqrt(sum);

@@ -19,7 +19,7 @@ import {
   SPLITS,
 } from '../../scripts/bench-locomo-data.js';
 import { locomoReply } from '../../scripts/bench-locomo-model.js';
-import { locomoSplit, noteText } from '../../scripts/bench-locomo.js';
+import { locomoEmbeddings, locomoSplit, noteText } from '../../scripts/bench-locomo.js';
 
 /**
  * The LoCoMo section of the benchmark (scripts/bench-locomo*.ts): its metrics on hand-made
@@ -105,6 +105,19 @@ describe('LoCoMo data (bench/locomo/locomo10.json.gz)', () => {
     assert.equal(locomoSplit(['--locomo-split', 'all'], {}), 'all');
     assert.equal(locomoSplit([], { LIVE_MEM_BENCH_LOCOMO_SPLIT: 'heldout' }), 'heldout');
     assert.throws(() => locomoSplit(['--locomo-split', 'test'], {}), /must be one of dev, heldout, all/);
+  });
+
+  it('takes a real embeddings endpoint from a flag or the environment', () => {
+    assert.equal(locomoEmbeddings([], {}), undefined);
+    assert.deepEqual(locomoEmbeddings(['--locomo-embeddings', 'http://127.0.0.1:8090/v1', 'use-lite'], {}), {
+      url: 'http://127.0.0.1:8090/v1',
+      model: 'use-lite',
+    });
+    assert.deepEqual(locomoEmbeddings([], { LIVE_MEM_BENCH_LOCOMO_EMBEDDINGS: 'http://127.0.0.1:8091/v1 glove-sif' }), {
+      url: 'http://127.0.0.1:8091/v1',
+      model: 'glove-sif',
+    });
+    assert.throws(() => locomoEmbeddings(['--locomo-embeddings', 'http://127.0.0.1:8090/v1'], {}), /an endpoint URL and a model name/);
   });
 
   it('writes a turn as its note: the day, the text, what a shared photo shows', () => {

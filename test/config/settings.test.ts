@@ -77,12 +77,18 @@ describe('settings', () => {
   });
 
   it('reads the embeddings endpoint from the file and the environment, and wants a model with a base URL', () => {
-    assert.deepEqual(resolveSettings({ env: {} }).embeddings, {});
+    assert.deepEqual(resolveSettings({ env: {} }).embeddings, { weight: 0.2, localDtype: 'q8' });
     const settings = resolveSettings({
       file: { embeddings: { base_url: 'http://127.0.0.1:11434/v1/', model: 'from-file' } },
       env: { LIVE_MEM_EMBEDDINGS_MODEL: 'nomic-embed-text', LIVE_MEM_EMBEDDINGS_API_KEY: 'secret' },
     });
-    assert.deepEqual(settings.embeddings, { baseUrl: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', apiKey: 'secret' });
+    assert.deepEqual(settings.embeddings, {
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      model: 'nomic-embed-text',
+      apiKey: 'secret',
+      weight: 0.2,
+      localDtype: 'q8',
+    });
     assert.throws(
       () => resolveSettings({ env: { LIVE_MEM_EMBEDDINGS_BASE_URL: 'http://x/v1' } }),
       (e) => isLiveMemError(e, 'config_error') && /LIVE_MEM_EMBEDDINGS_BASE_URL is set but LIVE_MEM_EMBEDDINGS_MODEL is not/.test(e.message),
@@ -107,6 +113,31 @@ describe('settings', () => {
     assert.throws(
       () => resolveSettings({ file: { max_note_chars: `\${N}` }, env: { N: 'many' } }),
       (e) => isLiveMemError(e, 'config_error') && /max_note_chars/.test(e.message),
+    );
+  });
+
+  it('reads the hybrid weight and a local model, and refuses a local model beside an endpoint', () => {
+    const settings = resolveSettings({
+      env: { LIVE_MEM_EMBEDDINGS_WEIGHT: '0.35', LIVE_MEM_EMBEDDINGS_LOCAL: 'Xenova/all-MiniLM-L6-v2', LIVE_MEM_EMBEDDINGS_LOCAL_DIR: '/models' },
+    });
+    assert.deepEqual(settings.embeddings, { weight: 0.35, local: 'Xenova/all-MiniLM-L6-v2', localDir: '/models', localDtype: 'q8' });
+    assert.equal(resolveSettings({ env: { LIVE_MEM_EMBEDDINGS_LOCAL_DTYPE: 'fp32' } }).embeddings.localDtype, 'fp32');
+    for (const [name, value] of [
+      ['LIVE_MEM_EMBEDDINGS_WEIGHT', '1.5'],
+      ['LIVE_MEM_EMBEDDINGS_LOCAL', '../../etc'],
+      ['LIVE_MEM_EMBEDDINGS_LOCAL', '/abs/model'],
+      ['LIVE_MEM_EMBEDDINGS_LOCAL_DTYPE', 'int3'],
+    ] as const)
+      assert.throws(
+        () => resolveSettings({ env: { [name]: value } }),
+        (e) => isLiveMemError(e, 'config_error') && e.message.includes(name),
+      );
+    assert.throws(
+      () =>
+        resolveSettings({
+          env: { LIVE_MEM_EMBEDDINGS_BASE_URL: 'http://x/v1', LIVE_MEM_EMBEDDINGS_MODEL: 'm', LIVE_MEM_EMBEDDINGS_LOCAL: 'Xenova/bge-small-en-v1.5' },
+        }),
+      (e) => isLiveMemError(e, 'config_error') && /both set/.test(e.message),
     );
   });
 

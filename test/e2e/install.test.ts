@@ -136,6 +136,18 @@ describe('the packed tarball, installed', () => {
     assert.doesNotMatch(message, /ERR_MODULE_NOT_FOUND|\n\s+at /);
   });
 
+  it('a local embedding model without @huggingface/transformers: search goes on by BM25, and the log says how to add it', async () => {
+    const local = { LIVE_MEM_EMBEDDINGS_LOCAL: 'Xenova/all-MiniLM-L6-v2', LIVE_MEM_EMBEDDINGS_LOCAL_DIR: path.join(project, 'models') };
+    const bin = path.join(project, 'node_modules', 'live-mem', 'bin', 'live-mem.cjs');
+    await run(process.execPath, [bin, 'note', 'local-embed', 'a note to search'], { env: env(local) });
+    const { stdout, stderr } = await run(process.execPath, [bin, 'recall', 'local-embed', 'note', '--json'], { env: env(local) });
+    assert.equal((JSON.parse(stdout) as { mode: string }).mode, 'bm25');
+    assert.match(stderr, /LIVE_MEM_EMBEDDINGS_LOCAL needs @huggingface\/transformers, which is not installed/);
+    for (const route of ['npm install -g @huggingface/transformers', 'npm install @huggingface/transformers'])
+      assert.ok(stderr.includes(route), `${route} in: ${stderr}`);
+    assert.doesNotMatch(stderr, /ERR_MODULE_NOT_FOUND|\n\s+at /);
+  });
+
   const s3 = requireS3OrSkip('the S3 store with the AWS SDK beside a global install');
   if (s3) {
     it('the S3 store works with the AWS SDK installed beside the global live-mem (radosgw)', async () => {

@@ -10,8 +10,8 @@ import { meteredEmbed } from '../spend/meter.js';
 import { requireSpace } from '../space/meta.js';
 import { parseDateTime, validateCategory, validateLimit, validateQuery, validateSpaceId } from '../validate.js';
 import { type Corpus, keepsPreimages, type Level0Note } from './corpus.js';
-import { noteDocId, parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
-import { fuseRankings } from './fusion.js';
+import { isDerivedDocId, noteDocId, parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
+import { fuseScores, rescaleCosines } from './fusion.js';
 import {
   lendToNeighbours,
   lendWithinSittings,
@@ -31,6 +31,7 @@ import { snippetOf } from './snippet.js';
 import { createSpaceIndex, type IndexProgress, type SpaceIndex } from './space-index.js';
 import { parseRecord, type SummaryRecord } from './summaries/record.js';
 import type { Sources } from './sources.js';
+import type { EmbeddingsProgress } from '../space/space-service.js';
 
 export const RECALL_SOURCES: readonly RecallSource[] = ['live', 'history', 'bank', 'bank_history', 'synthesis', 'summary'];
 export const MAX_SEARCH_LIMIT = 100;
@@ -181,12 +182,14 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
    */
   const embedding = new Map<string, Promise<void>>();
   const embedPausedUntil = new Map<string, number>();
+  /** Why a space's embeddings last paused (space_info). */
+  const embedErrors = new Map<string, string>();
   const embedInBackground = (spaceId: string, index: SpaceIndex): void => {
     const embeddings = context.embeddings;
     if (!embeddings || embedding.has(spaceId) || (embedPausedUntil.get(spaceId) ?? 0) > Date.now()) return;
     const run = (async () => {
       for (;;) {
-        const batch = index.missingVectors(EMBED_BATCH);
+        const batch = index.missingVectors(embeddings.batchSize ?? EMBED_BATCH);
         if (batch.length === 0) break;
         const texts = await Promise.all(
           batch.map(async ({ id }) => {
@@ -198,10 +201,12 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
         batch.forEach(({ id, generation }, i) => index.setVector(id, vectors[i] as Float32Array, generation));
       }
       index.snapshotIfDue();
+      embedErrors.delete(spaceId);
       if (indexes.get(spaceId) === index) sizes.set(spaceId, index.bytes());
     })()
       .catch((error: unknown) => {
         embedPausedUntil.set(spaceId, Date.now() + EMBED_RETRY_MS);
+        embedErrors.set(spaceId, (error as Error).message);
         context.logger.warn(`embeddings of '${spaceId}' paused for a minute: ${(error as Error).message}; search is BM25 alone meanwhile`);
       })
       .finally(() => embedding.delete(spaceId));
@@ -214,7 +219,13 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
    * searches may use) or failed by the endpoint is `fallback`: why the result is BM25 alone.
    */
   const queryVector = async (spaceId: string, index: SpaceIndex, query: string): Promise<{ vector: Float32Array | null; fallback?: string }> => {
-    if (!context.embeddings || !index.vectors || index.vectors.size === 0) return { vector: null };
+    // Weight 0 asks for BM25's order: no query embedded (the documents' vectors stay ready for another weight).
+    if (!context.embeddings || context.embeddingsWeight === 0 || !index.vectors || index.vectors.size === 0) return { vector: null };
+    // A document without a vector scores nothing by cosine: while many are missing (a first embedding
+    // under way, or paused), hybrid would rank by what happens to be embedded; a few new notes, below a batch, wait for theirs.
+    const documents = index.index.size;
+    if (documents - index.vectors.size > EMBED_BATCH)
+      return { vector: null, fallback: `BM25 alone: the space's embeddings are being computed (${index.vectors.size} of ${documents} documents)` };
     try {
       const [vector] = await meteredEmbed(context, context.embeddings, { spaceId, purpose: 'search' }, [query], EMBED_TIMEOUT_MS);
       if (vector && vector.length === index.vectors.dims) return { vector };
@@ -359,16 +370,18 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       : undefined;
     const spare = limit + 5; // a few spare for documents gone since they were indexed
     const { vector, fallback } = await queryVector(spaceId, index, query);
-    const pool = Math.max(RERANK_POOL, vector ? spare * 4 : spare);
+    const pool = Math.max(RERANK_POOL, spare);
     const metaOf = (id: string) => index.meta(id);
     const words = queryWords(query);
-    // Each ranking re-scored by what recall knows of its documents (ranking.ts) before it is cut.
-    let hits = rerank(index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }), metaOf, words);
-    hits = await withSittings(spaceId, index, await withNeighbours(spaceId, index, hits));
+    /** A ranking re-scored by what recall knows of its documents (ranking.ts), before it is cut or fused. */
+    const weighed = async (found: SearchHit[]) => withSittings(spaceId, index, await withNeighbours(spaceId, index, rerank(found, metaOf, words)));
+    let hits = await weighed(index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }));
     if (vector && index.vectors) {
-      // Hybrid: the two rankings fused by reciprocal rank, so neither's scale dominates.
-      const semantic = rerank(index.vectors.search(vector, { limit: spare * 4, ...(filter ? { filter } : {}) }), metaOf, words);
-      hits = fuseRankings([hits.map((hit) => hit.id), semantic.map((hit) => hit.id)]);
+      // Hybrid (fusion.ts): the cosine candidates as deep as BM25's and weighed the same way, their
+      // cosines first put on the notes' scale, then the two fused by score, weighted to BM25.
+      const cosines = index.vectors.search(vector, { limit: pool, ...(filter ? { filter } : {}) });
+      const semantic = await weighed(rescaleCosines(cosines, (id) => !isDerivedDocId(id)));
+      hits = fuseScores(hits, semantic, context.embeddingsWeight);
     }
     hits = hits.slice(0, spare);
     const described = hits.map((hit) => ({ hit, meta: index.meta(hit.id) }));
@@ -400,8 +413,28 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     };
   };
 
+  /** How far the space's embeddings are (space_info): counted only when this process holds its index. */
+  const embeddingProgress = (spaceId: string): EmbeddingsProgress | undefined => {
+    const model = context.embeddings?.label;
+    if (model === undefined) return undefined;
+    const index = indexes.get(spaceId);
+    if (!index?.vectors) return { model, state: 'not_loaded' };
+    const documents = index.index.size;
+    const embedded = index.vectors.size;
+    const error = embedErrors.get(spaceId);
+    const state = embedding.has(spaceId)
+      ? 'embedding'
+      : (embedPausedUntil.get(spaceId) ?? 0) > Date.now()
+        ? 'paused'
+        : embedded >= documents
+          ? 'ready'
+          : 'waiting';
+    return { model, state, documents, embedded, ...(error && state === 'paused' ? { error } : {}) };
+  };
+
   return {
     search,
+    embeddingProgress,
     /** The notes written around a note (neighbours.ts): the ranking lends along them, memory_context shows them. */
     neighbours,
     indexOf,

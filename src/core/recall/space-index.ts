@@ -144,6 +144,11 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   let changes = 0;
   /** Expensive work since the last snapshot (a build from scratch, embeddings): saved whatever its size. */
   let worthSaving = false;
+  /**
+   * Vectors computed since the last snapshot: saved even below SNAPSHOT_MIN_DOCUMENTS, since computing
+   * them again in each new process is no cheap rebuild (an endpoint's tokens, a local model's CPU).
+   */
+  let vectorsUnsaved = false;
   /** The first refresh read everything: said once it is done, when the space is big enough to have had a snapshot. */
   let builtFromScratch = false;
   let lastSnapshotAt = 0;
@@ -453,13 +458,14 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
    * about to exit), `force` every threshold (a repair that wants the store's snapshot current).
    */
   /** Enough changed since the last snapshot to write one (SNAPSHOT_AFTER_CHANGES, or a first build worth keeping). */
-  const snapshotDue = () => changes > 0 && (changes >= SNAPSHOT_AFTER_CHANGES || (worthSaving && index.size >= SNAPSHOT_MIN_DOCUMENTS));
+  const snapshotDue = () => changes > 0 && (changes >= SNAPSHOT_AFTER_CHANGES || vectorsUnsaved || (worthSaving && index.size >= SNAPSHOT_MIN_DOCUMENTS));
 
   const snapshotIfDue = (now = false, force = false) => {
     if (!force && !snapshotDue()) return;
     if (!force && !now && Date.now() - lastSnapshotAt < SNAPSHOT_MIN_INTERVAL_MS) return;
     lastSnapshotAt = Date.now();
     worthSaving = false;
+    vectorsUnsaved = false;
     // Encoded now, in one go: the header and the engine must describe the same instant.
     const snapshot = encodeSnapshot(
       snapshotHeader(),
@@ -581,6 +587,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       vectors.set(id, vector);
       changes++;
       worthSaving = true;
+      vectorsUnsaved = true;
     },
 
     snapshotIfDue: () => snapshotIfDue(),

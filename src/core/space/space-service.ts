@@ -49,6 +49,22 @@ export interface SpaceParts {
   listBank(spaceId: string): Promise<Array<{ filename: string; size: number }>>;
   measureBank(spaceId: string): ReturnType<BankService['measure']>;
   readBank(spaceId: string): ReturnType<BankService['readAll']>;
+  /** How far the space's embeddings are in this process (recall-service.ts), when embeddings are configured. */
+  embeddings?(spaceId: string): EmbeddingsProgress | undefined;
+}
+
+/** space_info's `embeddings`: the model, and how many of the index's documents have a vector. */
+export interface EmbeddingsProgress {
+  model: string;
+  /**
+   * `embedding` (under way, in the background), `ready` (every document has its vector), `paused` (the
+   * model failed: tried again a minute later), `waiting` (the next search starts it), `not_loaded` (no
+   * search of the space yet in this process: nothing counted).
+   */
+  state: 'embedding' | 'ready' | 'paused' | 'waiting' | 'not_loaded';
+  documents?: number;
+  embedded?: number;
+  error?: string;
 }
 
 /** Told after a space is created or deleted in this process (see events.ts); must not throw. */
@@ -67,6 +83,7 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
       parts.countLiveNotes(spaceId),
       measuredBank ?? parts.measureBank(spaceId),
     ]);
+    const embeddings = parts.embeddings?.(spaceId);
     return {
       space_id: spaceId,
       description: meta.description,
@@ -88,6 +105,7 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
       consolidation_count: meta.consolidation_count,
       total_notes_processed: meta.total_notes_processed,
       synthesis_exists: synthesis !== null,
+      ...(embeddings ? { embeddings } : {}),
     };
   };
 

@@ -57,6 +57,7 @@ export async function meteredEmbed(
   texts: string[],
   timeoutMs: number,
 ): Promise<Float32Array[]> {
+  if (embeddings.local) return embeddings.embed(texts, AbortSignal.timeout(timeoutMs)); // no tokens paid for
   const estimate = texts.reduce((sum, text) => sum + estimateTokens(text), 0);
   const reservation = await context.spend.reserve(tag.spaceId, estimate, tag.purpose, timeoutMs);
   try {

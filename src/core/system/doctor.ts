@@ -249,7 +249,12 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
 
   const checkEndpoint = async (what: 'llm' | 'embeddings'): Promise<Finding> => {
     const client = what === 'llm' ? context.llm : context.embeddings;
-    const names = what === 'llm' ? 'LIVE_MEM_LLM_BASE_URL, LIVE_MEM_LLM_API_KEY and LIVE_MEM_LLM_MODEL' : 'LIVE_MEM_EMBEDDINGS_BASE_URL, _API_KEY and _MODEL';
+    const names =
+      what === 'llm'
+        ? 'LIVE_MEM_LLM_BASE_URL, LIVE_MEM_LLM_API_KEY and LIVE_MEM_LLM_MODEL'
+        : context.embeddings?.local
+          ? 'LIVE_MEM_EMBEDDINGS_LOCAL and _LOCAL_DIR, and that @huggingface/transformers is installed beside live-mem'
+          : 'LIVE_MEM_EMBEDDINGS_BASE_URL, _API_KEY and _MODEL';
     // No model is a warning, never a pass: without one the bank never forms. Whether an MCP client
     // lends its own (sampling) is known only to a server it is connected to, never to this check.
     if (!client && what === 'llm')
@@ -267,7 +272,7 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
     const start = performance.now();
     try {
       await client.ping(AbortSignal.timeout(CHECK_TIMEOUT_MS));
-      return { check: what, status: 'ok', fixable: false, message: `${client.label} answers (${ms(start)} ms)` };
+      return { check: what, status: 'ok', fixable: false, message: `${client.label} ${what === 'embeddings' && context.embeddings?.local ? 'loads' : 'answers'} (${ms(start)} ms)` };
     } catch (error) {
       return {
         check: what,

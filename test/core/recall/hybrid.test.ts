@@ -55,6 +55,57 @@ describe('hybrid memory_search (embeddings configured)', () => {
     );
   });
 
+  it('a weak, misleading cosine ranking cannot push BM25’s top hits out of the top 5', async () => {
+    // Sixty notes the model takes for the question itself (every word a synonym of the question's), none
+    // holding its words; the five notes that answer it hold them all, and come after every decoy by cosine.
+    const decoyWords = ['lunch', 'menu', 'salad', 'picnic', 'garden', 'tulips'];
+    const synonyms = Object.fromEntries(decoyWords.map((word, i) => [word, ['invoice', 'payment', 'overdue'][i % 3] as string]));
+    const model = await startScriptedEmbeddings({ synonyms });
+    servers.push(model);
+    const storage = createMemoryDriver();
+    const core = createCore({ storage, logger, embeddings: model.client() });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    const answers = ['ACME', 'Globex', 'Initech', 'Umbrella', 'Hooli'].map((client) => `The invoice payment of ${client} is overdue since the spring audit`);
+    for (const content of answers) await core.notes.write(owner, { space_id: 'proj', category: 'observation', content });
+    for (let i = 0; i < 60; i++)
+      await core.notes.write(owner, {
+        space_id: 'proj',
+        category: 'observation',
+        content: `${decoyWords[i % 6]} ${decoyWords[(i + 1) % 6]} ${decoyWords[(i + 2) % 6]}`,
+      });
+    for (let i = 0; i < 40; i++)
+      await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Routine entry ${i} about the build pipeline` });
+    const query = 'invoice payment overdue';
+    await core.recall.search(owner, { space_id: 'proj', query }); // starts the embeddings
+    await core.idle();
+    const hybrid = await core.recall.search(owner, { space_id: 'proj', query, limit: 10 });
+    assert.equal(hybrid.mode, 'hybrid');
+    assert.deepEqual(
+      hybrid.results
+        .slice(0, 5)
+        .map((hit) => hit.text)
+        .sort(),
+      [...answers].sort(),
+      JSON.stringify(hybrid.results.map((hit) => hit.text)),
+    );
+  });
+
+  it('weight 0 is BM25 alone: no query embedded', async () => {
+    const model = await startScriptedEmbeddings({ synonyms: SYNONYMS });
+    servers.push(model);
+    const storage = createMemoryDriver();
+    const core = await space(storage, model.client());
+    await core.recall.search(owner, { space_id: 'proj', query: 'car' }); // starts the embeddings
+    await core.idle();
+    const before = model.requests.length;
+    const zero = createCore({ storage, logger, embeddings: model.client(), embeddingsWeight: 0 });
+    const result = await zero.recall.search(owner, { space_id: 'proj', query: 'where is the automobile stored' });
+    await zero.idle();
+    assert.equal(result.mode, 'bm25');
+    assert.equal(result.fallback, undefined);
+    assert.equal(model.requests.length, before, 'nothing embedded: the vectors came from the snapshot');
+  });
+
   it('keeps the vectors in the snapshot: a new process embeds only the query', async () => {
     const model = await startScriptedEmbeddings({ synonyms: SYNONYMS });
     servers.push(model);
@@ -90,6 +141,21 @@ describe('hybrid memory_search (embeddings configured)', () => {
       assert.match(result.results[0]?.text ?? '', /garage B/);
     }
     assert.equal(warnings.filter((w) => w.includes('embeddings')).length, 1, warnings.join('\n'));
+  });
+
+  it('stays BM25 alone, saying why, while more than a batch of documents has no vector yet', async () => {
+    const model = await startScriptedEmbeddings({ synonyms: SYNONYMS, failOn: [2] });
+    servers.push(model);
+    warnings.length = 0;
+    const storage = createMemoryDriver();
+    const core = await space(storage, model.client());
+    for (let i = 0; i < 100; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `More work ${i} on the car` });
+    await core.recall.search(owner, { space_id: 'proj', query: 'car' }); // the first batch of 64 lands, the second fails
+    await core.idle();
+    const partial = await core.recall.search(owner, { space_id: 'proj', query: 'car' });
+    assert.equal(partial.mode, 'bm25');
+    assert.equal(partial.fallback, "BM25 alone: the space's embeddings are being computed (64 of 161 documents)");
+    assert.equal(model.requests.length, 2, 'no query embedded');
   });
 
   it('finds an earlier version of a bank section (a compaction pre-image) said in other words', async () => {

@@ -16,6 +16,25 @@ interface Hit {
   category?: string;
 }
 
+/** space_info's `embeddings` (core/space/space-service.ts EmbeddingsProgress). */
+interface Embeddings {
+  model: string;
+  state: string;
+  documents?: number;
+  embedded?: number;
+}
+
+/** How the results were ranked, and how far the space's embeddings are: "BM25 alone · embeddings … 1,200 of 5,882 documents, embedding". */
+function embeddingsLine(mode: string, embeddings: Embeddings): Node {
+  const counted =
+    typeof embeddings.documents === 'number' ? ` ${(embeddings.embedded ?? 0).toLocaleString()} of ${embeddings.documents.toLocaleString()} documents,` : '';
+  return h(
+    'p',
+    { class: 'muted embeddings' },
+    `${mode === 'hybrid' ? 'hybrid' : 'BM25 alone'} · embeddings ${embeddings.model}:${counted} ${embeddings.state.replace('_', ' ')}`,
+  );
+}
+
 /** Where a hit can be read whole in the viewer. */
 function hitLink(spaceId: string, hit: Hit): Node {
   switch (hit.source) {
@@ -54,7 +73,11 @@ export async function searchView(context: ViewContext): Promise<Node> {
   const section = h('section', {}, spaceHeader(spaceId, 'search'), form);
   if (query.trim() === '') return section;
 
-  const { results } = await callTool<Result & { results: Hit[] }>('memory_search', { space_id: spaceId, query, limit: 50 });
+  const { results, mode } = await callTool<Result & { results: Hit[]; mode: string }>('memory_search', { space_id: spaceId, query, limit: 50 });
+  // Then the embeddings' progress, when configured: the search has loaded the space's index, which it counts
+  // (a token whose tools lack space_info still searches).
+  const info = await callTool<Result & { embeddings?: Embeddings }>('space_info', { space_id: spaceId }).catch(() => null);
+  if (info?.embeddings) section.append(embeddingsLine(mode, info.embeddings));
   if (results.length === 0) {
     section.append(empty('Nothing found.'));
     return section;
