@@ -272,7 +272,12 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
     const start = performance.now();
     try {
       await client.ping(AbortSignal.timeout(CHECK_TIMEOUT_MS));
-      return { check: what, status: 'ok', fixable: false, message: `${client.label} ${what === 'embeddings' && context.embeddings?.local ? 'loads' : 'answers'} (${ms(start)} ms)` };
+      return {
+        check: what,
+        status: 'ok',
+        fixable: false,
+        message: `${client.label} ${what === 'embeddings' && context.embeddings?.local ? 'loads' : 'answers'} (${ms(start)} ms)`,
+      };
     } catch (error) {
       return {
         check: what,
