@@ -14,9 +14,10 @@
 import { ownerCaller } from '../src/core/caller.js';
 import { splitSections } from '../src/core/compaction/sections.js';
 import { viewBankFile } from '../src/core/consolidation/bank-view.js';
-import { applySectionEdit, outlineOf } from '../src/core/consolidation/markdown.js';
+import { applySectionEdit } from '../src/core/markdown/edit.js';
+import { outlineOf } from '../src/core/markdown/outline.js';
 import { createCore } from '../src/core/core.js';
-import { bankSections } from '../src/core/recall/documents.js';
+import { bankSections } from '../src/core/markdown/sections.js';
 import type { LlmClient } from '../src/llm/types.js';
 import { bm25Engine } from '../src/search/bm25.js';
 import { createFsDriver } from '../src/storage/fs/fs-driver.js';

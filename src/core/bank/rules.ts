@@ -1,4 +1,4 @@
-import { outlineOf } from '../consolidation/markdown.js';
+import { outlineOf } from '../markdown/outline.js';
 
 /**
  * What a space's rules say about its bank files, read from the rules' Markdown: a heading that

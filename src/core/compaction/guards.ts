@@ -1,9 +1,10 @@
 import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { measureTokens } from '../bank/budget.js';
-import { outlineDamage, outlineOf } from '../consolidation/markdown.js';
+import { outlineDamage, outlineOf } from '../markdown/outline.js';
 import { guardModelOutput } from '../consolidation/model-output.js';
 import type { RedactMode } from '../redact/redact.js';
-import { fencedCode, type Section, type SplitFile } from './sections.js';
+import { fencedCode } from '../markdown/sections.js';
+import type { Section, SplitFile } from './sections.js';
 
 /**
  * The guards of a compaction, checked on the model's digests before anything is written. Each is a

@@ -1,7 +1,8 @@
 import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { foldedBankName, quoteName, validateBankFilename } from '../validate.js';
 import type { ElidedSection } from './bank-view.js';
-import { applySectionEdit, outlineDamage, outlineOf, sectionSpan, type SectionEdit } from './markdown.js';
+import { applySectionEdit, sectionSpan, type SectionEdit } from '../markdown/edit.js';
+import { outlineDamage, outlineOf } from '../markdown/outline.js';
 import type { Plan } from './plan.js';
 
 /** A rewrite may not leave less than this share of a file (a model that "summarises" a file away). */

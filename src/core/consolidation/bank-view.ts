@@ -1,5 +1,5 @@
 import type { TextIndexEngine } from '../../search/types.js';
-import { bankSections, type BankSectionAt } from '../recall/documents.js';
+import { bankSections, type BankSectionAt } from '../markdown/sections.js';
 import { estimateTokens } from '../tokens.js';
 
 /**

@@ -1,5 +1,5 @@
 import { normalizeLineEndings } from '../../shared/line-endings.js';
-import type { SectionEdit, SectionOp } from './markdown.js';
+import type { SectionEdit, SectionOp } from '../markdown/edit.js';
 import { parseDispositions, parseRefs, type NoteRef, type RawDisposition } from './provenance.js';
 
 /**

@@ -7,7 +7,6 @@ import { isStoredBankFilename } from '../validate.js';
 import { type Corpus, type HistoryRecord, keepsPreimages } from './corpus.js';
 import {
   bankRef,
-  bankSections,
   noteDocId,
   noteMeta,
   noteText,
@@ -21,6 +20,7 @@ import {
   type DocMeta,
   INDEX_OPTIONS,
 } from './documents.js';
+import { bankSections } from '../markdown/sections.js';
 import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.js';
 import { encodeSnapshot, type IndexStore, type SnapshotHeader, type SummaryCoverage } from './index-store.js';
 import { createLiveTexts, encodeLiveTexts, type LiveMatch, searchableTexts } from './live-texts.js';

@@ -5,7 +5,7 @@ import { contentVersion, readBankFiles } from '../bank/bank-files.js';
 import { authorize, type Caller } from '../caller.js';
 import type { FileWrite } from '../consolidation/apply-plan.js';
 import { applyCommit, type CommitRecord, historyId, type Preimage, type RevisionInfo, writeCommit } from '../consolidation/commit.js';
-import { applySectionEdit } from '../consolidation/markdown.js';
+import { applySectionEdit } from '../markdown/edit.js';
 import { PlanFormatError, sectionEdit } from '../consolidation/plan.js';
 import { lockSpace, PERSON_LEASE_WAIT_MS } from '../consolidation/space-lock.js';
 import type { CoreContext } from '../context.js';
