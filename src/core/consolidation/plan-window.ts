@@ -6,7 +6,8 @@ import { applyPlan, type AppliedPlan, type BankSnapshot } from './apply-plan.js'
 import type { ConsolidationResult } from './consolidation-service.js';
 import { screenNames, type WindowNote } from './directives.js';
 import { guardModelOutput } from './model-output.js';
-import { PlanFormatError, parsePlan, type Plan } from './plan.js';
+import { ReplyFormatError } from '../../llm/reply-json.js';
+import { parsePlan, type Plan } from './plan.js';
 import { accountingReminder, type buildMessages, refusalReminder, retryReminder } from './prompt.js';
 import { accountingProblem, accountPlan, writtenName, type Accounting } from './provenance.js';
 
@@ -63,11 +64,11 @@ async function askPlan(calls: LlmCalls, messages: ReturnType<typeof buildMessage
   for (let attempt = 1; attempt <= 2; attempt++) {
     const response = await calls.chat({ messages: attempt === 1 ? messages : [...messages, retryReminder(problem, nonce)], json: true });
     try {
-      if (response.truncated) throw new PlanFormatError('the reply was cut by the token limit');
+      if (response.truncated) throw new ReplyFormatError('the reply was cut by the token limit');
       // The prompt's own fence lines copied into the reply are an echo: dropped, never a reason to refuse it.
       return parsePlan(stripFenceEcho(response.text, nonce));
     } catch (error) {
-      if (!(error instanceof PlanFormatError)) throw error;
+      if (!(error instanceof ReplyFormatError)) throw error;
       problem = error.message;
     }
   }

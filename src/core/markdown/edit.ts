@@ -1,3 +1,4 @@
+import { ReplyFormatError } from '../../llm/reply-json.js';
 import { invalid } from '../../shared/errors.js';
 import { normalizeLineEndings } from '../../shared/line-endings.js';
 import { type Heading, normalizeHeading, type Outline, outlineDamage, outlineOf } from './outline.js';
@@ -137,3 +138,28 @@ function checkOutlineKept(file: string, edit: SectionEdit, before: Outline, afte
     throw invalid(`${file}: the edit (${what}) leaves no section ${JSON.stringify(added)}: its heading ends up inside a code block the file leaves open`);
   }
 }
+
+const OPS: SectionOp[] = ['replace', 'append', 'prepend', 'add', 'delete'];
+
+/** One section edit as a plan (or a person's bank_write) gives it: `{op, section, content?, title?}`. */
+export function sectionEdit(raw: unknown, where: string): SectionEdit {
+  if (!isObject(raw)) throw new ReplyFormatError(`${where} is not an object`);
+  const op = String(raw.op ?? raw.action ?? '').toLowerCase() as SectionOp;
+  if (!OPS.includes(op)) throw new ReplyFormatError(`${where}: "op" must be one of ${OPS.join(', ')}`);
+  const section = raw.section ?? raw.heading ?? raw.path ?? [];
+  const path = Array.isArray(section)
+    ? section.map(String)
+    : String(section)
+        .split('>')
+        .map((part) => part.replace(/^#+\s*/, '').trim())
+        .filter(Boolean);
+  if (op !== 'add' && path.length === 0) throw new ReplyFormatError(`${where}: "section" names no heading`);
+  return {
+    op,
+    path,
+    ...(typeof raw.content === 'string' ? { content: raw.content } : {}),
+    ...(typeof raw.title === 'string' ? { title: raw.title.replace(/^#+\s*/, '') } : {}),
+  };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -5,8 +5,8 @@ import { contentVersion, readBankFiles } from '../bank/bank-files.js';
 import { authorize, type Caller } from '../caller.js';
 import type { FileWrite } from '../consolidation/apply-plan.js';
 import { applyCommit, type CommitRecord, historyId, type Preimage, type RevisionInfo, writeCommit } from '../consolidation/commit.js';
-import { applySectionEdit } from '../markdown/edit.js';
-import { PlanFormatError, sectionEdit } from '../consolidation/plan.js';
+import { applySectionEdit, sectionEdit } from '../markdown/edit.js';
+import { ReplyFormatError } from '../../llm/reply-json.js';
 import { lockSpace, PERSON_LEASE_WAIT_MS } from '../consolidation/space-lock.js';
 import type { CoreContext } from '../context.js';
 import type { ChangedFile } from '../events.js';
@@ -183,7 +183,7 @@ export function createRevisionService(
         try {
           return sectionEdit(raw, `edits[${i}]`);
         } catch (error) {
-          if (error instanceof PlanFormatError) throw invalid(error.message);
+          if (error instanceof ReplyFormatError) throw invalid(error.message);
           throw error;
         }
       });

@@ -3,7 +3,7 @@ import type { LlmCalls } from '../../../llm/call.js';
 import type { ChatMessage } from '../../../llm/types.js';
 import type { WindowNote } from '../../consolidation/directives.js';
 import { guardModelOutput } from '../../consolidation/model-output.js';
-import { PlanFormatError } from '../../consolidation/plan.js';
+import { ReplyFormatError } from '../../../llm/reply-json.js';
 import type { CoreContext } from '../../context.js';
 import { stripFenceEcho } from '../../prompt-fence.js';
 import { parseSummaryReply, retryReminder, type SummaryReply } from './prompt.js';
@@ -48,10 +48,10 @@ export async function askSummary(context: CoreContext, calls: LlmCalls, prompt: 
     const messages = last ? [...prompt.messages, retryReminder(last.message, prompt.nonce)] : prompt.messages;
     const response = await calls.chat({ messages, json: true });
     try {
-      if (response.truncated) throw new PlanFormatError('the reply was cut by the token limit');
+      if (response.truncated) throw new ReplyFormatError('the reply was cut by the token limit');
       return { reply: guardSummary(context, prompt, parseSummaryReply(stripFenceEcho(response.text, prompt.nonce))), model: response.model };
     } catch (error) {
-      if (!(error instanceof PlanFormatError) && !isLiveMemError(error, 'invalid_input')) throw error;
+      if (!(error instanceof ReplyFormatError) && !isLiveMemError(error, 'invalid_input')) throw error;
       last = error;
     }
   }
