@@ -7,12 +7,12 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ownerCaller } from '../src/core/caller.js';
-import { encodeHistoryNotes } from '../src/core/consolidation/history.js';
+import { encodeHistoryNotes } from '../src/core/commit/history.js';
 import { createCore } from '../src/core/core.js';
 import { spaceKeys } from '../src/core/layout.js';
 import { readFences } from '../src/core/prompt-fence.js';
 import { formatNoteFile } from '../src/core/note/note-file.js';
-import { formatNoteName, isoSeconds, toStamp } from '../src/core/note/note-name.js';
+import { formatNoteName, isoSeconds, toStamp } from '../src/core/note-name.js';
 import { CATEGORIES, type Category } from '../src/core/validate.js';
 import { mapLimit } from '../src/shared/concurrency.js';
 import { openBatch } from '../src/storage/batch.js';

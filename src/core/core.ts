@@ -10,7 +10,7 @@ import { createConsolidationJobs } from './consolidation/jobs.js';
 import { createContext, type CoreContext, type CoreOptions } from './context.js';
 import { createEvents } from './events.js';
 import { createNoteService } from './note/note-service.js';
-import { createCorpus } from './recall/corpus.js';
+import { createCorpus } from './note/corpus.js';
 import { createMemoryContext } from './recall/memory-context.js';
 import { searchWithNeighbours } from './recall/neighbours.js';
 import { createRecallService } from './recall/recall-service.js';

@@ -4,10 +4,10 @@ import { invalid, LiveMemError } from '../shared/errors.js';
 import { listAll } from '../storage/list.js';
 import type { Caller } from './caller.js';
 import type { CoreContext } from './context.js';
-import { toStamp } from './note/note-name.js';
+import { toStamp } from './note-name.js';
 import { isoSeconds } from '../shared/time.js';
-import { parseNoteName } from './note/note-name.js';
-import { forgottenSince } from './recall/corpus.js';
+import { parseNoteName } from './note-name.js';
+import { forgottenSince } from './note/corpus.js';
 
 /**
  * Background work whose state lives in the store (`{folder}/{job id}.json`), so any process sharing

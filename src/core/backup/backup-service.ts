@@ -4,11 +4,11 @@ import { invalid, isLiveMemError, LiveMemError, RESTORE_AS, unconfirmed } from '
 import { openBatch } from '../../storage/batch.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
-import { lockSpace } from '../consolidation/space-lock.js';
+import { lockSpace } from '../commit/space-lock.js';
 import type { CoreContext } from '../context.js';
 import { BACKUPS_PREFIX, backupKeys, spaceKeys } from '../layout.js';
 import { claimNewSpace } from '../space/claim.js';
-import { requireSpace } from '../space/meta.js';
+import { requireSpace } from '../space-meta.js';
 import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
 import { packArchive, readArchive, type ArchiveEntry } from './archive.js';
 import { FORMAT, FORMAT_VERSION, MANIFEST_ENTRY, parseManifest, sha256, type Manifest, type ManifestFile } from './manifest.js';

@@ -1,9 +1,9 @@
 import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { foldedBankName, quoteName, validateBankFilename } from '../validate.js';
-import type { ElidedSection } from './bank-view.js';
+import type { ElidedSection } from '../consolidation/bank-view.js';
 import { applySectionEdit, sectionSpan, type SectionEdit } from '../markdown/edit.js';
 import { outlineDamage, outlineOf } from '../markdown/outline.js';
-import type { Plan } from './plan.js';
+import type { Plan } from '../consolidation/plan.js';
 
 /** A rewrite may not leave less than this share of a file (a model that "summarises" a file away). */
 export const MIN_KEPT_SHARE = 0.3;

@@ -3,13 +3,13 @@ import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { listKeys } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
 import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
-import { toStamp } from '../note/note-name.js';
+import { toStamp } from '../note-name.js';
 import { isIndexFile } from '../recall/index-store.js';
-import { updateMeta } from '../space/meta.js';
+import { updateMeta } from '../space-meta.js';
 import type { FileWrite } from './apply-plan.js';
-import { applyForget } from './forget-commit.js';
+import { applyForget } from './forget.js';
 import { encodeHistoryNotes, encodeHistoryPreimages, type HistoryNote } from './history.js';
-import { type Disposition, type ProvenanceEntry, recordWithoutSynthesis } from './provenance.js';
+import { type Disposition, type ProvenanceEntry, recordWithoutSynthesis } from '../consolidation/provenance.js';
 
 /**
  * A consolidation commits as one unit. Everything it will write is computed first, then recorded

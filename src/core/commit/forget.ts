@@ -1,13 +1,13 @@
 import { listKeys, listPrefixes } from '../../storage/list.js';
-import { type PurgedBackup, purgeForgotten } from '../backup/purge-forgotten.js';
+import { type PurgedBackup, purgeForgotten } from './purge-backups.js';
 import { scrubJobs } from '../jobs.js';
-import { recordWithout, recordWithoutSynthesis } from './provenance.js';
+import { recordWithout, recordWithoutSynthesis } from '../consolidation/provenance.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
-import { isForgetId } from '../recall/corpus.js';
+import { isForgetId } from '../note/corpus.js';
 import { isIndexFile } from '../recall/index-store.js';
-import { loadSummaries } from '../recall/summaries/summary-store.js';
-import { coveringSummaries } from '../recall/summaries/record.js';
+import { loadSummaries } from '../derived/summary-store.js';
+import { coveringSummaries } from '../derived/summary-record.js';
 import type { CommitRecord } from './commit.js';
 import { decodeHistoryNotes, encodeHistoryNotes } from './history.js';
 

@@ -4,10 +4,10 @@ import { isPlainFileName, MAX_NAME_BYTES, utf8Bytes } from '../../shared/keys.js
 import { listKeys } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
 import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
-import { parseNoteName } from '../note/note-name.js';
+import { parseNoteName } from '../note-name.js';
 import { isStoredBankFilename, quoteName, validateBankFilename } from '../validate.js';
 import type { CommitRecord } from './commit.js';
-import { checkProvenance } from './provenance.js';
+import { checkProvenance } from '../consolidation/provenance.js';
 
 /**
  * `_consolidation/pending.json` is input like any other: a store can be written by hand, restored,

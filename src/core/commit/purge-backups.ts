@@ -1,11 +1,11 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { listPrefixes } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
-import { decodeHistoryNotes, encodeHistoryNotes } from '../consolidation/history.js';
+import { decodeHistoryNotes, encodeHistoryNotes } from './history.js';
 import { BACKUPS_PREFIX, backupKeys } from '../layout.js';
 import { recordWithout, recordWithoutSynthesis } from '../consolidation/provenance.js';
-import { coveringSummaries, parseRecord } from '../recall/summaries/record.js';
-import { sha256 } from './manifest.js';
+import { coveringSummaries, parseRecord } from '../derived/summary-record.js';
+import { sha256 } from '../backup/manifest.js';
 
 export interface PurgedBackup {
   backup_id: string;

@@ -1,7 +1,7 @@
 import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { measureTokens } from '../bank/budget.js';
 import { outlineDamage, outlineOf } from '../markdown/outline.js';
-import { guardModelOutput } from '../consolidation/model-output.js';
+import { guardModelOutput } from '../model-output/model-output.js';
 import type { RedactMode } from '../redact/redact.js';
 import { fencedCode } from '../markdown/sections.js';
 import type { Section, SplitFile } from './sections.js';

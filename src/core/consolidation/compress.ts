@@ -3,8 +3,8 @@ import { normalizeLineEndings } from '../../shared/line-endings.js';
 import type { LlmCalls } from '../../llm/call.js';
 import type { CoreContext } from '../context.js';
 import { newNonce, stripFenceEcho } from '../prompt-fence.js';
-import type { WindowNote } from './directives.js';
-import { guardModelOutput } from './model-output.js';
+import type { WindowNote } from '../model-output/directives.js';
+import { guardModelOutput } from '../model-output/model-output.js';
 import { compressionMessages } from './prompt.js';
 
 /** Sentences the compressed synthesis aims for (seed 001). */

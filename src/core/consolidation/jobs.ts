@@ -3,7 +3,7 @@ import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { createJobs, JOB_ID, type JobRecord } from '../jobs.js';
 import { spaceKeys } from '../layout.js';
-import { requireSpace } from '../space/meta.js';
+import { requireSpace } from '../space-meta.js';
 import { validateSpaceId } from '../validate.js';
 import type { ConsolidateInput, ConsolidateOptions, ConsolidationResult, ConsolidationService, ProgressEvent } from './consolidation-service.js';
 

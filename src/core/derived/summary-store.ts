@@ -1,9 +1,9 @@
-import { mapLimit } from '../../../shared/concurrency.js';
-import { listAll } from '../../../storage/list.js';
-import type { CoreContext } from '../../context.js';
-import { spaceKeys } from '../../layout.js';
-import type { StoredView } from './plan.js';
-import { MAX_LEVEL, parseRecord, SUMMARY_ID, type SummaryRecord } from './record.js';
+import { mapLimit } from '../../shared/concurrency.js';
+import { listAll } from '../../storage/list.js';
+import type { CoreContext } from '../context.js';
+import { spaceKeys } from '../layout.js';
+import type { StoredView } from '../recall/summaries/plan.js';
+import { MAX_LEVEL, parseRecord, SUMMARY_ID, type SummaryRecord } from './summary-record.js';
 
 /** A stored summary with the version it was read at (for compare-and-swap). */
 export interface Loaded {

@@ -1,7 +1,7 @@
 import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { foldAngles } from '../prompt-fence.js';
 import { quoteName, validateBankFilename } from '../validate.js';
-import type { Plan } from './plan.js';
+import type { Plan } from '../consolidation/plan.js';
 
 /**
  * Notes are data, not instructions: a plan may not carry into the bank (or the synthesis) an order

@@ -1,13 +1,13 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
-import type { RevisionInfo } from '../consolidation/commit.js';
+import type { RevisionInfo } from '../commit/commit.js';
 import { DISPOSITION_STATUSES, type Disposition, type ProvenanceEntry } from '../consolidation/provenance.js';
-import { decodeHistoryNotes, decodeHistoryPreimages, type HistoryPreimage } from '../consolidation/history.js';
+import { decodeHistoryNotes, decodeHistoryPreimages, type HistoryPreimage } from '../commit/history.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
-import { compareNewestFirst, parseNoteName, sortOldestFirst, toStamp, type NoteName } from '../note/note-name.js';
-import { toNoteView, type NoteView } from '../note/note-view.js';
+import { compareNewestFirst, parseNoteName, sortOldestFirst, toStamp, type NoteName } from '../note-name.js';
+import { toNoteView, type NoteView } from './note-view.js';
 
 /**
  * Level 0 of recall: every note ever written to a space, live or consolidated, read through caches

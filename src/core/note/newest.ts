@@ -1,7 +1,7 @@
 import { listAll } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
 import { baseName, spaceKeys } from '../layout.js';
-import { compareNewestFirst, parseNoteName, stampToIso, toStamp, type NoteName } from '../note/note-name.js';
+import { compareNewestFirst, parseNoteName, stampToIso, toStamp, type NoteName } from '../note-name.js';
 import { isForgetId, type Corpus, type Level0Note, type Level0Text } from './corpus.js';
 
 /**

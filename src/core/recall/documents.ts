@@ -1,6 +1,6 @@
 import type { BankSection } from '../markdown/sections.js';
-import { parseNoteName, stampToIso } from '../note/note-name.js';
-import type { SummaryRecord } from './summaries/record.js';
+import { parseNoteName, stampToIso } from '../note-name.js';
+import type { SummaryRecord } from '../derived/summary-record.js';
 
 /**
  * What recall indexes, as documents with ids that carry their own description, so a snapshot of

@@ -1,8 +1,8 @@
 import { invalid } from '../../shared/errors.js';
 import type { Caller } from '../caller.js';
 import { firstIndex } from '../../shared/bisect.js';
-import { type NoteName, parseNoteName } from '../note/note-name.js';
-import { compareOldestFirst, type Corpus, type Level0Note, type Level0Text } from './corpus.js';
+import { type NoteName, parseNoteName } from '../note-name.js';
+import { compareOldestFirst, type Corpus, type Level0Note, type Level0Text } from '../note/corpus.js';
 import type { MemorySearchInput, RecallHit, RecallOptions, RecallService } from './recall-service.js';
 
 /** The most neighbours a memory_search hit carries on each side. */

@@ -5,11 +5,11 @@ import type { SearchHit, TextIndexEngine } from '../../search/types.js';
 import { authorize, toAgentName, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
-import { parseNoteName } from '../note/note-name.js';
+import { parseNoteName } from '../note-name.js';
 import { meteredEmbed } from '../spend/meter.js';
-import { requireSpace } from '../space/meta.js';
+import { requireSpace } from '../space-meta.js';
 import { parseDateTime, validateCategory, validateLimit, validateQuery, validateSpaceId } from '../validate.js';
-import { type Corpus, keepsPreimages, type Level0Note } from './corpus.js';
+import { type Corpus, keepsPreimages, type Level0Note } from '../note/corpus.js';
 import { noteDocId, parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
 import { fuseRankings } from './fusion.js';
 import {
@@ -29,7 +29,7 @@ import { createNeighbours } from './neighbours.js';
 import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
 import { createSpaceIndex, type IndexProgress, type SpaceIndex } from './space-index.js';
-import { parseRecord, type SummaryRecord } from './summaries/record.js';
+import { parseRecord, type SummaryRecord } from '../derived/summary-record.js';
 import type { Sources } from './sources.js';
 
 export const RECALL_SOURCES: readonly RecallSource[] = ['live', 'history', 'bank', 'bank_history', 'synthesis', 'summary'];

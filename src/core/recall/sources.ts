@@ -1,11 +1,11 @@
 import { authorize, type Caller } from '../caller.js';
 import { bearsOn } from '../consolidation/provenance.js';
 import type { CoreContext } from '../context.js';
-import { compareNewestFirst, parseNoteName } from '../note/note-name.js';
-import { requireSpace } from '../space/meta.js';
+import { compareNewestFirst, parseNoteName } from '../note-name.js';
+import { requireSpace } from '../space-meta.js';
 import { isStoredBankFilename, quoteName, validateLimit, validateSpaceId } from '../validate.js';
 import { invalid } from '../../shared/errors.js';
-import type { Corpus, HistoryRecord } from './corpus.js';
+import type { Corpus, HistoryRecord } from '../note/corpus.js';
 
 /**
  * "Why does the bank say this?", answered from the provenance each consolidation keeps in its

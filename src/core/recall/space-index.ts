@@ -4,7 +4,7 @@ import type { TextIndex, TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { isStoredBankFilename } from '../validate.js';
-import { type Corpus, type HistoryRecord, keepsPreimages } from './corpus.js';
+import { type Corpus, type HistoryRecord, keepsPreimages } from '../note/corpus.js';
 import {
   bankRef,
   noteDocId,
@@ -24,9 +24,9 @@ import { bankSections } from '../markdown/sections.js';
 import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.js';
 import { encodeSnapshot, type IndexStore, type SnapshotHeader, type SummaryCoverage } from './index-store.js';
 import { createLiveTexts, encodeLiveTexts, type LiveMatch, searchableTexts } from './live-texts.js';
-import { diffListings, type NoteName, parseNoteName, sortOldestFirst, toStamp } from '../note/note-name.js';
-import { COMMIT_SKEW_MS, stampMs } from './newest.js';
-import { MAX_LEVEL, parseRecord } from './summaries/record.js';
+import { diffListings, type NoteName, parseNoteName, sortOldestFirst, toStamp } from '../note-name.js';
+import { COMMIT_SKEW_MS, stampMs } from '../note/newest.js';
+import { MAX_LEVEL, parseRecord } from '../derived/summary-record.js';
 import { firstIndex } from '../../shared/bisect.js';
 
 /**

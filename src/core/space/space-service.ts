@@ -12,7 +12,7 @@ import { capInForce, capReport, capUpdate } from '../spend/cap.js';
 import { spendSummary } from '../spend/report.js';
 import { claimNewSpace } from './claim.js';
 import { DEFAULT_RULES } from './default-rules.js';
-import { isUnreadableMeta, listSpaceIds, loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from './meta.js';
+import { isUnreadableMeta, listSpaceIds, loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from '../space-meta.js';
 import { normalizeLineEndings } from '../../shared/line-endings.js';
 import { isoSeconds } from '../../shared/time.js';
 

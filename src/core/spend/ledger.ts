@@ -3,8 +3,8 @@ import { LiveMemError } from '../../shared/errors.js';
 import { listAll, listPrefixes } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
-import { toStamp } from '../note/note-name.js';
-import { readRawMeta } from '../space/meta.js';
+import { toStamp } from '../note-name.js';
+import { readRawMeta } from '../space-meta.js';
 import { CAP_FIELD, CAP_SETTING, capInForce, describeCap, SEARCH_SHARE_SETTING, type SpendCap } from './cap.js';
 
 /** `search` is the query embedding of a `memory_search`; `embeddings`, the documents' (an index's). */

@@ -7,7 +7,7 @@ import { MODEL_FIX } from '../model.js';
 import { SYSTEM_PREFIX, spaceKeys } from '../layout.js';
 import type { RecallOptions } from '../recall/recall-service.js';
 import type { SnapshotHeader } from '../recall/index-store.js';
-import { listSpaceIds } from '../space/meta.js';
+import { listSpaceIds } from '../space-meta.js';
 import { validateSpaceId } from '../validate.js';
 import { budgetFinding, checkBackups, checkHistoryFiles, checkLayout, checkLiveNotes, checkMeta, checkTokens, deepBudget } from './doctor-data.js';
 import { checkLineEndings } from './doctor-line-endings.js';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { screenDirectives, screenNames } from '../../../src/core/consolidation/directives.js';
+import { screenDirectives, screenNames } from '../../../src/core/model-output/directives.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 
 /** The kind refused for `line` written beside `notes`, or null when it passes. */

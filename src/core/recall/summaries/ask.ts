@@ -1,8 +1,8 @@
 import { isLiveMemError, LiveMemError } from '../../../shared/errors.js';
 import type { LlmCalls } from '../../../llm/call.js';
 import type { ChatMessage } from '../../../llm/types.js';
-import type { WindowNote } from '../../consolidation/directives.js';
-import { guardModelOutput } from '../../consolidation/model-output.js';
+import type { WindowNote } from '../../model-output/directives.js';
+import { guardModelOutput } from '../../model-output/model-output.js';
 import { ReplyFormatError } from '../../../llm/reply-json.js';
 import type { CoreContext } from '../../context.js';
 import { stripFenceEcho } from '../../prompt-fence.js';

@@ -1,5 +1,5 @@
-import { stampToIso } from '../../note/note-name.js';
-import { parseRef, summaryHash } from './record.js';
+import { stampToIso } from '../../note-name.js';
+import { parseRef, summaryHash } from '../../derived/summary-record.js';
 
 /**
  * Planning, pure: from the level below and the summaries stored, which summaries a level should

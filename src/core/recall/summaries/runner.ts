@@ -5,7 +5,7 @@ import { newNonce } from '../../prompt-fence.js';
 import { askSummary, type SummaryPrompt } from './ask.js';
 import type { CoreContext } from '../../context.js';
 import { spaceKeys } from '../../layout.js';
-import type { Corpus, Level0Note, Level0Text } from '../corpus.js';
+import type { Corpus, Level0Note, Level0Text } from '../../note/corpus.js';
 import {
   planGroups,
   planLevel1,
@@ -20,8 +20,8 @@ import {
   type Unit,
 } from './plan.js';
 import { groupMessages, level1Messages, type PromptNote, type SummaryReply } from './prompt.js';
-import { parseRef, serializeRecord, SUMMARY_FORMAT, SUMMARY_FORMAT_VERSION, unitHash, type SummaryRecord } from './record.js';
-import { loadSummaries, viewOf, type StoredLevel } from './summary-store.js';
+import { parseRef, serializeRecord, SUMMARY_FORMAT, SUMMARY_FORMAT_VERSION, unitHash, type SummaryRecord } from '../../derived/summary-record.js';
+import { loadSummaries, viewOf, type StoredLevel } from '../../derived/summary-store.js';
 
 export interface RunSettings {
   params: SummaryParams;

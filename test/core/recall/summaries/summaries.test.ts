@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test';
 import type { Caller } from '../../../../src/core/caller.js';
 import { createCore } from '../../../../src/core/core.js';
 import { readFences } from '../../../../src/core/prompt-fence.js';
-import { stampToIso } from '../../../../src/core/note/note-name.js';
+import { stampToIso } from '../../../../src/core/note-name.js';
 import type { LevelReport } from '../../../../src/core/recall/summaries/runner.js';
 import { isLiveMemError } from '../../../../src/shared/errors.js';
 import { listKeys } from '../../../../src/storage/list.js';
