@@ -1,14 +1,15 @@
-import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
+import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import type { LlmCalls } from '../../llm/call.js';
 import type { CoreContext } from '../context.js';
 import { stripFenceEcho } from '../prompt-fence.js';
 import { applyPlan, type AppliedPlan, type BankSnapshot } from '../commit/apply-plan.js';
 import type { ConsolidationResult } from './consolidation-service.js';
-import { screenNames, type WindowNote } from '../model-output/directives.js';
+import { fold, suspectsText, type WindowNote } from '../model-output/directives.js';
 import { guardModelOutput } from '../model-output/model-output.js';
 import { ReplyFormatError } from '../../llm/reply-json.js';
 import { parsePlan, type Plan } from './plan.js';
 import { accountingReminder, type buildMessages, refusalReminder, retryReminder } from './prompt.js';
+import { quoteName, validateBankFilename } from '../validate.js';
 import { accountingProblem, accountPlan, writtenName, type Accounting } from './provenance.js';
 
 /**
@@ -137,5 +138,25 @@ export async function planWindow(
       continue;
     }
     return kept && shortfall(kept.accounting) < shortfall(accounting) ? kept : checked;
+  }
+}
+
+/**
+ * A plan naming a file the bank cannot hold (`../x.md`, a folder) is refused by commit/apply-plan.ts; when
+ * a note of the window holds that name, this refusal comes first and names the note.
+ */
+export function screenNames(plan: Plan, notes: readonly WindowNote[]): void {
+  for (const change of plan.changes) {
+    try {
+      validateBankFilename(change.filename);
+    } catch (error) {
+      if (!isLiveMemError(error)) throw error;
+      const name = fold(change.filename);
+      const suspects = notes.filter((note) => fold(note.content).includes(name)).map((note) => ({ filename: note.filename }));
+      if (suspects.length === 0) continue;
+      throw invalid(`the plan names an unsafe file ${quoteName(change.filename)}: ${error.message}; ${suspectsText(suspects)}`, {
+        directive: { file: change.filename, kind: 'path', line: change.filename, suspect_notes: suspects.map((s) => s.filename) },
+      });
+    }
   }
 }

@@ -1,6 +1,5 @@
 import { ReplyFormatError, replyJson } from '../../llm/reply-json.js';
 import { type SectionEdit, sectionEdit } from '../markdown/edit.js';
-import { parseDispositions, parseRefs, type NoteRef, type RawDisposition } from './provenance.js';
 
 /**
  * The model's answer, normalised. Two reply formats are accepted:
@@ -19,6 +18,16 @@ import { parseDispositions, parseRefs, type NoteRef, type RawDisposition } from 
  * and the Python server's (seed 000 §3.3), so prompts and models tuned for it keep working:
  *   { "bank_files": [ { "filename": "a.md", "content": "…", "action": "created" | "updated" } ], "synthesis": "…" }
  */
+export type NoteRef = number | string;
+
+export interface RawDisposition {
+  note: NoteRef;
+  status: string;
+  by?: string;
+  reason?: string;
+  into?: string;
+}
+
 export type FileChange = { filename: string; action: 'write'; content: string; sources?: NoteRef[] } | { filename: string; action: 'edit'; edits: CitedEdit[] };
 
 /** A section edit of a plan, with the notes it came from. */
@@ -69,3 +78,36 @@ function toChange(entry: unknown, index: number): FileChange {
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Text the model gives (a reason, a superseding note) is kept to one bounded line. */
+export const MAX_TEXT = 200;
+const line = (text: unknown): string => String(text).replace(/\s+/g, ' ').trim().slice(0, MAX_TEXT);
+
+/** A `sources` list as the model wrote it: numbers and strings kept, anything else left out. */
+export function parseRefs(raw: unknown): NoteRef[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const list = Array.isArray(raw) ? raw : [raw];
+  return list.filter((ref): ref is NoteRef => typeof ref === 'number' || (typeof ref === 'string' && ref.trim() !== ''));
+}
+
+/** The plan's `notes` list, leniently: an entry without a note or a status says nothing. */
+export function parseDispositions(raw: unknown): RawDisposition[] {
+  if (!Array.isArray(raw)) return [];
+  const found: RawDisposition[] = [];
+  for (const entry of raw) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const item = entry as Record<string, unknown>;
+    const note = item.note ?? item.ref ?? item.id;
+    const status = item.status ?? item.disposition;
+    if ((typeof note !== 'number' && typeof note !== 'string') || typeof status !== 'string') continue;
+    const into = [item.file ?? item.filename, item.section].filter((part) => typeof part === 'string' && part.trim() !== '').join('#');
+    found.push({
+      note,
+      status: status.trim().toLowerCase(),
+      ...(item.by !== undefined && item.by !== null ? { by: line(item.by) } : {}),
+      ...(typeof item.reason === 'string' ? { reason: line(item.reason) } : {}),
+      ...(into ? { into: line(into) } : {}),
+    });
+  }
+  return found;
+}

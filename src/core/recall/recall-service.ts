@@ -9,7 +9,8 @@ import { parseNoteName } from '../note-name.js';
 import { meteredEmbed } from '../spend/meter.js';
 import { requireSpace } from '../space-meta.js';
 import { parseDateTime, validateCategory, validateLimit, validateQuery, validateSpaceId } from '../validate.js';
-import { type Corpus, keepsPreimages, type Level0Note } from '../note/corpus.js';
+import type { Corpus, Level0Note } from '../note/corpus.js';
+import { keepsPreimages } from '../commit/history-record.js';
 import { noteDocId, parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
 import { fuseRankings } from './fusion.js';
 import {

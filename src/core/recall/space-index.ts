@@ -4,7 +4,8 @@ import type { TextIndex, TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { isStoredBankFilename } from '../validate.js';
-import { type Corpus, type HistoryRecord, keepsPreimages } from '../note/corpus.js';
+import type { Corpus } from '../note/corpus.js';
+import { type HistoryRecord, keepsPreimages } from '../commit/history-record.js';
 import {
   bankRef,
   noteDocId,

@@ -3,8 +3,9 @@ import { hasForeignLineEndings, normalizeLineEndings } from '../../shared/line-e
 import { isoSeconds } from '../../shared/time.js';
 import { contentVersion, readBankFiles } from '../bank/bank-files.js';
 import { authorize, type Caller } from '../caller.js';
-import type { FileWrite } from '../commit/apply-plan.js';
-import { applyCommit, type CommitRecord, historyId, type Preimage, type RevisionInfo, writeCommit } from '../commit/commit.js';
+import type { FileWrite } from '../commit/record.js';
+import { applyCommit, writeCommit } from '../commit/commit.js';
+import { type CommitRecord, historyId, type Preimage, type RevisionInfo } from '../commit/record.js';
 import { applySectionEdit, sectionEdit } from '../markdown/edit.js';
 import { ReplyFormatError } from '../../llm/reply-json.js';
 import { lockSpace, PERSON_LEASE_WAIT_MS } from '../commit/space-lock.js';

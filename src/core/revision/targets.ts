@@ -1,7 +1,7 @@
 import { invalid, LiveMemError } from '../../shared/errors.js';
 import { normalizeLineEndings } from '../../shared/line-endings.js';
 import { type BankFileState, readBankFiles } from '../bank/bank-files.js';
-import type { RevisionInfo } from '../commit/commit.js';
+import type { RevisionInfo } from '../commit/record.js';
 import type { CoreContext } from '../context.js';
 import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { marker, type Redacted, redactForWrite } from '../redact/redact.js';

@@ -10,7 +10,7 @@ import type { CoreContext } from '../context.js';
 import { BACKUPS_PREFIX, backupKeys, baseName, spaceKeys } from '../layout.js';
 import { parseNoteFile } from '../note/note-file.js';
 import { parseNoteName } from '../note-name.js';
-import { keepsPreimages, parseHistoryRecord } from '../note/corpus.js';
+import { keepsPreimages, parseHistoryRecord } from '../commit/history-record.js';
 import { isUnreadableMeta, junkCounters, readRawMeta, updateMeta, type SpaceMeta } from '../space-meta.js';
 import { historyState, plural, type SpaceCheckDeps } from './doctor-space.js';
 import type { Finding } from './doctor.js';

@@ -18,10 +18,11 @@ import {
   type Strategy,
   type SummaryParams,
   type Unit,
+  viewOf,
 } from './plan.js';
 import { groupMessages, level1Messages, type PromptNote, type SummaryReply } from './prompt.js';
 import { parseRef, serializeRecord, SUMMARY_FORMAT, SUMMARY_FORMAT_VERSION, unitHash, type SummaryRecord } from '../../derived/summary-record.js';
-import { loadSummaries, viewOf, type StoredLevel } from '../../derived/summary-store.js';
+import { loadSummaries, type StoredLevel } from '../../derived/summary-store.js';
 
 export interface RunSettings {
   params: SummaryParams;
