@@ -12,7 +12,7 @@ import { createEvents } from './events.js';
 import { createNoteService } from './note/note-service.js';
 import { createCorpus } from './note/corpus.js';
 import { createMemoryContext } from './recall/memory-context.js';
-import { searchWithNeighbours } from './recall/neighbours.js';
+import { searchWithNeighbours } from './recall/search-neighbours.js';
 import { createRecallService } from './recall/recall-service.js';
 import { createSources } from './recall/sources.js';
 import { createSummaryJobs } from './recall/summaries/jobs.js';

@@ -3,7 +3,7 @@ import { projectIdentity } from '../../config/project-identity.js';
 import type { ProjectSpaces } from '../../mcp/default-space.js';
 import type { Session } from '../open.js';
 import { VERSION } from '../version.js';
-import { viewerHandler } from './ui.js';
+import { networkOptions, viewerHandler } from './ui.js';
 
 export interface ServeOptions {
   http?: boolean;
@@ -13,15 +13,6 @@ export interface ServeOptions {
   allowedHosts?: string[];
   /** --trust-proxy (or LIVE_MEM_TRUST_PROXY). */
   trustProxy?: boolean;
-}
-
-/** The network options of `serve --http` and `ui`: flags over settings (mcp/http-listen.ts `hostPolicy`). */
-export function networkOptions(settings: Session['settings'], options: Pick<ServeOptions, 'allowedHosts' | 'trustProxy'>) {
-  return {
-    allowedHosts: options.allowedHosts ?? settings.http.allowedHosts,
-    trustProxy: options.trustProxy === true || settings.http.trustProxy,
-    authRequired: settings.auth === 'required',
-  };
 }
 
 /**

@@ -9,7 +9,6 @@ import { isLoopback } from '../../mcp/http-listen.js';
 import type { UiHandler } from '../../ui/handler.js';
 import type { Session } from '../open.js';
 import { VERSION } from '../version.js';
-import { networkOptions } from './serve.js';
 
 export interface UiOptions {
   host?: string;
@@ -17,6 +16,15 @@ export interface UiOptions {
   open?: boolean;
   allowedHosts?: string[];
   trustProxy?: boolean;
+}
+
+/** The network options of `serve --http` and `ui`: flags over settings (mcp/http-listen.ts `hostPolicy`). */
+export function networkOptions(settings: Session['settings'], options: Pick<UiOptions, 'allowedHosts' | 'trustProxy'>) {
+  return {
+    allowedHosts: options.allowedHosts ?? settings.http.allowedHosts,
+    trustProxy: options.trustProxy === true || settings.http.trustProxy,
+    authRequired: settings.auth === 'required',
+  };
 }
 
 /**

@@ -1,5 +1,8 @@
 import { outlineOf } from '../markdown/outline.js';
 
+/** The most characters a space's rules may hold (space_create, a person's correction of the rules). */
+export const MAX_RULES_CHARS = 200_000;
+
 /**
  * What a space's rules say about its bank files, read from the rules' Markdown: a heading that
  * names a file (`### progress.md`) owns the section below it.

@@ -3,7 +3,7 @@ import type { LlmCalls } from '../../llm/call.js';
 import type { CoreContext } from '../context.js';
 import { stripFenceEcho } from '../prompt-fence.js';
 import { applyPlan, type AppliedPlan, type BankSnapshot } from '../commit/apply-plan.js';
-import type { ConsolidationResult } from './consolidation-service.js';
+import type { ConsolidationResult } from './result.js';
 import { fold, suspectsText, type WindowNote } from '../model-output/directives.js';
 import { guardModelOutput } from '../model-output/model-output.js';
 import { ReplyFormatError } from '../../llm/reply-json.js';

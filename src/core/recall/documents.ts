@@ -85,9 +85,6 @@ export function noteMeta(id: string): DocMeta | null {
   };
 }
 
-/** A note's indexed text: its content and tags. */
-export const noteText = (content: string, tags: readonly string[]): string => (tags.length > 0 ? `${content}\n${tags.join(' ')}` : content);
-
 export const bankRef = (section: Pick<BankSection, 'file' | 'path'>): string =>
   section.path.length > 0 ? `${section.file}#${section.path.join(' > ')}` : section.file;
 

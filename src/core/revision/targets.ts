@@ -5,7 +5,7 @@ import type { RevisionInfo } from '../commit/record.js';
 import type { CoreContext } from '../context.js';
 import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { marker, type Redacted, redactForWrite } from '../redact/redact.js';
-import { MAX_RULES_CHARS } from '../space/space-service.js';
+import { MAX_RULES_CHARS } from '../bank/rules.js';
 import { foldedBankName, isStoredBankFilename, quoteName, validateBankFilename } from '../validate.js';
 
 /**

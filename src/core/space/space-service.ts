@@ -11,12 +11,12 @@ import { validateSpaceId } from '../validate.js';
 import { capInForce, capReport, capUpdate } from '../spend/cap.js';
 import { spendSummary } from '../spend/report.js';
 import { claimNewSpace } from './claim.js';
+import { MAX_RULES_CHARS } from '../bank/rules.js';
 import { DEFAULT_RULES } from './default-rules.js';
 import { isUnreadableMeta, listSpaceIds, loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from '../space-meta.js';
 import { normalizeLineEndings } from '../../shared/line-endings.js';
 import { isoSeconds } from '../../shared/time.js';
 
-export const MAX_RULES_CHARS = 200_000;
 const MAX_DESCRIPTION_CHARS = 2_000;
 const MAX_OWNER_CHARS = 200;
 /** What `space list` says of a space whose meta is not JSON. */

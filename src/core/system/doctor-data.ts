@@ -13,7 +13,7 @@ import { parseNoteName } from '../note-name.js';
 import { keepsPreimages, parseHistoryRecord } from '../commit/history-record.js';
 import { isUnreadableMeta, junkCounters, readRawMeta, updateMeta, type SpaceMeta } from '../space-meta.js';
 import { historyState, plural, type SpaceCheckDeps } from './doctor-space.js';
-import type { Finding } from './doctor.js';
+import type { Finding } from './doctor-space.js';
 
 /**
  * The doctor's checks of what a space's files hold (see doctor.ts): the meta, the folders, history

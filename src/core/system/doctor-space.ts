@@ -11,7 +11,21 @@ import { spaceKeys } from '../layout.js';
 import type { RecallOptions } from '../recall/recall-service.js';
 import type { SnapshotHeader } from '../recall/index-store.js';
 import { claimNewSpace } from '../space/claim.js';
-import type { Finding } from './doctor.js';
+
+/** What one of doctor's checks found (doctor.ts), and what to do about it. */
+export interface Finding {
+  check: string;
+  status: 'ok' | 'warn' | 'error';
+  message: string;
+  /** What `fix` does about it, when it can. */
+  fix?: string;
+  fixable: boolean;
+  /** Set when `fix` repaired it (then `status` is the state after the repair). */
+  fixed?: boolean;
+  space_id?: string;
+  /** What to do about it by hand. */
+  hint?: string;
+}
 
 /**
  * The doctor's checks of one space folder (see doctor.ts). Each returns its findings — problems,

@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test';
 import { scenarios } from '../../../fixtures/llm/scenarios.js';
 import { createCore, type Core } from '../../../src/core/core.js';
 import { checkPending } from '../../../src/core/commit/pending.js';
-import type { Finding } from '../../../src/core/system/doctor.js';
+import type { Finding } from '../../../src/core/system/doctor-space.js';
 import { createFsDriver } from '../../../src/storage/fs/fs-driver.js';
 import { listKeys } from '../../../src/storage/list.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';

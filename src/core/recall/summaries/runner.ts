@@ -4,6 +4,7 @@ import { LlmError } from '../../../llm/types.js';
 import { newNonce } from '../../prompt-fence.js';
 import { askSummary, type SummaryPrompt } from './ask.js';
 import type { CoreContext } from '../../context.js';
+import type { JobRecord } from '../../jobs.js';
 import { spaceKeys } from '../../layout.js';
 import type { Corpus, Level0Note, Level0Text } from '../../note/corpus.js';
 import {
@@ -484,3 +485,9 @@ async function writeLevel(input: WriteLevelInput): Promise<SummaryRecord[] | nul
   }
   return plan.summaries.map((p) => final.get(p.id) as SummaryRecord);
 }
+
+/**
+ * A background summaries run, as stored at `{space}/_summaries/jobs/{id}.json` (see core/jobs.ts),
+ * with what started it: `manual` (summaries_update with background) or `auto` (after a consolidation).
+ */
+export type SummaryJobRecord = JobRecord<SummariesProgress, SummariesResult> & { trigger: 'manual' | 'auto' };

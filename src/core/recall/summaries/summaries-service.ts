@@ -10,7 +10,7 @@ import { requireSpace } from '../../space-meta.js';
 import { meteredCalls } from '../../spend/meter.js';
 import { validateSpaceId } from '../../validate.js';
 import type { Corpus } from '../../note/corpus.js';
-import type { SummaryJobRecord } from './jobs.js';
+import type { SummaryJobRecord } from './runner.js';
 import type { Strategy } from './plan.js';
 import { levelOfId, MAX_LEVEL, parseRecord, parseRef, SUMMARY_ID, type SummaryRecord } from '../../derived/summary-record.js';
 import { runSummaries, type RunSettings, type SummariesProgress, type SummariesResult } from './runner.js';
