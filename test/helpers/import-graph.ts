@@ -119,3 +119,31 @@ function shortestCircle(start: string, within: Set<string>, next: Map<string, st
   }
   return [start, start];
 }
+
+/**
+ * The room of a file: the most specific of `rooms` that holds it — the file itself (`core/core.ts`), the
+ * files directly in a folder (`core/*`), or a folder and all below it (`core/commit/`) — or undefined.
+ */
+export function roomOf(file: string, rooms: readonly string[]): string | undefined {
+  const holds = (room: string): boolean =>
+    room === file || (room.endsWith('/*') && path.posix.dirname(file) === room.slice(0, -2)) || (room.endsWith('/') && file.startsWith(room));
+  const rank = (room: string): number => (room === file ? Number.MAX_SAFE_INTEGER : room.length + (room.endsWith('/') ? 1 : 0));
+  return rooms.filter(holds).sort((a, b) => rank(b) - rank(a))[0];
+}
+
+/**
+ * Imports that break the order of `floors` (rooms bottom to top, a floor per entry): each import from
+ * one room into another on the same floor or above, as `from → to (room → room)`.
+ */
+export function orderBreaches(edges: readonly ImportEdge[], floors: readonly (readonly string[])[]): string[] {
+  const rooms = floors.flat();
+  const floorOf = new Map(floors.flatMap((floor, i) => floor.map((room) => [room, i] as const)));
+  const breaches: string[] = [];
+  for (const { from, to } of edges) {
+    const a = roomOf(from, rooms);
+    const b = roomOf(to, rooms);
+    if (a === undefined || b === undefined || a === b) continue;
+    if ((floorOf.get(b) as number) >= (floorOf.get(a) as number)) breaches.push(`${from} → ${to} (${a} → ${b})`);
+  }
+  return breaches;
+}
