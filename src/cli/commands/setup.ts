@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { validateSpaceId } from '../../core/validate.js';
 import { invalid, isLiveMemError } from '../../shared/errors.js';
+import type { CommandDef } from '../command.js';
 import { apply, backupStamp, type FileChange, isFolder, type Planned, plan, secretFrom } from './setup-files.js';
+import { setupModelCommand } from './setup-model.js';
 import { claudeSettingsFile, hookCommand, hookGroup, mergeHook } from './setup-hooks.js';
 import { refuseRemoteMismatch, remoteEntry } from './setup-remote.js';
 import { diskLookup, MIN_NODE_MAJOR, type NodeLookup, stableNode } from './stable-node.js';
@@ -296,3 +298,40 @@ async function checkedTools(spec: string): Promise<string> {
 
 /** The server's own workflow text, imported only here: shell commands never load the MCP server. */
 const defaultWorkflow = async (): Promise<string> => (await import('../../mcp/server.js')).SERVER_INSTRUCTIONS;
+
+export const setupCommands: CommandDef = {
+  name: 'setup <client>',
+  description: `connect an MCP client: write live-mem into its configuration (${CLIENTS.join(', ')}), keeping its other servers`,
+  options: [
+    { flags: '--print', description: 'only show the entry (and the rules block, the hook) and the file it belongs in; write nothing' },
+    { flags: '--rules', description: "also write the memory workflow into the project's rules file (CLAUDE.md, .cursor/rules/live-mem.mdc, .clinerules)" },
+    { flags: '--hooks', description: "claude-code: also a SessionStart hook that loads the project's memory (`live-mem context`) into each new session" },
+    { flags: '--space <space_id>', description: 'pin the space calls without a space_id use (LIVE_MEM_SPACE; default: the project the client works in)' },
+    { flags: '--url <url>', description: 'a live-mem server over HTTP (serve --http) instead of a process on the local store; the token from --token-file' },
+    { flags: '--token-env <name>', description: 'with --url: the entry names this environment variable instead of holding the token (claude-code, cursor)' },
+    { flags: '--npx', description: 'launch with `npx -y live-mem` (the published package) instead of this installation (node + its bin/live-mem.cjs)' },
+    {
+      flags: '--scope <scope>',
+      description: 'claude-code, cursor: the user configuration, or the project one (.mcp.json, .cursor/mcp.json)',
+      choices: ['user', 'project'],
+    },
+    { flags: '--project <dir>', description: 'the project folder for --scope project and --rules (default: the working folder)' },
+    { flags: '--file <file>', description: "write this configuration file instead of the client's usual one (VS Code Insiders, VSCodium…)" },
+    { flags: '--name <name>', description: 'the server name in the configuration (default live-mem)' },
+  ],
+  help: [
+    '',
+    'The global --tools (default here: agent, the 12 tools an agent works with), --token-file (the token the entry uses),',
+    '--agent, --home, --config and --storage go into the entry.',
+    '',
+    'Examples:',
+    '  live-mem setup claude-desktop',
+    '  live-mem --agent reviewer setup cursor --scope project --rules --space webapp',
+    '  live-mem setup claude-code --hooks',
+    '  live-mem setup cline --url https://memory.example.com/mcp --token-file ~/.live-mem-token',
+    '  live-mem setup model --base-url https://api.openai.com/v1 --model gpt-4.1-mini --api-key-env OPENAI_API_KEY',
+  ].join('\n'),
+  storeless: (globals, client: string, options: SetupOptions) => setup(client, options, globals),
+  view: 'setup',
+  commands: [setupModelCommand],
+};
