@@ -133,7 +133,7 @@ export interface SeedPlan {
 
 /**
  * Writes `texts` as notes of a new space over 60 days, oldest first: the first ones as consolidated
- * (history/{cid}/notes.json + record.json, as consolidation/commit.ts writes them, with no bank), the
+ * (history/{cid}/notes.json + record.json, as commit/commit.ts writes them, with no bank), the
  * rest as live note files. No fsync per file: one batch, flushed once.
  */
 export async function seedSynthetic(home: string, seed: SeedPlan, texts: readonly string[]): Promise<void> {

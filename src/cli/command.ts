@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { hostList } from '../config/settings.js';
+import { hostList } from '../config/values.js';
 import type { GlobalOptions, Session } from './open.js';
 import type { render } from './output.js';
 

@@ -135,7 +135,7 @@ export interface CoreContext {
    * recently searched are evicted, and loaded again from their snapshots when asked (recall-service.ts).
    */
   indexMemoryBytes: number;
-  /** Test hook: called at named points of a consolidation's commit (see consolidation/commit.ts) and of a summaries run. */
+  /** Test hook: called at named points of a consolidation's commit (see commit/record.ts FaultPoint) and of a summaries run. */
   fault: (point: string) => Promise<void>;
   /** Every model call paid for a space, and its daily cap (spend/ledger.ts); one per core, it caches what it read. */
   spend: SpendLedger;

@@ -1,6 +1,7 @@
 import { isMap, isScalar, parse, parseDocument } from 'yaml';
 import { settingsFile } from '../../config/load.js';
-import { FIELDS, resolveSettings } from '../../config/settings.js';
+import { FIELDS } from '../../config/fields.js';
+import { resolveSettings } from '../../config/settings.js';
 import { invalid, isLiveMemError } from '../../shared/errors.js';
 import type { CommandDef } from '../command.js';
 import { apply, backupStamp, type FileChange, plan, secretFrom } from './setup-files.js';

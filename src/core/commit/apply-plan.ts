@@ -28,7 +28,7 @@ export interface BankSnapshot {
   appendOnly: Set<string>;
   /** Files the rules say are rewritten whole: a rewrite of any other file keeps every heading it has. */
   rewrittenWhole?: Set<string>;
-  /** Files the model was sent in part (over their budget), with the sections it did not see whole (bank-view.ts). */
+  /** Files the model was sent in part (over their budget), with the sections it did not see whole (consolidation/bank-view.ts). */
   partial?: Map<string, ElidedSection[]>;
 }
 

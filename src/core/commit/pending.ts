@@ -87,7 +87,7 @@ function parseRecord(raw: unknown, spaceId: string): CommitRecord {
     names.add(String(write.filename));
   }
   if (kind === 'forget') {
-    // Its id says what it is: every process finds forgets from a listing of history (recall/corpus.ts).
+    // Its id says what it is: every process finds forgets from a listing of history (history-record.ts).
     if (!id.endsWith('-forget')) throw invalid(`it is a forget, but its id ${JSON.stringify(id)} does not end in -forget`);
     checkForget(notes, writes, synthesis, preimages, forget);
   } else if (kind === 'compaction') {

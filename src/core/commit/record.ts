@@ -8,7 +8,8 @@ import { toStamp } from '../note-name.js';
  * meta, notes moved into history, the record removed — and every step is idempotent, so a run cut
  * short at any instant (kill -9 included) is finished by the next consolidation, with every note
  * consolidated exactly once and no edit applied twice (the record holds final contents, not edits).
- * A stored record is checked before it is applied (pending.ts); commit.ts rolls it forward, one handler per kind.
+ * A stored record is checked before it is applied (pending.ts); commit.ts rolls it forward, one
+ * handler per kind.
  *
  * A compaction (core/compaction) commits the same way: `kind: 'compaction'`, no notes, no
  * synthesis, and the pre-images of the sections it rewrote, kept in history beside its record. So does
@@ -36,9 +37,9 @@ export interface CommitRecord {
   rules?: { content: string; expectedEtag: string | null };
   /** A revision: who, why, and what each file was before and is after (what a revert checks and restores). */
   revision?: RevisionInfo;
-  /** A consolidation: bank section ← notes, as its plan cited them (provenance.ts); kept in record.json. */
+  /** A consolidation: bank section ← notes, as its plan cited them (consolidation/provenance.ts); kept in record.json. */
   provenance?: ProvenanceEntry[];
-  /** A consolidation: what became of each of its notes (provenance.ts); kept in record.json. */
+  /** A consolidation: what became of each of its notes (consolidation/provenance.ts); kept in record.json. */
   dispositions?: Disposition[];
   /** A forget: who, why, and each note to remove with where it is kept. */
   forget?: ForgetInfo;
@@ -49,7 +50,7 @@ export interface ForgetInfo {
   reason: string | null;
   /** Each note: its file name, the consolidation whose notes.json holds it (null: in live/ only). */
   notes: Array<{ filename: string; consolidation_id: string | null }>;
-  /** Rewrite the space's backups without them too (backup/purge-forgotten.ts). */
+  /** Rewrite the space's backups without them too (purge-backups.ts). */
   purge_backups?: boolean;
 }
 

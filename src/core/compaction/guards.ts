@@ -64,7 +64,7 @@ export interface DigestGuards {
 
 /**
  * A digest is model text stored in the bank: it passes the one gate every such text passes
- * (consolidation/model-output.ts). The prompt's fence lines it echoes are dropped; a secret its
+ * (model-output/model-output.ts). The prompt's fence lines it echoes are dropped; a secret its
  * section did not hold is refused (the `secret` guard: a digest only shortens, and a secret already
  * there may stay, a compaction is not where the bank is cleaned); a line carrying an order its
  * section does not vouch for is refused (the `directive` guard: the section is what it restates).

@@ -19,7 +19,7 @@ import { accountingProblem, accountPlan, writtenName, type Accounting } from './
  * that passed every check.
  */
 
-/** A refusal for notes that steer the plan (directives.ts) adds its suspect notes to the result's `suspect_notes`. */
+/** A refusal for notes that steer the plan (model-output/directives.ts) adds its suspect notes to the result's `suspect_notes`. */
 function noteSuspects(result: ConsolidationResult, error: unknown): void {
   const suspects = isLiveMemError(error) ? (error.data.directive as { suspect_notes?: string[] } | undefined)?.suspect_notes : undefined;
   if (!suspects) return;
@@ -31,7 +31,7 @@ function noteSuspects(result: ConsolidationResult, error: unknown): void {
 const DISPOSITION_TEXTS = ['reason', 'by', 'into'] as const;
 
 /**
- * Every text of a plan that is stored, through the one gate of model output (model-output.ts): each
+ * Every text of a plan that is stored, through the one gate of model output (model-output/model-output.ts): each
  * file it writes beside what the file held, the synthesis, and what it says of its notes (reasons,
  * kept in the consolidation's record). Returns the plan and its writes as they passed.
  */
@@ -80,7 +80,7 @@ async function askPlan(calls: LlmCalls, messages: ReturnType<typeof buildMessage
  * Asks for a plan and checks it. A refused plan (`invalid_input`: a guard, a missing heading, an
  * unseen section) gets one more chance in this run, told why; a second refusal fails the run
  * rather than leaving the next call to send the same prompt for the same refusal. A plan carrying
- * an order no note states (directives.ts) is one such refusal; its suspect notes go in the result.
+ * an order no note states (model-output/directives.ts) is one such refusal; its suspect notes go in the result.
  *
  * The same one more chance goes to a plan that cites notes but does not account for all of the
  * window's (or cites notes not in it, provenance.ts): it is sound, so it is kept, and whichever of

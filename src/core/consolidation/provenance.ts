@@ -130,7 +130,7 @@ export function accountingWarnings(accounting: Accounting, plan: Plan, window: s
   return warnings;
 }
 
-/** The bank file a plan's file name resolves to when the plan changes it (NFC, as apply-plan.ts resolves names). */
+/** The bank file a plan's file name resolves to when the plan changes it (NFC, as commit/apply-plan.ts resolves names). */
 export function writtenName(applied: { writes: ReadonlyArray<{ filename: string }> }): (filename: string) => string | undefined {
   const written = new Map(applied.writes.map((write) => [write.filename.normalize('NFC'), write.filename]));
   return (filename) => written.get(filename.normalize('NFC'));

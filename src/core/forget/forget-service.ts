@@ -57,7 +57,7 @@ interface Located {
  * Forget, with a receipt: notes removed for good, wherever they are kept — live/, the notes.json of the
  * consolidation that took them (its record noting the removal), the summaries covering them, the
  * search index of every process and its snapshots with the vectors — through consolidation's one
- * commit protocol (`kind: 'forget'`, see consolidation/forget-commit.ts), under the space's lease.
+ * commit protocol (`kind: 'forget'`, see commit/forget.ts), under the space's lease.
  * What it cannot remove is reported: bank files the consolidations that folded the notes wrote (they
  * may derive from them), and backups that still hold them.
  */

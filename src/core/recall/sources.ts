@@ -9,7 +9,7 @@ import type { HistoryRecord } from '../commit/history-record.js';
 
 /**
  * "Why does the bank say this?", answered from the provenance each consolidation keeps in its
- * history record.json (consolidation/provenance.ts). The records are immutable and the corpus caches
+ * history record.json (commit/record.ts). The records are immutable and the corpus caches
  * them, so this is no index of its own and is never stale: a question reads the listing of history/
  * and each record once per process. The one place that answers both ways round: the notes that fed
  * a bank section (bank_explain, memory_search's hits), and the bank sections a note fed (what

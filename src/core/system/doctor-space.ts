@@ -68,7 +68,7 @@ export const plural = (count: number, word: string): string => `${count} ${word}
 
 /**
  * A consolidation committed (pending.json) but not fully applied: its process was killed or its
- * store failed. A record that does not check out (pending.ts) is quarantined by the next run, or by
+ * store failed. A record that does not check out (commit/pending.ts) is quarantined by the next run, or by
  * `--fix`; records quarantined earlier are reported until someone has looked at them.
  */
 export async function checkPending(deps: SpaceCheckDeps, spaceId: string): Promise<Finding[]> {

@@ -17,7 +17,7 @@ export interface SummaryPrompt {
 
 /**
  * A summary is model text that is stored: every field of it passes the one gate of model output
- * (model-output.ts) — the prompt's fence lines it echoes dropped, a secret or an order no summarised
+ * (model-output/model-output.ts) — the prompt's fence lines it echoes dropped, a secret or an order no summarised
  * text vouches for refused. Returns the reply as it passed.
  */
 function guardSummary(context: CoreContext, prompt: SummaryPrompt, reply: SummaryReply): SummaryReply {
