@@ -5,7 +5,8 @@ import { COMMANDS } from './commands/index.js';
 import { serve } from './commands/serve.js';
 import { openCore, type GlobalOptions, type Session } from './open.js';
 import { didYouMean } from '../shared/suggest.js';
-import { render, UsageError } from './output.js';
+import { render } from './output.js';
+import { UsageError } from './error-output.js';
 import { VERSION } from './version.js';
 
 /** Statuses a command may return that mean it failed (a consolidation reports them rather than throwing). */

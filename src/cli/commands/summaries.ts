@@ -1,4 +1,4 @@
-import type { SummariesProgress } from '../../core/recall/summaries/runner.js';
+import type { SummariesProgress } from '../../core/recall/summaries/run-types.js';
 import { type CommandDef, integer } from '../command.js';
 import type { Session } from '../open.js';
 import { percent } from '../progress.js';

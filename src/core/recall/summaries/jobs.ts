@@ -5,7 +5,7 @@ import { createJobs, JOB_ID } from '../../jobs.js';
 import { spaceKeys } from '../../layout.js';
 import { requireSpace } from '../../space-meta.js';
 import { validateSpaceId } from '../../validate.js';
-import type { SummariesProgress, SummariesResult, SummaryJobRecord } from './runner.js';
+import type { SummariesProgress, SummariesResult, SummaryJobRecord } from './run-types.js';
 import type { SummariesOptions, SummariesService, SummariesUpdateInput } from './summaries-service.js';
 
 /**

@@ -10,10 +10,10 @@ import { requireSpace } from '../../space-meta.js';
 import { meteredCalls } from '../../spend/meter.js';
 import { validateSpaceId } from '../../validate.js';
 import type { Corpus } from '../../note/corpus.js';
-import type { SummaryJobRecord } from './runner.js';
+import type { SummaryJobRecord, RunSettings, SummariesProgress, SummariesResult } from './run-types.js';
 import type { Strategy } from './plan.js';
 import { levelOfId, MAX_LEVEL, parseRecord, parseRef, SUMMARY_ID, type SummaryRecord } from '../../derived/summary-record.js';
-import { runSummaries, type RunSettings, type SummariesProgress, type SummariesResult } from './runner.js';
+import { runSummaries } from './runner.js';
 import { loadSummaries } from '../../derived/summary-store.js';
 import { requireModel } from '../../model.js';
 

@@ -9,7 +9,7 @@ import type { Caller } from '../../../../src/core/caller.js';
 import { createCore } from '../../../../src/core/core.js';
 import { readFences } from '../../../../src/core/prompt-fence.js';
 import { stampToIso } from '../../../../src/core/note-name.js';
-import type { LevelReport } from '../../../../src/core/recall/summaries/runner.js';
+import type { LevelReport } from '../../../../src/core/recall/summaries/run-types.js';
 import { isLiveMemError } from '../../../../src/shared/errors.js';
 import { listKeys } from '../../../../src/storage/list.js';
 import { createMemoryDriver } from '../../../../src/storage/memory/memory-driver.js';
