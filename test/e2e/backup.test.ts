@@ -18,6 +18,7 @@ import { makeS3Harness, requireS3OrSkip, s3ProcessEnv } from '../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
 import { historyNoteNames } from '../helpers/core.js';
 import { craftTarGz, validSpaceEntries, writeArchiveWithLargeEntry } from '../helpers/craft-archive.js';
+import { ROOT } from '../helpers/package.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const owner = ownerCaller('tester');
@@ -456,8 +457,7 @@ describe('npx live-mem export from the packed package', () => {
     const work = await tempDir('live-mem-npx');
     const store = await fsStore();
     try {
-      const root = path.resolve(path.dirname(BIN), '..');
-      const pack = await execa('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work.dir], { cwd: root });
+      const pack = await execa('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work.dir], { cwd: ROOT });
       const tarball = path.join(work.dir, pack.stdout.trim().split('\n').pop() as string);
       const core = createCore({ storage: store.storage });
       await core.spaces.create(owner, { space_id: 'handoff' });

@@ -5,12 +5,18 @@
  * from it — and the user's npm settings (the npm_config_* that `npm test` exports) do not leak in.
  */
 import { execFile } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/**
+ * The checkout: where package.json really is. The tests may run from a compiled mirror of it
+ * (scripts/run-tests.mjs), whose package.json and dist/ are links back here; npm packs and git lists
+ * the checkout itself.
+ */
+export const ROOT = path.dirname(realpathSync(fileURLToPath(new URL('../../package.json', import.meta.url))));
 /** The AWS SDK this checkout installed for its tests: the optional peer a user adds for S3. */
 export const S3_SDK_DIR = path.join(ROOT, 'node_modules', '@aws-sdk', 'client-s3');
 
