@@ -120,8 +120,12 @@ function failuresIn(log) {
   lines.forEach((line, i) => {
     if (!/^\s*not ok \d+ - /.test(line)) return;
     out.push(`  ${line}`);
-    const error = lines.slice(i + 1, i + 12).find((next) => /^\s*error: /.test(next));
-    if (error !== undefined) out.push(`    ${error.trim().slice(0, 300)}`);
+    const at = lines.slice(i + 1, i + 12).findIndex((next) => /^\s*error: /.test(next));
+    if (at === -1) return;
+    // A long message is a YAML block (`error: |-`): its first line is the next one.
+    const error = lines[i + 1 + at].trim();
+    const first = /^error: [|>]-?$/.test(error) ? `error: ${(lines[i + 2 + at] ?? '').trim()}` : error;
+    out.push(`    ${first.slice(0, 300)}`);
   });
   return out.length > 0 ? out.join('\n') : '  (no test failed: the run itself did — see its log above)';
 }

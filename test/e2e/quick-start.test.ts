@@ -40,12 +40,17 @@ async function quickStart(): Promise<{ commands: string[]; skipped: string[]; ou
   };
 }
 
-/** A line of README's sample output as a pattern: any number for its numbers, any agent for `root`, any note id. */
+/**
+ * A line of README's sample output as a pattern: any number for its numbers, any duration for npm's
+ * (`in 46s`, `in 2m`, `in 850ms`), any agent for `root`, any note id.
+ */
 function linePattern(sample: string): RegExp {
   const escaped = sample
     .replace(/_[a-z0-9]{8}\.md$/, '\u0000')
     .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/ in \d+(?:\\\.\d+)?(?:ms|s|m)$/, ' in \u0001')
     .replace(/\d+/g, '\\d+')
+    .replace('\u0001', '[\\d.]+(?:ms|s|m|h)')
     .replace(/root/g, '[^\\s_]+')
     .replace('\u0000', '_[a-z0-9]{8}\\.md');
   return new RegExp(`^${escaped}$`);
