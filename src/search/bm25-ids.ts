@@ -42,6 +42,12 @@ export class IdList {
     return true;
   }
 
+  /** Whether id `doc` starts with any of these (a plain loop: asked of every document when a snapshot loads). */
+  startsWithAny(doc: number, prefixes: readonly Uint8Array[]): boolean {
+    for (let p = 0; p < prefixes.length; p++) if (this.startsWith(doc, prefixes[p] as Uint8Array)) return true;
+    return false;
+  }
+
   hash(doc: number): number {
     return hashBytes(this.bytes, this.start(doc), this.ends[doc] as number);
   }

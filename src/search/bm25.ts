@@ -139,7 +139,7 @@ class Bm25Index implements TextIndex {
   private countedDoc(doc: number): boolean {
     const baseCount = this.base.ids.length;
     if (doc >= baseCount) return this.countedId(this.deltaIds[doc - baseCount] as string);
-    return this.countedBytes.some((prefix) => this.base.ids.startsWith(doc, prefix));
+    return this.base.ids.startsWithAny(doc, this.countedBytes);
   }
 
   private countedId(id: string): boolean {
@@ -222,7 +222,13 @@ class Bm25Index implements TextIndex {
     );
     if (plans.length === 0) return [];
     const totals = this.score(plans, options.filter);
-    const idOf = (doc: number): string => this.idOf(doc) as string;
+    // Ties are broken by id: each is made a string once per search, not at each comparison.
+    const made = new Map<number, string>();
+    const idOf = (doc: number): string => {
+      let id = made.get(doc);
+      if (id === undefined) made.set(doc, (id = this.idOf(doc) as string));
+      return id;
+    };
     return topK(totals.hits, totals.scores, idOf, limit).map((doc) => ({ id: idOf(doc), score: totals.scores[doc] as number }));
   }
 

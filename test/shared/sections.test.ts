@@ -27,7 +27,7 @@ describe('files of sections', () => {
   it('checks each section on its own: a flipped byte condemns its section only', () => {
     const file = writeSections(MAGIC, 1, [text('a', 'first section'), text('b', 'second section')]);
     const b = readSections(file, MAGIC).sections.get('b');
-    file[(b?.bytes.byteOffset as number) + 3] ^= 1;
+    file[(b?.bytes.byteOffset as number) + 3] = (file[(b?.bytes.byteOffset as number) + 3] as number) ^ 1;
     const { sections } = readSections(file, MAGIC);
     assert.equal(sections.get('a')?.sound(), true);
     assert.equal(sections.get('b')?.sound(), false);
@@ -36,7 +36,7 @@ describe('files of sections', () => {
   it('refuses a file that is not whole: magic, size, table', () => {
     const file = writeSections(MAGIC, 1, [text('a', 'some bytes')]);
     const table = Buffer.from(file);
-    table[33] ^= 1; // the first entry's name
+    table[33] = (table[33] as number) ^ 1; // the first entry's name
     const cases = {
       empty: Buffer.alloc(0),
       magic: Buffer.concat([Buffer.from('OTHERMAG'), file.subarray(8)]),

@@ -163,7 +163,7 @@ describe('the snapshot frame', () => {
     const inner = readSections(engine, engine.subarray(0, 8)).sections;
     const flipped = (bytes: Buffer) => {
       const copy = Buffer.from(frame);
-      copy[bytes.byteOffset + (bytes.length >> 1)] ^= 0x20;
+      copy[bytes.byteOffset + (bytes.length >> 1)] = (copy[bytes.byteOffset + (bytes.length >> 1)] as number) ^ 0x20;
       return copy;
     };
     const damaged = [flipped(sections.get('header')?.bytes as Buffer), flipped(engine.subarray(0, 64)), frame.subarray(0, frame.length - 1)];
@@ -201,7 +201,7 @@ describe('a snapshot damaged in part, or of the previous format', () => {
     stored.copy(body);
     const engine = readSections(body, body.subarray(0, 8)).sections.get('engine')?.bytes as Buffer;
     const target = readSections(engine, engine.subarray(0, 8)).sections.get(section)?.bytes as Buffer;
-    body[target.byteOffset - body.byteOffset + (target.length >> 1)] ^= 0x40;
+    body[target.byteOffset - body.byteOffset + (target.length >> 1)] = (body[target.byteOffset - body.byteOffset + (target.length >> 1)] as number) ^ 0x40;
     await storage.put(key, body);
   }
 
