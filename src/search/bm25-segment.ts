@@ -10,6 +10,7 @@
  * under 20 MB.
  */
 import { IdList, IdListBuilder, idTable } from './bm25-ids.js';
+import { type SortedTerms, TermList } from './bm25-terms.js';
 import { mergeSorted } from './term-match.js';
 
 export interface Segment {
@@ -20,7 +21,7 @@ export interface Segment {
   /** Length of each document in terms. */
   lengths: Uint32Array;
   /** Sorted, distinct. */
-  terms: string[];
+  terms: TermList;
   /** Number of documents of each term (never 0). */
   df: Uint32Array;
   /** terms.length + 1 byte offsets into postings. */
@@ -42,7 +43,7 @@ export function emptySegment(): Segment {
     ids,
     idSlots: idTable(ids),
     lengths: new Uint32Array(0),
-    terms: [],
+    terms: TermList.of([]),
     df: new Uint32Array(0),
     offsets: new Uint32Array(1),
     postings: new Uint8Array(0),
@@ -62,13 +63,13 @@ function hashOf(key: string): number {
 const HASHED_CHARS = 20;
 
 /** A hash table of distinct terms (at most half full, so probes stay short): each one's position + 1 by hashOf, linear probing. */
-export function termTable(terms: readonly string[]): Int32Array {
+export function termTable(terms: SortedTerms): Int32Array {
   let size = 16;
   while (size < terms.length * 2) size *= 2;
   const slots = new Int32Array(size);
   const mask = size - 1;
   for (let i = 0; i < terms.length; i++) {
-    let slot = hashOf(terms[i] as string) & mask;
+    let slot = hashOf(terms.at(i) as string) & mask;
     while (slots[slot] !== 0) slot = (slot + 1) & mask;
     slots[slot] = i + 1;
   }
@@ -76,12 +77,12 @@ export function termTable(terms: readonly string[]): Int32Array {
 }
 
 /** The position of `term` in `terms` by their table (termTable), or undefined. */
-export function findTerm(slots: Int32Array, terms: readonly string[], term: string): number | undefined {
+export function findTerm(slots: Int32Array, terms: SortedTerms, term: string): number | undefined {
   const mask = slots.length - 1;
   for (let slot = hashOf(term) & mask; ; slot = (slot + 1) & mask) {
     const entry = slots[slot] as number;
     if (entry === 0) return undefined;
-    if (terms[entry - 1] === term) return entry - 1;
+    if (terms.at(entry - 1) === term) return entry - 1;
   }
 }
 
@@ -181,9 +182,10 @@ export function compact(input: CompactionInput): Segment {
   const df: number[] = [];
   const offsets: number[] = [0];
   let next = 0; // the first base term not yet passed: both lists are sorted
-  for (const term of mergeSorted(base.terms, input.deltaTerms)) {
-    while (next < base.terms.length && (base.terms[next] as string) < term) next++;
-    const t = base.terms[next] === term ? next : undefined;
+  const baseTerms = base.terms.toArray();
+  for (const term of mergeSorted(baseTerms, input.deltaTerms)) {
+    while (next < baseTerms.length && (baseTerms[next] as string) < term) next++;
+    const t = baseTerms[next] === term ? next : undefined;
     const added = input.deltaPostings(term) ?? [];
     const most = (t === undefined ? 0 : (base.df[t] as number)) + added.length;
     if (most > docs.length) {
@@ -217,7 +219,7 @@ export function compact(input: CompactionInput): Segment {
     ids,
     idSlots: idTable(ids),
     lengths: Uint32Array.from(lengths),
-    terms,
+    terms: TermList.of(terms),
     df: Uint32Array.from(df),
     offsets: Uint32Array.from(offsets),
     postings: bytes.slice(0, length),

@@ -1,21 +1,22 @@
 /**
  * The binary snapshot of a segment, a file of sections (shared/sections.ts) a new process uses in
  * place: typed-array views on the buffer, the ids left as bytes (bm25-ids.ts), the hash tables of
- * ids and terms stored ready. Loading is a check of each section's CRC-32 and the split of the term
- * list: no parsing per posting or per document.
+ * ids and terms stored ready. Loading is a check of each section's CRC-32 (about 4 GB/s): no parsing
+ * per posting, per document or per term.
  *
  * Sections (format 2; arrays in the machine's order, as the file's byte-order marker says):
  *   meta        u32 docs | u32 terms | u32 engine-name bytes | u32 0 | f64 sum of lengths | name (UTF-8)
  *   id-ends     Uint32 [docs]: where each id's UTF-8 ends in `ids`
  *   ids         the ids' UTF-8 end to end (cut by offsets: an id is opaque and may hold any character)
  *   lengths     Uint32 [docs]: each document's length in terms
- *   terms       the sorted terms joined by "\n" (a term never holds one), UTF-8
+ *   term-ends   Uint32 [terms]: where each term's UTF-8 ends in `terms`
+ *   terms       the sorted terms' UTF-8 end to end (made strings one at a time, when a search asks: bm25-terms.ts)
  *   df          Uint32 [terms]
  *   offsets     Uint32 [terms + 1]: where each term's postings start in `postings`
  *   postings    varint-packed (bm25-segment.ts)
  *   id-table    Int32 slots (bm25-ids.ts idTable)        — derived: rebuilt alone when damaged
  *   term-table  Int32 slots (bm25-segment.ts termTable)   — derived: rebuilt alone when damaged
- * A damaged section among the first eight is the index itself: the snapshot is refused
+ * A damaged section among the first nine is the index itself: the snapshot is refused
  * (CorruptIndexError) and the caller rebuilds it from the store. A damaged, missing or older table is
  * computed again from what it indexes, and `rebuilt` says so. Format 1 (one SHA-256 over the whole,
  * ids as one string, no tables) is still read.
@@ -24,6 +25,7 @@ import { createHash } from 'node:crypto';
 import { readSections, type Section, type SectionSource, writeSections } from '../shared/sections.js';
 import { IdList, idTable, tableSize } from './bm25-ids.js';
 import { type Segment, termTable } from './bm25-segment.js';
+import { TermList } from './bm25-terms.js';
 import { CorruptIndexError } from './types.js';
 
 const MAGIC = Buffer.from('LMFTSIDX', 'latin1');
@@ -82,7 +84,8 @@ export function encodeSnapshot(segment: Segment, engine: string, headroom = 0): 
       arraySection('id-ends', segment.ids.ends),
       bytesSection('ids', segment.ids.bytes),
       arraySection('lengths', segment.lengths),
-      bytesSection('terms', Buffer.from(segment.terms.join('\n'), 'utf8')),
+      arraySection('term-ends', segment.terms.ends),
+      bytesSection('terms', segment.terms.bytes),
       arraySection('df', segment.df),
       arraySection('offsets', segment.offsets),
       bytesSection('postings', segment.postings),
@@ -133,9 +136,10 @@ export function decodeSnapshot(input: Buffer, engine: string): LoadedSegment {
   const idBytes = part('ids');
   if ((docs > 0 ? ends[docs - 1] : 0) !== idBytes.length) fail('id offsets do not match the ids');
   const lengths = u32(part('lengths'), docs, 'lengths');
+  const termEnds = u32(part('term-ends'), termCount, 'term-ends');
   const termBytes = part('terms');
-  const terms = termCount === 0 ? [] : termBytes.toString('utf8').split('\n');
-  if (terms.length !== termCount) fail(`${terms.length} terms where the meta says ${termCount}`);
+  if ((termCount > 0 ? termEnds[termCount - 1] : 0) !== termBytes.length) fail('term offsets do not match the terms');
+  const terms = new TermList(termBytes, termEnds);
   const df = u32(part('df'), termCount, 'df');
   const offsets = u32(part('offsets'), termCount + 1, 'offsets');
   const postingBytes = part('postings');
@@ -223,7 +227,8 @@ function decodeVersion1(input: Buffer, engine: string): Segment {
     start = end;
   }
   const list = IdList.of(ids);
-  return { ids: list, idSlots: idTable(list), lengths, terms, df, offsets, postings, termSlots: termTable(terms) };
+  const termList = TermList.of(terms);
+  return { ids: list, idSlots: idTable(list), lengths, terms: termList, df, offsets, postings, termSlots: termTable(termList) };
 }
 
 function alignedCopy(input: Buffer): Buffer {

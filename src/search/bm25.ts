@@ -259,12 +259,15 @@ class Bm25Index implements TextIndex {
       base.lengths.byteLength +
       base.ids.bytes.byteLength +
       base.ids.ends.byteLength +
+      base.terms.bytes.byteLength +
+      base.terms.ends.byteLength +
+      base.terms.madeBytes(STRING_BYTES, SLOT_BYTES) +
       base.idSlots.byteLength +
       base.termSlots.byteLength;
-    const strings = (this.deltaIds.length + base.terms.length + this.deltaTerms.length + this.wordTerms.size) * STRING_BYTES;
+    const strings = (this.deltaIds.length + this.deltaTerms.length + this.wordTerms.size) * STRING_BYTES;
     const chars = this.idChars + this.termChars + this.wordChars;
     const slots =
-      (this.deltaIds.length + base.terms.length + this.deltaTerms.length * 2 + this.sortedDelta.length + this.deltaPostingCount) * SLOT_BYTES +
+      (this.deltaIds.length + this.deltaTerms.length * 2 + this.sortedDelta.length + this.deltaPostingCount) * SLOT_BYTES +
       this.deltaTerms.length * (ARRAY_BYTES + 16 * SLOT_BYTES) +
       this.wordTerms.size * (ARRAY_BYTES + 2 * SLOT_BYTES);
     const entries = (this.deltaDocs.size + this.deltaNumbers.size + this.wordTerms.size + this.backgroundDf.size) * MAP_ENTRY_BYTES;
@@ -480,7 +483,7 @@ class Bm25Index implements TextIndex {
 
   /** Makes `segment` the whole index: no delta, no dead documents. */
   private adopt(segment: Segment): void {
-    const { ids, terms } = segment;
+    const { ids } = segment;
     this.base = segment;
     this.deltaNumbers = new Map();
     this.deltaTerms = [];
@@ -490,7 +493,7 @@ class Bm25Index implements TextIndex {
     this.sortedCount = 0;
     this.wordTerms = new Map();
     this.wordChars = 0;
-    this.termChars = terms.reduce((sum, term) => sum + term.length, 0);
+    this.termChars = 0; // the segment's terms are bytes, counted with it
     this.idChars = 0;
     this.deltaIds = [];
     this.removed = new Uint8Array(ids.length + 16);

@@ -469,7 +469,7 @@ describe('bm25 index: snapshots', () => {
       for (const id of index.ids()) assert.equal(loaded.has(id), true, id);
       assert.deepEqual(allResults(bm25Engine.load(loaded.serialize())), allResults(index), `${table}: written sound again`);
     }
-    for (const name of ['meta', 'id-ends', 'ids', 'lengths', 'terms', 'df', 'offsets', 'postings'])
+    for (const name of ['meta', 'id-ends', 'ids', 'lengths', 'term-ends', 'terms', 'df', 'offsets', 'postings'])
       assert.throws(() => bm25Engine.load(damaged(name)), CorruptIndexError, `${name}: the index itself, refused whole`);
   });
 
