@@ -37,12 +37,13 @@
  *                    for 20 of them: mean tokens and the share holding the answer
  *   9. memory_search spaces of 10,000 live notes and of 100,000 notes (195 consolidations of 500 in
  *                    history, the rest live), their files written directly in one batch: index build from
- *                    scratch, snapshot size, warm p50/p99 of 200 queries of 1–3 words (after 200 others,
- *                    so the hits' texts are mostly cached) beside the MCP round-trip floor (system_about),
- *                    and cold at 100,000 (a new server, snapshot in the store: spawn → first answer,
- *                    median of 3)
- *  10. live_search   p50 of 100 queries on 10,000 live notes against the official MCP memory server's
- *                    search_nodes on 10,000 entities of the same text (created 500 per call)
+ *                    scratch, snapshot size, warm p50/p99 and server CPU per call of 200 queries of 1–3
+ *                    words the notes hold (after 200 others, so the hits' texts are mostly cached), 200
+ *                    queries no note holds apart, beside the MCP round-trip floor (system_about), and cold
+ *                    at 100,000 (a new server, snapshot in the store: spawn → first answer, median of 3)
+ *  10. live_search   p50 and server CPU per call of 100 queries on 2,000 and on 10,000 live notes against
+ *                    the official MCP memory server's search_nodes on as many entities of the same text
+ *                    (created 500 per call), and 100 queries no note holds apart
  *  11. tools/list    (scripts/bench-tools.ts) what listing the tools costs an agent on every conversation:
  *                    the JSON of the tools/list result as the SDK client receives it, in characters and
  *                    tokens (characters / 4), for each tool profile (agent, standard, all) and for the
@@ -99,9 +100,13 @@
  * this bench's own clean-up) is several times slower: the kernel scans past recently freed inodes.
  * Leave the disk a few minutes between runs.
  *
+ * Each section's heading says the load average and the disk's fsync time as it started.
+ *
  * Run: npm run bench                 (builds dist/, then `node --import tsx scripts/bench.ts`; a few minutes,
  *                                     most of them the peer appending 10,000 facts)
  *      npm run bench -- --only 4,6    only the sections numbered 4 and 6
+ *      npm run bench -- --baseline e1b0e00 --only 3,10,20   those sections on this build, then each on
+ *                                     e1b0e00 built in a temporary worktree, side by side
  *      npm run bench -- --only 21 --locomo-split all    the LoCoMo section on all ten conversations
  */
 import { execFile } from 'node:child_process';
