@@ -137,6 +137,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   let changes = 0;
   /** Expensive work since the last snapshot (a build from scratch, embeddings): saved whatever its size. */
   let worthSaving = false;
+  /** The snapshot loaded had parts computed again (index-store.ts `rebuilt`): the next one is written whatever changed. */
+  let resave = false;
   /**
    * Vectors computed since the last snapshot: saved even below SNAPSHOT_MIN_DOCUMENTS, since computing
    * them again in each new process is no cheap rebuild (an endpoint's tokens, a local model's CPU).
@@ -170,7 +172,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   /** Consolidations with notes in the index (h: ids hold their id). */
   const consolidationsWithNotes = (): Set<string> => {
     const found = new Set<string>();
-    for (const id of index.ids()) if (id.startsWith('h:')) found.add(id.slice(2, id.indexOf('/')));
+    for (const id of index.ids('h:')) found.add(id.slice(2, id.indexOf('/')));
     return found;
   };
 
@@ -194,7 +196,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
           return [...stamped.slice(low), ...unstamped].some((cid) => index.has(noteDocId(filename, cid)));
       }
       historyFilenames = new Set();
-      for (const id of index.ids()) if (id.startsWith('h:')) historyFilenames.add(id.slice(id.indexOf('/') + 1));
+      for (const id of index.ids('h:')) historyFilenames.add(id.slice(id.indexOf('/') + 1));
       return historyFilenames.has(filename);
     };
   };
@@ -210,7 +212,13 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     }
     index = snapshot.index;
     snapshotsHeld.push(snapshot.key);
-    for (const id of index.ids()) if (id.startsWith('n:')) live.add(id.slice(2));
+    if (snapshot.rebuilt.length > 0) {
+      // Computed again from the rest of the snapshot (a damaged table, an older format): written sound for the next process.
+      logger.info(`search index snapshot ${snapshot.key}: computed ${snapshot.rebuilt.join(', ')} again; a new snapshot will follow`);
+      resave = true;
+    }
+    // Only the live notes' ids are made strings (the engine compares the others' bytes).
+    for (const id of index.ids('n:')) live.add(id.slice(2));
     const known = snapshot.header.preimages;
     for (const [cid, coverage] of Object.entries(known ?? {})) preimages.set(cid, coverage);
     // A snapshot from before compaction existed may list a compaction as indexed (it had no notes to
@@ -229,7 +237,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
         logger.warn(`the embeddings in ${snapshot.key} are unusable (${(error as Error).message}); computing them again`);
       }
     }
-    lastSnapshotAt = Date.now();
+    if (!resave) lastSnapshotAt = Date.now();
   };
 
   const refreshHistory = async (onProgress?: OnIndexProgress) => {
@@ -262,8 +270,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       for (const i of preimages.get(cid)?.sections.keys() ?? []) remove(preimageDocId(cid, i));
       preimages.delete(cid);
     }
-    for (const id of [...index.ids()]) {
-      const meta = id.startsWith('h:') ? noteMeta(id) : null;
+    for (const id of [...index.ids('h:')]) {
+      const meta = noteMeta(id);
       if (meta?.consolidation_id && !present.has(meta.consolidation_id)) {
         remove(id);
         historyFilenames?.delete(meta.ref);
@@ -451,13 +459,15 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
    * about to exit), `force` every threshold (a repair that wants the store's snapshot current).
    */
   /** Enough changed since the last snapshot to write one (SNAPSHOT_AFTER_CHANGES, or a first build worth keeping). */
-  const snapshotDue = () => changes > 0 && (changes >= SNAPSHOT_AFTER_CHANGES || vectorsUnsaved || (worthSaving && index.size >= SNAPSHOT_MIN_DOCUMENTS));
+  const snapshotDue = () =>
+    resave || (changes > 0 && (changes >= SNAPSHOT_AFTER_CHANGES || vectorsUnsaved || (worthSaving && index.size >= SNAPSHOT_MIN_DOCUMENTS)));
 
   const snapshotIfDue = (now = false, force = false) => {
     if (!force && !snapshotDue()) return;
     if (!force && !now && Date.now() - lastSnapshotAt < SNAPSHOT_MIN_INTERVAL_MS) return;
     lastSnapshotAt = Date.now();
     worthSaving = false;
+    resave = false;
     vectorsUnsaved = false;
     // Encoded now, in one go: the header and the engine must describe the same instant.
     const snapshot = encodeSnapshot(
@@ -683,7 +693,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
      */
     async release(): Promise<void> {
       await saveTextsIfDue();
-      if (changes === 0 && !worthSaving) return saving;
+      if (changes === 0 && !worthSaving && !resave) return saving;
       // Caught up first: a forget committed since the index was last searched must not be written
       // back into a snapshot (the forget deleted those that held the notes). Failing, nothing is written.
       try {
