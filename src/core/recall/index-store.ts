@@ -6,6 +6,7 @@ import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { INDEX_OPTIONS, type PreimageCoverage } from './documents.js';
 import { decodeLiveTexts, type Packed } from './live-texts.js';
+import { Timeline } from './timeline.js';
 
 /**
  * Snapshots of a space's search index in the store, `{space}/_index/{stamp}-{random}.snapshot`, so a
@@ -19,7 +20,8 @@ import { decodeLiveTexts, type Packed } from './live-texts.js';
  *
  * Frame: "LMRI", u32 frame version, u32 header length, sha256 of the header (32 bytes), the header
  * (JSON, padded with spaces so the engine's buffer starts 8-byte aligned), the vector store's buffer
- * when the header says so (its own checksum), then the engine's buffer (its own checksum).
+ * when the header says so (its own checksum), the timeline's (timeline.ts, its own checksum) when the
+ * header says so, then the engine's buffer (its own checksum).
  *
  * Beside a snapshot, under the same name, `.live` holds the texts of the live notes it covers
  * (live-texts.ts): `live_search` reads that small file alone, never the index.
@@ -43,6 +45,11 @@ export interface SnapshotHeader {
   summaries: Record<string, SummaryCoverage>;
   /** Embeddings stored beside the text index (hybrid search), by the model that computed them. */
   vectors: { model: string; bytes: number } | null;
+  /**
+   * The timeline of level 0 (timeline.ts: each consolidation's note times, for the ranking's
+   * neighbours and sittings), stored after the vectors; absent from snapshots written before it.
+   */
+  timeline?: { bytes: number } | null;
 }
 
 export interface SummaryCoverage {
@@ -65,9 +72,18 @@ const KEEP = 2;
  * 1M notes). The header JSON is padded with spaces (still JSON, and covered by its checksum) so the
  * engine's buffer starts 8-byte aligned: a reader then uses it in place instead of copying it.
  */
-export function encodeSnapshot(header: Omit<SnapshotHeader, 'vectors'>, index: TextIndex, vectors?: { model: string; buffer: Buffer }): Buffer {
-  const full: SnapshotHeader = { ...header, vectors: vectors ? { model: vectors.model, bytes: vectors.buffer.length } : null };
-  const sections = vectors ? [vectors.buffer] : [];
+export function encodeSnapshot(
+  header: Omit<SnapshotHeader, 'vectors' | 'timeline'>,
+  index: TextIndex,
+  vectors?: { model: string; buffer: Buffer },
+  timeline?: Buffer,
+): Buffer {
+  const full: SnapshotHeader = {
+    ...header,
+    vectors: vectors ? { model: vectors.model, bytes: vectors.buffer.length } : null,
+    timeline: timeline ? { bytes: timeline.length } : null,
+  };
+  const sections = [...(vectors ? [vectors.buffer] : []), ...(timeline ? [timeline] : [])];
   const sectionBytes = sections.reduce((sum, section) => sum + section.length, 0);
   const unpadded = Buffer.from(JSON.stringify(full), 'utf8');
   const json = Buffer.alloc(unpadded.length + ((8 - ((PREFIX_BYTES + unpadded.length + sectionBytes) % 8)) % 8), ' ');
@@ -83,8 +99,14 @@ export function encodeSnapshot(header: Omit<SnapshotHeader, 'vectors'>, index: T
   return out;
 }
 
-/** Decodes a snapshot; throws on anything that is not a whole snapshot of this engine. */
-export function decodeSnapshot(buffer: Buffer, engine: TextIndexEngine): { header: SnapshotHeader; index: TextIndex; vectors: Buffer | null } {
+/**
+ * Decodes a snapshot; throws on anything that is not a whole snapshot of this engine. Its timeline is
+ * null when it has none, or a damaged one: derived from the records, it is placed again from them.
+ */
+export function decodeSnapshot(
+  buffer: Buffer,
+  engine: TextIndexEngine,
+): { header: SnapshotHeader; index: TextIndex; vectors: Buffer | null; timeline: Timeline | null } {
   if (buffer.length < PREFIX_BYTES || !buffer.subarray(0, 4).equals(MAGIC)) throw new Error('not a live-mem index snapshot');
   if (buffer.readUInt32LE(4) !== FRAME_VERSION) throw new Error(`snapshot frame version ${buffer.readUInt32LE(4)} is not ${FRAME_VERSION}`);
   const length = buffer.readUInt32LE(8);
@@ -95,12 +117,25 @@ export function decodeSnapshot(buffer: Buffer, engine: TextIndexEngine): { heade
   if (header.format !== 'live-mem-index') throw new Error('snapshot header has another format');
   if (header.engine !== engine.name) throw new Error(`snapshot was written by engine ${header.engine}, not ${engine.name}`);
   const vectorBytes = header.vectors?.bytes ?? 0;
-  if (!Number.isInteger(vectorBytes) || vectorBytes < 0 || PREFIX_BYTES + length + vectorBytes > buffer.length) throw new Error('snapshot is truncated');
+  const timelineBytes = header.timeline?.bytes ?? 0;
+  if (!Number.isInteger(vectorBytes) || vectorBytes < 0 || !Number.isInteger(timelineBytes) || timelineBytes < 0)
+    throw new Error('snapshot header has bad section sizes');
+  if (PREFIX_BYTES + length + vectorBytes + timelineBytes > buffer.length) throw new Error('snapshot is truncated');
   const start = PREFIX_BYTES + length;
+  const timelineStart = start + vectorBytes;
+  let timeline: Timeline | null = null;
+  if (timelineBytes > 0) {
+    try {
+      timeline = Timeline.decode(buffer.subarray(timelineStart, timelineStart + timelineBytes));
+    } catch {
+      timeline = null; // placed again from the records
+    }
+  }
   return {
     header,
     vectors: vectorBytes > 0 ? buffer.subarray(start, start + vectorBytes) : null,
-    index: engine.load(buffer.subarray(start + vectorBytes), INDEX_OPTIONS),
+    timeline,
+    index: engine.load(buffer.subarray(timelineStart + timelineBytes), INDEX_OPTIONS),
   };
 }
 
@@ -121,7 +156,9 @@ export function createIndexStore(context: CoreContext, engine: TextIndexEngine) 
 
   return {
     /** The newest snapshot that verifies, or null; damaged ones are deleted (and logged). */
-    async loadNewest(spaceId: string): Promise<{ header: SnapshotHeader; index: TextIndex; vectors: Buffer | null; key: string } | null> {
+    async loadNewest(
+      spaceId: string,
+    ): Promise<{ header: SnapshotHeader; index: TextIndex; vectors: Buffer | null; timeline: Timeline | null; key: string } | null> {
       for (const key of await snapshotKeys(spaceId)) {
         const object = await storage.get(key);
         if (!object) continue; // pruned since listed
