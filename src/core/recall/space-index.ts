@@ -299,7 +299,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       const record = await corpus.record(spaceId, cid, { cache: false }).catch((error: unknown) => corpus.skipDamaged('the search index', error, null));
       if (record) timeline.place(cid, placedNotes(record));
     });
-    changes++; // worth carrying in the next snapshot
+    changes++;
+    worthSaving = true; // a record read per consolidation: the next snapshot carries them
   };
 
   /** A consolidation's notes, moved from `n:` to `h:` documents. */
