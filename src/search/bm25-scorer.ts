@@ -12,7 +12,7 @@
  * non-essential: a rare word's few postings end up driving the search, a common word's many are
  * skipped past.
  *
- * Documents are visited in windows of WINDOW numbers: each essential word's postings in the window
+ * Documents are visited in windows of WINDOW numbers (fewer in a small index): each essential word's postings in the window
  * are added into a per-word array of the window's size (the best of a word's terms, as the
  * exhaustive scorer keeps), then each document touched is weighed. Memory is the window's, whatever
  * the index's size.
@@ -105,6 +105,40 @@ export interface Collection {
   lengths: Uint32Array;
   averageLength: number;
   filter: ((id: string) => boolean) | undefined;
+  /** The index's scratch memory, reused from search to search. */
+  scratch: Scratch;
+}
+
+/**
+ * The window's arrays, kept by an index and reused by each of its searches (allocating and zeroing
+ * them per query cost more than scoring a small index): all zero between searches.
+ */
+export class Scratch {
+  windows: Float64Array[] = [];
+  touched = new Int32Array(0);
+  marked = new Uint8Array(0);
+  /** Set while a search runs: one that threw (a filter did) left them dirty, and the next clears them. */
+  private busy = false;
+
+  /** The arrays for `words` words, in windows of `span` documents, zeroed. */
+  take(words: number, span: number): this {
+    if (this.busy || this.marked.length !== span) {
+      this.windows = [];
+      this.touched = new Int32Array(span);
+      this.marked = new Uint8Array(span);
+    }
+    while (this.windows.length < words) this.windows.push(new Float64Array(span));
+    this.busy = true;
+    return this;
+  }
+
+  release(): void {
+    this.busy = false;
+  }
+
+  bytes(): number {
+    return this.windows.length * this.marked.length * 8 + this.touched.byteLength + this.marked.byteLength;
+  }
 }
 
 export interface ScoredDoc {
@@ -125,6 +159,8 @@ export const tfBound = (maxTf: number, minLength: number, averageLength: number)
  */
 export function scoreTopK(words: readonly (readonly ScoredTerm[])[], collection: Collection, limit: number): ScoredDoc[] {
   const { docIds, lengths, averageLength, filter } = collection;
+  // A small index is one window, the size of a power of two above its documents.
+  const span = Math.min(WINDOW, 2 ** Math.ceil(Math.log2(Math.max(64, docIds.length))));
   const count = words.length;
   const heap = new TopK(limit, docIds);
   for (const word of words) for (const term of word) term.cursor.next();
@@ -156,9 +192,7 @@ export function scoreTopK(words: readonly (readonly ScoredTerm[])[], collection:
     }
   };
 
-  const windows = Array.from({ length: count }, () => new Float64Array(WINDOW));
-  const touched = new Int32Array(WINDOW);
-  const marked = new Uint8Array(WINDOW);
+  const { windows, touched, marked } = collection.scratch.take(count, span);
   const contribution = new Float64Array(count);
 
   for (let start = 0; ; ) {
@@ -173,8 +207,8 @@ export function scoreTopK(words: readonly (readonly ScoredTerm[])[], collection:
       for (const term of words[w] as readonly ScoredTerm[]) if (term.cursor.doc < next) next = term.cursor.doc;
     }
     if (next === END) break; // what only non-essential words hold cannot rank
-    if (next >= start + WINDOW) start = next - (next % WINDOW);
-    const end = start + WINDOW;
+    if (next >= start + span) start = next - (next % span);
+    const end = start + span;
 
     let found = 0;
     let ordered = true; // touched in ascending order so far (one term's postings are)
@@ -199,7 +233,7 @@ export function scoreTopK(words: readonly (readonly ScoredTerm[])[], collection:
     // Documents are weighed in order (cursors only move forwards): a dense window is read off its
     // marks, a sparse one sorted.
     if (!ordered) {
-      if (found * 16 > WINDOW) {
+      if (found * 16 > span) {
         for (let slot = 0, i = 0; i < found; slot++) if (marked[slot] === 1) touched[i++] = slot;
       } else touched.subarray(0, found).sort();
     }
@@ -245,6 +279,7 @@ export function scoreTopK(words: readonly (readonly ScoredTerm[])[], collection:
     }
     start = end;
   }
+  collection.scratch.release();
   return heap.sorted();
 }
 

@@ -13,7 +13,7 @@ import { compact, emptySegment, MAX_DOCS, MAX_TF, type Segment } from './bm25-se
 import { planQuery, type QueryTerm } from './bm25-query.js';
 import { decodeSnapshot, encodeSnapshot } from './bm25-snapshot.js';
 import { mergeSorted } from './term-match.js';
-import { END, PostingCursor, scoreAll, scoreTopK, tfBound, type ScoredTerm } from './bm25-scorer.js';
+import { END, PostingCursor, Scratch, scoreAll, scoreTopK, tfBound, type ScoredTerm } from './bm25-scorer.js';
 import type { SearchHit, SearchOptions, TextIndex, TextIndexEngine } from './types.js';
 
 const ENGINE_NAME = 'bm25-v1';
@@ -99,6 +99,8 @@ class Bm25Index implements TextIndex {
   private background: { mask: Uint8Array; live: number; length: number } | null = null;
   /** Live background documents holding a term, counted from its postings when first asked; cleared when one changes. */
   private readonly backgroundDf = new Map<string, number>();
+  /** The scorer's window arrays, reused from search to search. */
+  private readonly scratch = new Scratch();
   /** Per segment term (a long list), its postings' shortest document * 256 + largest term frequency (baseExtremes). */
   private readonly extremes = new Map<number, number>();
 
@@ -199,7 +201,7 @@ class Bm25Index implements TextIndex {
     );
     if (plans.length === 0) return [];
     const averageLength = (this.totalLength - (background?.length ?? 0)) / (this.live - (background?.live ?? 0)) || 1;
-    const collection = { docIds: this.docIds, lengths: this.lengths, averageLength, filter: options.filter };
+    const collection = { docIds: this.docIds, lengths: this.lengths, averageLength, filter: options.filter, scratch: this.scratch };
     const found = (this.exhaustive ? scoreAll : scoreTopK)(this.scoredWords(plans), collection, limit);
     return found.map(({ doc, score }) => ({ id: this.docIds[doc] as string, score }));
   }
@@ -240,6 +242,7 @@ class Bm25Index implements TextIndex {
       this.baseTermSlots.byteLength +
       this.lengths.byteLength +
       this.frequencies.byteLength +
+      this.scratch.bytes() +
       strings +
       chars +
       slots +

@@ -2,6 +2,7 @@ import { invalid } from '../../shared/errors.js';
 import type { Caller } from '../caller.js';
 import { parseNoteName } from '../note/note-name.js';
 import type { Corpus, Level0Note, Level0Text } from './corpus.js';
+import { noteDocId } from './documents.js';
 import { placedNotes, type Places } from './timeline.js';
 import type { MemorySearchInput, RecallHit, RecallOptions, RecallService } from './recall-service.js';
 
@@ -62,13 +63,16 @@ export function placesAround(places: Places, place: number, reach: number): numb
  */
 export function sittingsOf(places: Places, asked: Iterable<number>, gapMs: number, reach: number): Map<number, number> {
   const placed = new Map<number, number>(); // a place walked over → its sitting's first place (-1: none)
+  const within = (from: number, to: number) => Math.abs(to - from) * 1000 <= gapMs;
   for (const place of asked) {
     if (place < 0 || placed.has(place)) continue;
     let first = place;
     let sitting: number | undefined;
     let walked = 1;
     // Back to the pause before it (its sitting's first note), or to a place an earlier walk placed.
-    while (first > 0 && !apart(places, first - 1, first, gapMs)) {
+    for (let seconds = places.secondsAt(first); first > 0; first--) {
+      const before = places.secondsAt(first - 1);
+      if (!within(before, seconds)) break;
       const known = placed.get(first - 1);
       if (known !== undefined) {
         sitting = known;
@@ -78,18 +82,20 @@ export function sittingsOf(places: Places, asked: Iterable<number>, gapMs: numbe
         sitting = -1;
         break;
       }
-      first--;
+      seconds = before;
     }
     let last = place;
     // On to the pause after it: a sitting is no longer than the reach.
     if (sitting === undefined) {
       sitting = first;
-      while (last + 1 < places.size && !apart(places, last, last + 1, gapMs)) {
+      for (let seconds = places.secondsAt(last); last + 1 < places.size; last++) {
+        const after = places.secondsAt(last + 1);
+        if (!within(seconds, after)) break;
         if (++walked > reach) {
           sitting = -1;
           break;
         }
-        last++;
+        seconds = after;
       }
     }
     for (let q = first; q <= last; q++) placed.set(q, sitting);
@@ -125,7 +131,7 @@ export function createNeighbours(corpus: Corpus, placesOf: (spaceId: string) => 
       }
       const filename = (await run)?.[i];
       // A record that no longer says what the timeline placed (rewritten since) names nothing.
-      const name = filename !== undefined && places.of(filename, cid) === place ? parseNoteName(filename) : null;
+      const name = filename !== undefined && places.of(noteDocId(filename, cid), filename, cid) === place ? parseNoteName(filename) : null;
       return name ? { ...name, source: 'history', consolidation_id: cid } : null;
     };
   };
@@ -146,7 +152,7 @@ export function createNeighbours(corpus: Corpus, placesOf: (spaceId: string) => 
     const nameAt = namer(spaceId, places);
     for (const { ref, consolidation_id: cid } of refs) {
       if (picked.has(ref)) continue;
-      const place = places.of(ref, cid);
+      const place = places.of(noteDocId(ref, cid), ref, cid);
       const note = place < 0 ? null : await nameAt(place);
       if (!note) continue;
       const side = async (step: 1 | -1, count: number): Promise<Level0Note[]> => {
@@ -170,7 +176,7 @@ export function createNeighbours(corpus: Corpus, placesOf: (spaceId: string) => 
     async sittings(spaceId: string, refs: readonly NotePlace[], gapMs: number, reach: number): Promise<Map<string, string>> {
       if (refs.length === 0) return new Map();
       const places = await placesOf(spaceId);
-      const asked = refs.map(({ ref, consolidation_id }) => [ref, places.of(ref, consolidation_id)] as const);
+      const asked = refs.map(({ ref, consolidation_id: cid }) => [ref, places.of(noteDocId(ref, cid), ref, cid)] as const);
       const sittings = sittingsOf(
         places,
         asked.map(([, place]) => place),

@@ -26,7 +26,6 @@ import {
   SITTING_REACH,
 } from './ranking.js';
 import { createNeighbours, placesAround, sittingsOf } from './neighbours.js';
-import type { Places } from './timeline.js';
 import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
 import { createSpaceIndex, type IndexProgress, type SpaceIndex } from './space-index.js';
@@ -311,15 +310,6 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     };
   };
 
-  /** The note hits among `hits` with their places in the space's timeline (other sources, and notes not placed, left out). */
-  const notePlaces = (index: SpaceIndex, places: Places, hits: readonly SearchHit[]): Array<{ hit: SearchHit; place: number }> =>
-    hits.flatMap((hit) => {
-      const meta = index.meta(hit.id);
-      if (!meta || (meta.source !== 'live' && meta.source !== 'history')) return [];
-      const place = places.of(meta.ref, meta.consolidation_id);
-      return place < 0 ? [] : [{ hit, place }];
-    });
-
   /**
    * What recall knows of a ranking's documents beyond their words (ranking.ts), before it is cut or
    * fused: the agent field and the source prior, then the best note hits lend to the candidates around
@@ -328,30 +318,39 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
    */
   const weigh = (index: SpaceIndex, found: readonly SearchHit[], words: ReadonlySet<string>): SearchHit[] => {
     const places = index.timeline.places();
-    let hits = rerank(found, (id) => index.meta(id), words);
+    // Each candidate note's place, looked up once (other sources, and notes not placed, have none).
+    const placeOf = new Map<string, number>();
+    const metaOf = (id: string) => {
+      const meta = index.meta(id);
+      if (meta && (meta.source === 'live' || meta.source === 'history')) {
+        const place = places.of(id, meta.ref, meta.consolidation_id);
+        if (place >= 0) placeOf.set(id, place);
+      }
+      return meta;
+    };
+    let hits = rerank(found, metaOf, words);
+    const placed = (among: readonly SearchHit[]) => among.filter((hit) => placeOf.has(hit.id));
     if (NEIGHBOUR_SHARE > 0) {
-      const byPlace = new Map(notePlaces(index, places, hits).map(({ hit, place }) => [place, hit.id]));
-      const lenders = notePlaces(index, places, hits.slice(0, NEIGHBOUR_LENDERS));
-      const around = new Map(
-        lenders.map(({ hit, place }) => [hit.id, placesAround(places, place, NEIGHBOUR_REACH).flatMap((near) => byPlace.get(near) ?? [])]),
-      );
+      const byPlace = new Map<number, string>();
+      for (const [id, place] of placeOf) byPlace.set(place, id);
+      const lenders = placed(hits.slice(0, NEIGHBOUR_LENDERS));
       if (lenders.length > 0)
-        hits = lendToNeighbours(
-          hits,
-          lenders.map(({ hit }) => hit),
-          (id) => around.get(id) ?? [],
+        hits = lendToNeighbours(hits, lenders, (id) =>
+          placesAround(places, placeOf.get(id) as number, NEIGHBOUR_REACH).flatMap((near) => byPlace.get(near) ?? []),
         );
     }
-    const sitters = notePlaces(index, places, hits.slice(0, SITTING_CANDIDATES));
+    const sitters = placed(hits.slice(0, SITTING_CANDIDATES));
     if (sitters.length < 2) return hits;
     const sittings = sittingsOf(
       places,
-      sitters.map(({ place }) => place),
+      sitters.map((hit) => placeOf.get(hit.id) as number),
       SITTING_PAUSE_MS,
       SITTING_REACH,
     );
-    const sittingOf = new Map(sitters.flatMap(({ hit, place }) => (sittings.has(place) ? [[hit.id, sittings.get(place) as number]] : [])));
-    return lendWithinSittings(hits, (id) => sittingOf.get(id));
+    return lendWithinSittings(hits, (id) => {
+      const place = placeOf.get(id);
+      return place === undefined ? undefined : sittings.get(place);
+    });
   };
 
   const search = async (caller: Caller, input: MemorySearchInput, options: RecallOptions = {}) => {
@@ -387,7 +386,14 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     }
     hits = hits.slice(0, spare);
     const described = hits.map((hit) => ({ hit, meta: index.meta(hit.id) }));
-    const texts = await mapLimit(described, storage.parallelism, ({ meta }) => (meta ? textOf(spaceId, index, meta) : Promise.resolve(null)));
+    // The texts of the first `limit` hits, then of spares only for those gone since they were indexed.
+    const texts: Array<string | null> = [];
+    for (let wanted = limit; texts.length < described.length && wanted > 0; ) {
+      const batch = described.slice(texts.length, texts.length + wanted);
+      const read = await mapLimit(batch, storage.parallelism, ({ meta }) => (meta ? textOf(spaceId, index, meta) : Promise.resolve(null)));
+      texts.push(...read);
+      wanted = read.filter((text) => text === null).length;
+    }
     const results: RecallHit[] = [];
     for (const [i, { hit, meta }] of described.entries()) {
       const text = texts[i];

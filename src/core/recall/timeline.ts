@@ -37,8 +37,11 @@ export interface Located {
 export interface Places {
   /** Notes placed, live ones included. */
   readonly size: number;
-  /** The place of a note by its file name and consolidation (none: live), or -1 when not placed there. */
-  of(filename: string, cid: string | undefined): number;
+  /**
+   * The place of a note by its document id (what the place is remembered by), its file name and its
+   * consolidation (none: live), or -1 when not placed there.
+   */
+  of(id: string, filename: string, cid: string | undefined): number;
   /** A place's note time, in whole seconds since the epoch. */
   secondsAt(place: number): number;
   /** Which run a place is in, and where. */
@@ -147,6 +150,9 @@ function runOf(filenames: readonly string[]): Run {
   };
 }
 
+/** Places looked up by document id and kept with the places they were found in, past which the memo starts over. */
+const MEMO_PLACES = 50_000;
+
 function placesOf(runs: ReadonlyMap<string, Run>, live: readonly NoteName[]): Places {
   const cids = [...runs.keys()].filter((cid) => (runs.get(cid) as Run).seconds.length > 0).sort();
   const ordered = cids.map((cid) => runs.get(cid) as Run);
@@ -154,6 +160,10 @@ function placesOf(runs: ReadonlyMap<string, Run>, live: readonly NoteName[]): Pl
   for (let r = 0; r < ordered.length; r++) starts[r + 1] = (starts[r] as number) + (ordered[r] as Run).seconds.length;
   const history = starts[ordered.length] as number;
   const index = new Map(cids.map((cid, r) => [cid, r]));
+  /** Live notes' times, worked out from their stamps when first asked (NaN: not yet). */
+  const liveSeconds = new Float64Array(live.length).fill(Number.NaN);
+  /** Candidates recur from query to query: each document's place is found once for as long as these places hold. */
+  const memo = new Map<string, number>();
   /** The run holding a history place: the last whose start is at or before it. */
   const runAt = (place: number): number => {
     let low = 0;
@@ -165,20 +175,34 @@ function placesOf(runs: ReadonlyMap<string, Run>, live: readonly NoteName[]): Pl
     }
     return low;
   };
+  const find = (filename: string, cid: string | undefined): number => {
+    if (cid === undefined) {
+      const i = indexInListing(live, filename);
+      return i < 0 ? -1 : history + i;
+    }
+    const r = index.get(cid);
+    if (r === undefined) return -1;
+    const i = indexInRun(ordered[r] as Run, filename);
+    return i < 0 ? -1 : (starts[r] as number) + i;
+  };
   return {
     size: history + live.length,
-    of(filename, cid) {
-      if (cid === undefined) {
-        const i = indexInListing(live, filename);
-        return i < 0 ? -1 : history + i;
+    of(id, filename, cid) {
+      let place = memo.get(id);
+      if (place === undefined) {
+        place = find(filename, cid);
+        if (memo.size >= MEMO_PLACES) memo.clear();
+        memo.set(id, place);
       }
-      const r = index.get(cid);
-      if (r === undefined) return -1;
-      const i = indexInRun(ordered[r] as Run, filename);
-      return i < 0 ? -1 : (starts[r] as number) + i;
+      return place;
     },
     secondsAt(place) {
-      if (place >= history) return stampSeconds((live[place - history] as NoteName).stamp);
+      if (place >= history) {
+        const i = place - history;
+        let seconds = liveSeconds[i] as number;
+        if (Number.isNaN(seconds)) liveSeconds[i] = seconds = stampSeconds((live[i] as NoteName).stamp);
+        return seconds;
+      }
       const r = runAt(place);
       const run = ordered[r] as Run;
       return run.base + (run.seconds[place - (starts[r] as number)] as number);
