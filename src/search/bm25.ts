@@ -10,11 +10,11 @@
  */
 import { createAnalyzer, DEFAULT_CACHE_LIMIT, detach, words } from './analyze.js';
 import { findId } from './bm25-ids.js';
-import { compact, decodePostingsInto, emptySegment, findTerm, MAX_DOCS, MAX_TF, type Segment } from './bm25-segment.js';
-import { B, K1, planQuery, type QueryTerm } from './bm25-query.js';
+import { compact, emptySegment, findTerm, MAX_DOCS, MAX_TF, type Segment } from './bm25-segment.js';
+import { planQuery, type QueryTerm } from './bm25-query.js';
 import { decodeSnapshot, encodeSnapshot } from './bm25-snapshot.js';
 import { mergeSorted } from './term-match.js';
-import { topK } from './top-k.js';
+import { END, PostingCursor, Scratch, scoreAll, scoreTopK, tfBound, type ScoredTerm } from './bm25-scorer.js';
 import type { SearchHit, SearchOptions, TextIndex, TextIndexEngine } from './types.js';
 
 const ENGINE_NAME = 'bm25-v1';
@@ -38,8 +38,25 @@ export const bm25Engine: TextIndexEngine = {
   },
 };
 
+/**
+ * The same engine scoring every posting of every query term (bm25-scorer.ts `scoreAll`): the
+ * reference the pruned scorer must answer like, to the bit. For tests; nothing searches with it.
+ */
+export const bm25ExhaustiveEngine: TextIndexEngine = {
+  name: ENGINE_NAME,
+  create: (options) => new Bm25Index(emptySegment(), options?.countedPrefixes, [], true),
+  load: (buffer, options) => {
+    const { segment, rebuilt } = decodeSnapshot(buffer, ENGINE_NAME);
+    return new Bm25Index(segment, options?.countedPrefixes, rebuilt, true);
+  },
+};
+
 /** Background-document term counts kept (IndexOptions.countedPrefixes); cleared past this, counted again when asked. */
 const BACKGROUND_DF_CACHED = 100_000;
+/** Segment terms whose postings' extremes (a scoring bound) are kept once scanned: those with this many postings or more… */
+const EXTREMES_FROM_DF = 256;
+/** …up to this many terms; cleared past it, scanned again when asked. */
+const EXTREMES_CACHED = 100_000;
 
 class Bm25Index implements TextIndex {
   // The index caches per word below, so the analyser need not cache too.
@@ -87,6 +104,10 @@ class Bm25Index implements TextIndex {
   private background: { mask: Uint8Array; live: number; length: number } | null = null;
   /** Live background documents holding a term, counted from its postings when first asked; cleared when one changes. */
   private readonly backgroundDf = new Map<string, number>();
+  /** The scorer's window arrays, reused from search to search. */
+  private readonly scratch = new Scratch();
+  /** Per segment term (a long list), its postings' shortest document * 256 + largest term frequency (baseExtremes). */
+  private readonly extremes = new Map<number, number>();
 
   /** The prefixes of counted ids (IndexOptions.countedPrefixes), as strings and as UTF-8 bytes; none: all count. */
   private readonly counted: readonly string[] | undefined;
@@ -94,7 +115,13 @@ class Bm25Index implements TextIndex {
   /** The sections a load had to compute again (TextIndex.rebuilt). */
   readonly rebuilt: readonly string[];
 
-  constructor(segment: Segment, countedPrefixes?: readonly string[], rebuilt: readonly string[] = []) {
+  constructor(
+    segment: Segment,
+    countedPrefixes?: readonly string[],
+    rebuilt: readonly string[] = [],
+    /** Scores every posting (bm25ExhaustiveEngine): the reference, for tests. */
+    private readonly exhaustive = false,
+  ) {
     this.counted = countedPrefixes;
     this.countedBytes = (countedPrefixes ?? []).map((prefix) => Buffer.from(prefix, 'utf8'));
     this.rebuilt = rebuilt;
@@ -221,15 +248,25 @@ class Bm25Index implements TextIndex {
       { prefix: options.prefix !== false, fuzzy: options.fuzzy !== false },
     );
     if (plans.length === 0) return [];
-    const totals = this.score(plans, options.filter);
-    // Ties are broken by id: each is made a string once per search, not at each comparison.
+    const averageLength = (this.totalLength - (background?.length ?? 0)) / (this.live - (background?.live ?? 0)) || 1;
+    // Ties are broken by id, and a filter asks ids: each is made a string once per search, and only for documents that may rank.
     const made = new Map<number, string>();
     const idOf = (doc: number): string => {
       let id = made.get(doc);
       if (id === undefined) made.set(doc, (id = this.idOf(doc) as string));
       return id;
     };
-    return topK(totals.hits, totals.scores, idOf, limit).map((doc) => ({ id: idOf(doc), score: totals.scores[doc] as number }));
+    const collection = {
+      count: this.docCount,
+      removed: this.removed,
+      idOf,
+      lengths: this.lengths,
+      averageLength,
+      filter: options.filter,
+      scratch: this.scratch,
+    };
+    const found = (this.exhaustive ? scoreAll : scoreTopK)(this.scoredWords(plans), collection, limit);
+    return found.map(({ doc, score }) => ({ id: idOf(doc), score }));
   }
 
   compact(): void {
@@ -270,7 +307,7 @@ class Bm25Index implements TextIndex {
       (this.deltaIds.length + this.deltaTerms.length * 2 + this.sortedDelta.length + this.deltaPostingCount) * SLOT_BYTES +
       this.deltaTerms.length * (ARRAY_BYTES + 16 * SLOT_BYTES) +
       this.wordTerms.size * (ARRAY_BYTES + 2 * SLOT_BYTES);
-    const entries = (this.deltaDocs.size + this.deltaNumbers.size + this.wordTerms.size + this.backgroundDf.size) * MAP_ENTRY_BYTES;
+    const entries = (this.deltaDocs.size + this.deltaNumbers.size + this.wordTerms.size + this.backgroundDf.size + this.extremes.size) * MAP_ENTRY_BYTES;
     return (
       EMPTY_INDEX_BYTES +
       segment +
@@ -278,6 +315,7 @@ class Bm25Index implements TextIndex {
       this.removed.byteLength +
       this.lengths.byteLength +
       this.frequencies.byteLength +
+      this.scratch.bytes() +
       strings +
       chars +
       slots +
@@ -286,79 +324,56 @@ class Bm25Index implements TextIndex {
   }
 
   /**
-   * Sums over the query words, per document, the best-scoring term of the word. Postings are
-   * decoded into flat arrays first so the scoring loop is one tight loop without calls.
+   * The query's words as the scorer reads them (bm25-scorer.ts): each term with a fresh cursor on its
+   * postings and its bound (the largest term frequency and the shortest document among its postings,
+   * counted once per segment for a long list, from the added postings each time: they are few).
    */
-  private score(plans: QueryTerm[][], filter: ((id: string) => boolean) | undefined): { hits: number[]; scores: Float64Array } {
-    const { lengths, removed, docCount } = this;
-    const scores = new Float64Array(docCount);
-    let best: Float64Array | undefined;
-    // 0 not asked yet, 1 kept, 2 filtered out: the filter is asked once per document per search.
-    const verdicts = filter === undefined ? undefined : new Uint8Array(docCount);
-    const skipDead = this.dead > 0;
-    const background = this.countedApart();
-    const averageLength = (this.totalLength - (background?.length ?? 0)) / (this.live - (background?.live ?? 0)) || 1;
-    const capacity = Math.max(0, ...plans.flatMap((plan) => plan.map(({ term }) => this.postingCount(term))));
-    const docs = new Int32Array(capacity);
-    const tfs = new Uint8Array(capacity);
-    const hits: number[] = [];
-    const touched: number[] = [];
+  private scoredWords(plans: QueryTerm[][]): ScoredTerm[][] {
+    return plans.map((plan) =>
+      plan.map((term) => {
+        const t = this.baseTerm(term.term);
+        const delta = this.deltaPostingsOf(term.term);
+        return {
+          ...term,
+          cursor: this.cursorOf(term.term),
+          bound: (averageLength: number) => {
+            let [maxTf, minLength] = t === undefined ? [0, Number.POSITIVE_INFINITY] : this.baseExtremes(t);
+            for (const packed of delta ?? []) {
+              maxTf = Math.max(maxTf, packed % 256);
+              minLength = Math.min(minLength, this.lengths[Math.floor(packed / 256)] as number);
+            }
+            return tfBound(maxTf, minLength, averageLength);
+          },
+        };
+      }),
+    );
+  }
 
-    for (const plan of plans) {
-      // A word with one term adds straight into the totals; one with alternatives keeps the best.
-      const alternatives = plan.length > 1 ? (best ??= new Float64Array(docCount)) : undefined;
-      for (const { term, weight, idf } of plan) {
-        const count = this.collectPostings(term, docs, tfs);
-        const factor = weight * idf;
-        for (let i = 0; i < count; i++) {
-          const doc = docs[i] as number;
-          if (skipDead && removed[doc] === 1) continue;
-          if (verdicts !== undefined) {
-            let verdict = verdicts[doc];
-            if (verdict === 0) verdicts[doc] = verdict = (filter as (id: string) => boolean)(this.idOf(doc) as string) ? 1 : 2;
-            if (verdict === 2) continue;
-          }
-          const tf = tfs[i] as number;
-          const s = (factor * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * (lengths[doc] as number)) / averageLength));
-          if (alternatives === undefined) {
-            if (scores[doc] === 0) hits.push(doc);
-            scores[doc] = (scores[doc] as number) + s;
-          } else if (s > (alternatives[doc] as number)) {
-            if (alternatives[doc] === 0) touched.push(doc);
-            alternatives[doc] = s;
-          }
-        }
-      }
-      if (alternatives === undefined) continue;
-      for (const doc of touched) {
-        if (scores[doc] === 0) hits.push(doc);
-        scores[doc] = (scores[doc] as number) + (alternatives[doc] as number);
-        alternatives[doc] = 0;
-      }
-      touched.length = 0;
+  /** The largest term frequency and the shortest document among a segment term's postings (removed documents too: a bound). */
+  private baseExtremes(t: number): [maxTf: number, minLength: number] {
+    const cached = this.extremes.get(t);
+    if (cached !== undefined) return [cached % 256, Math.floor(cached / 256)];
+    const { postings, offsets, lengths } = this.base;
+    const cursor = new PostingCursor(postings, offsets[t] as number, offsets[t + 1] as number, undefined);
+    let maxTf = 0;
+    let minLength = 0xffffffff;
+    for (let doc = cursor.next(); doc !== END; doc = cursor.next()) {
+      if (cursor.tf > maxTf) maxTf = cursor.tf;
+      const length = lengths[doc] as number;
+      if (length < minLength) minLength = length;
     }
-    return { hits, scores };
+    // A short list costs less to scan than to remember.
+    if ((this.base.df[t] as number) >= EXTREMES_FROM_DF) {
+      if (this.extremes.size >= EXTREMES_CACHED) this.extremes.clear();
+      this.extremes.set(t, minLength * 256 + maxTf);
+    }
+    return [maxTf, minLength];
   }
 
   /** Postings of the term, dead documents included. */
   private postingCount(term: string): number {
     const t = this.baseTerm(term);
     return (t === undefined ? 0 : (this.base.df[t] as number)) + (this.deltaPostingsOf(term)?.length ?? 0);
-  }
-
-  /** Writes every posting of the term into docs and tfs (sized by postingCount) and returns how many. */
-  private collectPostings(term: string, docs: Int32Array, tfs: Uint8Array): number {
-    let count = 0;
-    const t = this.baseTerm(term);
-    if (t !== undefined) {
-      const { postings, offsets } = this.base;
-      count = decodePostingsInto(postings, offsets[t] as number, offsets[t + 1] as number, docs, tfs, 0);
-    }
-    for (const packed of this.deltaPostingsOf(term) ?? []) {
-      docs[count] = Math.floor(packed / 256);
-      tfs[count++] = packed % 256;
-    }
-    return count;
   }
 
   /** The live document of `id`, or undefined. */
@@ -434,14 +449,9 @@ class Bm25Index implements TextIndex {
   private backgroundDfOf(term: string, mask: Uint8Array): number {
     let count = this.backgroundDf.get(term);
     if (count === undefined) {
-      const total = this.postingCount(term);
-      const docs = new Int32Array(total);
-      const found = this.collectPostings(term, docs, new Uint8Array(total));
       count = 0;
-      for (let i = 0; i < found; i++) {
-        const doc = docs[i] as number;
-        if (mask[doc] === 1 && this.removed[doc] !== 1) count++;
-      }
+      const cursor = this.cursorOf(term);
+      for (let doc = cursor.next(); doc !== END; doc = cursor.next()) if (mask[doc] === 1 && this.removed[doc] !== 1) count++;
       if (this.backgroundDf.size >= BACKGROUND_DF_CACHED) this.backgroundDf.clear();
       this.backgroundDf.set(term, count);
     }
@@ -452,11 +462,19 @@ class Bm25Index implements TextIndex {
   private df(term: string): number {
     const total = this.postingCount(term);
     if (this.dead === 0 || total === 0) return total;
-    const docs = new Int32Array(total);
-    const count = this.collectPostings(term, docs, new Uint8Array(total));
     let live = 0;
-    for (let i = 0; i < count; i++) if (this.removed[docs[i] as number] !== 1) live++;
+    const cursor = this.cursorOf(term);
+    for (let doc = cursor.next(); doc !== END; doc = cursor.next()) if (this.removed[doc] !== 1) live++;
     return live;
+  }
+
+  /** A cursor on every posting of the term, dead documents included. */
+  private cursorOf(term: string): PostingCursor {
+    const t = this.baseTerm(term);
+    const { postings, offsets } = this.base;
+    return t === undefined
+      ? new PostingCursor(postings, 0, 0, this.deltaPostingsOf(term))
+      : new PostingCursor(postings, offsets[t] as number, offsets[t + 1] as number, this.deltaPostingsOf(term));
   }
 
   private sortedDeltaTerms(): string[] {
@@ -505,6 +523,7 @@ class Bm25Index implements TextIndex {
     // Compaction renumbers documents: the mask is built again when next needed.
     this.background = null;
     this.backgroundDf.clear();
+    this.extremes.clear();
   }
 }
 

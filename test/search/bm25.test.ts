@@ -4,7 +4,6 @@ import { describe, it } from 'node:test';
 import { readSections, type Section } from '../../src/shared/sections.js';
 import { bm25Engine } from '../../src/search/bm25.js';
 import { boundedEditDistance, prefixRange } from '../../src/search/term-match.js';
-import { topK } from '../../src/search/top-k.js';
 import { CorruptIndexError, type SearchOptions, type TextIndex } from '../../src/search/types.js';
 
 function indexOf(docs: Record<string, string>): TextIndex {
@@ -542,13 +541,5 @@ describe('bm25 helpers', () => {
     const [from, to] = prefixRange(sorted, 'authe');
     assert.deepEqual(sorted.slice(from, to), ['authen', 'authent']);
     assert.deepEqual(prefixRange(sorted, 'zzz'), [6, 6]);
-  });
-
-  it('topK equals a full sort cut at the limit', () => {
-    const scores = Float64Array.from({ length: 500 }, (_, i) => (i * 7919) % 13);
-    const docs = Array.from({ length: 500 }, (_, i) => i);
-    const idOf = (doc: number): string => `id-${String(doc).padStart(3, '0')}`;
-    const sorted = [...docs].sort((a, b) => (scores[b] as number) - (scores[a] as number) || (idOf(a) < idOf(b) ? -1 : 1));
-    for (const limit of [1, 10, 499, 500, 600]) assert.deepEqual(topK(docs, scores, idOf, limit), sorted.slice(0, limit));
   });
 });

@@ -23,6 +23,8 @@ import { decodeLiveTexts, type Packed } from './live-texts.js';
  * engine's snapshot, a file of sections itself, checked section by section). Each section carries its
  * own version and checksum, so a damaged part that can be computed again alone is (the embeddings, the
  * engine's hash tables), and a section added later (`extra`) is skipped by readers that do not know it.
+ * The space index adds `timeline` (timeline.ts: level 0's note times for the ranking), which a damaged
+ * snapshot loses alone: it is placed again from the history records.
  * Format 1 ("LMRI", u32 1, a SHA-256 of the JSON header, the buffers after it) is still read.
  *
  * Beside a snapshot, under the same name, `.live` holds the texts of the live notes it covers

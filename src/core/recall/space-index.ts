@@ -29,6 +29,7 @@ import { diffListings, type NoteName, parseNoteName, sortOldestFirst, toStamp } 
 import { COMMIT_SKEW_MS, stampMs } from '../note/newest.js';
 import { MAX_LEVEL, parseRecord } from '../derived/summary-record.js';
 import { firstIndex } from '../../shared/bisect.js';
+import { placedNotes, Timeline, TIMELINE_SECTION } from './timeline.js';
 
 /**
  * A snapshot is written once this many documents changed since the last one this process knows, and
@@ -81,6 +82,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   const keys = spaceKeys(spaceId);
 
   let index: TextIndex = engine.create(INDEX_OPTIONS);
+  /** Level 0 in walking order, for the ranking's neighbours and sittings (timeline.ts): kept with the index. */
+  let timeline = new Timeline();
   /** Embeddings of the documents (hybrid search), when a model is configured; filled in the background. */
   let vectors: VectorStore | null = context.embeddings ? createVectorStore() : null;
   /** Bumped at each replacement of a document: a vector computed from an older text is dropped. */
@@ -211,6 +214,13 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       return;
     }
     index = snapshot.index;
+    // The ranking's timeline: absent (an older snapshot) or damaged, it is placed again from the records (placeHistory).
+    const placed = snapshot.extra.get(TIMELINE_SECTION);
+    try {
+      timeline = placed ? Timeline.decode(placed) : new Timeline();
+    } catch (error) {
+      logger.warn(`search index snapshot ${snapshot.key}: its timeline is unreadable, placed again from the records`, { error: String(error) });
+    }
     snapshotsHeld.push(snapshot.key);
     if (snapshot.rebuilt.length > 0) {
       // Computed again from the rest of the snapshot (a damaged table, an older format): written sound for the next process.
@@ -244,6 +254,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     const ids = await corpus.historyIds(spaceId);
     await corpus.sync(spaceId, ids);
     const present = new Set(ids);
+    await placeHistory();
     const fresh = ids.filter((cid) => !history.has(cid));
     for (const [done, cid] of fresh.entries()) {
       onProgress?.({ space_id: spaceId, phase: 'history', done, total: fresh.length });
@@ -251,15 +262,17 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       // record, notes.json or preimages.json is left out, and not marked as indexed: read again once repaired.
       const indexed = await corpus
         .record(spaceId, cid, { cache: false })
-        .then((record) =>
-          record
-            ? record.kind === 'forget'
-              ? applyForget(record)
+        .then(async (record) => {
+          if (!record) return false;
+          const indexed =
+            record.kind === 'forget'
+              ? await applyForget(record)
               : keepsPreimages(record)
-                ? indexPreimages(cid, record.committed_at)
-                : indexNotes(cid)
-            : false,
-        )
+                ? await indexPreimages(cid, record.committed_at)
+                : await indexNotes(cid);
+          timeline.place(cid, placedNotes(record));
+          return indexed;
+        })
         .catch((error: unknown) => corpus.skipDamaged('the search index', error, false));
       if (indexed) history.add(cid);
     }
@@ -267,6 +280,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     if (gone.length === 0) return;
     for (const cid of gone) {
       history.delete(cid);
+      timeline.drop(cid);
       for (const i of preimages.get(cid)?.sections.keys() ?? []) remove(preimageDocId(cid, i));
       preimages.delete(cid);
     }
@@ -277,6 +291,23 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
         historyFilenames?.delete(meta.ref);
       }
     }
+  };
+
+  /**
+   * Places the history entries indexed but not in the timeline — all of them after loading a snapshot
+   * written before it had one (or a damaged one) — from their records, once; and forgets entries the
+   * index no longer holds.
+   */
+  const placeHistory = async () => {
+    for (const cid of [...timeline.cids()]) if (!history.has(cid)) timeline.drop(cid);
+    const unplaced = [...history].filter((cid) => !timeline.has(cid));
+    if (unplaced.length === 0) return;
+    await mapLimit(unplaced, storage.parallelism, async (cid) => {
+      const record = await corpus.record(spaceId, cid, { cache: false }).catch((error: unknown) => corpus.skipDamaged('the search index', error, null));
+      if (record) timeline.place(cid, placedNotes(record));
+    });
+    changes++;
+    worthSaving = true; // a record read per consolidation: the next snapshot carries them
   };
 
   /** A consolidation's notes, moved from `n:` to `h:` documents. */
@@ -298,6 +329,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
    */
   const applyForget = async (record: HistoryRecord): Promise<true> => {
     const names = record.forget?.filenames ?? [];
+    timeline.forget(names, record.forget?.consolidations ?? []);
     for (const filename of names) {
       live.delete(filename);
       texts.delete(filename);
@@ -365,6 +397,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       texts.retain(listed);
     }
     lastLiveListing = names;
+    timeline.setLive(names);
   };
 
   const refreshBank = async () => {
@@ -474,6 +507,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       snapshotHeader(),
       index,
       vectors && vectors.size > 0 && context.embeddings ? { model: context.embeddings.label, buffer: vectors.serialize() } : undefined,
+      [timeline.section()],
     );
     const taken = changes;
     // The listing the index caught up to, with its version while the corpus still holds it as read at one.
@@ -566,6 +600,11 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
 
     get vectors(): VectorStore | null {
       return vectors;
+    },
+
+    /** Level 0 in walking order (timeline.ts), as of the last catch-up. */
+    get timeline(): Timeline {
+      return timeline;
     },
 
     /** live/'s listing as of the last catch-up, oldest first (the notes the index holds as live); none before the first. */
@@ -669,7 +708,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
      * text, summaries' and compactions' coverage. Filenames are costed by the average of a sample.
      */
     bytes(): number {
-      let total = index.bytes() + (vectors?.bytes() ?? 0) + texts.bytes();
+      let total = index.bytes() + (vectors?.bytes() ?? 0) + texts.bytes() + timeline.bytes();
       const names = live.size + (historyFilenames?.size ?? 0);
       if (names > 0) {
         let sampled = 0;

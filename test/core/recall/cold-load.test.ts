@@ -235,6 +235,57 @@ describe('a snapshot damaged in part, or of the previous format', () => {
     assert.equal((await snapshots(storage)).includes(key), false);
   });
 
+  it("places a damaged timeline again from the consolidations' records alone: the same ranking, no note replayed, a sound snapshot written", async () => {
+    const storage = createMemoryDriver();
+    const core = await coreOn(storage);
+    await core.spaces.create(owner, { space_id: 'proj' });
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 20; i++)
+        await core.notes.write(owner, {
+          space_id: 'proj',
+          category: 'progress',
+          content: `Step ${round}.${i}: the kestrel${i} pipeline moved to heron${i % 7}`,
+        });
+      assert.equal((await core.consolidation.consolidate(owner, { space_id: 'proj' })).status, 'ok');
+    }
+    for (let i = 0; i < 10; i++) await core.notes.write(owner, { space_id: 'proj', category: 'todo', content: `Check kestrel${i} against heron${i % 5}` });
+    // Scores included: the neighbours and sittings the timeline places lend to them.
+    const built = await answers(core);
+    await core.idle();
+    const all = await snapshots(storage);
+    await storage.deleteMany(all.slice(0, -1));
+    const key = all.at(-1) as string;
+    const stored = (await storage.get(key))?.body as Buffer;
+    const timeline = readSections(stored, stored.subarray(0, 8)).sections.get('timeline')?.bytes as Buffer;
+    assert.ok(timeline.length > 60 * 8, 'the snapshot carries the timeline');
+    const body = Buffer.from(stored);
+    const at = timeline.byteOffset - stored.byteOffset + (timeline.length >> 1);
+    body[at] = (body[at] as number) ^ 0x40;
+    await storage.put(key, body);
+
+    const records = (gets: string[]) => gets.filter((k) => k.endsWith('/record.json'));
+    const fetched = (gets: string[]) => gets.filter((k) => !k.includes('/_index/') && !k.endsWith('/record.json')).sort();
+    const recording = recordingGets(storage);
+    const reader = await coreOn(recording);
+    assert.deepEqual(await answers(reader), built);
+    const cids = (await listKeys(storage, 'proj/history/')).filter((k) => k.endsWith('/record.json'));
+    assert.equal(cids.length, 3);
+    assert.deepEqual(records(recording.gets).sort(), cids, 'each consolidation placed again from its record, once');
+    await reader.idle();
+    const now = await snapshots(storage);
+    const fresh = now.filter((k) => k !== key);
+    assert.equal(fresh.length, 1, 'a sound snapshot written beside it');
+    const decoded = decodeSnapshot((await storage.get(fresh[0] as string))?.body as Buffer, bm25Engine);
+    assert.deepEqual(decoded.rebuilt, []);
+    assert.ok(decoded.extra.has('timeline'));
+    // On the sound snapshot: the same answers, the same notes read for the hits' texts, no record read.
+    await storage.deleteMany([key]);
+    const sound = recordingGets(storage);
+    assert.deepEqual(await answers(await coreOn(sound)), built);
+    assert.deepEqual(records(sound.gets), []);
+    assert.deepEqual(fetched(recording.gets), fetched(sound.gets));
+  });
+
   it('reads a snapshot the previous build wrote (format 1) without replaying a note, then writes it in the current format', async () => {
     const home = await mkdtemp(path.join(tmpdir(), 'live-mem-format-1-'));
     try {
@@ -264,8 +315,12 @@ describe('a snapshot damaged in part, or of the previous format', () => {
       // The notes a process reads on the snapshot it wrote: the same (hits' texts, neighbours), none replayed.
       const sound = recordingGets(storage);
       assert.deepEqual(await ask(createCore({ storage: sound })), fromOld);
-      const notes = (gets: string[]) => gets.filter((k) => !k.includes('/_index/')).sort();
+      const notes = (gets: string[]) => gets.filter((k) => !k.includes('/_index/') && !k.endsWith('/record.json')).sort();
       assert.deepEqual(notes(recording.gets), notes(sound.gets));
+      // Format 1 had no timeline: it was placed from the consolidations' records, once, and kept in the new snapshot.
+      const records = (gets: string[]) => gets.filter((k) => k.endsWith('/record.json')).sort();
+      assert.deepEqual(records(recording.gets), ['old/history/20261020T230322-000000/record.json', 'old/history/20261112T110322-000001/record.json']);
+      assert.deepEqual(records(sound.gets), []);
       assert.ok(notesRead(recording.gets, 'old') <= 5, 'no live note replayed');
     } finally {
       await rm(home, { recursive: true, force: true });
