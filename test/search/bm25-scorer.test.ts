@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { loadLocomo, SPLITS } from '../../scripts/bench-locomo-data.js';
+import { noteText } from '../../scripts/bench-locomo.js';
+import { INDEX_OPTIONS } from '../../src/core/recall/documents.js';
 import { bm25Engine, bm25ExhaustiveEngine } from '../../src/search/bm25.js';
 import type { SearchOptions, TextIndex, TextIndexEngine } from '../../src/search/types.js';
 
@@ -173,6 +176,29 @@ describe('bm25 pruned scorer (MaxScore)', () => {
           assert.deepEqual(pruned.search(query, { limit }), sorted.slice(0, limit), `${query} ${limit}`);
         }
       }
+    }
+  });
+});
+
+describe("bm25 pruned scorer on LoCoMo (the bench's dev split)", () => {
+  it("returns the same top k as scoring every posting for every dev question, on each conversation's turns", () => {
+    for (const conversation of loadLocomo(SPLITS.dev)) {
+      const day = new Map(conversation.sessions.map((session) => [session.number, session.day]));
+      // As the bench writes them: a note per turn (its day, its text, a photo's caption), as recall ids them.
+      const texts = conversation.turns.map((turn) => [`n:${turn.diaId}`, noteText(turn, day.get(turn.session) ?? '')] as const);
+      const [pruned, exhaustive] = [bm25Engine, bm25ExhaustiveEngine].map((engine) => {
+        // Half in a loaded segment, half added after it: both kinds of postings under the cursors.
+        const index = engine.create(INDEX_OPTIONS);
+        const split = texts.length >> 1;
+        for (const [id, text] of texts.slice(0, split)) index.add(id, text);
+        const loaded = engine.load(index.serialize(), INDEX_OPTIONS);
+        for (const [id, text] of texts.slice(split)) loaded.add(id, text);
+        return loaded;
+      }) as [TextIndex, TextIndex];
+      assert.ok(conversation.questions.length > 100);
+      for (const { question } of conversation.questions)
+        for (const limit of [5, 10, 50])
+          assert.deepEqual(pruned.search(question, { limit }), exhaustive.search(question, { limit }), `${conversation.id}: ${question} (${limit})`);
     }
   });
 });
