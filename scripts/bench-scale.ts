@@ -42,7 +42,7 @@ const WARM_CALLS = 20;
 /** Words the notes hold (7 in 10 of the queries here before were words no note held: a flattering p50). */
 const QUERIES = searchQueries(vocabulary(), WARM_CALLS, 20);
 const MISSES = missQueries(WARM_CALLS, 21);
-const TARGET = { context1mMs: 200, first100kMs: 300, first1mMs: 1_000, peak1mMiB: 1_000 };
+const TARGET = { context1mMs: 200, first100kMs: 300, first1mMs: 1_000, peak1mMiB: 1_000, warmMax1mMs: 400 };
 const MiB = 1024 * 1024;
 
 interface ChildReport {
@@ -51,6 +51,8 @@ interface ChildReport {
   firstSearchMs: number;
   firstSearchCpuMs: number;
   searchWarmMs: number;
+  /** The slowest of the warm queries: with WARM_CALLS of them, their p99 is their largest (issue 31's 1M target). */
+  searchWarmMaxMs: number;
   searchWarmCpuMs: number;
   missWarmMs: number;
   idleMs: number;
@@ -94,6 +96,7 @@ async function child(root: string, home: string, spaceId: string, withContext: b
     warm.push(await timeMs(() => core.recall.search(caller, { space_id: spaceId, query: QUERIES[i % QUERIES.length] as string, limit: 10 })));
   report.searchWarmCpuMs = (cpu() - cpuBefore) / WARM_CALLS;
   report.searchWarmMs = percentile(warm, 50);
+  report.searchWarmMaxMs = Math.max(...warm);
   const missed: number[] = [];
   for (const query of MISSES) missed.push(await timeMs(() => core.recall.search(caller, { space_id: spaceId, query, limit: 10 })));
   report.missWarmMs = percentile(missed, 50);
@@ -208,6 +211,13 @@ export async function benchScale(): Promise<Figure[]> {
       'ms',
     ),
     figure('scale_search_1m_warm_cpu_ms', '  CPU per query', median(big.map((r) => r.searchWarmCpuMs)), 'ms'),
+    figure(
+      'scale_search_1m_warm_max_ms',
+      `  the slowest of the ${WARM_CALLS} (their p99; median over processes)`,
+      median(big.map((r) => r.searchWarmMaxMs)),
+      'ms',
+      atMost(TARGET.warmMax1mMs),
+    ),
     figure('scale_search_1m_miss_p50_ms', '  p50 of queries no note holds (apart)', median(big.map((r) => r.missWarmMs)), 'ms'),
     figure(
       'scale_peak_1m_mib',
