@@ -1,29 +1,28 @@
 /**
  * Section 17 of the benchmark: `live-mem serve --http` against the bare stateless SDK server doing the
- * same work (scripts/minimal-http-server.mjs: same two tools, notes fsynced one file each, answers of
- * the same shape and size, no logging on either side; the bare server runs as the SDK's example would,
- * with Node's default thread pool, live-mem with the one its bin/ sets). N clients (the
- * SDK's Client over Streamable HTTP, one token) each call live_note then memory_search over and over.
+ * same work (scripts/minimal-http-server.mjs: same two tools, calling live-mem's own library for the
+ * note and the search, so the same files and the same hits; no logging on either side; the bare server
+ * runs as the SDK's example would, with Node's default thread pool, live-mem with the one its bin/
+ * sets). Both serve one store, and each run writes into the same space as the other server's run of
+ * the round, which grows through the section as a real space does. N clients (the SDK's Client over
+ * Streamable HTTP, one token) each call live_note then memory_search over and over, with queries drawn
+ * from the notes' own words.
  *
  * The ratio moves with the machine's load (about 0.3 between runs of three rounds), so it is judged on
  * many rounds, interleaved: both servers run for the whole section, warmed up first for HTTP_WARM_MS
  * (a fresh process spends its first seconds compiling: twice the CPU per call, on both sides); a
  * round drives one then the other (the order alternates between rounds) for HTTP_RUN_MS each, each
- * in a new space, and measures calls/s and the server process's own CPU time (user + system of all
- * its threads, /proc/PID/stat) per call. Each round gives a ratio (live-mem / bare) from two runs
- * seconds apart; the figures are the median ratio and its spread (min–max). A new space each run
- * keeps both at the same size (a few thousand notes): live-mem's search and its catch-up with the
- * store grow with the space, the bare server's scan of its newest notes does not, so one space for
- * every round would drift the ratio down round after round. Targets at N = 50: ≥ 0.9× the
- * throughput, ≤ 1.2× the CPU per call.
+ *  in the round's space (one per N), and measures calls/s and the server process's own CPU time (user + system
+ * of all its threads, /proc/PID/stat) per call. Each round gives a ratio (live-mem / bare) from two
+ * runs seconds apart, on a space of about the same size (each server's index catches up with the
+ * other's notes, as two processes sharing a store do); the figures are the median ratio and its
+ * spread (min–max). Targets at N = 50: ≥ 0.9× the throughput, ≤ 1.2× the CPU per call.
  *
- *   LIVE_MEM_BENCH_BIN=<path to bin/live-mem.cjs>   measures another build (e.g. the one before a change)
  *   LIVE_MEM_BENCH_BARE_POOL=16                     the bare server's libuv thread pool (default: Node's, 4;
  *                                                   live-mem's bin/ sets 16 for itself)
  *   LIVE_MEM_BENCH_HTTP_PLAN='[{"clients":50,"rounds":3}]'   other rounds than PLAN (a quick look while working)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +31,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ownerCaller } from '../src/core/caller.js';
 import { createCore } from '../src/core/core.js';
 import { createFsDriver } from '../src/storage/fs/fs-driver.js';
-import { atLeast, atMost, BIN, figure, freshHome, progress, type Figure } from './bench-lib.js';
+import path from 'node:path';
+import { atLeast, atMost, cpuMs, figure, freshHome, progress, systemUnderTest, type Figure } from './bench-lib.js';
+import { syntheticNotes, vocabulary, vocabularyQueries } from './bench-text.js';
+
+/** Notes and queries of the generated vocabulary (bench-text.ts): every query finds notes. */
+const NOTES = syntheticNotes(4_096, 17, vocabulary());
 
 /** Rounds per N: the target is judged at N = 50, so it gets the most. About 7 s a round. */
 const PLAN = process.env.LIVE_MEM_BENCH_HTTP_PLAN
@@ -56,12 +60,6 @@ interface Served {
   newSpace(spaceId: string): Promise<void>;
 }
 
-/** The process's CPU time so far (user + system, every thread), in ms; Linux only. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in ticks of 1/100 s
-}
-
 function started(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegExp): Promise<string> {
   return new Promise((resolve, reject) => {
     let seen = '';
@@ -74,12 +72,11 @@ function started(child: ChildProcess, stream: 'stdout' | 'stderr', pattern: RegE
   });
 }
 
-async function startLiveMem(): Promise<Served> {
-  const home = await freshHome('http');
+async function startLiveMem(home: string): Promise<Served> {
   const core = createCore({ storage: createFsDriver(home) });
   const owner = ownerCaller('owner');
   const { token } = await core.auth.create(owner, { name: 'bench', permissions: 'read,write', space_ids: '*' });
-  const bin = process.env.LIVE_MEM_BENCH_BIN ?? BIN;
+  const { bin } = systemUnderTest();
   const child = spawn(process.execPath, [bin, 'serve', '--http', '--port', '0'], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -93,17 +90,23 @@ async function startLiveMem(): Promise<Served> {
   });
   const url = await started(child, 'stderr', /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/);
   // Made by this process, as another process (the CLI) would: the server sees it on its first call.
-  const newSpace = async (spaceId: string) => void (await core.spaces.create(owner, { space_id: spaceId }));
+  const spaces = new Set<string>();
+  const newSpace = async (spaceId: string) => {
+    if (spaces.has(spaceId)) return;
+    spaces.add(spaceId);
+    await core.spaces.create(owner, { space_id: spaceId });
+  };
   return { url, token, child, home, newSpace };
 }
 
-async function startMinimal(): Promise<Served> {
-  const home = await freshHome('http-minimal');
+/** The bare server on the same store (`home`), with the library of the build measured. */
+async function startMinimal(home: string, newSpace: Served['newSpace']): Promise<Served> {
   const pool = process.env.LIVE_MEM_BENCH_BARE_POOL;
-  const env = { ...process.env, ...(pool ? { UV_THREADPOOL_SIZE: pool } : {}) };
-  const child = spawn(process.execPath, [MINIMAL, home], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = { ...process.env, LIVE_MEM_LOG_LEVEL: 'warn', ...(pool ? { UV_THREADPOOL_SIZE: pool } : {}) };
+  const library = path.join(systemUnderTest().root, 'dist', 'index.js');
+  const child = spawn(process.execPath, [MINIMAL, home, library], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await started(child, 'stdout', /listening (\d+)/);
-  return { url: `http://127.0.0.1:${port}/mcp`, token: 'none', child, home, newSpace: async () => undefined };
+  return { url: `http://127.0.0.1:${port}/mcp`, token: 'none', child, home, newSpace };
 }
 
 async function stop(served: Served): Promise<void> {
@@ -112,7 +115,6 @@ async function stop(served: Served): Promise<void> {
     served.child.kill('SIGTERM');
     await exited;
   }
-  await rm(served.home, { recursive: true, force: true });
 }
 
 /** One measured run: calls/s and the server's CPU ms per call. */
@@ -140,6 +142,7 @@ async function load(served: Served, clients: number, spaceId: string, ms: number
   );
   let calls = 0;
   let step = 0;
+  const queries = vocabularyQueries(64, spaceId.length);
   const drive = (ms: number) => {
     const end = performance.now() + ms;
     return Promise.all(
@@ -147,8 +150,8 @@ async function load(served: Served, clients: number, spaceId: string, ms: number
         do {
           const i = step++;
           for (const [name, args] of [
-            ['live_note', { space_id: spaceId, category: 'progress', content: `step ${c}-${i}: the deploy pipeline now caches layers` }],
-            ['memory_search', { space_id: spaceId, query: 'deploy pipeline', limit: 5 }],
+            ['live_note', { space_id: spaceId, category: 'progress', content: `step ${c}-${i}: ${NOTES[i % NOTES.length]}` }],
+            ['memory_search', { space_id: spaceId, query: queries[i % queries.length] as string, limit: 5 }],
           ] as const) {
             const result = await client.callTool({ name, arguments: args });
             if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.structuredContent ?? result.content).slice(0, 200)}`);
@@ -165,16 +168,14 @@ async function load(served: Served, clients: number, spaceId: string, ms: number
   const start = performance.now();
   await drive(ms);
   const elapsed = performance.now() - start;
-  const cpu = cpuMs(pid) - cpuBefore;
+  const cpu = (cpuMs(pid) ?? 0) - (cpuBefore ?? 0);
   await Promise.all(connected.map((client) => client.close()));
   return { perS: (calls * 1000) / elapsed, cpuPerCall: cpu / calls };
 }
 
-let runs = 0;
-
-/** One round: both servers measured one after the other (`oursFirst` alternates), each in a new space. */
+/** One round: both servers measured one after the other (`oursFirst` alternates), in the space of this N, which grows. */
 async function round(ours: Served, bare: Served, clients: number, oursFirst: boolean): Promise<{ mine: Measure; base: Measure }> {
-  const run = (served: Served) => load(served, clients, `bench-${++runs}`, HTTP_RUN_MS);
+  const run = (served: Served) => load(served, clients, `bench-n${clients}`, HTTP_RUN_MS);
   if (oursFirst) {
     const mine = await run(ours);
     return { mine, base: await run(bare) };
@@ -186,12 +187,15 @@ async function round(ours: Served, bare: Served, clients: number, oursFirst: boo
 const fixed = (value: number): string => value.toFixed(2);
 
 export async function benchHttp(): Promise<Figure[]> {
-  const [ours, bare] = await Promise.all([startLiveMem(), startMinimal()]);
+  const home = await freshHome('http');
+  const ours = await startLiveMem(home);
+  const bare = await startMinimal(home, ours.newSpace);
   try {
     for (const served of [ours, bare]) await load(served, 50, 'warm-up', HTTP_WARM_MS);
     return await measure(ours, bare);
   } finally {
     await Promise.all([stop(ours), stop(bare)]);
+    await rm(home, { recursive: true, force: true });
   }
 }
 

@@ -5,15 +5,36 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execFile } from 'node:child_process';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { access, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { mapLimit } from '../src/shared/concurrency.js';
 
-export const BIN = fileURLToPath(new URL('../bin/live-mem.cjs', import.meta.url));
+/** This checkout: the build under test unless `--baseline` switches to another (systemUnderTest). */
+export const REPO = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The build the sections measure: this checkout, or while bench.ts measures a baseline (`--baseline
+ * <ref>`), that ref built in a temporary worktree. Sections spawn its `bin/` and load its `src/` (the
+ * in-process ones, through `importFrom`); the measurement code, the stores it seeds and the queries are
+ * this checkout's, so both builds do the same work.
+ */
+const sut = { root: REPO };
+export const systemUnderTest = (): { root: string; bin: string; label: string } => ({
+  root: sut.root,
+  bin: path.join(sut.root, 'bin', 'live-mem.cjs'),
+  label: sut.root === REPO ? 'this build' : 'baseline',
+});
+export function measureBuild(root: string): void {
+  sut.root = root;
+}
+/** A module of the build under test, by its path from the repository's root (e.g. `src/core/core.js`). */
+export const importFrom = async <T>(relative: string): Promise<T> =>
+  (await import(pathToFileURL(path.join(sut.root, relative.replace(/\.js$/, '.ts'))).href)) as T;
 
 const PEER_PACKAGE = '@modelcontextprotocol/server-memory';
 const PEER_DIR = fileURLToPath(new URL('../.bench/peer/', import.meta.url));
@@ -41,6 +62,12 @@ export interface Figure {
 }
 
 export const figure = (key: string, label: string, value: number | null, unit: Unit, target?: Target): Figure => ({ key, label, value, unit, target });
+
+/** A figure as printed: with its section's title and, when a baseline was measured, the baseline's value. */
+export interface Reported extends Figure {
+  section: string;
+  baseline?: number | null;
+}
 
 export const below = (limit: number): Target => ({ op: '<', limit });
 export const atLeast = (limit: number): Target => ({ op: '≥', limit });
@@ -72,25 +99,89 @@ export function describeMachine(): string {
   return `node ${process.version}, ${availableParallelism()} CPUs, load average ${load} before the run`;
 }
 
-export function printReport(figures: readonly Figure[], machine: string): void {
-  const rows = figures.map((fig) => ({
-    label: fig.label,
-    value: formatValue(fig.value, fig.unit),
-    target: fig.target ? formatTarget(fig.target, fig.unit) : '—',
-    mark: verdict(fig),
-  }));
-  const width = (column: 'label' | 'value' | 'target') => Math.max(...rows.map((row) => row[column].length));
-  const [labelWidth, valueWidth, targetWidth] = [width('label'), width('value'), width('target')];
-  console.log(`\nlive-mem benchmark (fs driver, MCP stdio; ${machine})`);
-  for (const { label, value, target, mark } of rows) {
-    console.log(`  ${label.padEnd(labelWidth)}  ${value.padStart(valueWidth)}  target ${target.padEnd(targetWidth)}  ${mark}`.trimEnd());
+/**
+ * The machine as a section starts: its load average (1 min) and the disk's fsync time (p50 of 20
+ * creations of a 250-byte file, temp + write + fsync + rename). Both move the figures: the note
+ * figures follow the fsync time, which swung from 0.7 to 4 ms within one session on a shared VM.
+ */
+export function machineState(dir: string): { load: number; fsyncMs: number } {
+  const times: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const temp = path.join(dir, `.fsync-probe-${i}.tmp`);
+    const start = performance.now();
+    const fd = openSync(temp, 'w');
+    writeSync(fd, Buffer.alloc(250, 97));
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(temp, path.join(dir, `fsync-probe-${i}`));
+    times.push(performance.now() - start);
+  }
+  return { load: loadavg()[0] ?? 0, fsyncMs: percentile(times, 50) };
+}
+
+/** The process's CPU time so far (user + system, every thread), in ms; Linux only (null elsewhere). */
+export function cpuMs(pid: number | null): number | null {
+  if (pid === null) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in ticks of 1/100 s
+  } catch {
+    return null;
   }
 }
 
-export function printJsonSummary(figures: readonly Figure[]): void {
+/** Each section's title with the machine's state as it started (and the baseline's, when measured). */
+export interface SectionState {
+  title: string;
+  load: number;
+  fsyncMs: number;
+  baseline?: { load: number; fsyncMs: number; error?: string };
+}
+
+export function printReport(figures: readonly Reported[], machine: string, sections: readonly SectionState[] = []): void {
+  const withBaseline = figures.some((fig) => fig.baseline !== undefined);
+  const rows = figures.map((fig) => ({
+    section: fig.section,
+    label: fig.label,
+    value: formatValue(fig.value, fig.unit),
+    baseline: fig.baseline === undefined ? '' : formatValue(fig.baseline, fig.unit),
+    target: fig.target ? formatTarget(fig.target, fig.unit) : '—',
+    mark: verdict(fig),
+  }));
+  const width = (column: 'label' | 'value' | 'target' | 'baseline') => Math.max(0, ...rows.map((row) => row[column].length));
+  const [labelWidth, valueWidth, targetWidth, baselineWidth] = [width('label'), width('value'), width('target'), Math.max(8, width('baseline'))];
+  console.log(`\nlive-mem benchmark (fs driver, MCP stdio; ${machine})`);
+  if (withBaseline) console.log(`  ${''.padEnd(labelWidth)}  ${'this'.padStart(valueWidth)}  ${'baseline'.padStart(baselineWidth)}`);
+  let section: string | undefined;
+  for (const row of rows) {
+    if (row.section !== section) {
+      section = row.section;
+      const state = sections.find((s) => s.title === section);
+      const base = state?.baseline;
+      const machineNote = state
+        ? ` (load ${state.load.toFixed(1)}, fsync ${state.fsyncMs.toFixed(2)} ms${base ? `; baseline: ${base.error ? base.error : `load ${base.load.toFixed(1)}, fsync ${base.fsyncMs.toFixed(2)} ms`}` : ''})`
+        : '';
+      console.log(`  ${section}${machineNote}`);
+    }
+    const baseline = withBaseline ? `  ${row.baseline.padStart(baselineWidth)}` : '';
+    console.log(
+      `    ${row.label.padEnd(labelWidth)}  ${row.value.padStart(valueWidth)}${baseline}  target ${row.target.padEnd(targetWidth)}  ${row.mark}`.trimEnd(),
+    );
+  }
+}
+
+export function printJsonSummary(figures: readonly Reported[], sections: readonly SectionState[] = []): void {
   const round = (value: number | null, unit: Unit) =>
     value === null ? null : unit === 'ratio' ? Math.round(value * 1000) / 1000 : Math.round(value * 100) / 100;
-  console.log(JSON.stringify(Object.fromEntries(figures.map((fig) => [fig.key, round(fig.value, fig.unit)]))));
+  const entries: Array<[string, number | null]> = [];
+  for (const fig of figures) {
+    entries.push([fig.key, round(fig.value, fig.unit)]);
+    if (fig.baseline !== undefined) entries.push([`${fig.key}_baseline`, round(fig.baseline, fig.unit)]);
+  }
+  sections.forEach((state, i) => {
+    entries.push([`section_${i}_load`, round(state.load, 'ratio')], [`section_${i}_fsync_ms`, round(state.fsyncMs, 'ms')]);
+  });
+  console.log(JSON.stringify(Object.fromEntries(entries)));
 }
 
 export const progress = (message: string): void => void process.stderr.write(`[bench] ${message}\n`);
@@ -157,7 +248,13 @@ export interface ServerSpec {
   env: (home: string) => Record<string, string>;
 }
 
-export const LIVE_MEM: ServerSpec = { args: [BIN], env: (home) => ({ LIVE_MEM_HOME: home, LIVE_MEM_AGENT: 'bench', LIVE_MEM_LOG_LEVEL: 'warn' }) };
+/** live-mem over stdio: the build under test's executable (`args` is read when a server is spawned). */
+export const LIVE_MEM: ServerSpec = {
+  get args() {
+    return [systemUnderTest().bin];
+  },
+  env: (home) => ({ LIVE_MEM_HOME: home, LIVE_MEM_AGENT: 'bench', LIVE_MEM_LOG_LEVEL: 'warn' }),
+};
 export const PEER: ServerSpec = { args: [PEER_ENTRY], env: (home) => ({ MEMORY_FILE_PATH: path.join(home, 'memory.jsonl') }) };
 
 export async function startServer(home: string, spec: ServerSpec = LIVE_MEM): Promise<BenchServer> {

@@ -31,6 +31,7 @@ import {
   atLeast,
   atMost,
   below,
+  cpuMs,
   figure,
   freshHome,
   LIVE_MEM,
@@ -279,9 +280,13 @@ export async function benchAppendThroughput(): Promise<Figure[]> {
         ['pipelined', PIPELINE_IN_FLIGHT, run.pipelinedTarget],
       ] as const) {
         const times: number[] = [];
+        const cpu: number[] = [];
         for (let attempt = 0; attempt < run.runs; attempt++) {
           progress(`  append ${run.count} ${mode} (${attempt + 1}/${run.runs})`);
+          const before = cpuMs(server.pid);
           times.push((await appendNotes(server, `append-${mode}-${run.count}-${attempt}`, run.count, inFlight)).totalMs);
+          const after = cpuMs(server.pid);
+          if (before !== null && after !== null) cpu.push((after - before) / run.count);
         }
         const ms = median(times);
         const key = `append_${run.count}_${mode}`;
@@ -289,6 +294,7 @@ export async function benchAppendThroughput(): Promise<Figure[]> {
         figures.push(
           figure(`${key}_ms`, `  live-mem: ${label} notes, ${how}`, ms, 'ms', peerMs === null ? undefined : below(peerMs / target)),
           figure(`${key}_per_s`, '    throughput', (run.count / ms) * 1000, 'notes/s'),
+          figure(`${key}_cpu_ms`, '    server CPU per note', cpu.length > 0 ? median(cpu) : null, 'ms'),
           figure(`${key}_speedup`, '    speed-up vs MCP memory server', peerMs === null ? null : peerMs / ms, 'x', atLeast(target)),
         );
       }

@@ -19,9 +19,11 @@ import { openBatch } from '../src/storage/batch.js';
 import { createFsDriver } from '../src/storage/fs/fs-driver.js';
 import { plan, rewrite } from '../fixtures/llm/scenarios.js';
 import { startScriptedLlm } from '../test/helpers/scripted-llm.js';
+import { missQueries, searchQueries, seeded, syntheticNotes, uniqueId, vocabulary } from './bench-text.js';
 import {
   atLeast,
   below,
+  cpuMs,
   figure,
   freshHome,
   PEER,
@@ -38,88 +40,7 @@ import {
 const AGENTS = ['claude', 'cline', 'cursor', 'codex', 'gemini'] as const;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-// ---------------------------------------------------------------------------------------------
-// Generated text: a Zipf-distributed vocabulary, notes of 150–400 characters with a unique id each
-
-/** mulberry32: a small seeded generator, so every run writes the same stores. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const FUNCTION_WORDS = 'the a to of and in for on with is was we it that this from after before when not but all'.split(' ');
-const PROJECT_WORDS = `cache queue worker token session request response retry timeout error deploy build release branch merge
-  test fixture schema migration index query table column row shard replica leader follower lock lease commit rollback
-  snapshot backup restore export import archive bucket object key prefix folder file path config setting flag feature
-  toggle rollout canary metric alert dashboard log trace span latency throughput memory disk network socket port host
-  cluster node pod container image registry secret certificate proxy gateway router handler middleware endpoint client
-  server service api user tenant account billing invoice payment order cart checkout search ranking filter sort page
-  cursor batch stream event topic consumer producer offset partition message payload header body field value default
-  limit quota budget cost estimate plan review decision issue bug fix patch refactor cleanup rename move split extract
-  document note summary report agent model prompt context window embedding vector score rank recall precision benchmark
-  profile heap leak spike regression flaky pipeline runner job schedule cron nightly staging production region zone
-  failover outage incident postmortem owner team sprint ticket backlog estimate deadline customer contract`.split(/\s+/);
-/** Words past the project ones: pronounceable, made up, far enough apart for typo matching to stay honest. */
-const PSEUDO_WORDS = 2_800;
-
-/** About 3,000 words, most frequent first. */
-export function vocabulary(): string[] {
-  const random = seeded(1);
-  const pick = (letters: string) => letters[Math.floor(random() * letters.length)] as string;
-  const words = new Set([...FUNCTION_WORDS, ...PROJECT_WORDS]);
-  while (words.size < FUNCTION_WORDS.length + PROJECT_WORDS.length + PSEUDO_WORDS) {
-    const syllables = 1 + Math.floor(random() * 3);
-    let word = '';
-    for (let s = 0; s < syllables; s++) word += pick('bdfgklmnprstvz') + pick('aeiou') + pick('lmnrstx');
-    words.add(word);
-  }
-  return [...words];
-}
-
-/** A rank from 0 to size - 1, Zipf-distributed (rank r drawn with probability about 1 / (r + 1)). */
-const zipf = (random: () => number, size: number): number => Math.min(size - 1, Math.floor(size ** random()) - 1);
-
-/** Each note carries one id found nowhere else: a ticket, a commit, a request id. */
-const uniqueId = (index: number): string => `k${index.toString(36).padStart(5, '0')}`;
-
-function syntheticNote(random: () => number, words: readonly string[], id: string): string {
-  const target = 150 + Math.floor(random() * 240);
-  const idAt = Math.floor(random() * 8);
-  const parts: string[] = [];
-  let size = 0;
-  let inSentence = 0;
-  while (size < target) {
-    let word = words[zipf(random, words.length)] as string;
-    if (inSentence === 0) word = word.charAt(0).toUpperCase() + word.slice(1);
-    if (parts.length === idAt) word = `${word} ${id}`;
-    if (++inSentence >= 6 && random() < 0.15) {
-      word += '.';
-      inSentence = 0;
-    }
-    parts.push(word);
-    size += word.length + 1;
-  }
-  return `${parts.join(' ').replace(/\.$/, '')}.`;
-}
-
-export function syntheticNotes(count: number, seed: number, words: readonly string[]): string[] {
-  const random = seeded(seed);
-  return Array.from({ length: count }, (_, index) => syntheticNote(random, words, uniqueId(index)));
-}
-
-/** Queries of 1–3 content words (no function words), drawn as the notes draw them. */
-function searchQueries(words: readonly string[], count: number, seed: number): string[] {
-  const random = seeded(seed);
-  const content = words.slice(FUNCTION_WORDS.length);
-  return Array.from({ length: count }, () =>
-    Array.from({ length: 1 + Math.floor(random() * 3) }, () => content[zipf(random, content.length)] as string).join(' '),
-  );
-}
+export { seeded, syntheticNotes, vocabulary } from './bench-text.js';
 
 // ---------------------------------------------------------------------------------------------
 // Seeding a large space fast: the files consolidations and live_note would write, in one batch
@@ -577,6 +498,7 @@ export async function benchSearchSpeed(): Promise<Figure[]> {
   const query = (i: number) => queries[i] as string;
   // Warm: other queries first, as many, so the hits' texts are mostly cached and the code is compiled.
   const warmups = searchQueries(words, SEARCH_CALLS, 4);
+  const misses = missQueries(SEARCH_CALLS, 6);
   const warm = await withServer(home, async (server) => {
     const buildMs = await timeMs(() => search(server, LARGE.plan.spaceId, query(0)));
     progress(`  built the 100,000-note index in ${(buildMs / 1000).toFixed(1)} s`);
@@ -587,14 +509,19 @@ export async function benchSearchSpeed(): Promise<Figure[]> {
       checkFinds(server, LARGE.plan.spaceId, 12_345),
       checkFinds(server, LARGE.plan.spaceId, 99_000),
     ]);
-    const timed = async (spaceId: string) => {
-      for (const warmup of warmups) await search(server, spaceId, warmup);
-      return (await timeCalls(SEARCH_CALLS, 1, (i) => search(server, spaceId, query(i)))).latenciesMs;
+    /** Latencies of the queries and the server's CPU per call; the warm-ups first, once per space. */
+    const timed = async (spaceId: string, list: readonly string[], warm: boolean) => {
+      if (warm) for (const warmup of warmups) await search(server, spaceId, warmup);
+      const before = cpuMs(server.pid);
+      const { latenciesMs } = await timeCalls(list.length, 1, (i) => search(server, spaceId, list[i] as string));
+      const after = cpuMs(server.pid);
+      return { latenciesMs, cpu: before === null || after === null ? null : (after - before) / list.length };
     };
-    const small = await timed(SMALL.plan.spaceId);
-    const large = await timed(LARGE.plan.spaceId);
+    const small = await timed(SMALL.plan.spaceId, queries, true);
+    const large = await timed(LARGE.plan.spaceId, queries, true);
+    const largeMisses = await timed(LARGE.plan.spaceId, misses, false);
     const floor = (await timeCalls(SEARCH_CALLS, 1, () => server.call('system_about', {}))).latenciesMs;
-    return { buildMs, small, large, floor };
+    return { buildMs, small: small.latenciesMs, large: large.latenciesMs, smallCpu: small.cpu, largeCpu: large.cpu, largeMisses, floor };
   });
   const snapshot = await newestSnapshot(home, LARGE.plan.spaceId);
   const cold: Array<{ connectMs: number; firstMs: number }> = [];
@@ -619,8 +546,12 @@ export async function benchSearchSpeed(): Promise<Figure[]> {
       below(TARGET_SEARCH.warm10kMs),
     ),
     figure('search_10k_p99_ms', '  p99', percentile(warm.small, 99), 'ms'),
+    figure('search_10k_cpu_ms', '  server CPU per call', warm.smallCpu, 'ms'),
     figure('search_100k_p50_ms', `memory_search p50, warm (${large})`, median(warm.large), 'ms', below(TARGET_SEARCH.warm100kMs)),
     figure('search_100k_p99_ms', '  p99', percentile(warm.large, 99), 'ms'),
+    figure('search_100k_cpu_ms', '  server CPU per call', warm.largeCpu, 'ms'),
+    figure('search_100k_miss_p50_ms', `  p50 of ${SEARCH_CALLS} queries no note holds (apart)`, median(warm.largeMisses.latenciesMs), 'ms'),
+    figure('search_100k_miss_cpu_ms', '    server CPU per call', warm.largeMisses.cpu, 'ms'),
     // The target is the search's: start-up has its own figure and target (section 1).
     figure(
       'search_cold_first_call_ms',
@@ -637,27 +568,43 @@ export async function benchSearchSpeed(): Promise<Figure[]> {
 // ---------------------------------------------------------------------------------------------
 // 10. live_search against the MCP memory server's search_nodes
 
-const LIVE_SEARCH_NOTES = 10_000;
+const LIVE_SEARCH_SIZES = [2_000, 10_000] as const;
 const COLD_RUNS_LIVE = 5;
 const TARGET_LIVE_SEARCH_COLD_MS = 50;
 const LIVE_SEARCH_CALLS = 100;
 const LIVE_SEARCH_WARMUP_CALLS = 10;
 const PEER_BATCH = 500;
 
-/** Half unique ids (one match), half words past the commonest (a few matches): neither side may stop early. */
-function liveSearchQueries(words: readonly string[]): string[] {
+/**
+ * Half unique ids (one match), half words the notes hold past the commonest (a few matches): neither
+ * side may stop early. The misses (words no note holds) are timed apart.
+ */
+function liveSearchQueries(words: readonly string[], notes: number): string[] {
   const random = seeded(3);
   return Array.from({ length: LIVE_SEARCH_CALLS }, (_, i) =>
-    i % 2 === 0 ? uniqueId(Math.floor(random() * LIVE_SEARCH_NOTES)) : (words[300 + Math.floor(random() * (words.length - 300))] as string),
+    i % 2 === 0 ? uniqueId(Math.floor(random() * notes)) : (words[300 + Math.floor(random() * (words.length - 300))] as string),
   );
 }
 
-async function timeQueries(_server: BenchServer, call: (query: string) => Promise<unknown>, queries: readonly string[]): Promise<number[]> {
+/** p50 wall time of the calls, after a warm-up, and the server's CPU per call (/proc, both sides measured alike). */
+async function timeQueries(
+  server: BenchServer,
+  call: (query: string) => Promise<unknown>,
+  queries: readonly string[],
+): Promise<{ p50: number; cpu: number | null }> {
   for (let i = 0; i < LIVE_SEARCH_WARMUP_CALLS; i++) await call(queries[queries.length - 1 - i] as string);
-  return (await timeCalls(queries.length, 1, (i) => call(queries[i] as string))).latenciesMs;
+  const before = cpuMs(server.pid);
+  const { latenciesMs } = await timeCalls(queries.length, 1, (i) => call(queries[i] as string));
+  const after = cpuMs(server.pid);
+  return { p50: median(latenciesMs), cpu: before === null || after === null ? null : (after - before) / queries.length };
 }
 
-async function peerSearchNodes(texts: readonly string[], queries: readonly string[]): Promise<number[] | null> {
+interface SearchTimes {
+  hits: { p50: number; cpu: number | null };
+  misses: { p50: number; cpu: number | null };
+}
+
+async function peerSearchNodes(texts: readonly string[], queries: readonly string[], misses: readonly string[]): Promise<SearchTimes | null> {
   if (!(await peerAvailable())) return null;
   return withServer(
     await freshHome('peer-search'),
@@ -669,44 +616,65 @@ async function peerSearchNodes(texts: readonly string[], queries: readonly strin
       const found = (await server.call('search_nodes', { query: queries[0] as string })).entities;
       if (!Array.isArray(found) || found.length !== 1)
         throw new Error(`search_nodes for ${queries[0]} found ${JSON.stringify(found)?.slice(0, 200)}, not one entity`);
-      return timeQueries(server, (query) => server.call('search_nodes', { query }), queries);
+      const call = (query: string) => server.call('search_nodes', { query });
+      return { hits: await timeQueries(server, call, queries), misses: await timeQueries(server, call, misses) };
     },
     PEER,
   );
 }
 
-export async function benchLiveSearch(): Promise<Figure[]> {
+/** live_search beside search_nodes at one size: warm (hits, then misses apart), and cold at the largest. */
+async function liveSearchAt(notes: number, cold: boolean): Promise<Figure[]> {
   const home = await freshHome('live-search');
   const spaceId = 'live-search';
   const words = vocabulary();
-  const texts = syntheticNotes(LIVE_SEARCH_NOTES, 11, words);
+  const texts = syntheticNotes(notes, 11, words);
   await seedSynthetic(home, { spaceId, consolidations: 0, perConsolidation: 0 }, texts);
-  const queries = liveSearchQueries(words);
-  progress(`  MCP memory server: ${LIVE_SEARCH_NOTES.toLocaleString('en')} entities, then ${LIVE_SEARCH_CALLS} search_nodes`);
-  const peer = await peerSearchNodes(texts, queries);
+  const queries = liveSearchQueries(words, notes);
+  const misses = missQueries(LIVE_SEARCH_CALLS, 5);
+  const size = notes.toLocaleString('en');
+  progress(`  ${size} notes: MCP memory server, ${size} entities, then ${LIVE_SEARCH_CALLS} search_nodes and as many misses`);
+  const peer = await peerSearchNodes(texts, queries, misses);
   const ours = await withServer(home, async (server) => {
-    const { notes } = (await server.call('live_search', { space_id: spaceId, query: queries[0] as string, limit: 10 })) as { notes: unknown[] };
-    if (notes.length !== 1) throw new Error(`live_search for ${queries[0]} found ${notes.length} notes, not 1`);
-    return timeQueries(server, (query) => server.call('live_search', { space_id: spaceId, query, limit: 10 }), queries);
+    const { notes: found } = (await server.call('live_search', { space_id: spaceId, query: queries[0] as string, limit: 10 })) as { notes: unknown[] };
+    if (found.length !== 1) throw new Error(`live_search for ${queries[0]} found ${found.length} notes, not 1`);
+    const call = (query: string) => server.call('live_search', { space_id: spaceId, query, limit: 10 });
+    return { hits: await timeQueries(server, call, queries), misses: await timeQueries(server, call, misses) };
   });
+  const key = notes === 10_000 ? 'live_search' : `live_search_${notes / 1000}k`;
+  const peerKey = notes === 10_000 ? 'peer_search_nodes' : `peer_search_nodes_${notes / 1000}k`;
+  const figures = [
+    figure(`${key}_p50_ms`, `live_search p50, warm (${size} live notes, ${LIVE_SEARCH_CALLS} queries found in the notes)`, ours.hits.p50, 'ms'),
+    figure(`${key}_cpu_ms`, '  server CPU per call', ours.hits.cpu, 'ms'),
+    figure(`${key}_miss_p50_ms`, `  p50 of ${LIVE_SEARCH_CALLS} queries no note holds`, ours.misses.p50, 'ms'),
+    figure(`${peerKey}_p50_ms`, `  MCP memory server search_nodes p50 (${size} entities)`, peer ? peer.hits.p50 : null, 'ms'),
+    figure(`${peerKey}_cpu_ms`, '    its CPU per call', peer ? peer.hits.cpu : null, 'ms'),
+    figure(`${peerKey}_miss_p50_ms`, '    its p50 on the misses', peer ? peer.misses.p50 : null, 'ms'),
+    figure(`${key}_vs_peer`, `  live_search speed-up vs search_nodes, ${size}`, peer ? peer.hits.p50 / ours.hits.p50 : null, 'x', atLeast(1)),
+    figure(`${key}_miss_vs_peer`, '  the same on the misses', peer ? peer.misses.p50 / ours.misses.p50 : null, 'x', atLeast(1)),
+  ];
+  if (!cold) return figures;
   // That process read every note once and, exiting, left their texts for the next (no index was built).
   await waitForFile(home, spaceId, '.live');
-  const cold: number[] = [];
+  const times: number[] = [];
   for (let run = 0; run < COLD_RUNS_LIVE; run++)
-    cold.push(
+    times.push(
       await withServer(home, (server) => timeMs(() => server.call('live_search', { space_id: spaceId, query: queries[run + 1] as string, limit: 10 }))),
     );
-  const notes = LIVE_SEARCH_NOTES.toLocaleString('en');
-  return [
-    figure('live_search_p50_ms', `live_search p50, warm (${notes} live notes, ${LIVE_SEARCH_CALLS} queries)`, median(ours), 'ms'),
+  figures.push(
     figure(
-      'live_search_cold_ms',
-      `live_search, first call of a new process (${notes} live notes, median of ${COLD_RUNS_LIVE}; ${Math.min(...cold).toFixed(0)}–${Math.max(...cold).toFixed(0)} ms)`,
-      median(cold),
+      `${key}_cold_ms`,
+      `live_search, first call of a new process (${size} live notes, median of ${COLD_RUNS_LIVE}; ${Math.min(...times).toFixed(0)}–${Math.max(...times).toFixed(0)} ms)`,
+      median(times),
       'ms',
       below(TARGET_LIVE_SEARCH_COLD_MS),
     ),
-    figure('peer_search_nodes_p50_ms', `  MCP memory server search_nodes p50 (${notes} entities)`, peer ? median(peer) : null, 'ms'),
-    figure('live_search_vs_peer', '  live_search speed-up vs search_nodes', peer ? median(peer) / median(ours) : null, 'x', atLeast(1)),
-  ];
+  );
+  return figures;
+}
+
+export async function benchLiveSearch(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const notes of LIVE_SEARCH_SIZES) figures.push(...(await liveSearchAt(notes, notes === LIVE_SEARCH_SIZES.at(-1))));
+  return figures;
 }

@@ -37,12 +37,13 @@
  *                    for 20 of them: mean tokens and the share holding the answer
  *   9. memory_search spaces of 10,000 live notes and of 100,000 notes (195 consolidations of 500 in
  *                    history, the rest live), their files written directly in one batch: index build from
- *                    scratch, snapshot size, warm p50/p99 of 200 queries of 1–3 words (after 200 others,
- *                    so the hits' texts are mostly cached) beside the MCP round-trip floor (system_about),
- *                    and cold at 100,000 (a new server, snapshot in the store: spawn → first answer,
- *                    median of 3)
- *  10. live_search   p50 of 100 queries on 10,000 live notes against the official MCP memory server's
- *                    search_nodes on 10,000 entities of the same text (created 500 per call)
+ *                    scratch, snapshot size, warm p50/p99 and server CPU per call of 200 queries of 1–3
+ *                    words the notes hold (after 200 others, so the hits' texts are mostly cached), 200
+ *                    queries no note holds apart, beside the MCP round-trip floor (system_about), and cold
+ *                    at 100,000 (a new server, snapshot in the store: spawn → first answer, median of 3)
+ *  10. live_search   p50 and server CPU per call of 100 queries on 2,000 and on 10,000 live notes against
+ *                    the official MCP memory server's search_nodes on as many entities of the same text
+ *                    (created 500 per call), and 100 queries no note holds apart
  *  11. tools/list    (scripts/bench-tools.ts) what listing the tools costs an agent on every conversation:
  *                    the JSON of the tools/list result as the SDK client receives it, in characters and
  *                    tokens (characters / 4), for each tool profile (agent, standard, all) and for the
@@ -99,13 +100,17 @@
  * this bench's own clean-up) is several times slower: the kernel scans past recently freed inodes.
  * Leave the disk a few minutes between runs.
  *
+ * Each section's heading says the load average and the disk's fsync time as it started.
+ *
  * Run: npm run bench                 (builds dist/, then `node --import tsx scripts/bench.ts`; a few minutes,
  *                                     most of them the peer appending 10,000 facts)
  *      npm run bench -- --only 4,6    only the sections numbered 4 and 6
+ *      npm run bench -- --baseline e1b0e00 --only 3,10,20   those sections on this build, then each on
+ *                                     e1b0e00 built in a temporary worktree, side by side
  *      npm run bench -- --only 21 --locomo-split all    the LoCoMo section on all ten conversations
  */
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -124,11 +129,16 @@ import { ensureS3Bucket, s3DriverOptions, s3TestConfig, uniqueS3Prefix } from '.
 import {
   atLeast,
   below,
-  BIN,
   describeMachine,
   figure,
   freshHome,
   LIVE_MEM,
+  machineState,
+  measureBuild,
+  REPO,
+  systemUnderTest,
+  type Reported,
+  type SectionState,
   PEER,
   peerAvailable,
   percentile,
@@ -319,7 +329,7 @@ async function timedCli(args: string[], home: string): Promise<{ ms: number; pea
   const preload = path.join(home, 'report-max-rss.cjs');
   await writeFile(preload, REPORT_MAX_RSS);
   const start = performance.now();
-  const { stderr } = await promisify(execFile)(process.execPath, ['--require', preload, BIN, ...args], {
+  const { stderr } = await promisify(execFile)(process.execPath, ['--require', preload, systemUnderTest().bin, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), LIVE_MEM_HOME: home, LIVE_MEM_LOG_LEVEL: 'warn' },
     maxBuffer: 16 * 1024 * 1024,
   });
@@ -354,48 +364,99 @@ async function benchArchive(): Promise<Figure[]> {
 
 // ---------------------------------------------------------------------------------------------
 
-const SECTIONS = [
-  { title: '1. start-up', run: benchStartup },
-  { title: '2. live_note latency, beside the floors', run: benchNoteLatency },
-  { title: '3. append throughput (+ 5. peak RSS)', run: benchAppendThroughput },
-  { title: '4. live_read on 10,000 notes', run: benchRead },
+/**
+ * Sections, with whether the baseline (`--baseline <ref>`) can run them: those that spawn the build's
+ * executable (its `bin/`) or load its core from `src/` through bench-lib's `importFrom`. The others
+ * import this checkout's modules directly, so a baseline run of them would measure this build again.
+ */
+const SECTIONS: ReadonlyArray<{ title: string; run: () => Promise<Figure[]>; baseline?: true }> = [
+  { title: '1. start-up', run: benchStartup, baseline: true },
+  { title: '2. live_note latency, beside the floors', run: benchNoteLatency, baseline: true },
+  { title: '3. append throughput (+ 5. peak RSS)', run: benchAppendThroughput, baseline: true },
+  { title: '4. live_read on 10,000 notes', run: benchRead, baseline: true },
   { title: '6. consolidation overhead', run: benchConsolidation },
-  { title: '7. export and import', run: benchArchive },
+  { title: '7. export and import', run: benchArchive, baseline: true },
   { title: '8. recall quality', run: benchRecallQuality },
-  { title: '9. memory_search speed', run: benchSearchSpeed },
-  { title: '10. live_search vs the MCP memory server', run: benchLiveSearch },
-  { title: '11. tools/list size', run: benchToolsList },
-  { title: '12. processes writing at once', run: benchProcesses },
-  { title: '13. live_note on S3 (radosgw)', run: benchS3Note },
+  { title: '9. memory_search speed', run: benchSearchSpeed, baseline: true },
+  { title: '10. live_search vs the MCP memory server', run: benchLiveSearch, baseline: true },
+  { title: '11. tools/list size', run: benchToolsList, baseline: true },
+  { title: '12. processes writing at once', run: benchProcesses, baseline: true },
+  { title: '13. live_note on S3 (radosgw)', run: benchS3Note, baseline: true },
   { title: '14. web viewer', run: benchUi },
   { title: '15. a long-lived space', run: benchGrowth },
   { title: '16. install and first launch', run: benchInstall },
-  { title: '17. HTTP clients at once', run: benchHttp },
+  { title: '17. HTTP clients at once', run: benchHttp, baseline: true },
   { title: '18. newest notes on big spaces', run: benchContext },
   { title: '19. search indexes under a memory budget', run: benchIndexMemory },
-  { title: '20. a million notes, cold', run: benchScale },
+  { title: '20. a million notes, cold', run: benchScale, baseline: true },
   { title: '21. LoCoMo: recall on real conversations', run: benchLocomo },
   { title: '22. a bank file of 10,000 headings', run: benchHeadings },
-] as const;
+];
+
+/**
+ * `--baseline <ref>`: the ref checked out in a temporary worktree (node_modules linked from this
+ * checkout) and built, so each section that can is measured on it right after this build, in the
+ * same run, on stores seeded the same way. Returns the worktree, or throws.
+ */
+async function prepareBaseline(ref: string): Promise<string> {
+  const run = promisify(execFile);
+  const dir = await mkdtemp(path.join(tmpdir(), 'live-mem-bench-baseline-'));
+  await rm(dir, { recursive: true, force: true });
+  progress(`baseline: ${ref} into ${dir}`);
+  await run('git', ['-C', REPO, 'worktree', 'add', '--detach', dir, ref]);
+  await symlink(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  await run(process.execPath, [path.join(dir, 'scripts', 'build.mjs')], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
+  return dir;
+}
+
+async function removeBaseline(dir: string): Promise<void> {
+  await promisify(execFile)('git', ['-C', REPO, 'worktree', 'remove', '--force', dir]).catch(() => rm(dir, { recursive: true, force: true }));
+}
 
 async function main(): Promise<void> {
   const machine = describeMachine();
-  const figures: Figure[] = [];
+  const figures: Reported[] = [];
+  const states: SectionState[] = [];
   const start = performance.now();
+  const argument = (flag: string) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
+  const ref = argument('--baseline');
+  const baselineDir = ref ? await prepareBaseline(ref) : undefined;
+  const probeDir = await freshHome('machine');
   try {
     // `npm run bench -- --only 4,6` runs the sections whose titles start with those numbers.
-    const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '').split(',') : null;
+    const only = argument('--only')?.split(',') ?? null;
     for (const section of SECTIONS.filter((s) => !only || only.some((n) => s.title.startsWith(`${n}.`)))) {
-      progress(section.title);
-      figures.push(...(await section.run()));
+      const state: SectionState = { title: section.title, ...machineState(probeDir) };
+      progress(`${section.title} (load ${state.load.toFixed(1)}, fsync ${state.fsyncMs.toFixed(2)} ms)`);
+      const found = await section.run();
+      states.push(state);
+      let baseline: Figure[] | null = null;
+      if (baselineDir && section.baseline) {
+        state.baseline = machineState(probeDir);
+        progress(`  the same on the baseline (${ref}; load ${state.baseline.load.toFixed(1)}, fsync ${state.baseline.fsyncMs.toFixed(2)} ms)`);
+        measureBuild(baselineDir);
+        try {
+          baseline = await section.run();
+        } catch (error) {
+          state.baseline.error = `failed: ${(error as Error).message.split('\n')[0]}`;
+          progress(`  baseline ${state.baseline.error}`);
+        } finally {
+          measureBuild(REPO);
+        }
+      }
+      for (const fig of found) {
+        const base = baselineDir ? (baseline?.find((b) => b.key === fig.key)?.value ?? null) : undefined;
+        figures.push({ ...fig, section: section.title, ...(base === undefined ? {} : { baseline: base }) });
+      }
     }
   } finally {
     progress('removing the temp stores');
     await removeTempHomes();
+    if (baselineDir) await removeBaseline(baselineDir);
   }
-  progress(`done in ${((performance.now() - start) / 1000).toFixed(1)} s`);
-  printReport(figures, machine);
-  printJsonSummary(figures);
+  progress(`done in ${((performance.now() - start) / 1000).toFixed(1)} s (measured: ${systemUnderTest().root})`);
+  printReport(figures, machine, states);
+  printJsonSummary(figures, states);
 }
 
 await main();

@@ -6,6 +6,7 @@
  * a word with an English and a French stem, or many completions, counts once.
  */
 import { fold, tokenize } from './analyze.js';
+import type { SortedTerms } from './bm25-terms.js';
 import { forEachFuzzy, prefixRange } from './term-match.js';
 
 export const K1 = 1.2;
@@ -51,7 +52,7 @@ export interface TermStats {
   /** Of those, the ones the statistics count (background documents are not: see IndexOptions). */
   df(term: string): number;
   /** Every term of the index, as sorted lists that may overlap. */
-  sortedTerms(): ReadonlyArray<readonly string[]>;
+  sortedTerms(): ReadonlyArray<SortedTerms>;
   /** Live documents the statistics count. */
   docCount: number;
 }
@@ -130,7 +131,7 @@ function expand(folded: string, terms: readonly string[], stats: TermStats, opti
   for (const list of stats.sortedTerms()) {
     if (usePrefix) {
       const [from, to] = prefixRange(list, folded);
-      for (let i = from; i < to; i++) offer(list[i] as string, PREFIX_WEIGHT);
+      for (let i = from; i < to; i++) offer(list.at(i) as string, PREFIX_WEIGHT);
     }
     if (!useFuzzy) continue;
     for (const form of forms) {

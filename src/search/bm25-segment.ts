@@ -9,20 +9,26 @@
  * 5 of a Uint32 document number and a Uint8 frequency: that is what keeps a 100k-note snapshot
  * under 20 MB.
  */
+import { IdList, IdListBuilder, idTable } from './bm25-ids.js';
+import { type SortedTerms, TermList } from './bm25-terms.js';
 import { mergeSorted } from './term-match.js';
 
 export interface Segment {
   /** Document ids by document number; all live. */
-  ids: string[];
+  ids: IdList;
+  /** The ids' hash table (bm25-ids.ts idTable): stored in a snapshot, so a load builds nothing. */
+  idSlots: Int32Array;
   /** Length of each document in terms. */
   lengths: Uint32Array;
   /** Sorted, distinct. */
-  terms: string[];
+  terms: TermList;
   /** Number of documents of each term (never 0). */
   df: Uint32Array;
   /** terms.length + 1 byte offsets into postings. */
   offsets: Uint32Array;
   postings: Uint8Array;
+  /** The terms' hash table (termTable), stored like the ids'. */
+  termSlots: Int32Array;
 }
 
 /** Term frequencies are clamped here everywhere, so one byte holds them; BM25 saturates long before. */
@@ -32,7 +38,52 @@ export const MAX_TF = 255;
 export const MAX_DOCS = 0x7fffffff;
 
 export function emptySegment(): Segment {
-  return { ids: [], lengths: new Uint32Array(0), terms: [], df: new Uint32Array(0), offsets: new Uint32Array(1), postings: new Uint8Array(0) };
+  const ids = IdList.of([]);
+  return {
+    ids,
+    idSlots: idTable(ids),
+    lengths: new Uint32Array(0),
+    terms: TermList.of([]),
+    df: new Uint32Array(0),
+    offsets: new Uint32Array(1),
+    postings: new Uint8Array(0),
+    termSlots: termTable([]),
+  };
+}
+
+/**
+ * FNV-1a over the length and the last HASHED_CHARS code units of a term. A stored table depends on
+ * it: changing it changes the term table's section version (bm25-snapshot.ts).
+ */
+function hashOf(key: string): number {
+  let hash = Math.imul(0x811c9dc5 ^ key.length, 0x01000193);
+  for (let i = Math.max(0, key.length - HASHED_CHARS); i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+const HASHED_CHARS = 20;
+
+/** A hash table of distinct terms (at most half full, so probes stay short): each one's position + 1 by hashOf, linear probing. */
+export function termTable(terms: SortedTerms): Int32Array {
+  let size = 16;
+  while (size < terms.length * 2) size *= 2;
+  const slots = new Int32Array(size);
+  const mask = size - 1;
+  for (let i = 0; i < terms.length; i++) {
+    let slot = hashOf(terms.at(i) as string) & mask;
+    while (slots[slot] !== 0) slot = (slot + 1) & mask;
+    slots[slot] = i + 1;
+  }
+  return slots;
+}
+
+/** The position of `term` in `terms` by their table (termTable), or undefined. */
+export function findTerm(slots: Int32Array, terms: SortedTerms, term: string): number | undefined {
+  const mask = slots.length - 1;
+  for (let slot = hashOf(term) & mask; ; slot = (slot + 1) & mask) {
+    const entry = slots[slot] as number;
+    if (entry === 0) return undefined;
+    if (terms.at(entry - 1) === term) return entry - 1;
+  }
 }
 
 /**
@@ -91,8 +142,10 @@ export interface CompactionInput {
   /** Their postings packed as `doc * 256 + tf`, ascending, every doc above the base's. */
   deltaPostings: (term: string) => readonly number[] | undefined;
   deltaPostingCount: number;
-  /** Id of every document number, undefined once removed. */
-  docIds: readonly (string | undefined)[];
+  /** Ids of the documents added since the segment (numbered from the segment's count on). */
+  deltaIds: readonly string[];
+  /** 1 for a removed document, by document number. */
+  dead: Uint8Array;
   lengths: Uint32Array;
 }
 
@@ -101,16 +154,25 @@ export interface CompactionInput {
  * sorted) and every term that still has a live document.
  */
 export function compact(input: CompactionInput): Segment {
-  const { base, docIds } = input;
-  const renumber = new Int32Array(docIds.length).fill(-1);
-  const ids: string[] = [];
+  const { base, deltaIds, dead } = input;
+  const baseCount = base.ids.length;
+  const docCount = baseCount + deltaIds.length;
+  const renumber = new Int32Array(docCount).fill(-1);
   const lengths: number[] = [];
-  docIds.forEach((id, doc) => {
-    if (id === undefined) return;
-    renumber[doc] = ids.length;
-    ids.push(id);
+  let idBytes = 0;
+  for (let doc = 0; doc < docCount; doc++) {
+    if (dead[doc] === 1) continue;
+    renumber[doc] = lengths.length;
     lengths.push(input.lengths[doc] as number);
-  });
+    idBytes += doc < baseCount ? (base.ids.ends[doc] as number) - base.ids.start(doc) : Buffer.byteLength(deltaIds[doc - baseCount] as string, 'utf8');
+  }
+  const builder = new IdListBuilder(lengths.length, idBytes);
+  for (let doc = 0; doc < docCount; doc++) {
+    if (dead[doc] === 1) continue;
+    if (doc < baseCount) builder.addFrom(base.ids, doc);
+    else builder.addString(deltaIds[doc - baseCount] as string);
+  }
+  const ids = builder.done();
 
   let bytes = new Uint8Array(Math.max(64, base.postings.length + input.deltaPostingCount * 2));
   let length = 0;
@@ -120,9 +182,10 @@ export function compact(input: CompactionInput): Segment {
   const df: number[] = [];
   const offsets: number[] = [0];
   let next = 0; // the first base term not yet passed: both lists are sorted
-  for (const term of mergeSorted(base.terms, input.deltaTerms)) {
-    while (next < base.terms.length && (base.terms[next] as string) < term) next++;
-    const t = base.terms[next] === term ? next : undefined;
+  const baseTerms = base.terms.toArray();
+  for (const term of mergeSorted(baseTerms, input.deltaTerms)) {
+    while (next < baseTerms.length && (baseTerms[next] as string) < term) next++;
+    const t = baseTerms[next] === term ? next : undefined;
     const added = input.deltaPostings(term) ?? [];
     const most = (t === undefined ? 0 : (base.df[t] as number)) + added.length;
     if (most > docs.length) {
@@ -154,10 +217,12 @@ export function compact(input: CompactionInput): Segment {
   }
   return {
     ids,
+    idSlots: idTable(ids),
     lengths: Uint32Array.from(lengths),
-    terms,
+    terms: TermList.of(terms),
     df: Uint32Array.from(df),
     offsets: Uint32Array.from(offsets),
     postings: bytes.slice(0, length),
+    termSlots: termTable(terms),
   };
 }

@@ -1,95 +1,180 @@
 /**
- * The binary snapshot of a segment. Built so `load` is a checksum, two string decodes and a few
- * typed-array views: no parsing per posting.
+ * The binary snapshot of a segment, a file of sections (shared/sections.ts) a new process uses in
+ * place: typed-array views on the buffer, the ids left as bytes (bm25-ids.ts), the hash tables of
+ * ids and terms stored ready. Loading is a check of each section's CRC-32 (about 4 GB/s): no parsing
+ * per posting, per document or per term.
  *
- * Layout (header integers little-endian, arrays in the machine's order, checked by a marker):
- *   magic "LMFTSIDX" | u32 format version | u32 byte-order marker | u32 total bytes
- *   | u32 engine-name bytes | engine name (UTF-8, padded to 4)
- *   | u32 docs | u32 terms | u32 id bytes | u32 term bytes | u32 postings bytes
- *   | Uint32 id ends (UTF-16 offsets in the joined ids) [docs] | Uint32 doc lengths [docs]
- *   | Uint32 df [terms] | Uint32 postings offsets [terms + 1]
- *   | ids joined without separator, UTF-8 (padded) | terms joined by "\n", UTF-8 (padded)
- *   | postings (padded) | SHA-256 of everything before it (32 bytes)
- * Ids are cut by offsets, not split on a separator, because an id is opaque and may hold any character.
+ * Sections (format 2; arrays in the machine's order, as the file's byte-order marker says):
+ *   meta        u32 docs | u32 terms | u32 engine-name bytes | u32 0 | f64 sum of lengths | name (UTF-8)
+ *   id-ends     Uint32 [docs]: where each id's UTF-8 ends in `ids`
+ *   ids         the ids' UTF-8 end to end (cut by offsets: an id is opaque and may hold any character)
+ *   lengths     Uint32 [docs]: each document's length in terms
+ *   term-ends   Uint32 [terms]: where each term's UTF-8 ends in `terms`
+ *   terms       the sorted terms' UTF-8 end to end (made strings one at a time, when a search asks: bm25-terms.ts)
+ *   df          Uint32 [terms]
+ *   offsets     Uint32 [terms + 1]: where each term's postings start in `postings`
+ *   postings    varint-packed (bm25-segment.ts)
+ *   id-table    Int32 slots (bm25-ids.ts idTable)        — derived: rebuilt alone when damaged
+ *   term-table  Int32 slots (bm25-segment.ts termTable)   — derived: rebuilt alone when damaged
+ * A damaged section among the first nine is the index itself: the snapshot is refused
+ * (CorruptIndexError) and the caller rebuilds it from the store. A damaged, missing or older table is
+ * computed again from what it indexes, and `rebuilt` says so. Format 1 (one SHA-256 over the whole,
+ * ids as one string, no tables) is still read.
  */
 import { createHash } from 'node:crypto';
+import { readSections, type Section, type SectionSource, writeSections } from '../shared/sections.js';
+import { IdList, idTable, tableSize } from './bm25-ids.js';
+import { type Segment, termTable } from './bm25-segment.js';
+import { TermList } from './bm25-terms.js';
 import { CorruptIndexError } from './types.js';
-import type { Segment } from './bm25-segment.js';
 
 const MAGIC = Buffer.from('LMFTSIDX', 'latin1');
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
+/** Each section's version: a table's changes with its hash function. */
+const SECTION_VERSION = 1;
+const ID_TABLE_VERSION = 1;
+const TERM_TABLE_VERSION = 1;
+const META_BYTES = 24;
+
+/** A segment as loaded, with the sections that had to be computed again (damaged, missing, an older format). */
+export interface LoadedSegment {
+  segment: Segment;
+  rebuilt: string[];
+}
+
+const fail = (why: string): never => {
+  throw new CorruptIndexError(`search index snapshot rejected: ${why}`);
+};
+
+const arraySection = (name: string, array: Uint32Array | Int32Array, version = SECTION_VERSION): SectionSource => ({
+  name,
+  version,
+  bytes: array.byteLength,
+  write: (into) => new Uint8Array(into.buffer, into.byteOffset, array.byteLength).set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength)),
+});
+const bytesSection = (name: string, bytes: Uint8Array): SectionSource => ({
+  name,
+  version: SECTION_VERSION,
+  bytes: bytes.length,
+  write: (into) => into.set(bytes),
+});
+
+/** The snapshot of `segment`, after `headroom` free bytes (a multiple of 8: the arrays stay aligned). */
+export function encodeSnapshot(segment: Segment, engine: string, headroom = 0): Buffer {
+  const name = Buffer.from(engine, 'utf8');
+  let totalLength = 0;
+  for (let doc = 0; doc < segment.lengths.length; doc++) totalLength += segment.lengths[doc] as number;
+  const meta: SectionSource = {
+    name: 'meta',
+    version: SECTION_VERSION,
+    bytes: META_BYTES + name.length,
+    write: (into) => {
+      into.writeUInt32LE(segment.ids.length, 0);
+      into.writeUInt32LE(segment.terms.length, 4);
+      into.writeUInt32LE(name.length, 8);
+      into.writeDoubleLE(totalLength, 16);
+      name.copy(into, META_BYTES);
+    },
+  };
+  return writeSections(
+    MAGIC,
+    FORMAT_VERSION,
+    [
+      meta,
+      arraySection('id-ends', segment.ids.ends),
+      bytesSection('ids', segment.ids.bytes),
+      arraySection('lengths', segment.lengths),
+      arraySection('term-ends', segment.terms.ends),
+      bytesSection('terms', segment.terms.bytes),
+      arraySection('df', segment.df),
+      arraySection('offsets', segment.offsets),
+      bytesSection('postings', segment.postings),
+      arraySection('id-table', segment.idSlots, ID_TABLE_VERSION),
+      arraySection('term-table', segment.termSlots, TERM_TABLE_VERSION),
+    ],
+    { headroom },
+  );
+}
+
+/**
+ * The segment in `input`, as views on it (the buffer must not be changed afterwards), with what
+ * had to be rebuilt. Throws CorruptIndexError unless the index itself is whole and unaltered.
+ */
+export function decodeSnapshot(input: Buffer, engine: string): LoadedSegment {
+  if (input.length < 12 || !input.subarray(0, MAGIC.length).equals(MAGIC)) fail('not a search index snapshot (bad magic)');
+  const version = input.readUInt32LE(8);
+  if (version === 1) return { segment: decodeVersion1(input, engine), rebuilt: ['format-1'] };
+  if (version !== FORMAT_VERSION) fail(`format version ${version}, this code reads versions 1 and ${FORMAT_VERSION}`);
+  let sections: Map<string, Section>;
+  try {
+    sections = readSections(input, MAGIC).sections;
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  const part = (name: string): Buffer => {
+    const section = sections.get(name);
+    if (!section) return fail(`no ${name} section`);
+    if (section.version !== SECTION_VERSION) fail(`${name} section version ${section.version}`);
+    if (!section.sound()) fail(`${name} section damaged (checksum mismatch)`);
+    return section.bytes;
+  };
+  const u32 = (bytes: Buffer, count: number, what: string): Uint32Array => {
+    if (bytes.length !== count * 4) fail(`${what} holds ${bytes.length} bytes, not ${count * 4}`);
+    return new Uint32Array(bytes.buffer, bytes.byteOffset, count);
+  };
+
+  const meta = part('meta');
+  if (meta.length < META_BYTES) fail('meta section too short');
+  const docs = meta.readUInt32LE(0);
+  const termCount = meta.readUInt32LE(4);
+  const nameBytes = meta.readUInt32LE(8);
+  if (META_BYTES + nameBytes !== meta.length) fail('meta section size');
+  const name = meta.toString('utf8', META_BYTES, META_BYTES + nameBytes);
+  if (name !== engine) fail(`written by engine "${name}", not "${engine}"`);
+
+  const ends = u32(part('id-ends'), docs, 'id-ends');
+  const idBytes = part('ids');
+  if ((docs > 0 ? ends[docs - 1] : 0) !== idBytes.length) fail('id offsets do not match the ids');
+  const lengths = u32(part('lengths'), docs, 'lengths');
+  const termEnds = u32(part('term-ends'), termCount, 'term-ends');
+  const termBytes = part('terms');
+  if ((termCount > 0 ? termEnds[termCount - 1] : 0) !== termBytes.length) fail('term offsets do not match the terms');
+  const terms = new TermList(termBytes, termEnds);
+  const df = u32(part('df'), termCount, 'df');
+  const offsets = u32(part('offsets'), termCount + 1, 'offsets');
+  const postingBytes = part('postings');
+  if (offsets[termCount] !== postingBytes.length) fail('postings offsets do not end at the postings size');
+  const postings = new Uint8Array(postingBytes.buffer, postingBytes.byteOffset, postingBytes.length);
+  const ids = new IdList(idBytes, ends);
+
+  const rebuilt: string[] = [];
+  /** A derived table as stored when sound and of this version and size, else computed again (and said). */
+  const table = (section: string, version: number, count: number, compute: () => Int32Array): Int32Array => {
+    const stored = sections.get(section);
+    if (stored && stored.version === version && stored.bytes.length === tableSize(count) * 4 && stored.sound())
+      return new Int32Array(stored.bytes.buffer, stored.bytes.byteOffset, tableSize(count));
+    rebuilt.push(section);
+    return compute();
+  };
+  const idSlots = table('id-table', ID_TABLE_VERSION, docs, () => idTable(ids));
+  const termSlots = table('term-table', TERM_TABLE_VERSION, termCount, () => termTable(terms));
+  return { segment: { ids, idSlots, lengths, terms, df, offsets, postings, termSlots }, rebuilt };
+}
+
+/**
+ * A snapshot of format 1 (written before sections): ids cut from one string by UTF-16 offsets, no
+ * tables, a SHA-256 of the whole. Still read, so a new release finds its index; the caller writes it
+ * again in the current format.
+ */
 const BYTE_ORDER_MARKER = 0x01020304;
 const DIGEST_BYTES = 32;
 const PREAMBLE_BYTES = 24;
 const HEADER_WORDS = 5;
-
 const pad4 = (n: number): number => (n + 3) & ~3;
-const ID_CHUNK = 4_096;
 
-/** The snapshot of `segment`, after `headroom` free bytes (a multiple of 8: the arrays stay aligned). */
-export function encodeSnapshot(segment: Segment, engine: string, headroom = 0): Buffer {
-  if (headroom % 8 !== 0) throw new RangeError(`snapshot headroom ${headroom} is not a multiple of 8`);
-  const name = Buffer.from(engine, 'utf8');
-  // Ids are encoded a chunk at a time, straight into the output: joined and encoded whole, a
-  // million of them held two more copies of 67 MB at the peak of a build.
-  let idBytes = 0;
-  for (const chunk of idChunks(segment.ids)) idBytes += Buffer.byteLength(chunk, 'utf8');
-  const terms = Buffer.from(segment.terms.join('\n'), 'utf8');
-  const docs = segment.ids.length;
-  const termCount = segment.terms.length;
-  const idEnds = new Uint32Array(docs);
-  let end = 0;
-  segment.ids.forEach((id, doc) => (idEnds[doc] = end += id.length));
-
-  const arrays = [idEnds, segment.lengths, segment.df, segment.offsets];
-  const blobs = [terms, segment.postings];
-  const headerStart = PREAMBLE_BYTES + pad4(name.length);
-  const arraysStart = headerStart + HEADER_WORDS * 4;
-  const blobsStart = arraysStart + arrays.reduce((sum, a) => sum + a.byteLength, 0);
-  const total = blobsStart + pad4(idBytes) + blobs.reduce((sum, b) => sum + pad4(b.length), 0) + DIGEST_BYTES;
-
-  // Never pooled (Buffer.alloc), so byteOffset is 0 and the typed-array views below are aligned.
-  const whole = Buffer.alloc(headroom + total);
-  const out = whole.subarray(headroom);
-  MAGIC.copy(out, 0);
-  out.writeUInt32LE(FORMAT_VERSION, 8);
-  new Uint32Array(out.buffer, out.byteOffset + 12, 1)[0] = BYTE_ORDER_MARKER;
-  out.writeUInt32LE(total, 16);
-  out.writeUInt32LE(name.length, 20);
-  name.copy(out, PREAMBLE_BYTES);
-  [docs, termCount, idBytes, terms.length, segment.postings.length].forEach((value, i) => out.writeUInt32LE(value, headerStart + i * 4));
-  let at = arraysStart;
-  for (const array of arrays) {
-    new Uint32Array(out.buffer, out.byteOffset + at, array.length).set(array);
-    at += array.byteLength;
-  }
-  let idsAt = at;
-  for (const chunk of idChunks(segment.ids)) idsAt += out.write(chunk, idsAt, 'utf8');
-  at += pad4(idBytes);
-  for (const blob of blobs) {
-    out.set(blob, at);
-    at += pad4(blob.length);
-  }
-  digest(out.subarray(0, total - DIGEST_BYTES)).copy(out, total - DIGEST_BYTES);
-  return whole;
-}
-
-function* idChunks(ids: readonly string[]): Generator<string> {
-  for (let i = 0; i < ids.length; i += ID_CHUNK) yield ids.slice(i, i + ID_CHUNK).join('');
-}
-
-/**
- * The segment in `input`, as views on it (the buffer must not be changed afterwards).
- * Throws CorruptIndexError unless it is a whole, unaltered snapshot of this format and engine.
- */
-export function decodeSnapshot(input: Buffer, engine: string): Segment {
-  const fail = (why: string): never => {
-    throw new CorruptIndexError(`search index snapshot rejected: ${why}`);
-  };
+function decodeVersion1(input: Buffer, engine: string): Segment {
   if (input.length < PREAMBLE_BYTES + HEADER_WORDS * 4 + DIGEST_BYTES) fail(`${input.length} bytes is too short to be a snapshot`);
   if (!input.subarray(0, MAGIC.length).equals(MAGIC)) fail('not a search index snapshot (bad magic)');
-  const version = input.readUInt32LE(8);
-  if (version !== FORMAT_VERSION) fail(`format version ${version}, this code reads version ${FORMAT_VERSION}`);
   const total = input.readUInt32LE(16);
   if (total !== input.length) fail(`${input.length} bytes where the header says ${total} (truncated or extended)`);
   const expected = digest(input.subarray(0, total - DIGEST_BYTES));
@@ -141,7 +226,9 @@ export function decodeSnapshot(input: Buffer, engine: string): Segment {
     ids[doc] = joinedIds.slice(start, end);
     start = end;
   }
-  return { ids, lengths, terms, df, offsets, postings };
+  const list = IdList.of(ids);
+  const termList = TermList.of(terms);
+  return { ids: list, idSlots: idTable(list), lengths, terms: termList, df, offsets, postings, termSlots: termTable(termList) };
 }
 
 function alignedCopy(input: Buffer): Buffer {

@@ -9,11 +9,12 @@
  * run yet.
  */
 import { createAnalyzer, DEFAULT_CACHE_LIMIT, detach, words } from './analyze.js';
-import { compact, decodePostingsInto, emptySegment, MAX_DOCS, MAX_TF, type Segment } from './bm25-segment.js';
-import { B, K1, planQuery, type QueryTerm } from './bm25-query.js';
+import { findId } from './bm25-ids.js';
+import { compact, emptySegment, findTerm, MAX_DOCS, MAX_TF, type Segment } from './bm25-segment.js';
+import { planQuery, type QueryTerm } from './bm25-query.js';
 import { decodeSnapshot, encodeSnapshot } from './bm25-snapshot.js';
 import { mergeSorted } from './term-match.js';
-import { topK } from './top-k.js';
+import { END, PostingCursor, Scratch, scoreAll, scoreTopK, tfBound, type ScoredTerm } from './bm25-scorer.js';
 import type { SearchHit, SearchOptions, TextIndex, TextIndexEngine } from './types.js';
 
 const ENGINE_NAME = 'bm25-v1';
@@ -30,19 +31,37 @@ const MAX_DELTA_POSTINGS = 1 << 21;
 
 export const bm25Engine: TextIndexEngine = {
   name: ENGINE_NAME,
-  create: (options) => new Bm25Index(emptySegment(), options?.background),
-  load: (buffer, options) => new Bm25Index(decodeSnapshot(buffer, ENGINE_NAME), options?.background),
+  create: (options) => new Bm25Index(emptySegment(), options?.countedPrefixes),
+  load: (buffer, options) => {
+    const { segment, rebuilt } = decodeSnapshot(buffer, ENGINE_NAME);
+    return new Bm25Index(segment, options?.countedPrefixes, rebuilt);
+  },
 };
 
-/** Background-document term counts kept (IndexOptions.background); cleared past this, counted again when asked. */
+/**
+ * The same engine scoring every posting of every query term (bm25-scorer.ts `scoreAll`): the
+ * reference the pruned scorer must answer like, to the bit. For tests; nothing searches with it.
+ */
+export const bm25ExhaustiveEngine: TextIndexEngine = {
+  name: ENGINE_NAME,
+  create: (options) => new Bm25Index(emptySegment(), options?.countedPrefixes, [], true),
+  load: (buffer, options) => {
+    const { segment, rebuilt } = decodeSnapshot(buffer, ENGINE_NAME);
+    return new Bm25Index(segment, options?.countedPrefixes, rebuilt, true);
+  },
+};
+
+/** Background-document term counts kept (IndexOptions.countedPrefixes); cleared past this, counted again when asked. */
 const BACKGROUND_DF_CACHED = 100_000;
+/** Segment terms whose postings' extremes (a scoring bound) are kept once scanned: those with this many postings or more… */
+const EXTREMES_FROM_DF = 256;
+/** …up to this many terms; cleared past it, scanned again when asked. */
+const EXTREMES_CACHED = 100_000;
 
 class Bm25Index implements TextIndex {
   // The index caches per word below, so the analyser need not cache too.
   private readonly analyzer = createAnalyzer({ cacheLimit: 0 });
   private base!: Segment;
-  /** The segment's term numbers by term, as baseSlots holds its documents (a Map of a million terms took 0.4 s to build). */
-  private baseTermSlots!: Int32Array;
   /**
    * Documents added since the segment: their terms numbered in order of appearance, with the
    * postings of each as `doc * 256 + tf` (ascending, since documents are numbered in order).
@@ -58,38 +77,54 @@ class Bm25Index implements TextIndex {
   private wordTerms!: Map<string, readonly number[]>;
   /** Scratch term frequencies by delta term number, all zero between calls to add. */
   private frequencies = new Int32Array(1024);
-  /** Id by document number; undefined once removed. */
-  private docIds!: (string | undefined)[];
-  /** Length in terms by document number; its capacity runs ahead of docIds. */
-  private lengths!: Uint32Array;
   /**
-   * The segment's documents by id: an open-addressing table of document number + 1 (0 empty) by a
-   * hash of the id, checked against docIds. Built in one pass over a typed array: a Map of a
-   * million ids took 0.6 s to build at each load, and 40 bytes an entry.
+   * Ids of the documents added since the segment, numbered after its own: the segment's stay bytes
+   * (bm25-ids.ts), found by its stored table (a Map of a million ids took 0.6 s to build at each load,
+   * and 40 bytes an entry) and made strings only when asked for.
    */
-  private baseSlots!: Int32Array;
+  private deltaIds!: string[];
+  /** 1 for a removed document, by document number; its capacity runs ahead of the documents. */
+  private removed!: Uint8Array;
+  /** Length in terms by document number; its capacity runs ahead of the documents. */
+  private lengths!: Uint32Array;
   /** Documents added since the segment, by id. */
   private readonly deltaDocs = new Map<string, number>();
   private live = 0;
   private dead = 0;
   private totalLength = 0;
-  /** Characters of the ids indexed and of the terms (segment and delta) and cached words: kept as they change, for `bytes`. */
+  /** Characters of the ids added since the segment, of the terms (segment and delta) and of cached words: kept as they change, for `bytes`. */
   private idChars = 0;
   private termChars = 0;
   private wordChars = 0;
 
   /**
-   * Background documents (IndexOptions.background), known by a mask over document numbers built when
+   * Background documents (IndexOptions.countedPrefixes), known by a mask over document numbers built when
    * first needed (a loaded snapshot classifies its ids then), with how many are live and their length.
    */
   private background: { mask: Uint8Array; live: number; length: number } | null = null;
   /** Live background documents holding a term, counted from its postings when first asked; cleared when one changes. */
   private readonly backgroundDf = new Map<string, number>();
+  /** The scorer's window arrays, reused from search to search. */
+  private readonly scratch = new Scratch();
+  /** Per segment term (a long list), its postings' shortest document * 256 + largest term frequency (baseExtremes). */
+  private readonly extremes = new Map<number, number>();
+
+  /** The prefixes of counted ids (IndexOptions.countedPrefixes), as strings and as UTF-8 bytes; none: all count. */
+  private readonly counted: readonly string[] | undefined;
+  private readonly countedBytes: readonly Buffer[];
+  /** The sections a load had to compute again (TextIndex.rebuilt). */
+  readonly rebuilt: readonly string[];
 
   constructor(
     segment: Segment,
-    private readonly isBackground?: (id: string) => boolean,
+    countedPrefixes?: readonly string[],
+    rebuilt: readonly string[] = [],
+    /** Scores every posting (bm25ExhaustiveEngine): the reference, for tests. */
+    private readonly exhaustive = false,
   ) {
+    this.counted = countedPrefixes;
+    this.countedBytes = (countedPrefixes ?? []).map((prefix) => Buffer.from(prefix, 'utf8'));
+    this.rebuilt = rebuilt;
     this.adopt(segment);
   }
 
@@ -101,17 +136,50 @@ class Bm25Index implements TextIndex {
     return this.docOf(id) !== undefined;
   }
 
-  /** The ids as of the call (a copy: a caller may add and remove while iterating). */
-  ids(): IterableIterator<string> {
-    return this.docIds.filter((id): id is string => id !== undefined).values();
+  /**
+   * The ids as of the call, those starting with `prefix` when given (compared as bytes: the others are
+   * never made strings). A caller may add and remove while iterating: the iteration keeps the
+   * segment, the delta and which documents were removed as they were at the call.
+   */
+  *ids(prefix?: string): IterableIterator<string> {
+    const { ids } = this.base;
+    const deltaIds = this.deltaIds.slice();
+    const removed = this.removed.slice(0, ids.length + deltaIds.length);
+    const bytes = prefix === undefined ? undefined : Buffer.from(prefix, 'utf8');
+    for (let doc = 0; doc < ids.length; doc++) if (removed[doc] !== 1 && (bytes === undefined || ids.startsWith(doc, bytes))) yield ids.get(doc);
+    for (const [i, id] of deltaIds.entries()) if (removed[ids.length + i] !== 1 && (prefix === undefined || id.startsWith(prefix))) yield id;
+  }
+
+  /** Documents numbered so far, removed ones included. */
+  private get docCount(): number {
+    return this.base.ids.length + this.deltaIds.length;
+  }
+
+  /** The id of a document, undefined once removed. */
+  private idOf(doc: number): string | undefined {
+    if (this.removed[doc] === 1) return undefined;
+    const baseCount = this.base.ids.length;
+    return doc < baseCount ? this.base.ids.get(doc) : this.deltaIds[doc - baseCount];
+  }
+
+  /** Whether a document counts in the statistics (IndexOptions.countedPrefixes), asked of its id's bytes. */
+  private countedDoc(doc: number): boolean {
+    const baseCount = this.base.ids.length;
+    if (doc >= baseCount) return this.countedId(this.deltaIds[doc - baseCount] as string);
+    return this.base.ids.startsWithAny(doc, this.countedBytes);
+  }
+
+  private countedId(id: string): boolean {
+    return this.counted === undefined || this.counted.some((prefix) => id.startsWith(prefix));
   }
 
   add(id: string, text: string): void {
     const textWords = words(text);
     this.remove(id);
-    const doc = this.docIds.length;
+    const doc = this.docCount;
     if (doc >= MAX_DOCS) throw new RangeError('search index is full: 2^31 document numbers used');
     if (doc >= this.lengths.length) this.lengths = grown(this.lengths, doc + 1);
+    if (doc >= this.removed.length) this.removed = grown(this.removed, doc + 1);
 
     const touched: number[] = [];
     let length = 0;
@@ -129,22 +197,21 @@ class Bm25Index implements TextIndex {
       this.frequencies[n] = 0;
     }
     this.deltaPostingCount += touched.length;
-    this.docIds.push(id);
+    this.deltaIds.push(id);
     this.deltaDocs.set(id, doc);
     this.idChars += id.length;
     this.lengths[doc] = length;
     this.live++;
     this.totalLength += length;
-    if (this.background && this.isBackground?.(id)) this.markBackground(doc, length);
+    if (this.background && !this.countedId(id)) this.markBackground(doc, length);
     if (this.deltaPostingCount >= MAX_DELTA_POSTINGS) this.compactNow();
   }
 
   remove(id: string): void {
     const doc = this.docOf(id);
     if (doc === undefined) return;
-    this.deltaDocs.delete(id);
-    this.docIds[doc] = undefined;
-    this.idChars -= id.length;
+    if (this.deltaDocs.delete(id)) this.idChars -= id.length;
+    this.removed[doc] = 1;
     this.live--;
     this.dead++;
     this.totalLength -= this.lengths[doc] as number;
@@ -181,10 +248,25 @@ class Bm25Index implements TextIndex {
       { prefix: options.prefix !== false, fuzzy: options.fuzzy !== false },
     );
     if (plans.length === 0) return [];
-    const totals = this.score(plans, options.filter);
-    const docIds = this.docIds;
-    const idOf = (doc: number): string => docIds[doc] as string;
-    return topK(totals.hits, totals.scores, idOf, limit).map((doc) => ({ id: idOf(doc), score: totals.scores[doc] as number }));
+    const averageLength = (this.totalLength - (background?.length ?? 0)) / (this.live - (background?.live ?? 0)) || 1;
+    // Ties are broken by id, and a filter asks ids: each is made a string once per search, and only for documents that may rank.
+    const made = new Map<number, string>();
+    const idOf = (doc: number): string => {
+      let id = made.get(doc);
+      if (id === undefined) made.set(doc, (id = this.idOf(doc) as string));
+      return id;
+    };
+    const collection = {
+      count: this.docCount,
+      removed: this.removed,
+      idOf,
+      lengths: this.lengths,
+      averageLength,
+      filter: options.filter,
+      scratch: this.scratch,
+    };
+    const found = (this.exhaustive ? scoreAll : scoreTopK)(this.scoredWords(plans), collection, limit);
+    return found.map(({ doc, score }) => ({ id: idOf(doc), score }));
   }
 
   compact(): void {
@@ -207,22 +289,33 @@ class Bm25Index implements TextIndex {
    */
   bytes(): number {
     const { base } = this;
-    const segment = base.postings.byteLength + base.offsets.byteLength + base.df.byteLength + base.lengths.byteLength;
-    const strings = (this.docIds.length - this.dead + base.terms.length + this.deltaTerms.length + this.wordTerms.size) * STRING_BYTES;
+    const segment =
+      base.postings.byteLength +
+      base.offsets.byteLength +
+      base.df.byteLength +
+      base.lengths.byteLength +
+      base.ids.bytes.byteLength +
+      base.ids.ends.byteLength +
+      base.terms.bytes.byteLength +
+      base.terms.ends.byteLength +
+      base.terms.madeBytes(STRING_BYTES, SLOT_BYTES) +
+      base.idSlots.byteLength +
+      base.termSlots.byteLength;
+    const strings = (this.deltaIds.length + this.deltaTerms.length + this.wordTerms.size) * STRING_BYTES;
     const chars = this.idChars + this.termChars + this.wordChars;
     const slots =
-      (this.docIds.length + base.ids.length + base.terms.length + this.deltaTerms.length * 2 + this.sortedDelta.length + this.deltaPostingCount) * SLOT_BYTES +
+      (this.deltaIds.length + this.deltaTerms.length * 2 + this.sortedDelta.length + this.deltaPostingCount) * SLOT_BYTES +
       this.deltaTerms.length * (ARRAY_BYTES + 16 * SLOT_BYTES) +
       this.wordTerms.size * (ARRAY_BYTES + 2 * SLOT_BYTES);
-    const entries = (this.deltaDocs.size + this.deltaNumbers.size + this.wordTerms.size + this.backgroundDf.size) * MAP_ENTRY_BYTES;
+    const entries = (this.deltaDocs.size + this.deltaNumbers.size + this.wordTerms.size + this.backgroundDf.size + this.extremes.size) * MAP_ENTRY_BYTES;
     return (
       EMPTY_INDEX_BYTES +
       segment +
       (this.background?.mask.byteLength ?? 0) +
-      this.baseSlots.byteLength +
-      this.baseTermSlots.byteLength +
+      this.removed.byteLength +
       this.lengths.byteLength +
       this.frequencies.byteLength +
+      this.scratch.bytes() +
       strings +
       chars +
       slots +
@@ -231,58 +324,50 @@ class Bm25Index implements TextIndex {
   }
 
   /**
-   * Sums over the query words, per document, the best-scoring term of the word. Postings are
-   * decoded into flat arrays first so the scoring loop is one tight loop without calls.
+   * The query's words as the scorer reads them (bm25-scorer.ts): each term with a fresh cursor on its
+   * postings and its bound (the largest term frequency and the shortest document among its postings,
+   * counted once per segment for a long list, from the added postings each time: they are few).
    */
-  private score(plans: QueryTerm[][], filter: ((id: string) => boolean) | undefined): { hits: number[]; scores: Float64Array } {
-    const { docIds, lengths } = this;
-    const scores = new Float64Array(docIds.length);
-    let best: Float64Array | undefined;
-    // 0 not asked yet, 1 kept, 2 filtered out: the filter is asked once per document per search.
-    const verdicts = filter === undefined ? undefined : new Uint8Array(docIds.length);
-    const skipDead = this.dead > 0;
-    const background = this.countedApart();
-    const averageLength = (this.totalLength - (background?.length ?? 0)) / (this.live - (background?.live ?? 0)) || 1;
-    const capacity = Math.max(0, ...plans.flatMap((plan) => plan.map(({ term }) => this.postingCount(term))));
-    const docs = new Int32Array(capacity);
-    const tfs = new Uint8Array(capacity);
-    const hits: number[] = [];
-    const touched: number[] = [];
+  private scoredWords(plans: QueryTerm[][]): ScoredTerm[][] {
+    return plans.map((plan) =>
+      plan.map((term) => {
+        const t = this.baseTerm(term.term);
+        const delta = this.deltaPostingsOf(term.term);
+        return {
+          ...term,
+          cursor: this.cursorOf(term.term),
+          bound: (averageLength: number) => {
+            let [maxTf, minLength] = t === undefined ? [0, Number.POSITIVE_INFINITY] : this.baseExtremes(t);
+            for (const packed of delta ?? []) {
+              maxTf = Math.max(maxTf, packed % 256);
+              minLength = Math.min(minLength, this.lengths[Math.floor(packed / 256)] as number);
+            }
+            return tfBound(maxTf, minLength, averageLength);
+          },
+        };
+      }),
+    );
+  }
 
-    for (const plan of plans) {
-      // A word with one term adds straight into the totals; one with alternatives keeps the best.
-      const alternatives = plan.length > 1 ? (best ??= new Float64Array(docIds.length)) : undefined;
-      for (const { term, weight, idf } of plan) {
-        const count = this.collectPostings(term, docs, tfs);
-        const factor = weight * idf;
-        for (let i = 0; i < count; i++) {
-          const doc = docs[i] as number;
-          if (skipDead && docIds[doc] === undefined) continue;
-          if (verdicts !== undefined) {
-            let verdict = verdicts[doc];
-            if (verdict === 0) verdicts[doc] = verdict = (filter as (id: string) => boolean)(docIds[doc] as string) ? 1 : 2;
-            if (verdict === 2) continue;
-          }
-          const tf = tfs[i] as number;
-          const s = (factor * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * (lengths[doc] as number)) / averageLength));
-          if (alternatives === undefined) {
-            if (scores[doc] === 0) hits.push(doc);
-            scores[doc] = (scores[doc] as number) + s;
-          } else if (s > (alternatives[doc] as number)) {
-            if (alternatives[doc] === 0) touched.push(doc);
-            alternatives[doc] = s;
-          }
-        }
-      }
-      if (alternatives === undefined) continue;
-      for (const doc of touched) {
-        if (scores[doc] === 0) hits.push(doc);
-        scores[doc] = (scores[doc] as number) + (alternatives[doc] as number);
-        alternatives[doc] = 0;
-      }
-      touched.length = 0;
+  /** The largest term frequency and the shortest document among a segment term's postings (removed documents too: a bound). */
+  private baseExtremes(t: number): [maxTf: number, minLength: number] {
+    const cached = this.extremes.get(t);
+    if (cached !== undefined) return [cached % 256, Math.floor(cached / 256)];
+    const { postings, offsets, lengths } = this.base;
+    const cursor = new PostingCursor(postings, offsets[t] as number, offsets[t + 1] as number, undefined);
+    let maxTf = 0;
+    let minLength = 0xffffffff;
+    for (let doc = cursor.next(); doc !== END; doc = cursor.next()) {
+      if (cursor.tf > maxTf) maxTf = cursor.tf;
+      const length = lengths[doc] as number;
+      if (length < minLength) minLength = length;
     }
-    return { hits, scores };
+    // A short list costs less to scan than to remember.
+    if ((this.base.df[t] as number) >= EXTREMES_FROM_DF) {
+      if (this.extremes.size >= EXTREMES_CACHED) this.extremes.clear();
+      this.extremes.set(t, minLength * 256 + maxTf);
+    }
+    return [maxTf, minLength];
   }
 
   /** Postings of the term, dead documents included. */
@@ -291,29 +376,17 @@ class Bm25Index implements TextIndex {
     return (t === undefined ? 0 : (this.base.df[t] as number)) + (this.deltaPostingsOf(term)?.length ?? 0);
   }
 
-  /** Writes every posting of the term into docs and tfs (sized by postingCount) and returns how many. */
-  private collectPostings(term: string, docs: Int32Array, tfs: Uint8Array): number {
-    let count = 0;
-    const t = this.baseTerm(term);
-    if (t !== undefined) {
-      const { postings, offsets } = this.base;
-      count = decodePostingsInto(postings, offsets[t] as number, offsets[t + 1] as number, docs, tfs, 0);
-    }
-    for (const packed of this.deltaPostingsOf(term) ?? []) {
-      docs[count] = Math.floor(packed / 256);
-      tfs[count++] = packed % 256;
-    }
-    return count;
-  }
-
   /** The live document of `id`, or undefined. */
   private docOf(id: string): number | undefined {
-    return this.deltaDocs.get(id) ?? lookUp(this.baseSlots, this.docIds, id); // a removed document's id is undefined: never found
+    const delta = this.deltaDocs.get(id);
+    if (delta !== undefined) return delta;
+    const doc = findId(this.base.idSlots, this.base.ids, Buffer.from(id, 'utf8'));
+    return doc === undefined || this.removed[doc] === 1 ? undefined : doc;
   }
 
   /** The number of `term` in the segment, or undefined. */
   private baseTerm(term: string): number | undefined {
-    return lookUp(this.baseTermSlots, this.base.terms, term);
+    return findTerm(this.base.termSlots, this.base.terms, term);
   }
 
   private deltaPostingsOf(term: string): number[] | undefined {
@@ -356,12 +429,10 @@ class Bm25Index implements TextIndex {
 
   /** The background mask, built on first use when the index has a background predicate (null without one). */
   private backgroundNow(): { mask: Uint8Array; live: number; length: number } | null {
-    if (!this.isBackground || this.background) return this.background;
-    this.background = { mask: new Uint8Array(Math.max(16, this.docIds.length)), live: 0, length: 0 };
-    for (let doc = 0; doc < this.docIds.length; doc++) {
-      const id = this.docIds[doc];
-      if (id !== undefined && this.isBackground(id)) this.markBackground(doc, this.lengths[doc] as number);
-    }
+    if (!this.counted || this.background) return this.background;
+    const count = this.docCount;
+    this.background = { mask: new Uint8Array(Math.max(16, count)), live: 0, length: 0 };
+    for (let doc = 0; doc < count; doc++) if (this.removed[doc] !== 1 && !this.countedDoc(doc)) this.markBackground(doc, this.lengths[doc] as number);
     return this.background;
   }
 
@@ -378,14 +449,9 @@ class Bm25Index implements TextIndex {
   private backgroundDfOf(term: string, mask: Uint8Array): number {
     let count = this.backgroundDf.get(term);
     if (count === undefined) {
-      const total = this.postingCount(term);
-      const docs = new Int32Array(total);
-      const found = this.collectPostings(term, docs, new Uint8Array(total));
       count = 0;
-      for (let i = 0; i < found; i++) {
-        const doc = docs[i] as number;
-        if (mask[doc] === 1 && this.docIds[doc] !== undefined) count++;
-      }
+      const cursor = this.cursorOf(term);
+      for (let doc = cursor.next(); doc !== END; doc = cursor.next()) if (mask[doc] === 1 && this.removed[doc] !== 1) count++;
       if (this.backgroundDf.size >= BACKGROUND_DF_CACHED) this.backgroundDf.clear();
       this.backgroundDf.set(term, count);
     }
@@ -396,11 +462,19 @@ class Bm25Index implements TextIndex {
   private df(term: string): number {
     const total = this.postingCount(term);
     if (this.dead === 0 || total === 0) return total;
-    const docs = new Int32Array(total);
-    const count = this.collectPostings(term, docs, new Uint8Array(total));
     let live = 0;
-    for (let i = 0; i < count; i++) if (this.docIds[docs[i] as number] !== undefined) live++;
+    const cursor = this.cursorOf(term);
+    for (let doc = cursor.next(); doc !== END; doc = cursor.next()) if (this.removed[doc] !== 1) live++;
     return live;
+  }
+
+  /** A cursor on every posting of the term, dead documents included. */
+  private cursorOf(term: string): PostingCursor {
+    const t = this.baseTerm(term);
+    const { postings, offsets } = this.base;
+    return t === undefined
+      ? new PostingCursor(postings, 0, 0, this.deltaPostingsOf(term))
+      : new PostingCursor(postings, offsets[t] as number, offsets[t + 1] as number, this.deltaPostingsOf(term));
   }
 
   private sortedDeltaTerms(): string[] {
@@ -418,7 +492,8 @@ class Bm25Index implements TextIndex {
         deltaTerms: this.sortedDeltaTerms(),
         deltaPostings: (term) => this.deltaPostingsOf(term),
         deltaPostingCount: this.deltaPostingCount,
-        docIds: this.docIds,
+        deltaIds: this.deltaIds,
+        dead: this.removed,
         lengths: this.lengths,
       }),
     );
@@ -426,9 +501,8 @@ class Bm25Index implements TextIndex {
 
   /** Makes `segment` the whole index: no delta, no dead documents. */
   private adopt(segment: Segment): void {
-    const { ids, terms } = segment;
+    const { ids } = segment;
     this.base = segment;
-    this.baseTermSlots = slotsOf(terms);
     this.deltaNumbers = new Map();
     this.deltaTerms = [];
     this.deltaPostings = [];
@@ -437,18 +511,19 @@ class Bm25Index implements TextIndex {
     this.sortedCount = 0;
     this.wordTerms = new Map();
     this.wordChars = 0;
-    this.termChars = terms.reduce((sum, term) => sum + term.length, 0);
-    this.idChars = ids.reduce((sum, id) => sum + id.length, 0);
-    this.docIds = ids.slice();
+    this.termChars = 0; // the segment's terms are bytes, counted with it
+    this.idChars = 0;
+    this.deltaIds = [];
+    this.removed = new Uint8Array(ids.length + 16);
     this.lengths = grown(segment.lengths, ids.length + 1);
     this.deltaDocs.clear();
-    this.baseSlots = slotsOf(ids);
     this.live = ids.length;
     this.dead = 0;
     this.totalLength = segment.lengths.reduce((sum, length) => sum + length, 0);
     // Compaction renumbers documents: the mask is built again when next needed.
     this.background = null;
     this.backgroundDf.clear();
+    this.extremes.clear();
   }
 }
 
@@ -459,42 +534,6 @@ export const ARRAY_BYTES = 32;
 export const MAP_ENTRY_BYTES = 40;
 /** An index holding nothing (the object, its analyser, empty maps), measured on Node 20 beside the scratch array counted apart. */
 const EMPTY_INDEX_BYTES = 5_000;
-
-/**
- * FNV-1a over the length and the last HASHED_CHARS code units: the end is what tells ids apart (a
- * note's id ends with its name's random part), and hashing a million whole ids took three times as
- * long at each load. Keys that share their end only probe further.
- */
-function hashOf(key: string): number {
-  let hash = Math.imul(0x811c9dc5 ^ key.length, 0x01000193);
-  for (let i = Math.max(0, key.length - HASHED_CHARS); i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return hash >>> 0;
-}
-const HASHED_CHARS = 20;
-
-/** A hash table of distinct `keys` (at most half full, so probes stay short): each one's position + 1 by hashOf, linear probing. */
-function slotsOf(keys: readonly string[]): Int32Array {
-  let size = 16;
-  while (size < keys.length * 2) size *= 2;
-  const slots = new Int32Array(size);
-  const mask = size - 1;
-  for (let i = 0; i < keys.length; i++) {
-    let slot = hashOf(keys[i] as string) & mask;
-    while (slots[slot] !== 0) slot = (slot + 1) & mask;
-    slots[slot] = i + 1;
-  }
-  return slots;
-}
-
-/** The position of `key` in `keys` by their table (slotsOf), or undefined. */
-function lookUp(slots: Int32Array, keys: readonly (string | undefined)[], key: string): number | undefined {
-  const mask = slots.length - 1;
-  for (let slot = hashOf(key) & mask; ; slot = (slot + 1) & mask) {
-    const entry = slots[slot] as number;
-    if (entry === 0) return undefined;
-    if (keys[entry - 1] === key) return entry - 1;
-  }
-}
 
 /** A copy of `array` with room for at least `needed` elements (doubling, so appends stay amortised O(1)). */
 function grown<T extends Uint32Array | Int32Array | Uint8Array>(array: T, needed: number): T {

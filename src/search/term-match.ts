@@ -4,17 +4,18 @@
  * Sorting is by UTF-16 code unit, the order of `Array.prototype.sort` and of `<` on strings.
  */
 import { firstIndex } from '../shared/bisect.js';
+import type { SortedTerms } from './bm25-terms.js';
 
 /** Index of the first term >= key. */
-export function lowerBound(sorted: readonly string[], key: string): number {
-  return firstIndex(sorted.length, (i) => (sorted[i] as string) >= key);
+export function lowerBound(sorted: SortedTerms, key: string): number {
+  return firstIndex(sorted.length, (i) => (sorted.at(i) as string) >= key);
 }
 
 /** The half-open range of terms that start with `prefix`. */
-export function prefixRange(sorted: readonly string[], prefix: string): [number, number] {
+export function prefixRange(sorted: SortedTerms, prefix: string): [number, number] {
   const from = lowerBound(sorted, prefix);
   let to = from;
-  while (to < sorted.length && (sorted[to] as string).startsWith(prefix)) to++;
+  while (to < sorted.length && (sorted.at(to) as string).startsWith(prefix)) to++;
   return [from, to];
 }
 
@@ -94,14 +95,14 @@ export function boundedEditDistance(a: string, b: string, max: number, rows = ne
  * Calls `visit` with every term within `maxEdits` of `form` that shares its first character.
  * Typos in the first letter are rare, and requiring it cuts the scan to a small slice of the list.
  */
-export function forEachFuzzy(sorted: readonly string[], form: string, maxEdits: number, visit: (term: string) => void): void {
+export function forEachFuzzy(sorted: SortedTerms, form: string, maxEdits: number, visit: (term: string) => void): void {
   if (form.length === 0 || maxEdits <= 0) return;
   const first = form.charCodeAt(0);
   const from = lowerBound(sorted, form[0] as string);
   const to = lowerBound(sorted, String.fromCharCode(first + 1));
   const rows = new Int32Array(3 * (form.length + maxEdits + 1));
   for (let i = from; i < to; i++) {
-    const term = sorted[i] as string;
+    const term = sorted.at(i) as string;
     if (Math.abs(term.length - form.length) > maxEdits || term === form) continue;
     if (boundedEditDistance(form, term, maxEdits, rows) <= maxEdits) visit(term);
   }

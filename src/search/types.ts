@@ -33,8 +33,17 @@ export interface TextIndex {
   add(id: string, text: string): void;
   remove(id: string): void;
   search(query: string, options: SearchOptions): SearchHit[];
-  /** Every id in the index (any order), as of the call: a caller may add and remove while iterating. */
-  ids(): IterableIterator<string>;
+  /**
+   * Every id in the index (any order), or those that start with `prefix`, as of the call: a caller may
+   * add and remove while iterating. With a prefix, the others cost the engine no string.
+   */
+  ids(prefix?: string): IterableIterator<string>;
+  /**
+   * What `load` had to compute again instead of reading it — a damaged or missing part the rest
+   * rebuilds alone, or an older format read — by name; empty for a sound snapshot of the current
+   * format and for an index not loaded. A caller writes a new snapshot when it is not empty.
+   */
+  readonly rebuilt: readonly string[];
   /**
    * `headroom` bytes (a multiple of 8) are left free at the start of the buffer returned, the
    * snapshot after them: a caller that frames it writes its own bytes there instead of copying the
@@ -52,13 +61,14 @@ export interface TextIndex {
 
 export interface IndexOptions {
   /**
-   * Documents searched like any other but left out of the statistics that weigh words (how many
-   * documents there are, how many hold a term, their average length): text derived from other
-   * documents (a summary, a digest) repeats their words, and counted in would change how those
-   * documents rank among themselves once it is added. Asked of ids only, so a loaded snapshot needs
-   * nothing more.
+   * When set, only documents whose id starts with one of these count in the statistics that weigh
+   * words (how many documents there are, how many hold a term, their average length); the others, the
+   * background, are searched like any other. Text derived from other documents (a summary, a digest)
+   * repeats their words, and counted in would change how those documents rank among themselves once
+   * it is added. Prefixes of ids, not a predicate: a loaded snapshot tells its documents apart by
+   * their ids' first bytes, without making a string of each.
    */
-  background?: (id: string) => boolean;
+  countedPrefixes?: readonly string[];
 }
 
 export interface TextIndexEngine {

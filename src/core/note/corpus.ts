@@ -30,22 +30,32 @@ export interface Level0Note extends NoteName {
 
 export interface Level0Text extends Level0Note, NoteView {}
 
-/** Bodies of history notes kept in memory, in characters, across spaces (least recently used dropped). */
-const HISTORY_CACHE_CHARS = 64 * 1024 * 1024;
-/** Live note bodies kept in memory per process, in characters. */
-const LIVE_CACHE_CHARS = 64 * 1024 * 1024;
-/** Pre-images of compactions kept in memory, in characters, across spaces (they are bank text: small). */
-const PREIMAGES_CACHE_CHARS = 16 * 1024 * 1024;
+/**
+ * The corpus's caches share a quarter of the index memory budget (LIVE_MEM_INDEX_MEMORY_MB: the
+ * recall service counts them in it, beside the indexes), each its least recently used entries dropped
+ * past its share, across spaces: history notes' bodies (a consolidation's notes.json decoded) an
+ * eighth of the budget, live notes' bodies a sixteenth, history records a sixteenth, compactions'
+ * pre-images (bank text: small) a thirty-second. Sizes are estimated in bytes: a decoded notes.json
+ * twice its bytes (the bodies, and the objects and texts parsed from them), a note's text a byte a
+ * character plus its description, a record twice its JSON (its arrays and objects), pre-images their
+ * bytes.
+ */
+const CACHE_SHARES = { bundles: 1 / 8, live: 1 / 16, records: 1 / 16, preimages: 1 / 32 } as const;
+/** Each cache's least, whatever the budget: a search's own hits stay cached between two searches. */
+const MIN_CACHE_BYTES = 1024 * 1024;
+const ENTRY_BYTES = 200;
+const NOTE_VIEW_BYTES = 300;
 
 /** Oldest first, the order of level 0. */
 export const compareOldestFirst = (a: NoteName, b: NoteName): number => compareNewestFirst(b, a);
 
 export function createCorpus(context: CoreContext) {
   const { storage } = context;
-  const records = new Map<string, HistoryRecord>(); // `${space}/${cid}` → record (immutable)
-  const bundles = new BoundedCache<HistoryBundle>(HISTORY_CACHE_CHARS);
-  const liveNotes = new BoundedCache<NoteView>(LIVE_CACHE_CHARS);
-  const preimages = new BoundedCache<HistoryPreimage[]>(PREIMAGES_CACHE_CHARS);
+  const share = (part: number) => Math.max(MIN_CACHE_BYTES, Math.floor(context.indexMemoryBytes * part));
+  const records = new BoundedCache<HistoryRecord>(share(CACHE_SHARES.records)); // `${space}/${cid}` → record (immutable)
+  const bundles = new BoundedCache<HistoryBundle>(share(CACHE_SHARES.bundles));
+  const liveNotes = new BoundedCache<NoteView>(share(CACHE_SHARES.live));
+  const preimages = new BoundedCache<HistoryPreimage[]>(share(CACHE_SHARES.preimages));
   const listings = new Map<string, { version: string; value: unknown }>();
   /** Per space: note names forgotten (tombstones), forget entries known, and history ids whose record was looked at. */
   const forgets = new Map<string, { names: Set<string>; entries: Set<string>; checked: Set<string> }>();
@@ -147,7 +157,7 @@ export function createCorpus(context: CoreContext) {
     if (!object) return null; // a consolidation still being written (or killed before its record): its notes are still live
     const parsed = parseHistoryRecord(object.body, spaceId, cid);
     const record = parsed.kind === 'consolidation' ? { ...parsed, notes: parsed.notes.filter((name) => !isForgotten(spaceId, name)) } : parsed;
-    if (options.cache !== false) records.set(cacheKey, record);
+    if (options.cache !== false) records.set(cacheKey, record, object.body.length * 2 + ENTRY_BYTES);
     return record;
   };
 
@@ -181,8 +191,7 @@ export function createCorpus(context: CoreContext) {
       }
       // And every record from the first of them on: the forget takes out their copy of the synthesis.
       const first = [...record.forget.consolidations].sort()[0];
-      if (first !== undefined)
-        for (const key of [...records.keys()]) if (key.startsWith(`${spaceId}/`) && key.slice(spaceId.length + 1) >= first) records.delete(key);
+      if (first !== undefined) records.deleteWhere((key) => key.startsWith(`${spaceId}/`) && key.slice(spaceId.length + 1) >= first);
     }
   };
 
@@ -215,7 +224,7 @@ export function createCorpus(context: CoreContext) {
       },
     };
     // A bundle is only cached once whole: a missing notes.json (a consolidation being written) is asked again.
-    if (object && cache) bundles.set(cacheKey, bundle, object.body.length * 2 + 200);
+    if (object && cache) bundles.set(cacheKey, bundle, object.body.length * 2 + ENTRY_BYTES);
     return bundle;
   };
 
@@ -253,7 +262,7 @@ export function createCorpus(context: CoreContext) {
     /**
      * The notes one consolidation moved into history, oldest first, with their text. `cache: false`
      * for a reader that goes through every consolidation once (the search index's build): the
-     * bundles would otherwise stay in memory beside the index, up to HISTORY_CACHE_CHARS.
+     * bundles would otherwise stay in memory beside the index, up to their share (CACHE_SHARES).
      */
     async historyNotes(spaceId: string, cid: string, options: { cache?: boolean } = {}): Promise<Level0Text[]> {
       const bundle = await bundleOf(spaceId, cid, options.cache !== false);
@@ -273,7 +282,7 @@ export function createCorpus(context: CoreContext) {
       const object = await storage.get(key);
       if (!object) throw new LiveMemError('storage_error', `${key} is missing`, { space_id: spaceId, consolidation_id: cid, damaged: true });
       const sections = decodeHistoryPreimages(object.body, key);
-      preimages.set(cacheKey, sections, object.body.length + 200);
+      preimages.set(cacheKey, sections, object.body.length + ENTRY_BYTES);
       return sections;
     },
 
@@ -312,9 +321,16 @@ export function createCorpus(context: CoreContext) {
       const root = spaceKeys(spaceId).root;
       for (const folder of [...listings.keys()]) if (folder.startsWith(root)) listings.delete(folder);
       for (const key of [...windows.keys()]) if (key.startsWith(root)) windows.delete(key);
-      for (const key of [...records.keys()]) if (key.startsWith(root)) records.delete(key);
       liveListings.delete(spaceId);
-      for (const cache of [liveNotes, bundles, preimages]) cache.deletePrefix(root);
+      for (const cache of [records, liveNotes, bundles, preimages]) cache.deletePrefix(root);
+    },
+
+    /** What the caches hold, estimated in bytes (counted in the index memory budget with the indexes): all, or one space's. */
+    bytes(spaceId?: string): number {
+      const caches = [records, liveNotes, bundles, preimages];
+      if (spaceId === undefined) return caches.reduce((sum, cache) => sum + cache.weight, 0);
+      const root = spaceKeys(spaceId).root;
+      return caches.reduce((sum, cache) => sum + cache.weightOf(root), 0);
     },
 
     /**
@@ -323,7 +339,7 @@ export function createCorpus(context: CoreContext) {
      */
     wroteLive(spaceId: string, name: NoteName, body: string): void {
       const view = toNoteView(name, body);
-      liveNotes.set(`${spaceId}/${name.filename}`, view, view.content.length + 200);
+      liveNotes.set(`${spaceId}/${name.filename}`, view, view.content.length + NOTE_VIEW_BYTES);
     },
 
     /** One live note with its text; null once it left live/ (consolidated) or never existed. */
@@ -335,7 +351,7 @@ export function createCorpus(context: CoreContext) {
       const object = await storage.get(spaceKeys(spaceId).note(name.filename));
       if (!object) return null;
       const view = toNoteView(name, object.body);
-      liveNotes.set(cacheKey, view, view.content.length + 200);
+      liveNotes.set(cacheKey, view, view.content.length + NOTE_VIEW_BYTES);
       return view;
     },
 

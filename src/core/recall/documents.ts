@@ -45,11 +45,12 @@ export interface DocMeta {
 export const noteDocId = (filename: string, consolidationId?: string): string => (consolidationId ? `h:${consolidationId}/${filename}` : `n:${filename}`);
 /**
  * Text derived from notes — bank sections, summaries, the synthesis, earlier bank text — as the
- * search engine's background (IndexOptions.background): searched, but not counted in the statistics
+ * search engine's background (IndexOptions.countedPrefixes): searched, but not counted in the statistics
  * that weigh words, so a consolidation that adds it leaves the notes ranked among themselves as they were.
  */
-export const isDerivedDocId = (id: string): boolean => !id.startsWith('n:') && !id.startsWith('h:');
-export const INDEX_OPTIONS = { background: isDerivedDocId } as const;
+const NOTE_PREFIXES = ['n:', 'h:'] as const;
+export const isDerivedDocId = (id: string): boolean => !NOTE_PREFIXES.some((prefix) => id.startsWith(prefix));
+export const INDEX_OPTIONS = { countedPrefixes: NOTE_PREFIXES } as const;
 export const preimageDocId = (compactionId: string, i: number): string => `p:${compactionId}/${i}`;
 /** The compaction and section index of a pre-image's id; null for any other id. */
 export function parsePreimageDocId(id: string): { compactionId: string; i: number } | null {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isLiveMemError } from '../../shared/errors.js';
+import { hasMagic, readSections, type SectionSource, writeSections } from '../../shared/sections.js';
 import { listKeys } from '../../storage/list.js';
 import type { TextIndex, TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
@@ -17,9 +18,14 @@ import { decodeLiveTexts, type Packed } from './live-texts.js';
  * verifies and reconciles it with the store, which stays the only truth — so a snapshot that covers
  * less than another costs catch-up reads, never a lost entry. A damaged one is deleted and skipped.
  *
- * Frame: "LMRI", u32 frame version, u32 header length, sha256 of the header (32 bytes), the header
- * (JSON, padded with spaces so the engine's buffer starts 8-byte aligned), the vector store's buffer
- * when the header says so (its own checksum), then the engine's buffer (its own checksum).
+ * Frame: a file of sections (shared/sections.ts), "LMRISECT", format 2: `header` (the JSON below), then
+ * `vectors` when the header says so (the vector store's buffer, which checks itself), then `engine` (the
+ * engine's snapshot, a file of sections itself, checked section by section). Each section carries its
+ * own version and checksum, so a damaged part that can be computed again alone is (the embeddings, the
+ * engine's hash tables), and a section added later (`extra`) is skipped by readers that do not know it.
+ * The space index adds `timeline` (timeline.ts: level 0's note times for the ranking), which a damaged
+ * snapshot loses alone: it is placed again from the history records.
+ * Format 1 ("LMRI", u32 1, a SHA-256 of the JSON header, the buffers after it) is still read.
  *
  * Beside a snapshot, under the same name, `.live` holds the texts of the live notes it covers
  * (live-texts.ts): `live_search` reads that small file alone, never the index.
@@ -53,54 +59,102 @@ export interface SummaryCoverage {
   range_end: string;
 }
 
-const MAGIC = Buffer.from('LMRI');
-const FRAME_VERSION = 1;
-const PREFIX_BYTES = 4 + 4 + 4 + 32;
+const MAGIC = Buffer.from('LMRISECT', 'latin1');
+const FRAME_VERSION = 2;
+const SECTION_VERSION = 1;
+/** Format 1: "LMRI", u32 1, u32 header length, the header's SHA-256, the header, the buffers. */
+const MAGIC_1 = Buffer.from('LMRI');
+const PREFIX_BYTES_1 = 4 + 4 + 4 + 32;
 /** Snapshots kept per space: the newest, and one more for a reader that listed just before it. */
 const KEEP = 2;
 
-/**
- * The frame, written in one buffer: the engine serialises after a headroom where the prefix, the
- * header and the sections before it go (no second and third copy of a snapshot that is 140 MB at
- * 1M notes). The header JSON is padded with spaces (still JSON, and covered by its checksum) so the
- * engine's buffer starts 8-byte aligned: a reader then uses it in place instead of copying it.
- */
-export function encodeSnapshot(header: Omit<SnapshotHeader, 'vectors'>, index: TextIndex, vectors?: { model: string; buffer: Buffer }): Buffer {
-  const full: SnapshotHeader = { ...header, vectors: vectors ? { model: vectors.model, bytes: vectors.buffer.length } : null };
-  const sections = vectors ? [vectors.buffer] : [];
-  const sectionBytes = sections.reduce((sum, section) => sum + section.length, 0);
-  const unpadded = Buffer.from(JSON.stringify(full), 'utf8');
-  const json = Buffer.alloc(unpadded.length + ((8 - ((PREFIX_BYTES + unpadded.length + sectionBytes) % 8)) % 8), ' ');
-  unpadded.copy(json);
-  const headroom = PREFIX_BYTES + json.length + sectionBytes;
-  const out = index.serialize(headroom);
-  MAGIC.copy(out, 0);
-  out.writeUInt32LE(FRAME_VERSION, 4);
-  out.writeUInt32LE(json.length, 8);
-  createHash('sha256').update(json).digest().copy(out, 12);
-  let at = PREFIX_BYTES;
-  for (const part of [json, ...sections]) at += part.copy(out, at);
-  return out;
+/** A snapshot as decoded: what it says it covers, the index, the vectors, and what a load computed again. */
+export interface DecodedSnapshot {
+  header: SnapshotHeader;
+  index: TextIndex;
+  vectors: Buffer | null;
+  /** Parts the load computed again (damaged or of an older format): the caller writes a sound snapshot. */
+  rebuilt: string[];
+  /** Sections beside the header, the vectors and the engine (`extra` when encoded), by name: sound ones only. */
+  extra: ReadonlyMap<string, Buffer>;
 }
 
-/** Decodes a snapshot; throws on anything that is not a whole snapshot of this engine. */
-export function decodeSnapshot(buffer: Buffer, engine: TextIndexEngine): { header: SnapshotHeader; index: TextIndex; vectors: Buffer | null } {
-  if (buffer.length < PREFIX_BYTES || !buffer.subarray(0, 4).equals(MAGIC)) throw new Error('not a live-mem index snapshot');
-  if (buffer.readUInt32LE(4) !== FRAME_VERSION) throw new Error(`snapshot frame version ${buffer.readUInt32LE(4)} is not ${FRAME_VERSION}`);
-  const length = buffer.readUInt32LE(8);
-  if (PREFIX_BYTES + length > buffer.length) throw new Error('snapshot is truncated');
-  const json = buffer.subarray(PREFIX_BYTES, PREFIX_BYTES + length);
-  if (!createHash('sha256').update(json).digest().equals(buffer.subarray(12, 44))) throw new Error('snapshot header checksum mismatch');
-  const header = JSON.parse(json.toString('utf8')) as SnapshotHeader;
+/**
+ * The frame, written in one buffer: the engine serialises after a headroom where the table, the
+ * header and the sections before it go (no second and third copy of a snapshot that is 140 MB at 1M
+ * notes). `extra` sections (ranking data kept with the index, say) are carried as given.
+ */
+export function encodeSnapshot(
+  header: Omit<SnapshotHeader, 'vectors'>,
+  index: TextIndex,
+  vectors?: { model: string; buffer: Buffer },
+  extra: readonly SectionSource[] = [],
+): Buffer {
+  const full: SnapshotHeader = { ...header, vectors: vectors ? { model: vectors.model, bytes: vectors.buffer.length } : null };
+  const json = Buffer.from(JSON.stringify(full), 'utf8');
+  const sections: SectionSource[] = [{ name: 'header', version: SECTION_VERSION, bytes: json.length, write: (into) => json.copy(into) }];
+  if (vectors)
+    sections.push({ name: 'vectors', version: SECTION_VERSION, bytes: vectors.buffer.length, write: (into) => vectors.buffer.copy(into), checksum: false });
+  sections.push(...extra);
+  return writeSections(MAGIC, FRAME_VERSION, sections, {
+    last: { name: 'engine', version: SECTION_VERSION, make: (headroom) => index.serialize(headroom), checksum: false },
+  });
+}
+
+/** Decodes a snapshot; throws on anything that is not a whole snapshot of this engine (a damaged part that can be computed again is). */
+export function decodeSnapshot(buffer: Buffer, engine: TextIndexEngine): DecodedSnapshot {
+  if (!hasMagic(buffer, MAGIC)) return decodeFormat1(buffer, engine);
+  const { version, sections } = readSections(buffer, MAGIC);
+  if (version !== FRAME_VERSION) throw new Error(`snapshot frame version ${version} is not ${FRAME_VERSION}`);
+  const part = (name: string): Buffer | null => {
+    const section = sections.get(name);
+    if (!section) return null;
+    if (section.version !== SECTION_VERSION) throw new Error(`snapshot ${name} section version ${section.version} is not ${SECTION_VERSION}`);
+    if (!section.sound()) throw new Error(`snapshot ${name} section checksum mismatch`);
+    return section.bytes;
+  };
+  const json = part('header');
+  if (!json) throw new Error('snapshot has no header');
+  const header = checkHeader(JSON.parse(json.toString('utf8')) as SnapshotHeader, engine);
+  const engineBytes = part('engine');
+  if (!engineBytes) throw new Error('snapshot has no engine section');
+  const vectors = header.vectors ? part('vectors') : null;
+  if (header.vectors && vectors?.length !== header.vectors.bytes) throw new Error('snapshot vectors section does not match its header');
+  const index = engine.load(engineBytes, INDEX_OPTIONS);
+  const extra = new Map<string, Buffer>();
+  const rebuilt = [...index.rebuilt];
+  for (const [name, section] of sections) {
+    if (name === 'header' || name === 'vectors' || name === 'engine') continue;
+    if (section.sound()) extra.set(name, section.bytes);
+    else rebuilt.push(name);
+  }
+  return { header, index, vectors, rebuilt, extra };
+}
+
+function checkHeader(header: SnapshotHeader, engine: TextIndexEngine): SnapshotHeader {
   if (header.format !== 'live-mem-index') throw new Error('snapshot header has another format');
   if (header.engine !== engine.name) throw new Error(`snapshot was written by engine ${header.engine}, not ${engine.name}`);
+  return header;
+}
+
+function decodeFormat1(buffer: Buffer, engine: TextIndexEngine): DecodedSnapshot {
+  if (buffer.length < PREFIX_BYTES_1 || !hasMagic(buffer, MAGIC_1)) throw new Error('not a live-mem index snapshot');
+  if (buffer.readUInt32LE(4) !== 1) throw new Error(`snapshot frame version ${buffer.readUInt32LE(4)} is not 1 or ${FRAME_VERSION}`);
+  const length = buffer.readUInt32LE(8);
+  if (PREFIX_BYTES_1 + length > buffer.length) throw new Error('snapshot is truncated');
+  const json = buffer.subarray(PREFIX_BYTES_1, PREFIX_BYTES_1 + length);
+  if (!createHash('sha256').update(json).digest().equals(buffer.subarray(12, 44))) throw new Error('snapshot header checksum mismatch');
+  const header = checkHeader(JSON.parse(json.toString('utf8')) as SnapshotHeader, engine);
   const vectorBytes = header.vectors?.bytes ?? 0;
-  if (!Number.isInteger(vectorBytes) || vectorBytes < 0 || PREFIX_BYTES + length + vectorBytes > buffer.length) throw new Error('snapshot is truncated');
-  const start = PREFIX_BYTES + length;
+  if (!Number.isInteger(vectorBytes) || vectorBytes < 0 || PREFIX_BYTES_1 + length + vectorBytes > buffer.length) throw new Error('snapshot is truncated');
+  const start = PREFIX_BYTES_1 + length;
+  const index = engine.load(buffer.subarray(start + vectorBytes), INDEX_OPTIONS);
   return {
     header,
     vectors: vectorBytes > 0 ? buffer.subarray(start, start + vectorBytes) : null,
-    index: engine.load(buffer.subarray(start + vectorBytes), INDEX_OPTIONS),
+    index,
+    rebuilt: ['frame-1', ...index.rebuilt],
+    extra: new Map(),
   };
 }
 
@@ -115,7 +169,7 @@ export function createIndexStore(context: CoreContext, engine: TextIndexEngine) 
 
   return {
     /** The newest snapshot that verifies, or null; damaged ones are deleted (and logged). */
-    async loadNewest(spaceId: string): Promise<{ header: SnapshotHeader; index: TextIndex; vectors: Buffer | null; key: string } | null> {
+    async loadNewest(spaceId: string): Promise<(DecodedSnapshot & { key: string }) | null> {
       for (const key of await snapshotKeys(spaceId)) {
         const object = await storage.get(key);
         if (!object) continue; // pruned since listed

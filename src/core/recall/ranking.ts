@@ -119,11 +119,12 @@ export function lendToNeighbours(hits: readonly SearchHit[], lenders: readonly S
 }
 
 /**
- * Sittings (SITTING_PAUSE_MS): each hit with a sitting (`sittingOf`; none for what is not a note, or a
- * note of no sitting) gains SITTING_SHARE of the best score among the other hits of its sitting. Best first.
+ * Sittings (SITTING_PAUSE_MS): each hit with a sitting (`sittingOf`, any key naming it; none for what
+ * is not a note, or a note of no sitting) gains SITTING_SHARE of the best score among the other hits of
+ * its sitting. Best first.
  */
-export function lendWithinSittings(hits: readonly SearchHit[], sittingOf: (id: string) => string | undefined): SearchHit[] {
-  const best = new Map<string, [first: number, second: number]>();
+export function lendWithinSittings(hits: readonly SearchHit[], sittingOf: (id: string) => string | number | undefined): SearchHit[] {
+  const best = new Map<string | number, [first: number, second: number]>();
   for (const hit of hits) {
     const sitting = sittingOf(hit.id);
     if (sitting === undefined) continue;

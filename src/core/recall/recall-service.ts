@@ -10,8 +10,8 @@ import { meteredEmbed } from '../spend/meter.js';
 import { requireSpace } from '../space-meta.js';
 import { parseDateTime, validateCategory, validateLimit, validateQuery, validateSpaceId } from '../validate.js';
 import type { Corpus, Level0Note } from '../note/corpus.js';
-import { keepsPreimages } from '../commit/history-record.js';
-import { isDerivedDocId, noteDocId, parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
+import { type HistoryRecord, keepsPreimages } from '../commit/history-record.js';
+import { isDerivedDocId, parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
 import { fuseScores, rescaleCosines } from './fusion.js';
 import {
   lendToNeighbours,
@@ -26,7 +26,7 @@ import {
   SITTING_PAUSE_MS,
   SITTING_REACH,
 } from './ranking.js';
-import { createNeighbours } from './neighbours.js';
+import { createNeighbours, placesAround, sittingsOf } from './neighbours.js';
 import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
 import { createSpaceIndex, type IndexProgress, type SpaceIndex } from './space-index.js';
@@ -123,7 +123,8 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   /** Evicted indexes still writing their snapshot: a search of the space waits, then loads it. */
   const releasing = new Map<string, Promise<void>>();
   const summaryCache = new Map<string, { etag: string; doc: SummaryRecord }>();
-  const neighbours = createNeighbours(corpus);
+  /** Neighbours (memory_context, hits with neighbours) walk the space's timeline, caught up like a search's. */
+  const neighbours = createNeighbours(corpus, async (spaceId) => (await indexOf(spaceId)).timeline.places());
 
   /** The space's index, opened if it is not in memory (once its eviction's snapshot is written), now the most recently used. */
   const open = async (spaceId: string): Promise<SpaceIndex> => {
@@ -151,13 +152,14 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   };
 
   /**
-   * Evicts the least recently used indexes until the estimates fit LIVE_MEM_INDEX_MEMORY_MB: each
-   * writes a snapshot first if it holds unsaved changes, so that loading it again is one read. The
-   * index just asked for stays (one space larger than the budget is still searched), and so does one
-   * being refreshed or embedded (in use).
+   * Evicts the least recently used indexes until the estimates fit LIVE_MEM_INDEX_MEMORY_MB — the
+   * indexes' and the corpus's caches' (note texts, records: a quarter of the budget at most, corpus.ts),
+   * which leave with their space's index: each writes a snapshot first if it holds unsaved changes, so
+   * that loading it again is one read. The index just asked for stays (one space larger than the budget
+   * is still searched), and so does one being refreshed or embedded (in use).
    */
   const evictOverBudget = (keep: string): void => {
-    let total = 0;
+    let total = corpus.bytes();
     for (const size of sizes.values()) total += size;
     for (const [spaceId, index] of indexes) {
       if (total <= context.indexMemoryBytes) break;
@@ -165,6 +167,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       indexes.delete(spaceId);
       total -= sizes.get(spaceId) ?? 0;
       sizes.delete(spaceId);
+      total -= corpus.bytes(spaceId); // released with it
       const done = index
         .release()
         .catch(() => undefined) // logged by the index; the store stays the truth
@@ -308,50 +311,47 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     };
   };
 
-  /** The note hits among `hits`, each with where its note is (other sources left out). */
-  const notePlaces = (index: SpaceIndex, hits: readonly SearchHit[]) =>
-    hits.flatMap((hit) => {
-      const meta = index.meta(hit.id);
-      return meta && (meta.source === 'live' || meta.source === 'history') ? [{ hit, ref: { ref: meta.ref, consolidation_id: meta.consolidation_id } }] : [];
-    });
-
-  /** Candidate notes gain from the best of their sitting (ranking.ts lendWithinSittings, neighbours.ts sittings). */
-  const withSittings = async (spaceId: string, index: SpaceIndex, hits: SearchHit[]): Promise<SearchHit[]> => {
-    const notes = notePlaces(index, hits.slice(0, SITTING_CANDIDATES));
-    if (notes.length < 2) return hits;
-    const found = await neighbours.sittings(
-      spaceId,
-      notes.map(({ ref }) => ref),
+  /**
+   * What recall knows of a ranking's documents beyond their words (ranking.ts), before it is cut or
+   * fused: the agent field and the source prior, then the best note hits lend to the candidates around
+   * them, then candidates gain from the best of their sitting. Neighbours and sittings are places in
+   * the space's timeline (timeline.ts): no name is parsed, nothing is read.
+   */
+  const weigh = (index: SpaceIndex, found: readonly SearchHit[], words: ReadonlySet<string>): SearchHit[] => {
+    const places = index.timeline.places();
+    // Each candidate note's place, looked up once (other sources, and notes not placed, have none).
+    const placeOf = new Map<string, number>();
+    const metaOf = (id: string) => {
+      const meta = index.meta(id);
+      if (meta && (meta.source === 'live' || meta.source === 'history')) {
+        const place = places.of(id, meta.ref, meta.consolidation_id);
+        if (place >= 0) placeOf.set(id, place);
+      }
+      return meta;
+    };
+    let hits = rerank(found, metaOf, words);
+    const placed = (among: readonly SearchHit[]) => among.filter((hit) => placeOf.has(hit.id));
+    if (NEIGHBOUR_SHARE > 0) {
+      const byPlace = new Map<number, string>();
+      for (const [id, place] of placeOf) byPlace.set(place, id);
+      const lenders = placed(hits.slice(0, NEIGHBOUR_LENDERS));
+      if (lenders.length > 0)
+        hits = lendToNeighbours(hits, lenders, (id) =>
+          placesAround(places, placeOf.get(id) as number, NEIGHBOUR_REACH).flatMap((near) => byPlace.get(near) ?? []),
+        );
+    }
+    const sitters = placed(hits.slice(0, SITTING_CANDIDATES));
+    if (sitters.length < 2) return hits;
+    const sittings = sittingsOf(
+      places,
+      sitters.map((hit) => placeOf.get(hit.id) as number),
       SITTING_PAUSE_MS,
       SITTING_REACH,
-      index.liveNames,
     );
-    const sittingOf = new Map(notes.flatMap(({ hit, ref }) => (found.has(ref.ref) ? [[hit.id, found.get(ref.ref) as string]] : [])));
-    return lendWithinSittings(hits, (id) => sittingOf.get(id));
-  };
-
-  /** The best note hits lend a share of their score to the notes around them (ranking.ts lendToNeighbours). */
-  const withNeighbours = async (spaceId: string, index: SpaceIndex, hits: SearchHit[]): Promise<SearchHit[]> => {
-    if (NEIGHBOUR_SHARE <= 0) return hits;
-    const lenders = notePlaces(index, hits.slice(0, NEIGHBOUR_LENDERS));
-    if (lenders.length === 0) return hits;
-    const around = await neighbours.around(
-      spaceId,
-      lenders.map(({ ref }) => ref),
-      { before: NEIGHBOUR_REACH, after: NEIGHBOUR_REACH, by: 'any' },
-      index.liveNames,
-    );
-    const ids = new Map(
-      lenders.map(({ hit, ref }) => {
-        const near = around.get(ref.ref);
-        return [hit.id, [...(near?.before ?? []), ...(near?.after ?? [])].map((note) => noteDocId(note.filename, note.consolidation_id))];
-      }),
-    );
-    return lendToNeighbours(
-      hits,
-      lenders.map(({ hit }) => hit),
-      (id) => ids.get(id) ?? [],
-    );
+    return lendWithinSittings(hits, (id) => {
+      const place = placeOf.get(id);
+      return place === undefined ? undefined : sittings.get(place);
+    });
   };
 
   const search = async (caller: Caller, input: MemorySearchInput, options: RecallOptions = {}) => {
@@ -372,21 +372,29 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     const spare = limit + 5; // a few spare for documents gone since they were indexed
     const { vector, fallback } = await queryVector(spaceId, index, query);
     const pool = Math.max(RERANK_POOL, spare);
-    const metaOf = (id: string) => index.meta(id);
     const words = queryWords(query);
-    /** A ranking re-scored by what recall knows of its documents (ranking.ts), before it is cut or fused. */
-    const weighed = async (found: SearchHit[]) => withSittings(spaceId, index, await withNeighbours(spaceId, index, rerank(found, metaOf, words)));
-    let hits = await weighed(index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }));
+    let hits = weigh(index, index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }), words);
     if (vector && index.vectors) {
       // Hybrid (fusion.ts): the cosine candidates as deep as BM25's and weighed the same way, their
       // cosines first put on the notes' scale, then the two fused by score, weighted to BM25.
       const cosines = index.vectors.search(vector, { limit: pool, ...(filter ? { filter } : {}) });
-      const semantic = await weighed(rescaleCosines(cosines, (id) => !isDerivedDocId(id)));
+      const semantic = weigh(
+        index,
+        rescaleCosines(cosines, (id) => !isDerivedDocId(id)),
+        words,
+      );
       hits = fuseScores(hits, semantic, context.embeddingsWeight);
     }
     hits = hits.slice(0, spare);
     const described = hits.map((hit) => ({ hit, meta: index.meta(hit.id) }));
-    const texts = await mapLimit(described, storage.parallelism, ({ meta }) => (meta ? textOf(spaceId, index, meta) : Promise.resolve(null)));
+    // The texts of the first `limit` hits, then of spares only for those gone since they were indexed.
+    const texts: Array<string | null> = [];
+    for (let wanted = limit; texts.length < described.length && wanted > 0; ) {
+      const batch = described.slice(texts.length, texts.length + wanted);
+      const read = await mapLimit(batch, storage.parallelism, ({ meta }) => (meta ? textOf(spaceId, index, meta) : Promise.resolve(null)));
+      texts.push(...read);
+      wanted = read.filter((text) => text === null).length;
+    }
     const results: RecallHit[] = [];
     for (const [i, { hit, meta }] of described.entries()) {
       const text = texts[i];
@@ -433,6 +441,27 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     return { model, state, documents, embedded, ...(error && state === 'paused' ? { error } : {}) };
   };
 
+  /**
+   * Up to `count` complete history entries, newest first, older than `before` when given: only the
+   * records of the page are read (a damaged or unfinished one is passed over, as corpus.history does),
+   * not every record of the space.
+   */
+  const historyPage = async (spaceId: string, before: string | undefined, count: number): Promise<HistoryRecord[]> => {
+    const ids = await corpus.historyIds(spaceId);
+    await corpus.sync(spaceId, ids);
+    const newer = (before === undefined ? ids : ids.filter((cid) => cid < before)).reverse();
+    const found: HistoryRecord[] = [];
+    for (let at = 0; at < newer.length && found.length < count; ) {
+      const batch = newer.slice(at, at + count - found.length);
+      at += batch.length;
+      const read = await mapLimit(batch, storage.parallelism, (cid) =>
+        corpus.record(spaceId, cid).catch((error: unknown) => corpus.skipDamaged('the history', error, null)),
+      );
+      for (const record of read) if (record) found.push(record);
+    }
+    return found;
+  };
+
   return {
     search,
     embeddingProgress,
@@ -477,8 +506,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       authorize(caller, 'read', spaceId);
       const limit = validateLimit(input.limit ?? 20, 1000);
       await requireSpace(context, spaceId);
-      const records = (await corpus.history(spaceId)).reverse();
-      const page = input.before ? records.filter((record) => record.id < (input.before as string)) : records;
+      const page = await historyPage(spaceId, input.before, limit + 1);
       // A compaction moved no note: it says how many sections it kept the earlier text of instead.
       const consolidations = page.slice(0, limit).map(
         (record): HistoryEntry => ({

@@ -29,6 +29,7 @@ import { diffListings, type NoteName, parseNoteName, sortOldestFirst, toStamp } 
 import { COMMIT_SKEW_MS, stampMs } from '../note/newest.js';
 import { MAX_LEVEL, parseRecord } from '../derived/summary-record.js';
 import { firstIndex } from '../../shared/bisect.js';
+import { placedNotes, Timeline, TIMELINE_SECTION } from './timeline.js';
 
 /**
  * A snapshot is written once this many documents changed since the last one this process knows, and
@@ -81,6 +82,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   const keys = spaceKeys(spaceId);
 
   let index: TextIndex = engine.create(INDEX_OPTIONS);
+  /** Level 0 in walking order, for the ranking's neighbours and sittings (timeline.ts): kept with the index. */
+  let timeline = new Timeline();
   /** Embeddings of the documents (hybrid search), when a model is configured; filled in the background. */
   let vectors: VectorStore | null = context.embeddings ? createVectorStore() : null;
   /** Bumped at each replacement of a document: a vector computed from an older text is dropped. */
@@ -137,6 +140,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   let changes = 0;
   /** Expensive work since the last snapshot (a build from scratch, embeddings): saved whatever its size. */
   let worthSaving = false;
+  /** The snapshot loaded had parts computed again (index-store.ts `rebuilt`): the next one is written whatever changed. */
+  let resave = false;
   /**
    * Vectors computed since the last snapshot: saved even below SNAPSHOT_MIN_DOCUMENTS, since computing
    * them again in each new process is no cheap rebuild (an endpoint's tokens, a local model's CPU).
@@ -170,7 +175,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   /** Consolidations with notes in the index (h: ids hold their id). */
   const consolidationsWithNotes = (): Set<string> => {
     const found = new Set<string>();
-    for (const id of index.ids()) if (id.startsWith('h:')) found.add(id.slice(2, id.indexOf('/')));
+    for (const id of index.ids('h:')) found.add(id.slice(2, id.indexOf('/')));
     return found;
   };
 
@@ -194,7 +199,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
           return [...stamped.slice(low), ...unstamped].some((cid) => index.has(noteDocId(filename, cid)));
       }
       historyFilenames = new Set();
-      for (const id of index.ids()) if (id.startsWith('h:')) historyFilenames.add(id.slice(id.indexOf('/') + 1));
+      for (const id of index.ids('h:')) historyFilenames.add(id.slice(id.indexOf('/') + 1));
       return historyFilenames.has(filename);
     };
   };
@@ -209,8 +214,21 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       return;
     }
     index = snapshot.index;
+    // The ranking's timeline: absent (an older snapshot) or damaged, it is placed again from the records (placeHistory).
+    const placed = snapshot.extra.get(TIMELINE_SECTION);
+    try {
+      timeline = placed ? Timeline.decode(placed) : new Timeline();
+    } catch (error) {
+      logger.warn(`search index snapshot ${snapshot.key}: its timeline is unreadable, placed again from the records`, { error: String(error) });
+    }
     snapshotsHeld.push(snapshot.key);
-    for (const id of index.ids()) if (id.startsWith('n:')) live.add(id.slice(2));
+    if (snapshot.rebuilt.length > 0) {
+      // Computed again from the rest of the snapshot (a damaged table, an older format): written sound for the next process.
+      logger.info(`search index snapshot ${snapshot.key}: computed ${snapshot.rebuilt.join(', ')} again; a new snapshot will follow`);
+      resave = true;
+    }
+    // Only the live notes' ids are made strings (the engine compares the others' bytes).
+    for (const id of index.ids('n:')) live.add(id.slice(2));
     const known = snapshot.header.preimages;
     for (const [cid, coverage] of Object.entries(known ?? {})) preimages.set(cid, coverage);
     // A snapshot from before compaction existed may list a compaction as indexed (it had no notes to
@@ -229,13 +247,14 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
         logger.warn(`the embeddings in ${snapshot.key} are unusable (${(error as Error).message}); computing them again`);
       }
     }
-    lastSnapshotAt = Date.now();
+    if (!resave) lastSnapshotAt = Date.now();
   };
 
   const refreshHistory = async (onProgress?: OnIndexProgress) => {
     const ids = await corpus.historyIds(spaceId);
     await corpus.sync(spaceId, ids);
     const present = new Set(ids);
+    await placeHistory();
     const fresh = ids.filter((cid) => !history.has(cid));
     for (const [done, cid] of fresh.entries()) {
       onProgress?.({ space_id: spaceId, phase: 'history', done, total: fresh.length });
@@ -243,15 +262,17 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       // record, notes.json or preimages.json is left out, and not marked as indexed: read again once repaired.
       const indexed = await corpus
         .record(spaceId, cid, { cache: false })
-        .then((record) =>
-          record
-            ? record.kind === 'forget'
-              ? applyForget(record)
+        .then(async (record) => {
+          if (!record) return false;
+          const indexed =
+            record.kind === 'forget'
+              ? await applyForget(record)
               : keepsPreimages(record)
-                ? indexPreimages(cid, record.committed_at)
-                : indexNotes(cid)
-            : false,
-        )
+                ? await indexPreimages(cid, record.committed_at)
+                : await indexNotes(cid);
+          timeline.place(cid, placedNotes(record));
+          return indexed;
+        })
         .catch((error: unknown) => corpus.skipDamaged('the search index', error, false));
       if (indexed) history.add(cid);
     }
@@ -259,16 +280,34 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     if (gone.length === 0) return;
     for (const cid of gone) {
       history.delete(cid);
+      timeline.drop(cid);
       for (const i of preimages.get(cid)?.sections.keys() ?? []) remove(preimageDocId(cid, i));
       preimages.delete(cid);
     }
-    for (const id of [...index.ids()]) {
-      const meta = id.startsWith('h:') ? noteMeta(id) : null;
+    for (const id of [...index.ids('h:')]) {
+      const meta = noteMeta(id);
       if (meta?.consolidation_id && !present.has(meta.consolidation_id)) {
         remove(id);
         historyFilenames?.delete(meta.ref);
       }
     }
+  };
+
+  /**
+   * Places the history entries indexed but not in the timeline — all of them after loading a snapshot
+   * written before it had one (or a damaged one) — from their records, once; and forgets entries the
+   * index no longer holds.
+   */
+  const placeHistory = async () => {
+    for (const cid of [...timeline.cids()]) if (!history.has(cid)) timeline.drop(cid);
+    const unplaced = [...history].filter((cid) => !timeline.has(cid));
+    if (unplaced.length === 0) return;
+    await mapLimit(unplaced, storage.parallelism, async (cid) => {
+      const record = await corpus.record(spaceId, cid, { cache: false }).catch((error: unknown) => corpus.skipDamaged('the search index', error, null));
+      if (record) timeline.place(cid, placedNotes(record));
+    });
+    changes++;
+    worthSaving = true; // a record read per consolidation: the next snapshot carries them
   };
 
   /** A consolidation's notes, moved from `n:` to `h:` documents. */
@@ -290,6 +329,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
    */
   const applyForget = async (record: HistoryRecord): Promise<true> => {
     const names = record.forget?.filenames ?? [];
+    timeline.forget(names, record.forget?.consolidations ?? []);
     for (const filename of names) {
       live.delete(filename);
       texts.delete(filename);
@@ -357,6 +397,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       texts.retain(listed);
     }
     lastLiveListing = names;
+    timeline.setLive(names);
   };
 
   const refreshBank = async () => {
@@ -451,19 +492,22 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
    * about to exit), `force` every threshold (a repair that wants the store's snapshot current).
    */
   /** Enough changed since the last snapshot to write one (SNAPSHOT_AFTER_CHANGES, or a first build worth keeping). */
-  const snapshotDue = () => changes > 0 && (changes >= SNAPSHOT_AFTER_CHANGES || vectorsUnsaved || (worthSaving && index.size >= SNAPSHOT_MIN_DOCUMENTS));
+  const snapshotDue = () =>
+    resave || (changes > 0 && (changes >= SNAPSHOT_AFTER_CHANGES || vectorsUnsaved || (worthSaving && index.size >= SNAPSHOT_MIN_DOCUMENTS)));
 
   const snapshotIfDue = (now = false, force = false) => {
     if (!force && !snapshotDue()) return;
     if (!force && !now && Date.now() - lastSnapshotAt < SNAPSHOT_MIN_INTERVAL_MS) return;
     lastSnapshotAt = Date.now();
     worthSaving = false;
+    resave = false;
     vectorsUnsaved = false;
     // Encoded now, in one go: the header and the engine must describe the same instant.
     const snapshot = encodeSnapshot(
       snapshotHeader(),
       index,
       vectors && vectors.size > 0 && context.embeddings ? { model: context.embeddings.label, buffer: vectors.serialize() } : undefined,
+      [timeline.section()],
     );
     const taken = changes;
     // The listing the index caught up to, with its version while the corpus still holds it as read at one.
@@ -556,6 +600,11 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
 
     get vectors(): VectorStore | null {
       return vectors;
+    },
+
+    /** Level 0 in walking order (timeline.ts), as of the last catch-up. */
+    get timeline(): Timeline {
+      return timeline;
     },
 
     /** live/'s listing as of the last catch-up, oldest first (the notes the index holds as live); none before the first. */
@@ -659,7 +708,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
      * text, summaries' and compactions' coverage. Filenames are costed by the average of a sample.
      */
     bytes(): number {
-      let total = index.bytes() + (vectors?.bytes() ?? 0) + texts.bytes();
+      let total = index.bytes() + (vectors?.bytes() ?? 0) + texts.bytes() + timeline.bytes();
       const names = live.size + (historyFilenames?.size ?? 0);
       if (names > 0) {
         let sampled = 0;
@@ -683,7 +732,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
      */
     async release(): Promise<void> {
       await saveTextsIfDue();
-      if (changes === 0 && !worthSaving) return saving;
+      if (changes === 0 && !worthSaving && !resave) return saving;
       // Caught up first: a forget committed since the index was last searched must not be written
       // back into a snapshot (the forget deleted those that held the notes). Failing, nothing is written.
       try {

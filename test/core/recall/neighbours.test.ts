@@ -4,8 +4,7 @@ import { encodeHistoryNotes } from '../../../src/core/commit/history.js';
 import { spaceKeys } from '../../../src/core/layout.js';
 import { formatNoteFile } from '../../../src/core/note/note-file.js';
 import { formatNoteName, isoSeconds } from '../../../src/core/note-name.js';
-import { createCorpus } from '../../../src/core/note/corpus.js';
-import { createNeighbours, type NoteNeighbours } from '../../../src/core/recall/neighbours.js';
+import type { NoteNeighbours } from '../../../src/core/recall/neighbours.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import { makeCore, owner } from '../../helpers/core.js';
@@ -32,11 +31,10 @@ async function space() {
   const record = { id: CID, kind: 'consolidation', committed_at: '', notes: history.map((file) => file.filename), bank_files: [], metrics: {} };
   await storage.put(keys.historyRecord(CID), JSON.stringify(record));
   for (const file of files.slice(12)) await storage.put(keys.note(file.filename), file.body);
-  const corpus = createCorpus(core.context);
   const name = (i: number) => (files[i] as { filename: string }).filename;
   /** Note i as a hit names it: with its consolidation when consolidated. */
   const ref = (i: number) => ({ ref: name(i), ...(i < 12 ? { consolidation_id: CID } : {}) });
-  return { core, neighbours: createNeighbours(corpus), name, ref };
+  return { core, neighbours: core.recall.neighbours, name, ref };
 }
 
 const turns = (found: NoteNeighbours | undefined) => ({
@@ -86,7 +84,7 @@ describe('neighbours', () => {
     const stream: string[] = [];
     for (let m = 70; m < 82; m++) stream.push(await write(m));
     const alone = await write(200);
-    const neighbours = createNeighbours(createCorpus(core.context));
+    const neighbours = core.recall.neighbours;
     const refs = [...morning, ...stream, alone].map((ref) => ({ ref }));
     const found = await neighbours.sittings('sit', refs, 30 * MINUTE, 8);
     assert.deepEqual(

@@ -1,0 +1,376 @@
+import type { SectionSource } from '../../shared/sections.js';
+import { type NoteName, parseNoteName } from '../note-name.js';
+
+/**
+ * Level 0 in the order the ranking walks it — each consolidation's notes (its record's list, oldest
+ * first) in the order of the consolidations' ids, then live/'s listing — as places: a note's place is
+ * its number in that order, the note before it is the place before. The ranking lends along places
+ * (the notes around a hit) and groups them into sittings (runs of places without a pause), so it
+ * needs, per note, only its time and how to find it from its name: 8 bytes, kept with the search index
+ * and in its snapshot, never the 500 names of every consolidation parsed again per query.
+ *
+ * A consolidation's notes never change once its record exists, except when a forget takes some out:
+ * each is placed once, when the index reads it (or from a snapshot). live/ is the listing the index
+ * caught up to. A history entry that moved no note (a compaction, a revision, a forget) is placed
+ * empty, so that what is placed says what was read.
+ *
+ * Derived data like the index it sits with: a snapshot without it (older), or with a damaged one,
+ * has its consolidations placed again from their records.
+ */
+export interface Run {
+  /** The note times, as whole seconds after `base` (second precision, as note names carry them). */
+  base: number;
+  seconds: Uint32Array;
+  /** FNV-1a of each note's file name: with its time, which note of the run a name is. */
+  keys: Uint32Array;
+}
+
+const EMPTY: Run = { base: 0, seconds: new Uint32Array(0), keys: new Uint32Array(0) };
+
+/** A note of a run, for name resolution (`place.cid` null: live/). */
+export interface Located {
+  cid: string | null;
+  i: number;
+}
+
+/** The places of one moment, for one query: valid until the timeline changes. */
+export interface Places {
+  /** Notes placed, live ones included. */
+  readonly size: number;
+  /**
+   * The place of a note by its document id (what the place is remembered by), its file name and its
+   * consolidation (none: live), or -1 when not placed there.
+   */
+  of(id: string, filename: string, cid: string | undefined): number;
+  /** A place's note time, in whole seconds since the epoch. */
+  secondsAt(place: number): number;
+  /** Which run a place is in, and where. */
+  locate(place: number): Located;
+  /** The live note at `i` of live/'s listing (locate's `i` for a live place). */
+  liveAt(i: number): NoteName;
+  /** An estimate of the memory these places hold beside the runs, in bytes (counted in the index's). */
+  bytes(): number;
+}
+
+/** The notes a history entry places: a consolidation's, by name (its record's list, oldest first); none for another entry. */
+export const placedNotes = (record: { kind: string; notes: readonly string[] }): string[] =>
+  record.kind === 'consolidation' ? record.notes.filter((filename) => parseNoteName(filename) !== null) : [];
+
+export class Timeline {
+  private readonly runs = new Map<string, Run>();
+  private live: readonly NoteName[] = [];
+  private view: Places | null = null;
+
+  /** History entries placed (with notes or without). */
+  has(cid: string): boolean {
+    return this.runs.has(cid);
+  }
+
+  /** The history ids placed, in no order. */
+  cids(): IterableIterator<string> {
+    return this.runs.keys();
+  }
+
+  /** Places a consolidation's notes (its record's list, oldest first, forgotten ones left out); [] for any other entry. */
+  place(cid: string, filenames: readonly string[]): void {
+    this.runs.set(cid, runOf(filenames));
+    this.view = null;
+  }
+
+  /** A history entry gone from the store. */
+  drop(cid: string): void {
+    if (this.runs.delete(cid)) this.view = null;
+  }
+
+  /** Takes forgotten notes out of the consolidations that held them. */
+  forget(filenames: readonly string[], cids: readonly string[]): void {
+    const gone = new Set(filenames.map((filename) => `${secondsOfName(filename)}/${keyOf(filename)}`));
+    for (const cid of cids) {
+      const run = this.runs.get(cid);
+      if (!run || run.seconds.length === 0) continue;
+      const kept: number[] = [];
+      for (let i = 0; i < run.seconds.length; i++) if (!gone.has(`${run.base + (run.seconds[i] as number)}/${run.keys[i]}`)) kept.push(i);
+      if (kept.length === run.seconds.length) continue;
+      this.runs.set(cid, {
+        base: run.base,
+        seconds: Uint32Array.from(kept, (i) => run.seconds[i] as number),
+        keys: Uint32Array.from(kept, (i) => run.keys[i] as number),
+      });
+      this.view = null;
+    }
+  }
+
+  /** live/'s listing, oldest first, as the index caught up to it. */
+  setLive(names: readonly NoteName[]): void {
+    if (names === this.live) return;
+    this.live = names;
+    this.view = null;
+  }
+
+  /** The places as of now (built once per change: the runs in id order and where each starts). */
+  places(): Places {
+    this.view ??= placesOf(this.runs, this.live);
+    return this.view;
+  }
+
+  /** An estimate of the memory held, in bytes (the runs' arrays, a map entry and a string per run). */
+  bytes(): number {
+    let total = 0;
+    for (const [cid, run] of this.runs) total += run.seconds.byteLength + run.keys.byteLength + RUN_BYTES + cid.length;
+    return total + (this.view?.bytes() ?? 0);
+  }
+
+  /**
+   * The runs as one buffer (a section of the index snapshot, see encodeTimeline: the file of sections
+   * checksums it); decodeTimeline throws on anything else.
+   */
+  encode(): Buffer {
+    return encodeTimeline(this.runs);
+  }
+
+  /** The runs as the index snapshot's `timeline` section (index-store.ts `extra`). */
+  section(): SectionSource {
+    const bytes = this.encode();
+    return { name: TIMELINE_SECTION, version: VERSION, bytes: bytes.length, write: (into) => bytes.copy(into) };
+  }
+
+  static decode(buffer: Buffer): Timeline {
+    const timeline = new Timeline();
+    for (const [cid, run] of decodeTimeline(buffer)) timeline.runs.set(cid, run);
+    return timeline;
+  }
+}
+
+/** A Map entry, the run object, its two typed arrays' headers and the id's string header (V8, 64-bit). */
+const RUN_BYTES = 40 + 56 + 2 * 96 + 20;
+
+function runOf(filenames: readonly string[]): Run {
+  if (filenames.length === 0) return EMPTY;
+  const times = filenames.map(secondsOfName);
+  let base = Number.POSITIVE_INFINITY;
+  for (const time of times) if (Number.isFinite(time) && time < base) base = time;
+  if (!Number.isFinite(base)) base = 0;
+  return {
+    base,
+    // A name without a readable time (none reaches a run: records are filtered by parseNoteName) counts as the run's first.
+    seconds: Uint32Array.from(times, (time) => (Number.isFinite(time) ? Math.min(time - base, 0xffffffff) : 0)),
+    keys: Uint32Array.from(filenames, keyOf),
+  };
+}
+
+/** Places looked up by document id and kept with the places they were found in, past which the memo starts over. */
+const MEMO_PLACES = 50_000;
+/** A remembered place: a Map entry and its document id's string (about 60 characters). */
+const MEMO_ENTRY_BYTES = 40 + 80;
+
+function placesOf(runs: ReadonlyMap<string, Run>, live: readonly NoteName[]): Places {
+  const cids = [...runs.keys()].filter((cid) => (runs.get(cid) as Run).seconds.length > 0).sort();
+  const ordered = cids.map((cid) => runs.get(cid) as Run);
+  const starts = new Float64Array(ordered.length + 1);
+  for (let r = 0; r < ordered.length; r++) starts[r + 1] = (starts[r] as number) + (ordered[r] as Run).seconds.length;
+  const history = starts[ordered.length] as number;
+  const index = new Map(cids.map((cid, r) => [cid, r]));
+  /** Live notes' times, worked out from their stamps when first asked (NaN: not yet). */
+  const liveSeconds = new Float64Array(live.length).fill(Number.NaN);
+  /** Candidates recur from query to query: each document's place is found once for as long as these places hold. */
+  const memo = new Map<string, number>();
+  /** The run holding a history place: the last whose start is at or before it. */
+  const runAt = (place: number): number => {
+    let low = 0;
+    let high = ordered.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if ((starts[mid] as number) <= place) low = mid;
+      else high = mid - 1;
+    }
+    return low;
+  };
+  const find = (filename: string, cid: string | undefined): number => {
+    if (cid === undefined) {
+      const i = indexInListing(live, filename);
+      return i < 0 ? -1 : history + i;
+    }
+    const r = index.get(cid);
+    if (r === undefined) return -1;
+    const i = indexInRun(ordered[r] as Run, filename);
+    return i < 0 ? -1 : (starts[r] as number) + i;
+  };
+  return {
+    size: history + live.length,
+    of(id, filename, cid) {
+      let place = memo.get(id);
+      if (place === undefined) {
+        place = find(filename, cid);
+        if (memo.size >= MEMO_PLACES) memo.clear();
+        memo.set(id, place);
+      }
+      return place;
+    },
+    secondsAt(place) {
+      if (place >= history) {
+        const i = place - history;
+        let seconds = liveSeconds[i] as number;
+        if (Number.isNaN(seconds)) liveSeconds[i] = seconds = stampSeconds((live[i] as NoteName).stamp);
+        return seconds;
+      }
+      const r = runAt(place);
+      const run = ordered[r] as Run;
+      return run.base + (run.seconds[place - (starts[r] as number)] as number);
+    },
+    locate(place) {
+      if (place >= history) return { cid: null, i: place - history };
+      const r = runAt(place);
+      return { cid: cids[r] as string, i: place - (starts[r] as number) };
+    },
+    liveAt: (i) => live[i] as NoteName,
+    bytes: () => starts.byteLength + liveSeconds.byteLength + memo.size * MEMO_ENTRY_BYTES,
+  };
+}
+
+/** A note's index in a run: found by its time (runs are oldest first), told apart by its key; a linear look if the run is not in order. */
+function indexInRun(run: Run, filename: string): number {
+  const time = secondsOfName(filename) - run.base;
+  const key = keyOf(filename);
+  const { seconds, keys } = run;
+  let low = 0;
+  let high = seconds.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if ((seconds[mid] as number) < time) low = mid + 1;
+    else high = mid;
+  }
+  for (let i = low; i < seconds.length && seconds[i] === time; i++) if (keys[i] === key) return i;
+  for (let i = 0; i < seconds.length; i++) if (seconds[i] === time && keys[i] === key) return i;
+  return -1;
+}
+
+/** A live note's index in the listing (sorted oldest first), by a binary search on its stamp. */
+function indexInListing(names: readonly NoteName[], filename: string): number {
+  const stamp = filename.slice(0, 15);
+  let low = 0;
+  let high = names.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if ((names[mid] as NoteName).stamp < stamp) low = mid + 1;
+    else high = mid;
+  }
+  for (let i = low; i < names.length && (names[i] as NoteName).stamp === stamp; i++) if ((names[i] as NoteName).filename === filename) return i;
+  return -1;
+}
+
+/** FNV-1a of a file name. */
+function keyOf(filename: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < filename.length; i++) hash = Math.imul(hash ^ filename.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+/** A note name's time (it starts YYYYMMDDTHHMMSS, UTC) in whole seconds; NaN for anything else. */
+export function secondsOfName(filename: string): number {
+  return /^\d{8}T\d{6}/.test(filename) ? stampSeconds(filename) : Number.NaN;
+}
+
+/** A stamp's time (YYYYMMDDTHHMMSS, checked by the caller) in whole seconds, without parsing a date string. */
+export function stampSeconds(stamp: string): number {
+  return (
+    Date.UTC(digitsAt(stamp, 0, 4), digitsAt(stamp, 4, 2) - 1, digitsAt(stamp, 6, 2), digitsAt(stamp, 9, 2), digitsAt(stamp, 11, 2), digitsAt(stamp, 13, 2)) /
+    1000
+  );
+}
+
+/** The number the `count` decimal digits of `text` from `from` write. */
+function digitsAt(text: string, from: number, count: number): number {
+  let value = 0;
+  for (let k = from; k < from + count; k++) value = value * 10 + text.charCodeAt(k) - 48;
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The snapshot section
+
+/** The timeline's section in an index snapshot: one a snapshot without it (older, or damaged) is placed again from the records. */
+export const TIMELINE_SECTION = 'timeline';
+const MAGIC = Buffer.from('LMTL', 'latin1');
+const VERSION = 1;
+const HEAD_BYTES = 20;
+const pad4 = (n: number): number => (n + 3) & ~3;
+
+/**
+ * The timeline section of an index snapshot (index-store.ts), little-endian:
+ *
+ *   "LMTL" | u32 version (1) | u32 runs | u32 notes (all runs) | u32 id bytes
+ *   | u32 size of each run [runs] | f64 base of each run, seconds since the epoch [runs]
+ *   | u32 seconds after its run's base, each note [notes] | u32 FNV-1a of its file name, each note [notes]
+ *   | the runs' history ids joined by "\n", UTF-8, padded to 4
+ *
+ * Runs in any order (places sort them by id); a run of size 0 is a history entry without notes.
+ * About 8 bytes a note: 8 MB for a million.
+ */
+export function encodeTimeline(runs: ReadonlyMap<string, Run>): Buffer {
+  const entries = [...runs];
+  const notes = entries.reduce((sum, [, run]) => sum + run.seconds.length, 0);
+  const ids = Buffer.from(entries.map(([cid]) => cid).join('\n'), 'utf8');
+  const arraysAt = HEAD_BYTES + entries.length * 12;
+  const idsAt = arraysAt + notes * 8;
+  const total = idsAt + pad4(ids.length);
+  const out = Buffer.alloc(total);
+  MAGIC.copy(out, 0);
+  out.writeUInt32LE(VERSION, 4);
+  out.writeUInt32LE(entries.length, 8);
+  out.writeUInt32LE(notes, 12);
+  out.writeUInt32LE(ids.length, 16);
+  let at = arraysAt;
+  for (const [r, [, run]] of entries.entries()) {
+    out.writeUInt32LE(run.seconds.length, HEAD_BYTES + r * 4);
+    out.writeDoubleLE(run.base, HEAD_BYTES + entries.length * 4 + r * 8);
+    for (const value of run.seconds) at = out.writeUInt32LE(value, at);
+  }
+  for (const [, run] of entries) for (const value of run.keys) at = out.writeUInt32LE(value, at);
+  ids.copy(out, idsAt);
+  return out;
+}
+
+/**
+ * The runs of a timeline section; throws on a foreign or inconsistent one (its checksum is the
+ * snapshot's, per section: shared/sections.ts).
+ */
+export function decodeTimeline(input: Buffer): Map<string, Run> {
+  const fail = (why: string): never => {
+    throw new Error(`timeline section rejected: ${why}`);
+  };
+  if (input.length < HEAD_BYTES || !input.subarray(0, 4).equals(MAGIC)) fail('not a timeline');
+  if (input.readUInt32LE(4) !== VERSION) fail(`version ${input.readUInt32LE(4)}, this code reads ${VERSION}`);
+  const count = input.readUInt32LE(8);
+  const notes = input.readUInt32LE(12);
+  const idBytes = input.readUInt32LE(16);
+  const arraysAt = HEAD_BYTES + count * 12;
+  const idsAt = arraysAt + notes * 8;
+  if (idsAt + pad4(idBytes) !== input.length) fail('sizes do not add up');
+  // The arrays are copied out in one piece (8 bytes a note, 8 MB at a million): views on the section
+  // would keep the whole snapshot's buffer (140 MB at a million notes) alive once the engine compacts
+  // away from it.
+  const arrays = new Uint32Array(notes * 2);
+  new Uint8Array(arrays.buffer).set(input.subarray(arraysAt, idsAt));
+  const ids = idBytes === 0 && count === 0 ? [] : input.toString('utf8', idsAt, idsAt + idBytes).split('\n');
+  if (ids.length !== count) fail(`${ids.length} ids for ${count} runs`);
+  const runs = new Map<string, Run>();
+  let at = 0;
+  for (let r = 0; r < count; r++) {
+    const size = input.readUInt32LE(HEAD_BYTES + r * 4);
+    if (at + size > notes) fail('run sizes overrun the notes');
+    const base = input.readDoubleLE(HEAD_BYTES + count * 4 + r * 8);
+    runs.set(
+      ids[r] as string,
+      size === 0
+        ? EMPTY
+        : {
+            base,
+            seconds: arrays.subarray(at, at + size),
+            keys: arrays.subarray(notes + at, notes + at + size),
+          },
+    );
+    at += size;
+  }
+  if (at !== notes) fail('run sizes do not add up to the notes');
+  return runs;
+}
