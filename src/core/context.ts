@@ -9,6 +9,7 @@ import { createFreshStat } from './fresh-stat.js';
 import { DEFAULT_EMBEDDINGS_WEIGHT } from './recall/fusion.js';
 import { createSpendLedger, type SpendLedger } from './spend/ledger.js';
 import type { RedactMode } from './redact/redact.js';
+import { DEFAULT_RETENTION, type RetentionMode } from './retention/record.js';
 
 export interface Limits {
   /** Largest note content accepted, in characters. */
@@ -128,6 +129,12 @@ export interface CoreContext {
    * may write one into the bank (redact/redact.ts); `<private>` spans are removed in every mode.
    */
   redact: RedactMode;
+  /**
+   * What a consolidation does with a note the plan says it kept but whose facts the bank does not
+   * hold, and a compaction with a digest that drops what its section held (core/retention): record
+   * it, ask the model once more (then record), or refuse.
+   */
+  retention: RetentionMode;
   /** The live-mem version, written into backup manifests. */
   version: string;
   /**
@@ -158,6 +165,7 @@ export interface CoreOptions {
   compaction?: Partial<CompactionSettings>;
   autoCreateSpaces?: AutoCreateSpaces;
   redact?: RedactMode;
+  retention?: RetentionMode;
   fault?: (point: string) => Promise<void>;
   version?: string;
   indexMemoryBytes?: number;
@@ -180,6 +188,7 @@ export function createContext(options: CoreOptions): CoreContext {
     compaction: { auto: false, ...options.compaction },
     autoCreateSpaces: options.autoCreateSpaces ?? 'off',
     redact: options.redact ?? 'mask',
+    retention: options.retention ?? DEFAULT_RETENTION,
     fault: options.fault ?? (async () => undefined),
     version: options.version ?? '0.0.0',
     indexMemoryBytes: options.indexMemoryBytes ?? DEFAULT_INDEX_MEMORY_MB * 1024 * 1024,

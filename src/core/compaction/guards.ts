@@ -4,6 +4,8 @@ import { outlineDamage, outlineOf } from '../consolidation/markdown.js';
 import { guardModelOutput } from '../consolidation/model-output.js';
 import type { RedactMode } from '../redact/redact.js';
 import { fencedCode, type Section, type SplitFile } from './sections.js';
+import { DEFAULT_RETENTION, type RetentionMode, type SectionRetention } from '../retention/record.js';
+import { checkRetained } from './retention-guard.js';
 
 /**
  * The guards of a compaction, checked on the model's digests before anything is written. Each is a
@@ -55,10 +57,11 @@ export function checkKnownIds(file: SplitFile, digests: readonly Digest[]): Map<
 
 const normalize = (text: string): string => text.replace(/\s+/g, ' ').trim().toLowerCase();
 
-/** What the gate of model output needs of a compaction: its prompt's nonce, and LIVE_MEM_REDACT (default mask). */
+/** What the gate of model output needs of a compaction: its prompt's nonce, and LIVE_MEM_REDACT (default mask); LIVE_MEM_RETENTION (default retry). */
 export interface DigestGuards {
   nonce?: string;
   redact?: RedactMode;
+  retention?: RetentionMode;
 }
 
 /**
@@ -205,7 +208,7 @@ export function checkDigests(
   file: SplitFile,
   digests: readonly Digest[],
   guards: DigestGuards = {},
-): { content: string; digested: Digested[]; tokens: number } {
+): { content: string; digested: Digested[]; tokens: number; retention: SectionRetention[] } {
   const byId = checkKnownIds(file, digests);
   const digested = digests.map((digest) => {
     const section = byId.get(digest.id) as Section;
@@ -219,5 +222,6 @@ export function checkDigests(
   checkSize(file, tokens);
   checkProtected(file, digested, tokens);
   checkKeptVerbatim(file, digested, tokens);
-  return { content, digested, tokens };
+  const retention = checkRetained(file, digested, content, tokens, targetTokens(file.budget), guards.retention ?? DEFAULT_RETENTION);
+  return { content, digested, tokens, retention };
 }

@@ -10,6 +10,7 @@ import type { FileWrite } from './apply-plan.js';
 import { applyForget } from './forget-commit.js';
 import { encodeHistoryNotes, encodeHistoryPreimages, type HistoryNote } from './history.js';
 import { type Disposition, type ProvenanceEntry, recordWithoutSynthesis } from './provenance.js';
+import type { RetentionEntry, SectionRetention } from '../retention/record.js';
 
 /**
  * A consolidation commits as one unit. Everything it will write is computed first, then recorded
@@ -50,6 +51,8 @@ export interface CommitRecord {
   provenance?: ProvenanceEntry[];
   /** A consolidation: what became of each of its notes (provenance.ts); kept in record.json. */
   dispositions?: Disposition[];
+  /** A consolidation: what of each note the bank holds (core/retention), per note; a compaction: what each digest kept of its section. */
+  retention?: RetentionEntry[] | SectionRetention[];
   /** A forget: who, why, and each note to remove with where it is kept. */
   forget?: ForgetInfo;
 }
@@ -238,6 +241,7 @@ async function applyWithoutNotes(context: CoreContext, record: CommitRecord): Pr
       metrics: record.metrics,
       preimages: sections.length,
       ...(record.revision ? { revision: record.revision } : {}),
+      ...(record.retention ? { retention: record.retention } : {}),
     };
     await storage.put(keys.historyRecord(record.id), `${JSON.stringify(historyRecord, null, 2)}\n`, { contentType: 'application/json' });
   }

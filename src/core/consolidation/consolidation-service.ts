@@ -30,6 +30,7 @@ import { readBankFiles } from '../bank/bank-files.js';
 import { newNonce } from '../prompt-fence.js';
 import { normalizeLineEndings } from '../../shared/line-endings.js';
 import { compressSynthesis, countWords } from './compress.js';
+import { addToSummary, retentionWarning, windowRetention, type RetentionSummary } from './retention.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -268,10 +269,12 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         };
         const messages = buildMessages({ ...base, notes: window.map((w) => w.note), bank: views });
         const notes = window.map((w) => ({ filename: w.name.filename, content: w.note.content }));
-        const { plan, applied, accounting } = await planWindow(context, calls, messages, base.nonce, sent, { notes, synthesis }, result, warnings);
+        const { plan, applied, accounting, retention: planned } = await planWindow(context, calls, messages, base.nonce, sent, { notes, synthesis }, result, warnings);
         reportAccounting(accounting, plan, result, warnings);
         if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
         const compressed = await compressSynthesis(context, synthesisCalls, plan.synthesis, notes, warnings);
+        // What is committed is checked: a compression may have dropped what only the synthesis held.
+        const retention = compressed.text === plan.synthesis ? planned : windowRetention({ notes, synthesis }, sent, applied, accounting, compressed.text);
 
         progress('apply', `window ${result.windows + 1}: committing ${applied.writes.length} bank files`, selected.length);
         const now = context.clock();
@@ -287,6 +290,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
           metrics: { notes: window.length, operations: applied.operations, files: applied.writes.length, by: caller.agent, model: llm.label },
           provenance: accounting.provenance,
           dispositions: accounting.dispositions,
+          retention: retention.entries,
         };
         await context.fault('before-commit');
         await held.stillHeld();
@@ -309,6 +313,9 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         result.operations_applied += applied.operations;
         result.synthesis_size = Buffer.byteLength(compressed.text);
         result.synthesis_compressed ||= compressed.compressed;
+        result.retention = addToSummary(result.retention as RetentionSummary | undefined, context.retention, retention.entries);
+        const lost = retentionWarning(retention.entries, `window ${result.windows}`, context.retention);
+        if (lost) warnings.push(lost);
         remaining = remaining.slice(window.length);
       }
     } catch (error) {

@@ -1,5 +1,6 @@
 import { invalid } from '../../shared/errors.js';
 import type { Plan } from './plan.js';
+import { retentionWithout } from '../retention/record.js';
 
 /**
  * Where the bank's text came from. A plan cites, for each file it writes and each section edit,
@@ -247,7 +248,7 @@ export const bearsOn = (entryPath: readonly string[], path: readonly string[]): 
 
 /**
  * A consolidation's record.json as it reads once `gone` notes are forgotten: its `notes`, and its
- * provenance and dispositions, without them (a section none of whose notes is left loses its entry).
+ * provenance, dispositions and retention, without them (a section none of whose notes is left loses its entry).
  * The one place both the store's history and a purged backup's copy are rewritten from (core/forget).
  */
 export function recordWithout(raw: Record<string, unknown>, gone: ReadonlySet<string>): Record<string, unknown> {
@@ -263,6 +264,8 @@ export function recordWithout(raw: Record<string, unknown>, gone: ReadonlySet<st
       .filter((entry) => keep(entry?.note))
       .map((entry) => (entry.by !== undefined && !keep(entry.by) ? { ...entry, by: '(a forgotten note)' } : entry));
   }
+  // What the retention check says of a note quotes it: it goes with the note.
+  if (raw.retention !== undefined) next.retention = retentionWithout(raw.retention, gone);
   return next;
 }
 

@@ -5,6 +5,7 @@ import type { RevisionInfo } from '../consolidation/commit.js';
 import { DISPOSITION_STATUSES, type Disposition, type ProvenanceEntry } from '../consolidation/provenance.js';
 import { decodeHistoryNotes, decodeHistoryPreimages, type HistoryPreimage } from '../consolidation/history.js';
 import type { CoreContext } from '../context.js';
+import { readRetention, type RetentionEntry, type SectionRetention } from '../retention/record.js';
 import { spaceKeys } from '../layout.js';
 import { compareNewestFirst, parseNoteName, sortOldestFirst, toStamp, type NoteName } from '../note/note-name.js';
 import { toNoteView, type NoteView } from '../note/note-view.js';
@@ -49,6 +50,8 @@ export interface HistoryRecord {
   /** A consolidation's: bank section ← notes, and what became of each note (consolidation/provenance.ts); [] before they existed. */
   provenance: ProvenanceEntry[];
   dispositions: Disposition[];
+  /** A consolidation's: what of each note the bank holds; a compaction's: what each digest kept (core/retention). [] before the check existed. */
+  retention: Array<RetentionEntry | SectionRetention>;
   /** A forget's: who, why, how many notes, their names, the consolidations whose files it rewrote (never their text). */
   forget?: ForgetEntry;
   /** A consolidation's: notes a forget removed from it since (which, when, by whom, why). */
@@ -474,7 +477,7 @@ export function parseHistoryRecord(body: Buffer, spaceId: string, cid: string): 
     throw damaged(cause);
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) throw damaged();
-  const { preimages, revision, provenance, dispositions, forget, forgotten, ...rest } = record;
+  const { preimages, revision, provenance, dispositions, forget, forgotten, retention, ...rest } = record;
   const kind = rest.kind === 'compaction' || rest.kind === 'revision' || rest.kind === 'forget' ? rest.kind : 'consolidation';
   return {
     ...rest,
@@ -489,6 +492,7 @@ export function parseHistoryRecord(body: Buffer, spaceId: string, cid: string): 
     time_range: typeof record.time_range === 'object' && record.time_range !== null ? record.time_range : { oldest: null, newest: null },
     metrics: typeof record.metrics === 'object' && record.metrics !== null ? record.metrics : {},
     ...citations(provenance, dispositions),
+    retention: readRetention(retention),
   };
 }
 
