@@ -35,9 +35,7 @@ export function checkRetained(
   const roomy = resultTokens + measureTokens(lost.map((item) => item.text).join(', ')) + 1 <= target;
   if (!roomy) return checked.map((c) => (c.lost.length > 0 ? { ...c.entry, to_meet_budget: true } : c.entry));
   if (mode === 'report') return checked.map((c) => c.entry);
-  const lines = checked
-    .filter((c) => c.lost.length > 0)
-    .map((c) => `the digest of ${c.entry.path.join(' > ')} drops ${describeMissing(c.entry)}`);
+  const lines = checked.filter((c) => c.lost.length > 0).map((c) => `the digest of ${c.entry.path.join(' > ')} drops ${describeMissing(c.entry)}`);
   throw invalid(
     `compaction of ${file.filename} refused by the retention guard: ${lines.join('; ')}, which the file has room to keep (${resultTokens} tokens, target ${target})`,
     { guard: RETENTION_GUARD },

@@ -269,7 +269,12 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         };
         const messages = buildMessages({ ...base, notes: window.map((w) => w.note), bank: views });
         const notes = window.map((w) => ({ filename: w.name.filename, content: w.note.content }));
-        const { plan, applied, accounting, retention: planned } = await planWindow(context, calls, messages, base.nonce, sent, { notes, synthesis }, result, warnings);
+        const {
+          plan,
+          applied,
+          accounting,
+          retention: planned,
+        } = await planWindow(context, calls, messages, base.nonce, sent, { notes, synthesis }, result, warnings);
         reportAccounting(accounting, plan, result, warnings);
         if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
         const compressed = await compressSynthesis(context, synthesisCalls, plan.synthesis, notes, warnings);

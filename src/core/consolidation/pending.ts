@@ -58,8 +58,24 @@ export function checkPending(body: Buffer, spaceId: string): PendingState {
 
 function parseRecord(raw: unknown, spaceId: string): CommitRecord {
   if (!isObject(raw)) throw invalid('it is not a JSON object');
-  const { id, space_id, kind, committed_at, notes, time_range, writes, synthesis, metrics, preimages, rules, revision, provenance, dispositions, forget, retention } =
-    raw;
+  const {
+    id,
+    space_id,
+    kind,
+    committed_at,
+    notes,
+    time_range,
+    writes,
+    synthesis,
+    metrics,
+    preimages,
+    rules,
+    revision,
+    provenance,
+    dispositions,
+    forget,
+    retention,
+  } = raw;
   if (typeof id !== 'string' || !RECORD_ID.test(id)) throw invalid(`its id ${JSON.stringify(id)} is no consolidation id`);
   if (kind !== undefined && kind !== 'consolidation' && kind !== 'compaction' && kind !== 'revision' && kind !== 'forget')
     throw invalid(`its kind ${JSON.stringify(kind)} is not consolidation, compaction, revision or forget`);

@@ -117,8 +117,7 @@ export async function planWindow(
   let keptWhy = 'its accounting';
   const shortfall = (accounting: Accounting) => accounting.unaccounted.length + accounting.unknown.length;
   const better = (a: CheckedPlan, b: CheckedPlan) =>
-    shortfall(a.accounting) < shortfall(b.accounting) ||
-    (shortfall(a.accounting) === shortfall(b.accounting) && gapSize(a.retention) < gapSize(b.retention));
+    shortfall(a.accounting) < shortfall(b.accounting) || (shortfall(a.accounting) === shortfall(b.accounting) && gapSize(a.retention) < gapSize(b.retention));
   /** The plan to commit; with `refuse`, never one that leaves out facts of notes it says it kept. */
   const settle = (candidates: CheckedPlan[]): CheckedPlan => {
     const allowed = mode === 'refuse' ? candidates.filter((c) => c.retention.gaps.length === 0) : candidates;

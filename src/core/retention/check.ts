@@ -81,8 +81,7 @@ export function checkWindow(input: WindowRetentionInput, analyzer: Analyzer = cr
       const text = fate.by !== undefined && fate.by !== fate.note ? textOf.get(fate.by) : undefined;
       const successor = text === undefined ? undefined : (successors.get(fate.by as string) ?? haystack(text, analyzer));
       if (successor) successors.set(fate.by as string, successor);
-      const carried = (item: Item) =>
-        successor?.has(item) || bank.hasWide(item) || (VALUE_KINDS.has(item.kind) && (successor ?? bank).hasKind(item));
+      const carried = (item: Item) => successor?.has(item) || bank.hasWide(item) || (VALUE_KINDS.has(item.kind) && (successor ?? bank).hasKind(item));
       missing = items.filter((item) => !carried(item));
     } else {
       missing = items.filter((item) => !bank.hasWide(item));

@@ -44,13 +44,13 @@ const PATTERNS = {
   inlineCode: /`([^`\n]{1,200})`/g,
   url: /\b[a-z][a-z0-9+.-]*:\/\/[^\s<>"'`]+|\bwww\.[^\s<>"'`]+/gi,
   email: /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g,
-  absolutePath: /(?<![\p{L}\p{N}_.\/~@-])(?:~|\.{1,2})?\/(?:[\w.@%+~-]+\/)*[\w.@%+~-]+\/?/gu,
-  relativePath: /(?<![\p{L}\p{N}_.\/~@:-])[\w.@-]+(?:\/[\w.@-]+)+\/?/gu,
+  absolutePath: /(?<![\p{L}\p{N}_./~@-])(?:~|\.{1,2})?\/(?:[\w.@%+~-]+\/)*[\w.@%+~-]+\/?/gu,
+  relativePath: /(?<![\p{L}\p{N}_./~@:-])[\w.@-]+(?:\/[\w.@-]+)+\/?/gu,
   windowsPath: /\b[A-Za-z]:\\(?:[^\\\s]+\\)*[^\\\s]*/g,
   fileName: new RegExp(`(?<![\\p{L}\\p{N}_./-])[\\w-]+(?:\\.[\\w-]+)*\\.(?:${FILE_EXTENSIONS})(?![\\p{L}\\p{N}_])`, 'giu'),
   ip: /(?<![\p{N}.])\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?(?![\p{N}.])/gu,
   version: /(?<![\p{L}\p{N}_.-])v\d+(?:\.\d+)*(?:-[0-9A-Za-z.]+)?(?![\p{N}_])|(?<![\p{L}\p{N}_.])\d+\.\d+\.\d+(?:\.\d+)?(?:-[0-9A-Za-z.]+)?(?![\p{N}_])/gu,
-  flag: /(?<=^|[\s(\[`'"=])--?[A-Za-z][A-Za-z0-9_-]*(?:=[^\s,;)'"`]+)?/gm,
+  flag: /(?<=^|[\s([`'"=])--?[A-Za-z][A-Za-z0-9_-]*(?:=[^\s,;)'"`]+)?/gm,
   uuid: /(?<![\p{L}\p{N}_-])[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![\p{L}\p{N}_-])/giu,
   hash: /(?<![\p{L}\p{N}_-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}(?![\p{L}\p{N}_-])/gu,
   /** A number, then a unit or a scale, attached, after a space or a hyphen; or a currency sign, then a number. */
@@ -102,6 +102,12 @@ class Reader {
 
   claim(start: number, end: number): void {
     this.claimed.fill(1, start, end);
+  }
+
+  /** Adds `item`; the match it came from is taken. */
+  took(item: Item): true {
+    this.add(item);
+    return true;
   }
 
   add(item: Item): void {
@@ -199,7 +205,7 @@ export function extractItems(text: string): Extracted {
     reader.add({ kind: 'url', text: url, key: urlKey(url) });
     return [start, start + url.length];
   });
-  reader.scan(PATTERNS.email, (m) => (reader.add({ kind: 'identifier', text: m[0], key: flatten(m[0]) }), true));
+  reader.scan(PATTERNS.email, (m) => reader.took({ kind: 'identifier', text: m[0], key: flatten(m[0]) }));
   for (const pattern of [PATTERNS.windowsPath, PATTERNS.absolutePath, PATTERNS.relativePath, PATTERNS.fileName]) {
     reader.scan(pattern, (m, start) => {
       const path = trimTrail(m[0]);
@@ -225,11 +231,11 @@ export function extractItems(text: string): Extracted {
       return true;
     });
   }
-  reader.scan(PATTERNS.ip, (m) => (reader.add({ kind: 'identifier', text: m[0], key: m[0] }), true));
-  reader.scan(PATTERNS.version, (m) => (reader.add({ kind: 'version', text: m[0], key: versionKey(m[0]) }), true));
-  reader.scan(PATTERNS.flag, (m) => (reader.add({ kind: 'flag', text: m[0], key: flatten(m[0]) }), true));
-  reader.scan(PATTERNS.uuid, (m) => (reader.add({ kind: 'hash', text: m[0], key: m[0].toLowerCase() }), true));
-  reader.scan(PATTERNS.hash, (m) => (reader.add({ kind: 'hash', text: m[0], key: m[0] }), true));
+  reader.scan(PATTERNS.ip, (m) => reader.took({ kind: 'identifier', text: m[0], key: m[0] }));
+  reader.scan(PATTERNS.version, (m) => reader.took({ kind: 'version', text: m[0], key: versionKey(m[0]) }));
+  reader.scan(PATTERNS.flag, (m) => reader.took({ kind: 'flag', text: m[0], key: flatten(m[0]) }));
+  reader.scan(PATTERNS.uuid, (m) => reader.took({ kind: 'hash', text: m[0], key: m[0].toLowerCase() }));
+  reader.scan(PATTERNS.hash, (m) => reader.took({ kind: 'hash', text: m[0], key: m[0] }));
   reader.scan(PATTERNS.numberWithUnit, (m) => {
     if (m[4] !== undefined) {
       reader.add(numberItem(m[0], m[5] as string, unitOf(m[4]) ?? ''));
@@ -331,9 +337,6 @@ export const urlKey = (url: string): string =>
     .replace(/^www\./, '')
     .replace(/\/+$/, '');
 
-export const pathKey = (path: string): string =>
-  flatten(path)
-    .replace(/^\.\//, '')
-    .replace(/\/+$/, '');
+export const pathKey = (path: string): string => flatten(path).replace(/^\.\//, '').replace(/\/+$/, '');
 
 export const versionKey = (version: string): string => flatten(version).replace(/^v/, '');

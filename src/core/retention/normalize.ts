@@ -27,7 +27,6 @@ export function plain(text: string): string {
 /** `plain`, then lower case without diacritics: "Décision" → "decision". Offsets may move: never index the original with them. */
 export function flatten(text: string): string {
   const lower = plain(text).toLowerCase();
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: an ASCII test, control characters included
   if (/^[\u0000-\u007f]*$/.test(lower)) return lower;
   return lower
     .normalize('NFD')

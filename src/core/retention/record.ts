@@ -76,7 +76,10 @@ const SECTION_STATUSES = RETENTION_STATUSES.filter((status) => status !== 'let_g
  * Checks a stored record's `retention` (pending.ts): optional; a consolidation's names only its own
  * notes, at most one entry each; a compaction's only sections of files it writes. Throws `invalid_input`.
  */
-export function checkRetention(retention: unknown, record: { kind: 'consolidation' | 'compaction'; notes: ReadonlySet<string>; written: ReadonlySet<string> }): void {
+export function checkRetention(
+  retention: unknown,
+  record: { kind: 'consolidation' | 'compaction'; notes: ReadonlySet<string>; written: ReadonlySet<string> },
+): void {
   if (retention === undefined) return;
   if (!Array.isArray(retention) || retention.length > 1_000_000) throw invalid('its retention is not a list (or an endless one)');
   const seen = new Set<string>();
@@ -85,7 +88,8 @@ export function checkRetention(retention: unknown, record: { kind: 'consolidatio
       if (!isObject(entry) || typeof entry.note !== 'string' || !wellFormed(entry, RETENTION_STATUSES)) {
         throw invalid('one of its retention entries is malformed (note, status, items, missing)');
       }
-      if (!record.notes.has(entry.note) || seen.has(entry.note)) throw invalid(`its retention names ${JSON.stringify(entry.note)}, which is not one of its notes (or twice)`);
+      if (!record.notes.has(entry.note) || seen.has(entry.note))
+        throw invalid(`its retention names ${JSON.stringify(entry.note)}, which is not one of its notes (or twice)`);
       seen.add(entry.note);
     } else {
       if (

@@ -104,7 +104,10 @@ describe('what counts as an item', () => {
 
 describe('rarity by the space’s own statistics', () => {
   it("a note's rare words are those no other note of the window and no section of the bank holds, longest first", () => {
-    const notes = ['the ingest worker retries failures with backoff', 'the ingest worker is fine'].map((content) => ({ content, words: extractItems(content).words }));
+    const notes = ['the ingest worker retries failures with backoff', 'the ingest worker is fine'].map((content) => ({
+      content,
+      words: extractItems(content).words,
+    }));
     const [first, second] = rareWords(notes, documentsOf('# Bank\n\n## Queue\n\nfailures go to a queue\n'), analyzer);
     assert.deepEqual(
       first?.map((item) => item.text),
@@ -167,7 +170,8 @@ describe('a window’s verdicts', () => {
       'a.md#Queues': '## Queues\n\n- failures land in the dead-letter queue dlq-ingest\n',
     };
     const fate = (into: string[]): NoteFate[] => [{ note: 'n.md', status: 'integrated', into }];
-    const run = (into: string[]) => checkWindow({ notes: [note], fates: fate(into), before: [], after: into.map((i) => sections[i] as string), place: (i) => sections[i] });
+    const run = (into: string[]) =>
+      checkWindow({ notes: [note], fates: fate(into), before: [], after: into.map((i) => sections[i] as string), place: (i) => sections[i] });
     assert.equal(run(['a.md#Workers', 'a.md#Queues']).entries[0]?.status, 'retained');
     assert.equal(run(['a.md#Workers']).entries[0]?.status, 'partly_retained', 'one section alone lacks the queue');
   });
@@ -212,7 +216,10 @@ describe('a record’s retention is input', () => {
     assert.throws(() => checkRetention([{ note: 'a.md', status: 'retained', items: 1, missing: [{ kind: 'spell', text: 'x' }] }], record), /malformed/);
     assert.throws(() => checkRetention({}, record), /not a list/);
     const compaction = { ...record, kind: 'compaction' as const };
-    checkRetention([{ filename: 'x.md', path: ['A'], status: 'partly_retained', items: 2, missing: [{ kind: 'name', text: 'Kowalski' }], to_meet_budget: true }], compaction);
+    checkRetention(
+      [{ filename: 'x.md', path: ['A'], status: 'partly_retained', items: 2, missing: [{ kind: 'name', text: 'Kowalski' }], to_meet_budget: true }],
+      compaction,
+    );
     assert.throws(() => checkRetention([{ filename: 'y.md', path: [], status: 'retained', items: 0 }], compaction), /does not write/);
   });
 
@@ -221,8 +228,15 @@ describe('a record’s retention is input', () => {
     assert.deepEqual(readRetention([{ note: 'a.md', status: 'retained', items: 1 }, { note: 'b.md', status: '??' }, 'junk']), [
       { note: 'a.md', status: 'retained', items: 1 },
     ]);
-    assert.deepEqual(retentionWithout([{ note: 'a.md', status: 'retained', items: 1 }, { note: 'b.md', status: 'retained', items: 2 }], new Set(['a.md'])), [
-      { note: 'b.md', status: 'retained', items: 2 },
-    ]);
+    assert.deepEqual(
+      retentionWithout(
+        [
+          { note: 'a.md', status: 'retained', items: 1 },
+          { note: 'b.md', status: 'retained', items: 2 },
+        ],
+        new Set(['a.md']),
+      ),
+      [{ note: 'b.md', status: 'retained', items: 2 }],
+    );
   });
 });
