@@ -309,7 +309,7 @@ export function buildProgram(): Command {
     // Not --agent: that is the global option (the name notes are signed with), which took the word
     // before this command's filter ever saw it.
     .option('--only-agent <name>', "only this agent's notes (exact name)")
-    .action(action(consolidate, 'fields'));
+    .action(action(consolidate, 'consolidation'));
   program
     .command('spend <space_id>')
     .description('model tokens the space spent (consolidation, compaction, summaries, synthesis, embeddings), per purpose and per UTC day')

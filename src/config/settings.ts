@@ -87,6 +87,8 @@ export interface Settings {
   summaries: 'auto' | 'off';
   /** `auto`: compact bank files a consolidation left over their budget, in the background (with a configured model). */
   compaction: 'auto' | 'off';
+  /** What a consolidation does with a note it says it kept whose facts the bank lacks, and a compaction with a digest that drops its section's (core/retention). */
+  retention: 'report' | 'retry' | 'refuse';
   summaryWindowChars: number;
   summaryGroupChars: number;
   /** Megabytes the search indexes of all spaces may hold in one process before the least recently used are evicted. */
@@ -635,6 +637,15 @@ export const FIELDS: Field[] = [
     defaultText: 'auto',
   },
   {
+    key: 'retention',
+    env: 'LIVE_MEM_RETENTION',
+    file: 'retention',
+    parse: oneOf('report', 'retry', 'refuse'),
+    description:
+      "What happens when a consolidation's plan says it kept a note whose facts (numbers, dates, versions, names, paths, identifiers, its rarest words) the new bank and synthesis do not hold, or a compaction digest drops what its section held while the file had room: `report` commits and records it; `retry` asks the model once more, naming the missing facts of each note, then commits and records what is still missing (a digest still dropping them is refused); `refuse` refuses the window (the digest). Always in the result, `history_read`, `bank_explain` and the viewer",
+    defaultText: 'retry',
+  },
+  {
     key: 'synthesisMaxWords',
     env: 'LIVE_MEM_SYNTHESIS_MAX_WORDS',
     file: 'synthesis_max_words',
@@ -786,6 +797,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     llmSearchShare: get('llmSearchShare', 10),
     summaries: get('summaries', 'auto'),
     compaction: get('compaction', 'auto'),
+    retention: get('retention', 'retry'),
     summaryWindowChars: get('summaryWindowChars', 6_000),
     summaryGroupChars: get('summaryGroupChars', 10_000),
     indexMemoryMb: get('indexMemoryMb', 512),
