@@ -91,6 +91,11 @@
  *                    search documents, compaction sections, consolidation view and one section edit (median
  *                    of 5), a consolidation of one note into a space holding it (outside the model) and the
  *                    first memory_search of a new core on that space
+ *  23. retention     (scripts/bench-retention.ts) the retention check on LoCoMo's turns, consolidated 30 at a
+ *                    time by a scripted model that keeps a fragment of one note in four: notes flagged,
+ *                    precision and recall against what the model cut (and the data's facts it took), kept
+ *                    notes flagged, and the check's cost per window; section 15 gives its false flags on a
+ *                    model that keeps every note
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -145,6 +150,7 @@ import {
 import { benchContext } from './bench-context.js';
 import { benchGrowth } from './bench-growth.js';
 import { benchHeadings } from './bench-headings.js';
+import { benchRetention } from './bench-retention.js';
 import { benchHttp } from './bench-http.js';
 import { benchIndexMemory } from './bench-index-memory.js';
 import { benchScale } from './bench-scale.js';
@@ -376,6 +382,7 @@ const SECTIONS = [
   { title: '20. a million notes, cold', run: benchScale },
   { title: '21. LoCoMo: recall on real conversations', run: benchLocomo },
   { title: '22. a bank file of 10,000 headings', run: benchHeadings },
+  { title: '23. retention: nothing dropped silently', run: benchRetention },
 ] as const;
 
 async function main(): Promise<void> {

@@ -13,6 +13,7 @@ import { parseBankRules } from '../bank/rules.js';
 import { bankBudget } from '../bank/budget.js';
 import { noteText } from '../recall/documents.js';
 import type { TextIndexEngine } from '../../search/types.js';
+import { createAnalyzer } from '../../search/analyze.js';
 import type { BankSnapshot } from './apply-plan.js';
 import { fitBank, viewBankFile } from './bank-view.js';
 import { applyCommit, historyId, writeCommit, type CommitRecord } from './commit.js';
@@ -232,6 +233,8 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     const progress = (phase: ProgressEvent['phase'], message: string, total: number) =>
       options.onProgress?.({ phase, message, notes_done: result.notes_processed, notes_total: total, window: result.windows + 1 });
 
+    // The run's windows read the same bank: the retention check's stems are worked out once (retention.ts).
+    const analyzer = createAnalyzer();
     const rulesObject = await storage.get(keys.rules);
     const rules = rulesObject?.body.toString('utf8') ?? '';
     const budget = bankBudget(parseBankRules(rules), context.budgets);
@@ -279,7 +282,8 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
         const compressed = await compressSynthesis(context, synthesisCalls, plan.synthesis, notes, warnings);
         // What is committed is checked: a compression may have dropped what only the synthesis held.
-        const retention = compressed.text === plan.synthesis ? planned : windowRetention({ notes, synthesis }, sent, applied, accounting, compressed.text);
+        const retention =
+          compressed.text === plan.synthesis ? planned : windowRetention({ notes, synthesis }, sent, applied, plan, accounting, compressed.text, analyzer);
 
         progress('apply', `window ${result.windows + 1}: committing ${applied.writes.length} bank files`, selected.length);
         const now = context.clock();

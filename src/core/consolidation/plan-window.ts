@@ -11,6 +11,7 @@ import { accountingReminder, type buildMessages, refusalReminder, retryReminder 
 import { accountingProblem, accountPlan, writtenName, type Accounting } from './provenance.js';
 import { gapSize, retentionProblem, retentionReminder, retentionSummaryLine, windowRetention } from './retention.js';
 import type { WindowRetention } from '../retention/check.js';
+import type { Analyzer } from '../../search/analyze.js';
 
 /**
  * One window's plan, asked for and checked before anything is committed: a reply that is no plan is
@@ -106,7 +107,8 @@ export async function planWindow(
   /** The nonce the prompt's fences carry (prompt-fence.ts). */
   nonce: string,
   bank: BankSnapshot,
-  window: { notes: WindowNote[]; synthesis: string },
+  /** `analyzer`: the run's, shared by its windows' retention checks (their stems). */
+  window: { notes: WindowNote[]; synthesis: string; analyzer?: Analyzer },
   result: ConsolidationResult,
   warnings: string[],
 ): Promise<CheckedPlan> {
@@ -156,7 +158,7 @@ export async function planWindow(
       continue;
     }
     const accounting = accountPlan(plan, filenames, writtenName(applied));
-    const retention = windowRetention(window, bank, applied, accounting, plan.synthesis);
+    const retention = windowRetention(window, bank, applied, plan, accounting, plan.synthesis, window.analyzer);
     const checked = { plan, applied, accounting, retention };
     const problem = accounting.cites && !plan.python ? accountingProblem(accounting) : null;
     const gaps = mode === 'report' ? null : retentionProblem(retention, accounting, filenames);

@@ -4,31 +4,60 @@ import { checkWindow, type WindowNoteText, type WindowRetention } from '../reten
 import { countStatuses, describeMissing, type RetentionEntry, type RetentionMode } from '../retention/record.js';
 import type { AppliedPlan, BankSnapshot } from './apply-plan.js';
 import { outlineOf, type Heading } from './markdown.js';
-import type { Accounting } from './provenance.js';
+import type { Plan } from './plan.js';
+import { resolveRef, type Accounting, type NoteRef } from './provenance.js';
+import type { Analyzer } from '../../search/analyze.js';
 
 /**
  * A consolidation window as the retention check (core/retention) sees it: the notes as the model saw
  * them, what the plan says became of each (its accounting), the bank and synthesis it read (the
- * space's statistics) and the ones it leaves, and the text of each section it cites a note for,
- * found in the new bank with the section model edits use.
+ * space's statistics) and the ones it leaves, and the text the plan cites each note for: what each
+ * change citing it writes (a file's whole content, an edit's), else the section a disposition names
+ * (`into` without a citation), found in the new bank with the section model edits use. `analyzer`:
+ * one kept by the caller, so a run's windows share its stems.
  */
 export function windowRetention(
   window: { notes: readonly WindowNoteText[]; synthesis: string },
   bank: BankSnapshot,
   applied: Pick<AppliedPlan, 'writes'>,
+  plan: Pick<Plan, 'changes'>,
   accounting: Pick<Accounting, 'dispositions'>,
   /** The synthesis the window leaves (the plan's, or its compression). */
   synthesis: string,
+  analyzer?: Analyzer,
 ): WindowRetention {
   const after = new Map([...bank.files].map(([filename, file]) => [filename, file.content]));
   for (const write of applied.writes) after.set(write.filename, write.content);
-  return checkWindow({
-    notes: window.notes,
-    fates: accounting.dispositions,
-    before: [...[...bank.files.values()].map((file) => file.content), window.synthesis],
-    after: [...after.values(), synthesis],
-    place: placeReader(after),
-  });
+  const filenames = window.notes.map((note) => note.filename);
+  const written = citedTexts(plan, filenames);
+  const place = placeReader(after);
+  const into = new Map(accounting.dispositions.map((d) => [d.note, d.into ?? []]));
+  return checkWindow(
+    {
+      notes: window.notes,
+      fates: accounting.dispositions,
+      before: [...[...bank.files.values()].map((file) => file.content), window.synthesis],
+      after: [...after.values(), synthesis],
+      cited: (note) => written.get(note) ?? (into.get(note) ?? []).flatMap((where) => place(where) ?? []),
+    },
+    analyzer,
+  );
+}
+
+/** Note → what the changes citing it write (a whole file's content, an edit's content and title). */
+function citedTexts(plan: Pick<Plan, 'changes'>, window: readonly string[]): Map<string, string[]> {
+  const texts = new Map<string, string[]>();
+  const cite = (refs: readonly NoteRef[] | undefined, text: string) => {
+    for (const ref of refs ?? []) {
+      const note = resolveRef(ref, window);
+      if (note) texts.set(note, [...(texts.get(note) ?? []), text]);
+    }
+  };
+  for (const change of plan.changes) {
+    if (change.action === 'write') cite(change.sources, change.content);
+    else for (const edit of change.edits) cite(edit.sources, [edit.title ?? '', edit.content ?? ''].join('\n'));
+  }
+  return texts;
 }
 
 /** `file.md` or `file.md#A > B` (a disposition's `into`) → that file's or section's text, with its sub-sections. */

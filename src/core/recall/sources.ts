@@ -134,8 +134,7 @@ export function createSources(context: CoreContext, corpus: Corpus) {
       for (const where of byNote.values()) {
         if (!records.has(where.consolidation_id)) records.set(where.consolidation_id, await corpus.record(spaceId, where.consolidation_id));
       }
-      const retained = (filename: string, cid: string) =>
-        records.get(cid)?.retention.find((e): e is RetentionEntry => 'note' in e && e.note === filename);
+      const retained = (filename: string, cid: string) => records.get(cid)?.retention.find((e): e is RetentionEntry => 'note' in e && e.note === filename);
       const notes = newest.map((filename) => {
         const found = text.get(filename);
         const where = byNote.get(filename) as { consolidation_id: string; committed_at: string; sections: string[] };

@@ -9,7 +9,9 @@ import { MAX_MISSING_LISTED, type MissingItem, type RetentionEntry, type Retenti
  * note said? Mechanical, no model call: each note's salient items (items.ts, and its rarest words,
  * rarity.ts) are looked for (lookup.ts) where the plan says the note went.
  *
- * - integrated: in the sections the plan cites it for, then anywhere in the new bank and synthesis;
+ * - integrated: in the text the plan cites it for (what the changes citing it write), then anywhere in
+ *   the new bank and synthesis (what the cited text holds the bank holds: the cited text decides only
+ *   for a small number the bank holds without the word it counts);
  * - superseded by a note of the window: in that note (a value — number, date, time, version — may be
  *   replaced there by another of its kind: that is what superseding means), then in the new bank; by
  *   anything else ("the bank"): in the new bank, values likewise;
@@ -42,8 +44,8 @@ export interface WindowRetentionInput {
   before: readonly string[];
   /** The bank files and the synthesis as the plan leaves them. */
   after: readonly string[];
-  /** The text of a place a note is integrated into (`file.md`, `file.md#A > B`) in the new bank; undefined when it holds none. */
-  place: (into: string) => string | undefined;
+  /** The texts the plan cites an integrated note for (what each change citing it writes), read only when needed. */
+  cited: (note: string) => readonly string[];
 }
 
 export interface WindowRetention {
@@ -61,22 +63,20 @@ export function checkWindow(input: WindowRetentionInput, analyzer: Analyzer = cr
   const itemsOf = new Map(input.notes.map((note, i) => [note.filename, [...(extracted[i]?.items ?? []), ...(rare[i] ?? [])]]));
   const textOf = new Map(input.notes.map((note) => [note.filename, note.content]));
   const bank = haystack(input.after.join('\n\n'), analyzer);
-  const places = new Map<string, Haystack | null>();
-  const placeOf = (into: string): Haystack | null => {
-    if (!places.has(into)) {
-      const text = input.place(into);
-      places.set(into, text === undefined ? null : haystack(text, analyzer));
-    }
-    return places.get(into) ?? null;
-  };
   const successors = new Map<string, Haystack>();
 
   const entries = input.fates.map((fate): RetentionEntry => {
     const items = itemsOf.get(fate.note) ?? [];
     let missing: Item[];
     if (fate.status === 'integrated') {
-      const cited = (fate.into ?? []).flatMap((into) => placeOf(into) ?? []);
-      missing = items.filter((item) => !cited.some((place) => place.has(item)) && !bank.hasWide(item));
+      // What the cited sections hold the whole bank holds: only a small number the bank holds without the
+      // word it counts needs them read (and so the sections are found only for it).
+      let cited: Haystack | undefined;
+      const inCited = (item: Item) => {
+        cited ??= haystack(input.cited(fate.note).join('\n\n'), analyzer);
+        return cited.has(item);
+      };
+      missing = items.filter((item) => !bank.hasWide(item) && !(bank.has(item) && inCited(item)));
     } else if (fate.status === 'superseded') {
       const text = fate.by !== undefined && fate.by !== fate.note ? textOf.get(fate.by) : undefined;
       const successor = text === undefined ? undefined : (successors.get(fate.by as string) ?? haystack(text, analyzer));

@@ -139,6 +139,36 @@ class Reader {
     }
   }
 
+  private chunks: Array<[number, number]> | undefined;
+
+  /**
+   * `scan`, for a pattern that never spans white space, run only over the white-space-separated
+   * chunks that `could` hold a match (a path needs a slash, an identifier a dot, an underscore…):
+   * most of a prose text is never looked at by most patterns, which keeps a long text cheap.
+   */
+  scanTokens(pattern: RegExp, could: RegExp, take: (match: RegExpExecArray, start: number, end: number) => boolean | [number, number]): void {
+    this.chunks ??= [...this.text.matchAll(/\S+/g)].map((m) => [m.index ?? 0, (m.index ?? 0) + m[0].length] as [number, number]);
+    for (const [from, to] of this.chunks) {
+      const chunk = this.text.slice(from, to);
+      if (!could.test(chunk)) continue;
+      pattern.lastIndex = 0;
+      for (let match = pattern.exec(chunk); match !== null; match = pattern.exec(chunk)) {
+        if (match[0] === '') {
+          pattern.lastIndex++;
+          continue;
+        }
+        const start = from + match.index;
+        const end = start + match[0].length;
+        if (!this.free(start, end)) continue;
+        this.at = start;
+        match.index = start;
+        const taken = take(match, start, end);
+        if (taken === true) this.claim(start, end);
+        else if (Array.isArray(taken)) this.claim(taken[0], taken[1]);
+      }
+    }
+  }
+
   /** The free runs of text, each as [start, end). */
   freeRuns(): Array<[number, number]> {
     const runs: Array<[number, number]> = [];
@@ -183,38 +213,17 @@ const numberItem = (text: string, raw: string, unit: string, scale = 1): Item =>
   unit,
 });
 
-/** The items of `text` (a note, a section), and its other words. Deterministic; linear in the text for each pattern. */
-export function extractItems(text: string): Extracted {
+/**
+ * The items of `text` (a note, a section), and its other words. Deterministic; linear in the text for
+ * each pattern. `values`: only numbers, dates, times, versions and hashes, and no words (what a text
+ * items are looked for in is read for: lookup.ts).
+ */
+export function extractItems(text: string, options: { values?: boolean } = {}): Extracted {
   const reader = new Reader(plain(text));
   const t = reader.text;
+  const all = options.values !== true;
 
-  // Code spans of one token are read by the patterns below (a path in backticks is a path); a longer one is one item.
-  reader.scan(PATTERNS.inlineCode, (m, start, end) => {
-    const code = (m[1] as string).trim();
-    if (!/\s/.test(code)) {
-      reader.claim(start, start + 1);
-      reader.claim(end - 1, end);
-      return false;
-    }
-    if (!/[\p{L}\p{N}]/u.test(code)) return false;
-    reader.add({ kind: 'identifier', text: code, key: flatten(code).replace(/\s+/g, ' ') });
-    return true;
-  });
-  reader.scan(PATTERNS.url, (m, start) => {
-    const url = trimTrail(m[0]);
-    reader.add({ kind: 'url', text: url, key: urlKey(url) });
-    return [start, start + url.length];
-  });
-  reader.scan(PATTERNS.email, (m) => reader.took({ kind: 'identifier', text: m[0], key: flatten(m[0]) }));
-  for (const pattern of [PATTERNS.windowsPath, PATTERNS.absolutePath, PATTERNS.relativePath, PATTERNS.fileName]) {
-    reader.scan(pattern, (m, start) => {
-      const path = trimTrail(m[0]);
-      if (pattern === PATTERNS.relativePath && !isRelativePath(path)) return false;
-      if (pattern === PATTERNS.absolutePath && !/[\p{L}]/u.test(path)) return false;
-      reader.add({ kind: 'path', text: path, key: pathKey(path) });
-      return [start, start + path.length];
-    });
-  }
+  if (all) readCode(reader);
   for (const { pattern, read } of DATE_PATTERNS) {
     reader.scan(pattern, (m) => {
       const keys = [...new Set(read(m).flatMap((date) => dateKey(date) ?? []))];
@@ -231,11 +240,11 @@ export function extractItems(text: string): Extracted {
       return true;
     });
   }
-  reader.scan(PATTERNS.ip, (m) => reader.took({ kind: 'identifier', text: m[0], key: m[0] }));
-  reader.scan(PATTERNS.version, (m) => reader.took({ kind: 'version', text: m[0], key: versionKey(m[0]) }));
-  reader.scan(PATTERNS.flag, (m) => reader.took({ kind: 'flag', text: m[0], key: flatten(m[0]) }));
-  reader.scan(PATTERNS.uuid, (m) => reader.took({ kind: 'hash', text: m[0], key: m[0].toLowerCase() }));
-  reader.scan(PATTERNS.hash, (m) => reader.took({ kind: 'hash', text: m[0], key: m[0] }));
+  if (all) reader.scanTokens(PATTERNS.ip, /\d\.\d/, (m) => reader.took({ kind: 'identifier', text: m[0], key: m[0] }));
+  reader.scanTokens(PATTERNS.version, /\d\.\d|v\d/, (m) => reader.took({ kind: 'version', text: m[0], key: versionKey(m[0]) }));
+  if (all) reader.scanTokens(PATTERNS.flag, /(?:^|[([`'"=])-/, (m) => reader.took({ kind: 'flag', text: m[0], key: flatten(m[0]) }));
+  reader.scanTokens(PATTERNS.uuid, /-.*\d|\d.*-/, (m) => reader.took({ kind: 'hash', text: m[0], key: m[0].toLowerCase() }));
+  reader.scanTokens(PATTERNS.hash, /[0-9a-f]{7}/, (m) => reader.took({ kind: 'hash', text: m[0], key: m[0] }));
   reader.scan(PATTERNS.numberWithUnit, (m) => {
     if (m[4] !== undefined) {
       reader.add(numberItem(m[0], m[5] as string, unitOf(m[4]) ?? ''));
@@ -252,16 +261,7 @@ export function extractItems(text: string): Extracted {
     reader.add(numberItem(m[0], raw, unit));
     return true;
   });
-  for (const pattern of [PATTERNS.call, PATTERNS.dotted, PATTERNS.snake, PATTERNS.camel, PATTERNS.hyphenated, PATTERNS.alphanumeric]) {
-    reader.scan(pattern, (m) => {
-      const token = m[0].replace(/\(\)?$/, '');
-      if (pattern === PATTERNS.call && (token.length < 2 || !/[a-z]/i.test(token))) return false;
-      if (pattern === PATTERNS.dotted && !token.split('.').every((part) => part.length >= 2)) return false;
-      if (pattern === PATTERNS.hyphenated && !(/\p{N}/u.test(token) && /\p{L}/u.test(token))) return false;
-      reader.add({ kind: 'identifier', text: token, key: flatten(token) });
-      return true;
-    });
-  }
+  if (all) readIdentifiers(reader);
   reader.scan(PATTERNS.bareNumber, (m, start) => {
     const raw = m[1] as string;
     const lineStart = t.lastIndexOf('\n', start - 1) + 1;
@@ -277,6 +277,7 @@ export function extractItems(text: string): Extracted {
     reader.add(numberItem(counted ? `${raw} ${next}` : raw, raw, ''));
     return true;
   });
+  if (!all) return { items: reader.items, words: [] };
   readNames(reader);
 
   const words: string[] = [];
@@ -284,6 +285,65 @@ export function extractItems(text: string): Extracted {
     for (const match of t.slice(start, end).matchAll(PATTERNS.word)) words.push(match[0]);
   }
   return { items: reader.items, words };
+}
+
+/** Code spans, URLs, e-mail addresses, paths and file names: read first, what they hold is theirs. */
+function readCode(reader: Reader): void {
+  // Code spans of one token are read by the patterns below (a path in backticks is a path); a longer one is one item.
+  reader.scan(PATTERNS.inlineCode, (m, start, end) => {
+    const code = (m[1] as string).trim();
+    if (!/\s/.test(code)) {
+      reader.claim(start, start + 1);
+      reader.claim(end - 1, end);
+      return false;
+    }
+    if (!/[\p{L}\p{N}]/u.test(code)) return false;
+    reader.add({ kind: 'identifier', text: code, key: flatten(code).replace(/\s+/g, ' ') });
+    return true;
+  });
+  reader.scanTokens(PATTERNS.url, /:\/\/|www\./, (m, start) => {
+    const url = trimTrail(m[0]);
+    reader.add({ kind: 'url', text: url, key: urlKey(url) });
+    return [start, start + url.length];
+  });
+  reader.scanTokens(PATTERNS.email, /@/, (m) => reader.took({ kind: 'identifier', text: m[0], key: flatten(m[0]) }));
+  const paths: Array<[RegExp, RegExp]> = [
+    [PATTERNS.windowsPath, /:\\/],
+    [PATTERNS.absolutePath, /\//],
+    [PATTERNS.relativePath, /\//],
+    [PATTERNS.fileName, /\./],
+  ];
+  for (const [pattern, could] of paths) {
+    reader.scanTokens(pattern, could, (m, start) => {
+      const path = trimTrail(m[0]);
+      if (pattern === PATTERNS.relativePath && !isRelativePath(path)) return false;
+      if (pattern === PATTERNS.absolutePath && !/[\p{L}]/u.test(path)) return false;
+      reader.add({ kind: 'path', text: path, key: pathKey(path) });
+      return [start, start + path.length];
+    });
+  }
+}
+
+/** Identifiers: a call, a dotted name, snake_case, camelCase, a word with digits in it or joined by hyphens to one. */
+function readIdentifiers(reader: Reader): void {
+  const identifiers: Array<[RegExp, RegExp]> = [
+    [PATTERNS.call, /\(/],
+    [PATTERNS.dotted, /\.\w/],
+    [PATTERNS.snake, /_/],
+    [PATTERNS.camel, /[a-z][A-Z]/],
+    [PATTERNS.hyphenated, /-.*\d|\d.*-/],
+    [PATTERNS.alphanumeric, /[A-Za-z]\d|\d[A-Za-z]/],
+  ];
+  for (const [pattern, could] of identifiers) {
+    reader.scanTokens(pattern, could, (m) => {
+      const token = m[0].replace(/\(\)?$/, '');
+      if (pattern === PATTERNS.call && (token.length < 2 || !/[a-z]/i.test(token))) return false;
+      if (pattern === PATTERNS.dotted && !token.split('.').every((part) => part.length >= 2)) return false;
+      if (pattern === PATTERNS.hyphenated && !(/\p{N}/u.test(token) && /\p{L}/u.test(token))) return false;
+      reader.add({ kind: 'identifier', text: token, key: flatten(token) });
+      return true;
+    });
+  }
 }
 
 /**

@@ -35,13 +35,27 @@ export interface Haystack {
 
 /** Shortest shared start for a word to count as a prefix of another (lookup of names and rare words). */
 const MIN_PREFIX = 6;
+/** Letters a stem shares with the start of its word (rarity.ts filters by them too). */
+export const STEM_PREFIX = 3;
+
+/** Index of the first of `sorted` that is not before `key`. */
+function lowerBound(sorted: readonly string[], key: string): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((sorted[mid] as string) < key) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
 
 const WORDS = /[\p{L}\p{N}]+/gu;
 
 export function haystack(text: string, analyzer: Analyzer): Haystack {
   const flat = flatten(text);
   let words: { set: Set<string>; sorted: string[] } | undefined;
-  let terms: Set<string> | undefined;
+  const terms = new Map<string, boolean>();
   let structured: Structured | undefined;
 
   const wordsOf = () => {
@@ -51,9 +65,25 @@ export function haystack(text: string, analyzer: Analyzer): Haystack {
     }
     return words;
   };
-  const termsOf = () => {
-    terms ??= new Set(analyzer.analyze(flat));
-    return terms;
+  /**
+   * Whether a word of the text has `term` among its stems. Only the words sharing its first letters
+   * are stemmed (a stem keeps the start of its word): the text is never analysed whole.
+   */
+  const hasTerm = (term: string): boolean => {
+    let found = terms.get(term);
+    if (found === undefined) {
+      const start = term.slice(0, STEM_PREFIX);
+      const { sorted } = wordsOf();
+      found = false;
+      for (let at = lowerBound(sorted, start); at < sorted.length && (sorted[at] as string).startsWith(start); at++) {
+        if (analyzer.termsOf(sorted[at] as string).includes(term)) {
+          found = true;
+          break;
+        }
+      }
+      terms.set(term, found);
+    }
+    return found;
   };
   const structure = () => {
     structured ??= readStructure(text, wordsOf().set);
@@ -66,14 +96,7 @@ export function haystack(text: string, analyzer: Analyzer): Haystack {
     if (set.has(word)) return true;
     if (word.length < MIN_PREFIX) return false;
     for (let length = MIN_PREFIX; length < word.length; length++) if (set.has(word.slice(0, length))) return true;
-    let low = 0;
-    let high = sorted.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if ((sorted[mid] as string) < word) low = mid + 1;
-      else high = mid;
-    }
-    return sorted[low]?.startsWith(word) === true;
+    return sorted[lowerBound(sorted, word)]?.startsWith(word) === true;
   };
 
   const has = (item: Item): boolean => {
@@ -81,7 +104,7 @@ export function haystack(text: string, analyzer: Analyzer): Haystack {
       case 'name':
         return (item.key.match(WORDS) ?? []).every(hasWord);
       case 'word':
-        return (item.values ?? []).some((term) => termsOf().has(term)) || hasWord(item.key);
+        return (item.values ?? []).some(hasTerm) || hasWord(item.key);
       case 'number': {
         if (item.unit === '' && (containsWhole(flat, item.key) || containsWhole(flat, `v${item.key}`))) return true;
         const found = structure().numbers;
@@ -137,7 +160,7 @@ function readStructure(text: string, words: ReadonlySet<string>): Structured {
   const times = new Set<string>();
   const hashes: string[] = [];
   const kinds = new Set<Item['kind']>();
-  for (const item of extractItems(text).items) {
+  for (const item of extractItems(text, { values: true }).items) {
     kinds.add(item.kind);
     if (item.kind === 'number') for (const value of item.values ?? []) addNumber(value, item.unit ?? '');
     else if (item.kind === 'date') {

@@ -1,4 +1,5 @@
-import type { Analyzer } from '../../search/analyze.js';
+import { type Analyzer, fold } from '../../search/analyze.js';
+import { STEM_PREFIX } from './lookup.js';
 import type { Item } from './items.js';
 import { flatten } from './normalize.js';
 
@@ -49,10 +50,13 @@ export function rareWords(notes: ReadonlyArray<{ content: string; words: readonl
     return [...seen.entries()];
   });
   const wanted = new Set(candidates.flatMap((list) => list.flatMap(([, { terms }]) => terms)));
+  // Only the words that could stem to a wanted term are stemmed: a stem keeps the start of its word.
+  const starts = new Set([...wanted].map((term) => term.slice(0, STEM_PREFIX)));
   const df = new Map<string, number>();
   const count = (text: string) => {
     const inDocument = new Set<string>();
     for (const word of text.match(WORD) ?? []) {
+      if (!starts.has(fold(word).slice(0, STEM_PREFIX))) continue;
       for (const term of analyzer.termsOf(word)) if (wanted.has(term)) inDocument.add(term);
     }
     for (const term of inDocument) df.set(term, (df.get(term) ?? 0) + 1);

@@ -137,13 +137,28 @@ describe('a window’s verdicts', () => {
     { note: 'n3.md', status: 'integrated', into: ['tech.md#Tech > Backups'] },
     { note: 'n4.md', status: 'discarded' },
   ];
-  const place = (into: string) =>
-    into.endsWith('Network') ? bank.slice(bank.indexOf('## Network'), bank.indexOf('## Backups')) : bank.slice(bank.indexOf('## Backups'));
-  const check = () => checkWindow({ notes, fates, before: [], after: [bank], place });
+  const sections: Record<string, string> = {
+    'n1.md': bank.slice(bank.indexOf('## Network'), bank.indexOf('## Backups')),
+    'n3.md': bank.slice(bank.indexOf('## Backups')),
+  };
+  const check = () => checkWindow({ notes, fates, before: [], after: [bank], cited: (note) => [sections[note] ?? ''] });
 
-  it('integrated: each item looked for in the cited section, then the whole bank; what is not found is named', () => {
+  it('integrated: each item looked for in what the plan cites it for, then the whole bank; what is not found is named', () => {
     const [n1] = check().entries;
     assert.deepEqual(n1, { note: 'n1.md', status: 'partly_retained', items: 5, missing: [{ kind: 'number', text: '8443' }] });
+    // A small number the bank holds only elsewhere, without the word it counts, is found only in what the note is cited for.
+    const counted = { filename: 'n5.md', content: 'We run 3 replicas of the gateway.' };
+    const bankWith3 = '# Tech\n\n## Gateway\n\n- the gateway runs replicas\n\n## Other\n\n- 3 teams\n';
+    const verdict = (cited: string) =>
+      checkWindow({
+        notes: [counted],
+        fates: [{ note: 'n5.md', status: 'integrated', into: ['t.md#Gateway'] }],
+        before: [],
+        after: [bankWith3],
+        cited: () => [cited],
+      }).entries[0];
+    assert.deepEqual(verdict('- the gateway runs replicas').missing, [{ kind: 'number', text: '3 replicas' }]);
+    assert.equal(verdict('- 3 gateway replicas').status, 'retained');
   });
 
   it('superseded: the successor carries its subject (values may change), else it is flagged; discarded: let go', () => {
