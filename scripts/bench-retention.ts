@@ -19,6 +19,9 @@
  * The growth model of section 15 (which keeps every note) gives the false-flag rate on a bank at its
  * budget: see bench-growth.ts (figures `growth_retention_*`).
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ownerCaller } from '../src/core/caller.js';
 import { windowRetention } from '../src/core/consolidation/retention.js';
 import { createCore } from '../src/core/core.js';
@@ -38,6 +41,7 @@ import { locomoSplit, noteText } from './bench-locomo.js';
 import type { Message } from './bench-growth-model.js';
 
 const WINDOW = 30;
+const RESULTS_DIR = fileURLToPath(new URL('../.bench/', import.meta.url));
 /** One note in this many is cut to a fragment. */
 const CUT_EVERY = 4;
 const FRAGMENT_WORDS = 5;
@@ -73,7 +77,7 @@ export const fragmentOf = (content: string): string => {
  * the first window, then section edits), citing it; the note at each CUT_EVERY-th place in the
  * window as its fragment only. `cut` receives the texts it cut.
  */
-export function fragmentPlan(prompt: string, cut: Set<string>): string {
+export function fragmentPlan(prompt: string, cut: Set<string>, fragments = new Map<string, string>()): string {
   const notes = notesOf(prompt);
   // A turn that reads as an order to the model (section 21's data has a few) is refused by the directive
   // check (docs/control.md); told so, the model leaves that note out, and it counts as cut.
@@ -83,7 +87,10 @@ export function fragmentPlan(prompt: string, cut: Set<string>): string {
   for (const [i, note] of notes.entries()) {
     const lossy = (i + 1) % CUT_EVERY === 0;
     const left = refused.some((line) => note.content.startsWith(line.replace(/\s+$/, '')));
-    if (lossy || left) cut.add(note.content);
+    if (lossy || left) {
+      cut.add(note.content);
+      fragments.set(note.content, left ? '' : fragmentOf(note.content));
+    }
     const { day } = dayOf(note.content);
     const entry = days.get(day) ?? { lines: [], sources: [] };
     if (!left) entry.lines.push(`- ${note.agent}: ${lossy ? fragmentOf(note.content) : note.content}`);
@@ -115,6 +122,27 @@ export function fragmentPlan(prompt: string, cut: Set<string>): string {
   return JSON.stringify({ files, synthesis: `The speakers talked over ${days.size} more session day(s).` });
 }
 
+const factAnalyzer = createAnalyzer();
+const stems = (text: string, names: ReadonlySet<string>): Set<string> =>
+  new Set(
+    (text.match(/[\p{L}\p{N}']+/gu) ?? [])
+      .filter((word) => !names.has(word.toLowerCase().replace(/'s$/, '')))
+      .flatMap((word) => factAnalyzer.termsOf(word).slice(0, 1)),
+  );
+
+/**
+ * Whether a cut took a fact with it: of the fact's words (the data's observation, stemmed, the
+ * speakers' names aside) that its turn states, more than half are not in what the model kept of the
+ * turn. A fact the turn's first words already state ("Family time matters to me") was not dropped.
+ */
+export function factDropped(fact: string, turn: string, kept: string, names: ReadonlySet<string>): boolean {
+  const inTurn = stems(turn, names);
+  const stated = [...stems(fact, names)].filter((stem) => inTurn.has(stem));
+  if (stated.length === 0) return false;
+  const left = stems(kept, names);
+  return stated.filter((stem) => !left.has(stem)).length * 2 > stated.length;
+}
+
 /** A window replayed for timing: what its check was given. */
 interface Replay {
   notes: Array<{ filename: string; content: string }>;
@@ -126,6 +154,8 @@ interface Replay {
 
 interface ConversationOutcome {
   entries: RetentionEntry[];
+  /** What the model kept of each cut turn (its fragment; nothing for a note left out). */
+  kept: Map<string, string>;
   /** Note file name → turn. */
   turnOf: Map<string, string>;
   /** Turns cut to a fragment. */
@@ -141,7 +171,13 @@ async function bankState(storage: StorageDriver, spaceId: string): Promise<{ fil
   return { files, synthesis: (await storage.get(keys.synthesis))?.body.toString('utf8') ?? '' };
 }
 
-async function runConversation(conversation: Conversation, llm: ScriptedLlm, cut: Set<string>, replies: string[]): Promise<ConversationOutcome> {
+async function runConversation(
+  conversation: Conversation,
+  llm: ScriptedLlm,
+  cut: Set<string>,
+  replies: string[],
+  fragments: ReadonlyMap<string, string>,
+): Promise<ConversationOutcome> {
   const spaceId = `retention-${conversation.id}`;
   const storage = createMemoryDriver();
   const core = createCore({
@@ -179,7 +215,10 @@ async function runConversation(conversation: Conversation, llm: ScriptedLlm, cut
     if (result.notes_remaining === 0) break;
   }
   const cutTurns = new Set([...cut].flatMap((content) => turnOfText.get(content) ?? []));
-  return { entries, turnOf, cutTurns, replays };
+  const kept = new Map(
+    [...cut].flatMap((content) => (turnOfText.has(content) ? [[turnOfText.get(content) as string, fragments.get(content) ?? ''] as const] : [])),
+  );
+  return { entries, turnOf, cutTurns, replays, kept };
 }
 
 /**
@@ -208,11 +247,12 @@ export async function benchRetention(): Promise<Figure[]> {
   const split = locomoSplit();
   const conversations = loadLocomo(SPLITS[split]);
   const cut = new Set<string>();
+  const fragments = new Map<string, string>();
   const replies: string[] = [];
   const server = await startScriptedLlm([
     {
       dynamic: (messages: Message[]) => {
-        const reply = fragmentPlan(messages.map((m) => m.content).join('\n'), cut);
+        const reply = fragmentPlan(messages.map((m) => m.content).join('\n'), cut, fragments);
         replies.push(reply);
         return reply;
       },
@@ -228,9 +268,13 @@ export async function benchRetention(): Promise<Figure[]> {
   let factsCaught = 0;
   const windowMs: number[] = [];
   const windowSizes: number[] = [];
+  /** Each dropped fact and what the check said of its cut turns: for error analysis (.bench/retention-<split>.json). */
+  const dropped: Array<{ fact: string; caught: boolean; turns: Array<{ turn: string; text: string; entry: RetentionEntry | undefined }> }> = [];
   try {
     for (const conversation of conversations) {
-      const outcome = await runConversation(conversation, server, cut, replies);
+      const outcome = await runConversation(conversation, server, cut, replies, fragments);
+      const turnText = new Map(conversation.turns.map((turn) => [turn.diaId, turn.text]));
+      const names = new Set(conversation.speakers.map((name) => name.toLowerCase()));
       const flaggedTurns = new Set(outcome.entries.filter(flagged).flatMap((entry) => outcome.turnOf.get(entry.note) ?? []));
       for (const entry of outcome.entries) {
         const turn = outcome.turnOf.get(entry.note) as string;
@@ -242,10 +286,22 @@ export async function benchRetention(): Promise<Figure[]> {
         if (flagged(entry) && !wasCut) keptFlagged++;
       }
       for (const fact of conversation.facts) {
-        const cutEvidence = fact.evidence.filter((id) => outcome.cutTurns.has(id));
+        const cutEvidence = fact.evidence.filter(
+          (id) => outcome.cutTurns.has(id) && factDropped(fact.text, turnText.get(id) ?? '', outcome.kept.get(id) ?? '', names),
+        );
         if (cutEvidence.length === 0) continue;
         facts++;
-        if (cutEvidence.some((id) => flaggedTurns.has(id))) factsCaught++;
+        const caught = cutEvidence.some((id) => flaggedTurns.has(id));
+        if (caught) factsCaught++;
+        dropped.push({
+          fact: fact.text,
+          caught,
+          turns: cutEvidence.map((id) => ({
+            turn: id,
+            text: conversation.turns.find((turn) => turn.diaId === id)?.text ?? '',
+            entry: outcome.entries.find((entry) => outcome.turnOf.get(entry.note) === id),
+          })),
+        });
       }
       // The windows in order, as a run checks them: one analyser, its stems worked out as the bank grows.
       const analyzer = createAnalyzer();
@@ -258,6 +314,8 @@ export async function benchRetention(): Promise<Figure[]> {
   } finally {
     await server.close();
   }
+  await mkdir(RESULTS_DIR, { recursive: true });
+  await writeFile(path.join(RESULTS_DIR, `retention-${split}.json`), `${JSON.stringify({ split, conversations: SPLITS[split], dropped }, null, 1)}\n`);
   const ratio = (a: number, b: number) => (b > 0 ? a / b : null);
   const label = `LoCoMo ${split}, lossy model keeping a fragment of one note in ${CUT_EVERY}`;
   return [
