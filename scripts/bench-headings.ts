@@ -3,7 +3,7 @@
  * and three deep), what once made a consolidation run past 300 s and a search 56 s (finding 11 of
  * issue 28: section ends were found in a time quadratic in the headings). In-process on fs:
  *   - each splitter of the Markdown section model on the file, median of 5: the outline
- *     (consolidation/markdown.ts), the search documents (recall/documents.ts), compaction's
+ *     (markdown/outline.ts), the search documents (markdown/sections.ts), compaction's
  *     sections, the consolidation's view of the file sent in part (bank-view.ts, ranked against 5
  *     notes), and one section edit; and the outline of a file of 40,000 headings beside it;
  *   - one consolidation of one note into a space holding the file (a scripted model appends to its
@@ -14,9 +14,10 @@
 import { ownerCaller } from '../src/core/caller.js';
 import { splitSections } from '../src/core/compaction/sections.js';
 import { viewBankFile } from '../src/core/consolidation/bank-view.js';
-import { applySectionEdit, outlineOf } from '../src/core/consolidation/markdown.js';
+import { applySectionEdit } from '../src/core/markdown/edit.js';
+import { outlineOf } from '../src/core/markdown/outline.js';
 import { createCore } from '../src/core/core.js';
-import { bankSections } from '../src/core/recall/documents.js';
+import { bankSections } from '../src/core/markdown/sections.js';
 import type { LlmClient } from '../src/llm/types.js';
 import { bm25Engine } from '../src/search/bm25.js';
 import { createFsDriver } from '../src/storage/fs/fs-driver.js';

@@ -50,7 +50,7 @@ import { createFsDriver } from '../src/storage/fs/fs-driver.js';
 import { startScriptedEmbeddings } from '../test/helpers/scripted-embeddings.js';
 import { startScriptedLlm, type ScriptedLlm } from '../test/helpers/scripted-llm.js';
 import { createOpenAiEmbeddings, type EmbeddingsClient } from '../src/llm/embeddings.js';
-import { DEFAULT_EMBEDDINGS_WEIGHT } from '../src/core/recall/fusion.js';
+import { DEFAULT_EMBEDDINGS_WEIGHT } from '../src/core/context.js';
 import type { Core } from '../src/core/core.js';
 import { atLeast, atMost, figure, freshHome, percentile, progress, withServer, type Figure } from './bench-lib.js';
 import {

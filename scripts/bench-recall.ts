@@ -7,12 +7,12 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ownerCaller } from '../src/core/caller.js';
-import { encodeHistoryNotes } from '../src/core/consolidation/history.js';
+import { encodeHistoryNotes } from '../src/core/commit/history.js';
 import { createCore } from '../src/core/core.js';
 import { spaceKeys } from '../src/core/layout.js';
 import { readFences } from '../src/core/prompt-fence.js';
 import { formatNoteFile } from '../src/core/note/note-file.js';
-import { formatNoteName, isoSeconds, toStamp } from '../src/core/note/note-name.js';
+import { formatNoteName, isoSeconds, toStamp } from '../src/core/note-name.js';
 import { CATEGORIES, type Category } from '../src/core/validate.js';
 import { mapLimit } from '../src/shared/concurrency.js';
 import { openBatch } from '../src/storage/batch.js';
@@ -133,7 +133,7 @@ export interface SeedPlan {
 
 /**
  * Writes `texts` as notes of a new space over 60 days, oldest first: the first ones as consolidated
- * (history/{cid}/notes.json + record.json, as consolidation/commit.ts writes them, with no bank), the
+ * (history/{cid}/notes.json + record.json, as commit/commit.ts writes them, with no bank), the
  * rest as live note files. No fsync per file: one batch, flushed once.
  */
 export async function seedSynthetic(home: string, seed: SeedPlan, texts: readonly string[]): Promise<void> {

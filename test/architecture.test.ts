@@ -2,12 +2,15 @@
  * The import direction of STYLE.md, checked on every run:
  * cli → ui → mcp → core → storage/llm → shared, config beside them; each third-party SDK in one layer.
  * The web viewer's page (ui/web) runs in a browser: no Node module, no server-side layer.
+ * Inside, no circle between files, and the rooms in their order (FLOORS): one mechanism, one room,
+ * below every feature that uses it (STYLE.md).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { importCircles, importEdges, orderBreaches, roomOf, sourceFiles as sourcesUnder } from './helpers/import-graph.js';
 
 const SRC = fileURLToPath(new URL('../src', import.meta.url));
 
@@ -24,6 +27,30 @@ const MAY_IMPORT: Record<string, string[]> = {
   cli: ['cli', 'ui', 'mcp', 'core', 'storage', 'llm', 'search', 'config', 'shared'],
   index: ['core', 'storage', 'shared'],
 };
+
+/**
+ * The rooms, bottom to top, a floor per line: a room imports only rooms on the floors below its own —
+ * never one beside it, never one above. A room is a folder and everything in it (`core/commit/`), the
+ * files directly in a folder (`core/*`: the core's base), or one file (`core/core.ts`). A new folder
+ * of the core takes its place here before it can hold code. Type-only imports count: `import type`
+ * costs nothing at run time, but it ties two designs together all the same.
+ */
+const FLOORS: string[][] = [
+  ['shared/'], // errors, key guards, logging, concurrency: nothing local
+  ['storage/', 'llm/', 'search/', 'config/'], // the driver contract and drivers; the chat port, a reply's JSON; the full-text engine; settings
+  ['core/markdown/', 'core/redact/', 'core/retention/'], // the Markdown section model; secrets in text; what a rewrite kept of a text
+  ['core/*'], // the base: the context, the caller, the store's layout and names, a space's meta, the prompt fence
+  ['core/auth/', 'core/derived/', 'core/spend/', 'core/model-output/'], // tokens; summaries as stored; spend and caps; the gate of a model's text
+  ['core/commit/'], // the commit protocol: lease, pending record, roll-forward per kind, history, section-edit applier
+  ['core/jobs.ts', 'core/bank/', 'core/note/'], // background job records; the bank; notes, written and read
+  ['core/consolidation/', 'core/compaction/', 'core/revision/', 'core/recall/', 'core/space/'], // the services
+  ['core/backup/', 'core/system/'], // backups (a space claimed as it is restored); doctor and health, over everything
+  ['core/forget/'], // a person's forget: finds notes by search, in backups, and commits
+  ['core/core.ts'], // the composition
+  ['index.ts', 'mcp/'], // the library's entry; the MCP server
+  ['ui/'], // the web viewer
+  ['cli/'], // the composition root
+];
 
 /** Third-party packages confined to one folder. */
 const CONFINED: Array<[RegExp, string]> = [
@@ -92,6 +119,43 @@ describe('architecture', () => {
       }
     }
     assert.deepEqual(problems, []);
+  });
+
+  it('reads Markdown in one room: only core/markdown/ (and the browser page) import marked', () => {
+    const readers = files.map((file) => path.relative(SRC, file)).filter((relative) => importsOf(path.join(SRC, relative)).includes('marked'));
+    assert.deepEqual(
+      readers.filter((relative) => !relative.startsWith('core/markdown/') && !relative.startsWith('ui/web/')),
+      [],
+    );
+  });
+
+  it('has no circle between files (type-only imports included)', () => {
+    assert.deepEqual(
+      importCircles(importEdges(SRC)).map((circle) => circle.join(' → ')),
+      [],
+    );
+  });
+
+  it('places every file in a room of FLOORS', () => {
+    const rooms = FLOORS.flat();
+    assert.deepEqual(
+      sourcesUnder(SRC).filter((file) => roomOf(file, rooms) === undefined),
+      [],
+    );
+  });
+
+  it('keeps the rooms in their order: each imports only rooms below its floor', () => {
+    assert.deepEqual(orderBreaches(importEdges(SRC), FLOORS), []);
+  });
+
+  it('keeps consolidation a client of the commit layer: nothing in the core but its composition imports it', () => {
+    const importers = importEdges(SRC)
+      .filter(({ from, to }) => to.startsWith('core/consolidation/') && !from.startsWith('core/consolidation/'))
+      .map(({ from }) => from);
+    assert.deepEqual(
+      importers.filter((from) => from.startsWith('core/') && from !== 'core/core.ts'),
+      [],
+    );
   });
 
   it('never writes to stdout outside the CLI output path', () => {

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { FIELDS } from '../src/config/settings.js';
+import { FIELDS } from '../src/config/fields.js';
 import { TOOL_PROFILES } from '../src/mcp/profiles.js';
 import { SERVER_INSTRUCTIONS } from '../src/mcp/server.js';
 import { allTools } from '../src/mcp/tools/index.js';

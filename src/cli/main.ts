@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { hintFor, renderError } from './output.js';
+import { hintFor, renderError } from './error-output.js';
 import { buildProgram, CommandFailed } from './program.js';
 import { forTerminal } from './terminal.js';
 

@@ -1,15 +1,9 @@
-import { customAlphabet } from 'nanoid';
 import type { EmbeddingsClient } from '../llm/embeddings.js';
 import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../shared/log.js';
-import { silentLogger } from '../shared/log.js';
 import type { ObjectInfo, StorageDriver } from '../storage/types.js';
-import { DEFAULT_BUDGETS, type BudgetSettings } from './bank/budget.js';
-import { createFreshStat } from './fresh-stat.js';
-import { DEFAULT_EMBEDDINGS_WEIGHT } from './recall/fusion.js';
-import { createSpendLedger, type SpendLedger } from './spend/ledger.js';
 import type { RedactMode } from './redact/redact.js';
-import { DEFAULT_RETENTION, type RetentionMode } from './retention/record.js';
+import type { RetentionMode } from './retention/record.js';
 
 export interface Limits {
   /** Largest note content accepted, in characters. */
@@ -94,12 +88,27 @@ export interface CompactionSettings {
   auto: boolean;
 }
 
+/** Size budgets of bank files, in tokens (bank/budget.ts). */
+export interface BudgetSettings {
+  /** Default budget of one bank file. */
+  fileTokens: number;
+  /** Default budget of the whole bank. */
+  bankTokens: number;
+}
+
 export type AutoCreateSpaces = 'on' | 'off' | 'auto';
 
-/** Everything the core needs from outside, injected so tests control time, randomness and storage. */
+/**
+ * The cosine ranking's share of a hybrid score (LIVE_MEM_EMBEDDINGS_WEIGHT; recall/fusion.ts). Chosen on
+ * LoCoMo's dev split with two real models (docs/recall.md, "Semantic search"): recall@5 with USE-lite /
+ * GloVe-SIF at 0.1 … 0.4 in the table there.
+ */
+export const DEFAULT_EMBEDDINGS_WEIGHT = 0.2;
+
 /** The default of LIVE_MEM_INDEX_MEMORY_MB for the bare library too (the shells pass the setting). */
 export const DEFAULT_INDEX_MEMORY_MB = 512;
 
+/** Everything the core needs from outside, injected so tests control time, randomness and storage (core.ts makes one). */
 export interface CoreContext {
   storage: StorageDriver;
   clock: () => Date;
@@ -142,7 +151,7 @@ export interface CoreContext {
    * recently searched are evicted, and loaded again from their snapshots when asked (recall-service.ts).
    */
   indexMemoryBytes: number;
-  /** Test hook: called at named points of a consolidation's commit (see consolidation/commit.ts) and of a summaries run. */
+  /** Test hook: called at named points of a consolidation's commit (see commit/record.ts FaultPoint) and of a summaries run. */
   fault: (point: string) => Promise<void>;
   /** Every model call paid for a space, and its daily cap (spend/ledger.ts); one per core, it caches what it read. */
   spend: SpendLedger;
@@ -150,49 +159,88 @@ export interface CoreContext {
   freshStat: (key: string) => Promise<ObjectInfo | null>;
 }
 
-export interface CoreOptions {
-  storage: StorageDriver;
-  clock?: () => Date;
-  randomId?: () => string;
-  limits?: Partial<Limits>;
-  logger?: Logger;
-  llm?: LlmClient;
-  embeddings?: EmbeddingsClient;
-  embeddingsWeight?: number;
-  consolidation?: Partial<ConsolidationSettings>;
-  budgets?: Partial<BudgetSettings>;
-  summaries?: Partial<SummarySettings>;
-  compaction?: Partial<CompactionSettings>;
-  autoCreateSpaces?: AutoCreateSpaces;
-  redact?: RedactMode;
-  retention?: RetentionMode;
-  fault?: (point: string) => Promise<void>;
-  version?: string;
-  indexMemoryBytes?: number;
+/**
+ * The spend ledger the context holds, one per core (spend/ledger.ts keeps it): every model call paid
+ * for a space, its daily cap, and the claims of calls in flight. Its contract is declared here, beside
+ * the context that carries it, as the storage driver's and the model's are declared beside theirs.
+ */
+export interface SpendLedger {
+  /** The cap in force for a space (spend/cap.ts): its meta read now. */
+  capOf(spaceId: string): Promise<SpendCap>;
+  /** Writes one record (create-only) under the day of its `at`; counted by this process even if the store fails. */
+  record(spaceId: string, entry: SpendRecord): Promise<void>;
+  /** One UTC day's totals. */
+  dayTotals(spaceId: string, day: string): Promise<SpendTotals>;
+  /**
+   * Claims `tokens` (a call's prompt estimate and most output) for a call of `purpose`, or throws
+   * `quota_exceeded` (nothing claimed, nothing to release) when what is spent and claimed today
+   * and this call would pass the space's cap, or, for a search, its share of the cap. `timeoutMs`
+   * is the call's: past it (and a minute), a hold left by a process that died no longer counts.
+   */
+  reserve(spaceId: string, tokens: number, purpose: SpendPurpose, timeoutMs: number): Promise<Reservation>;
+  /** Totals for each UTC day from `from` to `to` (both `YYYY-MM-DD`), and over them all. */
+  range(spaceId: string, from: string, to: string): Promise<{ total: SpendTotals; days: Array<{ day: string } & SpendTotals> }>;
 }
 
-export function createContext(options: CoreOptions): CoreContext {
-  const context: Omit<CoreContext, 'spend'> & { spend?: SpendLedger } = {
-    storage: options.storage,
-    freshStat: createFreshStat(options.storage),
-    clock: options.clock ?? (() => new Date()),
-    randomId: options.randomId ?? customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 6),
-    limits: { ...DEFAULT_LIMITS, ...options.limits },
-    logger: options.logger ?? silentLogger,
-    llm: options.llm,
-    embeddings: options.embeddings,
-    embeddingsWeight: options.embeddingsWeight ?? DEFAULT_EMBEDDINGS_WEIGHT,
-    consolidation: { ...DEFAULT_CONSOLIDATION, ...options.consolidation },
-    budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
-    summaries: { ...DEFAULT_SUMMARIES, ...options.summaries },
-    compaction: { auto: false, ...options.compaction },
-    autoCreateSpaces: options.autoCreateSpaces ?? 'off',
-    redact: options.redact ?? 'mask',
-    retention: options.retention ?? DEFAULT_RETENTION,
-    fault: options.fault ?? (async () => undefined),
-    version: options.version ?? '0.0.0',
-    indexMemoryBytes: options.indexMemoryBytes ?? DEFAULT_INDEX_MEMORY_MB * 1024 * 1024,
-  };
-  context.spend = createSpendLedger(context as CoreContext);
-  return context as CoreContext;
+/** `search` is the query embedding of a `memory_search`; `embeddings`, the documents' (an index's). */
+export const SPEND_PURPOSES = ['consolidation', 'compaction', 'summaries', 'synthesis', 'embeddings', 'search'] as const;
+export type SpendPurpose = (typeof SPEND_PURPOSES)[number];
+
+/**
+ * One model call paid for a space (or a few, `calls`), as stored at
+ * `{space}/_spend/{YYYY-MM-DD}/{stamp}-{id}.json`. `estimated` when the endpoint reported no usage
+ * (MCP sampling, some local servers): the tokens are then live-mem's own estimate of the text sent
+ * and received.
+ */
+export interface SpendRecord {
+  at: string;
+  purpose: SpendPurpose;
+  model: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  calls: number;
+  estimated?: boolean;
+}
+
+export interface PurposeTotals {
+  prompt_tokens: number;
+  completion_tokens: number;
+  tokens: number;
+  calls: number;
+}
+
+export interface SpendTotals extends PurposeTotals {
+  by_purpose: Partial<Record<SpendPurpose, PurposeTotals>>;
+}
+
+/** What one answered request cost, as the meter measured it. */
+export interface SpendCost {
+  model: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  estimated: boolean;
+}
+
+/**
+ * A model call's claim on its space's cap, from before it is sent until it is over: `record` writes
+ * what an answered request cost, in place of as much of the claim; `release` lets go of what is left
+ * (the call is over: answered, or failed, which no endpoint says the cost of).
+ */
+export interface Reservation {
+  record(cost: SpendCost): Promise<void>;
+  release(): Promise<void>;
+}
+
+/** The cap in force for a space, and why. */
+export interface SpendCap {
+  /** Tokens per UTC day, every purpose together; 0 = no cap. */
+  tokens: number;
+  /** Where `tokens` comes from: the operator's setting, an admin's value for this space, or a writer's lower one. */
+  source: 'setting' | 'admin' | 'lowered';
+  /** The operator's setting (LIVE_MEM_LLM_DAILY_TOKENS). */
+  setting: number;
+  /** The cap above the space, the most a writer may set: the admin's value when there is one, else the setting. */
+  ceiling: number;
+  /** Of `tokens`, what the query embeddings of searches may use (LIVE_MEM_LLM_SEARCH_SHARE); 0 when there is no cap. */
+  search: number;
 }

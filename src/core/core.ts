@@ -7,12 +7,36 @@ import { createForgetService } from './forget/forget-service.js';
 import { createRevisionService } from './revision/revision-service.js';
 import { createConsolidationService } from './consolidation/consolidation-service.js';
 import { createConsolidationJobs } from './consolidation/jobs.js';
-import { createContext, type CoreContext, type CoreOptions } from './context.js';
+import { customAlphabet } from 'nanoid';
+import { silentLogger, type Logger } from '../shared/log.js';
+import type { EmbeddingsClient } from '../llm/embeddings.js';
+import type { LlmClient } from '../llm/types.js';
+import type { StorageDriver } from '../storage/types.js';
+import { DEFAULT_BUDGETS } from './bank/budget.js';
+import {
+  type AutoCreateSpaces,
+  type BudgetSettings,
+  type CompactionSettings,
+  type ConsolidationSettings,
+  type CoreContext,
+  DEFAULT_CONSOLIDATION,
+  DEFAULT_EMBEDDINGS_WEIGHT,
+  DEFAULT_INDEX_MEMORY_MB,
+  DEFAULT_LIMITS,
+  DEFAULT_SUMMARIES,
+  type Limits,
+  type SpendLedger,
+  type SummarySettings,
+} from './context.js';
+import { createFreshStat } from './fresh-stat.js';
+import type { RedactMode } from './redact/redact.js';
+import { DEFAULT_RETENTION, type RetentionMode } from './retention/record.js';
+import { createSpendLedger } from './spend/ledger.js';
 import { createEvents } from './events.js';
 import { createNoteService } from './note/note-service.js';
-import { createCorpus } from './recall/corpus.js';
+import { createCorpus } from './note/corpus.js';
 import { createMemoryContext } from './recall/memory-context.js';
-import { searchWithNeighbours } from './recall/neighbours.js';
+import { searchWithNeighbours } from './recall/search-neighbours.js';
 import { createRecallService } from './recall/recall-service.js';
 import { createSources } from './recall/sources.js';
 import { createSummaryJobs } from './recall/summaries/jobs.js';
@@ -140,3 +164,52 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
 }
 
 export type Core = ReturnType<typeof createCore>;
+
+/** What createCore is given: the store, and whatever a shell or a test sets instead of the defaults (context.ts). */
+export interface CoreOptions {
+  storage: StorageDriver;
+  clock?: () => Date;
+  randomId?: () => string;
+  limits?: Partial<Limits>;
+  logger?: Logger;
+  llm?: LlmClient;
+  embeddings?: EmbeddingsClient;
+  embeddingsWeight?: number;
+  consolidation?: Partial<ConsolidationSettings>;
+  budgets?: Partial<BudgetSettings>;
+  summaries?: Partial<SummarySettings>;
+  compaction?: Partial<CompactionSettings>;
+  autoCreateSpaces?: AutoCreateSpaces;
+  redact?: RedactMode;
+  retention?: RetentionMode;
+  fault?: (point: string) => Promise<void>;
+  version?: string;
+  indexMemoryBytes?: number;
+}
+
+/** The context every part of the core is given: the options over the defaults, and the spend ledger made for it. */
+export function createContext(options: CoreOptions): CoreContext {
+  const context: Omit<CoreContext, 'spend'> & { spend?: SpendLedger } = {
+    storage: options.storage,
+    freshStat: createFreshStat(options.storage),
+    clock: options.clock ?? (() => new Date()),
+    randomId: options.randomId ?? customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 6),
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    logger: options.logger ?? silentLogger,
+    llm: options.llm,
+    embeddings: options.embeddings,
+    embeddingsWeight: options.embeddingsWeight ?? DEFAULT_EMBEDDINGS_WEIGHT,
+    consolidation: { ...DEFAULT_CONSOLIDATION, ...options.consolidation },
+    budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
+    summaries: { ...DEFAULT_SUMMARIES, ...options.summaries },
+    compaction: { auto: false, ...options.compaction },
+    autoCreateSpaces: options.autoCreateSpaces ?? 'off',
+    redact: options.redact ?? 'mask',
+    retention: options.retention ?? DEFAULT_RETENTION,
+    fault: options.fault ?? (async () => undefined),
+    version: options.version ?? '0.0.0',
+    indexMemoryBytes: options.indexMemoryBytes ?? DEFAULT_INDEX_MEMORY_MB * 1024 * 1024,
+  };
+  context.spend = createSpendLedger(context as CoreContext);
+  return context as CoreContext;
+}

@@ -74,6 +74,13 @@ export function spaceKeys(spaceId: string) {
   };
 }
 
+/** The files of a search index in `{space}/_index/`: a snapshot, and the live notes' texts (recall/index-store.ts). */
+export const INDEX_SNAPSHOT = '.snapshot';
+export const INDEX_LIVE_TEXTS = '.live';
+
+/** A file of the index in `_index/`: derived from the notes, so deleted with them when they are forgotten. */
+export const isIndexFile = (key: string): boolean => key.endsWith(INDEX_SNAPSHOT) || key.endsWith(INDEX_LIVE_TEXTS);
+
 /** The last path segment of a key. */
 export const baseName = (key: string): string => key.slice(key.lastIndexOf('/') + 1);
 

@@ -136,3 +136,20 @@ function toLlmError(error: unknown): LlmError {
   }
   return new LlmError(`the embeddings call failed: ${error instanceof Error ? error.message : String(error)}`, false, undefined, { cause: error });
 }
+
+/**
+ * How far a space's index is embedded, as `space_info` shows it (`embeddings`): the model, and how many of
+ * the index's documents have a vector. Recall reports it; the space service shows it.
+ */
+export interface EmbeddingsProgress {
+  model: string;
+  /**
+   * `embedding` (under way, in the background), `ready` (every document has its vector), `paused` (the
+   * model failed: tried again a minute later), `waiting` (the next search starts it), `not_loaded` (no
+   * search of the space yet in this process: nothing counted).
+   */
+  state: 'embedding' | 'ready' | 'paused' | 'waiting' | 'not_loaded';
+  documents?: number;
+  embedded?: number;
+  error?: string;
+}

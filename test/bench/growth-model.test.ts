@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyPlan } from '../../src/core/consolidation/apply-plan.js';
+import { applyPlan } from '../../src/core/commit/apply-plan.js';
 import { buildMessages, compressionMessages } from '../../src/core/consolidation/prompt.js';
 import { parsePlan } from '../../src/core/consolidation/plan.js';
 import { accountPlan } from '../../src/core/consolidation/provenance.js';

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { formatNoteFile } from '../../src/core/note/note-file.js';
-import { parseNoteName } from '../../src/core/note/note-name.js';
+import { parseNoteName } from '../../src/core/note-name.js';
 import { spawnServer } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { configFile, mergeRules, mergeServer, type Place, RULES_END, RULES_START, rulesBlock, rulesFile } from '../../src/cli/commands/setup.js';
+import { configFile, mergeRules, mergeServer, RULES_END, RULES_START, rulesBlock, rulesFile } from '../../src/cli/commands/setup.js';
+import type { Place } from '../../src/cli/commands/setup-options.js';
 import { httpEntry } from '../../src/cli/commands/setup-remote.js';
 import { claudeSettingsFile, HOOK_MATCHER, hookGroup, mergeHook, shellWord } from '../../src/cli/commands/setup-hooks.js';
 import { mergeModel } from '../../src/cli/commands/setup-model.js';

@@ -12,7 +12,7 @@ import type { IngestEntry, IngestItem } from '../../src/core/note/ingest.js';
 import { parseTimestamp } from '../../src/core/note/ingest-entry.js';
 import { jsonlEntries, markdownEntry, mcpMemoryEntries } from '../../src/core/note/ingest-formats.js';
 import { parseNoteFile } from '../../src/core/note/note-file.js';
-import { parseNoteName } from '../../src/core/note/note-name.js';
+import { parseNoteName } from '../../src/core/note-name.js';
 import { isLiveMemError } from '../../src/shared/errors.js';
 import { spaceKeys } from '../../src/core/layout.js';
 import { acquireLease } from '../../src/storage/lease.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatNoteFile, parseNoteFile } from '../../src/core/note/note-file.js';
-import { compareNewestFirst, diffListings, formatNoteName, type NoteName, parseNoteName, sortOldestFirst } from '../../src/core/note/note-name.js';
+import { compareNewestFirst, diffListings, formatNoteName, type NoteName, parseNoteName, sortOldestFirst } from '../../src/core/note-name.js';
 import { toAgentName } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { isLiveMemError } from '../../src/shared/errors.js';

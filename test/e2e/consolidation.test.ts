@@ -45,7 +45,10 @@ async function assertExactlyOnce(storage: StorageDriver, notes = NOTES): Promise
   const [record] = (await listKeys(storage, 'proj/history/')).filter((key) => key.endsWith('/record.json'));
   const retention = JSON.parse((await storage.get(record as string))?.body.toString() ?? '{}').retention as Array<{ note: string; status: string }>;
   assert.deepEqual(retention.map((entry) => entry.note).sort(), [...history].sort());
-  assert.ok(retention.every((entry) => entry.status === 'not_retained'), JSON.stringify(retention));
+  assert.ok(
+    retention.every((entry) => entry.status === 'not_retained'),
+    JSON.stringify(retention),
+  );
 }
 
 function consolidationSuite(label: string, makeStore: () => Promise<Store>): void {

@@ -95,12 +95,16 @@ describe('retention through the binary', () => {
       const run = await cli({ ...env, LIVE_MEM_RETENTION: 'report' }, ['consolidate', 'proj']);
       assert.equal(run.exitCode, 0, run.stderr);
       assert.match(run.stdout, /retention \(report\): 4 note\(s\) checked: 0 retained, 4 partly retained, 0 not retained, 0 let go/);
-      for (const [i, { kind, item }] of DROPPED.entries()) assert.ok(run.stdout.includes(`${names[i]}: partly retained, missing the ${kind} "${item}"`), run.stdout);
+      for (const [i, { kind, item }] of DROPPED.entries())
+        assert.ok(run.stdout.includes(`${names[i]}: partly retained, missing the ${kind} "${item}"`), run.stdout);
       const [record] = await historyRecords(home.dir);
       assertDropsNamed(record?.retention, names);
       const shown = await cli(env, ['history', 'show', 'proj', record?.id as string]);
       assert.equal(shown.exitCode, 0, shown.stderr);
-      assert.match(shown.stdout, /→ integrated: techContext\.md#Tech Context > Note 1 · partly retained, missing the number "8443"\nThe API listens on port 8443/);
+      assert.match(
+        shown.stdout,
+        /→ integrated: techContext\.md#Tech Context > Note 1 · partly retained, missing the number "8443"\nThe API listens on port 8443/,
+      );
     } finally {
       await home.remove();
     }
@@ -143,7 +147,10 @@ describe('retention through the binary', () => {
       assert.equal(run.exitCode, 1);
       const result = JSON.parse(run.stdout);
       assert.equal(result.status, 'error');
-      assert.match(result.message, /LIVE_MEM_RETENTION=refuse.*the number "8443".*the date "2026-03-14".*the name "Kowalski".*the path "\/var\/log\/livemem\/export\.log"/s);
+      assert.match(
+        result.message,
+        /LIVE_MEM_RETENTION=refuse.*the number "8443".*the date "2026-03-14".*the name "Kowalski".*the path "\/var\/log\/livemem\/export\.log"/s,
+      );
       assert.equal((await readdir(path.join(home.dir, 'proj', 'live'))).filter((name) => name.endsWith('.md')).length, 4);
     } finally {
       await home.remove();

@@ -1,7 +1,7 @@
 import { ownerCaller } from '../../src/core/caller.js';
 import { createCore, type Core } from '../../src/core/core.js';
 import type { Limits } from '../../src/core/context.js';
-import { decodeHistoryNotes } from '../../src/core/consolidation/history.js';
+import { decodeHistoryNotes } from '../../src/core/commit/history.js';
 import { listKeys } from '../../src/storage/list.js';
 import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { describeError } from '../../src/cli/output.js';
+import { describeError } from '../../src/cli/error-output.js';
 import { toolError } from '../../src/mcp/result.js';
 import { allTools } from '../../src/mcp/tools/index.js';
 import { LiveMemError, unconfirmed } from '../../src/shared/errors.js';

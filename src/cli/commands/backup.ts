@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { TransferProgress } from '../../core/backup/transfer-progress.js';
 import { invalid, LiveMemError } from '../../shared/errors.js';
+import type { CommandDef } from '../command.js';
 import type { Session } from '../open.js';
 import { formatBytes, percent, type ProgressLine } from '../progress.js';
 
@@ -106,3 +107,60 @@ export async function backupDownload({ core, caller, progress }: Session, backup
 
 export const backupDelete = ({ core, caller }: Session, backupId: string, options: { yes?: boolean }) =>
   core.backups.delete(caller, { backup_id: backupId, confirm: options.yes === true });
+
+export const exportCommand: CommandDef = {
+  name: 'export <space_id>',
+  description: 'write a space to a .tar.gz archive (with a manifest of checksums)',
+  options: [
+    { flags: '-o, --output <file>', description: 'the archive to write; "-" for standard output (default: <space_id>.tar.gz)' },
+    { flags: '-f, --force', description: 'replace the output file if it exists' },
+  ],
+  run: exportSpace,
+  examples: ['live-mem export my-project -o my-project.tar.gz'],
+};
+
+export const importCommand: CommandDef = {
+  name: 'import <file>',
+  description: 'create a space from an archive made by export or backup download (verified before anything is written)',
+  options: [{ flags: '--as <space_id>', description: 'import under another space id' }],
+  run: importSpace,
+  examples: ['live-mem import my-project.tar.gz --as my-project-copy'],
+};
+
+export const backupCommands: CommandDef = {
+  name: 'backup',
+  description: 'snapshots of a space kept in the store',
+  commands: [
+    {
+      name: 'create <space_id>',
+      description: 'take a consistent snapshot',
+      options: [{ flags: '-d, --description <text>', description: 'why this backup' }],
+      run: backupCreate,
+      examples: ['live-mem backup create my-project -d "before the migration"'],
+    },
+    { name: 'list [space_id]', description: 'backups, newest first', run: backupList, view: 'backups' },
+    {
+      name: 'restore <backup_id>',
+      description: 'recreate a deleted space from a backup, or copy it into a new space with --as',
+      options: [
+        { flags: '--as <space_id>', description: 'restore into this new space id (the space must not exist)' },
+        { flags: '-y, --yes', description: 'confirm' },
+      ],
+      run: backupRestore,
+      examples: [
+        'live-mem backup restore my-project/2026-01-31T09-00-00-ab12cd --yes',
+        'live-mem backup restore my-project/2026-01-31T09-00-00-ab12cd --as my-project-before --yes',
+      ],
+    },
+    {
+      name: 'download <backup_id>',
+      description: 'write a backup to a .tar.gz archive',
+      options: [
+        { flags: '-o, --output <file>', description: 'the archive to write; "-" for standard output' },
+        { flags: '-f, --force', description: 'replace the output file if it exists' },
+      ],
+      run: backupDownload,
+    },
+    { name: 'delete <backup_id>', description: 'delete a backup for good', options: [{ flags: '-y, --yes', description: 'confirm' }], run: backupDelete },
+  ],
+};

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { invalid } from '../../shared/errors.js';
+import { type CommandDef, integer, REASON, SECRET } from '../command.js';
 import type { Session } from '../open.js';
 import { readStdin } from '../stdin.js';
 
@@ -81,3 +82,57 @@ export const bankDelete = ({ core, caller }: Session, spaceId: string, filename:
 
 export const bankRevert = ({ core, caller }: Session, spaceId: string, revisionId: string, options: RevisionOptions) =>
   core.revisions.revert(caller, { space_id: spaceId, revision_id: revisionId, confirm: options.yes === true, ...revisionFields({ reason: options.reason }) });
+
+export const bankCommands: CommandDef = {
+  name: 'bank',
+  description: 'read the memory bank, and correct it by hand (admin)',
+  commands: [
+    { name: 'list <space_id>', description: 'list bank files', run: bankList, view: 'bankList' },
+    { name: 'read <space_id> <filename>', description: 'print one bank file', run: bankRead, view: 'content' },
+    { name: 'read-all <space_id>', description: 'print every bank file', run: bankReadAll, view: 'bankAll' },
+    {
+      name: 'explain <space_id> <filename> [section]',
+      description: 'why the bank says this: the notes a file (or one section, "Top > Sub") was consolidated from, newest first',
+      options: [{ flags: '-n, --limit <n>', description: 'most notes to show (1-100)', parse: integer, default: 20 }],
+      run: bankExplain,
+      view: 'explain',
+    },
+    {
+      name: 'edit <space_id> <filename>',
+      description: 'correct a bank file in $VISUAL/$EDITOR; written back only if nobody changed it meanwhile (admin; a revision in history)',
+      options: [REASON, SECRET],
+      run: bankEdit,
+    },
+    {
+      name: 'write <space_id> <filename> [file]',
+      description: 'write a bank file whole (from a file, or standard input), as a revision in history (admin)',
+      options: [
+        {
+          flags: '--if-match <version>',
+          description: 'the version the file had when you read it (`live-mem bank read ID FILE --json`); required for an existing file',
+        },
+        REASON,
+        SECRET,
+      ],
+      help: '\nExample:\n  live-mem bank write my-project decisions.md fixed.md --if-match 3f2a9c0d1e2b4a5f --reason "Postgres was never chosen"',
+      run: bankWrite,
+    },
+    {
+      name: 'delete <space_id> <filename>',
+      description: 'delete a bank file, as a revision in history (admin; `bank revert` brings it back)',
+      options: [
+        { flags: '-y, --yes', description: 'confirm the deletion' },
+        { flags: '--if-match <version>', description: 'only if the file is still at this version' },
+        REASON,
+        SECRET,
+      ],
+      run: bankDelete,
+    },
+    {
+      name: 'revert <space_id> <revision_id>',
+      description: 'undo a revision (bank write/edit/delete, space update-rules) while its files are unchanged since (admin)',
+      options: [{ flags: '-y, --yes', description: 'confirm' }, REASON],
+      run: bankRevert,
+    },
+  ],
+};

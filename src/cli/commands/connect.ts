@@ -1,6 +1,7 @@
 import type { LogLevel } from '../../shared/log.js';
 import { createLogger } from '../../shared/log.js';
 import { invalid } from '../../shared/errors.js';
+import type { CommandDef } from '../command.js';
 import type { GlobalOptions } from '../open.js';
 import { secretFrom } from './setup-files.js';
 
@@ -27,3 +28,9 @@ export async function connect(raw: string, globals: GlobalOptions, env: NodeJS.P
   const { relayStdio } = await import('../../mcp/relay.js');
   await relayStdio({ url, token, logger });
 }
+
+export const connectCommand: CommandDef = {
+  name: 'connect <url>',
+  description: 'serve MCP on stdio by relaying it to a live-mem server over HTTP, for clients that only launch processes (setup claude-desktop --url)',
+  direct: (globals, url: string) => connect(url, globals),
+};

@@ -6,6 +6,7 @@ import type { IngestItem, IngestProgress } from '../../core/note/ingest.js';
 import { jsonlEntries, markdownEntry, mcpMemoryEntries } from '../../core/note/ingest-formats.js';
 import { parseDateTime } from '../../core/validate.js';
 import { invalid } from '../../shared/errors.js';
+import type { CommandDef } from '../command.js';
 import type { Session } from '../open.js';
 import { percent } from '../progress.js';
 
@@ -79,3 +80,21 @@ export async function ingest({ core, caller, progress }: Session, spaceId: strin
     );
   return core.notes.ingest(caller, { space_id: spaceId, dry_run: options.dryRun === true }, items, { onProgress });
 }
+
+export const ingestCommand: CommandDef = {
+  name: 'ingest <space_id> [source]',
+  description:
+    'write notes with their original times from JSON lines (a file, or standard input when absent or "-"), a memory.jsonl or a folder of Markdown notes; create-only, so running it again writes nothing twice (owner or admin)',
+  options: [
+    { flags: '--from <format>', description: 'what the source is', choices: INGEST_FORMATS, default: 'jsonl' },
+    { flags: '--timestamp <datetime>', description: "--from mcp-memory: the time of every entity (default: the file's modification time)" },
+    { flags: '--dry-run', description: 'check everything and show what would be written; write nothing' },
+  ],
+  run: ingest,
+  view: 'ingest',
+  examples: [
+    'live-mem ingest my-project history.jsonl --dry-run',
+    'live-mem ingest my-project ~/.local/share/memory.jsonl --from mcp-memory',
+    'live-mem ingest my-project ./notes --from markdown',
+  ],
+};

@@ -1,3 +1,5 @@
+import { CATEGORIES } from '../../core/validate.js';
+import { type CommandDef, integer } from '../command.js';
 import type { Session } from '../open.js';
 import { readStdin } from '../stdin.js';
 
@@ -28,3 +30,52 @@ export const read = ({ core, caller }: Session, spaceId: string, options: { limi
 
 export const search = ({ core, caller }: Session, spaceId: string, query: string, options: { limit: number }) =>
   core.notes.search(caller, { space_id: spaceId, query, limit: options.limit });
+
+export const noteCommand: CommandDef = {
+  name: 'note <space_id> [content...]',
+  description: 'write a live note (content from the arguments, or standard input when absent or "-")',
+  options: [
+    { flags: '-c, --category <category>', description: 'note category', choices: CATEGORIES, default: 'observation' },
+    { flags: '-t, --tags <tags>', description: 'comma-separated tags' },
+    { flags: '--as <agent>', description: 'sign as this agent name (default: --agent / LIVE_MEM_AGENT)' },
+  ],
+  run: (session, spaceId: string, words: string[], options: { category: string; tags?: string; as?: string }) =>
+    note(session, spaceId, words, {
+      category: options.category,
+      ...(options.tags !== undefined ? { tags: options.tags } : {}),
+      ...(options.as !== undefined ? { agent: options.as } : {}),
+    }),
+  view: 'written',
+  examples: ['live-mem note my-project "the build needs Node 20" -c decision -t build', 'git log -1 --format=%B | live-mem note my-project -'],
+};
+
+export const readCommand: CommandDef = {
+  name: 'read <space_id>',
+  description: 'read the newest live notes',
+  options: [
+    { flags: '-n, --limit <n>', description: 'most notes to show (1-1000)', parse: integer, default: 50 },
+    { flags: '-c, --category <category>', description: 'only this category' },
+    { flags: '--from <agent>', description: 'only notes by this agent' },
+    { flags: '--since <datetime>', description: 'only notes from this ISO 8601 date-time on' },
+    { flags: '--before <filename>', description: 'only notes older than this one (the next page)' },
+  ],
+  run: (session, spaceId: string, options: { limit: number; category?: string; from?: string; since?: string; before?: string }) =>
+    read(session, spaceId, {
+      limit: options.limit,
+      ...(options.category !== undefined ? { category: options.category } : {}),
+      ...(options.from !== undefined ? { agent: options.from } : {}),
+      ...(options.since !== undefined ? { since: options.since } : {}),
+      ...(options.before !== undefined ? { before: options.before } : {}),
+    }),
+  view: 'notes',
+  examples: ['live-mem read my-project -n 10 --from claude'],
+};
+
+export const searchCommand: CommandDef = {
+  name: 'search <space_id> <query>',
+  description: 'find live notes containing a text (case-insensitive)',
+  options: [{ flags: '-n, --limit <n>', description: 'most notes to show (1-1000)', parse: integer, default: 20 }],
+  run: search,
+  view: 'notes',
+  examples: ['live-mem search my-project "node 20"'],
+};

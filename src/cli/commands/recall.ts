@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { projectIdentity } from '../../config/project-identity.js';
 import type { IndexProgress } from '../../core/recall/space-index.js';
 import { invalid } from '../../shared/errors.js';
+import { type CommandDef, integer, REASON } from '../command.js';
 import type { Session } from '../open.js';
 import { percent, type ProgressLine } from '../progress.js';
 
@@ -96,3 +97,76 @@ export const forget = (
     ...(options.query !== undefined ? { query: options.query } : {}),
     ...(options.reason !== undefined ? { reason: options.reason } : {}),
   });
+
+export const recallCommand: CommandDef = {
+  name: 'recall <space_id> <query...>',
+  description: 'ranked search over every level: live and consolidated notes, bank sections, synthesis, summaries',
+  options: [
+    { flags: '-n, --limit <n>', description: 'most results (1-100)', parse: integer, default: 10 },
+    { flags: '--levels <list>', description: 'only these levels, e.g. 0 (notes) or 1,2 (summaries)' },
+    { flags: '--sources <list>', description: 'only these sources: live,history,bank,bank_history,synthesis,summary' },
+    { flags: '-c, --category <category>', description: 'only notes of this category' },
+    { flags: '--from <agent>', description: 'only notes by this agent' },
+    { flags: '--since <datetime>', description: 'from this ISO 8601 date-time on' },
+    { flags: '--until <datetime>', description: 'up to this ISO 8601 date-time' },
+  ],
+  run: recall,
+  view: 'hits',
+  examples: ['live-mem recall my-project why did we pick postgres'],
+};
+
+export const contextCommand: CommandDef = {
+  name: 'context <space_id> [query...]',
+  description:
+    "the memory an agent should load now, within a token budget (recent notes, search hits, summaries); `.` is the project's own space (LIVE_MEM_SPACE, else the project of the working folder)",
+  options: [
+    { flags: '--max-tokens <n>', description: 'token budget (200-200000)', parse: integer, default: 4000 },
+    {
+      flags: '--hook',
+      description: 'for a session-start hook (setup claude-code --hooks): print the context alone, and nothing at all (exit 0) on any failure',
+    },
+  ],
+  run: memoryContext,
+  view: 'context',
+  hook: true,
+  examples: ['live-mem context my-project "payment retries" --max-tokens 2000'],
+};
+
+export const forgetCommand: CommandDef = {
+  name: 'forget <space_id> [refs...]',
+  description:
+    'remove notes for good (note file names, or --query) from live/, history, summaries and the search index, with a receipt; a dry run without --yes (admin)',
+  options: [
+    { flags: '-q, --query <text>', description: 'instead of file names: forget the notes this finds (live and consolidated)' },
+    { flags: '-n, --limit <n>', description: 'with --query: at most this many notes (1-100)', parse: integer, default: 20 },
+    { flags: '-y, --yes', description: 'forget them (without it: a dry run, nothing changed)' },
+    { flags: '--purge-backups', description: "also rewrite the space's backups without them (files and manifest checksums)" },
+    REASON,
+  ],
+  help: '\nExample:\n  live-mem forget my-project 20260220T180000_alice_observation_1a2b3c4d.md --reason "leaked a customer name"\n  live-mem forget my-project --query "customer acme" --yes',
+  run: forget,
+  view: 'forget',
+};
+
+export const historyCommands: CommandDef = {
+  name: 'history',
+  description: 'consolidations and the notes they moved out of live/, compactions and the text they rewrote',
+  commands: [
+    {
+      name: 'list <space_id>',
+      description: 'consolidations and compactions, newest first',
+      options: [
+        { flags: '-n, --limit <n>', description: 'most consolidations (1-1000)', parse: integer, default: 20 },
+        { flags: '--before <consolidation_id>', description: 'continue after this one' },
+      ],
+      run: historyList,
+      view: 'history',
+    },
+    {
+      name: 'show <space_id> <consolidation_id>',
+      description: 'one consolidation and its notes, or a compaction and its pre-images',
+      run: historyShow,
+      view: 'historyEntry',
+    },
+  ],
+};

@@ -3,7 +3,8 @@ import { projectIdentity } from '../../config/project-identity.js';
 import type { ProjectSpaces } from '../../mcp/default-space.js';
 import type { Session } from '../open.js';
 import { VERSION } from '../version.js';
-import { viewerHandler } from './ui.js';
+import { type CommandDef, integer } from '../command.js';
+import { NETWORK_OPTIONS, networkOptions, viewerHandler } from './ui.js';
 
 export interface ServeOptions {
   http?: boolean;
@@ -13,15 +14,6 @@ export interface ServeOptions {
   allowedHosts?: string[];
   /** --trust-proxy (or LIVE_MEM_TRUST_PROXY). */
   trustProxy?: boolean;
-}
-
-/** The network options of `serve --http` and `ui`: flags over settings (mcp/http-listen.ts `hostPolicy`). */
-export function networkOptions(settings: Session['settings'], options: Pick<ServeOptions, 'allowedHosts' | 'trustProxy'>) {
-  return {
-    allowedHosts: options.allowedHosts ?? settings.http.allowedHosts,
-    trustProxy: options.trustProxy === true || settings.http.trustProxy,
-    authRequired: settings.auth === 'required',
-  };
 }
 
 /**
@@ -92,3 +84,17 @@ function describeDefault(project: ProjectSpaces): string {
   if ('space_id' in project.folder) return `the project of the client's roots, else ${project.folder.space_id} (${project.folder.from})`;
   return `the project of the client's roots, else none (${project.folder.none})`;
 }
+
+export const serveCommand: CommandDef = {
+  name: 'serve',
+  description: 'serve MCP on stdio (what MCP clients launch; same as no command), or over Streamable HTTP',
+  options: [
+    { flags: '--http', description: 'serve Streamable HTTP at /mcp instead of stdio; every request needs Authorization: Bearer' },
+    { flags: '--host <host>', description: 'address to bind (default 127.0.0.1: loopback only; another address needs LIVE_MEM_AUTH=required)' },
+    { flags: '--port <port>', description: 'port to listen on (default 8080; 0 = any free port)', parse: integer },
+    ...NETWORK_OPTIONS,
+  ],
+  run: serve,
+  server: true,
+  examples: ['live-mem serve --http --port 8080'],
+};

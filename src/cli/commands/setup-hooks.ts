@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { invalid } from '../../shared/errors.js';
-import type { Place, Scope, SetupGlobals } from './setup.js';
+import type { Place, Scope, SetupGlobals } from './setup-options.js';
 
 /**
  * `setup claude-code --hooks`: a SessionStart hook in Claude Code's settings that runs

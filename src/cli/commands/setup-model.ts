@@ -1,7 +1,9 @@
 import { isMap, isScalar, parse, parseDocument } from 'yaml';
 import { settingsFile } from '../../config/load.js';
-import { FIELDS, resolveSettings } from '../../config/settings.js';
+import { FIELDS } from '../../config/fields.js';
+import { resolveSettings } from '../../config/settings.js';
 import { invalid, isLiveMemError } from '../../shared/errors.js';
+import type { CommandDef } from '../command.js';
 import { apply, backupStamp, type FileChange, plan, secretFrom } from './setup-files.js';
 
 /**
@@ -114,3 +116,19 @@ export async function setupModel(
     message: change.action === 'unchanged' ? 'already set up: nothing changed' : 'done: `live-mem doctor` checks that the model answers',
   };
 }
+
+export const setupModelCommand: CommandDef = {
+  name: 'model',
+  description: 'write the model consolidation uses into the settings file every client reads (live-mem.yaml), once for all of them',
+  options: [
+    { flags: '--base-url <url>', description: 'OpenAI-compatible endpoint, including /v1', required: true },
+    { flags: '--model <name>', description: 'model name', required: true },
+    { flags: '--api-key-env <name>', description: 'the environment variable each process reads the key from (written as a reference, not the key)' },
+    { flags: '--api-key-file <file>', description: 'a file holding the key: the key itself is written into the settings file (mode 0600)' },
+    { flags: '--context-window <n>', description: "the model's context window in tokens" },
+    { flags: '--print', description: 'only show the settings file it would write; write nothing' },
+  ],
+  // `setup` takes the --print written after `model` (commander reads a parent's options anywhere): the globals have it.
+  storeless: (globals, options: ModelOptions) => setupModel({ ...options, print: (globals as { print?: boolean }).print === true }, globals),
+  view: 'setup',
+};

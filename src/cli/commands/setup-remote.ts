@@ -1,5 +1,5 @@
 import { invalid } from '../../shared/errors.js';
-import type { Client, HttpEntry, Scope, ServerEntry, SetupGlobals, SetupOptions } from './setup.js';
+import type { Client, HttpEntry, Scope, ServerEntry, SetupGlobals, SetupOptions } from './setup-options.js';
 
 /**
  * `setup <client> --url URL`: an entry for a live-mem server over HTTP (`serve --http`), in each

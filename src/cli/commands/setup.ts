@@ -5,10 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { validateSpaceId } from '../../core/validate.js';
 import { invalid, isLiveMemError } from '../../shared/errors.js';
+import type { CommandDef } from '../command.js';
 import { apply, backupStamp, type FileChange, isFolder, type Planned, plan, secretFrom } from './setup-files.js';
+import { setupModelCommand } from './setup-model.js';
 import { claudeSettingsFile, hookCommand, hookGroup, mergeHook } from './setup-hooks.js';
 import { refuseRemoteMismatch, remoteEntry } from './setup-remote.js';
 import { NODE_LINES } from '../../shared/runtime.js';
+import { CLIENTS, type Client, type Place, type Scope, type ServerEntry, type SetupGlobals, type SetupOptions } from './setup-options.js';
 import { diskLookup, type NodeLookup, stableNode } from './stable-node.js';
 
 /**
@@ -19,34 +22,6 @@ import { diskLookup, type NodeLookup, stableNode } from './stable-node.js';
  * computed from its old content by pure functions (mergeServer, mergeRules, mergeHook), so a second
  * run finds nothing to change.
  */
-
-export const CLIENTS = ['claude-code', 'claude-desktop', 'cursor', 'cline'] as const;
-export type Client = (typeof CLIENTS)[number];
-export type Scope = 'user' | 'project';
-
-/** Where the configuration files are: the OS, the user's home, the environment (APPDATA, XDG_CONFIG_HOME), the project. */
-export interface Place {
-  platform: NodeJS.Platform;
-  home: string;
-  env: NodeJS.ProcessEnv;
-  project: string;
-}
-
-/** A stdio entry: the command the client launches, the shape every one of these clients reads. */
-export interface StdioEntry {
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-}
-
-/** An HTTP entry, in a client's own form: Claude Code's `type: http`, Cline's `type: streamableHttp`, Cursor's bare `url`. */
-export interface HttpEntry {
-  type?: string;
-  url: string;
-  headers: Record<string, string>;
-}
-
-export type ServerEntry = StdioEntry | HttpEntry;
 
 const pathOf = (platform: NodeJS.Platform) => (platform === 'win32' ? path.win32 : path.posix);
 
@@ -173,37 +148,6 @@ export function installedBin(from: string = import.meta.url): string {
     }
   }
   throw invalid('cannot find the live-mem package this command runs from: use --npx');
-}
-
-export interface SetupOptions {
-  print?: boolean;
-  rules?: boolean;
-  npx?: boolean;
-  scope?: Scope;
-  /** The project folder (project configuration, rules file); default the working folder. */
-  project?: string;
-  /** Another configuration file than the client's usual one (VS Code Insiders, VSCodium…). */
-  file?: string;
-  name?: string;
-  /** Pins the space every call without a space_id uses (LIVE_MEM_SPACE in the entry). */
-  space?: string;
-  /** A live-mem server over HTTP, instead of a process the client launches on a local store. */
-  url?: string;
-  /** With --url: the environment variable the client expands into the Authorization header. */
-  tokenEnv?: string;
-  /** claude-code: a SessionStart hook that loads the project's memory into each new session. */
-  hooks?: boolean;
-}
-
-/** The global flags setup reads: what the entry's env (or the hook's command) carries, and the token. */
-export interface SetupGlobals {
-  agent?: string | undefined;
-  home?: string | undefined;
-  storage?: string | undefined;
-  tools?: string | undefined;
-  config?: string | undefined;
-  /** The token the entry uses: read by the launched process (stdio, Claude Desktop's bridge), or written into an HTTP entry. */
-  tokenFile?: string | undefined;
 }
 
 export interface SetupContext {
@@ -357,3 +301,40 @@ async function checkedTools(spec: string): Promise<string> {
 
 /** The server's own workflow text, imported only here: shell commands never load the MCP server. */
 const defaultWorkflow = async (): Promise<string> => (await import('../../mcp/server.js')).SERVER_INSTRUCTIONS;
+
+export const setupCommands: CommandDef = {
+  name: 'setup <client>',
+  description: `connect an MCP client: write live-mem into its configuration (${CLIENTS.join(', ')}), keeping its other servers`,
+  options: [
+    { flags: '--print', description: 'only show the entry (and the rules block, the hook) and the file it belongs in; write nothing' },
+    { flags: '--rules', description: "also write the memory workflow into the project's rules file (CLAUDE.md, .cursor/rules/live-mem.mdc, .clinerules)" },
+    { flags: '--hooks', description: "claude-code: also a SessionStart hook that loads the project's memory (`live-mem context`) into each new session" },
+    { flags: '--space <space_id>', description: 'pin the space calls without a space_id use (LIVE_MEM_SPACE; default: the project the client works in)' },
+    { flags: '--url <url>', description: 'a live-mem server over HTTP (serve --http) instead of a process on the local store; the token from --token-file' },
+    { flags: '--token-env <name>', description: 'with --url: the entry names this environment variable instead of holding the token (claude-code, cursor)' },
+    { flags: '--npx', description: 'launch with `npx -y live-mem` (the published package) instead of this installation (node + its bin/live-mem.cjs)' },
+    {
+      flags: '--scope <scope>',
+      description: 'claude-code, cursor: the user configuration, or the project one (.mcp.json, .cursor/mcp.json)',
+      choices: ['user', 'project'],
+    },
+    { flags: '--project <dir>', description: 'the project folder for --scope project and --rules (default: the working folder)' },
+    { flags: '--file <file>', description: "write this configuration file instead of the client's usual one (VS Code Insiders, VSCodium…)" },
+    { flags: '--name <name>', description: 'the server name in the configuration (default live-mem)' },
+  ],
+  help: [
+    '',
+    'The global --tools (default here: agent, the 12 tools an agent works with), --token-file (the token the entry uses),',
+    '--agent, --home, --config and --storage go into the entry.',
+    '',
+    'Examples:',
+    '  live-mem setup claude-desktop',
+    '  live-mem --agent reviewer setup cursor --scope project --rules --space webapp',
+    '  live-mem setup claude-code --hooks',
+    '  live-mem setup cline --url https://memory.example.com/mcp --token-file ~/.live-mem-token',
+    '  live-mem setup model --base-url https://api.openai.com/v1 --model gpt-4.1-mini --api-key-env OPENAI_API_KEY',
+  ].join('\n'),
+  storeless: (globals, client: string, options: SetupOptions) => setup(client, options, globals),
+  view: 'setup',
+  commands: [setupModelCommand],
+};

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { invalid } from '../../shared/errors.js';
+import { type CommandDef, integer, REASON, SECRET } from '../command.js';
 import type { Session } from '../open.js';
 import { textFrom } from './bank.js';
 
@@ -50,3 +51,57 @@ export async function spaceUpdateRules(
     ...(options.secret === true ? { secret: true } : {}),
   });
 }
+
+export const spaceCommands: CommandDef = {
+  name: 'space',
+  description: 'create, inspect and delete memory spaces',
+  commands: [
+    {
+      name: 'create <space_id>',
+      description: 'create a space (with the standard memory-bank rules unless given others)',
+      options: [
+        { flags: '-d, --description <text>', description: 'what the space is for' },
+        { flags: '--owner <name>', description: 'who owns it (informative)' },
+        { flags: '--rules <markdown>', description: 'the rules, inline' },
+        { flags: '--rules-file <file>', description: 'the rules, from a Markdown file' },
+      ],
+      run: spaceCreate,
+      examples: ['live-mem space create my-project -d "The web shop"'],
+    },
+    { name: 'list', description: 'list spaces', run: spaceList, view: 'spaces' },
+    { name: 'info <space_id>', description: 'details of a space', run: spaceInfo, view: 'spaceFields' },
+    { name: 'rules <space_id>', description: 'print the rules of a space', run: spaceRules, view: 'content' },
+    { name: 'summary <space_id>', description: 'info, rules, synthesis and bank in one', run: spaceSummary, view: 'spaceFields' },
+    {
+      name: 'update <space_id>',
+      description: "change the description, the owner or the space's daily model-token cap",
+      options: [
+        { flags: '-d, --description <text>', description: 'new description' },
+        { flags: '--owner <name>', description: 'new owner' },
+        {
+          flags: '--llm-daily-tokens <n>',
+          description: 'model tokens the space may spend per UTC day: a writer may only lower the cap in force, an admin set any (0 = no cap for it)',
+          parse: integer,
+        },
+      ],
+      run: spaceUpdate,
+    },
+    {
+      name: 'update-rules <space_id> [file]',
+      description: 'replace the rules (from a file, or standard input), recorded in history as a revision (admin)',
+      options: [
+        { flags: '--if-match <version>', description: 'the version the rules had when you read them (`live-mem space rules ID --json`)' },
+        REASON,
+        SECRET,
+      ],
+      help: '\nExample:\n  live-mem space update-rules my-project rules.md --if-match "$(live-mem space rules my-project --json | jq -r .version)" --reason "add a budget"',
+      run: spaceUpdateRules,
+    },
+    {
+      name: 'delete <space_id>',
+      description: 'delete a space and all its data (irreversible)',
+      options: [{ flags: '-y, --yes', description: 'confirm the deletion' }],
+      run: spaceDelete,
+    },
+  ],
+};

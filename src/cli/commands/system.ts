@@ -1,4 +1,6 @@
+import type { CommandDef } from '../command.js';
 import type { Session } from '../open.js';
+import { VERSION } from '../version.js';
 
 export const health = ({ core, caller }: Session) => core.health(caller);
 
@@ -19,3 +21,14 @@ export async function about(session: Session) {
   const { aboutServer } = await import('../../mcp/tools/system.js');
   return aboutServer(session.core, await toolsOffered(session));
 }
+
+export const healthCommand: CommandDef = { name: 'health', description: 'is the store reachable, is the model reachable', run: health };
+export const aboutCommand: CommandDef = { name: 'about', description: 'version, tools, transports, storage', run: about };
+export const whoamiCommand: CommandDef = { name: 'whoami', description: 'the agent, permissions and spaces of this caller', run: whoami };
+export const versionCommand: CommandDef = {
+  name: 'version',
+  description: 'print the version (as --version)',
+  direct: () => {
+    process.stdout.write(`${VERSION}\n`);
+  },
+};

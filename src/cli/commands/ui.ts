@@ -8,8 +8,8 @@ import { hashToken } from '../../core/auth/token-store.js';
 import { isLoopback } from '../../mcp/http-listen.js';
 import type { UiHandler } from '../../ui/handler.js';
 import type { Session } from '../open.js';
+import { type CommandDef, hosts, integer, type OptionDef } from '../command.js';
 import { VERSION } from '../version.js';
-import { networkOptions } from './serve.js';
 
 export interface UiOptions {
   host?: string;
@@ -17,6 +17,15 @@ export interface UiOptions {
   open?: boolean;
   allowedHosts?: string[];
   trustProxy?: boolean;
+}
+
+/** The network options of `serve --http` and `ui`: flags over settings (mcp/http-listen.ts `hostPolicy`). */
+export function networkOptions(settings: Session['settings'], options: Pick<UiOptions, 'allowedHosts' | 'trustProxy'>) {
+  return {
+    allowedHosts: options.allowedHosts ?? settings.http.allowedHosts,
+    trustProxy: options.trustProxy === true || settings.http.trustProxy,
+    authRequired: settings.auth === 'required',
+  };
 }
 
 /**
@@ -94,3 +103,34 @@ async function openBrowser(url: string, logger: Session['logger']): Promise<{ re
   child.unref();
   return { remove: () => rm(folder, { recursive: true, force: true }) };
 }
+
+/** `--allowed-hosts` and `--trust-proxy`, as `serve --http` and `ui` take them. */
+export const NETWORK_OPTIONS: OptionDef[] = [
+  {
+    flags: '--allowed-hosts <list>',
+    description:
+      'Host names clients reach this server by (memory.example.com, name:port), comma-separated (env LIVE_MEM_ALLOWED_HOSTS; off loopback, default any; * = any, with auth required)',
+    parse: hosts,
+  },
+  {
+    flags: '--trust-proxy',
+    description: 'behind a reverse proxy: use X-Forwarded-Host and X-Forwarded-For (env LIVE_MEM_TRUST_PROXY); never when clients connect directly',
+  },
+];
+
+export const uiCommand: CommandDef = {
+  name: 'ui',
+  description: 'serve the web viewer: watch spaces live, read the bank, history, summaries, search',
+  options: [
+    {
+      flags: '--host <host>',
+      description:
+        'address to bind (default 127.0.0.1: loopback only, the printed URL carries a secret unless auth is required; another address needs LIVE_MEM_AUTH=required)',
+    },
+    { flags: '--port <port>', description: 'port to listen on (default 8090; 0 = any free port)', parse: integer },
+    { flags: '--open', description: 'open the page in the system browser' },
+    ...NETWORK_OPTIONS,
+  ],
+  run: ui,
+  server: true,
+};

@@ -1,18 +1,18 @@
 import type { Readable } from 'node:stream';
-import { boundedTasks, mapLimit, mapOrdered, refusingSlots } from '../../shared/concurrency.js';
+import { boundedTasks, mapLimit, refusingSlots } from '../../shared/concurrency.js';
 import { invalid, isLiveMemError, LiveMemError, RESTORE_AS, unconfirmed } from '../../shared/errors.js';
 import { openBatch } from '../../storage/batch.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
-import { lockSpace } from '../consolidation/space-lock.js';
+import { lockSpace } from '../commit/space-lock.js';
 import type { CoreContext } from '../context.js';
 import { BACKUPS_PREFIX, backupKeys, spaceKeys } from '../layout.js';
-import { claimNewSpace } from '../space/claim.js';
-import { requireSpace } from '../space/meta.js';
+import { requireSpace } from '../space-meta.js';
 import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
 import { packArchive, readArchive, type ArchiveEntry } from './archive.js';
-import { FORMAT, FORMAT_VERSION, MANIFEST_ENTRY, parseManifest, sha256, type Manifest, type ManifestFile } from './manifest.js';
-import { importedBody, internalState, whyNotContent, whyNotMeta } from './space-content.js';
+import { MANIFEST_ENTRY, parseManifest, sha256, type Manifest, type ManifestFile } from './manifest.js';
+import { importedBody, whyNotContent, whyNotMeta } from './space-content.js';
+import { manifestOf, readSpace, spacePaths, writeSpace } from './space-snapshot.js';
 import { tally, type TransferOptions } from './transfer-progress.js';
 import { importCaps, verifyArchive } from './verify-archive.js';
 import { redactImported, type FileRedaction } from './import-redaction.js';
@@ -45,92 +45,11 @@ export function createBackupService(context: CoreContext) {
       { archives_in_memory: ARCHIVES_IN_MEMORY },
     );
 
-  /**
-   * The space's content files, as paths relative to its folder: what an import accepts, so every
-   * archive live-mem writes imports. Internal state is left out as always; anything else (a file
-   * put there by hand) is left out with a warning, rather than making the archive one that no
-   * import would take.
-   */
-  const spacePaths = async (spaceId: string): Promise<string[]> => {
-    const root = spaceKeys(spaceId).root;
-    return (await listKeys(storage, root))
-      .map((key) => key.slice(root.length))
-      .filter((path) => {
-        const reason = whyNotContent(path);
-        if (reason && !internalState(path)) context.logger.warn(`left out of the snapshot of '${spaceId}': ${path} ${reason}`);
-        return reason === undefined;
-      });
-  };
-
-  /** Reads the space's files once each, in path order, reading ahead; hashes them as they pass. */
-  async function* readSpace(spaceId: string, paths: string[], files: ManifestFile[]): AsyncGenerator<{ path: string; body: Buffer }> {
-    const root = spaceKeys(spaceId).root;
-    for await (const object of mapOrdered(paths, storage.parallelism * 4, (path) => storage.get(root + path))) {
-      if (!object) continue; // gone since listed: only space_delete can do that under the lease
-      const path = object.key.slice(root.length);
-      files.push({ path, size: object.size, sha256: sha256(object.body) });
-      yield { path, body: object.body };
-    }
-  }
-
-  const manifestOf = (spaceId: string, description: string, files: ManifestFile[]): Manifest => ({
-    format: FORMAT,
-    format_version: FORMAT_VERSION,
-    live_mem_version: context.version,
-    space_id: spaceId,
-    created_at: context.clock().toISOString(), // the archive's own record: ordered to the millisecond
-    description,
-    files,
-    total_size: files.reduce((sum, file) => sum + file.size, 0),
-  });
-
   const loadManifest = async (backupId: string): Promise<Manifest> => {
     const { spaceId, stamp } = parseBackupId(backupId);
     const object = await storage.get(backupKeys(spaceId, stamp).manifest);
     if (!object) throw new LiveMemError('not_found', `backup '${backupId}' does not exist`, { backup_id: backupId });
     return parseManifest(object.body.toString('utf8'), `backup ${backupId}`);
-  };
-
-  /**
-   * Writes a verified snapshot as a new space, under the claim of its id (see claimNewSpace): every
-   * file but `_meta.json` in one write batch, flushed, then the meta, create-only: it is what makes
-   * the space exist. On failure the files written are removed, so no half-restored space is left
-   * behind; after a crash, the next claim of the id removes them.
-   */
-  const writeSpace = async (
-    caller: Caller,
-    spaceId: string,
-    feed: (write: (path: string, body: Buffer) => Promise<void>) => Promise<void>,
-  ): Promise<number> => {
-    const keys = spaceKeys(spaceId);
-    const held = await claimNewSpace(context, spaceId, caller, 'restore');
-    const batch = openBatch(storage);
-    const tasks = boundedTasks(storage.parallelism);
-    const written: string[] = [];
-    let meta: Buffer | undefined;
-    try {
-      await feed(async (path, body) => {
-        if (path === '_meta.json') {
-          meta = body;
-          return;
-        }
-        written.push(keys.root + path);
-        await tasks.run(() => batch.put(keys.root + path, body));
-      });
-      await tasks.drain();
-      if (!meta) throw invalid('the snapshot has no _meta.json');
-      await batch.flush();
-      await storage.put(keys.meta, meta, { ifNoneMatch: '*', contentType: 'application/json' });
-      return written.length + 1;
-    } catch (error) {
-      await tasks.drain().catch(() => undefined); // let writes in flight land before removing them
-      await storage.deleteMany(written).catch((cleanup: unknown) => context.logger.error('could not remove a failed restore', { error: String(cleanup) }));
-      if (isLiveMemError(error, 'precondition_failed'))
-        throw new LiveMemError('already_exists', `space '${spaceId}' was created while restoring; nothing restored`, { space_id: spaceId });
-      throw error;
-    } finally {
-      await held.release();
-    }
   };
 
   /** Fails early, before an archive is read twice, if the space exists (the claim checks again). */
@@ -174,13 +93,13 @@ export function createBackupService(context: CoreContext) {
     async function* entries(): AsyncGenerator<ArchiveEntry> {
       try {
         const files: ManifestFile[] = [];
-        const paths = await spacePaths(spaceId);
+        const paths = await spacePaths(context, spaceId);
         const passed = tally('reading', paths.length, options.onProgress);
-        for await (const { path, body } of readSpace(spaceId, paths, files)) {
+        for await (const { path, body } of readSpace(context, spaceId, paths, files)) {
           passed(body);
           yield { path: `${spaceId}/${path}`, body };
         }
-        const result = manifestOf(spaceId, '', files);
+        const result = manifestOf(context, spaceId, '', files);
         done(result);
         yield { path: MANIFEST_ENTRY, body: Buffer.from(`${JSON.stringify(result, null, 2)}\n`) };
       } finally {
@@ -206,12 +125,12 @@ export function createBackupService(context: CoreContext) {
         const files: ManifestFile[] = [];
         const batch = openBatch(storage);
         const tasks = boundedTasks(storage.parallelism);
-        for await (const { path, body } of readSpace(spaceId, await spacePaths(spaceId), files)) {
+        for await (const { path, body } of readSpace(context, spaceId, await spacePaths(context, spaceId), files)) {
           await tasks.run(() => batch.put(keys.file(path), body));
         }
         await tasks.drain();
         await batch.flush();
-        const manifest = manifestOf(spaceId, description, files);
+        const manifest = manifestOf(context, spaceId, description, files);
         // The manifest is written last and create-only: a backup without one never finished and is not listed.
         await storage.put(keys.manifest, `${JSON.stringify(manifest, null, 2)}\n`, { ifNoneMatch: '*', contentType: 'application/json' });
         return {
@@ -299,7 +218,7 @@ export function createBackupService(context: CoreContext) {
         return { path: file.path, body: object.body };
       };
       await mapLimit(manifest.files, storage.parallelism, readFile); // verify everything before writing anything
-      const restored = await writeSpace(caller, target, async (write) => {
+      const restored = await writeSpace(context, caller, target, async (write) => {
         for (const file of manifest.files) {
           const { path, body } = await readFile(file);
           await write(path, target === spaceId ? body : renamed(path, body, target)); // byte-identical unless renamed
@@ -386,7 +305,7 @@ export function createBackupService(context: CoreContext) {
       // file changed in between could bring in what the verification refused.
       const verified = new Map(manifest.files.map((file) => [prefix + file.path, file]));
       const redacted: FileRedaction[] = [];
-      const restored = await writeSpace(caller, spaceId, async (write) => {
+      const restored = await writeSpace(context, caller, spaceId, async (write) => {
         await readArchive(
           open(),
           async ({ path, body }) => {

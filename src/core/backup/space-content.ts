@@ -1,8 +1,8 @@
 import { RESERVED_SUFFIXES, isPlainFileName } from '../../shared/keys.js';
 import { hasForeignLineEndings, normalizeLineEndings } from '../../shared/line-endings.js';
 import { KEEP_FILE } from '../layout.js';
-import { parseNoteName } from '../note/note-name.js';
-import { MAX_LEVEL, SUMMARY_ID } from '../recall/summaries/record.js';
+import { parseNoteName } from '../note-name.js';
+import { MAX_LEVEL, SUMMARY_ID } from '../derived/summary-record.js';
 import { isStoredBankFilename } from '../validate.js';
 
 /**

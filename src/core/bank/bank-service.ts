@@ -7,7 +7,7 @@ import { baseName, KEEP_FILE, SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { contentVersion } from './bank-files.js';
 import { type BankBudget, bankBudget, type FileBudgetUse, useOfBudget } from './budget.js';
 import { parseBankRules } from './rules.js';
-import { requireSpace } from '../space/meta.js';
+import { requireSpace } from '../space-meta.js';
 import { isStoredBankFilename, quoteName, validateSpaceId } from '../validate.js';
 import { isoSeconds } from '../../shared/time.js';
 

@@ -1,3 +1,4 @@
+import type { BudgetSettings } from '../context.js';
 import { estimateTokens } from '../tokens.js';
 import type { BankRules } from './rules.js';
 
@@ -7,13 +8,6 @@ import type { BankRules } from './rules.js';
  * model stay bounded as a space ages. A file's budget comes from its entry in the rules, else the
  * settings' default; the bank's from the rules, else the settings'.
  */
-export interface BudgetSettings {
-  /** Default budget of one bank file. */
-  fileTokens: number;
-  /** Default budget of the whole bank. */
-  bankTokens: number;
-}
-
 export const DEFAULT_BUDGETS: BudgetSettings = { fileTokens: 4_000, bankTokens: 16_000 };
 
 export interface BankBudget {

@@ -1,4 +1,7 @@
-import { outlineOf } from '../consolidation/markdown.js';
+import { outlineOf } from '../markdown/outline.js';
+
+/** The most characters a space's rules may hold (space_create, a person's correction of the rules). */
+export const MAX_RULES_CHARS = 200_000;
 
 /**
  * What a space's rules say about its bank files, read from the rules' Markdown: a heading that

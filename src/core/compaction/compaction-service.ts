@@ -5,14 +5,15 @@ import { type ChatMessage, LlmError, type LlmClient } from '../../llm/types.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
-import { requireSpace } from '../space/meta.js';
+import { requireSpace } from '../space-meta.js';
 import { validateBankFilename, validateSpaceId } from '../validate.js';
 import { bankBudget, measureTokens, withinBank, type BankBudget } from '../bank/budget.js';
 import { parseBankRules } from '../bank/rules.js';
-import type { FileWrite } from '../consolidation/apply-plan.js';
-import { applyCommit, historyId, writeCommit, type CommitRecord, type Preimage } from '../consolidation/commit.js';
-import { PlanFormatError } from '../consolidation/plan.js';
-import { lockSpace } from '../consolidation/space-lock.js';
+import type { FileWrite } from '../commit/record.js';
+import { applyCommit, writeCommit } from '../commit/commit.js';
+import { historyId, type CommitRecord, type Preimage } from '../commit/record.js';
+import { ReplyFormatError } from '../../llm/reply-json.js';
+import { lockSpace } from '../commit/space-lock.js';
 import type { ChangedFile } from '../events.js';
 import { checkDigests, targetTokens, type Digest } from './guards.js';
 import { compactionMessages, parseDigests, retryReminder } from './prompt.js';
@@ -88,11 +89,11 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
     for (let attempt = 1; attempt <= 2; attempt++) {
       const response = await calls.chat({ messages: attempt === 1 ? messages : [...messages, retryReminder(problem, nonce)], json: true });
       try {
-        if (response.truncated) throw new PlanFormatError('the reply was cut by the token limit');
+        if (response.truncated) throw new ReplyFormatError('the reply was cut by the token limit');
         // The prompt's own fence lines copied into the reply are an echo: dropped (prompt-fence.ts).
         return parseDigests(stripFenceEcho(response.text, nonce));
       } catch (error) {
-        if (!(error instanceof PlanFormatError)) throw error;
+        if (!(error instanceof ReplyFormatError)) throw error;
         problem = error.message;
       }
     }

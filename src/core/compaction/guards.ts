@@ -1,9 +1,10 @@
 import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { measureTokens } from '../bank/budget.js';
-import { outlineDamage, outlineOf } from '../consolidation/markdown.js';
-import { guardModelOutput } from '../consolidation/model-output.js';
+import { outlineDamage, outlineOf } from '../markdown/outline.js';
+import { guardModelOutput } from '../model-output/model-output.js';
 import type { RedactMode } from '../redact/redact.js';
-import { fencedCode, type Section, type SplitFile } from './sections.js';
+import { fencedCode } from '../markdown/sections.js';
+import type { Section, SplitFile } from './sections.js';
 import { DEFAULT_RETENTION, type RetentionMode, type SectionRetention } from '../retention/record.js';
 import { checkRetained } from './retention-guard.js';
 
@@ -66,7 +67,7 @@ export interface DigestGuards {
 
 /**
  * A digest is model text stored in the bank: it passes the one gate every such text passes
- * (consolidation/model-output.ts). The prompt's fence lines it echoes are dropped; a secret its
+ * (model-output/model-output.ts). The prompt's fence lines it echoes are dropped; a secret its
  * section did not hold is refused (the `secret` guard: a digest only shortens, and a secret already
  * there may stay, a compaction is not where the bank is cleaned); a line carrying an order its
  * section does not vouch for is refused (the `directive` guard: the section is what it restates).

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../../llm/types.js';
 import { dataRule, fenceJson, fenceReason, newNonce, readFences } from '../prompt-fence.js';
-import { PlanFormatError, replyJson } from '../consolidation/plan.js';
+import { ReplyFormatError, replyJson } from '../../llm/reply-json.js';
 import type { Digest } from './guards.js';
 import type { SplitFile } from './sections.js';
 
@@ -69,14 +69,14 @@ export function retryReminder(problem: string, nonce: string): ChatMessage {
   };
 }
 
-/** The digests of a reply; a reply that is not that shape is a PlanFormatError (asked again once). */
+/** The digests of a reply; a reply that is not that shape is a ReplyFormatError (asked again once). */
 export function parseDigests(reply: string): Digest[] {
   const raw = replyJson(reply);
   const digests = (raw as { digests?: unknown } | null)?.digests;
-  if (!Array.isArray(digests)) throw new PlanFormatError('the reply has no "digests" list');
+  if (!Array.isArray(digests)) throw new ReplyFormatError('the reply has no "digests" list');
   return digests.map((entry, i) => {
     const { id, content } = (entry ?? {}) as { id?: unknown; content?: unknown };
-    if (typeof id !== 'string' || typeof content !== 'string') throw new PlanFormatError(`digests[${i}] needs an "id" and a "content" string`);
+    if (typeof id !== 'string' || typeof content !== 'string') throw new ReplyFormatError(`digests[${i}] needs an "id" and a "content" string`);
     return { id, content };
   });
 }

@@ -1,6 +1,6 @@
-import { marked, type Token } from 'marked';
 import { measureTokens } from '../bank/budget.js';
-import { outlineOf } from '../consolidation/markdown.js';
+import { outlineOf } from '../markdown/outline.js';
+import { fencedCode } from '../markdown/sections.js';
 
 /**
  * A bank file cut into the sections compaction may digest, on the same Markdown parse as section
@@ -39,21 +39,6 @@ export interface SplitFile {
 export const NEWEST_SHARE = 0.3;
 
 const DATE = /\b\d{4}-\d{2}-\d{2}\b/;
-
-/** Fenced code blocks of a Markdown text, at any depth (in list items, block quotes). */
-export function fencedCode(markdown: string): string[] {
-  const found: string[] = [];
-  const walk = (tokens: Token[]) => {
-    for (const token of tokens) {
-      if (token.type === 'code' && (token as { codeBlockStyle?: string }).codeBlockStyle !== 'indented') found.push(String(token.text));
-      const nested = token as { tokens?: Token[]; items?: Token[] };
-      if (nested.tokens) walk(nested.tokens);
-      if (nested.items) walk(nested.items);
-    }
-  };
-  walk(marked.lexer(markdown));
-  return found;
-}
 
 /**
  * Cuts `content` into sections and marks the protected ones: the last section always, then the

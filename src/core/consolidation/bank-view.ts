@@ -1,5 +1,6 @@
 import type { TextIndexEngine } from '../../search/types.js';
-import { bankSections, type BankSectionAt } from '../recall/documents.js';
+import { bankSections, type BankSectionAt } from '../markdown/sections.js';
+import type { ElidedSection } from '../commit/apply-plan.js';
 import { estimateTokens } from '../tokens.js';
 
 /**
@@ -11,17 +12,9 @@ import { estimateTokens } from '../tokens.js';
  * BM25 of each note against the file's sections. Its size is then at most the allowance plus the
  * outline, whatever the file's length.
  *
- * The model did not see the elided sections: apply-plan refuses a whole-file rewrite of a file sent
+ * The model did not see the elided sections: commit/apply-plan.ts refuses a whole-file rewrite of a file sent
  * in part, and a `replace` or `delete` reaching an elided section (see `elided`).
  */
-export interface ElidedSection {
-  /** Heading path, outermost first. */
-  path: string[];
-  /** Offsets in the file as it was read: [start, end). */
-  start: number;
-  end: number;
-}
-
 export interface PartialView {
   /** The whole file's size. */
   tokens: number;

@@ -3,8 +3,8 @@ import { normalizeLineEndings } from '../../shared/line-endings.js';
 import type { LlmCalls } from '../../llm/call.js';
 import type { CoreContext } from '../context.js';
 import { newNonce, stripFenceEcho } from '../prompt-fence.js';
-import type { WindowNote } from './directives.js';
-import { guardModelOutput } from './model-output.js';
+import type { WindowNote } from '../model-output/directives.js';
+import { guardModelOutput } from '../model-output/model-output.js';
 import { compressionMessages } from './prompt.js';
 
 /** Sentences the compressed synthesis aims for (seed 001). */
@@ -15,7 +15,7 @@ export const countWords = (text: string): number => text.split(/\s+/).filter(Boo
 /**
  * A window's synthesis, compressed by one more model call when it is past the word limit. It is kept
  * whole if the call fails, returns nothing, or writes what the guards of model output refuse
- * (model-output.ts: the synthesis it replaces passed them, so must this); what may vouch for an order
+ * (model-output/model-output.ts: the synthesis it replaces passed them, so must this); what may vouch for an order
  * it restates is the window's notes and that synthesis.
  */
 export async function compressSynthesis(

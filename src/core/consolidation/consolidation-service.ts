@@ -6,18 +6,19 @@ import { authorize, toAgentName, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { baseName, spaceKeys } from '../layout.js';
 import { parseNoteFile } from '../note/note-file.js';
-import { compareNewestFirst, parseNoteName, stampToIso, type NoteName } from '../note/note-name.js';
-import { loadMeta, requireSpace } from '../space/meta.js';
+import { compareNewestFirst, parseNoteName, stampToIso, type NoteName } from '../note-name.js';
+import { loadMeta, requireSpace } from '../space-meta.js';
 import { validateSpaceId } from '../validate.js';
 import { parseBankRules } from '../bank/rules.js';
 import { bankBudget } from '../bank/budget.js';
-import { noteText } from '../recall/documents.js';
+import { noteText } from '../note/note-text.js';
 import type { TextIndexEngine } from '../../search/types.js';
 import { createAnalyzer } from '../../search/analyze.js';
-import type { BankSnapshot } from './apply-plan.js';
+import type { BankSnapshot } from '../commit/apply-plan.js';
 import { fitBank, viewBankFile } from './bank-view.js';
-import { applyCommit, historyId, writeCommit, type CommitRecord } from './commit.js';
-import { lockSpace, type SpaceLock } from './space-lock.js';
+import { applyCommit, writeCommit } from '../commit/commit.js';
+import { historyId, type CommitRecord } from '../commit/record.js';
+import { lockSpace, type SpaceLock } from '../commit/space-lock.js';
 import type { Plan } from './plan.js';
 import { planWindow } from './plan-window.js';
 import type { ChangedFile } from '../events.js';
@@ -32,6 +33,7 @@ import { newNonce } from '../prompt-fence.js';
 import { normalizeLineEndings } from '../../shared/line-endings.js';
 import { compressSynthesis, countWords } from './compress.js';
 import { addToSummary, retentionWarning, windowRetention, type RetentionSummary } from './retention.js';
+import type { ConsolidationResult } from './result.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -51,39 +53,6 @@ export interface ConsolidateOptions {
   /** A model for this call only (e.g. MCP sampling), used when none is configured. */
   llm?: LlmClient;
   onProgress?: (event: ProgressEvent) => void;
-}
-
-/** The seed's metrics (000 §7), plus windows and the consolidations committed. */
-export interface ConsolidationResult {
-  status: 'ok' | 'partial' | 'error';
-  space_id: string;
-  message?: string;
-  notes_processed: number;
-  notes_remaining: number;
-  bank_files_created: number;
-  bank_files_updated: number;
-  bank_files_unchanged: number;
-  operations_applied: number;
-  operations_failed: number;
-  synthesis_size: number;
-  synthesis_compressed: boolean;
-  llm_prompt_tokens: number;
-  llm_completion_tokens: number;
-  llm_tokens_used: number;
-  llm_calls: number;
-  duration_seconds: number;
-  windows: number;
-  consolidations: string[];
-  /** A consolidation left pending by an earlier run, finished before this one. */
-  recovered?: string;
-  /** A consolidation this run committed but could not apply: the next run (or `doctor --fix`) finishes it. */
-  pending?: string;
-  warnings?: string[];
-  /** Notes of a window whose plan was refused for an order no note states as a fact (directives.ts). */
-  suspect_notes?: string[];
-  /** Notes consolidated without the plan saying what became of them (provenance.ts): cited by no change, given no disposition. */
-  unaccounted_notes?: string[];
-  [field: string]: unknown;
 }
 
 /** Tokens kept free in the context window for the prompt's own wording and estimation error. */

@@ -3,9 +3,10 @@ import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { createJobs, JOB_ID, type JobRecord } from '../jobs.js';
 import { spaceKeys } from '../layout.js';
-import { requireSpace } from '../space/meta.js';
+import { requireSpace } from '../space-meta.js';
 import { validateSpaceId } from '../validate.js';
-import type { ConsolidateInput, ConsolidateOptions, ConsolidationResult, ConsolidationService, ProgressEvent } from './consolidation-service.js';
+import type { ConsolidateInput, ConsolidateOptions, ConsolidationService, ProgressEvent } from './consolidation-service.js';
+import type { ConsolidationResult } from './result.js';
 
 /** A background consolidation, as stored at `{space}/_consolidation/jobs/{id}.json` (see core/jobs.ts). */
 export type ConsolidationJobRecord = JobRecord<ProgressEvent, ConsolidationResult>;

@@ -2,12 +2,14 @@ import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import type { LlmCalls } from '../../llm/call.js';
 import type { CoreContext } from '../context.js';
 import { stripFenceEcho } from '../prompt-fence.js';
-import { applyPlan, type AppliedPlan, type BankSnapshot } from './apply-plan.js';
-import type { ConsolidationResult } from './consolidation-service.js';
-import { screenNames, type WindowNote } from './directives.js';
-import { guardModelOutput } from './model-output.js';
-import { PlanFormatError, parsePlan, type Plan } from './plan.js';
+import { applyPlan, type AppliedPlan, type BankSnapshot } from '../commit/apply-plan.js';
+import type { ConsolidationResult } from './result.js';
+import { fold, suspectsText, type WindowNote } from '../model-output/directives.js';
+import { guardModelOutput } from '../model-output/model-output.js';
+import { ReplyFormatError } from '../../llm/reply-json.js';
+import { parsePlan, type Plan } from './plan.js';
 import { accountingReminder, type buildMessages, refusalReminder, retryReminder } from './prompt.js';
+import { quoteName, validateBankFilename } from '../validate.js';
 import { accountingProblem, accountPlan, writtenName, type Accounting } from './provenance.js';
 import { gapSize, retentionProblem, retentionReminder, retentionSummaryLine, windowRetention } from './retention.js';
 import type { WindowRetention } from '../retention/check.js';
@@ -20,7 +22,7 @@ import type { Analyzer } from '../../search/analyze.js';
  * that passed every check.
  */
 
-/** A refusal for notes that steer the plan (directives.ts) adds its suspect notes to the result's `suspect_notes`. */
+/** A refusal for notes that steer the plan (model-output/directives.ts) adds its suspect notes to the result's `suspect_notes`. */
 function noteSuspects(result: ConsolidationResult, error: unknown): void {
   const suspects = isLiveMemError(error) ? (error.data.directive as { suspect_notes?: string[] } | undefined)?.suspect_notes : undefined;
   if (!suspects) return;
@@ -32,7 +34,7 @@ function noteSuspects(result: ConsolidationResult, error: unknown): void {
 const DISPOSITION_TEXTS = ['reason', 'by', 'into'] as const;
 
 /**
- * Every text of a plan that is stored, through the one gate of model output (model-output.ts): each
+ * Every text of a plan that is stored, through the one gate of model output (model-output/model-output.ts): each
  * file it writes beside what the file held, the synthesis, and what it says of its notes (reasons,
  * kept in the consolidation's record). Returns the plan and its writes as they passed.
  */
@@ -66,11 +68,11 @@ async function askPlan(calls: LlmCalls, messages: ReturnType<typeof buildMessage
   for (let attempt = 1; attempt <= 2; attempt++) {
     const response = await calls.chat({ messages: attempt === 1 ? messages : [...messages, retryReminder(problem, nonce)], json: true });
     try {
-      if (response.truncated) throw new PlanFormatError('the reply was cut by the token limit');
+      if (response.truncated) throw new ReplyFormatError('the reply was cut by the token limit');
       // The prompt's own fence lines copied into the reply are an echo: dropped, never a reason to refuse it.
       return parsePlan(stripFenceEcho(response.text, nonce));
     } catch (error) {
-      if (!(error instanceof PlanFormatError)) throw error;
+      if (!(error instanceof ReplyFormatError)) throw error;
       problem = error.message;
     }
   }
@@ -89,7 +91,7 @@ export interface CheckedPlan {
  * Asks for a plan and checks it. A refused plan (`invalid_input`: a guard, a missing heading, an
  * unseen section) gets one more chance in this run, told why; a second refusal fails the run
  * rather than leaving the next call to send the same prompt for the same refusal. A plan carrying
- * an order no note states (directives.ts) is one such refusal; its suspect notes go in the result.
+ * an order no note states (model-output/directives.ts) is one such refusal; its suspect notes go in the result.
  *
  * The same one more chance goes to a plan that cites notes but does not account for all of the
  * window's (or cites notes not in it, provenance.ts), and, unless LIVE_MEM_RETENTION is `report`, to
@@ -171,5 +173,25 @@ export async function planWindow(
       continue;
     }
     return settle(kept ? [kept, checked] : [checked]);
+  }
+}
+
+/**
+ * A plan naming a file the bank cannot hold (`../x.md`, a folder) is refused by commit/apply-plan.ts; when
+ * a note of the window holds that name, this refusal comes first and names the note.
+ */
+export function screenNames(plan: Plan, notes: readonly WindowNote[]): void {
+  for (const change of plan.changes) {
+    try {
+      validateBankFilename(change.filename);
+    } catch (error) {
+      if (!isLiveMemError(error)) throw error;
+      const name = fold(change.filename);
+      const suspects = notes.filter((note) => fold(note.content).includes(name)).map((note) => ({ filename: note.filename }));
+      if (suspects.length === 0) continue;
+      throw invalid(`the plan names an unsafe file ${quoteName(change.filename)}: ${error.message}; ${suspectsText(suspects)}`, {
+        directive: { file: change.filename, kind: 'path', line: change.filename, suspect_notes: suspects.map((s) => s.filename) },
+      });
+    }
   }
 }

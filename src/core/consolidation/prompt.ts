@@ -116,7 +116,7 @@ export function buildMessages(input: PromptInput): ChatMessage[] {
   ];
 }
 
-/** Said after a plan refused by its checks (apply-plan.ts, model-output.ts): why, fenced (it quotes the plan), so the model can correct it. */
+/** Said after a plan refused by its checks (commit/apply-plan.ts, model-output/model-output.ts): why, fenced (it quotes the plan), so the model can correct it. */
 export function refusalReminder(reason: string, nonce: string): ChatMessage {
   return {
     role: 'user',

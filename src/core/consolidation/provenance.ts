@@ -1,6 +1,5 @@
-import { invalid } from '../../shared/errors.js';
-import type { Plan } from './plan.js';
-import { retentionWithout } from '../retention/record.js';
+import type { Disposition, ProvenanceEntry } from '../commit/record.js';
+import { MAX_TEXT, type NoteRef, type Plan } from './plan.js';
 
 /**
  * Where the bank's text came from. A plan cites, for each file it writes and each section edit,
@@ -12,41 +11,9 @@ import { retentionWithout } from '../retention/record.js';
  * - `dispositions`: one per note of the window, `integrated` (into which sections), `superseded`,
  *   `discarded`, or `unaccounted` when the plan said nothing of it (reported, never hidden).
  *
- * Both sit in the commit record and in the history's record.json, which are immutable: "why does
- * the bank say this?" is answered from them (recall/sources.ts), with no index of its own.
+ * Both sit in the commit record and in the history's record.json (commit/record.ts), which are immutable:
+ * "why does the bank say this?" is answered from them (recall/sources.ts), with no index of its own.
  */
-export type NoteRef = number | string;
-
-export interface RawDisposition {
-  note: NoteRef;
-  status: string;
-  by?: string;
-  reason?: string;
-  into?: string;
-}
-
-export interface ProvenanceEntry {
-  filename: string;
-  /** Heading path, outermost first; [] when the whole file was written. */
-  path: string[];
-  /** Note file names, oldest first. */
-  notes: string[];
-}
-
-export type DispositionStatus = 'integrated' | 'superseded' | 'discarded' | 'unaccounted';
-export const DISPOSITION_STATUSES: readonly DispositionStatus[] = ['integrated', 'superseded', 'discarded', 'unaccounted'];
-
-export interface Disposition {
-  note: string;
-  status: DispositionStatus;
-  /** integrated: where, as `file.md` or `file.md#A > B` (or what the model named, e.g. the synthesis). */
-  into?: string[];
-  /** superseded: the note (file name) or what superseded it. */
-  by?: string;
-  /** discarded: why, one line. */
-  reason?: string;
-}
-
 export interface Accounting {
   provenance: ProvenanceEntry[];
   dispositions: Disposition[];
@@ -56,39 +23,6 @@ export interface Accounting {
   unknown: string[];
   /** The plan cites or disposes of at least one note (a plan in a format without citations does neither). */
   cites: boolean;
-}
-
-/** Text the model gives (a reason, a superseding note) is kept to one bounded line. */
-const MAX_TEXT = 200;
-const line = (text: unknown): string => String(text).replace(/\s+/g, ' ').trim().slice(0, MAX_TEXT);
-
-/** A `sources` list as the model wrote it: numbers and strings kept, anything else left out. */
-export function parseRefs(raw: unknown): NoteRef[] | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  const list = Array.isArray(raw) ? raw : [raw];
-  return list.filter((ref): ref is NoteRef => typeof ref === 'number' || (typeof ref === 'string' && ref.trim() !== ''));
-}
-
-/** The plan's `notes` list, leniently: an entry without a note or a status says nothing. */
-export function parseDispositions(raw: unknown): RawDisposition[] {
-  if (!Array.isArray(raw)) return [];
-  const found: RawDisposition[] = [];
-  for (const entry of raw) {
-    if (typeof entry !== 'object' || entry === null) continue;
-    const item = entry as Record<string, unknown>;
-    const note = item.note ?? item.ref ?? item.id;
-    const status = item.status ?? item.disposition;
-    if ((typeof note !== 'number' && typeof note !== 'string') || typeof status !== 'string') continue;
-    const into = [item.file ?? item.filename, item.section].filter((part) => typeof part === 'string' && part.trim() !== '').join('#');
-    found.push({
-      note,
-      status: status.trim().toLowerCase(),
-      ...(item.by !== undefined && item.by !== null ? { by: line(item.by) } : {}),
-      ...(typeof item.reason === 'string' ? { reason: line(item.reason) } : {}),
-      ...(into ? { into: line(into) } : {}),
-    });
-  }
-  return found;
 }
 
 /** The window note a reference names: `3`, `"3"`, `"note 3"`, `"3/5"` (fence numbers, from 1) or a file name. */
@@ -196,90 +130,8 @@ export function accountingWarnings(accounting: Accounting, plan: Plan, window: s
   return warnings;
 }
 
-/** The bank file a plan's file name resolves to when the plan changes it (NFC, as apply-plan.ts resolves names). */
+/** The bank file a plan's file name resolves to when the plan changes it (NFC, as commit/apply-plan.ts resolves names). */
 export function writtenName(applied: { writes: ReadonlyArray<{ filename: string }> }): (filename: string) => string | undefined {
   const written = new Map(applied.writes.map((write) => [write.filename.normalize('NFC'), write.filename]));
   return (filename) => written.get(filename.normalize('NFC'));
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
-
-/**
- * Checks a stored record's provenance and dispositions (a record is input: pending.ts); both are
- * optional (records written before they existed). Every note named must be one of the record's, every
- * file one it writes. Throws `invalid_input`.
- */
-export function checkProvenance(provenance: unknown, dispositions: unknown, notes: ReadonlySet<string>, written: ReadonlySet<string>): void {
-  if (provenance !== undefined) {
-    if (!Array.isArray(provenance) || provenance.length > 100_000) throw invalid('its provenance is not a list (or an endless one)');
-    for (const entry of provenance) {
-      if (!isObject(entry) || typeof entry.filename !== 'string' || !isStringList(entry.path) || !isStringList(entry.notes)) {
-        throw invalid('one of its provenance entries is malformed (filename, path, notes)');
-      }
-      if (!written.has(entry.filename)) throw invalid(`its provenance names ${JSON.stringify(entry.filename)}, a file it does not write`);
-      const stray = entry.notes.find((note) => !notes.has(note));
-      if (stray !== undefined) throw invalid(`its provenance cites ${JSON.stringify(stray)}, which is not one of its notes`);
-    }
-  }
-  if (dispositions !== undefined) {
-    if (!Array.isArray(dispositions) || dispositions.length > notes.size) throw invalid('its dispositions are not a list of its notes');
-    for (const entry of dispositions) {
-      if (
-        !isObject(entry) ||
-        !notes.has(String(entry.note)) ||
-        !DISPOSITION_STATUSES.includes(entry.status as DispositionStatus) ||
-        (entry.into !== undefined && !isStringList(entry.into)) ||
-        (entry.by !== undefined && typeof entry.by !== 'string') ||
-        (entry.reason !== undefined && typeof entry.reason !== 'string')
-      ) {
-        throw invalid('one of its dispositions is malformed, or names a note it does not hold');
-      }
-    }
-  }
-}
-
-/** Whether a provenance entry's section bears on `path`: the same section, one inside it, or one holding it (a whole file: []). */
-export const bearsOn = (entryPath: readonly string[], path: readonly string[]): boolean => {
-  const n = Math.min(entryPath.length, path.length);
-  for (let i = 0; i < n; i++) if (entryPath[i]?.toLowerCase() !== path[i]?.toLowerCase()) return false;
-  return true;
-};
-
-/**
- * A consolidation's record.json as it reads once `gone` notes are forgotten: its `notes`, and its
- * provenance, dispositions and retention, without them (a section none of whose notes is left loses its entry).
- * The one place both the store's history and a purged backup's copy are rewritten from (core/forget).
- */
-export function recordWithout(raw: Record<string, unknown>, gone: ReadonlySet<string>): Record<string, unknown> {
-  const keep = (name: unknown) => !gone.has(String(name));
-  const next: Record<string, unknown> = { ...raw, notes: Array.isArray(raw.notes) ? raw.notes.filter(keep) : [] };
-  if (Array.isArray(raw.provenance)) {
-    next.provenance = (raw.provenance as Array<{ notes?: unknown }>)
-      .map((entry) => ({ ...entry, notes: Array.isArray(entry?.notes) ? entry.notes.filter(keep) : [] }))
-      .filter((entry) => entry.notes.length > 0);
-  }
-  if (Array.isArray(raw.dispositions)) {
-    next.dispositions = (raw.dispositions as Array<{ note?: unknown; by?: unknown }>)
-      .filter((entry) => keep(entry?.note))
-      .map((entry) => (entry.by !== undefined && !keep(entry.by) ? { ...entry, by: '(a forgotten note)' } : entry));
-  }
-  // What the retention check says of a note quotes it: it goes with the note.
-  if (raw.retention !== undefined) next.retention = retentionWithout(raw.retention, gone);
-  return next;
-}
-
-/**
- * A consolidation's record.json without its copy of the synthesis it wrote, a note of the removal in
- * its place (what removed it, when): a forget's (the synthesis may quote a forgotten note, and each
- * consolidation carries the last one forward), or a correction's that took a secret out of the
- * synthesis. Null when it holds none (a compaction's, a revision's, one cleaned already).
- */
-export function recordWithoutSynthesis(
-  raw: Record<string, unknown>,
-  removal: { at: string } & ({ forget_id: string } | { revision_id: string }),
-): Record<string, unknown> | null {
-  if (raw.synthesis === undefined) return null;
-  const { synthesis: _dropped, ...rest } = raw;
-  return { ...rest, synthesis_removed: removal };
 }

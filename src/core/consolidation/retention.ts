@@ -2,10 +2,10 @@ import type { ChatMessage } from '../../llm/types.js';
 import { fenceReason } from '../prompt-fence.js';
 import { checkWindow, type WindowNoteText, type WindowRetention } from '../retention/check.js';
 import { countStatuses, describeMissing, type RetentionEntry, type RetentionMode } from '../retention/record.js';
-import type { AppliedPlan, BankSnapshot } from './apply-plan.js';
-import { outlineOf, type Heading } from './markdown.js';
-import type { Plan } from './plan.js';
-import { resolveRef, type Accounting, type NoteRef } from './provenance.js';
+import type { AppliedPlan, BankSnapshot } from '../commit/apply-plan.js';
+import { outlineOf, type Heading } from '../markdown/outline.js';
+import type { NoteRef, Plan } from './plan.js';
+import { resolveRef, type Accounting } from './provenance.js';
 import type { Analyzer } from '../../search/analyze.js';
 
 /**

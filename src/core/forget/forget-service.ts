@@ -4,20 +4,21 @@ import { isPlainFileName } from '../../shared/keys.js';
 import { isoSeconds } from '../../shared/time.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
 import { authorize, type Caller } from '../caller.js';
-import { type CommitRecord, historyId, writeCommit } from '../consolidation/commit.js';
-import { applyForget, sideRecords, summariesCovering } from '../consolidation/forget-commit.js';
-import { lockSpace, PERSON_LEASE_WAIT_MS } from '../consolidation/space-lock.js';
+import { type CommitRecord, historyId } from '../commit/record.js';
+import { writeCommit } from '../commit/commit.js';
+import { applyForget, sideRecords, summariesCovering } from '../commit/forget.js';
+import { lockSpace, PERSON_LEASE_WAIT_MS } from '../commit/space-lock.js';
 import type { CoreContext } from '../context.js';
 import { readBankFiles } from '../bank/bank-files.js';
-import { BACKUPS_PREFIX, backupKeys, SYNTHESIS_FILE, spaceKeys } from '../layout.js';
-import { parseNoteName } from '../note/note-name.js';
-import { type Corpus, FORGET_ID_SUFFIX, keepsPreimages } from '../recall/corpus.js';
+import { BACKUPS_PREFIX, backupKeys, SYNTHESIS_FILE, spaceKeys, isIndexFile } from '../layout.js';
+import { parseNoteName } from '../note-name.js';
+import type { Corpus } from '../note/corpus.js';
+import { FORGET_ID_SUFFIX, keepsPreimages } from '../commit/history-record.js';
 import { noteDocId } from '../recall/documents.js';
-import { isIndexFile } from '../recall/index-store.js';
 import { MAX_SEARCH_LIMIT } from '../recall/recall-service.js';
 import { parseManifest } from '../backup/manifest.js';
-import type { PurgedBackup } from '../backup/purge-forgotten.js';
-import { requireSpace } from '../space/meta.js';
+import type { PurgedBackup } from '../commit/purge-backups.js';
+import { requireSpace } from '../space-meta.js';
 import { quotesOf, quotingLines } from './quotes.js';
 import { validateReason, validateSpaceId } from '../validate.js';
 
@@ -56,7 +57,7 @@ interface Located {
  * Forget, with a receipt: notes removed for good, wherever they are kept — live/, the notes.json of the
  * consolidation that took them (its record noting the removal), the summaries covering them, the
  * search index of every process and its snapshots with the vectors — through consolidation's one
- * commit protocol (`kind: 'forget'`, see consolidation/forget-commit.ts), under the space's lease.
+ * commit protocol (`kind: 'forget'`, see commit/forget.ts), under the space's lease.
  * What it cannot remove is reported: bank files the consolidations that folded the notes wrote (they
  * may derive from them), and backups that still hold them.
  */

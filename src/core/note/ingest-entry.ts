@@ -4,7 +4,7 @@ import { toAgentName } from '../caller.js';
 import type { KindCount, RedactMode } from '../redact/redact.js';
 import { redactFields } from '../redact/stored-text.js';
 import { validateCategory, type Category } from '../validate.js';
-import { formatNoteName } from './note-name.js';
+import { formatNoteName } from '../note-name.js';
 import { normalizeTags } from './note-file.js';
 
 /**

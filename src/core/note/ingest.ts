@@ -2,15 +2,15 @@ import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
-import { lockSpace, PERSON_LEASE_WAIT_MS } from '../consolidation/space-lock.js';
+import { lockSpace, PERSON_LEASE_WAIT_MS } from '../commit/space-lock.js';
 import { spaceKeys } from '../layout.js';
-import type { Corpus } from '../recall/corpus.js';
+import type { Corpus } from './corpus.js';
 import type { KindCount } from '../redact/redact.js';
-import { requireSpace } from '../space/meta.js';
+import { requireSpace } from '../space-meta.js';
 import { validateSpaceId } from '../validate.js';
 import { isProblem, prepareEntry, type IngestItem, type PreparedNote } from './ingest-entry.js';
 import { formatNoteFile } from './note-file.js';
-import { isoSeconds } from './note-name.js';
+import { isoSeconds } from '../note-name.js';
 
 export type { IngestEntry, IngestItem, IngestProblem } from './ingest-entry.js';
 

@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { invalid } from '../../shared/errors.js';
-import { isoSeconds } from './note-name.js';
+import { isoSeconds } from '../note-name.js';
 
 /**
  * A note file: YAML front-matter, a blank line, then the content, byte for byte the Python

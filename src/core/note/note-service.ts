@@ -3,19 +3,19 @@ import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { listAll } from '../../storage/list.js';
 import { authorize, toAgentName, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
-import type { Corpus } from '../recall/corpus.js';
-import { matchesNeedle, searchableTexts } from '../recall/live-texts.js';
-import type { LiveTextsLookup } from '../recall/space-index.js';
-import { newestLive } from '../recall/newest.js';
+import type { Corpus } from './corpus.js';
+import { matchesNeedle, searchableTexts } from './note-text.js';
+import type { LiveTextsLookup } from './note-text.js';
+import { newestLive } from './newest.js';
 import { baseName, spaceKeys } from '../layout.js';
-import { requireSpace } from '../space/meta.js';
+import { requireSpace } from '../space-meta.js';
 import { parseSince, validateCategory, validateLimit, validateQuery, validateSpaceId } from '../validate.js';
 import { createIngest } from './ingest.js';
 import { formatNoteFile, normalizeTags } from './note-file.js';
 import type { NoteView } from './note-view.js';
 
 export type { NoteView } from './note-view.js';
-import { formatNoteName, isoSeconds, parseNoteName, stampToIso, toStamp, type NoteName } from './note-name.js';
+import { formatNoteName, isoSeconds, parseNoteName, stampToIso, toStamp, type NoteName } from '../note-name.js';
 
 export const MAX_READ_LIMIT = 1000;
 

@@ -1,5 +1,5 @@
 import { parseNoteFile } from './note-file.js';
-import { stampToIso, type NoteName } from './note-name.js';
+import { stampToIso, type NoteName } from '../note-name.js';
 
 /** A note as tools return it: its name's fields, completed or corrected by its front-matter. */
 export interface NoteView {

@@ -1,6 +1,6 @@
-import { outlineOf, type Outline } from '../consolidation/markdown.js';
-import { parseNoteName, stampToIso } from '../note/note-name.js';
-import type { SummaryRecord } from './summaries/record.js';
+import type { BankSection } from '../markdown/sections.js';
+import { parseNoteName, stampToIso } from '../note-name.js';
+import type { SummaryRecord } from '../derived/summary-record.js';
 
 /**
  * What recall indexes, as documents with ids that carry their own description, so a snapshot of
@@ -83,46 +83,6 @@ export function noteMeta(id: string): DocMeta | null {
     agent: name.agent,
     category: name.category,
   };
-}
-
-/** A note's indexed text: its content and tags. */
-export const noteText = (content: string, tags: readonly string[]): string => (tags.length > 0 ? `${content}\n${tags.join(' ')}` : content);
-
-export interface BankSection {
-  id: string;
-  file: string;
-  /** Heading path, outermost first; [] for text before the first heading. */
-  path: string[];
-  text: string;
-}
-
-/** A section with where it runs in its file: [start, end), untrimmed (consolidation's bank view uses them). */
-export interface BankSectionAt extends BankSection {
-  start: number;
-  end: number;
-}
-
-/**
- * A bank file cut into its sections (each from its heading to the next heading of any level).
- * Offsets are into the text with its line endings normalised (consolidation/markdown.ts), as every
- * edit reads it.
- */
-export function bankSections(file: string, content: string): BankSectionAt[] {
-  let outline: Outline;
-  try {
-    outline = outlineOf(content);
-  } catch {
-    outline = { text: content, headings: [], openFence: false };
-  }
-  const { text: markdown, headings } = outline;
-  const sections: BankSectionAt[] = [];
-  const push = (path: string[], start: number, end: number) => {
-    const text = markdown.slice(start, end).trim();
-    if (text.length > 0) sections.push({ id: `b:${file}#${sections.length}`, file, path, text, start, end });
-  };
-  push([], 0, headings[0]?.start ?? markdown.length);
-  for (const [i, heading] of headings.entries()) push(heading.path, heading.start, headings[i + 1]?.start ?? markdown.length);
-  return sections;
 }
 
 export const bankRef = (section: Pick<BankSection, 'file' | 'path'>): string =>

@@ -15,13 +15,6 @@ import type { SearchHit } from '../../search/types.js';
  */
 
 /**
- * The cosine ranking's share of a hybrid score (LIVE_MEM_EMBEDDINGS_WEIGHT). Chosen on LoCoMo's dev
- * split with two real models (docs/recall.md, "Semantic search"): recall@5 with USE-lite / GloVe-SIF
- * at 0.1 … 0.4 in the table there.
- */
-export const DEFAULT_EMBEDDINGS_WEIGHT = 0.2;
-
-/**
  * Cosines onto [0, 1], (c − low) / (high − low), low and high taken over the reference hits only
  * (notes: derived text — bank sections, summaries — is background for vectors as it is for BM25's
  * statistics, so a summary naming everyone, close to every question, does not set the scale), or over

@@ -3,7 +3,7 @@ import { isLiveMemError } from '../../shared/errors.js';
 import { listKeys } from '../../storage/list.js';
 import type { TextIndex, TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
-import { spaceKeys } from '../layout.js';
+import { INDEX_LIVE_TEXTS as LIVE_TEXTS, INDEX_SNAPSHOT as SNAPSHOT, spaceKeys } from '../layout.js';
 import { INDEX_OPTIONS, type PreimageCoverage } from './documents.js';
 import { decodeLiveTexts, type Packed } from './live-texts.js';
 
@@ -103,12 +103,6 @@ export function decodeSnapshot(buffer: Buffer, engine: TextIndexEngine): { heade
     index: engine.load(buffer.subarray(start + vectorBytes), INDEX_OPTIONS),
   };
 }
-
-const SNAPSHOT = '.snapshot';
-const LIVE_TEXTS = '.live';
-
-/** A file of the index in `_index/`: derived from the notes, so deleted with them when they are forgotten. */
-export const isIndexFile = (key: string): boolean => key.endsWith(SNAPSHOT) || key.endsWith(LIVE_TEXTS);
 
 export function createIndexStore(context: CoreContext, engine: TextIndexEngine) {
   const { storage, logger } = context;

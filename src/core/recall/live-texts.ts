@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { firstIndex } from '../../shared/bisect.js';
+import { type LiveMatch, matchesNeedle } from '../note/note-text.js';
 
 /**
  * What `live_search` matches, kept so that a new process need not read every live note: each live
@@ -15,14 +16,8 @@ import { firstIndex } from '../../shared/bisect.js';
  * A file's texts stay in memory as it is: one string of every text end to end, with where each text
  * ends and whose it is — a search is a few `indexOf` over it. Parsing ten thousand small arrays was
  * the cost of a first search (their garbage collection most of it); this is one string and three
- * arrays. Notes added since are kept beside, one entry each.
+ * arrays. Notes added since are kept beside, one entry each. (What a note's texts are: note/note-text.ts.)
  */
-export const searchableTexts = (note: { content: string; tags: readonly string[] }): string[] => [note.content, ...note.tags].map((text) => text.toLowerCase());
-
-export const matchesNeedle = (texts: readonly string[], needle: string): boolean => texts.some((text) => text.includes(needle));
-
-/** What live_search knows of a note before reading it, for one needle. */
-export type LiveMatch = 'match' | 'no-match' | 'unknown';
 
 /**
  * A file's texts as loaded: every text end to end in `joined`, as the file's UTF-8 bytes (never decoded

@@ -4,15 +4,15 @@ import { listKeys, listPrefixes } from '../../storage/list.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
-import { requireSpace } from '../space/meta.js';
+import { requireSpace } from '../space-meta.js';
 import { estimateTokens } from '../tokens.js';
 import { validateQuery, validateSpaceId } from '../validate.js';
-import type { Corpus, Level0Text } from './corpus.js';
+import type { Corpus, Level0Text } from '../note/corpus.js';
 import { clipNote, type NeighbourOptions } from './neighbours.js';
-import { newestNotes } from './newest.js';
+import { newestNotes } from '../note/newest.js';
 import { SITTING_PAUSE_MS } from './ranking.js';
 import type { RecallHit, RecallOptions, RecallService } from './recall-service.js';
-import { MAX_LEVEL, type SummaryRecord } from './summaries/record.js';
+import { MAX_LEVEL, type SummaryRecord } from '../derived/summary-record.js';
 
 export interface MemoryContextInput {
   space_id: string;

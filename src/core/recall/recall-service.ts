@@ -5,11 +5,12 @@ import type { SearchHit, TextIndexEngine } from '../../search/types.js';
 import { authorize, toAgentName, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
-import { parseNoteName } from '../note/note-name.js';
+import { parseNoteName } from '../note-name.js';
 import { meteredEmbed } from '../spend/meter.js';
-import { requireSpace } from '../space/meta.js';
+import { requireSpace } from '../space-meta.js';
 import { parseDateTime, validateCategory, validateLimit, validateQuery, validateSpaceId } from '../validate.js';
-import { type Corpus, keepsPreimages, type Level0Note } from './corpus.js';
+import type { Corpus, Level0Note } from '../note/corpus.js';
+import { keepsPreimages } from '../commit/history-record.js';
 import { isDerivedDocId, noteDocId, parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
 import { fuseScores, rescaleCosines } from './fusion.js';
 import {
@@ -29,9 +30,9 @@ import { createNeighbours } from './neighbours.js';
 import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
 import { createSpaceIndex, type IndexProgress, type SpaceIndex } from './space-index.js';
-import { parseRecord, type SummaryRecord } from './summaries/record.js';
+import { parseRecord, type SummaryRecord } from '../derived/summary-record.js';
 import type { NoteRetention, Sources } from './sources.js';
-import type { EmbeddingsProgress } from '../space/space-service.js';
+import type { EmbeddingsProgress } from '../../llm/embeddings.js';
 
 export const RECALL_SOURCES: readonly RecallSource[] = ['live', 'history', 'bank', 'bank_history', 'synthesis', 'summary'];
 export const MAX_SEARCH_LIMIT = 100;

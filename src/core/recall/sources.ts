@@ -1,16 +1,16 @@
 import { authorize, type Caller } from '../caller.js';
-import { bearsOn } from '../consolidation/provenance.js';
 import type { CoreContext } from '../context.js';
-import { compareNewestFirst, parseNoteName } from '../note/note-name.js';
-import { requireSpace } from '../space/meta.js';
+import { compareNewestFirst, parseNoteName } from '../note-name.js';
+import { requireSpace } from '../space-meta.js';
 import { isStoredBankFilename, quoteName, validateLimit, validateSpaceId } from '../validate.js';
 import { invalid } from '../../shared/errors.js';
-import type { Corpus, HistoryRecord } from './corpus.js';
+import type { Corpus } from '../note/corpus.js';
+import type { HistoryRecord } from '../commit/history-record.js';
 import type { RetentionEntry } from '../retention/record.js';
 
 /**
  * "Why does the bank say this?", answered from the provenance each consolidation keeps in its
- * history record.json (consolidation/provenance.ts). The records are immutable and the corpus caches
+ * history record.json (commit/record.ts). The records are immutable and the corpus caches
  * them, so this is no index of its own and is never stale: a question reads the listing of history/
  * and each record once per process. The one place that answers both ways round: the notes that fed
  * a bank section (bank_explain, memory_search's hits), and the bank sections a note fed (what
@@ -179,3 +179,10 @@ const noteRetention = ({ status, items, missing, missing_count }: RetentionEntry
 
 /** bank_explain gives every note's retention its consolidation recorded (nothing for a record written before the check). */
 const retentionField = (entry: RetentionEntry | undefined): { retention?: NoteRetention } => (entry ? { retention: noteRetention(entry) } : {});
+
+/** Whether a provenance entry's section bears on `path`: the same section, one inside it, or one holding it (a whole file: []). */
+export const bearsOn = (entryPath: readonly string[], path: readonly string[]): boolean => {
+  const n = Math.min(entryPath.length, path.length);
+  for (let i = 0; i < n; i++) if (entryPath[i]?.toLowerCase() !== path[i]?.toLowerCase()) return false;
+  return true;
+};

@@ -4,13 +4,12 @@ import type { TextIndex, TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { isStoredBankFilename } from '../validate.js';
-import { type Corpus, type HistoryRecord, keepsPreimages } from './corpus.js';
+import type { Corpus } from '../note/corpus.js';
+import { type HistoryRecord, keepsPreimages } from '../commit/history-record.js';
 import {
   bankRef,
-  bankSections,
   noteDocId,
   noteMeta,
-  noteText,
   parsePreimageDocId,
   preimageDocId,
   preimageMeta,
@@ -21,12 +20,14 @@ import {
   type DocMeta,
   INDEX_OPTIONS,
 } from './documents.js';
+import { type LiveTextsLookup, noteText, searchableTexts } from '../note/note-text.js';
+import { bankSections } from '../markdown/sections.js';
 import { createVectorStore, loadVectorStore, type VectorStore } from './vectors.js';
 import { encodeSnapshot, type IndexStore, type SnapshotHeader, type SummaryCoverage } from './index-store.js';
-import { createLiveTexts, encodeLiveTexts, type LiveMatch, searchableTexts } from './live-texts.js';
-import { diffListings, type NoteName, parseNoteName, sortOldestFirst, toStamp } from '../note/note-name.js';
-import { COMMIT_SKEW_MS, stampMs } from './newest.js';
-import { MAX_LEVEL, parseRecord } from './summaries/record.js';
+import { createLiveTexts, encodeLiveTexts } from './live-texts.js';
+import { diffListings, type NoteName, parseNoteName, sortOldestFirst, toStamp } from '../note-name.js';
+import { COMMIT_SKEW_MS, stampMs } from '../note/newest.js';
+import { MAX_LEVEL, parseRecord } from '../derived/summary-record.js';
 import { firstIndex } from '../../shared/bisect.js';
 
 /**
@@ -56,14 +57,6 @@ const NOTE_METAS_KEPT = 100_000;
 /** Consolidations probed for one fresh live name before gathering every history filename instead (inHistory). */
 const IN_HISTORY_PROBES = 16;
 const STAMP = /^\d{8}T\d{6}/;
-
-/** What live_search knows of a space's live notes without reading them (`liveTexts`). */
-export interface LiveTextsLookup {
-  /** For one needle (lowercased): whether a note's known texts hold it, do not, or are unknown. */
-  matcher(needle: string): (filename: string) => LiveMatch;
-  /** Hands back the texts of a note read (`searchableTexts`): kept, and carried by the next snapshot. */
-  remember(filename: string, texts: readonly string[]): void;
-}
 
 /** How far a refresh got, for a display: the consolidations and live notes it reads (a first build, a long catch-up). */
 export interface IndexProgress {

@@ -1,5 +1,4 @@
 import { invalid } from '../../shared/errors.js';
-import type { CoreContext } from '../context.js';
 import { type KindCount, type RedactMode, redactForWrite } from './redact.js';
 
 /**
@@ -157,7 +156,7 @@ export type Guarded<T> = {
  * `redactFields` before the capability sees it, and the answer saying what was kept out. Nested
  * service objects are wrapped too; what is not a function or an object is left as it is.
  */
-export function redactInputs<T extends object>(context: CoreContext, services: T): Guarded<T> {
+export function redactInputs<T extends object>(context: { redact: RedactMode }, services: T): Guarded<T> {
   const wrap = (target: object): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
     for (const [key, member] of Object.entries(target)) {

@@ -3,17 +3,18 @@ import { hasForeignLineEndings, normalizeLineEndings } from '../../shared/line-e
 import { isoSeconds } from '../../shared/time.js';
 import { contentVersion, readBankFiles } from '../bank/bank-files.js';
 import { authorize, type Caller } from '../caller.js';
-import type { FileWrite } from '../consolidation/apply-plan.js';
-import { applyCommit, type CommitRecord, historyId, type Preimage, type RevisionInfo, writeCommit } from '../consolidation/commit.js';
-import { applySectionEdit } from '../consolidation/markdown.js';
-import { PlanFormatError, sectionEdit } from '../consolidation/plan.js';
-import { lockSpace, PERSON_LEASE_WAIT_MS } from '../consolidation/space-lock.js';
+import type { FileWrite } from '../commit/record.js';
+import { applyCommit, writeCommit } from '../commit/commit.js';
+import { type CommitRecord, historyId, type Preimage, type RevisionInfo } from '../commit/record.js';
+import { applySectionEdit, sectionEdit } from '../markdown/edit.js';
+import { ReplyFormatError } from '../../llm/reply-json.js';
+import { lockSpace, PERSON_LEASE_WAIT_MS } from '../commit/space-lock.js';
 import type { CoreContext } from '../context.js';
 import type { ChangedFile } from '../events.js';
 import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
-import type { Corpus } from '../recall/corpus.js';
+import type { Corpus } from '../note/corpus.js';
 import type { Redacted } from '../redact/redact.js';
-import { requireSpace } from '../space/meta.js';
+import { requireSpace } from '../space-meta.js';
 import { isStoredBankFilename, quoteName, validateReason, validateSpaceId } from '../validate.js';
 import { checkedRules, checkedText, readTargets, redactLines, removedLines, revisionToRevert, targetName, targetOf, withoutRemovedLines } from './targets.js';
 
@@ -183,7 +184,7 @@ export function createRevisionService(
         try {
           return sectionEdit(raw, `edits[${i}]`);
         } catch (error) {
-          if (error instanceof PlanFormatError) throw invalid(error.message);
+          if (error instanceof ReplyFormatError) throw invalid(error.message);
           throw error;
         }
       });

@@ -1,11 +1,11 @@
 import { invalid, LiveMemError } from '../../shared/errors.js';
 import { normalizeLineEndings } from '../../shared/line-endings.js';
 import { type BankFileState, readBankFiles } from '../bank/bank-files.js';
-import type { RevisionInfo } from '../consolidation/commit.js';
+import type { RevisionInfo } from '../commit/record.js';
 import type { CoreContext } from '../context.js';
 import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { marker, type Redacted, redactForWrite } from '../redact/redact.js';
-import { MAX_RULES_CHARS } from '../space/space-service.js';
+import { MAX_RULES_CHARS } from '../bank/rules.js';
 import { foldedBankName, isStoredBankFilename, quoteName, validateBankFilename } from '../validate.js';
 
 /**

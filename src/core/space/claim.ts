@@ -1,7 +1,7 @@
 import { LiveMemError } from '../../shared/errors.js';
 import { listKeys } from '../../storage/list.js';
 import type { Caller } from '../caller.js';
-import { lockSpace, type SpaceLock } from '../consolidation/space-lock.js';
+import { lockSpace, type SpaceLock } from '../commit/space-lock.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 

@@ -1,5 +1,6 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { invalid, isLiveMemError, LiveMemError, unconfirmed } from '../../shared/errors.js';
+import type { EmbeddingsProgress } from '../../llm/embeddings.js';
 import { listKeys } from '../../storage/list.js';
 import { authorize, canAccessSpace, type Caller } from '../caller.js';
 import { contentVersion } from '../bank/bank-files.js';
@@ -11,12 +12,12 @@ import { validateSpaceId } from '../validate.js';
 import { capInForce, capReport, capUpdate } from '../spend/cap.js';
 import { spendSummary } from '../spend/report.js';
 import { claimNewSpace } from './claim.js';
+import { MAX_RULES_CHARS } from '../bank/rules.js';
 import { DEFAULT_RULES } from './default-rules.js';
-import { isUnreadableMeta, listSpaceIds, loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from './meta.js';
+import { isUnreadableMeta, listSpaceIds, loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from '../space-meta.js';
 import { normalizeLineEndings } from '../../shared/line-endings.js';
 import { isoSeconds } from '../../shared/time.js';
 
-export const MAX_RULES_CHARS = 200_000;
 const MAX_DESCRIPTION_CHARS = 2_000;
 const MAX_OWNER_CHARS = 200;
 /** What `space list` says of a space whose meta is not JSON. */
@@ -51,20 +52,6 @@ export interface SpaceParts {
   readBank(spaceId: string): ReturnType<BankService['readAll']>;
   /** How far the space's embeddings are in this process (recall-service.ts), when embeddings are configured. */
   embeddings?(spaceId: string): EmbeddingsProgress | undefined;
-}
-
-/** space_info's `embeddings`: the model, and how many of the index's documents have a vector. */
-export interface EmbeddingsProgress {
-  model: string;
-  /**
-   * `embedding` (under way, in the background), `ready` (every document has its vector), `paused` (the
-   * model failed: tried again a minute later), `waiting` (the next search starts it), `not_loaded` (no
-   * search of the space yet in this process: nothing counted).
-   */
-  state: 'embedding' | 'ready' | 'paused' | 'waiting' | 'not_loaded';
-  documents?: number;
-  embedded?: number;
-  error?: string;
 }
 
 /** Told after a space is created or deleted in this process (see events.ts); must not throw. */

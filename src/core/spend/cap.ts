@@ -1,6 +1,6 @@
 import { LiveMemError } from '../../shared/errors.js';
 import type { Caller } from '../caller.js';
-import type { Limits } from '../context.js';
+import type { Limits, SpendCap } from '../context.js';
 
 /**
  * A space's daily cap of model tokens: who may set what, and what is in force. The operator's
@@ -24,20 +24,6 @@ export const SEARCH_SHARE_SETTING = 'LIVE_MEM_LLM_SEARCH_SHARE';
 export const CAP_FIELD = 'llm_daily_tokens';
 export const ADMIN_CAP_FIELD = 'llm_daily_tokens_admin';
 export const LOWERED_CAP_FIELD = 'llm_daily_tokens_lowered';
-
-/** The cap in force for a space, and why. */
-export interface SpendCap {
-  /** Tokens per UTC day, every purpose together; 0 = no cap. */
-  tokens: number;
-  /** Where `tokens` comes from: the operator's setting, an admin's value for this space, or a writer's lower one. */
-  source: 'setting' | 'admin' | 'lowered';
-  /** The operator's setting (LIVE_MEM_LLM_DAILY_TOKENS). */
-  setting: number;
-  /** The cap above the space, the most a writer may set: the admin's value when there is one, else the setting. */
-  ceiling: number;
-  /** Of `tokens`, what the query embeddings of searches may use (LIVE_MEM_LLM_SEARCH_SHARE); 0 when there is no cap. */
-  search: number;
-}
 
 const tokensIn = (value: unknown): number | undefined => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
 

@@ -1,42 +1,12 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { LiveMemError } from '../../shared/errors.js';
 import { listAll, listPrefixes } from '../../storage/list.js';
-import type { CoreContext } from '../context.js';
+import type { CoreContext, PurposeTotals, Reservation, SpendCap, SpendCost, SpendLedger, SpendPurpose, SpendRecord, SpendTotals } from '../context.js';
+import { SPEND_PURPOSES } from '../context.js';
 import { spaceKeys } from '../layout.js';
-import { toStamp } from '../note/note-name.js';
-import { readRawMeta } from '../space/meta.js';
-import { CAP_FIELD, CAP_SETTING, capInForce, describeCap, SEARCH_SHARE_SETTING, type SpendCap } from './cap.js';
-
-/** `search` is the query embedding of a `memory_search`; `embeddings`, the documents' (an index's). */
-export const SPEND_PURPOSES = ['consolidation', 'compaction', 'summaries', 'synthesis', 'embeddings', 'search'] as const;
-export type SpendPurpose = (typeof SPEND_PURPOSES)[number];
-
-/**
- * One model call paid for a space (or a few, `calls`), as stored at
- * `{space}/_spend/{YYYY-MM-DD}/{stamp}-{id}.json`. `estimated` when the endpoint reported no usage
- * (MCP sampling, some local servers): the tokens are then live-mem's own estimate of the text sent
- * and received.
- */
-export interface SpendRecord {
-  at: string;
-  purpose: SpendPurpose;
-  model: string;
-  prompt_tokens: number;
-  completion_tokens: number;
-  calls: number;
-  estimated?: boolean;
-}
-
-export interface PurposeTotals {
-  prompt_tokens: number;
-  completion_tokens: number;
-  tokens: number;
-  calls: number;
-}
-
-export interface SpendTotals extends PurposeTotals {
-  by_purpose: Partial<Record<SpendPurpose, PurposeTotals>>;
-}
+import { toStamp } from '../note-name.js';
+import { readRawMeta } from '../space-meta.js';
+import { CAP_FIELD, CAP_SETTING, capInForce, describeCap, SEARCH_SHARE_SETTING } from './cap.js';
 
 /** Parsed records and holds kept in memory (they never change once written): a reservation lists today's folder and reads only new ones. */
 const CACHE_LIMIT = 20_000;
@@ -83,24 +53,6 @@ function parseRecord(body: Buffer): SpendRecord | null {
   } catch {
     return null;
   }
-}
-
-/** What one answered request cost, as the meter measured it. */
-export interface SpendCost {
-  model: string;
-  prompt_tokens: number;
-  completion_tokens: number;
-  estimated: boolean;
-}
-
-/**
- * A model call's claim on its space's cap, from before it is sent until it is over: `record` writes
- * what an answered request cost, in place of as much of the claim; `release` lets go of what is left
- * (the call is over: answered, or failed, which no endpoint says the cost of).
- */
-export interface Reservation {
-  record(cost: SpendCost): Promise<void>;
-  release(): Promise<void>;
 }
 
 /** A call in flight, as another process sees it: `{day}/{stamp}-{id}.hold` (not `.json`: never summed as spent). */
@@ -150,7 +102,7 @@ const countIn = (counted: Counted, purpose: SpendPurpose, tokens: number): void 
  * A hold goes when its call is over; one left by a process that died counts until its call's
  * timeout has passed, then is ignored and removed. An uncapped space writes no hold.
  */
-export function createSpendLedger(context: CoreContext) {
+export function createSpendLedger(context: CoreContext): SpendLedger {
   const { storage } = context;
   const cache = new Map<string, SpendRecord | Hold | null>();
   /** This process's claims in flight, per space: the tokens each may still spend. */
@@ -353,5 +305,3 @@ export function createSpendLedger(context: CoreContext) {
     },
   };
 }
-
-export type SpendLedger = ReturnType<typeof createSpendLedger>;

@@ -1,9 +1,8 @@
 import { createLlmCalls, type CallMeter, type LlmCalls } from '../../llm/call.js';
 import type { EmbeddingsClient } from '../../llm/embeddings.js';
 import type { ChatRequest, LlmClient } from '../../llm/types.js';
-import type { CoreContext } from '../context.js';
+import type { CoreContext, Reservation, SpendCost, SpendPurpose } from '../context.js';
 import { estimateTokens } from '../tokens.js';
-import type { Reservation, SpendCost, SpendPurpose } from './ledger.js';
 
 /** Whom a model call is paid for, and why: what every model call of the core passes. */
 export interface SpendTag {

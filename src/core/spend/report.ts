@@ -1,7 +1,7 @@
 import { invalid } from '../../shared/errors.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
-import { requireSpace } from '../space/meta.js';
+import { requireSpace } from '../space-meta.js';
 import { parseDateTime, validateSpaceId } from '../validate.js';
 import { capReport } from './cap.js';
 import { dayOf } from './ledger.js';

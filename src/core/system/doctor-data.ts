@@ -4,16 +4,16 @@ import { isLiveMemError } from '../../shared/errors.js';
 import { inspectLease } from '../../storage/lease.js';
 import { listAll, listKeys, listPrefixes } from '../../storage/list.js';
 import { parseTokenFile, TOKENS_KEY } from '../auth/token-store.js';
-import { decodeHistoryNotes, decodeHistoryPreimages } from '../consolidation/history.js';
-import { lockSpace } from '../consolidation/space-lock.js';
+import { decodeHistoryNotes, decodeHistoryPreimages } from '../commit/history.js';
+import { lockSpace } from '../commit/space-lock.js';
 import type { CoreContext } from '../context.js';
 import { BACKUPS_PREFIX, backupKeys, baseName, spaceKeys } from '../layout.js';
 import { parseNoteFile } from '../note/note-file.js';
-import { parseNoteName } from '../note/note-name.js';
-import { keepsPreimages, parseHistoryRecord } from '../recall/corpus.js';
-import { isUnreadableMeta, junkCounters, readRawMeta, updateMeta, type SpaceMeta } from '../space/meta.js';
+import { parseNoteName } from '../note-name.js';
+import { keepsPreimages, parseHistoryRecord } from '../commit/history-record.js';
+import { isUnreadableMeta, junkCounters, readRawMeta, updateMeta, type SpaceMeta } from '../space-meta.js';
 import { historyState, plural, type SpaceCheckDeps } from './doctor-space.js';
-import type { Finding } from './doctor.js';
+import type { Finding } from './doctor-space.js';
 
 /**
  * The doctor's checks of what a space's files hold (see doctor.ts): the meta, the folders, history

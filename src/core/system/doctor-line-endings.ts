@@ -2,7 +2,7 @@ import { hasForeignLineEndings } from '../../shared/line-endings.js';
 import { readBankFiles } from '../bank/bank-files.js';
 import { spaceKeys } from '../layout.js';
 import { plural, type SpaceCheckDeps } from './doctor-space.js';
-import type { Finding } from './doctor.js';
+import type { Finding } from './doctor-space.js';
 
 const failure = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 

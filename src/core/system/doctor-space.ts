@@ -3,15 +3,29 @@ import { isLiveMemError } from '../../shared/errors.js';
 import { acquireLease, inspectLease } from '../../storage/lease.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
 import type { Caller } from '../caller.js';
-import { decodeHistoryNotes } from '../consolidation/history.js';
-import { listQuarantined, readPending, type PendingState } from '../consolidation/pending.js';
-import { lockSpace } from '../consolidation/space-lock.js';
+import { decodeHistoryNotes } from '../commit/history.js';
+import { listQuarantined, readPending, type PendingState } from '../commit/pending.js';
+import { lockSpace } from '../commit/space-lock.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import type { RecallOptions } from '../recall/recall-service.js';
 import type { SnapshotHeader } from '../recall/index-store.js';
 import { claimNewSpace } from '../space/claim.js';
-import type { Finding } from './doctor.js';
+
+/** What one of doctor's checks found (doctor.ts), and what to do about it. */
+export interface Finding {
+  check: string;
+  status: 'ok' | 'warn' | 'error';
+  message: string;
+  /** What `fix` does about it, when it can. */
+  fix?: string;
+  fixable: boolean;
+  /** Set when `fix` repaired it (then `status` is the state after the repair). */
+  fixed?: boolean;
+  space_id?: string;
+  /** What to do about it by hand. */
+  hint?: string;
+}
 
 /**
  * The doctor's checks of one space folder (see doctor.ts). Each returns its findings — problems,
@@ -54,7 +68,7 @@ export const plural = (count: number, word: string): string => `${count} ${word}
 
 /**
  * A consolidation committed (pending.json) but not fully applied: its process was killed or its
- * store failed. A record that does not check out (pending.ts) is quarantined by the next run, or by
+ * store failed. A record that does not check out (commit/pending.ts) is quarantined by the next run, or by
  * `--fix`; records quarantined earlier are reported until someone has looked at them.
  */
 export async function checkPending(deps: SpaceCheckDeps, spaceId: string): Promise<Finding[]> {

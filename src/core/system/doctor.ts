@@ -7,11 +7,11 @@ import { MODEL_FIX } from '../model.js';
 import { SYSTEM_PREFIX, spaceKeys } from '../layout.js';
 import type { RecallOptions } from '../recall/recall-service.js';
 import type { SnapshotHeader } from '../recall/index-store.js';
-import { listSpaceIds } from '../space/meta.js';
+import { listSpaceIds } from '../space-meta.js';
 import { validateSpaceId } from '../validate.js';
 import { budgetFinding, checkBackups, checkHistoryFiles, checkLayout, checkLiveNotes, checkMeta, checkTokens, deepBudget } from './doctor-data.js';
 import { checkLineEndings } from './doctor-line-endings.js';
-import { checkHistory, checkIndex, checkLeases, checkOrphan, checkPending, historyState, plural, type SpaceCheckDeps } from './doctor-space.js';
+import { checkHistory, checkIndex, checkLeases, checkOrphan, checkPending, type Finding, historyState, plural, type SpaceCheckDeps } from './doctor-space.js';
 
 /**
  * `live-mem doctor`: checks that the store is sound and says what to do about each finding; with
@@ -19,20 +19,6 @@ import { checkHistory, checkIndex, checkLeases, checkOrphan, checkPending, histo
  * needs `read`, repairing `admin`. Every check is a small function returning findings; a check
  * with nothing to report says so in one `ok` finding.
  */
-export interface Finding {
-  check: string;
-  status: 'ok' | 'warn' | 'error';
-  message: string;
-  /** What `fix` does about it, when it can. */
-  fix?: string;
-  fixable: boolean;
-  /** Set when `fix` repaired it (then `status` is the state after the repair). */
-  fixed?: boolean;
-  space_id?: string;
-  /** What to do about it by hand. */
-  hint?: string;
-}
-
 export interface DoctorInput {
   /** Only this space (its folder, whether or not it is a space); default every space the caller may see. */
   space_id?: string;

@@ -1,7 +1,7 @@
 import { canAccessSpace, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { MODEL_FIX } from '../model.js';
-import { listSpaceIds } from '../space/meta.js';
+import { listSpaceIds } from '../space-meta.js';
 
 /** How long an LLM reachability check is reused: health may be polled, the endpoint need not be. */
 const LLM_CHECK_TTL_MS = 60_000;

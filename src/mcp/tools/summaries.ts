@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ProgressEvent } from '../../core/consolidation/consolidation-service.js';
-import type { SummariesProgress } from '../../core/recall/summaries/runner.js';
+import type { SummariesProgress } from '../../core/recall/summaries/run-types.js';
 import { int, obj, outputShape, spaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY } from '../tool.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { lockSpace } from '../../../src/core/consolidation/space-lock.js';
+import { lockSpace } from '../../../src/core/commit/space-lock.js';
 import { createCore } from '../../../src/core/core.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 import { readFences } from '../../../src/core/prompt-fence.js';

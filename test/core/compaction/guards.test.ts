@@ -14,7 +14,7 @@ import {
 } from '../../../src/core/compaction/guards.js';
 import { parseDigests } from '../../../src/core/compaction/prompt.js';
 import { splitSections, type Section } from '../../../src/core/compaction/sections.js';
-import { PlanFormatError } from '../../../src/core/consolidation/plan.js';
+import { ReplyFormatError as PlanFormatError } from '../../../src/llm/reply-json.js';
 import { digestOf, PROSE, progressFile } from '../../helpers/compaction.js';
 
 const BUDGET = 1200;

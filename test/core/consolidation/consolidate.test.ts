@@ -8,7 +8,7 @@ import { listKeys } from '../../../src/storage/list.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
 import { DEFAULT_FILES, FIRST_PLAN, longSynthesisPlan, plan, rewrite, scenarios } from '../../../fixtures/llm/scenarios.js';
 import { historyNoteNames, owner, steppingClock } from '../../helpers/core.js';
-import { decodeHistoryNotes } from '../../../src/core/consolidation/history.js';
+import { decodeHistoryNotes } from '../../../src/core/commit/history.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../../helpers/scripted-llm.js';
 
 const servers: ScriptedLlm[] = [];

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createCore } from '../../../src/core/core.js';
-import { checkPending } from '../../../src/core/consolidation/pending.js';
+import { checkPending } from '../../../src/core/commit/pending.js';
 import { parsePlan } from '../../../src/core/consolidation/plan.js';
 import { accountPlan, resolveRef } from '../../../src/core/consolidation/provenance.js';
 import { readFences } from '../../../src/core/prompt-fence.js';

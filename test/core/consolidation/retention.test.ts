@@ -84,7 +84,7 @@ async function historyRetention(storage: StorageDriver): Promise<StoredEntry[] |
 function assertEachDropNamed(entries: readonly StoredEntry[] | undefined, names: readonly string[]): void {
   assert.equal(entries?.length, DROPPED.length);
   for (const [i, { item }] of DROPPED.entries()) {
-    const entry = entries?.find((e) => e.note === names[i]);
+    const entry: StoredEntry | undefined = entries?.find((e) => e.note === names[i]);
     assert.equal(entry?.status, 'partly_retained', `${names[i]}: ${JSON.stringify(entry)}`);
     assert.deepEqual(entry?.missing, [item], `${names[i]} lost exactly ${item.text}`);
   }

@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { ownerCaller } from '../../../src/core/caller.js';
-import { checkPending } from '../../../src/core/consolidation/pending.js';
-import { lockSpace } from '../../../src/core/consolidation/space-lock.js';
+import { checkPending } from '../../../src/core/commit/pending.js';
+import { lockSpace } from '../../../src/core/commit/space-lock.js';
 import { createCore, type Core } from '../../../src/core/core.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 import { listKeys } from '../../../src/storage/list.js';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { encodeHistoryNotes } from '../../../src/core/consolidation/history.js';
+import { encodeHistoryNotes } from '../../../src/core/commit/history.js';
 import { spaceKeys } from '../../../src/core/layout.js';
 import { formatNoteFile } from '../../../src/core/note/note-file.js';
-import { formatNoteName, isoSeconds } from '../../../src/core/note/note-name.js';
-import { createCorpus } from '../../../src/core/recall/corpus.js';
+import { formatNoteName, isoSeconds } from '../../../src/core/note-name.js';
+import { createCorpus } from '../../../src/core/note/corpus.js';
 import { createNeighbours, type NoteNeighbours } from '../../../src/core/recall/neighbours.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';

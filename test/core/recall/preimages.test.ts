@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createCore, type Core } from '../../../src/core/core.js';
-import { decodeHistoryPreimages, encodeHistoryPreimages } from '../../../src/core/consolidation/history.js';
+import { decodeHistoryPreimages, encodeHistoryPreimages } from '../../../src/core/commit/history.js';
 import { decodeSnapshot, encodeSnapshot } from '../../../src/core/recall/index-store.js';
 import { bm25Engine } from '../../../src/search/bm25.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';

@@ -10,7 +10,7 @@ import { checkDigested, checkWindow, type NoteFate } from '../../../src/core/ret
 import { extractItems, type Item } from '../../../src/core/retention/items.js';
 import { haystack } from '../../../src/core/retention/lookup.js';
 import { documentsOf, rareWords } from '../../../src/core/retention/rarity.js';
-import { checkRetention, readRetention, retentionWithout } from '../../../src/core/retention/record.js';
+import { checkRetention, readRetention, type RetentionEntry, retentionWithout } from '../../../src/core/retention/record.js';
 import { valuesOf } from '../../../src/core/retention/units.js';
 
 const analyzer = createAnalyzer();
@@ -156,7 +156,7 @@ describe('a window’s verdicts', () => {
         before: [],
         after: [bankWith3],
         cited: () => [cited],
-      }).entries[0];
+      }).entries[0] as RetentionEntry;
     assert.deepEqual(verdict('- the gateway runs replicas').missing, [{ kind: 'number', text: '3 replicas' }]);
     assert.equal(verdict('- 3 gateway replicas').status, 'retained');
   });
@@ -186,7 +186,13 @@ describe('a window’s verdicts', () => {
     };
     const fate = (into: string[]): NoteFate[] => [{ note: 'n.md', status: 'integrated', into }];
     const run = (into: string[]) =>
-      checkWindow({ notes: [note], fates: fate(into), before: [], after: into.map((i) => sections[i] as string), place: (i) => sections[i] });
+      checkWindow({
+        notes: [note],
+        fates: fate(into),
+        before: [],
+        after: into.map((i) => sections[i] as string),
+        cited: () => into.map((i) => sections[i] as string),
+      });
     assert.equal(run(['a.md#Workers', 'a.md#Queues']).entries[0]?.status, 'retained');
     assert.equal(run(['a.md#Workers']).entries[0]?.status, 'partly_retained', 'one section alone lacks the queue');
   });

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { checkPending } from '../../../src/core/consolidation/pending.js';
-import { lockSpace } from '../../../src/core/consolidation/space-lock.js';
+import { checkPending } from '../../../src/core/commit/pending.js';
+import { lockSpace } from '../../../src/core/commit/space-lock.js';
 import { createCore } from '../../../src/core/core.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';

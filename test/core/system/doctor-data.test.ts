@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { scenarios } from '../../../fixtures/llm/scenarios.js';
 import { createCore, type Core } from '../../../src/core/core.js';
-import type { Finding } from '../../../src/core/system/doctor.js';
+import type { Finding } from '../../../src/core/system/doctor-space.js';
 import { createFsDriver } from '../../../src/storage/fs/fs-driver.js';
 import { acquireLease } from '../../../src/storage/lease.js';
 import { listKeys } from '../../../src/storage/list.js';

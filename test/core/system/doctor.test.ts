@@ -5,7 +5,7 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { scenarios } from '../../../fixtures/llm/scenarios.js';
 import type { Caller } from '../../../src/core/caller.js';
 import { createCore, type Core } from '../../../src/core/core.js';
-import type { Finding } from '../../../src/core/system/doctor.js';
+import type { Finding } from '../../../src/core/system/doctor-space.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 import { createFsDriver } from '../../../src/storage/fs/fs-driver.js';
 import { listKeys } from '../../../src/storage/list.js';

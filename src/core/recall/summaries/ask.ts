@@ -1,9 +1,9 @@
 import { isLiveMemError, LiveMemError } from '../../../shared/errors.js';
 import type { LlmCalls } from '../../../llm/call.js';
 import type { ChatMessage } from '../../../llm/types.js';
-import type { WindowNote } from '../../consolidation/directives.js';
-import { guardModelOutput } from '../../consolidation/model-output.js';
-import { PlanFormatError } from '../../consolidation/plan.js';
+import type { WindowNote } from '../../model-output/directives.js';
+import { guardModelOutput } from '../../model-output/model-output.js';
+import { ReplyFormatError } from '../../../llm/reply-json.js';
 import type { CoreContext } from '../../context.js';
 import { stripFenceEcho } from '../../prompt-fence.js';
 import { parseSummaryReply, retryReminder, type SummaryReply } from './prompt.js';
@@ -17,7 +17,7 @@ export interface SummaryPrompt {
 
 /**
  * A summary is model text that is stored: every field of it passes the one gate of model output
- * (model-output.ts) — the prompt's fence lines it echoes dropped, a secret or an order no summarised
+ * (model-output/model-output.ts) — the prompt's fence lines it echoes dropped, a secret or an order no summarised
  * text vouches for refused. Returns the reply as it passed.
  */
 function guardSummary(context: CoreContext, prompt: SummaryPrompt, reply: SummaryReply): SummaryReply {
@@ -48,10 +48,10 @@ export async function askSummary(context: CoreContext, calls: LlmCalls, prompt: 
     const messages = last ? [...prompt.messages, retryReminder(last.message, prompt.nonce)] : prompt.messages;
     const response = await calls.chat({ messages, json: true });
     try {
-      if (response.truncated) throw new PlanFormatError('the reply was cut by the token limit');
+      if (response.truncated) throw new ReplyFormatError('the reply was cut by the token limit');
       return { reply: guardSummary(context, prompt, parseSummaryReply(stripFenceEcho(response.text, prompt.nonce))), model: response.model };
     } catch (error) {
-      if (!(error instanceof PlanFormatError) && !isLiveMemError(error, 'invalid_input')) throw error;
+      if (!(error instanceof ReplyFormatError) && !isLiveMemError(error, 'invalid_input')) throw error;
       last = error;
     }
   }

@@ -1,18 +1,12 @@
 import { invalid, isLiveMemError } from '../../../shared/errors.js';
 import { authorize, type Caller } from '../../caller.js';
 import type { CoreContext } from '../../context.js';
-import { createJobs, JOB_ID, type JobRecord } from '../../jobs.js';
+import { createJobs, JOB_ID } from '../../jobs.js';
 import { spaceKeys } from '../../layout.js';
-import { requireSpace } from '../../space/meta.js';
+import { requireSpace } from '../../space-meta.js';
 import { validateSpaceId } from '../../validate.js';
-import type { SummariesProgress, SummariesResult } from './runner.js';
+import type { SummariesProgress, SummariesResult, SummaryJobRecord } from './run-types.js';
 import type { SummariesOptions, SummariesService, SummariesUpdateInput } from './summaries-service.js';
-
-/**
- * A background summaries run, as stored at `{space}/_summaries/jobs/{id}.json` (see core/jobs.ts),
- * with what started it: `manual` (summaries_update with background) or `auto` (after a consolidation).
- */
-export type SummaryJobRecord = JobRecord<SummariesProgress, SummariesResult> & { trigger: 'manual' | 'auto' };
 
 /**
  * Background summaries runs, like background consolidations. `auto` starts one after a

@@ -1,5 +1,5 @@
-import { stampToIso } from '../../note/note-name.js';
-import { parseRef, summaryHash } from './record.js';
+import { stampToIso } from '../../note-name.js';
+import { parseRef, summaryHash, type SummaryRecord } from '../../derived/summary-record.js';
 
 /**
  * Planning, pure: from the level below and the summaries stored, which summaries a level should
@@ -394,3 +394,15 @@ export function planGroups(input: {
   const planned = assign(candidates, stored, claimed).sort(byPosition);
   return { level, summaries: planned, stale: stored.filter((s) => !claimed.has(s.id)), pending: { units: 0, chars: 0 } };
 }
+
+/** What planning needs of a stored summary. */
+export const viewOf = (record: SummaryRecord): StoredView => ({
+  id: record.id,
+  sealed: record.sealed,
+  covers: record.covers,
+  hash: record.hash,
+  created_at: record.created_at,
+  range_start: record.range_start,
+  range_end: record.range_end,
+  chars: record.summary.length,
+});

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../../../llm/types.js';
-import { PlanFormatError, replyJson } from '../../consolidation/plan.js';
+import { ReplyFormatError, replyJson } from '../../../llm/reply-json.js';
 import { dataRule, fence, fenceReason, newNonce } from '../../prompt-fence.js';
 
 /**
@@ -121,14 +121,14 @@ const strings = (value: unknown): string[] => {
 
 /**
  * The model's reply, read leniently: <think> blocks and code fences are dropped, camelCase keys
- * (seed 002) accepted, a list given as one string taken as one item. Throws PlanFormatError when
+ * (seed 002) accepted, a list given as one string taken as one item. Throws ReplyFormatError when
  * there is no JSON object or no summary text.
  */
 export function parseSummaryReply(reply: string): SummaryReply {
   const raw = replyJson(reply) as Record<string, unknown>;
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new PlanFormatError('the reply is not a JSON object');
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ReplyFormatError('the reply is not a JSON object');
   const summary = typeof raw.summary === 'string' ? raw.summary.trim() : '';
-  if (!summary) throw new PlanFormatError('the reply has no "summary" text');
+  if (!summary) throw new ReplyFormatError('the reply has no "summary" text');
   return {
     summary,
     key_findings: strings(raw.key_findings ?? raw.keyFindings),

@@ -5,16 +5,16 @@ import { acquireLease, type Lease } from '../../../storage/lease.js';
 import { authorize, type Caller } from '../../caller.js';
 import type { CoreContext } from '../../context.js';
 import { spaceKeys } from '../../layout.js';
-import { parseNoteName, stampToIso } from '../../note/note-name.js';
-import { requireSpace } from '../../space/meta.js';
+import { parseNoteName, stampToIso } from '../../note-name.js';
+import { requireSpace } from '../../space-meta.js';
 import { meteredCalls } from '../../spend/meter.js';
 import { validateSpaceId } from '../../validate.js';
-import type { Corpus } from '../corpus.js';
-import type { SummaryJobRecord } from './jobs.js';
+import type { Corpus } from '../../note/corpus.js';
+import type { SummaryJobRecord, RunSettings, SummariesProgress, SummariesResult } from './run-types.js';
 import type { Strategy } from './plan.js';
-import { levelOfId, MAX_LEVEL, parseRecord, parseRef, SUMMARY_ID, type SummaryRecord } from './record.js';
-import { runSummaries, type RunSettings, type SummariesProgress, type SummariesResult } from './runner.js';
-import { loadSummaries } from './summary-store.js';
+import { levelOfId, MAX_LEVEL, parseRecord, parseRef, SUMMARY_ID, type SummaryRecord } from '../../derived/summary-record.js';
+import { runSummaries } from './runner.js';
+import { loadSummaries } from '../../derived/summary-store.js';
 import { requireModel } from '../../model.js';
 
 export interface SummariesUpdateInput {

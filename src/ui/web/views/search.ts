@@ -16,7 +16,7 @@ interface Hit {
   category?: string;
 }
 
-/** space_info's `embeddings` (core/space/space-service.ts EmbeddingsProgress). */
+/** space_info's `embeddings` (llm/embeddings.ts EmbeddingsProgress). */
 interface Embeddings {
   model: string;
   state: string;

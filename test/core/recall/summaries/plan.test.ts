@@ -13,7 +13,7 @@ import {
   type SummaryParams,
   type Unit,
 } from '../../../../src/core/recall/summaries/plan.js';
-import { summaryHash } from '../../../../src/core/recall/summaries/record.js';
+import { summaryHash } from '../../../../src/core/derived/summary-record.js';
 
 const params: SummaryParams = { windowChars: 1000, minFlushChars: 500, groupChars: 1000, wiggle: 0.2, flushAfterMs: 20 * 60_000 };
 const NOW = new Date('2026-02-20T18:30:00Z');

@@ -4,7 +4,8 @@ import { acquireLease, type Lease } from '../../storage/lease.js';
 import type { Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
-import { applyCommit, type CommitRecord } from './commit.js';
+import { applyCommit } from './commit.js';
+import type { CommitRecord } from './record.js';
 import { quarantinePending, readPending } from './pending.js';
 
 /**

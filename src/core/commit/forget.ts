@@ -1,14 +1,12 @@
 import { listKeys, listPrefixes } from '../../storage/list.js';
-import { type PurgedBackup, purgeForgotten } from '../backup/purge-forgotten.js';
-import { scrubJobs } from '../jobs.js';
-import { recordWithout, recordWithoutSynthesis } from './provenance.js';
+import { type PurgedBackup, purgeForgotten } from './purge-backups.js';
+import { scrubJobs } from './scrub-jobs.js';
+import { recordWithout, recordWithoutSynthesis, isForgetId } from './history-record.js';
 import type { CoreContext } from '../context.js';
-import { spaceKeys } from '../layout.js';
-import { isForgetId } from '../recall/corpus.js';
-import { isIndexFile } from '../recall/index-store.js';
-import { loadSummaries } from '../recall/summaries/summary-store.js';
-import { coveringSummaries } from '../recall/summaries/record.js';
-import type { CommitRecord } from './commit.js';
+import { spaceKeys, isIndexFile } from '../layout.js';
+import { loadSummaries } from '../derived/summary-store.js';
+import { coveringSummaries } from '../derived/summary-record.js';
+import type { CommitRecord } from './record.js';
 import { decodeHistoryNotes, encodeHistoryNotes } from './history.js';
 
 /** What rolling a forget forward removed, for its receipt (a recovery drops it: the next forget's receipt is its own). */
@@ -38,9 +36,9 @@ export interface ForgetApplied {
  * finished by the next holder of the space's lease. First the derived data that may hold the text:
  * summaries covering the notes (the next summaries run writes them again without them) and index
  * snapshots (rebuilt by the next process that loads none). Then the forget's own history entry: the
- * tombstone every process learns the forget from (recall/corpus.ts `sync`); from then on no reader
+ * tombstone every process learns the forget from (note/corpus.ts `sync`); from then on no reader
  * of this or another process returns the notes, even before the files are rewritten. Then the
- * history files and live/; the backups when asked (backup/purge-forgotten.ts); the records beside them
+ * history files and live/; the backups when asked (purge-backups.ts); the records beside them
  * that may hold their text (sideRecords); then the derived data once more, found when this runs (not
  * when committed), so a summary or snapshot written in between goes too.
  */

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { splitSections } from '../../../src/core/compaction/sections.js';
-import { applySectionEdit, outlineOf, type SectionEdit, sectionSpan } from '../../../src/core/consolidation/markdown.js';
-import { bankSections } from '../../../src/core/recall/documents.js';
+import { applySectionEdit, type SectionEdit, sectionSpan } from '../../../src/core/markdown/edit.js';
+import { outlineOf } from '../../../src/core/markdown/outline.js';
+import { bankSections } from '../../../src/core/markdown/sections.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 
 const DOC = `# Progress

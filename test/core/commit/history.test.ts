@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeHistoryNotes, encodeHistoryNotes } from '../../../src/core/consolidation/history.js';
+import { decodeHistoryNotes, encodeHistoryNotes } from '../../../src/core/commit/history.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 
 describe('history notes', () => {

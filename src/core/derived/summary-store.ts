@@ -1,9 +1,8 @@
-import { mapLimit } from '../../../shared/concurrency.js';
-import { listAll } from '../../../storage/list.js';
-import type { CoreContext } from '../../context.js';
-import { spaceKeys } from '../../layout.js';
-import type { StoredView } from './plan.js';
-import { MAX_LEVEL, parseRecord, SUMMARY_ID, type SummaryRecord } from './record.js';
+import { mapLimit } from '../../shared/concurrency.js';
+import { listAll } from '../../storage/list.js';
+import type { CoreContext } from '../context.js';
+import { spaceKeys } from '../layout.js';
+import { MAX_LEVEL, parseRecord, SUMMARY_ID, type SummaryRecord } from './summary-record.js';
 
 /** A stored summary with the version it was read at (for compare-and-swap). */
 export interface Loaded {
@@ -50,15 +49,3 @@ export async function loadSummaries(context: CoreContext, spaceId: string): Prom
   });
   return levels;
 }
-
-/** What planning needs of a stored summary. */
-export const viewOf = (record: SummaryRecord): StoredView => ({
-  id: record.id,
-  sealed: record.sealed,
-  covers: record.covers,
-  hash: record.hash,
-  created_at: record.created_at,
-  range_start: record.range_start,
-  range_end: record.range_end,
-  chars: record.summary.length,
-});

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { screenDirectives, screenNames } from '../../../src/core/consolidation/directives.js';
+import { screenDirectives } from '../../../src/core/model-output/directives.js';
+import { screenNames } from '../../../src/core/consolidation/plan-window.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 
 /** The kind refused for `line` written beside `notes`, or null when it passes. */

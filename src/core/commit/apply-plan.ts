@@ -1,13 +1,25 @@
 import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { foldedBankName, quoteName, validateBankFilename } from '../validate.js';
-import type { ElidedSection } from './bank-view.js';
-import { applySectionEdit, outlineDamage, outlineOf, sectionSpan, type SectionEdit } from './markdown.js';
-import type { Plan } from './plan.js';
+import { applySectionEdit, sectionSpan, type SectionEdit } from '../markdown/edit.js';
+import { outlineDamage, outlineOf } from '../markdown/outline.js';
+import type { FileWrite } from './record.js';
 
 /** A rewrite may not leave less than this share of a file (a model that "summarises" a file away). */
 export const MIN_KEPT_SHARE = 0.3;
 /** Files smaller than this are exempt from the shrink rule: a few lines may legitimately collapse. */
 export const SHRINK_RULE_MIN_CHARS = 200;
+
+/** A change to one bank file: written whole, or edited section by section (a consolidation's plan cites notes beside each). */
+export type BankChange = { filename: string; action: 'write'; content: string } | { filename: string; action: 'edit'; edits: SectionEdit[] };
+
+/** A section of a file sent in part that the model was not shown whole (consolidation/bank-view.ts). */
+export interface ElidedSection {
+  /** Heading path, outermost first. */
+  path: string[];
+  /** Offsets in the file as it was read: [start, end). */
+  start: number;
+  end: number;
+}
 
 export interface BankSnapshot {
   /** Current bank files: content and the etag they were read at. */
@@ -16,18 +28,8 @@ export interface BankSnapshot {
   appendOnly: Set<string>;
   /** Files the rules say are rewritten whole: a rewrite of any other file keeps every heading it has. */
   rewrittenWhole?: Set<string>;
-  /** Files the model was sent in part (over their budget), with the sections it did not see whole (bank-view.ts). */
+  /** Files the model was sent in part (over their budget), with the sections it did not see whole (consolidation/bank-view.ts). */
   partial?: Map<string, ElidedSection[]>;
-}
-
-export interface FileWrite {
-  filename: string;
-  /** The file's new text ('' for a deletion). */
-  content: string;
-  /** The etag read before the plan; null for a new file. Writes are compare-and-swap against it. */
-  expectedEtag: string | null;
-  /** `deleted`: only a person's correction (core/revision) removes a bank file. */
-  kind: 'created' | 'updated' | 'deleted';
 }
 
 /** Bounds on the bank's growth: a model reply may not flood it (settable: see ConsolidationSettings). */
@@ -51,7 +53,7 @@ export interface AppliedPlan {
  * rewrite of a file sent in part or an edit that would replace or delete what the model was not
  * shown) fails the whole plan with `invalid_input`.
  */
-export function applyPlan(plan: Plan, bank: BankSnapshot, limits: BankLimits): AppliedPlan {
+export function applyPlan(plan: { changes: readonly BankChange[] }, bank: BankSnapshot, limits: BankLimits): AppliedPlan {
   const next = new Map<string, string>();
   const resolve = nameResolver(bank);
   /** Files written whole: checked to keep their outline once the cheaper guards passed. */

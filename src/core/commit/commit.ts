@@ -2,115 +2,17 @@ import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { listKeys } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
-import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
-import { toStamp } from '../note/note-name.js';
-import { isIndexFile } from '../recall/index-store.js';
-import { updateMeta } from '../space/meta.js';
-import type { FileWrite } from './apply-plan.js';
-import { applyForget } from './forget-commit.js';
+import { SYNTHESIS_FILE, spaceKeys, isIndexFile } from '../layout.js';
+import { updateMeta } from '../space-meta.js';
+import { applyForget } from './forget.js';
 import { encodeHistoryNotes, encodeHistoryPreimages, type HistoryNote } from './history.js';
-import { type Disposition, type ProvenanceEntry, recordWithoutSynthesis } from './provenance.js';
-import type { RetentionEntry, SectionRetention } from '../retention/record.js';
+import { recordWithoutSynthesis } from './history-record.js';
+import type { CommitRecord, FaultPoint } from './record.js';
 
 /**
- * A consolidation commits as one unit. Everything it will write is computed first, then recorded
- * in `_consolidation/pending.json` with a create-only put: that put is the commit point. Before it,
- * nothing has changed. After it, `applyCommit` rolls the record forward — bank files, synthesis,
- * meta, notes moved into history, the record removed — and every step is idempotent, so a run cut
- * short at any instant (kill -9 included) is finished by the next consolidation, with every note
- * consolidated exactly once and no edit applied twice (the record holds final contents, not edits).
- * A stored record is checked before it is applied (pending.ts).
- *
- * A compaction (core/compaction) commits the same way: `kind: 'compaction'`, no notes, no
- * synthesis, and the pre-images of the sections it rewrote, kept in history beside its record. So does
- * a person's correction (core/revision): `kind: 'revision'`, bank files written or deleted whole, the
- * rules perhaps, each file's previous text kept as a pre-image (its heading path empty: the whole file).
- * And so does a person's forget (core/forget): `kind: 'forget'`, no writes, the notes to remove and
- * where each is kept (forget-commit.ts rolls it forward).
+ * The commit point: the record (record.ts) written create-only at `_consolidation/pending.json`; from
+ * here on, applyCommit finishes it, in this run or the next holder of the space's lease (space-lock.ts).
  */
-export interface CommitRecord {
-  id: string;
-  space_id: string;
-  /** Absent: a consolidation (records written before compactions existed). */
-  kind?: 'consolidation' | 'compaction' | 'revision' | 'forget';
-  committed_at: string;
-  /** Live note file names covered, oldest first. */
-  notes: string[];
-  time_range: { oldest: string | null; newest: string | null };
-  writes: FileWrite[];
-  /** Absent for a compaction, which leaves the synthesis alone. */
-  synthesis?: { content: string; expectedEtag: string | null };
-  metrics: Record<string, unknown>;
-  /** A compaction: each section it rewrote, as it was (heading line included); a revision: each file it changed, whole. */
-  preimages?: Preimage[];
-  /** A revision: the space's new rules, compare-and-swap like a bank file. */
-  rules?: { content: string; expectedEtag: string | null };
-  /** A revision: who, why, and what each file was before and is after (what a revert checks and restores). */
-  revision?: RevisionInfo;
-  /** A consolidation: bank section ← notes, as its plan cited them (provenance.ts); kept in record.json. */
-  provenance?: ProvenanceEntry[];
-  /** A consolidation: what became of each of its notes (provenance.ts); kept in record.json. */
-  dispositions?: Disposition[];
-  /** A consolidation: what of each note the bank holds (core/retention), per note; a compaction: what each digest kept of its section. */
-  retention?: RetentionEntry[] | SectionRetention[];
-  /** A forget: who, why, and each note to remove with where it is kept. */
-  forget?: ForgetInfo;
-}
-
-export interface ForgetInfo {
-  by: string;
-  reason: string | null;
-  /** Each note: its file name, the consolidation whose notes.json holds it (null: in live/ only). */
-  notes: Array<{ filename: string; consolidation_id: string | null }>;
-  /** Rewrite the space's backups without them too (backup/purge-forgotten.ts). */
-  purge_backups?: boolean;
-}
-
-export interface RevisionInfo {
-  /** `normalize`: line endings only (doctor --fix, shared/line-endings.ts). */
-  action: 'write' | 'delete' | 'rules' | 'revert' | 'normalize';
-  by: string;
-  reason: string | null;
-  /** The revision this one reverts. */
-  reverts?: string;
-  /** Each bank file changed: whether it existed before, and the version (contentVersion) it has after (null: deleted). */
-  files: Array<{ filename: string; existed: boolean; version_after: string | null }>;
-  /** When the rules changed: their text before, and the version after. */
-  rules?: { before: string; version_after: string };
-  /** The person said what it removed was a secret: the earlier texts kept have those lines redacted (revision/targets.ts). */
-  secret?: boolean;
-  /** A secret taken out of the synthesis: the consolidations whose record's copy of the synthesis held it, and loses it. */
-  synthesis_copies?: string[];
-}
-
-export interface Preimage {
-  filename: string;
-  /** Heading path, outermost first. */
-  path: string[];
-  content: string;
-}
-
-/**
- * A new history entry's id: `{YYYYMMDDTHHMMSS}-{ms}{random6}`, the millisecond in two base-36 characters
- * (as note names have it), so entries committed within one second — a person's corrections in a row —
- * still list in the order they were made.
- */
-export function historyId(context: CoreContext, now: Date): string {
-  return `${toStamp(now)}-${now.getUTCMilliseconds().toString(36).padStart(2, '0')}${context.randomId()}`;
-}
-
-/** Test hook: a point where a fault can be injected (the CLI maps LIVE_MEM_TEST_KILL_AT to SIGKILL). */
-export type FaultPoint =
-  | 'before-commit'
-  | 'after-commit'
-  | 'after-bank-writes'
-  | 'after-meta'
-  | 'after-history'
-  | 'after-history-rewrite'
-  | 'after-live-delete'
-  | 'after-derived-delete'
-  | 'after-backup-purge';
-
 export async function writeCommit(context: CoreContext, record: CommitRecord): Promise<void> {
   try {
     await context.storage.put(spaceKeys(record.space_id).pending, JSON.stringify(record), { ifNoneMatch: '*', contentType: 'application/json' });
@@ -154,16 +56,16 @@ async function deleteOnce(context: CoreContext, key: string, expectedEtag: strin
 }
 
 /**
- * Rolls a committed consolidation forward. Safe to run any number of times. `bodies` are the notes
- * as the run that committed read them (absent when recovering): they spare reading them again.
+ * Rolls a committed record forward, by its kind: a consolidation (applyConsolidation), a compaction or
+ * a revision (applyWithoutNotes), a forget (forget.ts). Safe to run any number of times. `bodies` are
+ * the notes as the run that committed read them (absent when recovering): they spare reading them again.
  */
 export async function applyCommit(context: CoreContext, record: CommitRecord, bodies: ReadonlyMap<string, Buffer> = new Map()): Promise<void> {
-  const { storage } = context;
-  const fault = (point: FaultPoint) => context.fault(point);
   if (record.kind === 'forget') {
     await applyForget(context, record);
     return;
   }
+  const fault = (point: FaultPoint) => context.fault(point);
   const keys = spaceKeys(record.space_id);
   for (const write of record.writes) {
     // A correction may name the synthesis as it names a bank file (no bank file may take that name).
@@ -175,6 +77,14 @@ export async function applyCommit(context: CoreContext, record: CommitRecord, bo
   if (record.rules) await writeOnce(context, keys.rules, record.rules.content, record.rules.expectedEtag, 'the rules');
   await fault('after-bank-writes');
   if (record.kind === 'compaction' || record.kind === 'revision') return applyWithoutNotes(context, record);
+  return applyConsolidation(context, record, bodies);
+}
+
+/** The rest of a consolidation: the meta's counters, its notes moved into history with its record, then out of live/. */
+async function applyConsolidation(context: CoreContext, record: CommitRecord, bodies: ReadonlyMap<string, Buffer>): Promise<void> {
+  const { storage } = context;
+  const fault = (point: FaultPoint) => context.fault(point);
+  const keys = spaceKeys(record.space_id);
 
   await updateMeta(context, record.space_id, (meta) =>
     meta.last_consolidation_id === record.id

@@ -1,14 +1,13 @@
+import { BoundedCache } from '../../shared/bounded-cache.js';
 import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
-import type { RevisionInfo } from '../consolidation/commit.js';
-import { DISPOSITION_STATUSES, type Disposition, type ProvenanceEntry } from '../consolidation/provenance.js';
-import { decodeHistoryNotes, decodeHistoryPreimages, type HistoryPreimage } from '../consolidation/history.js';
+import { decodeHistoryNotes, decodeHistoryPreimages, type HistoryPreimage } from '../commit/history.js';
+import { type HistoryRecord, isForgetId, parseHistoryRecord } from '../commit/history-record.js';
 import type { CoreContext } from '../context.js';
-import { readRetention, type RetentionEntry, type SectionRetention } from '../retention/record.js';
 import { spaceKeys } from '../layout.js';
-import { compareNewestFirst, parseNoteName, sortOldestFirst, toStamp, type NoteName } from '../note/note-name.js';
-import { toNoteView, type NoteView } from '../note/note-view.js';
+import { compareNewestFirst, parseNoteName, sortOldestFirst, type NoteName } from '../note-name.js';
+import { toNoteView, type NoteView } from './note-view.js';
 
 /**
  * Level 0 of recall: every note ever written to a space, live or consolidated, read through caches
@@ -30,48 +29,6 @@ export interface Level0Note extends NoteName {
 }
 
 export interface Level0Text extends Level0Note, NoteView {}
-
-/** `history/{id}/record.json`, as consolidation/commit.ts writes it. */
-export interface HistoryRecord {
-  id: string;
-  space_id: string;
-  /** What wrote it; records written before compaction existed have none and are consolidations. */
-  kind: 'consolidation' | 'compaction' | 'revision' | 'forget';
-  committed_at: string;
-  /** Note file names, oldest first ([] for a compaction). */
-  notes: string[];
-  time_range: { oldest: string | null; newest: string | null };
-  bank_files: Array<{ filename: string; kind: string }>;
-  metrics: Record<string, unknown>;
-  /** A compaction's or a revision's: how many sections (a revision: whole files) its preimages.json keeps. */
-  preimages?: number;
-  /** A revision's: who, why, what it did (see consolidation/commit.ts RevisionInfo). */
-  revision?: RevisionInfo;
-  /** A consolidation's: bank section ← notes, and what became of each note (consolidation/provenance.ts); [] before they existed. */
-  provenance: ProvenanceEntry[];
-  dispositions: Disposition[];
-  /** A consolidation's: what of each note the bank holds; a compaction's: what each digest kept (core/retention). [] before the check existed. */
-  retention: Array<RetentionEntry | SectionRetention>;
-  /** A forget's: who, why, how many notes, their names, the consolidations whose files it rewrote (never their text). */
-  forget?: ForgetEntry;
-  /** A consolidation's: notes a forget removed from it since (which, when, by whom, why). */
-  forgotten?: Array<{ forget_id: string; filenames: string[]; at: string; by: string; reason: string | null }>;
-}
-
-export interface ForgetEntry {
-  by: string;
-  reason: string | null;
-  notes_count: number;
-  filenames: string[];
-  consolidations: string[];
-}
-
-/** A forget's history id ends so (core/forget): every process finds forgets from a listing, without reading other records. */
-export const FORGET_ID_SUFFIX = '-forget';
-export const isForgetId = (cid: string): boolean => cid.endsWith(FORGET_ID_SUFFIX);
-
-/** Only a consolidation moves notes into history; a compaction and a revision keep pre-images instead; a forget keeps nothing. */
-export const keepsPreimages = (record: Pick<HistoryRecord, 'kind'>): boolean => record.kind === 'compaction' || record.kind === 'revision';
 
 /** Bodies of history notes kept in memory, in characters, across spaces (least recently used dropped). */
 const HISTORY_CACHE_CHARS = 64 * 1024 * 1024;
@@ -430,136 +387,10 @@ export function createCorpus(context: CoreContext) {
 
 export type Corpus = ReturnType<typeof createCorpus>;
 
-/**
- * The notes forgotten by the forgets committed since `since` (an ISO time; a forget in that same
- * second counts), or null when there is none: for state written outside the space's lease that may
- * quote notes (a job record saved as its run ends), to take them out itself. A listing of history,
- * then only the forgets' entries (their id says what they are).
- */
-export async function forgottenSince(context: CoreContext, spaceId: string, since: string): Promise<Set<string> | null> {
-  const root = spaceKeys(spaceId).history;
-  const from = toStamp(new Date(since));
-  // Ids start with their stamp: the listing starts there, not at the space's first consolidation.
-  const ids: string[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await context.storage.list(root, { delimiter: '/', ...(cursor === undefined ? { startAfter: `${root}${from}` } : { cursor }) });
-    ids.push(...page.prefixes.map((prefix) => prefix.slice(root.length, -1)).filter(isForgetId));
-    cursor = page.cursor;
-  } while (cursor !== undefined);
-  if (ids.length === 0) return null;
-  const gone = new Set<string>();
-  for (const id of ids) {
-    const object = await context.storage.get(spaceKeys(spaceId).historyRecord(id));
-    if (!object) continue; // its entry is being written: the forget cleans what it finds after
-    try {
-      for (const name of parseHistoryRecord(object.body, spaceId, id).forget?.filenames ?? []) gone.add(name);
-    } catch {
-      // a damaged entry names nothing (doctor reports it); the forget's own clean-up still ran
-    }
-  }
-  return gone;
-}
-
-/** A `record.json` as read; `storage_error` (data `damaged`) when it is not a JSON object. */
-export function parseHistoryRecord(body: Buffer, spaceId: string, cid: string): HistoryRecord {
-  const damaged = (cause?: unknown) =>
-    new LiveMemError(
-      'storage_error',
-      `history record ${cid} of space '${spaceId}' is not valid JSON`,
-      { space_id: spaceId, consolidation_id: cid, damaged: true },
-      cause === undefined ? {} : { cause },
-    );
-  let record: HistoryRecord;
-  try {
-    record = JSON.parse(body.toString('utf8')) as HistoryRecord;
-  } catch (cause) {
-    throw damaged(cause);
-  }
-  if (typeof record !== 'object' || record === null || Array.isArray(record)) throw damaged();
-  const { preimages, revision, provenance, dispositions, forget, forgotten, retention, ...rest } = record;
-  const kind = rest.kind === 'compaction' || rest.kind === 'revision' || rest.kind === 'forget' ? rest.kind : 'consolidation';
-  return {
-    ...rest,
-    id: cid,
-    kind,
-    ...(kind !== 'consolidation' && Number.isInteger(preimages) ? { preimages } : {}),
-    ...(kind === 'revision' && typeof revision === 'object' && revision !== null ? { revision } : {}),
-    ...(kind === 'forget' && isForgetEntry(forget) ? { forget } : {}),
-    ...(kind === 'consolidation' && Array.isArray(forgotten) ? { forgotten } : {}),
-    notes: Array.isArray(record.notes) ? record.notes.filter((name) => typeof name === 'string') : [],
-    bank_files: Array.isArray(record.bank_files) ? record.bank_files : [],
-    time_range: typeof record.time_range === 'object' && record.time_range !== null ? record.time_range : { oldest: null, newest: null },
-    metrics: typeof record.metrics === 'object' && record.metrics !== null ? record.metrics : {},
-    ...citations(provenance, dispositions),
-    retention: readRetention(retention),
-  };
-}
-
-const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
-
-/** A record's provenance and dispositions, each entry kept only when well formed: a hand-edited record misleads no one. */
-function citations(provenance: unknown, dispositions: unknown): Pick<HistoryRecord, 'provenance' | 'dispositions'> {
-  const entries = Array.isArray(provenance) ? (provenance as Array<Partial<ProvenanceEntry> | null>) : [];
-  const statuses = Array.isArray(dispositions) ? (dispositions as Array<Partial<Disposition> | null>) : [];
-  return {
-    provenance: entries.filter((e): e is ProvenanceEntry => typeof e?.filename === 'string' && isStrings(e.path) && isStrings(e.notes)),
-    dispositions: statuses.filter((d): d is Disposition => typeof d?.note === 'string' && DISPOSITION_STATUSES.includes(d.status as Disposition['status'])),
-  };
-}
-
-const isForgetEntry = (value: unknown): value is ForgetEntry =>
-  typeof value === 'object' &&
-  value !== null &&
-  Array.isArray((value as ForgetEntry).filenames) &&
-  (value as ForgetEntry).filenames.every((name) => typeof name === 'string') &&
-  Array.isArray((value as ForgetEntry).consolidations) &&
-  (value as ForgetEntry).consolidations.every((cid) => typeof cid === 'string');
-
 interface HistoryBundle {
   /** Filenames, oldest first. */
   order: string[];
   view(filename: string): Level0Text | null;
-}
-
-/** A map that forgets its least recently used entries past a total weight. */
-class BoundedCache<V> {
-  private readonly entries = new Map<string, { value: V; weight: number }>();
-  private total = 0;
-  constructor(private readonly capacity: number) {}
-
-  /** Drops every entry whose key starts with `prefix`. */
-  deletePrefix(prefix: string): void {
-    for (const key of [...this.entries.keys()]) if (key.startsWith(prefix)) this.delete(key);
-  }
-
-  delete(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    this.total -= entry.weight;
-  }
-
-  get(key: string): V | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry.value;
-  }
-
-  set(key: string, value: V, weight: number): void {
-    const old = this.entries.get(key);
-    if (old) this.total -= old.weight;
-    this.entries.delete(key);
-    this.entries.set(key, { value, weight });
-    this.total += weight;
-    for (const [oldest, entry] of this.entries) {
-      if (this.total <= this.capacity || this.entries.size <= 1) break;
-      this.entries.delete(oldest);
-      this.total -= entry.weight;
-    }
-  }
 }
 
 /** Two string lists equal, entry for entry. */

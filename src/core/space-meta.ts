@@ -1,10 +1,10 @@
-import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
-import { isoSeconds } from '../../shared/time.js';
-import type { CoreContext } from '../context.js';
-import { spaceKeys } from '../layout.js';
-import { listPrefixes } from '../../storage/list.js';
-import type { StoredObject } from '../../storage/types.js';
-import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
+import { isLiveMemError, LiveMemError } from '../shared/errors.js';
+import { isoSeconds } from '../shared/time.js';
+import type { CoreContext } from './context.js';
+import { spaceKeys } from './layout.js';
+import { listPrefixes } from '../storage/list.js';
+import type { StoredObject } from '../storage/types.js';
+import { SPACE_ID_PATTERN, validateSpaceId } from './validate.js';
 
 /** `{space}/_meta.json`. Fields unknown to this version are kept as they are on every rewrite. */
 export interface SpaceMeta {

@@ -1,6 +1,7 @@
-import { marked, type Token } from 'marked';
+import { ReplyFormatError } from '../../llm/reply-json.js';
 import { invalid } from '../../shared/errors.js';
 import { normalizeLineEndings } from '../../shared/line-endings.js';
+import { type Heading, normalizeHeading, type Outline, outlineDamage, outlineOf } from './outline.js';
 
 /**
  * Section edits on a real Markdown parse (marked's lexer): a `#` inside a code fence or a block
@@ -23,80 +24,13 @@ export interface SectionEdit {
   title?: string;
 }
 
-export interface Heading {
-  depth: number;
-  text: string;
-  /** Heading texts (trimmed) from the outermost enclosing heading down to this one. */
-  path: string[];
-  /** Offset of the heading's first character. */
-  start: number;
-  /** Offset just past the heading (its line, or its two setext lines). */
-  bodyStart: number;
-  /** Offset where the section ends: the next heading of the same or higher level, or the end. */
-  end: number;
-}
-
-/** A document as the section model reads it: its text (line endings normalised), and its headings, offsets into that text. */
-export interface Outline {
-  text: string;
-  headings: Heading[];
-  /** The text ends inside a fenced code block it never closes: a heading added after it would be code. */
-  openFence: boolean;
-}
-
-const normalize = (text: string): string => text.replace(/\s+/g, ' ').trim().toLowerCase();
-
-/**
- * The document's top-level headings with their section bounds and paths, in one pass: a heading
- * closes every open section of its level or deeper (a stack), so a file of many headings costs
- * what its lexing costs, not the square of its headings.
- */
-export function outlineOf(markdown: string): Outline {
-  const text = normalizeLineEndings(markdown);
-  const headings: Heading[] = [];
-  const open: Heading[] = [];
-  let offset = 0;
-  let last: Token | undefined;
-  for (const token of marked.lexer(text)) {
-    if (token.type === 'heading') {
-      const depth = token.depth as number;
-      while (open.length > 0 && (open[open.length - 1] as Heading).depth >= depth) (open.pop() as Heading).end = offset;
-      const title = String(token.text);
-      const heading: Heading = {
-        depth,
-        text: title,
-        path: [...(open[open.length - 1]?.path ?? []), title.trim()],
-        start: offset,
-        bodyStart: offset + token.raw.length,
-        end: text.length,
-      };
-      headings.push(heading);
-      open.push(heading);
-    }
-    if (token.type !== 'space') last = token;
-    offset += token.raw.length;
-  }
-  if (offset !== text.length) throw new Error('markdown lexer lost characters'); // never seen; refuse to edit blind
-  return { text, headings, openFence: last !== undefined && isOpenFence(last) };
-}
-
-/** A fenced code block without its closing fence (the lexer runs it to the end of the text). */
-function isOpenFence(token: Token): boolean {
-  if (token.type !== 'code' || (token as { codeBlockStyle?: string }).codeBlockStyle === 'indented') return false;
-  const lines = token.raw.replace(/\n+$/, '').split('\n');
-  const opening = /^ {0,3}(`{3,}|~{3,})/.exec(lines[0] ?? '')?.[1];
-  if (!opening || lines.length < 2) return true;
-  const closing = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(lines[lines.length - 1] as string)?.[1];
-  return !closing || closing[0] !== opening[0] || closing.length < opening.length;
-}
-
 /** Finds the section at `path`: each segment is a heading nested in the previous one's section. */
 function findSection(headings: Heading[], path: string[], file: string): Heading {
   let scope = { start: 0, end: Number.POSITIVE_INFINITY, depth: 0 };
   let found: Heading | undefined;
   for (const segment of path) {
     const candidates = headings.filter(
-      (h) => h.start >= scope.start && h.start < scope.end && h.depth > scope.depth && normalize(h.text) === normalize(segment),
+      (h) => h.start >= scope.start && h.start < scope.end && h.depth > scope.depth && normalizeHeading(h.text) === normalizeHeading(segment),
     );
     const match = candidates.sort((a, b) => a.depth - b.depth)[0];
     if (!match) throw invalid(`${file}: no section ${path.map((p) => JSON.stringify(p)).join(' > ')} (missing ${JSON.stringify(segment)})`);
@@ -124,51 +58,6 @@ export function sectionSpan(markdown: string, path: string[]): { start: number; 
   } catch {
     return undefined;
   }
-}
-
-/**
- * Headings of `before` that `after` no longer has, by their text (normalised) and counted: two
- * "Notes" sections of which one is left is one lost. `dropped` are headings of `before` its change
- * removes on purpose. A heading that moves (under another parent, to another level) is not lost.
- */
-function lostHeadings(before: readonly Heading[], after: readonly Heading[], dropped: readonly Heading[] = []): Heading[] {
-  const left = new Map<string, number>();
-  const count = (headings: readonly Heading[], by: number) => {
-    for (const heading of headings) left.set(normalize(heading.text), (left.get(normalize(heading.text)) ?? 0) + by);
-  };
-  count(after, 1);
-  count(dropped, 1);
-  const lost: Heading[] = [];
-  for (const heading of before) {
-    const key = normalize(heading.text);
-    const n = left.get(key) ?? 0;
-    if (n > 0) left.set(key, n - 1);
-    else lost.push(heading);
-  }
-  return lost;
-}
-
-/** "Log", "Decisions" and 2 more: heading paths for a message. */
-const headingNames = (headings: readonly Heading[]): string =>
-  `${headings
-    .slice(0, 3)
-    .map((h) => JSON.stringify(h.path.join(' > ')))
-    .join(', ')}${headings.length > 3 ? ` and ${headings.length - 3} more` : ''}`;
-
-/**
- * What a change from `before` to `after` does to the outline that no change should do unasked, as a
- * phrase ("hides 2 sections…"); undefined when nothing. It hides headings (lostHeadings; `dropped`
- * are those it removes on purpose): a code fence or HTML block it opens and never closes turns every
- * later heading into text. Or it leaves a code fence open at the end, where the next section added
- * would be code. The guards of every writer of the bank compare outlines with it.
- */
-export function outlineDamage(before: Outline, after: Outline, dropped: readonly Heading[] = []): string | undefined {
-  const lost = lostHeadings(before.headings, after.headings, dropped);
-  if (lost.length > 0) {
-    return `hides ${lost.length} section(s): ${headingNames(lost)} (a code fence or HTML block opened and never closed turns every heading after it into text)`;
-  }
-  if (after.openFence && !before.openFence) return 'leaves a code fence open at the end (whatever is added after it would be code)';
-  return undefined;
 }
 
 /** Text as a block: ends with exactly one newline, unless empty. */
@@ -249,3 +138,28 @@ function checkOutlineKept(file: string, edit: SectionEdit, before: Outline, afte
     throw invalid(`${file}: the edit (${what}) leaves no section ${JSON.stringify(added)}: its heading ends up inside a code block the file leaves open`);
   }
 }
+
+const OPS: SectionOp[] = ['replace', 'append', 'prepend', 'add', 'delete'];
+
+/** One section edit as a plan (or a person's bank_write) gives it: `{op, section, content?, title?}`. */
+export function sectionEdit(raw: unknown, where: string): SectionEdit {
+  if (!isObject(raw)) throw new ReplyFormatError(`${where} is not an object`);
+  const op = String(raw.op ?? raw.action ?? '').toLowerCase() as SectionOp;
+  if (!OPS.includes(op)) throw new ReplyFormatError(`${where}: "op" must be one of ${OPS.join(', ')}`);
+  const section = raw.section ?? raw.heading ?? raw.path ?? [];
+  const path = Array.isArray(section)
+    ? section.map(String)
+    : String(section)
+        .split('>')
+        .map((part) => part.replace(/^#+\s*/, '').trim())
+        .filter(Boolean);
+  if (op !== 'add' && path.length === 0) throw new ReplyFormatError(`${where}: "section" names no heading`);
+  return {
+    op,
+    path,
+    ...(typeof raw.content === 'string' ? { content: raw.content } : {}),
+    ...(typeof raw.title === 'string' ? { title: raw.title.replace(/^#+\s*/, '') } : {}),
+  };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

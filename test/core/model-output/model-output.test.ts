@@ -1,5 +1,5 @@
 /**
- * Every model text that is stored passes one gate (consolidation/model-output.ts): hostile replies
+ * Every model text that is stored passes one gate (model-output/model-output.ts): hostile replies
  * of a scripted model, over HTTP with the real openai client, for each path that stores model text
  * — the synthesis compression, summaries, compaction digests, the plan — and a model that echoes
  * its prompt's fence lines. Then the prompts themselves: whatever look-alike of `<` the notes, the

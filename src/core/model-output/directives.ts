@@ -1,7 +1,5 @@
-import { invalid, isLiveMemError } from '../../shared/errors.js';
+import { invalid } from '../../shared/errors.js';
 import { foldAngles } from '../prompt-fence.js';
-import { quoteName, validateBankFilename } from '../validate.js';
-import type { Plan } from './plan.js';
 
 /**
  * Notes are data, not instructions: a plan may not carry into the bank (or the synthesis) an order
@@ -195,7 +193,8 @@ function suspectsOf(found: Found, notes: readonly PreparedNote[]): Array<{ filen
   return (holding.length > 0 ? holding : notes.filter((note) => !note.clean)).map((note) => ({ filename: note.filename, why: why(note) }));
 }
 
-const suspectsText = (suspects: ReadonlyArray<{ filename: string; why?: string }>): string =>
+/** The notes a refusal suspects, as its message names them. */
+export const suspectsText = (suspects: ReadonlyArray<{ filename: string; why?: string }>): string =>
   suspects.length > 0
     ? `suspect notes: ${suspects.map((s) => (s.why ? `${s.filename} (${s.why})` : s.filename)).join(', ')}`
     : 'no note of this window states it';
@@ -239,26 +238,6 @@ export function screenDirectives(input: ScreenInput): void {
           { directive: { file: target.filename, kind: found.kind, line: shown, suspect_notes: suspects.map((s) => s.filename) } },
         );
       }
-    }
-  }
-}
-
-/**
- * A plan naming a file the bank cannot hold (`../x.md`, a folder) is refused by apply-plan.ts; when
- * a note of the window holds that name, this refusal comes first and names the note.
- */
-export function screenNames(plan: Plan, notes: readonly WindowNote[]): void {
-  for (const change of plan.changes) {
-    try {
-      validateBankFilename(change.filename);
-    } catch (error) {
-      if (!isLiveMemError(error)) throw error;
-      const name = fold(change.filename);
-      const suspects = notes.filter((note) => fold(note.content).includes(name)).map((note) => ({ filename: note.filename }));
-      if (suspects.length === 0) continue;
-      throw invalid(`the plan names an unsafe file ${quoteName(change.filename)}: ${error.message}; ${suspectsText(suspects)}`, {
-        directive: { file: change.filename, kind: 'path', line: change.filename, suspect_notes: suspects.map((s) => s.filename) },
-      });
     }
   }
 }

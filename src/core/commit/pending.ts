@@ -4,11 +4,10 @@ import { isPlainFileName, MAX_NAME_BYTES, utf8Bytes } from '../../shared/keys.js
 import { listKeys } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
 import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
-import { parseNoteName } from '../note/note-name.js';
+import { parseNoteName } from '../note-name.js';
 import { isStoredBankFilename, quoteName, validateBankFilename } from '../validate.js';
-import type { CommitRecord } from './commit.js';
-import { checkProvenance } from './provenance.js';
 import { checkRetention } from '../retention/record.js';
+import { type CommitRecord, DISPOSITION_STATUSES, type DispositionStatus } from './record.js';
 
 /**
  * `_consolidation/pending.json` is input like any other: a store can be written by hand, restored,
@@ -106,7 +105,7 @@ function parseRecord(raw: unknown, spaceId: string): CommitRecord {
     names.add(String(write.filename));
   }
   if (kind === 'forget') {
-    // Its id says what it is: every process finds forgets from a listing of history (recall/corpus.ts).
+    // Its id says what it is: every process finds forgets from a listing of history (history-record.ts).
     if (!id.endsWith('-forget')) throw invalid(`it is a forget, but its id ${JSON.stringify(id)} does not end in -forget`);
     checkForget(notes, writes, synthesis, preimages, forget);
   } else if (kind === 'compaction') {
@@ -226,3 +225,38 @@ export async function listQuarantined(
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isStringOrNull = (value: unknown): boolean => value === null || typeof value === 'string';
+const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+/**
+ * Checks a stored record's provenance and dispositions (a record is input); both are
+ * optional (records written before they existed). Every note named must be one of the record's, every
+ * file one it writes. Throws `invalid_input`.
+ */
+export function checkProvenance(provenance: unknown, dispositions: unknown, notes: ReadonlySet<string>, written: ReadonlySet<string>): void {
+  if (provenance !== undefined) {
+    if (!Array.isArray(provenance) || provenance.length > 100_000) throw invalid('its provenance is not a list (or an endless one)');
+    for (const entry of provenance) {
+      if (!isObject(entry) || typeof entry.filename !== 'string' || !isStringList(entry.path) || !isStringList(entry.notes)) {
+        throw invalid('one of its provenance entries is malformed (filename, path, notes)');
+      }
+      if (!written.has(entry.filename)) throw invalid(`its provenance names ${JSON.stringify(entry.filename)}, a file it does not write`);
+      const stray = entry.notes.find((note) => !notes.has(note));
+      if (stray !== undefined) throw invalid(`its provenance cites ${JSON.stringify(stray)}, which is not one of its notes`);
+    }
+  }
+  if (dispositions !== undefined) {
+    if (!Array.isArray(dispositions) || dispositions.length > notes.size) throw invalid('its dispositions are not a list of its notes');
+    for (const entry of dispositions) {
+      if (
+        !isObject(entry) ||
+        !notes.has(String(entry.note)) ||
+        !DISPOSITION_STATUSES.includes(entry.status as DispositionStatus) ||
+        (entry.into !== undefined && !isStringList(entry.into)) ||
+        (entry.by !== undefined && typeof entry.by !== 'string') ||
+        (entry.reason !== undefined && typeof entry.reason !== 'string')
+      ) {
+        throw invalid('one of its dispositions is malformed, or names a note it does not hold');
+      }
+    }
+  }
+}

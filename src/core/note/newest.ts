@@ -1,8 +1,9 @@
 import { listAll } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
 import { baseName, spaceKeys } from '../layout.js';
-import { compareNewestFirst, parseNoteName, stampToIso, toStamp, type NoteName } from '../note/note-name.js';
-import { isForgetId, type Corpus, type Level0Note, type Level0Text } from './corpus.js';
+import { compareNewestFirst, parseNoteName, stampToIso, toStamp, type NoteName } from '../note-name.js';
+import { isForgetId } from '../commit/history-record.js';
+import type { Corpus, Level0Note, Level0Text } from './corpus.js';
 
 /**
  * The "newest N" paths (live_read, memory_context's recent notes) cost what they are asked, not

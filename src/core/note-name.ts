@@ -1,4 +1,4 @@
-import type { Category } from '../validate.js';
+import type { Category } from './validate.js';
 
 /**
  * Note file names carry everything a read filters on, so filters are answered from a listing
@@ -104,4 +104,4 @@ export function diffListings(before: readonly NoteName[], after: readonly NoteNa
 export const stampToIso = (stamp: string): string =>
   `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}T${stamp.slice(9, 11)}:${stamp.slice(11, 13)}:${stamp.slice(13, 15)}Z`;
 
-export { isoSeconds } from '../../shared/time.js';
+export { isoSeconds } from '../shared/time.js';

@@ -1,11 +1,11 @@
+import { createHash } from 'node:crypto';
 import { mapLimit } from '../../shared/concurrency.js';
 import { listPrefixes } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
-import { decodeHistoryNotes, encodeHistoryNotes } from '../consolidation/history.js';
+import { decodeHistoryNotes, encodeHistoryNotes } from './history.js';
 import { BACKUPS_PREFIX, backupKeys } from '../layout.js';
-import { recordWithout, recordWithoutSynthesis } from '../consolidation/provenance.js';
-import { coveringSummaries, parseRecord } from '../recall/summaries/record.js';
-import { sha256 } from './manifest.js';
+import { recordWithout, recordWithoutSynthesis } from './history-record.js';
+import { coveringSummaries, parseRecord } from '../derived/summary-record.js';
 
 export interface PurgedBackup {
   backup_id: string;
@@ -14,6 +14,9 @@ export interface PurgedBackup {
   /** Files rewritten without the notes (a consolidation's notes.json and record.json). */
   rewritten: string[];
 }
+
+/** A file's checksum as a backup's manifest keeps it (backup/manifest.ts). */
+const sha256 = (body: Buffer): string => createHash('sha256').update(body).digest('hex');
 
 const SUMMARY_PATH = /^_summaries\/L([1-6])\/([^/]+)\.json$/;
 const RECORD_PATH = /^history\/([^/]+)\/record\.json$/;
