@@ -61,7 +61,8 @@
  *                    window: failures, prompt tokens at consolidations 1, 10, 50 and 100 (past the budget
  *                    within ±20% of each other), bank, largest file and space_summary at 100 against the
  *                    budgets, recall@5 of every note by its words, the newest entry of each kind in the
- *                    bank, and the model tokens spent; with LIVE_MEM_COMPACTION=auto, then off, then off
+ *                    bank, the model tokens spent, and the kept notes the retention check flags (false
+ *                    flags: the model keeps every note); with LIVE_MEM_COMPACTION=auto, then off, then off
  *                    with a 200,000-token window (where the bank still fits without compaction)
  *  16. install       (scripts/bench-install.ts) the packed tarball installed into an empty project (fresh
  *                    npm cache, offline): tarball size, node_modules on disk and its packages; and a cold
