@@ -1,4 +1,5 @@
 import { createAnalyzer, type Analyzer } from '../../search/analyze.js';
+import { wordingReader } from './coverage.js';
 import { extractItems, type Item, type ItemKind } from './items.js';
 import { haystack, type Haystack } from './lookup.js';
 import { documentsOf, rareWords } from './rarity.js';
@@ -11,7 +12,8 @@ import { MAX_MISSING_LISTED, type MissingItem, type RetentionEntry, type Retenti
  *
  * - integrated: in the text the plan cites it for (what the changes citing it write), then anywhere in
  *   the new bank and synthesis (what the cited text holds the bank holds: the cited text decides only
- *   for a small number the bank holds without the word it counts);
+ *   for a small number the bank holds without the word it counts); and, of each change citing it, the
+ *   passage saying most of it must hold half its content words (coverage.ts);
  * - superseded by a note of the window: in that note (a value — number, date, time, version — may be
  *   replaced there by another of its kind: that is what superseding means), then in the new bank; by
  *   anything else ("the bank"): in the new bank, values likewise;
@@ -62,6 +64,8 @@ export function checkWindow(input: WindowRetentionInput, analyzer: Analyzer = cr
   const rare = rareWords(extracted, input.before.flatMap(documentsOf), analyzer);
   const itemsOf = new Map(input.notes.map((note, i) => [note.filename, [...(extracted[i]?.items ?? []), ...(rare[i] ?? [])]]));
   const textOf = new Map(input.notes.map((note) => [note.filename, note.content]));
+  const wordsOf = new Map(input.notes.map((note, i) => [note.filename, extracted[i]?.words ?? []]));
+  const wording = wordingReader(analyzer);
   const bank = haystack(input.after.join('\n\n'), analyzer);
   const successors = new Map<string, Haystack>();
 
@@ -77,6 +81,11 @@ export function checkWindow(input: WindowRetentionInput, analyzer: Analyzer = cr
         return cited.has(item);
       };
       missing = items.filter((item) => !bank.hasWide(item) && !(bank.has(item) && inCited(item)));
+      // The wording test (coverage.ts): the note's content words, as many more items, the rare words among them once.
+      const { looked, unsaid } = wording.read(wordsOf.get(fate.note) ?? [], input.cited(fate.note));
+      const isItem = (word: Item) => items.some((item) => item.key === word.key);
+      missing = [...missing, ...unsaid.filter((word) => !isItem(word))];
+      return entry(fate, items.length + looked.filter((word) => !isItem(word)).length, missing);
     } else if (fate.status === 'superseded') {
       const text = fate.by !== undefined && fate.by !== fate.note ? textOf.get(fate.by) : undefined;
       const successor = text === undefined ? undefined : (successors.get(fate.by as string) ?? haystack(text, analyzer));

@@ -40,6 +40,9 @@ export const MAX_ITEM_CHARS = 80;
 const FILE_EXTENSIONS =
   'ts|tsx|js|mjs|cjs|jsx|json|jsonl|md|mdx|yaml|yml|toml|ini|cfg|conf|env|lock|py|pyi|ipynb|rb|go|rs|java|kt|kts|scala|swift|c|h|cc|cpp|hpp|cs|fs|php|pl|lua|r|sh|bash|zsh|fish|ps1|bat|sql|html|htm|css|scss|less|xml|csv|tsv|txt|log|pdf|png|jpe?g|gif|svg|webp|ico|docx?|xlsx?|pptx?|zip|tar|gz|tgz|bz2|xz|7z|wasm|so|dll|dylib|exe|bin|tf|tfvars|proto|graphql|gql|vue|svelte|dockerfile|gradle|pem|crt|key|pub';
 
+/** What follows the stem of a negation: "won" in "won't". */
+const NEGATION = /^['’]t(?![\p{L}])/u;
+
 const PATTERNS = {
   inlineCode: /`([^`\n]{1,200})`/g,
   url: /\b[a-z][a-z0-9+.-]*:\/\/[^\s<>"'`]+|\bwww\.[^\s<>"'`]+/gi,
@@ -282,7 +285,11 @@ export function extractItems(text: string, options: { values?: boolean } = {}): 
 
   const words: string[] = [];
   for (const [start, end] of reader.freeRuns()) {
-    for (const match of t.slice(start, end).matchAll(PATTERNS.word)) words.push(match[0]);
+    const run = t.slice(start, end);
+    for (const match of run.matchAll(PATTERNS.word)) {
+      // The stem of a negation ("won't", "didn't") is no word of its own.
+      if (!NEGATION.test(run.slice(match.index + match[0].length, match.index + match[0].length + 3))) words.push(match[0]);
+    }
   }
   return { items: reader.items, words };
 }

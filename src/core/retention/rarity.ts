@@ -39,16 +39,7 @@ export function documentsOf(text: string): string[] {
  * `notes[i]`: the note's candidate words (extractItems' `words`); `others`: the bank's documents.
  */
 export function rareWords(notes: ReadonlyArray<{ content: string; words: readonly string[] }>, others: readonly string[], analyzer: Analyzer): Item[][] {
-  const candidates = notes.map(({ words }) => {
-    const seen = new Map<string, { word: string; terms: readonly string[] }>();
-    for (const word of words) {
-      const folded = flatten(word);
-      if (COMMON.has(folded) || seen.has(folded)) continue;
-      const terms = analyzer.termsOf(word);
-      if (terms.length > 0) seen.set(folded, { word, terms });
-    }
-    return [...seen.entries()];
-  });
+  const candidates = notes.map(({ words }) => contentWords(words, analyzer));
   const wanted = new Set(candidates.flatMap((list) => list.flatMap(([, { terms }]) => terms)));
   // Only the words that could stem to a wanted term are stemmed: a stem keeps the start of its word.
   const starts = new Set([...wanted].map((term) => term.slice(0, STEM_PREFIX)));
@@ -79,6 +70,18 @@ export function rareWords(notes: ReadonlyArray<{ content: string; words: readonl
     }
     return items;
   });
+}
+
+/** A text's content words: each distinct word (folded) that is no stopword nor everyday word, with its stems. */
+export function contentWords(words: readonly string[], analyzer: Analyzer): Array<[string, { word: string; terms: readonly string[] }]> {
+  const seen = new Map<string, { word: string; terms: readonly string[] }>();
+  for (const word of words) {
+    const folded = flatten(word);
+    if (COMMON.has(folded) || seen.has(folded)) continue;
+    const terms = analyzer.termsOf(word);
+    if (terms.length > 0) seen.set(folded, { word, terms });
+  }
+  return [...seen.entries()];
 }
 
 /**

@@ -197,6 +197,31 @@ describe('a window’s verdicts', () => {
     assert.equal(run(['a.md#Workers']).entries[0]?.status, 'partly_retained', 'one section alone lacks the queue');
   });
 
+  it('wording: one passage cited for a note of everyday words holds half its content words, else it is partly retained', () => {
+    const note = { filename: 'n.md', content: "[3 July 2023] Thanks! Yeah, I made this bowl in my class. It took some work, but I'm pretty proud of it." };
+    // The bank already speaks of bowls, classes and pride: the note has no rare word, and each of its words is somewhere.
+    const before = ['## Pottery\n\n- a bowl\n\n- the class\n\n- proud'];
+    const verdict = (cited: string) =>
+      checkWindow({
+        notes: [note],
+        fates: [{ note: 'n.md', status: 'integrated', into: ['p.md#Days'] }],
+        before,
+        after: [...before, cited],
+        cited: () => [cited],
+      }).entries[0] as RetentionEntry;
+    const paraphrased = verdict('## 3 July 2023\n\n- Mel is proud of the bowl she made in her pottery class.\n- Caroline asked about the class.\n');
+    assert.equal(paraphrased.status, 'retained', JSON.stringify(paraphrased));
+    // Cut to its first words, its content words only in the lines written for other notes.
+    const cut = verdict(
+      '## 3 July 2023\n\n- Thanks! Yeah, I made this …\n- Caroline: that bowl looks great\n- Caroline: your class sounds fun\n- Caroline: be proud!\n',
+    );
+    assert.equal(cut.status, 'partly_retained', JSON.stringify(cut));
+    // The passage saying most of it (the first to hold one of its words) has the bowl: one of three.
+    assert.deepEqual(cut.missing?.map((item) => item.text).sort(), ['class', 'proud']);
+    // A negation's stem is no content word: "won't" says nothing a paraphrase must keep.
+    assert.deepEqual(extractItems("It won't be easy, I didn't know").words, ['easy', 'know']);
+  });
+
   it('a compaction digest: every item of its section but rare words, in the digest or the file', () => {
     const before = '## Ops\n\n- 2026-01-05 moved the API to port 8443 (ticket OPS-1234), owner Kowalski\n';
     const [kept, lost] = checkDigested(
