@@ -367,6 +367,15 @@ export interface ModelCall {
   file?: string;
   promptTokens: number;
   completionTokens: number;
+  /** A consolidation asked again because the retention check (core/retention) found its plan short: the notes it named. */
+  retentionFlagged?: number;
+}
+
+/** The notes a retention reminder (consolidation/retention.ts) names, one `- note N (…)` line each; 0 for any other request. */
+function retentionFlagged(messages: readonly Message[]): number {
+  const last = messages.at(-1);
+  if (last?.role !== 'user' || !last.content.startsWith('Your plan drops facts')) return 0;
+  return last.content.match(/^- note \d+ \(/gm)?.length ?? 0;
 }
 
 function compactedFile(messages: readonly Message[]): string {
@@ -411,6 +420,7 @@ export async function startGrowthModel(): Promise<GrowthModel> {
       const call: ModelCall = {
         purpose,
         ...(purpose === 'compaction' ? { file: compactedFile(request.messages) } : {}),
+        ...(retentionFlagged(request.messages) > 0 ? { retentionFlagged: retentionFlagged(request.messages) } : {}),
         promptTokens: estimateTokens(request.messages.map((message) => message.content).join('')),
         completionTokens: estimateTokens(content),
       };

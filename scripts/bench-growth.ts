@@ -10,6 +10,10 @@
  * summaries off), so the compaction setting reaches it however the core wires it; on a build
  * without compaction both runs are the same. After each consolidation the run waits for background
  * work (`core.idle()`) before writing the next window's notes.
+ *
+ * The model keeps every note, so every note the retention check (core/retention, LIVE_MEM_RETENTION at
+ * its default, retry) flags is a false flag: `growth_retention_false_flags` counts the notes the first
+ * check of each window named (the reminder the model is sent), over the notes the plans kept.
  */
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -35,6 +39,8 @@ const FIRST_DAY = Date.UTC(2026, 0, 1);
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** ±20% of each other: the largest at most 1.2 times the smallest. */
 const PROMPT_SPREAD = 1.2;
+/** Issue 33's target: at most this share of the notes a model kept flagged by the retention check. */
+const RETENTION_FALSE_FLAGS = 0.05;
 /** A consolidation that meets a compaction holding the space's lease waits and tries again. */
 const CONFLICT_RETRIES = 50;
 
@@ -106,6 +112,16 @@ interface Step {
   fileTokens: Map<string, number>;
   /** Files compacted in the background of this consolidation. */
   compacted: string[];
+  /** The retention check of its notes as committed (consolidation/retention.ts): checked, let go, and flagged (partly or not retained). */
+  retention: { checked: number; letGo: number; flagged: number };
+}
+
+/** `result.retention` of a consolidation (RetentionSummary), as far as the figures read it. */
+interface RetentionCounts {
+  checked: number;
+  let_go: number;
+  partly_retained: number;
+  not_retained: number;
 }
 
 interface RunResult {
@@ -133,7 +149,7 @@ async function bankSize(opened: Opened): Promise<{ total: number; largest: numbe
 }
 
 /** One consolidation; a lease held by a background compaction is waited for, any other error is its result. */
-async function consolidateOnce(opened: Opened): Promise<{ status: string; notes_processed: number; message?: string }> {
+async function consolidateOnce(opened: Opened): Promise<{ status: string; notes_processed: number; message?: string; retention?: unknown }> {
   const caller = ownerCaller('bench');
   for (let attempt = 0; ; attempt++) {
     try {
@@ -189,6 +205,7 @@ async function growthRun(compaction: 'auto' | 'off', windows: GrowthNote[][], co
         largestFileTokens: bank.largest,
         fileTokens: bank.files,
         compacted: after.flatMap((call) => (call.purpose === 'compaction' && call.file ? [call.file] : [])),
+        retention: retentionOf(result.retention as RetentionCounts | undefined),
       });
       if (result.status !== 'ok' && steps.slice(0, -1).every((step) => step.status === 'ok')) {
         progress(`  ${compaction}, ${contextWindow}: consolidation ${c + 1} failed (${result.status}): ${result.message ?? ''}`);
@@ -223,6 +240,12 @@ async function growthRun(compaction: 'auto' | 'off', windows: GrowthNote[][], co
     await model.close();
   }
 }
+
+const retentionOf = (counts: RetentionCounts | undefined): Step['retention'] => ({
+  checked: counts?.checked ?? 0,
+  letGo: counts?.let_go ?? 0,
+  flagged: (counts?.partly_retained ?? 0) + (counts?.not_retained ?? 0),
+});
 
 /** Share of the notes whose id is in one of the top 5 results of memory_search for their words. */
 async function recall(opened: Opened, notes: readonly GrowthNote[]): Promise<number> {
@@ -280,6 +303,11 @@ function runFigures(run: RunResult, key: string, label: string): Figure[] {
   const notes = run.steps.reduce((sum, step) => sum + step.notes, 0);
   const late = Array.from({ length: CONSOLIDATIONS - 49 }, (_, i) => promptAt(run, 50 + i));
   const lateSpread = late.some((value) => value === null) ? null : Math.max(...(late as number[])) / Math.min(...(late as number[]));
+  // The model keeps every note: any note the retention check flags is a false flag. The first check of a
+  // window is what LIVE_MEM_RETENTION=retry acts on (the notes its reminder names); what is committed after it, the second.
+  const kept = run.steps.reduce((sum, step) => sum + step.retention.checked - step.retention.letGo, 0);
+  const firstFlagged = run.calls.reduce((sum, call) => sum + (call.retentionFlagged ?? 0), 0);
+  const committedFlagged = run.steps.reduce((sum, step) => sum + step.retention.flagged, 0);
   return [
     figure(`${key}_failures`, `${label}: consolidations failed (of ${CONSOLIDATIONS})`, failures.length, 'ratio', atMost(0)),
     figure(`${key}_first_failure`, '  first failed consolidation', firstFailure < 0 ? null : firstFailure + 1, 'ratio'),
@@ -309,6 +337,15 @@ function runFigures(run: RunResult, key: string, label: string): Figure[] {
     figure(`${key}_consolidation_tokens`, '    of which consolidation', consolidationTokens, 'tokens'),
     figure(`${key}_compaction_tokens`, `    of which compaction (${compactions.length} calls)`, sumTokens(compactions), 'tokens'),
     figure(`${key}_notes_consolidated`, '  notes consolidated', notes, 'ratio'),
+    figure(`${key}_retention_kept`, '  notes the plans kept, by the retention check (integrated or superseded)', kept, 'ratio'),
+    figure(
+      `${key}_retention_false_flags`,
+      '  kept notes flagged by the retention check, first check of each window',
+      kept > 0 ? firstFlagged / kept : null,
+      'ratio',
+      atMost(RETENTION_FALSE_FLAGS),
+    ),
+    figure(`${key}_retention_flagged_committed`, '  kept notes committed flagged (after the retry)', kept > 0 ? committedFlagged / kept : null, 'ratio'),
     figure(`${key}_tokens_per_note`, '  model tokens per note consolidated', notes > 0 ? sumTokens(run.calls) / notes : null, 'tokens'),
     figure(`${key}_run_ms`, '  run time (notes, consolidations, background work)', run.seconds * 1000, 'ms'),
   ];

@@ -51,12 +51,21 @@ export interface Question {
   evidence: string[];
 }
 
+/** One of the data's per-session observations: a fact a speaker stated, and the turns that state it. */
+export interface Fact {
+  text: string;
+  /** Dia ids of this conversation (see evidenceIds). */
+  evidence: string[];
+}
+
 export interface Conversation {
   id: string;
   speakers: [string, string];
   sessions: Session[];
   turns: Turn[];
   questions: Question[];
+  /** The data's observations, every session's (the retention section's ground truth: bench-retention.ts). */
+  facts: Fact[];
 }
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
@@ -119,7 +128,14 @@ function readConversation(id: string, raw: Record<string, unknown>): Conversatio
     category: q.category,
     evidence: evidenceIds(q.evidence ?? [], known),
   }));
-  return { id, speakers: [String(raw.speaker_a), String(raw.speaker_b)], sessions, turns, questions };
+  const facts: Fact[] = [];
+  for (let number = 1; number <= sessions.length; number++) {
+    const observed = (raw[`session_${number}_observation`] ?? {}) as Record<string, Array<[string, string | string[]]>>;
+    for (const list of Object.values(observed)) {
+      for (const [text, ids] of list) facts.push({ text, evidence: evidenceIds(Array.isArray(ids) ? ids : [ids], known) });
+    }
+  }
+  return { id, speakers: [String(raw.speaker_a), String(raw.speaker_b)], sessions, turns, questions, facts };
 }
 
 /** The conversations of `ids` (all ten by default), in that order. */

@@ -62,7 +62,8 @@
  *                    window: failures, prompt tokens at consolidations 1, 10, 50 and 100 (past the budget
  *                    within ±20% of each other), bank, largest file and space_summary at 100 against the
  *                    budgets, recall@5 of every note by its words, the newest entry of each kind in the
- *                    bank, and the model tokens spent; with LIVE_MEM_COMPACTION=auto, then off, then off
+ *                    bank, the model tokens spent, and the kept notes the retention check flags (false
+ *                    flags: the model keeps every note); with LIVE_MEM_COMPACTION=auto, then off, then off
  *                    with a 200,000-token window (where the bank still fits without compaction)
  *  16. install       (scripts/bench-install.ts) the packed tarball installed into an empty project (fresh
  *                    npm cache, offline): tarball size, node_modules on disk and its packages; and a cold
@@ -92,6 +93,11 @@
  *                    search documents, compaction sections, consolidation view and one section edit (median
  *                    of 5), a consolidation of one note into a space holding it (outside the model) and the
  *                    first memory_search of a new core on that space
+ *  23. retention     (scripts/bench-retention.ts) the retention check on LoCoMo's turns, consolidated 30 at a
+ *                    time by a scripted model that keeps a fragment of one note in four: notes flagged,
+ *                    precision and recall against what the model cut (and the data's facts it took), kept
+ *                    notes flagged, and the check's cost per window; section 15 gives its false flags on a
+ *                    model that keeps every note
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -155,6 +161,7 @@ import {
 import { benchContext } from './bench-context.js';
 import { benchGrowth } from './bench-growth.js';
 import { benchHeadings } from './bench-headings.js';
+import { benchRetention } from './bench-retention.js';
 import { benchHttp } from './bench-http.js';
 import { benchIndexMemory } from './bench-index-memory.js';
 import { benchScale } from './bench-scale.js';
@@ -391,6 +398,7 @@ const SECTIONS: ReadonlyArray<{ title: string; run: () => Promise<Figure[]>; bas
   { title: '20. a million notes, cold', run: benchScale, baseline: true },
   { title: '21. LoCoMo: recall on real conversations', run: benchLocomo },
   { title: '22. a bank file of 10,000 headings', run: benchHeadings },
+  { title: '23. retention: nothing dropped silently', run: benchRetention },
 ];
 
 /**

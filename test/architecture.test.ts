@@ -38,7 +38,7 @@ const MAY_IMPORT: Record<string, string[]> = {
 const FLOORS: string[][] = [
   ['shared/'], // errors, key guards, logging, concurrency: nothing local
   ['storage/', 'llm/', 'search/', 'config/'], // the driver contract and drivers; the chat port, a reply's JSON; the full-text engine; settings
-  ['core/markdown/', 'core/redact/'], // the Markdown section model; secrets in text
+  ['core/markdown/', 'core/redact/', 'core/retention/'], // the Markdown section model; secrets in text; what a rewrite kept of a text
   ['core/*'], // the base: the context, the caller, the store's layout and names, a space's meta, the prompt fence
   ['core/auth/', 'core/derived/', 'core/spend/', 'core/model-output/'], // tokens; summaries as stored; spend and caps; the gate of a model's text
   ['core/commit/'], // the commit protocol: lease, pending record, roll-forward per kind, history, section-edit applier

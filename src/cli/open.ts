@@ -88,6 +88,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
     compaction: { auto: settings.compaction === 'auto' },
     autoCreateSpaces: settings.autoCreateSpaces,
     redact: settings.redact,
+    retention: settings.retention,
     fault: faultHook(env),
     version: VERSION,
     indexMemoryBytes: settings.indexMemoryMb * 1024 * 1024,

@@ -1,4 +1,5 @@
 import { forTerminal, jsonForTerminal } from './terminal.js';
+import { compactionRetention, retentionBlock, retentionVerdict } from './retention-view.js';
 
 type Result = Record<string, unknown>;
 type Formatter = (result: Result) => string;
@@ -88,15 +89,24 @@ const notes: Formatter = (result) => {
   return list.length ? `${body}\n\n${footer}` : footer;
 };
 
-/** A consolidation's notes, each with what became of it (consolidation/provenance.ts), when its record says. */
+/** A consolidation's notes, each with what became of it (consolidation/provenance.ts) and what the bank kept of it (core/retention), when its record says. */
 const withDispositions = (result: Result, record: Result): Result[] => {
   const dispositions = new Map(((record.dispositions as Result[] | undefined) ?? []).map((d) => [String(d.note), d]));
+  // A note the bank kept whole is the norm: only a note that lost facts says so.
+  const retention = new Map(((record.retention as Result[] | undefined) ?? []).filter((r) => r.status !== 'retained').map((r) => [String(r.note), r]));
   return ((result.notes as Result[]) ?? []).map((note) => {
     const d = dispositions.get(String(note.filename));
-    if (!d) return note;
-    const detail =
-      d.status === 'integrated' ? ((d.into as string[]) ?? []).join('; ') : d.status === 'superseded' ? `by ${scalar(d.by ?? '?')}` : (d.reason ?? '');
-    return { ...note, disposition: `→ ${scalar(d.status)}${detail ? `: ${String(detail)}` : ''}` };
+    const r = retention.get(String(note.filename));
+    if (!d && !r) return note;
+    const detail = !d
+      ? ''
+      : d.status === 'integrated'
+        ? ((d.into as string[]) ?? []).join('; ')
+        : d.status === 'superseded'
+          ? `by ${scalar(d.by ?? '?')}`
+          : (d.reason ?? '');
+    const fate = d ? `→ ${scalar(d.status)}${detail ? `: ${String(detail)}` : ''}` : '→';
+    return { ...note, disposition: `${fate}${r ? ` · ${retentionVerdict(r)}` : ''}` };
   });
 };
 
@@ -154,6 +164,11 @@ const forgetReceipt: Formatter = (result) => {
 
 const VIEWS = {
   fields,
+  /** A consolidation's metrics, then what its retention check found (core/retention). */
+  consolidation: (result: Result) => {
+    const { retention, ...rest } = result;
+    return [fields(rest), ...retentionBlock(retention)].join('\n');
+  },
   notes,
   spaces: (result: Result) => {
     const spaces = (result.spaces as Result[]) ?? [];
@@ -182,7 +197,8 @@ const VIEWS = {
       .map(
         (hit) =>
           `── ${scalar(hit.score)}  ${scalar(hit.source)}${hit.level === null ? '' : ` L${scalar(hit.level)}`}  ${scalar(hit.ref)}  ${hit.superseded_at ? `earlier version, replaced ${scalar(hit.superseded_at)} by ${scalar(hit.compaction_id)}` : scalar(hit.timestamp ?? hit.range_end ?? '')}\n${String(hit.text)}` +
-          (Array.isArray(hit.sources) ? `\n   (from ${hit.sources.join(', ')})` : ''),
+          (Array.isArray(hit.sources) ? `\n   (from ${hit.sources.join(', ')})` : '') +
+          (hit.retention ? `\n   (its consolidation: ${retentionVerdict(hit.retention as Result)})` : ''),
       )
       .join('\n\n');
     return list.length ? `${body}\n\n${list.length} result(s)` : 'no result';
@@ -194,6 +210,7 @@ const VIEWS = {
   compaction: (result: Result) =>
     [
       table((result.files as Result[]) ?? [], ['filename', 'tokens_before', 'tokens_after', 'budget_tokens', 'sections_digested']),
+      ...compactionRetention(result.files),
       `${scalar(result.status)}${result.dry_run ? ' (dry run)' : ''}${result.compaction_id ? ` · compaction ${scalar(result.compaction_id)}` : ''}${result.message ? ` · ${String(result.message)}` : ''}`,
     ].join('\n'),
   history: (result: Result) =>
@@ -248,7 +265,7 @@ const VIEWS = {
     const list = (result.notes as Result[]) ?? [];
     const body = list.map(
       (note) =>
-        `── ${scalar(note.timestamp)}  ${scalar(note.agent)}  ${scalar(note.filename)}\n   consolidation ${scalar(note.consolidation_id)} → ${((note.sections as string[]) ?? []).map((s) => s || '(whole file)').join('; ')}\n${note.content === null ? '(no longer in history)' : String(note.content)}`,
+        `── ${scalar(note.timestamp)}  ${scalar(note.agent)}  ${scalar(note.filename)}\n   consolidation ${scalar(note.consolidation_id)} → ${((note.sections as string[]) ?? []).map((s) => s || '(whole file)').join('; ')}${note.retention && (note.retention as Result).status !== 'retained' ? ` · ${retentionVerdict(note.retention as Result)}` : ''}\n${note.content === null ? '(no longer in history)' : String(note.content)}`,
     );
     const what = `${scalar(result.filename)}${result.section ? `#${scalar(result.section)}` : ''}`;
     if (list.length === 0) return `no consolidation cites notes for ${what}`;

@@ -450,6 +450,15 @@ export const FIELDS: Field[] = [
     defaultText: 'auto',
   },
   {
+    key: 'retention',
+    env: 'LIVE_MEM_RETENTION',
+    file: 'retention',
+    parse: oneOf('report', 'retry', 'refuse'),
+    description:
+      "What happens when a consolidation's plan says it kept a note whose facts (numbers, dates, versions, names, paths, identifiers, its rarest words) the new bank and synthesis do not hold, or a compaction digest drops what its section held while the file had room: `report` commits and records it; `retry` asks the model once more, naming the missing facts of each note, then commits and records what is still missing (a digest still dropping them is refused); `refuse` refuses the window (the digest). Always in the result, `history_read`, `bank_explain` and the viewer",
+    defaultText: 'retry',
+  },
+  {
     key: 'synthesisMaxWords',
     env: 'LIVE_MEM_SYNTHESIS_MAX_WORDS',
     file: 'synthesis_max_words',

@@ -89,6 +89,8 @@ export interface Settings {
   summaries: 'auto' | 'off';
   /** `auto`: compact bank files a consolidation left over their budget, in the background (with a configured model). */
   compaction: 'auto' | 'off';
+  /** What a consolidation does with a note it says it kept whose facts the bank lacks, and a compaction with a digest that drops its section's (core/retention). */
+  retention: 'report' | 'retry' | 'refuse';
   summaryWindowChars: number;
   summaryGroupChars: number;
   /** Megabytes the search indexes of all spaces may hold in one process before the least recently used are evicted. */
@@ -207,6 +209,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     llmSearchShare: get('llmSearchShare', 10),
     summaries: get('summaries', 'auto'),
     compaction: get('compaction', 'auto'),
+    retention: get('retention', 'retry'),
     summaryWindowChars: get('summaryWindowChars', 6_000),
     summaryGroupChars: get('summaryGroupChars', 10_000),
     indexMemoryMb: get('indexMemoryMb', 512),

@@ -3,6 +3,7 @@ import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../shared/log.js';
 import type { ObjectInfo, StorageDriver } from '../storage/types.js';
 import type { RedactMode } from './redact/redact.js';
+import type { RetentionMode } from './retention/record.js';
 
 export interface Limits {
   /** Largest note content accepted, in characters. */
@@ -137,6 +138,12 @@ export interface CoreContext {
    * may write one into the bank (redact/redact.ts); `<private>` spans are removed in every mode.
    */
   redact: RedactMode;
+  /**
+   * What a consolidation does with a note the plan says it kept but whose facts the bank does not
+   * hold, and a compaction with a digest that drops what its section held (core/retention): record
+   * it, ask the model once more (then record), or refuse.
+   */
+  retention: RetentionMode;
   /** The live-mem version, written into backup manifests. */
   version: string;
   /**

@@ -30,6 +30,7 @@ import {
 } from './context.js';
 import { createFreshStat } from './fresh-stat.js';
 import type { RedactMode } from './redact/redact.js';
+import { DEFAULT_RETENTION, type RetentionMode } from './retention/record.js';
 import { createSpendLedger } from './spend/ledger.js';
 import { createEvents } from './events.js';
 import { createNoteService } from './note/note-service.js';
@@ -180,6 +181,7 @@ export interface CoreOptions {
   compaction?: Partial<CompactionSettings>;
   autoCreateSpaces?: AutoCreateSpaces;
   redact?: RedactMode;
+  retention?: RetentionMode;
   fault?: (point: string) => Promise<void>;
   version?: string;
   indexMemoryBytes?: number;
@@ -203,6 +205,7 @@ export function createContext(options: CoreOptions): CoreContext {
     compaction: { auto: false, ...options.compaction },
     autoCreateSpaces: options.autoCreateSpaces ?? 'off',
     redact: options.redact ?? 'mask',
+    retention: options.retention ?? DEFAULT_RETENTION,
     fault: options.fault ?? (async () => undefined),
     version: options.version ?? '0.0.0',
     indexMemoryBytes: options.indexMemoryBytes ?? DEFAULT_INDEX_MEMORY_MB * 1024 * 1024,

@@ -56,7 +56,13 @@ async function assertOneCompaction(storage: StorageDriver): Promise<void> {
   const sections = JSON.parse((await storage.get(preimages[0] as string))?.body.toString() ?? '{}').sections as Array<{ content: string }>;
   assert.ok(sections.length > 0);
   for (const section of sections) assert.ok(ORIGINAL.includes(section.content), 'a pre-image is the original text');
-  assert.equal(JSON.parse((await storage.get(`${folder}record.json`))?.body.toString() ?? '{}').kind, 'compaction');
+  const record = JSON.parse((await storage.get(`${folder}record.json`))?.body.toString() ?? '{}');
+  assert.equal(record.kind, 'compaction');
+  // What each digest kept of its section (core/retention) is in the record, one entry per pre-image.
+  assert.deepEqual(
+    (record.retention as Array<{ path: string[] }>).map((entry) => entry.path),
+    sections.map((section) => (section as { path?: string[] }).path),
+  );
   assert.equal(await storage.get('proj/_consolidation/pending.json'), null);
 }
 

@@ -15,6 +15,7 @@ import { requireS3OrSkip } from '../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../helpers/scripted-llm.js';
 import { fsStore, rerunPastLease, s3Store, type Store } from '../helpers/stores.js';
 import { historyNoteNames } from '../helpers/core.js';
+import { listKeys } from '../../src/storage/list.js';
 
 const owner = ownerCaller('tester');
 const NOTES = 15;
@@ -40,6 +41,14 @@ async function assertExactlyOnce(storage: StorageDriver, notes = NOTES): Promise
   assert.equal(history.length, notes);
   assert.equal(new Set(history).size, notes);
   assert.equal(await storage.get('proj/_consolidation/pending.json'), null);
+  // The record keeps what the retention check found of each note (core/retention): FIRST_PLAN cites none, and keeps none of their numbers.
+  const [record] = (await listKeys(storage, 'proj/history/')).filter((key) => key.endsWith('/record.json'));
+  const retention = JSON.parse((await storage.get(record as string))?.body.toString() ?? '{}').retention as Array<{ note: string; status: string }>;
+  assert.deepEqual(retention.map((entry) => entry.note).sort(), [...history].sort());
+  assert.ok(
+    retention.every((entry) => entry.status === 'not_retained'),
+    JSON.stringify(retention),
+  );
 }
 
 function consolidationSuite(label: string, makeStore: () => Promise<Store>): void {

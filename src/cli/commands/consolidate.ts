@@ -24,6 +24,7 @@ export const consolidateCommand: CommandDef = {
   // before this command's filter ever saw it.
   options: [{ flags: '--only-agent <name>', description: "only this agent's notes (exact name)" }],
   run: consolidate,
+  view: 'consolidation',
   examples: ['live-mem consolidate my-project', 'live-mem consolidate my-project --only-agent claude'],
 };
 

@@ -151,6 +151,7 @@ async function applyWithoutNotes(context: CoreContext, record: CommitRecord): Pr
       metrics: record.metrics,
       preimages: sections.length,
       ...(record.revision ? { revision: record.revision } : {}),
+      ...(record.retention ? { retention: record.retention } : {}),
     };
     await storage.put(keys.historyRecord(record.id), `${JSON.stringify(historyRecord, null, 2)}\n`, { contentType: 'application/json' });
   }

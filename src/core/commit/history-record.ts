@@ -2,6 +2,7 @@ import { LiveMemError } from '../../shared/errors.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { toStamp } from '../note-name.js';
+import { readRetention, retentionWithout, type RetentionEntry, type SectionRetention } from '../retention/record.js';
 import { DISPOSITION_STATUSES, type Disposition, type ProvenanceEntry, type RevisionInfo } from './record.js';
 
 /** `history/{id}/record.json`, as commit.ts writes it. */
@@ -23,6 +24,8 @@ export interface HistoryRecord {
   /** A consolidation's: bank section ← notes, and what became of each note (record.ts); [] before they existed. */
   provenance: ProvenanceEntry[];
   dispositions: Disposition[];
+  /** A consolidation's: what of each note the bank holds; a compaction's: what each digest kept (core/retention). [] before the check existed. */
+  retention: Array<RetentionEntry | SectionRetention>;
   /** A forget's: who, why, how many notes, their names, the consolidations whose files it rewrote (never their text). */
   forget?: ForgetEntry;
   /** A consolidation's: notes a forget removed from it since (which, when, by whom, why). */
@@ -91,7 +94,7 @@ export function parseHistoryRecord(body: Buffer, spaceId: string, cid: string): 
     throw damaged(cause);
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) throw damaged();
-  const { preimages, revision, provenance, dispositions, forget, forgotten, ...rest } = record;
+  const { preimages, revision, provenance, dispositions, forget, forgotten, retention, ...rest } = record;
   const kind = rest.kind === 'compaction' || rest.kind === 'revision' || rest.kind === 'forget' ? rest.kind : 'consolidation';
   return {
     ...rest,
@@ -106,6 +109,7 @@ export function parseHistoryRecord(body: Buffer, spaceId: string, cid: string): 
     time_range: typeof record.time_range === 'object' && record.time_range !== null ? record.time_range : { oldest: null, newest: null },
     metrics: typeof record.metrics === 'object' && record.metrics !== null ? record.metrics : {},
     ...citations(provenance, dispositions),
+    retention: readRetention(retention),
   };
 }
 
@@ -131,7 +135,7 @@ const isForgetEntry = (value: unknown): value is ForgetEntry =>
 
 /**
  * A consolidation's record.json as it reads once `gone` notes are forgotten: its `notes`, and its
- * provenance and dispositions, without them (a section none of whose notes is left loses its entry).
+ * provenance, dispositions and retention, without them (a section none of whose notes is left loses its entry).
  * The one place both the store's history and a purged backup's copy are rewritten from (core/forget).
  */
 export function recordWithout(raw: Record<string, unknown>, gone: ReadonlySet<string>): Record<string, unknown> {
@@ -147,6 +151,8 @@ export function recordWithout(raw: Record<string, unknown>, gone: ReadonlySet<st
       .filter((entry) => keep(entry?.note))
       .map((entry) => (entry.by !== undefined && !keep(entry.by) ? { ...entry, by: '(a forgotten note)' } : entry));
   }
+  // What the retention check says of a note quotes it: it goes with the note.
+  if (raw.retention !== undefined) next.retention = retentionWithout(raw.retention, gone);
   return next;
 }
 

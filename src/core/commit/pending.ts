@@ -6,6 +6,7 @@ import type { CoreContext } from '../context.js';
 import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { parseNoteName } from '../note-name.js';
 import { isStoredBankFilename, quoteName, validateBankFilename } from '../validate.js';
+import { checkRetention } from '../retention/record.js';
 import { type CommitRecord, DISPOSITION_STATUSES, type DispositionStatus } from './record.js';
 
 /**
@@ -56,7 +57,24 @@ export function checkPending(body: Buffer, spaceId: string): PendingState {
 
 function parseRecord(raw: unknown, spaceId: string): CommitRecord {
   if (!isObject(raw)) throw invalid('it is not a JSON object');
-  const { id, space_id, kind, committed_at, notes, time_range, writes, synthesis, metrics, preimages, rules, revision, provenance, dispositions, forget } = raw;
+  const {
+    id,
+    space_id,
+    kind,
+    committed_at,
+    notes,
+    time_range,
+    writes,
+    synthesis,
+    metrics,
+    preimages,
+    rules,
+    revision,
+    provenance,
+    dispositions,
+    forget,
+    retention,
+  } = raw;
   if (typeof id !== 'string' || !RECORD_ID.test(id)) throw invalid(`its id ${JSON.stringify(id)} is no consolidation id`);
   if (kind !== undefined && kind !== 'consolidation' && kind !== 'compaction' && kind !== 'revision' && kind !== 'forget')
     throw invalid(`its kind ${JSON.stringify(kind)} is not consolidation, compaction, revision or forget`);
@@ -103,6 +121,9 @@ function parseRecord(raw: unknown, spaceId: string): CommitRecord {
   if (kind === 'compaction' || kind === 'revision' || kind === 'forget') {
     if (provenance !== undefined || dispositions !== undefined) throw invalid(`it is a ${kind}, but it cites notes`);
   } else checkProvenance(provenance, dispositions, new Set(notes as string[]), names);
+  if (kind === 'revision' || kind === 'forget') {
+    if (retention !== undefined) throw invalid(`it is a ${kind}, but it has a retention check`);
+  } else checkRetention(retention, { kind: kind === 'compaction' ? 'compaction' : 'consolidation', notes: new Set(notes as string[]), written: names });
   if (!isObject(metrics)) throw invalid('its metrics are malformed');
   return raw as unknown as CommitRecord;
 }

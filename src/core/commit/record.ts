@@ -1,5 +1,6 @@
 import type { CoreContext } from '../context.js';
 import { toStamp } from '../note-name.js';
+import type { RetentionEntry, SectionRetention } from '../retention/record.js';
 
 /**
  * A consolidation commits as one unit. Everything it will write is computed first, then recorded
@@ -41,6 +42,8 @@ export interface CommitRecord {
   provenance?: ProvenanceEntry[];
   /** A consolidation: what became of each of its notes (consolidation/provenance.ts); kept in record.json. */
   dispositions?: Disposition[];
+  /** A consolidation: what of each note the bank holds (core/retention), per note; a compaction: what each digest kept of its section. */
+  retention?: RetentionEntry[] | SectionRetention[];
   /** A forget: who, why, and each note to remove with where it is kept. */
   forget?: ForgetInfo;
 }

@@ -1,7 +1,7 @@
 import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import type { LlmCalls } from '../../llm/call.js';
 import { meteredCalls } from '../spend/meter.js';
-import { LlmError, type LlmClient } from '../../llm/types.js';
+import { type ChatMessage, LlmError, type LlmClient } from '../../llm/types.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
@@ -20,6 +20,8 @@ import { compactionMessages, parseDigests, retryReminder } from './prompt.js';
 import { newNonce, stripFenceEcho } from '../prompt-fence.js';
 import { splitSections, type SplitFile } from './sections.js';
 import { requireModel } from '../model.js';
+import type { SectionRetention } from '../retention/record.js';
+import { RETENTION_GUARD, retainedReminder } from './retention-guard.js';
 import { isoSeconds } from '../../shared/time.js';
 import { readBankFiles } from '../bank/bank-files.js';
 
@@ -46,6 +48,8 @@ export interface CompactedFile {
   sections_digested: number;
   /** Why this file was left as it was: a guard refused the model's digests, or the model failed. */
   refused?: string;
+  /** Sections whose digest does not keep every item the section held (core/retention); the pre-image keeps them. */
+  retention?: SectionRetention[];
 }
 
 export interface CompactionResult {
@@ -78,9 +82,9 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
     return withinBank(bankBudget(parseBankRules(rules), context.budgets), sizes);
   };
 
-  /** Asks for digests; a cut or malformed reply gets one more chance with a reminder. */
-  const askDigests = async (calls: LlmCalls, file: SplitFile, nonce: string): Promise<Digest[]> => {
-    const messages = compactionMessages(file, targetTokens(file.budget), nonce);
+  /** Asks for digests; a cut or malformed reply gets one more chance with a reminder. `after`: what was said since the prompt. */
+  const askDigests = async (calls: LlmCalls, file: SplitFile, nonce: string, after: ChatMessage[] = []): Promise<Digest[]> => {
+    const messages = [...compactionMessages(file, targetTokens(file.budget), nonce), ...after];
     let problem = '';
     for (let attempt = 1; attempt <= 2; attempt++) {
       const response = await calls.chat({ messages: attempt === 1 ? messages : [...messages, retryReminder(problem, nonce)], json: true });
@@ -106,7 +110,14 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
       );
     }
     const nonce = newNonce();
-    return checkDigests(file, await askDigests(calls, file, nonce), { nonce, redact: context.redact });
+    const guards = { nonce, redact: context.redact, retention: context.retention };
+    try {
+      return checkDigests(file, await askDigests(calls, file, nonce), guards);
+    } catch (error) {
+      // Digests that drop facts the file had room for are asked for once more (LIVE_MEM_RETENTION=retry), told which.
+      if (context.retention !== 'retry' || !isLiveMemError(error, 'invalid_input') || error.data.guard !== RETENTION_GUARD) throw error;
+      return checkDigests(file, await askDigests(calls, file, nonce, [retainedReminder(error.message, nonce)]), guards);
+    }
   };
 
   /** `llm` may be absent when nothing looked over budget (the run then only finishes what a killed one left). */
@@ -141,6 +152,7 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
       calls = meteredCalls(context, model, { spaceId, purpose: 'compaction' });
       const writes: FileWrite[] = [];
       const preimages: Preimage[] = [];
+      const retention: SectionRetention[] = [];
       const refusals: string[] = [];
       let refusalCode: string | undefined;
       for (const filename of names) {
@@ -153,6 +165,9 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
           entry.tokens_after = checked.tokens;
           entry.sections_digested = checked.digested.length;
           writes.push({ filename, content: checked.content, expectedEtag: stored.etag, kind: 'updated' });
+          retention.push(...checked.retention);
+          const lost = checked.retention.filter((section) => section.status !== 'retained');
+          if (lost.length > 0) entry.retention = lost;
           for (const { section } of checked.digested) preimages.push({ filename, path: section.path, content: section.text });
         } catch (error) {
           if (!isLiveMemError(error) && !(error instanceof LlmError)) throw error;
@@ -174,6 +189,7 @@ export function createCompactionService(context: CoreContext, hooks: { onCommitt
           writes,
           metrics: { files: writes.length, sections: preimages.length, by: caller.agent, model: model.label },
           preimages,
+          retention,
         };
         await context.fault('before-commit');
         await held.stillHeld();

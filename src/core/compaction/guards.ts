@@ -5,6 +5,8 @@ import { guardModelOutput } from '../model-output/model-output.js';
 import type { RedactMode } from '../redact/redact.js';
 import { fencedCode } from '../markdown/sections.js';
 import type { Section, SplitFile } from './sections.js';
+import { DEFAULT_RETENTION, type RetentionMode, type SectionRetention } from '../retention/record.js';
+import { checkRetained } from './retention-guard.js';
 
 /**
  * The guards of a compaction, checked on the model's digests before anything is written. Each is a
@@ -56,10 +58,11 @@ export function checkKnownIds(file: SplitFile, digests: readonly Digest[]): Map<
 
 const normalize = (text: string): string => text.replace(/\s+/g, ' ').trim().toLowerCase();
 
-/** What the gate of model output needs of a compaction: its prompt's nonce, and LIVE_MEM_REDACT (default mask). */
+/** What the gate of model output needs of a compaction: its prompt's nonce, and LIVE_MEM_REDACT (default mask); LIVE_MEM_RETENTION (default retry). */
 export interface DigestGuards {
   nonce?: string;
   redact?: RedactMode;
+  retention?: RetentionMode;
 }
 
 /**
@@ -206,7 +209,7 @@ export function checkDigests(
   file: SplitFile,
   digests: readonly Digest[],
   guards: DigestGuards = {},
-): { content: string; digested: Digested[]; tokens: number } {
+): { content: string; digested: Digested[]; tokens: number; retention: SectionRetention[] } {
   const byId = checkKnownIds(file, digests);
   const digested = digests.map((digest) => {
     const section = byId.get(digest.id) as Section;
@@ -220,5 +223,6 @@ export function checkDigests(
   checkSize(file, tokens);
   checkProtected(file, digested, tokens);
   checkKeptVerbatim(file, digested, tokens);
-  return { content, digested, tokens };
+  const retention = checkRetained(file, digested, content, tokens, targetTokens(file.budget), guards.retention ?? DEFAULT_RETENTION);
+  return { content, digested, tokens, retention };
 }

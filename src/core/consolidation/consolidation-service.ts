@@ -13,6 +13,7 @@ import { parseBankRules } from '../bank/rules.js';
 import { bankBudget } from '../bank/budget.js';
 import { noteText } from '../note/note-text.js';
 import type { TextIndexEngine } from '../../search/types.js';
+import { createAnalyzer } from '../../search/analyze.js';
 import type { BankSnapshot } from '../commit/apply-plan.js';
 import { fitBank, viewBankFile } from './bank-view.js';
 import { applyCommit, writeCommit } from '../commit/commit.js';
@@ -31,6 +32,7 @@ import { readBankFiles } from '../bank/bank-files.js';
 import { newNonce } from '../prompt-fence.js';
 import { normalizeLineEndings } from '../../shared/line-endings.js';
 import { compressSynthesis, countWords } from './compress.js';
+import { addToSummary, retentionWarning, windowRetention, type RetentionSummary } from './retention.js';
 import type { ConsolidationResult } from './result.js';
 
 export interface ConsolidateInput {
@@ -200,6 +202,8 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     const progress = (phase: ProgressEvent['phase'], message: string, total: number) =>
       options.onProgress?.({ phase, message, notes_done: result.notes_processed, notes_total: total, window: result.windows + 1 });
 
+    // The run's windows read the same bank: the retention check's stems are worked out once (retention.ts).
+    const analyzer = createAnalyzer();
     const rulesObject = await storage.get(keys.rules);
     const rules = rulesObject?.body.toString('utf8') ?? '';
     const budget = bankBudget(parseBankRules(rules), context.budgets);
@@ -237,10 +241,18 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         };
         const messages = buildMessages({ ...base, notes: window.map((w) => w.note), bank: views });
         const notes = window.map((w) => ({ filename: w.name.filename, content: w.note.content }));
-        const { plan, applied, accounting } = await planWindow(context, calls, messages, base.nonce, sent, { notes, synthesis }, result, warnings);
+        const {
+          plan,
+          applied,
+          accounting,
+          retention: planned,
+        } = await planWindow(context, calls, messages, base.nonce, sent, { notes, synthesis }, result, warnings);
         reportAccounting(accounting, plan, result, warnings);
         if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
         const compressed = await compressSynthesis(context, synthesisCalls, plan.synthesis, notes, warnings);
+        // What is committed is checked: a compression may have dropped what only the synthesis held.
+        const retention =
+          compressed.text === plan.synthesis ? planned : windowRetention({ notes, synthesis }, sent, applied, plan, accounting, compressed.text, analyzer);
 
         progress('apply', `window ${result.windows + 1}: committing ${applied.writes.length} bank files`, selected.length);
         const now = context.clock();
@@ -256,6 +268,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
           metrics: { notes: window.length, operations: applied.operations, files: applied.writes.length, by: caller.agent, model: llm.label },
           provenance: accounting.provenance,
           dispositions: accounting.dispositions,
+          retention: retention.entries,
         };
         await context.fault('before-commit');
         await held.stillHeld();
@@ -278,6 +291,9 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         result.operations_applied += applied.operations;
         result.synthesis_size = Buffer.byteLength(compressed.text);
         result.synthesis_compressed ||= compressed.compressed;
+        result.retention = addToSummary(result.retention as RetentionSummary | undefined, context.retention, retention.entries);
+        const lost = retentionWarning(retention.entries, `window ${result.windows}`, context.retention);
+        if (lost) warnings.push(lost);
         remaining = remaining.slice(window.length);
       }
     } catch (error) {

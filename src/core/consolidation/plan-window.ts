@@ -11,6 +11,9 @@ import { parsePlan, type Plan } from './plan.js';
 import { accountingReminder, type buildMessages, refusalReminder, retryReminder } from './prompt.js';
 import { quoteName, validateBankFilename } from '../validate.js';
 import { accountingProblem, accountPlan, writtenName, type Accounting } from './provenance.js';
+import { gapSize, retentionProblem, retentionReminder, retentionSummaryLine, windowRetention } from './retention.js';
+import type { WindowRetention } from '../retention/check.js';
+import type { Analyzer } from '../../search/analyze.js';
 
 /**
  * One window's plan, asked for and checked before anything is committed: a reply that is no plan is
@@ -76,6 +79,14 @@ async function askPlan(calls: LlmCalls, messages: ReturnType<typeof buildMessage
   throw new LiveMemError('llm_error', `the model returned no usable plan twice (${problem})`);
 }
 
+/** A plan that passed every guard, with what it says of its notes and what the retention check found of them. */
+export interface CheckedPlan {
+  plan: Plan;
+  applied: AppliedPlan;
+  accounting: Accounting;
+  retention: WindowRetention;
+}
+
 /**
  * Asks for a plan and checks it. A refused plan (`invalid_input`: a guard, a missing heading, an
  * unseen section) gets one more chance in this run, told why; a second refusal fails the run
@@ -83,10 +94,13 @@ async function askPlan(calls: LlmCalls, messages: ReturnType<typeof buildMessage
  * an order no note states (model-output/directives.ts) is one such refusal; its suspect notes go in the result.
  *
  * The same one more chance goes to a plan that cites notes but does not account for all of the
- * window's (or cites notes not in it, provenance.ts): it is sound, so it is kept, and whichever of
- * the two plans accounts better is committed, what it leaves unaccounted reported. A plan that cites
- * nothing at all (the Python server's format, a model ignoring `sources`) is not asked again: it
- * would cost every window a second call for the same answer; its notes are reported unaccounted.
+ * window's (or cites notes not in it, provenance.ts), and, unless LIVE_MEM_RETENTION is `report`, to
+ * one that leaves out facts of notes it says it kept (the retention check, retention.ts): it is
+ * sound, so it is kept, and whichever of the two plans accounts better (then keeps more) is
+ * committed, what it still leaves out reported. With `refuse`, a plan that still leaves out facts
+ * of notes it says it kept is refused, and the run with it. A plan that cites nothing at all (the
+ * Python server's format, a model ignoring `sources`) is not asked again: it would cost every
+ * window a second call for the same answer; its notes are reported unaccounted.
  */
 export async function planWindow(
   context: CoreContext,
@@ -95,16 +109,33 @@ export async function planWindow(
   /** The nonce the prompt's fences carry (prompt-fence.ts). */
   nonce: string,
   bank: BankSnapshot,
-  window: { notes: WindowNote[]; synthesis: string },
+  /** `analyzer`: the run's, shared by its windows' retention checks (their stems). */
+  window: { notes: WindowNote[]; synthesis: string; analyzer?: Analyzer },
   result: ConsolidationResult,
   warnings: string[],
-): Promise<{ plan: Plan; applied: AppliedPlan; accounting: Accounting }> {
+): Promise<CheckedPlan> {
   const filenames = window.notes.map((note) => note.filename);
-  let kept: { plan: Plan; applied: AppliedPlan; accounting: Accounting } | undefined;
+  const mode = context.retention;
+  let kept: CheckedPlan | undefined;
+  /** What the kept plan was asked again for. */
+  let keptWhy = 'its accounting';
   const shortfall = (accounting: Accounting) => accounting.unaccounted.length + accounting.unknown.length;
+  const better = (a: CheckedPlan, b: CheckedPlan) =>
+    shortfall(a.accounting) < shortfall(b.accounting) || (shortfall(a.accounting) === shortfall(b.accounting) && gapSize(a.retention) < gapSize(b.retention));
+  /** The plan to commit; with `refuse`, never one that leaves out facts of notes it says it kept. */
+  const settle = (candidates: CheckedPlan[]): CheckedPlan => {
+    const allowed = mode === 'refuse' ? candidates.filter((c) => c.retention.gaps.length === 0) : candidates;
+    const best = allowed.reduce<CheckedPlan | undefined>((found, c) => (found === undefined || better(c, found) ? c : found), undefined);
+    if (best) return best;
+    const last = candidates.at(-1) as CheckedPlan;
+    throw invalid(
+      `window ${result.windows + 1}: the model's plan was refused (LIVE_MEM_RETENTION=refuse): ${retentionProblem(last.retention, last.accounting, filenames)}; the notes stay in live/`,
+      { retention: last.retention.gaps },
+    );
+  };
   const fallBack = (why: string) => {
-    warnings.push(`window ${result.windows + 1}: ${why}; the model's first plan, sound but for its accounting, is committed`);
-    return kept as NonNullable<typeof kept>;
+    warnings.push(`window ${result.windows + 1}: ${why}; the model's first plan, sound but for ${keptWhy}, is committed`);
+    return settle([kept as CheckedPlan]);
   };
   for (let attempt = 1; ; attempt++) {
     let plan: Plan;
@@ -129,15 +160,19 @@ export async function planWindow(
       continue;
     }
     const accounting = accountPlan(plan, filenames, writtenName(applied));
+    const retention = windowRetention(window, bank, applied, plan, accounting, plan.synthesis, window.analyzer);
+    const checked = { plan, applied, accounting, retention };
     const problem = accounting.cites && !plan.python ? accountingProblem(accounting) : null;
-    const checked = { plan, applied, accounting };
-    if (problem && attempt < 2) {
-      warnings.push(`window ${result.windows + 1}: the model's plan does not account for every note (${problem}); it was asked once more`);
+    const gaps = mode === 'report' ? null : retentionProblem(retention, accounting, filenames);
+    if ((problem || gaps) && attempt < 2) {
+      if (problem) warnings.push(`window ${result.windows + 1}: the model's plan does not account for every note (${problem}); it was asked once more`);
+      if (gaps) warnings.push(`window ${result.windows + 1}: the model's plan ${retentionSummaryLine(retention)}; it was asked once more`);
       kept = checked;
-      messages = [...messages, accountingReminder(problem, nonce)];
+      keptWhy = problem ? 'its accounting' : 'the facts it leaves out';
+      messages = [...messages, ...(problem ? [accountingReminder(problem, nonce)] : []), ...(gaps ? [retentionReminder(gaps, nonce)] : [])];
       continue;
     }
-    return kept && shortfall(kept.accounting) < shortfall(accounting) ? kept : checked;
+    return settle(kept ? [kept, checked] : [checked]);
   }
 }
 

@@ -31,7 +31,7 @@ import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
 import { createSpaceIndex, type IndexProgress, type SpaceIndex } from './space-index.js';
 import { parseRecord, type SummaryRecord } from '../derived/summary-record.js';
-import type { Sources } from './sources.js';
+import type { NoteRetention, Sources } from './sources.js';
 import type { EmbeddingsProgress } from '../../llm/embeddings.js';
 
 export const RECALL_SOURCES: readonly RecallSource[] = ['live', 'history', 'bank', 'bank_history', 'synthesis', 'summary'];
@@ -80,6 +80,8 @@ export interface RecallHit {
   note?: string;
   /** Source `bank`: the newest notes the section was written from (bank_explain gives them all, with their text). */
   sources?: string[];
+  /** Source `history`: the note's consolidation did not find all its facts in the bank (core/retention): which are missing. */
+  retention?: NoteRetention;
   /** The whole text when short, else a snippet around the first match. */
   text: string;
   truncated: boolean;
@@ -403,10 +405,13 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       const { id: _id, ...fields } = meta;
       const section = meta.source === 'bank' ? index.section(meta.id) : undefined;
       const cited = section ? await sources.newestNotes(spaceId, section.file, section.path, HIT_SOURCES) : [];
+      // A consolidated note whose facts the bank does not all hold says so (core/retention): its text is the only place they are.
+      const retention = meta.source === 'history' && meta.consolidation_id ? await sources.retentionOf(spaceId, meta.consolidation_id, meta.ref) : undefined;
       results.push({
         score: Math.round(hit.score * 10000) / 10000,
         ...fields,
         ...(cited.length > 0 ? { sources: cited } : {}),
+        ...(retention ? { retention } : {}),
         text: snippet.text,
         truncated: snippet.truncated,
       });

@@ -15,6 +15,7 @@ import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js
 import type { StorageDriver } from '../../../src/storage/types.js';
 import { owner, steppingClock } from '../../helpers/core.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../../helpers/scripted-llm.js';
+import { fencedNotes } from '../../helpers/obedient-llm.js';
 
 const servers: ScriptedLlm[] = [];
 after(async () => Promise.all(servers.map((s) => s.close())));
@@ -23,22 +24,27 @@ type Message = { role: string; content: string };
 const noteCount = (messages: Message[]) => readFences(messages.find((m) => m.role === 'user')?.content ?? '', 'note').length;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
-/** A plan creating progress.md with a section per note, citing `cite(n)` of the window's n notes, disposing of `dispose(n)`. */
+/**
+ * A plan creating progress.md with a section per note, citing `cite(n)` of the window's n notes, disposing of `dispose(n)`;
+ * what it cites a note for quotes the note (the retention check finds it there: core/retention).
+ */
 function plan(cite: (n: number) => number[], dispose: (n: number) => unknown[] = () => []): Step {
   return {
     dynamic: (messages) => {
       const n = noteCount(messages);
+      const texts = fencedNotes(messages);
       const bank = /<<<file progress\.md /.test(messages.find((m) => m.role === 'user')?.content ?? '');
       const edits = cite(n).map((i) => ({
         op: 'add',
         section: 'Progress',
         title: `Item ${i}-${n}-${messages.length}`,
-        content: `- from note ${i}`,
+        content: `- from note ${i}: ${texts[i - 1]}`,
         sources: [i],
       }));
+      const started = cite(n).map((i) => `- ${texts[i - 1]}`);
       const files = bank
         ? [{ filename: 'progress.md', action: 'edit', edits }]
-        : [{ filename: 'progress.md', action: 'create', content: '# Progress\n\nStarted.\n', sources: cite(n) }];
+        : [{ filename: 'progress.md', action: 'create', content: `# Progress\n\nStarted.\n${started.join('\n')}\n`, sources: cite(n) }];
       return JSON.stringify({ files, notes: dispose(n), synthesis: `S${messages.length}` });
     },
   };

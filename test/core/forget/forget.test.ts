@@ -148,6 +148,11 @@ describe('memory_forget', () => {
     const cited = others.consolidation.provenance.flatMap((entry) => entry.notes);
     assert.ok(cited.length > 0 && !cited.includes(s.consolidatedWord) && cited.includes(s.consolidatedOther), JSON.stringify(cited));
     assert.ok(!others.consolidation.dispositions.some((d) => d.note === s.consolidatedWord));
+    // So does what the retention check found of each note (core/retention): what a note lost quotes it.
+    assert.deepEqual(
+      others.consolidation.retention.map((entry) => ('note' in entry ? entry.note : entry.filename)),
+      [s.consolidatedOther],
+    );
     const explained = await core.sources.explain(owner, { space_id: 'proj', filename: 'activeContext.md' });
     assert.deepEqual(
       explained.notes.map((n) => n.filename),

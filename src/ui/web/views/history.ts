@@ -3,6 +3,7 @@ import { count, h, link, pager, scrollBox, time } from '../dom.js';
 import { renderMarkdown } from '../markdown.js';
 import { empty, type Note, noteCard, spaceHeader, type ViewContext } from './common.js';
 import { changedFiles, type Consolidation, type HistoryPage } from './history-index.js';
+import { type RetentionEntry, retentionBadge, sectionsRetention } from './retention.js';
 
 const PAGE = 50;
 
@@ -95,6 +96,8 @@ async function consolidationDetail(spaceId: string, id: string, focus?: string):
   const metrics = (record.metrics ?? {}) as Record<string, unknown>;
   const files = changedFiles(record.bank_files);
   const dispositions = new Map(((record.dispositions as Disposition[] | undefined) ?? []).map((d) => [d.note, d]));
+  const retention = (record.retention as RetentionEntry[] | undefined) ?? [];
+  const retained = new Map(retention.flatMap((entry) => (entry.note ? [[entry.note, entry] as const] : [])));
   return h(
     'div',
     { class: 'consolidation' },
@@ -119,6 +122,7 @@ async function consolidationDetail(spaceId: string, id: string, focus?: string):
     record.kind === 'revision' ? revisionBody(spaceId, record, result.preimages ?? []) : null,
     record.kind === 'compaction'
       ? [
+          sectionsRetention(retention),
           h('h3', {}, `${count(result.preimages?.length ?? 0)} sections as they were before this compaction`),
           ...(result.preimages ?? []).map((section) => preimageCard(spaceId, section)),
         ]
@@ -128,7 +132,10 @@ async function consolidationDetail(spaceId: string, id: string, focus?: string):
             h('h3', {}, `${count(result.total)} notes`),
             result.notes.length > 0
               ? pager(focused(result.notes, focus), (note) =>
-                  marked(noteCard(note, disposition(spaceId, dispositions.get(note.filename))), note.filename === focus),
+                  marked(
+                    noteCard(note, [disposition(spaceId, dispositions.get(note.filename)), retentionBadge(retained.get(note.filename))]),
+                    note.filename === focus,
+                  ),
                 )
               : empty('No notes.'),
           ],
