@@ -31,7 +31,8 @@ import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
 import { createSpaceIndex, type IndexProgress, type SpaceIndex } from './space-index.js';
 import { parseRecord, type SummaryRecord } from '../derived/summary-record.js';
-import type { NoteRetention, Sources } from './sources.js';
+import type { Sources } from './sources.js';
+import type { NoteRetention } from '../retention/record.js';
 import type { EmbeddingsProgress } from '../../llm/embeddings.js';
 
 export const RECALL_SOURCES: readonly RecallSource[] = ['live', 'history', 'bank', 'bank_history', 'synthesis', 'summary'];
@@ -406,7 +407,8 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
       const section = meta.source === 'bank' ? index.section(meta.id) : undefined;
       const cited = section ? await sources.newestNotes(spaceId, section.file, section.path, HIT_SOURCES) : [];
       // A consolidated note whose facts the bank does not all hold says so (core/retention): its text is the only place they are.
-      const retention = meta.source === 'history' && meta.consolidation_id ? await sources.retentionOf(spaceId, meta.consolidation_id, meta.ref) : undefined;
+      // The timeline keeps what the check found of those (no record read per hit).
+      const retention = meta.source === 'history' && meta.consolidation_id ? index.timeline.retentionOf(meta.consolidation_id, meta.ref) : undefined;
       results.push({
         score: Math.round(hit.score * 10000) / 10000,
         ...fields,

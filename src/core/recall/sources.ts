@@ -6,7 +6,7 @@ import { isStoredBankFilename, quoteName, validateLimit, validateSpaceId } from 
 import { invalid } from '../../shared/errors.js';
 import type { Corpus } from '../note/corpus.js';
 import type { HistoryRecord } from '../commit/history-record.js';
-import type { RetentionEntry } from '../retention/record.js';
+import { type NoteRetention, noteRetention, type RetentionEntry } from '../retention/record.js';
 
 /**
  * "Why does the bank say this?", answered from the provenance each consolidation keeps in its
@@ -83,17 +83,6 @@ export function createSources(context: CoreContext, corpus: Corpus) {
       return found;
     },
 
-    /**
-     * What the retention check of `note`'s consolidation found of it (core/retention), when it was not
-     * wholly retained: a memory_search hit on the note says so. Undefined for a retained note, a record
-     * written before the check, or one gone.
-     */
-    async retentionOf(spaceId: string, cid: string, note: string): Promise<NoteRetention | undefined> {
-      const record = await corpus.record(spaceId, cid);
-      const entry = record?.retention.find((e): e is RetentionEntry => 'note' in e && e.note === note);
-      return entry && entry.status !== 'retained' ? noteRetention(entry) : undefined;
-    },
-
     /** The `limit` newest notes (by when written) that fed a section: what a memory_search hit on it carries. */
     async newestNotes(spaceId: string, filename: string, path: readonly string[], limit: number): Promise<string[]> {
       const notes = new Set((await sources.ofSection(spaceId, filename, path)).flatMap((entry) => entry.notes));
@@ -166,16 +155,6 @@ export function createSources(context: CoreContext, corpus: Corpus) {
 }
 
 export type Sources = ReturnType<typeof createSources>;
-
-/** What a reader is told of a note's retention: its status and, when it lost some, the items (core/retention). */
-export type NoteRetention = Pick<RetentionEntry, 'status' | 'items' | 'missing' | 'missing_count'>;
-
-const noteRetention = ({ status, items, missing, missing_count }: RetentionEntry): NoteRetention => ({
-  status,
-  items,
-  ...(missing ? { missing } : {}),
-  ...(missing_count !== undefined ? { missing_count } : {}),
-});
 
 /** bank_explain gives every note's retention its consolidation recorded (nothing for a record written before the check). */
 const retentionField = (entry: RetentionEntry | undefined): { retention?: NoteRetention } => (entry ? { retention: noteRetention(entry) } : {});

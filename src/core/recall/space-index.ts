@@ -29,7 +29,7 @@ import { diffListings, type NoteName, parseNoteName, sortOldestFirst, toStamp } 
 import { COMMIT_SKEW_MS, stampMs } from '../note/newest.js';
 import { MAX_LEVEL, parseRecord } from '../derived/summary-record.js';
 import { firstIndex } from '../../shared/bisect.js';
-import { placedNotes, Timeline, TIMELINE_SECTION } from './timeline.js';
+import { placedNotes, Timeline, TIMELINE_SECTION, unretainedNotes } from './timeline.js';
 
 /**
  * A snapshot is written once this many documents changed since the last one this process knows, and
@@ -270,7 +270,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
               : keepsPreimages(record)
                 ? await indexPreimages(cid, record.committed_at)
                 : await indexNotes(cid);
-          timeline.place(cid, placedNotes(record));
+          timeline.place(cid, placedNotes(record), unretainedNotes(record));
           return indexed;
         })
         .catch((error: unknown) => corpus.skipDamaged('the search index', error, false));
@@ -304,7 +304,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     if (unplaced.length === 0) return;
     await mapLimit(unplaced, storage.parallelism, async (cid) => {
       const record = await corpus.record(spaceId, cid, { cache: false }).catch((error: unknown) => corpus.skipDamaged('the search index', error, null));
-      if (record) timeline.place(cid, placedNotes(record));
+      if (record) timeline.place(cid, placedNotes(record), unretainedNotes(record));
     });
     changes++;
     worthSaving = true; // a record read per consolidation: the next snapshot carries them

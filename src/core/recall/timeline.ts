@@ -1,5 +1,6 @@
 import type { SectionSource } from '../../shared/sections.js';
 import { type NoteName, parseNoteName } from '../note-name.js';
+import { type NoteRetention, noteRetention, type RetentionEntry, type SectionRetention } from '../retention/record.js';
 
 /**
  * Level 0 in the order the ranking walks it — each consolidation's notes (its record's list, oldest
@@ -13,6 +14,10 @@ import { type NoteName, parseNoteName } from '../note-name.js';
  * each is placed once, when the index reads it (or from a snapshot). live/ is the listing the index
  * caught up to. A history entry that moved no note (a compaction, a revision, a forget) is placed
  * empty, so that what is placed says what was read.
+ *
+ * It also keeps, per consolidation, what the retention check found of the notes it did not find whole
+ * in the bank (core/retention; usually none): a search hit on such a note says so without its
+ * consolidation's record being read.
  *
  * Derived data like the index it sits with: a snapshot without it (older), or with a damaged one,
  * has its consolidations placed again from their records.
@@ -56,8 +61,20 @@ export interface Places {
 export const placedNotes = (record: { kind: string; notes: readonly string[] }): string[] =>
   record.kind === 'consolidation' ? record.notes.filter((filename) => parseNoteName(filename) !== null) : [];
 
+/** What a consolidation's retention check found of the notes it did not find whole (partly, not retained, let go), by name. */
+export const unretainedNotes = (record: { kind: string; retention: ReadonlyArray<RetentionEntry | SectionRetention> }): Map<string, NoteRetention> =>
+  new Map(
+    record.kind === 'consolidation'
+      ? record.retention
+          .filter((entry): entry is RetentionEntry => 'note' in entry && entry.status !== 'retained')
+          .map((entry) => [entry.note, noteRetention(entry)])
+      : [],
+  );
+
 export class Timeline {
   private readonly runs = new Map<string, Run>();
+  /** Per consolidation with any, its notes not wholly retained and what the check found of each. */
+  private readonly unretainedNotes = new Map<string, Map<string, NoteRetention>>();
   private live: readonly NoteName[] = [];
   private view: Places | null = null;
 
@@ -71,14 +88,25 @@ export class Timeline {
     return this.runs.keys();
   }
 
-  /** Places a consolidation's notes (its record's list, oldest first, forgotten ones left out); [] for any other entry. */
-  place(cid: string, filenames: readonly string[]): void {
+  /**
+   * Places a consolidation's notes (its record's list, oldest first, forgotten ones left out); [] for
+   * any other entry. `unretained`: those of them the retention check did not find whole (unretainedNotes).
+   */
+  place(cid: string, filenames: readonly string[], unretained: ReadonlyMap<string, NoteRetention> = new Map()): void {
     this.runs.set(cid, runOf(filenames));
+    if (unretained.size > 0) this.unretainedNotes.set(cid, new Map(unretained));
+    else this.unretainedNotes.delete(cid);
     this.view = null;
+  }
+
+  /** What consolidation `cid`'s retention check found of note `filename`, when it did not find it whole. */
+  retentionOf(cid: string, filename: string): NoteRetention | undefined {
+    return this.unretainedNotes.get(cid)?.get(filename);
   }
 
   /** A history entry gone from the store. */
   drop(cid: string): void {
+    this.unretainedNotes.delete(cid);
     if (this.runs.delete(cid)) this.view = null;
   }
 
@@ -86,6 +114,9 @@ export class Timeline {
   forget(filenames: readonly string[], cids: readonly string[]): void {
     const gone = new Set(filenames.map((filename) => `${secondsOfName(filename)}/${keyOf(filename)}`));
     for (const cid of cids) {
+      const unretained = this.unretainedNotes.get(cid);
+      for (const filename of filenames) unretained?.delete(filename);
+      if (unretained?.size === 0) this.unretainedNotes.delete(cid);
       const run = this.runs.get(cid);
       if (!run || run.seconds.length === 0) continue;
       const kept: number[] = [];
@@ -117,6 +148,7 @@ export class Timeline {
   bytes(): number {
     let total = 0;
     for (const [cid, run] of this.runs) total += run.seconds.byteLength + run.keys.byteLength + RUN_BYTES + cid.length;
+    for (const notes of this.unretainedNotes.values()) total += RUN_BYTES + notes.size * UNRETAINED_NOTE_BYTES;
     return total + (this.view?.bytes() ?? 0);
   }
 
@@ -125,7 +157,7 @@ export class Timeline {
    * checksums it); decodeTimeline throws on anything else.
    */
   encode(): Buffer {
-    return encodeTimeline(this.runs);
+    return encodeTimeline(this.runs, this.unretainedNotes);
   }
 
   /** The runs as the index snapshot's `timeline` section (index-store.ts `extra`). */
@@ -136,13 +168,17 @@ export class Timeline {
 
   static decode(buffer: Buffer): Timeline {
     const timeline = new Timeline();
-    for (const [cid, run] of decodeTimeline(buffer)) timeline.runs.set(cid, run);
+    const { runs, unretained } = decodeTimeline(buffer);
+    for (const [cid, run] of runs) timeline.runs.set(cid, run);
+    for (const [cid, notes] of unretained) timeline.unretainedNotes.set(cid, notes);
     return timeline;
   }
 }
 
 /** A Map entry, the run object, its two typed arrays' headers and the id's string header (V8, 64-bit). */
 const RUN_BYTES = 40 + 56 + 2 * 96 + 20;
+/** A note not wholly retained: a Map entry, its name, its retention and a few missing items. */
+const UNRETAINED_NOTE_BYTES = 40 + 80 + 400;
 
 function runOf(filenames: readonly string[]): Run {
   if (filenames.length === 0) return EMPTY;
@@ -291,7 +327,8 @@ function digitsAt(text: string, from: number, count: number): number {
 /** The timeline's section in an index snapshot: one a snapshot without it (older, or damaged) is placed again from the records. */
 export const TIMELINE_SECTION = 'timeline';
 const MAGIC = Buffer.from('LMTL', 'latin1');
-const VERSION = 1;
+/** 2: the notes not wholly retained, after the ids. A section of another version is placed again from the records. */
+const VERSION = 2;
 const HEAD_BYTES = 20;
 const pad4 = (n: number): number => (n + 3) & ~3;
 
@@ -302,17 +339,21 @@ const pad4 = (n: number): number => (n + 3) & ~3;
  *   | u32 size of each run [runs] | f64 base of each run, seconds since the epoch [runs]
  *   | u32 seconds after its run's base, each note [notes] | u32 FNV-1a of its file name, each note [notes]
  *   | the runs' history ids joined by "\n", UTF-8, padded to 4
+ *   | u32 bytes of the notes not wholly retained, JSON, UTF-8: [[history id, [[note name, its retention]…]]…], padded to 4
  *
  * Runs in any order (places sort them by id); a run of size 0 is a history entry without notes.
  * About 8 bytes a note: 8 MB for a million.
  */
-export function encodeTimeline(runs: ReadonlyMap<string, Run>): Buffer {
+export function encodeTimeline(runs: ReadonlyMap<string, Run>, unretained: ReadonlyMap<string, ReadonlyMap<string, NoteRetention>> = new Map()): Buffer {
   const entries = [...runs];
   const notes = entries.reduce((sum, [, run]) => sum + run.seconds.length, 0);
   const ids = Buffer.from(entries.map(([cid]) => cid).join('\n'), 'utf8');
   const arraysAt = HEAD_BYTES + entries.length * 12;
   const idsAt = arraysAt + notes * 8;
-  const total = idsAt + pad4(ids.length);
+  const flaggedAt = idsAt + pad4(ids.length);
+  const flagged = [...unretained].filter(([cid, notes]) => runs.has(cid) && notes.size > 0).map(([cid, notes]) => [cid, [...notes]]);
+  const json = flagged.length === 0 ? Buffer.alloc(0) : Buffer.from(JSON.stringify(flagged), 'utf8');
+  const total = flaggedAt + 4 + pad4(json.length);
   const out = Buffer.alloc(total);
   MAGIC.copy(out, 0);
   out.writeUInt32LE(VERSION, 4);
@@ -327,6 +368,8 @@ export function encodeTimeline(runs: ReadonlyMap<string, Run>): Buffer {
   }
   for (const [, run] of entries) for (const value of run.keys) at = out.writeUInt32LE(value, at);
   ids.copy(out, idsAt);
+  out.writeUInt32LE(json.length, flaggedAt);
+  json.copy(out, flaggedAt + 4);
   return out;
 }
 
@@ -334,7 +377,7 @@ export function encodeTimeline(runs: ReadonlyMap<string, Run>): Buffer {
  * The runs of a timeline section; throws on a foreign or inconsistent one (its checksum is the
  * snapshot's, per section: shared/sections.ts).
  */
-export function decodeTimeline(input: Buffer): Map<string, Run> {
+export function decodeTimeline(input: Buffer): { runs: Map<string, Run>; unretained: Map<string, Map<string, NoteRetention>> } {
   const fail = (why: string): never => {
     throw new Error(`timeline section rejected: ${why}`);
   };
@@ -345,7 +388,8 @@ export function decodeTimeline(input: Buffer): Map<string, Run> {
   const idBytes = input.readUInt32LE(16);
   const arraysAt = HEAD_BYTES + count * 12;
   const idsAt = arraysAt + notes * 8;
-  if (idsAt + pad4(idBytes) !== input.length) fail('sizes do not add up');
+  const flaggedAt = idsAt + pad4(idBytes);
+  if (flaggedAt + 4 > input.length) fail('sizes do not add up');
   // The arrays are copied out in one piece (8 bytes a note, 8 MB at a million): views on the section
   // would keep the whole snapshot's buffer (140 MB at a million notes) alive once the engine compacts
   // away from it.
@@ -372,5 +416,21 @@ export function decodeTimeline(input: Buffer): Map<string, Run> {
     at += size;
   }
   if (at !== notes) fail('run sizes do not add up to the notes');
-  return runs;
+  const jsonBytes = input.readUInt32LE(flaggedAt);
+  if (flaggedAt + 4 + pad4(jsonBytes) !== input.length) fail('sizes do not add up');
+  const unretained = new Map<string, Map<string, NoteRetention>>();
+  if (jsonBytes > 0) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(input.toString('utf8', flaggedAt + 4, flaggedAt + 4 + jsonBytes));
+    } catch {
+      fail('the notes not wholly retained are not JSON');
+    }
+    if (!Array.isArray(parsed)) fail('the notes not wholly retained are not a list');
+    for (const [cid, notes] of parsed as Array<[string, Array<[string, NoteRetention]>]>) {
+      if (typeof cid !== 'string' || !runs.has(cid) || !Array.isArray(notes)) fail('a run of notes not wholly retained is not placed');
+      unretained.set(cid, new Map(notes));
+    }
+  }
+  return { runs, unretained };
 }

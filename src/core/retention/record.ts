@@ -35,6 +35,16 @@ export interface RetentionEntry {
   missing_count?: number;
 }
 
+/** What a reader is told of a note's retention (a memory_search hit, bank_explain): its status and, when it lost some, the items. */
+export type NoteRetention = Pick<RetentionEntry, 'status' | 'items' | 'missing' | 'missing_count'>;
+
+export const noteRetention = ({ status, items, missing, missing_count }: RetentionEntry): NoteRetention => ({
+  status,
+  items,
+  ...(missing ? { missing } : {}),
+  ...(missing_count !== undefined ? { missing_count } : {}),
+});
+
 /** A compaction's entry: one per section it digested. */
 export interface SectionRetention {
   filename: string;
