@@ -25,6 +25,26 @@ export class IdList {
     return this.bytes.toString('utf8', this.start(doc), this.ends[doc]);
   }
 
+  /**
+   * Whether id `a` sorts before id `b` as strings do (UTF-16 code units), read off their bytes: UTF-8
+   * orders as code points, which differ from UTF-16 units only between a character above U+FFFF and
+   * one from U+E000 (leading bytes F0–F4 against EE–EF): such a pair is decoded and compared.
+   */
+  before(a: number, b: number): boolean {
+    const { bytes } = this;
+    const endA = this.ends[a] as number;
+    const endB = this.ends[b] as number;
+    let i = this.start(a);
+    let j = this.start(b);
+    for (; i < endA && j < endB; i++, j++) {
+      const x = bytes[i] as number;
+      const y = bytes[j] as number;
+      if (x === y) continue;
+      return x >= 0xee && y >= 0xee ? this.get(a) < this.get(b) : x < y;
+    }
+    return endA - i < endB - j;
+  }
+
   /** Whether id `doc` is exactly these UTF-8 bytes. */
   is(doc: number, key: Uint8Array): boolean {
     const start = this.start(doc);

@@ -104,8 +104,10 @@ export interface Collection {
   count: number;
   /** 1 for a removed document, by number (its capacity may run past `count`). */
   removed: Uint8Array;
-  /** A live document's id: asked only of documents that may rank (a filter's, a tie's), since the index may keep ids as bytes. */
+  /** A live document's id: asked only of what a filter asks, since the index may keep ids as bytes. */
   idOf(doc: number): string;
+  /** Whether a live document's id sorts before another's (ties go to the smaller id), told without making either a string. */
+  idBefore(a: number, b: number): boolean;
   lengths: Uint32Array;
   averageLength: number;
   filter: ((id: string) => boolean) | undefined;
@@ -162,11 +164,11 @@ export const tfBound = (maxTf: number, minLength: number, averageLength: number)
  * a list of alternative terms: a document scores the best of them). Every cursor must be fresh.
  */
 export function scoreTopK(words: readonly (readonly ScoredTerm[])[], collection: Collection, limit: number): ScoredDoc[] {
-  const { removed, idOf, lengths, averageLength, filter } = collection;
+  const { removed, idOf, idBefore, lengths, averageLength, filter } = collection;
   // A small index is one window, the size of a power of two above its documents.
   const span = Math.min(WINDOW, 2 ** Math.ceil(Math.log2(Math.max(64, collection.count))));
   const count = words.length;
-  const heap = new TopK(limit, idOf);
+  const heap = new TopK(limit, idBefore);
   for (const word of words) for (const term of word) term.cursor.next();
 
   // Bounds, worked out when the threshold first exists (a search that never fills `limit` needs none).
@@ -304,7 +306,7 @@ function bestAt(terms: readonly ScoredTerm[], doc: number, length: number, avera
  * reference scoreTopK is tested against (and what it must answer to the bit); not used to search.
  */
 export function scoreAll(words: readonly (readonly ScoredTerm[])[], collection: Collection, limit: number): ScoredDoc[] {
-  const { removed, idOf, lengths, averageLength, filter } = collection;
+  const { removed, idOf, idBefore, lengths, averageLength, filter } = collection;
   const scores = new Float64Array(collection.count);
   const best = new Float64Array(collection.count);
   const hits: number[] = [];
@@ -326,7 +328,7 @@ export function scoreAll(words: readonly (readonly ScoredTerm[])[], collection: 
       best[doc] = 0;
     }
   }
-  const heap = new TopK(limit, idOf);
+  const heap = new TopK(limit, idBefore);
   for (const doc of hits) if (heap.admits(doc, scores[doc] as number)) heap.push(doc, scores[doc] as number);
   return heap.sorted();
 }
@@ -342,7 +344,7 @@ class TopK {
 
   constructor(
     private readonly limit: number,
-    private readonly idOf: (doc: number) => string,
+    private readonly idBefore: (a: number, b: number) => boolean,
   ) {
     this.docs = new Int32Array(Math.max(1, limit));
     this.scores = new Float64Array(Math.max(1, limit));
@@ -403,6 +405,6 @@ class TopK {
 
   /** Whether (a, sa) ranks before (b, sb): a higher score, or the same and a smaller id. */
   private better(a: number, sa: number, b: number, sb: number): boolean {
-    return sa > sb || (sa === sb && this.idOf(a) < this.idOf(b));
+    return sa > sb || (sa === sb && this.idBefore(a, b));
   }
 }

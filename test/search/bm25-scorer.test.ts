@@ -178,6 +178,26 @@ describe('bm25 pruned scorer (MaxScore)', () => {
       }
     }
   });
+
+  it("breaks ties in a segment's ids by their bytes as strings order them, whatever the script", () => {
+    // UTF-8 orders as code points, strings as UTF-16 units: the two differ between U+E000–U+FFFF and above U+FFFF.
+    const parts = ['a', 'z', 'é', 'ÿ', '中', '\uE000', '\uFFFD', '😀', '𝒜', 'n:', 'n:a'];
+    const ids = parts.flatMap((x) => parts.map((y) => `${x}${y}`));
+    const expected = [...new Set(ids)].sort((a, b) => (a < b ? -1 : 1));
+    for (const engine of [bm25Engine, bm25ExhaustiveEngine]) {
+      const index = engine.create();
+      for (const id of ids.slice(0, ids.length / 2)) index.add(id, 'same words');
+      index.compact();
+      for (const id of ids.slice(ids.length / 2)) index.add(id, 'same words'); // some in the segment, some added since
+      for (const searched of [index, engine.load(index.serialize())]) {
+        const found = searched.search('words', { limit: ids.length });
+        assert.deepEqual(
+          found.map((hit) => hit.id),
+          expected,
+        );
+      }
+    }
+  });
 });
 
 describe("bm25 pruned scorer on LoCoMo (the bench's dev split)", () => {

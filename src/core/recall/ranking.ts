@@ -95,9 +95,17 @@ export function rankFactor(meta: DocMeta | null, words: ReadonlySet<string>): nu
  * order). A negative score (a cosine) is divided instead, so a boost always moves a hit up.
  */
 export function rerank(hits: readonly SearchHit[], metaOf: (id: string) => DocMeta | null, words: ReadonlySet<string>): SearchHit[] {
+  // A note's factor depends on its agent alone: worked out once per agent (a pool of 200 has a few).
+  const byAgent = new Map<string, number>();
+  const factorOf = (meta: DocMeta | null): number => {
+    if (meta?.agent === undefined || DERIVED.has(meta.source)) return rankFactor(meta, words);
+    let factor = byAgent.get(meta.agent);
+    if (factor === undefined) byAgent.set(meta.agent, (factor = rankFactor(meta, words)));
+    return factor;
+  };
   return hits
     .map((hit) => {
-      const factor = rankFactor(metaOf(hit.id), words);
+      const factor = factorOf(metaOf(hit.id));
       return { id: hit.id, score: hit.score >= 0 ? hit.score * factor : hit.score / factor };
     })
     .sort((a, b) => b.score - a.score);
