@@ -142,7 +142,7 @@ describe('live-mem setup <client> on a fake home', () => {
         const text = await readFile(file, 'utf8');
         assert.ok(text.startsWith('# House rules\nBe brief.\n\n<!-- live-mem:start -->\n'), text);
         assert.equal(text.split(RULES_START).length, 2, 'one block');
-        assert.ok(text.includes(SERVER_INSTRUCTIONS), 'the server instructions, word for word');
+        assert.ok(text.includes(SERVER_INSTRUCTIONS), 'the server instructions, word for word (the agent profile serves every tool they name)');
       });
     }
   }
@@ -159,6 +159,17 @@ describe('live-mem setup <client> on a fake home', () => {
     assert.equal((await stat(target)).mode & 0o777, 0o600);
     assert.equal(JSON.parse(await readFile(target, 'utf8')).mcpServers['live-mem'].env.LIVE_MEM_AGENT, 'claude-code');
     assert.equal((await readdir(path.dirname(target))).filter((name) => name.startsWith('claude.json.bak-')).length, 1, 'the backup beside the real file');
+  });
+
+  it('--rules with --tools: the workflow of the tools configured, naming none it lacks', async () => {
+    const { project, run } = await fresh('rules-tools');
+    const result = await run(['--tools', 'live_note,memory_search', 'setup', 'claude-code', '--rules']);
+    assert.equal(result.exitCode, 0, result.stderr);
+    const text = await readFile(path.join(project, 'CLAUDE.md'), 'utf8');
+    assert.match(text, /live_note/);
+    assert.match(text, /memory_search/);
+    for (const tool of ['memory_context', 'space_summary', 'live_read', 'space_list', 'bank_consolidate'])
+      assert.ok(!text.includes(tool), `${tool} is not served`);
   });
 
   it('claude-desktop: --rules is refused (no project rules file), nothing written', async () => {

@@ -157,7 +157,8 @@ export interface SetupContext {
   node?: string;
   nodeVersion?: string;
   lookup?: NodeLookup;
-  workflow?: () => Promise<string>;
+  /** The memory workflow for a client served `tools` (a profile or names; undefined: a remote server's, unknown). */
+  workflow?: (tools: string | undefined) => Promise<string>;
   now?: () => Date;
 }
 
@@ -185,6 +186,8 @@ export async function setup(client: string, options: SetupOptions, globals: Setu
 
   let entry: ServerEntry;
   let secret = false;
+  // The tools the configured process serves; a server over HTTP serves what its operator chose.
+  let served: string | undefined;
   if (options.url !== undefined) {
     const where = { url: options.url, tokenEnv: options.tokenEnv, scope, file, fileGiven: options.file !== undefined };
     const remote = remoteEntry(which, where, launch, tokenFile && token ? { file: tokenFile, value: token } : undefined);
@@ -199,12 +202,13 @@ export async function setup(client: string, options: SetupOptions, globals: Setu
       LIVE_MEM_TOOLS: await checkedTools(globals.tools ?? DEFAULT_TOOLS),
       ...(space ? { LIVE_MEM_SPACE: space } : {}),
     };
+    served = env.LIVE_MEM_TOOLS;
     // The launched process reads the token file itself: the secret stays in that one file.
     entry = { ...launch, args: [...launch.args, ...(tokenFile ? ['--token-file', tokenFile] : [])], env };
   }
 
   const rules = options.rules ? rulesFile(which, place, await isFolder(path.join(place.project, '.clinerules'))) : undefined;
-  const block = rules ? rulesBlock(await (context.workflow ?? defaultWorkflow)()) : undefined;
+  const block = rules ? rulesBlock(await (context.workflow ?? defaultWorkflow)(served)) : undefined;
   const hook = options.hooks ? hookGroup(hookCommand(launch, globals, tokenFile, space)) : undefined;
   const hooksFile = hook ? claudeSettingsFile(scope, place) : undefined;
   if (hook)
@@ -300,7 +304,19 @@ async function checkedTools(spec: string): Promise<string> {
 }
 
 /** The server's own workflow text, imported only here: shell commands never load the MCP server. */
-const defaultWorkflow = async (): Promise<string> => (await import('../../mcp/server.js')).SERVER_INSTRUCTIONS;
+/**
+ * The server's instructions for the tools it will serve (the rules never name a tool the agent lacks),
+ * with the consolidation step: the rules file is the project's, read on machines that may have a model.
+ */
+const defaultWorkflow = async (tools: string | undefined): Promise<string> => {
+  const [{ serverInstructions }, { selectTools }, { EVERY_TOOL }] = await Promise.all([
+    import('../../mcp/server.js'),
+    import('../../mcp/profiles.js'),
+    import('../../shared/hints.js'),
+  ]);
+  if (tools === undefined) return serverInstructions(EVERY_TOOL);
+  return serverInstructions({ ...EVERY_TOOL, tools: new Set(selectTools(tools).tools.map((tool) => tool.name)) });
+};
 
 export const setupCommands: CommandDef = {
   name: 'setup <client>',
