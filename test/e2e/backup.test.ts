@@ -462,12 +462,15 @@ describe('npx live-mem export from the packed package', () => {
       const core = createCore({ storage: store.storage });
       await core.spaces.create(owner, { space_id: 'handoff' });
       await core.notes.write(owner, { space_id: 'handoff', category: 'insight', content: 'for whoever picks this up' });
-      const run = await execa('npm', ['exec', '--yes', `--package=${tarball}`, '--', 'live-mem', 'export', 'handoff', '-o', 'handoff.tar.gz'], {
+      // Offline: the package needs nothing from the registry (everything is bundled), and npm's own update
+      // check off, which from a new HOME asks the registry every time (minutes on a machine that cannot reach it).
+      const run = await execa('npm', ['exec', '--offline', '--yes', `--package=${tarball}`, '--', 'live-mem', 'export', 'handoff', '-o', 'handoff.tar.gz'], {
         cwd: work.dir,
         env: {
           PATH: process.env.PATH ?? '',
           HOME: work.dir,
           npm_config_cache: path.join(process.env.HOME ?? '/tmp', '.npm'),
+          npm_config_update_notifier: 'false',
           LIVE_MEM_HOME: store.env.LIVE_MEM_HOME as string,
         },
         extendEnv: false,
