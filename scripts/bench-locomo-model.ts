@@ -24,12 +24,13 @@ const STOP = new Set(
 );
 const TOPICS = 3;
 
-interface PromptNote {
+export interface PromptNote {
   agent: string;
   content: string;
 }
 
-function notesOf(prompt: string): PromptNote[] {
+/** The notes a consolidation prompt fences: each one's agent and text. */
+export function notesOf(prompt: string): PromptNote[] {
   return readFences(prompt, 'note').map(({ text }) => {
     const split = text.indexOf('\n\n');
     return { agent: /^Agent: (.*)$/m.exec(split < 0 ? text : text.slice(0, split))?.[1] ?? '', content: split < 0 ? '' : text.slice(split + 2) };

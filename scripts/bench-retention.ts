@@ -38,6 +38,7 @@ import type { StorageDriver } from '../src/storage/types.js';
 import { atLeast, atMost, below, figure, percentile, progress, type Figure } from './bench-lib.js';
 import { type Conversation, loadLocomo, SPLITS } from './bench-locomo-data.js';
 import { locomoSplit, noteText } from './bench-locomo.js';
+import { notesOf } from './bench-locomo-model.js';
 import type { Message } from './bench-growth-model.js';
 
 const WINDOW = 30;
@@ -47,18 +48,6 @@ const CUT_EVERY = 4;
 const FRAGMENT_WORDS = 5;
 const TARGET = { factRecall: 0.9, falseFlags: 0.05, windowMs: 50 } as const;
 const caller = ownerCaller('bench');
-
-interface PromptNote {
-  agent: string;
-  content: string;
-}
-
-function notesOf(prompt: string): PromptNote[] {
-  return readFences(prompt, 'note').map(({ text }) => {
-    const split = text.indexOf('\n\n');
-    return { agent: /^Agent: (.*)$/m.exec(split < 0 ? text : text.slice(0, split))?.[1] ?? '', content: split < 0 ? '' : text.slice(split + 2) };
-  });
-}
 
 /** "[8 May 2023] Hey Mel! …" → the day, and the turn's text. */
 const dayOf = (content: string): { day: string; text: string } => {
