@@ -141,6 +141,19 @@ export function idTable(list: IdList): Int32Array {
   return slots;
 }
 
+/**
+ * Each id's rank among the list's ids in string order (UTF-16 code units, as `<` compares): ties
+ * between equal scores are broken by it, one integer comparison instead of the ids' bytes (a search
+ * with a pool of 200 over a common word compares hundreds of tied documents). Ids are mostly indexed
+ * in order already, which a merge sort finds in about one comparison per id.
+ */
+export function idRanks(list: IdList): Int32Array {
+  const order = Array.from({ length: list.length }, (_, doc) => doc).sort((a, b) => (a === b ? 0 : list.before(a, b) ? -1 : 1));
+  const ranks = new Int32Array(list.length);
+  for (let rank = 0; rank < order.length; rank++) ranks[order[rank] as number] = rank;
+  return ranks;
+}
+
 /** The document whose id is `key` (UTF-8) by the list's table, or undefined. */
 export function findId(slots: Int32Array, list: IdList, key: Uint8Array): number | undefined {
   const mask = slots.length - 1;

@@ -9,7 +9,7 @@
  * 5 of a Uint32 document number and a Uint8 frequency: that is what keeps a 100k-note snapshot
  * under 20 MB.
  */
-import { IdList, IdListBuilder, idTable } from './bm25-ids.js';
+import { IdList, IdListBuilder, idRanks, idTable } from './bm25-ids.js';
 import { type SortedTerms, TermList } from './bm25-terms.js';
 import { mergeSorted } from './term-match.js';
 
@@ -18,6 +18,8 @@ export interface Segment {
   ids: IdList;
   /** The ids' hash table (bm25-ids.ts idTable): stored in a snapshot, so a load builds nothing. */
   idSlots: Int32Array;
+  /** Each id's rank in string order (bm25-ids.ts idRanks): the scorers' tie-break, stored like the table. */
+  idRanks: Int32Array;
   /** Length of each document in terms. */
   lengths: Uint32Array;
   /** Sorted, distinct. */
@@ -42,6 +44,7 @@ export function emptySegment(): Segment {
   return {
     ids,
     idSlots: idTable(ids),
+    idRanks: new Int32Array(0),
     lengths: new Uint32Array(0),
     terms: TermList.of([]),
     df: new Uint32Array(0),
@@ -218,6 +221,7 @@ export function compact(input: CompactionInput): Segment {
   return {
     ids,
     idSlots: idTable(ids),
+    idRanks: idRanks(ids),
     lengths: Uint32Array.from(lengths),
     terms: TermList.of(terms),
     df: Uint32Array.from(df),

@@ -15,6 +15,7 @@
  *   offsets     Uint32 [terms + 1]: where each term's postings start in `postings`
  *   postings    varint-packed (bm25-segment.ts)
  *   id-table    Int32 slots (bm25-ids.ts idTable)        — derived: rebuilt alone when damaged
+ *   id-ranks    Int32 [docs] (bm25-ids.ts idRanks)       — derived: rebuilt alone when damaged or missing
  *   term-table  Int32 slots (bm25-segment.ts termTable)   — derived: rebuilt alone when damaged
  * A damaged section among the first nine is the index itself: the snapshot is refused
  * (CorruptIndexError) and the caller rebuilds it from the store. A damaged, missing or older table is
@@ -23,7 +24,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readSections, type Section, type SectionSource, writeSections } from '../shared/sections.js';
-import { IdList, idTable, tableSize } from './bm25-ids.js';
+import { IdList, idRanks, idTable, tableSize } from './bm25-ids.js';
 import { type Segment, termTable } from './bm25-segment.js';
 import { TermList } from './bm25-terms.js';
 import { CorruptIndexError } from './types.js';
@@ -33,6 +34,7 @@ export const FORMAT_VERSION = 2;
 /** Each section's version: a table's changes with its hash function. */
 const SECTION_VERSION = 1;
 const ID_TABLE_VERSION = 1;
+const ID_RANKS_VERSION = 1;
 const TERM_TABLE_VERSION = 1;
 const META_BYTES = 24;
 
@@ -90,6 +92,7 @@ export function encodeSnapshot(segment: Segment, engine: string, headroom = 0): 
       arraySection('offsets', segment.offsets),
       bytesSection('postings', segment.postings),
       arraySection('id-table', segment.idSlots, ID_TABLE_VERSION),
+      arraySection('id-ranks', segment.idRanks, ID_RANKS_VERSION),
       arraySection('term-table', segment.termSlots, TERM_TABLE_VERSION),
     ],
     { headroom },
@@ -149,16 +152,17 @@ export function decodeSnapshot(input: Buffer, engine: string): LoadedSegment {
 
   const rebuilt: string[] = [];
   /** A derived table as stored when sound and of this version and size, else computed again (and said). */
-  const table = (section: string, version: number, count: number, compute: () => Int32Array): Int32Array => {
+  const table = (section: string, version: number, length: number, compute: () => Int32Array): Int32Array => {
     const stored = sections.get(section);
-    if (stored && stored.version === version && stored.bytes.length === tableSize(count) * 4 && stored.sound())
-      return new Int32Array(stored.bytes.buffer, stored.bytes.byteOffset, tableSize(count));
+    if (stored && stored.version === version && stored.bytes.length === length * 4 && stored.sound())
+      return new Int32Array(stored.bytes.buffer, stored.bytes.byteOffset, length);
     rebuilt.push(section);
     return compute();
   };
-  const idSlots = table('id-table', ID_TABLE_VERSION, docs, () => idTable(ids));
-  const termSlots = table('term-table', TERM_TABLE_VERSION, termCount, () => termTable(terms));
-  return { segment: { ids, idSlots, lengths, terms, df, offsets, postings, termSlots }, rebuilt };
+  const idSlots = table('id-table', ID_TABLE_VERSION, tableSize(docs), () => idTable(ids));
+  const ranks = table('id-ranks', ID_RANKS_VERSION, docs, () => idRanks(ids));
+  const termSlots = table('term-table', TERM_TABLE_VERSION, tableSize(termCount), () => termTable(terms));
+  return { segment: { ids, idSlots, idRanks: ranks, lengths, terms, df, offsets, postings, termSlots }, rebuilt };
 }
 
 /**
@@ -228,7 +232,7 @@ function decodeVersion1(input: Buffer, engine: string): Segment {
   }
   const list = IdList.of(ids);
   const termList = TermList.of(terms);
-  return { ids: list, idSlots: idTable(list), lengths, terms: termList, df, offsets, postings, termSlots: termTable(termList) };
+  return { ids: list, idSlots: idTable(list), idRanks: idRanks(list), lengths, terms: termList, df, offsets, postings, termSlots: termTable(termList) };
 }
 
 function alignedCopy(input: Buffer): Buffer {

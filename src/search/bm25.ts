@@ -57,6 +57,8 @@ const BACKGROUND_DF_CACHED = 100_000;
 const EXTREMES_FROM_DF = 256;
 /** …up to this many terms; cleared past it, scanned again when asked. */
 const EXTREMES_CACHED = 100_000;
+/** Segment ids kept as strings (idStrings): a few hundred queries' candidates. */
+const ID_STRINGS_KEPT = 50_000;
 
 class Bm25Index implements TextIndex {
   // The index caches per word below, so the analyser need not cache too.
@@ -109,6 +111,16 @@ class Bm25Index implements TextIndex {
   /** Per segment term (a long list), its postings' shortest document * 256 + largest term frequency (baseExtremes). */
   private readonly extremes = new Map<number, number>();
 
+  /**
+   * Segment ids made strings (hits, filtered candidates), by document number: a candidate recurs from
+   * query to query, and handing out the same string each time spares decoding it again, and spares
+   * whoever keys a Map by it (recall's descriptions, places, re-ranking) hashing it again (V8 keeps a
+   * string's hash in the string). Bounded; dropped when a compaction renumbers.
+   */
+  private idStrings: (string | undefined)[] | undefined;
+  private idStringCount = 0;
+  private idStringChars = 0;
+
   /** The prefixes of counted ids (IndexOptions.countedPrefixes), as strings and as UTF-8 bytes; none: all count. */
   private readonly counted: readonly string[] | undefined;
   private readonly countedBytes: readonly Buffer[];
@@ -131,6 +143,9 @@ class Bm25Index implements TextIndex {
   get size(): number {
     return this.live;
   }
+
+  /** Bumped by each compaction, which numbers the documents anew. */
+  numbering = 0;
 
   has(id: string): boolean {
     return this.docOf(id) !== undefined;
@@ -159,13 +174,28 @@ class Bm25Index implements TextIndex {
   private idOf(doc: number): string | undefined {
     if (this.removed[doc] === 1) return undefined;
     const baseCount = this.base.ids.length;
-    return doc < baseCount ? this.base.ids.get(doc) : this.deltaIds[doc - baseCount];
+    if (doc >= baseCount) return this.deltaIds[doc - baseCount];
+    // Filled, not holey (see TermList): by document number, so a candidate's id is one array read.
+    const made = (this.idStrings ??= new Array<string | undefined>(baseCount).fill(undefined));
+    let id = made[doc];
+    if (id === undefined) {
+      id = this.base.ids.get(doc);
+      if (this.idStringCount >= ID_STRINGS_KEPT) {
+        made.fill(undefined);
+        this.idStringCount = 0;
+        this.idStringChars = 0;
+      }
+      made[doc] = id;
+      this.idStringCount++;
+      this.idStringChars += id.length;
+    }
+    return id;
   }
 
   /** Whether a live document's id sorts before another's (the scorers' tie-break). */
   private idBefore(a: number, b: number): boolean {
     const { ids } = this.base;
-    if (a < ids.length && b < ids.length) return ids.before(a, b);
+    if (a < ids.length && b < ids.length) return (this.base.idRanks[a] as number) < (this.base.idRanks[b] as number);
     return (this.idOf(a) as string) < (this.idOf(b) as string);
   }
 
@@ -256,19 +286,13 @@ class Bm25Index implements TextIndex {
     );
     if (plans.length === 0) return [];
     const averageLength = (this.totalLength - (background?.length ?? 0)) / (this.live - (background?.live ?? 0)) || 1;
-    // A filter asks ids: each is made a string once per search, and only for documents that may rank.
-    const made = new Map<number, string>();
-    const idOf = (doc: number): string => {
-      let id = made.get(doc);
-      if (id === undefined) made.set(doc, (id = this.idOf(doc) as string));
-      return id;
-    };
+    // A filter asks ids, and only of documents that may rank.
+    const idOf = (doc: number): string => this.idOf(doc) as string;
     const collection = {
       count: this.docCount,
       removed: this.removed,
       idOf,
-      // Ties are broken by id, compared as the segment's bytes: a search ties hundreds of documents (a
-      // limit of 200 over a common word), and making each a string cost more than scoring them.
+      // Ties are broken by id: a segment's documents by their ids' ranks (no string made, no bytes compared).
       idBefore: (a: number, b: number) => this.idBefore(a, b),
       lengths: this.lengths,
       averageLength,
@@ -276,7 +300,7 @@ class Bm25Index implements TextIndex {
       scratch: this.scratch,
     };
     const found = (this.exhaustive ? scoreAll : scoreTopK)(this.scoredWords(plans), collection, limit);
-    return found.map(({ doc, score }) => ({ id: idOf(doc), score }));
+    return found.map(({ doc, score }) => ({ id: idOf(doc), score, doc }));
   }
 
   compact(): void {
@@ -310,11 +334,12 @@ class Bm25Index implements TextIndex {
       base.terms.ends.byteLength +
       base.terms.madeBytes(STRING_BYTES, SLOT_BYTES) +
       base.idSlots.byteLength +
+      base.idRanks.byteLength +
       base.termSlots.byteLength;
-    const strings = (this.deltaIds.length + this.deltaTerms.length + this.wordTerms.size) * STRING_BYTES;
-    const chars = this.idChars + this.termChars + this.wordChars;
+    const strings = (this.deltaIds.length + this.deltaTerms.length + this.wordTerms.size + this.idStringCount) * STRING_BYTES;
+    const chars = this.idChars + this.termChars + this.wordChars + this.idStringChars;
     const slots =
-      (this.deltaIds.length + this.deltaTerms.length * 2 + this.sortedDelta.length + this.deltaPostingCount) * SLOT_BYTES +
+      (this.deltaIds.length + this.deltaTerms.length * 2 + this.sortedDelta.length + this.deltaPostingCount + (this.idStrings?.length ?? 0)) * SLOT_BYTES +
       this.deltaTerms.length * (ARRAY_BYTES + 16 * SLOT_BYTES) +
       this.wordTerms.size * (ARRAY_BYTES + 2 * SLOT_BYTES);
     const entries = (this.deltaDocs.size + this.deltaNumbers.size + this.wordTerms.size + this.backgroundDf.size + this.extremes.size) * MAP_ENTRY_BYTES;
@@ -527,6 +552,10 @@ class Bm25Index implements TextIndex {
     this.removed = new Uint8Array(ids.length + 16);
     this.lengths = grown(segment.lengths, ids.length + 1);
     this.deltaDocs.clear();
+    this.numbering++;
+    this.idStrings = undefined;
+    this.idStringCount = 0;
+    this.idStringChars = 0;
     this.live = ids.length;
     this.dead = 0;
     this.totalLength = segment.lengths.reduce((sum, length) => sum + length, 0);

@@ -14,6 +14,12 @@
 export interface SearchHit {
   id: string;
   score: number;
+  /**
+   * The engine's number for the document, when it has one: the same document keeps it until the
+   * index's `numbering` changes, so a caller may keep what it works out per document in an array by
+   * it (one read per candidate, where a Map keyed by id costs a hash lookup each).
+   */
+  doc?: number;
 }
 
 export interface SearchOptions {
@@ -29,6 +35,8 @@ export interface SearchOptions {
 
 export interface TextIndex {
   readonly size: number;
+  /** Changes whenever documents are numbered anew (SearchHit.doc): numbers seen before mean nothing after. */
+  readonly numbering: number;
   has(id: string): boolean;
   add(id: string, text: string): void;
   remove(id: string): void;

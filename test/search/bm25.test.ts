@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
-import { readSections, type Section } from '../../src/shared/sections.js';
+import { readSections, type Section, writeSections } from '../../src/shared/sections.js';
 import { bm25Engine } from '../../src/search/bm25.js';
-import { boundedEditDistance, prefixRange } from '../../src/search/term-match.js';
-import { CorruptIndexError, type SearchOptions, type TextIndex } from '../../src/search/types.js';
+import { boundedEditDistance, forEachFuzzy, prefixRange } from '../../src/search/term-match.js';
+import { TermList } from '../../src/search/bm25-terms.js';
+import { CorruptIndexError, type SearchHit, type SearchOptions, type TextIndex } from '../../src/search/types.js';
 
 function indexOf(docs: Record<string, string>): TextIndex {
   const index = bm25Engine.create();
@@ -101,11 +102,14 @@ const QUERIES = [
   'agents tests',
 ];
 
+/** A search's ids and scores (a document's number is the engine's own, renumbered by a compaction). */
+const ranked = (hits: readonly SearchHit[]): Array<{ id: string; score: number }> => hits.map(({ id, score }) => ({ id, score }));
+
 function allResults(index: TextIndex): unknown[] {
   return QUERIES.flatMap((query) => [
-    index.search(query, { limit: 20 }),
-    index.search(query, { limit: 5, prefix: false, fuzzy: false }),
-    index.search(query, { limit: 7, filter: (id) => !id.endsWith('3') }),
+    ranked(index.search(query, { limit: 20 })),
+    ranked(index.search(query, { limit: 5, prefix: false, fuzzy: false })),
+    ranked(index.search(query, { limit: 7, filter: (id) => !id.endsWith('3') })),
   ]);
 }
 
@@ -127,7 +131,7 @@ describe('bm25 index: matching', () => {
   it('ignores stopwords in queries', () => {
     const index = indexOf(withFiller({ a: 'the database of the project', b: 'a database migration' }));
     assert.deepEqual(ids(index, 'the'), []);
-    assert.deepEqual(index.search('the of les database', { limit: 10 }), index.search('database', { limit: 10 }));
+    assert.deepEqual(ranked(index.search('the of les database', { limit: 10 })), ranked(index.search('database', { limit: 10 })));
   });
 
   it('matches prefixes of 3+ characters only when prefix matching is on', () => {
@@ -307,8 +311,8 @@ describe('bm25 index: background documents', () => {
   /** Every query of allResults, background documents filtered out before scoring: the others' hits and scores. */
   const foreground = (index: TextIndex) =>
     QUERIES.flatMap((query) => [
-      index.search(query, { limit: 20, filter: (id) => !background(id) }),
-      index.search(query, { limit: 5, prefix: false, fuzzy: false, filter: (id) => !background(id) }),
+      ranked(index.search(query, { limit: 20, filter: (id) => !background(id) })),
+      ranked(index.search(query, { limit: 5, prefix: false, fuzzy: false, filter: (id) => !background(id) })),
     ]);
 
   it('are found, but leave every other document scored as before they came, across removals, compaction and snapshots', () => {
@@ -354,7 +358,7 @@ describe('bm25 index: background documents', () => {
       ['c', 'lunch again'],
     ] as const)
       plain.add(id, text);
-    assert.deepEqual(alone.search('deploy pipeline lunch', { limit: 5 }), plain.search('deploy pipeline lunch', { limit: 5 }));
+    assert.deepEqual(ranked(alone.search('deploy pipeline lunch', { limit: 5 })), ranked(plain.search('deploy pipeline lunch', { limit: 5 })));
   });
 });
 
@@ -461,7 +465,7 @@ describe('bm25 index: snapshots', () => {
       copy[at] = (copy[at] as number) ^ 0x40;
       return copy;
     };
-    for (const table of ['id-table', 'term-table']) {
+    for (const table of ['id-table', 'id-ranks', 'term-table']) {
       const loaded = bm25Engine.load(damaged(table));
       assert.deepEqual(loaded.rebuilt, [table], `${table}: only it is computed again`);
       assert.deepEqual(allResults(loaded), allResults(index), `${table}: the same answers`);
@@ -470,6 +474,33 @@ describe('bm25 index: snapshots', () => {
     }
     for (const name of ['meta', 'id-ends', 'ids', 'lengths', 'term-ends', 'terms', 'df', 'offsets', 'postings'])
       assert.throws(() => bm25Engine.load(damaged(name)), CorruptIndexError, `${name}: the index itself, refused whole`);
+  });
+
+  it('computes the ranks of a snapshot written before them, and breaks ties by id as before', () => {
+    // Ties everywhere: one word, documents of one length, ids indexed out of their order.
+    const ids = ['n:b', 'h:z/1', 'n:a', 'b:x', 'n:é', 'n:😀', 'n:\uE000', 'h:c/2'];
+    const index = bm25Engine.create();
+    for (const id of ids) index.add(id, 'same words here');
+    const snapshot = index.serialize();
+    const { version, sections } = readSections(snapshot, snapshot.subarray(0, 8));
+    const kept = [...sections.values()].filter((section) => section.name !== 'id-ranks');
+    const older = writeSections(
+      snapshot.subarray(0, 8),
+      version,
+      kept.map((section) => ({ name: section.name, version: section.version, bytes: section.bytes.length, write: (into: Buffer) => section.bytes.copy(into) })),
+    );
+    const loaded = bm25Engine.load(older);
+    assert.deepEqual(loaded.rebuilt, ['id-ranks']);
+    const order = [...ids].sort();
+    assert.deepEqual(
+      loaded.search('words', { limit: ids.length }).map((hit) => hit.id),
+      order,
+      'equal scores in the order of the ids as strings',
+    );
+    assert.deepEqual(
+      loaded.search('words', { limit: 3 }).map((hit) => hit.id),
+      order.slice(0, 3),
+    );
   });
 
   it('reads the snapshots of format 1 (one SHA-256, no tables), computing the tables', async () => {
@@ -534,6 +565,33 @@ describe('bm25 helpers', () => {
     }
     assert.equal(boundedEditDistance('databse', 'database', 1), 1);
     assert.equal(boundedEditDistance('teh', 'the', 1), 1);
+  });
+
+  /** A TermList as a snapshot loads it: bytes only, each term decoded when first read. */
+  const bytesOnly = (terms: string[]): TermList => {
+    const made = TermList.of(terms);
+    return new TermList(made.bytes, made.ends);
+  };
+
+  it('the fuzzy scan finds exactly the terms within the bound, skipping dead prefixes', () => {
+    let seed = 7;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const word = (alphabet: string[]): string =>
+      Array.from({ length: 1 + Math.floor(next() * 9) }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+    for (let k = 0; k < 300; k++) {
+      // Dense runs of shared prefixes (as ids are) and a few accented or astral characters.
+      const alphabet = [...(k % 3 === 0 ? 'ab' : k % 3 === 1 ? 'abcd' : 'aé😀b')];
+      const terms = [...new Set(Array.from({ length: 1 + Math.floor(next() * 400) }, () => word(alphabet)))].sort();
+      const form = word(alphabet);
+      for (const max of [1, 2]) {
+        const expected = terms.filter((t) => t[0] === form[0] && t !== form && reference(t, form) <= max);
+        for (const list of [terms, bytesOnly(terms)]) {
+          const found: string[] = [];
+          forEachFuzzy(list, form, max, (t) => found.push(t));
+          assert.deepEqual(found, expected, `${form} ${max}`);
+        }
+      }
+    }
   });
 
   it('prefixRange finds exactly the terms that start with the prefix', () => {

@@ -52,65 +52,6 @@ export function placesAround(places: Places, place: number, reach: number): numb
   return around;
 }
 
-/**
- * The sitting of each place asked about — the notes around it written with no pause longer than
- * `gapMs` from one to the next — named by its first place; none for a note in a stretch of more than
- * `reach` notes without a pause (a stream of notes that mixes every subject is no sitting). Every
- * place walked over is placed, so a later walk stops at it.
- */
-export function sittingsOf(places: Places, asked: Iterable<number>, gapMs: number, reach: number): Map<number, number> {
-  const placed = new Map<number, number>(); // a place walked over → its sitting's first place (-1: none)
-  const within = (from: number, to: number) => Math.abs(to - from) * 1000 <= gapMs;
-  for (const place of asked) {
-    if (place < 0 || placed.has(place)) continue;
-    let first = place;
-    let sitting: number | undefined;
-    let walked = 1;
-    // Back to the pause before it (its sitting's first note), or to a place an earlier walk placed.
-    for (let seconds = places.secondsAt(first); first > 0; first--) {
-      const before = places.secondsAt(first - 1);
-      if (!within(before, seconds)) break;
-      const known = placed.get(first - 1);
-      if (known !== undefined) {
-        sitting = known;
-        break;
-      }
-      if (++walked > reach) {
-        sitting = -1;
-        break;
-      }
-      seconds = before;
-    }
-    let last = place;
-    // On to the pause after it: a sitting is no longer than the reach.
-    if (sitting === undefined) {
-      sitting = first;
-      for (let seconds = places.secondsAt(last); last + 1 < places.size; last++) {
-        const after = places.secondsAt(last + 1);
-        if (!within(seconds, after)) break;
-        if (++walked > reach) {
-          sitting = -1;
-          break;
-        }
-        seconds = after;
-      }
-    }
-    for (let q = first; q <= last; q++) placed.set(q, sitting);
-  }
-  const found = new Map<number, number>();
-  for (const place of asked) {
-    const sitting = placed.get(place);
-    if (sitting !== undefined && sitting >= 0) found.set(place, sitting);
-  }
-  return found;
-}
-
-/**
- * The notes written around a note in the same space, live or consolidated, found by its place in the
- * space's timeline (timeline.ts: times only, kept with the search index) and named from the record
- * of its consolidation (or live/'s listing) only for the few it returns; `of` then reads their texts.
- * A forgotten note is no one's neighbour: the timeline and the corpus leave it out.
- */
 export function createNeighbours(corpus: Corpus, placesOf: (spaceId: string) => Promise<Places>) {
   /** The note at a place, named from its run: a consolidation's record (cached by the corpus) or live/'s listing. */
   const namer = (spaceId: string, places: Places) => {
@@ -169,22 +110,15 @@ export function createNeighbours(corpus: Corpus, placesOf: (spaceId: string) => 
   return {
     around,
 
-    /** The sitting of each note asked about (sittingsOf), named by its first note's file name. */
+    /** The sitting of each note asked about (Places.sittingOf), named by its first note's file name. */
     async sittings(spaceId: string, refs: readonly NotePlace[], gapMs: number, reach: number): Promise<Map<string, string>> {
       if (refs.length === 0) return new Map();
       const places = await placesOf(spaceId);
-      const asked = refs.map(({ ref, consolidation_id: cid }) => [ref, places.of(noteDocId(ref, cid), ref, cid)] as const);
-      const sittings = sittingsOf(
-        places,
-        asked.map(([, place]) => place),
-        gapMs,
-        reach,
-      );
       const nameAt = namer(spaceId, places);
       const found = new Map<string, string>();
-      for (const [ref, place] of asked) {
-        const sitting = sittings.get(place);
-        const first = sitting === undefined ? null : await nameAt(sitting);
+      for (const { ref, consolidation_id: cid } of refs) {
+        const sitting = places.sittingOf(places.of(noteDocId(ref, cid), ref, cid), gapMs, reach);
+        const first = sitting < 0 ? null : await nameAt(sitting);
         if (first) found.set(ref, first.filename);
       }
       return found;

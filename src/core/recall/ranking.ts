@@ -1,6 +1,6 @@
 import { fold, tokenize } from '../../search/analyze.js';
 import type { SearchHit } from '../../search/types.js';
-import type { DocMeta, RecallSource } from './documents.js';
+import type { RecallSource } from './documents.js';
 
 /**
  * What recall knows about a document beyond its words, applied to the engine's candidates: who wrote
@@ -83,47 +83,68 @@ export function namesAgent(agent: string, words: ReadonlySet<string>): boolean {
   return first.length >= 2 && words.has(first);
 }
 
-/** How much a document's score is multiplied by, from its description and the query's words. */
-export function rankFactor(meta: DocMeta | null, words: ReadonlySet<string>): number {
-  if (!meta) return 1;
-  if (DERIVED.has(meta.source)) return DERIVED_PRIOR;
-  return meta.agent !== undefined && namesAgent(meta.agent, words) ? 1 + AGENT_BOOST : 1;
+/** Whether a source is text derived from notes (DERIVED_PRIOR). */
+export const isDerivedSource = (source: RecallSource): boolean => DERIVED.has(source);
+
+/** How much a candidate's score is multiplied by, from what it is and the query's words. */
+export function rankFactor(candidate: Pick<Candidate, 'agent' | 'derived'>, words: ReadonlySet<string>): number {
+  if (candidate.derived) return DERIVED_PRIOR;
+  return candidate.agent !== undefined && namesAgent(candidate.agent, words) ? 1 + AGENT_BOOST : 1;
 }
 
 /**
- * The hits re-scored by rankFactor, best first (a stable sort: equal scores keep the engine's
+ * A candidate as recall weighs it: the engine's hit, who wrote it (a note), whether it is text derived
+ * from notes, and for a note its place in the space's timeline (timeline.ts; -1 for anything else, or
+ * a note not placed). Each step below returns new candidates, best first, and never changes the ones
+ * it is given.
+ */
+export interface Candidate extends SearchHit {
+  agent: string | undefined;
+  derived: boolean;
+  place: number;
+}
+
+const bestFirst = (a: SearchHit, b: SearchHit): number => b.score - a.score;
+
+/**
+ * The candidates re-scored by rankFactor, best first (a stable sort: equal scores keep the engine's
  * order). A negative score (a cosine) is divided instead, so a boost always moves a hit up.
  */
-export function rerank(hits: readonly SearchHit[], metaOf: (id: string) => DocMeta | null, words: ReadonlySet<string>): SearchHit[] {
+export function rerank(hits: readonly Candidate[], words: ReadonlySet<string>): Candidate[] {
   // A note's factor depends on its agent alone: worked out once per agent (a pool of 200 has a few).
   const byAgent = new Map<string, number>();
-  const factorOf = (meta: DocMeta | null): number => {
-    if (meta?.agent === undefined || DERIVED.has(meta.source)) return rankFactor(meta, words);
-    let factor = byAgent.get(meta.agent);
-    if (factor === undefined) byAgent.set(meta.agent, (factor = rankFactor(meta, words)));
+  const factorOf = (hit: Candidate): number => {
+    if (hit.agent === undefined || hit.derived) return rankFactor(hit, words);
+    let factor = byAgent.get(hit.agent);
+    if (factor === undefined) byAgent.set(hit.agent, (factor = rankFactor(hit, words)));
     return factor;
   };
   return hits
     .map((hit) => {
-      const factor = factorOf(metaOf(hit.id));
-      return { id: hit.id, score: hit.score >= 0 ? hit.score * factor : hit.score / factor };
+      const factor = factorOf(hit);
+      return { id: hit.id, score: hit.score >= 0 ? hit.score * factor : hit.score / factor, agent: hit.agent, derived: hit.derived, place: hit.place };
     })
-    .sort((a, b) => b.score - a.score);
+    .sort(bestFirst);
 }
 
 /**
  * Conversation context: each lender (one of the best note hits) adds NEIGHBOUR_SHARE of its score to
- * its neighbours (`neighboursOf`: the ids of the notes written just before and after it) that are
- * candidates already — a note holding none of the query's words never becomes a hit. Best first.
+ * its neighbours (`neighboursOf`: the candidates written just before and after it) — a note holding
+ * none of the query's words is no candidate, and never becomes a hit. Best first.
  */
-export function lendToNeighbours(hits: readonly SearchHit[], lenders: readonly SearchHit[], neighboursOf: (id: string) => readonly string[]): SearchHit[] {
-  const scores = new Map(hits.map((hit) => [hit.id, hit.score]));
-  for (const lender of lenders)
-    for (const id of neighboursOf(lender.id)) {
-      const score = scores.get(id);
-      if (score !== undefined) scores.set(id, score + NEIGHBOUR_SHARE * Math.max(0, lender.score));
-    }
-  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+export function lendToNeighbours<T extends SearchHit>(hits: readonly T[], lenders: readonly T[], neighboursOf: (lender: T) => Iterable<T>): T[] {
+  const scores = new Map<T, number>();
+  for (const lender of lenders) {
+    const share = NEIGHBOUR_SHARE * Math.max(0, lender.score);
+    for (const near of neighboursOf(lender)) scores.set(near, (scores.get(near) ?? near.score) + share);
+  }
+  if (scores.size === 0) return hits.slice();
+  return hits
+    .map((hit) => {
+      const score = scores.get(hit);
+      return score === undefined ? hit : { ...hit, score };
+    })
+    .sort(bestFirst);
 }
 
 /**
@@ -131,10 +152,11 @@ export function lendToNeighbours(hits: readonly SearchHit[], lenders: readonly S
  * is not a note, or a note of no sitting) gains SITTING_SHARE of the best score among the other hits of
  * its sitting. Best first.
  */
-export function lendWithinSittings(hits: readonly SearchHit[], sittingOf: (id: string) => string | number | undefined): SearchHit[] {
+export function lendWithinSittings<T extends SearchHit>(hits: readonly T[], sittingOf: (hit: T) => string | number | undefined): T[] {
+  const sittings = hits.map(sittingOf);
   const best = new Map<string | number, [first: number, second: number]>();
-  for (const hit of hits) {
-    const sitting = sittingOf(hit.id);
+  for (const [i, hit] of hits.entries()) {
+    const sitting = sittings[i];
     if (sitting === undefined) continue;
     const score = Math.max(0, hit.score);
     const top = best.get(sitting) ?? [Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY];
@@ -143,12 +165,12 @@ export function lendWithinSittings(hits: readonly SearchHit[], sittingOf: (id: s
     else best.set(sitting, top);
   }
   return hits
-    .map((hit) => {
-      const sitting = sittingOf(hit.id);
+    .map((hit, i) => {
+      const sitting = sittings[i];
       const top = sitting === undefined ? undefined : best.get(sitting);
       if (!top || top[1] === Number.NEGATIVE_INFINITY) return hit; // alone in its sitting
       // The best of the others: the second best for the best, else the best.
-      return { id: hit.id, score: hit.score + SITTING_SHARE * (Math.max(0, hit.score) === top[0] ? top[1] : top[0]) };
+      return { ...hit, score: hit.score + SITTING_SHARE * (Math.max(0, hit.score) === top[0] ? top[1] : top[0]) };
     })
-    .sort((a, b) => b.score - a.score);
+    .sort(bestFirst);
 }

@@ -14,6 +14,7 @@ import { type HistoryRecord, keepsPreimages } from '../commit/history-record.js'
 import { isDerivedDocId, parsePreimageDocId, summaryText, type DocMeta, type RecallSource } from './documents.js';
 import { fuseScores, rescaleCosines } from './fusion.js';
 import {
+  type Candidate,
   lendToNeighbours,
   lendWithinSittings,
   NEIGHBOUR_LENDERS,
@@ -26,7 +27,7 @@ import {
   SITTING_PAUSE_MS,
   SITTING_REACH,
 } from './ranking.js';
-import { createNeighbours, placesAround, sittingsOf } from './neighbours.js';
+import { createNeighbours, placesAround } from './neighbours.js';
 import { createIndexStore } from './index-store.js';
 import { snippetOf } from './snippet.js';
 import { createSpaceIndex, type IndexProgress, type SpaceIndex } from './space-index.js';
@@ -320,40 +321,26 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
    * them, then candidates gain from the best of their sitting. Neighbours and sittings are places in
    * the space's timeline (timeline.ts): no name is parsed, nothing is read.
    */
-  const weigh = (index: SpaceIndex, found: readonly SearchHit[], words: ReadonlySet<string>): SearchHit[] => {
+  const weigh = (index: SpaceIndex, found: readonly SearchHit[], words: ReadonlySet<string>): Candidate[] => {
     const places = index.timeline.places();
-    // Each candidate note's place, looked up once (other sources, and notes not placed, have none).
-    const placeOf = new Map<string, number>();
-    const metaOf = (id: string) => {
-      const meta = index.meta(id);
-      if (meta && (meta.source === 'live' || meta.source === 'history')) {
-        const place = places.of(id, meta.ref, meta.consolidation_id);
-        if (place >= 0) placeOf.set(id, place);
-      }
-      return meta;
-    };
-    let hits = rerank(found, metaOf, words);
-    const placed = (among: readonly SearchHit[]) => among.filter((hit) => placeOf.has(hit.id));
-    if (NEIGHBOUR_SHARE > 0) {
-      const byPlace = new Map<number, string>();
-      for (const [id, place] of placeOf) byPlace.set(place, id);
-      const lenders = placed(hits.slice(0, NEIGHBOUR_LENDERS));
-      if (lenders.length > 0)
-        hits = lendToNeighbours(hits, lenders, (id) =>
-          placesAround(places, placeOf.get(id) as number, NEIGHBOUR_REACH).flatMap((near) => byPlace.get(near) ?? []),
-        );
-    }
-    const sitters = placed(hits.slice(0, SITTING_CANDIDATES));
-    if (sitters.length < 2) return hits;
-    const sittings = sittingsOf(
-      places,
-      sitters.map((hit) => placeOf.get(hit.id) as number),
-      SITTING_PAUSE_MS,
-      SITTING_REACH,
+    let hits = rerank(
+      found.map((hit) => index.candidate(hit, places)),
+      words,
     );
-    return lendWithinSittings(hits, (id) => {
-      const place = placeOf.get(id);
-      return place === undefined ? undefined : sittings.get(place);
+    const lenders = NEIGHBOUR_SHARE > 0 ? hits.slice(0, NEIGHBOUR_LENDERS).filter((hit) => hit.place >= 0) : [];
+    if (lenders.length > 0) {
+      // The candidates at the places around the lenders (a few dozen places: the others are not looked at).
+      const byPlace = new Map<number, Candidate | undefined>();
+      for (const lender of lenders) for (const near of placesAround(places, lender.place, NEIGHBOUR_REACH)) byPlace.set(near, undefined);
+      for (const hit of hits) if (byPlace.has(hit.place)) byPlace.set(hit.place, hit);
+      hits = lendToNeighbours(hits, lenders, (lender) => placesAround(places, lender.place, NEIGHBOUR_REACH).flatMap((near) => byPlace.get(near) ?? []));
+    }
+    const sitters = hits.slice(0, SITTING_CANDIDATES).filter((hit) => hit.place >= 0);
+    if (sitters.length < 2) return hits;
+    const sittings = new Map(sitters.map((hit) => [hit.place, places.sittingOf(hit.place, SITTING_PAUSE_MS, SITTING_REACH)]));
+    return lendWithinSittings(hits, (hit) => {
+      const sitting = sittings.get(hit.place);
+      return sitting === undefined || sitting < 0 ? undefined : sitting;
     });
   };
 
@@ -376,7 +363,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     const { vector, fallback } = await queryVector(spaceId, index, query);
     const pool = Math.max(RERANK_POOL, spare);
     const words = queryWords(query);
-    let hits = weigh(index, index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }), words);
+    let hits: SearchHit[] = weigh(index, index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }), words);
     if (vector && index.vectors) {
       // Hybrid (fusion.ts): the cosine candidates as deep as BM25's and weighed the same way, their
       // cosines first put on the notes' scale, then the two fused by score, weighted to BM25.

@@ -1,6 +1,6 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { listAll, listPrefixes } from '../../storage/list.js';
-import type { TextIndex, TextIndexEngine } from '../../search/types.js';
+import type { SearchHit, TextIndex, TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { isStoredBankFilename } from '../validate.js';
@@ -29,7 +29,8 @@ import { diffListings, type NoteName, parseNoteName, sortOldestFirst, toStamp } 
 import { COMMIT_SKEW_MS, stampMs } from '../note/newest.js';
 import { MAX_LEVEL, parseRecord } from '../derived/summary-record.js';
 import { firstIndex } from '../../shared/bisect.js';
-import { placedNotes, Timeline, TIMELINE_SECTION, unretainedNotes } from './timeline.js';
+import { type Places, placedNotes, Timeline, TIMELINE_SECTION, unretainedNotes } from './timeline.js';
+import { type Candidate, isDerivedSource } from './ranking.js';
 
 /**
  * A snapshot is written once this many documents changed since the last one this process knows, and
@@ -68,6 +69,16 @@ export interface IndexProgress {
 }
 
 type OnIndexProgress = (event: IndexProgress) => void;
+
+/** A candidate's kind (space-index `candidate`): a note without an agent (or a document not described), derived text, a note by agents[kind - KIND_AGENT]. */
+const KIND_OTHER = 1;
+const KIND_DERIVED = 2;
+const KIND_AGENT = 3;
+
+/** A note's place in `places` (-1 for anything else, or a note not placed). */
+function notePlace(meta: DocMeta | null, places: Places): number {
+  return meta && (meta.source === 'live' || meta.source === 'history') ? places.of(meta.id, meta.ref, meta.consolidation_id) : -1;
+}
 
 /**
  * One space's search index in this process: documents (see documents.ts) in a text engine, with
@@ -134,6 +145,35 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   const summaries = new Map<string, SummaryCoverage>();
   const lastSummaryListings = new Map<number, unknown>();
   const noteMetas = new Map<string, DocMeta | null>();
+  /**
+   * What the ranking asks of each search candidate (`candidate`), kept by the engine's document number
+   * in two typed arrays: a pool of 200 recurs from query to query, and an array read each costs a
+   * fraction of a lookup by id (three or four Map lookups a candidate were most of the re-ranking's
+   * cost at 10,000 notes). `kinds`: 0 not known yet, else KIND_*; `places`: the note's place in
+   * `placesOf` (-1 none, -2 not known yet). Dropped when the engine numbers its documents anew.
+   */
+  let byDoc: { index: TextIndex; numbering: number; kinds: Int32Array; places: Int32Array; placesOf: Places | null } | null = null;
+  /** The agents of candidate notes, numbered for `byDoc.kinds`. */
+  const agents: string[] = [];
+  const agentNumbers = new Map<string, number>();
+  const kindOf = (meta: DocMeta | null): number => {
+    if (!meta) return KIND_OTHER;
+    if (isDerivedSource(meta.source)) return KIND_DERIVED;
+    if (meta.agent === undefined) return KIND_OTHER;
+    let number = agentNumbers.get(meta.agent);
+    if (number === undefined) {
+      number = agents.push(meta.agent) - 1;
+      agentNumbers.set(meta.agent, number);
+    }
+    return KIND_AGENT + number;
+  };
+  const candidateOf = (hit: SearchHit, kind: number, place: number): Candidate => ({
+    id: hit.id,
+    score: hit.score,
+    agent: kind >= KIND_AGENT ? agents[kind - KIND_AGENT] : undefined,
+    derived: kind === KIND_DERIVED,
+    place,
+  });
   const sectionMeta = new Map<string, { file: string; path: string[]; text: string }>();
 
   let loaded = false;
@@ -659,6 +699,47 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       return saving;
     },
 
+    /** A search hit as the ranking weighs it (ranking.ts Candidate): who wrote it, whether it is derived text, its place in `places`. */
+    candidate(hit: SearchHit, places: Places): Candidate {
+      const doc = hit.doc;
+      if (doc === undefined) {
+        const meta = this.meta(hit.id);
+        return candidateOf(hit, kindOf(meta), notePlace(meta, places));
+      }
+      if (byDoc?.index !== index || byDoc.numbering !== index.numbering) {
+        const size = Math.max(1024, doc + 1);
+        byDoc = { index, numbering: index.numbering, kinds: new Int32Array(size), places: new Int32Array(size).fill(-2), placesOf: places };
+        agents.length = 0;
+        agentNumbers.clear();
+      }
+      if (doc >= byDoc.kinds.length) {
+        const size = Math.max(doc + 1, byDoc.kinds.length * 2);
+        const kinds = new Int32Array(size);
+        kinds.set(byDoc.kinds);
+        const placed = new Int32Array(size).fill(-2);
+        placed.set(byDoc.places);
+        byDoc.kinds = kinds;
+        byDoc.places = placed;
+      }
+      if (byDoc.placesOf !== places) {
+        byDoc.places.fill(-2);
+        byDoc.placesOf = places;
+      }
+      let kind = byDoc.kinds[doc] as number;
+      let place = byDoc.places[doc] as number;
+      if (kind === 0 || place === -2) {
+        const meta = this.meta(hit.id);
+        kind = kindOf(meta);
+        place = notePlace(meta, places);
+        // A document not described (yet) is asked again next time.
+        if (meta) {
+          byDoc.kinds[doc] = kind;
+          byDoc.places[doc] = place;
+        }
+      }
+      return candidateOf(hit, kind, place);
+    },
+
     /** What a document is, from its id (notes) or what the index keeps beside (sections, summaries). */
     meta(id: string): DocMeta | null {
       // Note ids never change meaning: their descriptions are parsed once (filters ask per candidate).
@@ -719,7 +800,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
         }
         total += names * (ENTRY_BYTES + chars / sampled);
       }
-      total += noteMetas.size * NOTE_META_BYTES + generations.size * ENTRY_BYTES;
+      total += noteMetas.size * NOTE_META_BYTES + generations.size * ENTRY_BYTES + (byDoc ? byDoc.kinds.byteLength + byDoc.places.byteLength : 0);
       for (const section of sectionMeta.values()) total += COVERAGE_BYTES + section.text.length;
       total += (summaries.size + preimages.size + history.size) * COVERAGE_BYTES;
       return Math.round(total);

@@ -53,6 +53,13 @@ export interface Places {
   locate(place: number): Located;
   /** The live note at `i` of live/'s listing (locate's `i` for a live place). */
   liveAt(i: number): NoteName;
+  /**
+   * The sitting of a place — the notes around it written with no pause longer than `pauseMs` from one
+   * to the next — named by its first place; -1 for a note in a stretch of more than `reach` notes
+   * without a pause (a stream of notes that mixes every subject is no sitting), or for no place.
+   * Every place a walk passes is remembered with its sitting for as long as these places hold.
+   */
+  sittingOf(place: number, pauseMs: number, reach: number): number;
   /** An estimate of the memory these places hold beside the runs, in bytes (counted in the index's). */
   bytes(): number;
 }
@@ -198,6 +205,8 @@ function runOf(filenames: readonly string[]): Run {
 const MEMO_PLACES = 50_000;
 /** A remembered place: a Map entry and its document id's string (about 60 characters). */
 const MEMO_ENTRY_BYTES = 40 + 80;
+/** A place remembered with its sitting: a Map entry of two small integers. */
+const MEMO_SITTING_BYTES = 40;
 
 function placesOf(runs: ReadonlyMap<string, Run>, live: readonly NoteName[]): Places {
   const cids = [...runs.keys()].filter((cid) => (runs.get(cid) as Run).seconds.length > 0).sort();
@@ -210,6 +219,9 @@ function placesOf(runs: ReadonlyMap<string, Run>, live: readonly NoteName[]): Pl
   const liveSeconds = new Float64Array(live.length).fill(Number.NaN);
   /** Candidates recur from query to query: each document's place is found once for as long as these places hold. */
   const memo = new Map<string, number>();
+  /** Places walked over by sittingOf → their sitting (-1: none), per pause and reach asked. */
+  const sittings = new Map<number, Map<number, number>>();
+  let sittingEntries = 0;
   /** The run holding a history place: the last whose start is at or before it. */
   const runAt = (place: number): number => {
     let low = 0;
@@ -231,7 +243,7 @@ function placesOf(runs: ReadonlyMap<string, Run>, live: readonly NoteName[]): Pl
     const i = indexInRun(ordered[r] as Run, filename);
     return i < 0 ? -1 : (starts[r] as number) + i;
   };
-  return {
+  const view: Places = {
     size: history + live.length,
     of(id, filename, cid) {
       let place = memo.get(id);
@@ -259,8 +271,69 @@ function placesOf(runs: ReadonlyMap<string, Run>, live: readonly NoteName[]): Pl
       return { cid: cids[r] as string, i: place - (starts[r] as number) };
     },
     liveAt: (i) => live[i] as NoteName,
-    bytes: () => starts.byteLength + liveSeconds.byteLength + memo.size * MEMO_ENTRY_BYTES,
+    sittingOf(place, pauseMs, reach) {
+      if (place < 0 || place >= view.size) return -1;
+      const key = pauseMs * 65_536 + reach;
+      let placed = sittings.get(key);
+      if (placed === undefined) sittings.set(key, (placed = new Map()));
+      const known = placed.get(place);
+      if (known !== undefined) return known;
+      if (sittingEntries >= MEMO_PLACES) {
+        placed.clear();
+        sittings.clear();
+        sittings.set(key, placed);
+        sittingEntries = 0;
+      }
+      const before = placed.size;
+      const sitting = walkSitting(view, placed, place, pauseMs, reach);
+      sittingEntries += placed.size - before;
+      return sitting;
+    },
+    bytes: () => starts.byteLength + liveSeconds.byteLength + memo.size * MEMO_ENTRY_BYTES + sittingEntries * MEMO_SITTING_BYTES,
   };
+  return view;
+}
+
+/**
+ * Walks from `place` back to the pause before it and on to the pause after, and places every note
+ * passed in `placed` with the sitting found (its first place, or -1 past `reach` notes); a place an
+ * earlier walk placed ends the walk with its answer. A sitting is the same whichever of its notes
+ * the walk starts from, so what `placed` remembers holds for any later walk.
+ */
+function walkSitting(places: Places, placed: Map<number, number>, place: number, pauseMs: number, reach: number): number {
+  const within = (from: number, to: number) => Math.abs(to - from) * 1000 <= pauseMs;
+  let first = place;
+  let sitting: number | undefined;
+  let walked = 1;
+  for (let seconds = places.secondsAt(first); first > 0; first--) {
+    const before = places.secondsAt(first - 1);
+    if (!within(before, seconds)) break;
+    const known = placed.get(first - 1);
+    if (known !== undefined) {
+      sitting = known;
+      break;
+    }
+    if (++walked > reach) {
+      sitting = -1;
+      break;
+    }
+    seconds = before;
+  }
+  let last = place;
+  if (sitting === undefined) {
+    sitting = first;
+    for (let seconds = places.secondsAt(last); last + 1 < places.size; last++) {
+      const after = places.secondsAt(last + 1);
+      if (!within(seconds, after)) break;
+      if (++walked > reach) {
+        sitting = -1;
+        break;
+      }
+      seconds = after;
+    }
+  }
+  for (let q = first; q <= last; q++) placed.set(q, sitting);
+  return sitting;
 }
 
 /** A note's index in a run: found by its time (runs are oldest first), told apart by its key; a linear look if the run is not in order. */

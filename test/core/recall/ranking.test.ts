@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createCore, type Core } from '../../../src/core/core.js';
-import type { DocMeta } from '../../../src/core/recall/documents.js';
 import {
   lendToNeighbours,
   lendWithinSittings,
@@ -178,8 +177,9 @@ describe('ranking: what recall knows about a note', () => {
       { id: 'n:distractor', score: 6 },
       { id: 'n:answer', score: 5 },
     ];
+    // The neighbours of the question: a note before it that is no candidate, and the answer.
     const around: Record<string, string[]> = { 'n:question': ['n:before', 'n:answer'] };
-    const lent = lendToNeighbours(hits, hits.slice(0, 1), (id) => around[id] ?? []);
+    const lent = lendToNeighbours(hits, hits.slice(0, 1), (lender) => hits.filter((hit) => around[lender.id]?.includes(hit.id)));
     assert.deepEqual(
       lent.map((hit) => hit.id),
       ['n:question', 'n:answer', 'n:distractor'],
@@ -198,7 +198,7 @@ describe('ranking: what recall knows about a note', () => {
       { id: 'b', score: 3 },
       { id: 'c', score: 2 },
     ];
-    const lent = lendWithinSittings(hits, (id) => sittingOf[id]);
+    const lent = lendWithinSittings(hits, (hit) => sittingOf[hit.id]);
     const scores = Object.fromEntries(lent.map((hit) => [hit.id, hit.score]));
     assert.equal(scores.a, 8 + SITTING_SHARE * 3, 'the best of its sitting gains the second best');
     assert.equal(scores.b, 3 + SITTING_SHARE * 8);
@@ -248,26 +248,19 @@ describe('ranking: what recall knows about a note', () => {
   });
 
   it('weighs derived sources down and named agents up, and keeps the engine order between equals', () => {
-    const note = (id: string, agent: string): DocMeta => ({ id, source: 'live', level: 0, ref: id, agent });
-    const metas: Record<string, DocMeta> = {
-      a: note('a', 'caroline'),
-      b: note('b', 'melanie'),
-      c: { id: 'c', source: 'summary', level: 1, ref: 'L1-x' },
-      d: note('d', 'caroline'),
+    // Notes by caroline and melanie, and a summary (derived text).
+    const kinds: Record<string, { agent: string | undefined; derived: boolean }> = {
+      a: { agent: 'caroline', derived: false },
+      b: { agent: 'melanie', derived: false },
+      c: { agent: undefined, derived: true },
+      d: { agent: 'caroline', derived: false },
     };
     const words = queryWords('Melanie');
-    assert.equal(rankFactor(metas.c as DocMeta, words), 0.5);
-    assert.equal(rankFactor(null, words), 1);
-    const ranked = rerank(
-      [
-        { id: 'c', score: 3 },
-        { id: 'a', score: 2 },
-        { id: 'b', score: 1.5 },
-        { id: 'd', score: 2 },
-      ],
-      (id) => metas[id] ?? null,
-      words,
-    );
+    assert.equal(rankFactor(kinds.c as (typeof kinds)[string], words), 0.5);
+    assert.equal(rankFactor({ agent: undefined, derived: false }, words), 1, 'a note of no agent, or a document not described');
+    assert.equal(rankFactor(kinds.b as (typeof kinds)[string], words), 2);
+    const candidate = (id: string, score: number) => ({ id, score, ...(kinds[id] as (typeof kinds)[string]), place: -1 });
+    const ranked = rerank([candidate('c', 3), candidate('a', 2), candidate('b', 1.5), candidate('d', 2)], words);
     assert.deepEqual(
       ranked.map((hit) => [hit.id, hit.score]),
       [
@@ -278,6 +271,60 @@ describe('ranking: what recall knows about a note', () => {
       ],
     );
     // A negative score (a cosine) moves up when boosted, too.
-    assert.equal(rerank([{ id: 'b', score: -0.4 }], (id) => metas[id] ?? null, words)[0]?.score, -0.2);
+    assert.equal(rerank([candidate('b', -0.4)], words)[0]?.score, -0.2);
+  });
+});
+
+describe('ranking: what a process keeps of its candidates', () => {
+  it('answers as a new process does while notes come, the index compacts and the timeline changes', async () => {
+    const storage = createMemoryDriver();
+    let now = Date.parse('2026-03-01T09:00:00.000Z');
+    const clock = () => new Date((now += 90_000));
+    const warm = createCore({ storage, clock });
+    await warm.spaces.create(owner, { space_id: 'talk' });
+    const agents = ['ada', 'bob', 'cy'];
+    const words = ['deploy', 'pipeline', 'lunch', 'release', 'token', 'rotation', 'schema', 'bob'];
+    const write = async (i: number) =>
+      warm.notes.write(owner, {
+        space_id: 'talk',
+        agent: agents[i % 3] as string,
+        category: 'observation',
+        content: `${words[i % 8]} ${words[(i * 3) % 8]} ${words[(i * 5 + 1) % 8]} note ${i}`,
+      });
+    const queries = ['deploy pipeline', 'what did bob say about the release', 'token rotation schema', 'lunch'];
+    const answers = async (core: Core) =>
+      Promise.all(
+        queries.map(async (query) => (await core.recall.search(owner, { space_id: 'talk', query, limit: 8 })).results.map((hit) => [hit.ref, hit.score])),
+      );
+    /** What the process keeps per candidate is what it would work out now: the note's agent and its place in today's timeline. */
+    const check = async (when: string) => {
+      const index = await warm.recall.indexOf('talk');
+      const places = index.timeline.places();
+      let checked = 0;
+      for (const query of queries)
+        for (const hit of index.index.search(query, { limit: 200 })) {
+          const meta = index.meta(hit.id);
+          const candidate = index.candidate(hit, places);
+          assert.equal(candidate.agent, meta?.agent, hit.id);
+          assert.equal(candidate.place, meta ? places.of(meta.id, meta.ref, meta.consolidation_id) : -1, `${when}: the place of ${hit.id}`);
+          checked++;
+        }
+      assert.ok(checked > 0);
+      assert.deepEqual(await answers(warm), await answers(createCore({ storage, clock })), `${when}: the same hits and scores as a new process`);
+    };
+    const written: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 40; i++) written.push((await write(round * 40 + i)).filename);
+      await check(`round ${round}, new notes`);
+      // Notes taken out of the middle (forgotten): the places after them move, the documents keep their numbers.
+      const numbering = (await warm.recall.indexOf('talk')).index.numbering;
+      await warm.forget.forget(owner, { space_id: 'talk', refs: written.splice(round * 7, 2), confirm: true });
+      assert.equal((await warm.recall.indexOf('talk')).index.numbering, numbering);
+      await check(`round ${round}, notes forgotten`);
+      // A compaction: the documents left are numbered anew.
+      (await warm.recall.indexOf('talk')).index.compact();
+      assert.notEqual((await warm.recall.indexOf('talk')).index.numbering, numbering);
+      await check(`round ${round}, documents numbered anew`);
+    }
   });
 });

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createCore } from '../../../src/core/core.js';
+import { type NoteName, parseNoteName } from '../../../src/core/note-name.js';
 import { decodeTimeline, Timeline, unretainedNotes } from '../../../src/core/recall/timeline.js';
 import type { NoteRetention, RetentionEntry } from '../../../src/core/retention/record.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
@@ -128,5 +129,55 @@ describe('a memory_search hit on a note a consolidation lost part of', () => {
       [],
       'the timeline came with the snapshot, the retention with it',
     );
+  });
+});
+
+describe('sittings on the timeline', () => {
+  /** Note names a random 1 to 50 minutes apart, over three consolidations and live/. */
+  function randomTimeline(seed: number): { timeline: Timeline; times: number[] } {
+    let state = seed;
+    const next = (): number => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const stamp = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').slice(0, 15);
+    const names: string[] = [];
+    const times: number[] = [];
+    let at = Date.parse('2026-04-01T09:00:00Z');
+    for (let i = 0; i < 120; i++) {
+      at += (next() < 0.7 ? 1 + Math.floor(next() * 10) : 31 + Math.floor(next() * 60)) * 60_000;
+      names.push(`${stamp(at)}_ada_observation_${i.toString(36).padStart(6, '0')}.md`);
+      times.push(at);
+    }
+    const timeline = new Timeline();
+    timeline.place('20260501T000000-aaaaaa', names.slice(0, 40));
+    timeline.place('20260502T000000-bbbbbb', names.slice(40, 70));
+    timeline.place('20260503T000000-cccccc', names.slice(70, 100));
+    timeline.setLive(names.slice(100).map((filename) => parseNoteName(filename) as NoteName));
+    return { timeline, times };
+  }
+
+  /** The sittings by their definition: runs with no pause over 30 minutes, none when longer than the reach. */
+  function expected(times: number[], reach: number): number[] {
+    const out: number[] = [];
+    for (let start = 0; start < times.length; ) {
+      let end = start;
+      while (end + 1 < times.length && (times[end + 1] as number) - (times[end] as number) <= 30 * 60_000) end++;
+      for (let q = start; q <= end; q++) out.push(end - start + 1 > reach ? -1 : start);
+      start = end + 1;
+    }
+    return out;
+  }
+
+  it('names each place by its sitting whatever the order places are asked in, remembered from walk to walk', () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const { timeline, times } = randomTimeline(seed);
+      for (const reach of [3, 8, 64]) {
+        const want = expected(times, reach);
+        const places = timeline.places();
+        let state = seed * 7 + reach;
+        const order = times.map((_, i) => i).sort(() => ((state = (state * 1103515245 + 12345) % 2147483648) % 3) - 1);
+        for (const place of order) assert.equal(places.sittingOf(place, 30 * 60_000, reach), want[place], `seed ${seed}, reach ${reach}, place ${place}`);
+        for (const place of order) assert.equal(places.sittingOf(place, 30 * 60_000, reach), want[place], 'asked again, from what was remembered');
+      }
+      assert.equal(timeline.places().sittingOf(-1, 30 * 60_000, 8), -1, 'no place, no sitting');
+    }
   });
 });
