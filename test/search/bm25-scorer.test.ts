@@ -2,20 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadLocomo, SPLITS } from '../../scripts/bench-locomo-data.js';
 import { noteText } from '../../scripts/bench-locomo.js';
+import { seeded } from '../../scripts/bench-text.js';
 import { INDEX_OPTIONS } from '../../src/core/recall/documents.js';
 import { bm25Engine, bm25ExhaustiveEngine } from '../../src/search/bm25.js';
 import type { SearchOptions, TextIndex, TextIndexEngine } from '../../src/search/types.js';
-
-/** mulberry32: the same corpora on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ber', 'dan', 'fel', 'gor', 'hum', 'jas', 'pol', 'wen'];
 

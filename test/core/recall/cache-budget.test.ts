@@ -16,18 +16,7 @@ import { formatNoteFile } from '../../../src/core/note/note-file.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
 import { owner } from '../../helpers/core.js';
-
-/** A driver that records the key of every `get`. */
-function recordingGets(driver: StorageDriver): StorageDriver & { gets: string[] } {
-  const gets: string[] = [];
-  return Object.assign(Object.create(driver) as StorageDriver, {
-    gets,
-    get: (key: string, ...rest: unknown[]) => {
-      gets.push(key);
-      return (driver.get as (...a: unknown[]) => unknown).call(driver, key, ...rest);
-    },
-  }) as StorageDriver & { gets: string[] };
-}
+import { recordingDriver } from '../../helpers/recording-driver.js';
 
 const CONSOLIDATIONS = 6;
 const PER_CONSOLIDATION = 120;
@@ -104,7 +93,7 @@ describe('the corpus caches under the index memory budget', () => {
     await roomy.idle();
 
     // A budget of one byte: each cache keeps its least (1 MB), which holds one bundle at a time.
-    const storage = recordingGets(base);
+    const storage = recordingDriver(base);
     const tight = createCore({ storage, indexMemoryBytes: 1 });
     assert.deepEqual(await answers(tight), expected);
     storage.gets.length = 0;
@@ -114,7 +103,7 @@ describe('the corpus caches under the index memory budget', () => {
     assert.ok(liveRead(storage.gets) <= 10);
 
     // The roomy process, asked again, reads nothing: what the tight one reads is what its budget costs.
-    const roomyStorage = recordingGets(base);
+    const roomyStorage = recordingDriver(base);
     const roomyAgain = createCore({ storage: roomyStorage });
     await answers(roomyAgain);
     roomyStorage.gets.length = 0;

@@ -20,6 +20,7 @@ import type { StorageDriver } from '../../../src/storage/types.js';
 import { plan, rewrite } from '../../../fixtures/llm/scenarios.js';
 import { owner, steppingClock } from '../../helpers/core.js';
 import { startScriptedLlm, type ScriptedLlm } from '../../helpers/scripted-llm.js';
+import { recordingDriver } from '../../helpers/recording-driver.js';
 
 const servers: ScriptedLlm[] = [];
 after(async () => Promise.all(servers.map((s) => s.close())));
@@ -37,17 +38,6 @@ async function coreOn(storage: StorageDriver): Promise<Core> {
   });
 }
 
-/** A driver that records the key of every `get`: which objects a process read. */
-function recordingGets(driver: StorageDriver): StorageDriver & { gets: string[] } {
-  const gets: string[] = [];
-  return Object.assign(Object.create(driver) as StorageDriver, {
-    gets,
-    get: (key: string, ...rest: unknown[]) => {
-      gets.push(key);
-      return (driver.get as (...a: unknown[]) => unknown).call(driver, key, ...rest);
-    },
-  }) as StorageDriver & { gets: string[] };
-}
 const notesRead = (gets: string[], spaceId = 'proj') => gets.filter((key) => key.startsWith(`${spaceId}/live/`)).length;
 
 const snapshots = async (storage: StorageDriver) => (await listKeys(storage, 'proj/_index/')).filter((key) => key.endsWith('.snapshot'));
@@ -208,7 +198,7 @@ describe('a snapshot damaged in part, or of the previous format', () => {
   it('computes a damaged table again alone: no note replayed, the same answers, and a sound snapshot written', async () => {
     const { storage, key, built } = await spaceWithSnapshot();
     await damage(storage, key, 'id-table');
-    const recording = recordingGets(storage);
+    const recording = recordingDriver(storage);
     const core = await coreOn(recording);
     assert.deepEqual(await answers(core), built);
     assert.deepEqual((await core.recall.indexOf('proj')).index.rebuilt, ['id-table']);
@@ -219,7 +209,7 @@ describe('a snapshot damaged in part, or of the previous format', () => {
     assert.equal(fresh.length, 1, 'a sound one written beside it');
     assert.deepEqual(decodeSnapshot((await storage.get(fresh[0] as string))?.body as Buffer, bm25Engine).rebuilt, []);
     // What a process reads on the sound snapshot: the same notes (hits' texts), none replayed.
-    const sound = recordingGets(storage);
+    const sound = recordingDriver(storage);
     assert.deepEqual(await answers(await coreOn(sound)), built);
     assert.equal(notesRead(recording.gets), notesRead(sound.gets));
     assert.ok(notesRead(recording.gets) < 60);
@@ -228,7 +218,7 @@ describe('a snapshot damaged in part, or of the previous format', () => {
   it('rebuilds the index from the store when its postings are damaged, and deletes that snapshot', async () => {
     const { storage, key, built } = await spaceWithSnapshot();
     await damage(storage, key, 'postings');
-    const recording = recordingGets(storage);
+    const recording = recordingDriver(storage);
     const core = await coreOn(recording);
     assert.deepEqual(await answers(core), built);
     assert.ok(notesRead(recording.gets) >= 60, 'every note read again');
@@ -265,7 +255,7 @@ describe('a snapshot damaged in part, or of the previous format', () => {
 
     const records = (gets: string[]) => gets.filter((k) => k.endsWith('/record.json'));
     const fetched = (gets: string[]) => gets.filter((k) => !k.includes('/_index/') && !k.endsWith('/record.json')).sort();
-    const recording = recordingGets(storage);
+    const recording = recordingDriver(storage);
     const reader = await coreOn(recording);
     assert.deepEqual(await answers(reader), built);
     const cids = (await listKeys(storage, 'proj/history/')).filter((k) => k.endsWith('/record.json'));
@@ -280,7 +270,7 @@ describe('a snapshot damaged in part, or of the previous format', () => {
     assert.ok(decoded.extra.has('timeline'));
     // On the sound snapshot: the same answers, the same notes read for the hits' texts, no record read.
     await storage.deleteMany([key]);
-    const sound = recordingGets(storage);
+    const sound = recordingDriver(storage);
     assert.deepEqual(await answers(await coreOn(sound)), built);
     assert.deepEqual(records(sound.gets), []);
     assert.deepEqual(fetched(recording.gets), fetched(sound.gets));
@@ -294,7 +284,7 @@ describe('a snapshot damaged in part, or of the previous format', () => {
       const [key] = (await listKeys(storage, 'old/_index/')).filter((k) => k.endsWith('.snapshot'));
       const old = await storage.get(key as string);
       assert.equal(old?.body.subarray(0, 8).toString('latin1'), 'LMRI\x01\x00\x00\x00', 'the fixture is of format 1');
-      const recording = recordingGets(storage);
+      const recording = recordingDriver(storage);
       const core = createCore({ storage: recording });
       const ask = async (on: Core) => (await on.recall.search(owner, { space_id: 'old', query: 'cache k00001', limit: 5 })).results.map((hit) => hit.ref);
       const fromOld = await ask(core);
@@ -313,7 +303,7 @@ describe('a snapshot damaged in part, or of the previous format', () => {
       const decoded = decodeSnapshot((await storage.get(written[0] as string))?.body as Buffer, bm25Engine);
       assert.deepEqual(decoded.rebuilt, []);
       // The notes a process reads on the snapshot it wrote: the same (hits' texts, neighbours), none replayed.
-      const sound = recordingGets(storage);
+      const sound = recordingDriver(storage);
       assert.deepEqual(await ask(createCore({ storage: sound })), fromOld);
       const notes = (gets: string[]) => gets.filter((k) => !k.includes('/_index/') && !k.endsWith('/record.json')).sort();
       assert.deepEqual(notes(recording.gets), notes(sound.gets));

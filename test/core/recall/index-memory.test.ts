@@ -14,28 +14,7 @@ import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js
 import type { StorageDriver } from '../../../src/storage/types.js';
 import { owner } from '../../helpers/core.js';
 import { keysHolding } from '../../helpers/forget.js';
-
-/**
- * A driver that records the key of every `get` and the prefix of every `list`: which objects a
- * search read. With `versions`, folders say they never change (so the core's listing cache holds).
- */
-function recordingGets(driver: StorageDriver, versions = false): StorageDriver & { gets: string[]; lists: string[] } {
-  const gets: string[] = [];
-  const lists: string[] = [];
-  return Object.assign(Object.create(driver) as StorageDriver, {
-    gets,
-    lists,
-    get: (key: string, ...rest: unknown[]) => {
-      gets.push(key);
-      return (driver.get as (...a: unknown[]) => unknown).call(driver, key, ...rest);
-    },
-    list: (prefix: string, ...rest: unknown[]) => {
-      lists.push(prefix);
-      return (driver.list as (...a: unknown[]) => unknown).call(driver, prefix, ...rest);
-    },
-    ...(versions ? { version: async () => 'unchanged' } : {}),
-  }) as StorageDriver & { gets: string[]; lists: string[] };
-}
+import { recordingDriver } from '../../helpers/recording-driver.js';
 
 let ids = 0;
 const coreOn = (storage: StorageDriver, indexMemoryBytes?: number): Core =>
@@ -60,7 +39,7 @@ describe('index memory budget', () => {
     const base = createMemoryDriver();
     await seed(coreOn(base), 'alpha', 20); // below the size a first build snapshots at: only eviction writes one
     await seed(coreOn(base), 'beta', 20);
-    const storage = recordingGets(base);
+    const storage = recordingDriver(base);
     const core = coreOn(storage, 1); // a budget of one byte: only the index just asked for stays
     const before = await search(core, 'alpha');
     await core.idle();
@@ -95,7 +74,7 @@ describe('index memory budget', () => {
     const base = createMemoryDriver();
     await seed(coreOn(base), 'alpha', 5);
     await seed(coreOn(base), 'beta', 5);
-    const storage = recordingGets(base, true);
+    const storage = recordingDriver(base, { versions: true });
     const core = coreOn(storage, 1);
     await search(core, 'alpha');
     storage.gets.length = 0;
@@ -178,14 +157,14 @@ describe('snapshot cadence', () => {
     assert.equal((await snapshotsOf(base, 'proj')).length, 1, 'the first build');
 
     await seed(writer, 'proj', 150, 60); // fewer than the 500 that used to be needed for a snapshot
-    const second = recordingGets(base);
+    const second = recordingDriver(base);
     const catchingUp = coreOn(second);
     await search(catchingUp, 'proj');
     assert.equal(notesRead(second.gets, 'proj') >= 150, true, 'the second process replays the new notes once');
     await catchingUp.idle(); // what a CLI command and the server do before exiting
     assert.equal((await snapshotsOf(base, 'proj')).length, 2, 'and leaves a snapshot of them');
 
-    const third = recordingGets(base);
+    const third = recordingDriver(base);
     await search(coreOn(third), 'proj');
     assert.ok(notesRead(third.gets, 'proj') <= 10, 'a new process reads only its hits');
   });
@@ -217,7 +196,7 @@ describe('snapshot cadence', () => {
     const tail = SNAPSHOT_AFTER_CHANGES - 1;
     await seed(writer, 'proj', tail, 60);
     for (const round of [1, 2]) {
-      const storage = recordingGets(base);
+      const storage = recordingDriver(base);
       const core = coreOn(storage);
       await search(core, 'proj', 'zebra');
       await core.idle();
