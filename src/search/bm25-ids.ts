@@ -115,7 +115,7 @@ export class IdListBuilder {
  * note's id ends with its name's random part). A stored table depends on it: changing it changes the
  * id table's section version (bm25-snapshot.ts).
  */
-export function hashBytes(bytes: Uint8Array, start: number, end: number): number {
+function hashBytes(bytes: Uint8Array, start: number, end: number): number {
   let hash = Math.imul(0x811c9dc5 ^ (end - start), 0x01000193);
   for (let i = Math.max(start, end - HASHED_BYTES); i < end; i++) hash = Math.imul(hash ^ (bytes[i] as number), 0x01000193);
   return hash >>> 0;

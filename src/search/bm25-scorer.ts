@@ -243,17 +243,18 @@ export function scoreTopK(words: readonly (readonly ScoredTerm[])[], collection:
         for (let slot = 0, i = 0; i < found; slot++) if (marked[slot] === 1) touched[i++] = slot;
       } else touched.subarray(0, found).sort();
     }
-    const slots = touched;
+    // What the non-essential words may add at most: the same for every document of the window.
+    let skippedBound = 0;
+    for (let k = 0; k < skipped; k++) skippedBound += (wordBounds as Float64Array)[(byBound as Int32Array)[k] as number] as number;
 
     for (let i = 0; i < found; i++) {
-      const slot = slots[i] as number;
+      const slot = touched[i] as number;
       const doc = start + slot;
       if (removed[doc] === 1) continue;
-      let bound = 0;
-      for (let w = 0; w < count; w++) if (essential[w] === 1) bound += (windows[w] as Float64Array)[slot] as number;
       if (heap.full) {
         const threshold = heap.threshold;
-        for (let k = 0; k < skipped; k++) bound += (wordBounds as Float64Array)[(byBound as Int32Array)[k] as number] as number;
+        let bound = skippedBound;
+        for (let w = 0; w < count; w++) if (essential[w] === 1) bound += (windows[w] as Float64Array)[slot] as number;
         if (bound * (1 + MARGIN) < threshold) continue;
         // The non-essential words, best bound first, while the document may still rank.
         let pruned = false;
@@ -278,7 +279,7 @@ export function scoreTopK(words: readonly (readonly ScoredTerm[])[], collection:
       if (heap.full) repartition(); // the threshold rose: more words may be non-essential from the next window
     }
     for (let i = 0; i < found; i++) {
-      const slot = slots[i] as number;
+      const slot = touched[i] as number;
       marked[slot] = 0;
       for (let w = 0; w < count; w++) (windows[w] as Float64Array)[slot] = 0;
     }

@@ -9,7 +9,7 @@
  * 5 of a Uint32 document number and a Uint8 frequency: that is what keeps a 100k-note snapshot
  * under 20 MB.
  */
-import { IdList, IdListBuilder, idRanks, idTable } from './bm25-ids.js';
+import { IdList, IdListBuilder, idRanks, idTable, tableSize } from './bm25-ids.js';
 import { type SortedTerms, TermList } from './bm25-terms.js';
 import { mergeSorted } from './term-match.js';
 
@@ -22,6 +22,8 @@ export interface Segment {
   idRanks: Int32Array;
   /** Length of each document in terms. */
   lengths: Uint32Array;
+  /** The lengths added up (kept in the snapshot's meta: a load need not add them up again). */
+  totalLength: number;
   /** Sorted, distinct. */
   terms: TermList;
   /** Number of documents of each term (never 0). */
@@ -46,6 +48,7 @@ export function emptySegment(): Segment {
     idSlots: idTable(ids),
     idRanks: new Int32Array(0),
     lengths: new Uint32Array(0),
+    totalLength: 0,
     terms: TermList.of([]),
     df: new Uint32Array(0),
     offsets: new Uint32Array(1),
@@ -67,10 +70,8 @@ const HASHED_CHARS = 20;
 
 /** A hash table of distinct terms (at most half full, so probes stay short): each one's position + 1 by hashOf, linear probing. */
 export function termTable(terms: SortedTerms): Int32Array {
-  let size = 16;
-  while (size < terms.length * 2) size *= 2;
-  const slots = new Int32Array(size);
-  const mask = size - 1;
+  const slots = new Int32Array(tableSize(terms.length));
+  const mask = slots.length - 1;
   for (let i = 0; i < terms.length; i++) {
     let slot = hashOf(terms.at(i) as string) & mask;
     while (slots[slot] !== 0) slot = (slot + 1) & mask;
@@ -162,11 +163,13 @@ export function compact(input: CompactionInput): Segment {
   const docCount = baseCount + deltaIds.length;
   const renumber = new Int32Array(docCount).fill(-1);
   const lengths: number[] = [];
+  let totalLength = 0;
   let idBytes = 0;
   for (let doc = 0; doc < docCount; doc++) {
     if (dead[doc] === 1) continue;
     renumber[doc] = lengths.length;
     lengths.push(input.lengths[doc] as number);
+    totalLength += input.lengths[doc] as number;
     idBytes += doc < baseCount ? (base.ids.ends[doc] as number) - base.ids.start(doc) : Buffer.byteLength(deltaIds[doc - baseCount] as string, 'utf8');
   }
   const builder = new IdListBuilder(lengths.length, idBytes);
@@ -223,6 +226,7 @@ export function compact(input: CompactionInput): Segment {
     idSlots: idTable(ids),
     idRanks: idRanks(ids),
     lengths: Uint32Array.from(lengths),
+    totalLength,
     terms: TermList.of(terms),
     df: Uint32Array.from(df),
     offsets: Uint32Array.from(offsets),

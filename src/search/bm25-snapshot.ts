@@ -23,7 +23,7 @@
  * ids as one string, no tables) is still read.
  */
 import { createHash } from 'node:crypto';
-import { readSections, type Section, type SectionSource, writeSections } from '../shared/sections.js';
+import { alignedCopy, hasMagic, readSections, type Section, type SectionSource, writeSections } from '../shared/sections.js';
 import { IdList, idRanks, idTable, tableSize } from './bm25-ids.js';
 import { type Segment, termTable } from './bm25-segment.js';
 import { TermList } from './bm25-terms.js';
@@ -64,8 +64,6 @@ const bytesSection = (name: string, bytes: Uint8Array): SectionSource => ({
 /** The snapshot of `segment`, after `headroom` free bytes (a multiple of 8: the arrays stay aligned). */
 export function encodeSnapshot(segment: Segment, engine: string, headroom = 0): Buffer {
   const name = Buffer.from(engine, 'utf8');
-  let totalLength = 0;
-  for (let doc = 0; doc < segment.lengths.length; doc++) totalLength += segment.lengths[doc] as number;
   const meta: SectionSource = {
     name: 'meta',
     version: SECTION_VERSION,
@@ -74,7 +72,7 @@ export function encodeSnapshot(segment: Segment, engine: string, headroom = 0): 
       into.writeUInt32LE(segment.ids.length, 0);
       into.writeUInt32LE(segment.terms.length, 4);
       into.writeUInt32LE(name.length, 8);
-      into.writeDoubleLE(totalLength, 16);
+      into.writeDoubleLE(segment.totalLength, 16);
       name.copy(into, META_BYTES);
     },
   };
@@ -104,7 +102,7 @@ export function encodeSnapshot(segment: Segment, engine: string, headroom = 0): 
  * had to be rebuilt. Throws CorruptIndexError unless the index itself is whole and unaltered.
  */
 export function decodeSnapshot(input: Buffer, engine: string): LoadedSegment {
-  if (input.length < 12 || !input.subarray(0, MAGIC.length).equals(MAGIC)) fail('not a search index snapshot (bad magic)');
+  if (input.length < 12 || !hasMagic(input, MAGIC)) fail('not a search index snapshot (bad magic)');
   const version = input.readUInt32LE(8);
   if (version === 1) return { segment: decodeVersion1(input, engine), rebuilt: ['format-1'] };
   if (version !== FORMAT_VERSION) fail(`format version ${version}, this code reads versions 1 and ${FORMAT_VERSION}`);
@@ -162,7 +160,8 @@ export function decodeSnapshot(input: Buffer, engine: string): LoadedSegment {
   const idSlots = table('id-table', ID_TABLE_VERSION, tableSize(docs), () => idTable(ids));
   const ranks = table('id-ranks', ID_RANKS_VERSION, docs, () => idRanks(ids));
   const termSlots = table('term-table', TERM_TABLE_VERSION, tableSize(termCount), () => termTable(terms));
-  return { segment: { ids, idSlots, idRanks: ranks, lengths, terms, df, offsets, postings, termSlots }, rebuilt };
+  const totalLength = meta.readDoubleLE(16);
+  return { segment: { ids, idSlots, idRanks: ranks, lengths, totalLength, terms, df, offsets, postings, termSlots }, rebuilt };
 }
 
 /**
@@ -178,7 +177,6 @@ const pad4 = (n: number): number => (n + 3) & ~3;
 
 function decodeVersion1(input: Buffer, engine: string): Segment {
   if (input.length < PREAMBLE_BYTES + HEADER_WORDS * 4 + DIGEST_BYTES) fail(`${input.length} bytes is too short to be a snapshot`);
-  if (!input.subarray(0, MAGIC.length).equals(MAGIC)) fail('not a search index snapshot (bad magic)');
   const total = input.readUInt32LE(16);
   if (total !== input.length) fail(`${input.length} bytes where the header says ${total} (truncated or extended)`);
   const expected = digest(input.subarray(0, total - DIGEST_BYTES));
@@ -232,13 +230,19 @@ function decodeVersion1(input: Buffer, engine: string): Segment {
   }
   const list = IdList.of(ids);
   const termList = TermList.of(terms);
-  return { ids: list, idSlots: idTable(list), idRanks: idRanks(list), lengths, terms: termList, df, offsets, postings, termSlots: termTable(termList) };
-}
-
-function alignedCopy(input: Buffer): Buffer {
-  const copy = Buffer.alloc(input.length); // never pooled, so it starts its own ArrayBuffer
-  input.copy(copy);
-  return copy;
+  const totalLength = lengths.reduce((sum, length) => sum + length, 0);
+  return {
+    ids: list,
+    idSlots: idTable(list),
+    idRanks: idRanks(list),
+    lengths,
+    totalLength,
+    terms: termList,
+    df,
+    offsets,
+    postings,
+    termSlots: termTable(termList),
+  };
 }
 
 function digest(bytes: Uint8Array): Buffer {

@@ -4,6 +4,7 @@
  * is kept; the rest stay bytes. At a million notes (a million terms: each note's unique id is one),
  * splitting them all into strings at load was the largest part of a new process's first search.
  */
+import { IdList } from './bm25-ids.js';
 
 /** Sorted terms, read one at a time: a plain array is one, and so is a TermList. */
 export interface SortedTerms {
@@ -51,16 +52,11 @@ export class TermList implements SortedTerms {
     return this.made.length * slotBytes + this.madeChars + this.madeCount * stringBytes;
   }
 
-  static of(terms: readonly string[]): TermList {
-    const ends = new Uint32Array(terms.length);
-    let bytes = 0;
-    terms.forEach((term, i) => (ends[i] = bytes += Buffer.byteLength(term, 'utf8')));
-    const out = Buffer.alloc(bytes);
-    let at = 0;
-    for (const term of terms) at += out.write(term, at, 'utf8');
-    const list = new TermList(out, ends);
-    // The strings are at hand: kept, so a list just compacted costs no decoding.
-    list.made = terms.slice();
+  /** The list of `terms` (sorted), which it keeps as the strings made: a caller hands over an array it no longer changes. */
+  static of(terms: string[]): TermList {
+    const { bytes, ends } = IdList.of(terms); // the same layout: UTF-8 end to end, with where each ends
+    const list = new TermList(bytes, ends);
+    list.made = terms;
     list.madeCount = terms.length;
     list.madeChars = terms.reduce((sum, term) => sum + term.length, 0);
     return list;

@@ -29,27 +29,22 @@ const MIN_DEAD_TO_COMPACT = 1024;
  */
 const MAX_DELTA_POSTINGS = 1 << 21;
 
-export const bm25Engine: TextIndexEngine = {
+const engine = (exhaustive: boolean): TextIndexEngine => ({
   name: ENGINE_NAME,
-  create: (options) => new Bm25Index(emptySegment(), options?.countedPrefixes),
+  create: (options) => new Bm25Index(emptySegment(), options?.countedPrefixes, [], exhaustive),
   load: (buffer, options) => {
     const { segment, rebuilt } = decodeSnapshot(buffer, ENGINE_NAME);
-    return new Bm25Index(segment, options?.countedPrefixes, rebuilt);
+    return new Bm25Index(segment, options?.countedPrefixes, rebuilt, exhaustive);
   },
-};
+});
+
+export const bm25Engine: TextIndexEngine = engine(false);
 
 /**
  * The same engine scoring every posting of every query term (bm25-scorer.ts `scoreAll`): the
  * reference the pruned scorer must answer like, to the bit. For tests; nothing searches with it.
  */
-export const bm25ExhaustiveEngine: TextIndexEngine = {
-  name: ENGINE_NAME,
-  create: (options) => new Bm25Index(emptySegment(), options?.countedPrefixes, [], true),
-  load: (buffer, options) => {
-    const { segment, rebuilt } = decodeSnapshot(buffer, ENGINE_NAME);
-    return new Bm25Index(segment, options?.countedPrefixes, rebuilt, true);
-  },
-};
+export const bm25ExhaustiveEngine: TextIndexEngine = engine(true);
 
 /** Background-document term counts kept (IndexOptions.countedPrefixes); cleared past this, counted again when asked. */
 const BACKGROUND_DF_CACHED = 100_000;
@@ -108,7 +103,7 @@ class Bm25Index implements TextIndex {
   private readonly backgroundDf = new Map<string, number>();
   /** The scorer's window arrays, reused from search to search. */
   private readonly scratch = new Scratch();
-  /** Per segment term (a long list), its postings' shortest document * 256 + largest term frequency (baseExtremes). */
+  /** Per segment term (a long list), its postings' shortest document length * 256 + largest term frequency (baseExtremes). */
   private readonly extremes = new Map<number, number>();
 
   /**
@@ -318,8 +313,7 @@ class Bm25Index implements TextIndex {
    * of a plain array a pointer, and a delta term's postings array the 16 slots V8 gives an array on
    * its first push; every Map entry what V8's ordered hash table spends on it; and the fixed cost of
    * an empty index. Checked against the heap growth of 500 indexes of 20 notes and one of 100,000
-   * (just built, compacted, loaded from a snapshot): from equal to 22% below it (a loaded index's
-   * ids are slices of one string, which V8 keeps whole).
+   * (just built, compacted, loaded from a snapshot): from equal to 22% below it.
    */
   bytes(): number {
     const { base } = this;
@@ -370,7 +364,7 @@ class Bm25Index implements TextIndex {
         const delta = this.deltaPostingsOf(term.term);
         return {
           ...term,
-          cursor: this.cursorOf(term.term),
+          cursor: this.cursorAt(t, delta),
           bound: (averageLength: number) => {
             let [maxTf, minLength] = t === undefined ? [0, Number.POSITIVE_INFINITY] : this.baseExtremes(t);
             for (const packed of delta ?? []) {
@@ -403,12 +397,6 @@ class Bm25Index implements TextIndex {
       this.extremes.set(t, minLength * 256 + maxTf);
     }
     return [maxTf, minLength];
-  }
-
-  /** Postings of the term, dead documents included. */
-  private postingCount(term: string): number {
-    const t = this.baseTerm(term);
-    return (t === undefined ? 0 : (this.base.df[t] as number)) + (this.deltaPostingsOf(term)?.length ?? 0);
   }
 
   /** The live document of `id`, or undefined. */
@@ -462,7 +450,7 @@ class Bm25Index implements TextIndex {
     return background && background.live > 0 && background.live < this.live ? background : null;
   }
 
-  /** The background mask, built on first use when the index has a background predicate (null without one). */
+  /** The background mask, built on first use when `countedPrefixes` is set (null without it). */
   private backgroundNow(): { mask: Uint8Array; live: number; length: number } | null {
     if (!this.counted || this.background) return this.background;
     const count = this.docCount;
@@ -495,21 +483,25 @@ class Bm25Index implements TextIndex {
 
   /** Live documents holding the term. */
   private df(term: string): number {
-    const total = this.postingCount(term);
+    const t = this.baseTerm(term);
+    const delta = this.deltaPostingsOf(term);
+    const total = (t === undefined ? 0 : (this.base.df[t] as number)) + (delta?.length ?? 0);
     if (this.dead === 0 || total === 0) return total;
     let live = 0;
-    const cursor = this.cursorOf(term);
+    const cursor = this.cursorAt(t, delta);
     for (let doc = cursor.next(); doc !== END; doc = cursor.next()) if (this.removed[doc] !== 1) live++;
     return live;
   }
 
   /** A cursor on every posting of the term, dead documents included. */
   private cursorOf(term: string): PostingCursor {
-    const t = this.baseTerm(term);
+    return this.cursorAt(this.baseTerm(term), this.deltaPostingsOf(term));
+  }
+
+  /** A cursor on a segment term's postings (`t`, undefined: none), then the term's added ones. */
+  private cursorAt(t: number | undefined, delta: readonly number[] | undefined): PostingCursor {
     const { postings, offsets } = this.base;
-    return t === undefined
-      ? new PostingCursor(postings, 0, 0, this.deltaPostingsOf(term))
-      : new PostingCursor(postings, offsets[t] as number, offsets[t + 1] as number, this.deltaPostingsOf(term));
+    return t === undefined ? new PostingCursor(postings, 0, 0, delta) : new PostingCursor(postings, offsets[t] as number, offsets[t + 1] as number, delta);
   }
 
   private sortedDeltaTerms(): string[] {
@@ -558,7 +550,7 @@ class Bm25Index implements TextIndex {
     this.idStringChars = 0;
     this.live = ids.length;
     this.dead = 0;
-    this.totalLength = segment.lengths.reduce((sum, length) => sum + length, 0);
+    this.totalLength = segment.totalLength;
     // Compaction renumbers documents: the mask is built again when next needed.
     this.background = null;
     this.backgroundDf.clear();

@@ -157,7 +157,8 @@ export function readSections(input: Buffer, magic: Buffer): { version: number; s
   return { version: buffer.readUInt32LE(8), sections };
 }
 
-function alignedCopy(input: Buffer): Buffer {
+/** A copy of `input` in an ArrayBuffer of its own, so typed-array views on it are aligned. */
+export function alignedCopy(input: Buffer): Buffer {
   const copy = Buffer.alloc(input.length); // never pooled, so it starts its own ArrayBuffer
   input.copy(copy);
   return copy;
