@@ -1,5 +1,6 @@
 import { parseNoteName } from '../note-name.js';
 import type { Corpus, Level0Note, Level0Text } from '../note/corpus.js';
+import type { HistoryRecord } from '../commit/history-record.js';
 import { noteDocId } from './documents.js';
 import { placedNotes, type Places } from './timeline.js';
 
@@ -52,6 +53,14 @@ export function placesAround(places: Places, place: number, reach: number): numb
   return around;
 }
 
+/** A consolidation's placed notes (placedNotes), parsed once per record the corpus holds, not per answer that walks it. */
+const placedOf = new WeakMap<HistoryRecord, string[]>();
+const placedNotesOf = (record: HistoryRecord): string[] => {
+  let placed = placedOf.get(record);
+  if (!placed) placedOf.set(record, (placed = placedNotes(record)));
+  return placed;
+};
+
 export function createNeighbours(corpus: Corpus, placesOf: (spaceId: string) => Promise<Places>) {
   /** The note at a place, named from its run: a consolidation's record (cached by the corpus) or live/'s listing. */
   const namer = (spaceId: string, places: Places) => {
@@ -63,7 +72,7 @@ export function createNeighbours(corpus: Corpus, placesOf: (spaceId: string) => 
       if (!run) {
         run = corpus
           .record(spaceId, cid)
-          .then((record) => (record ? placedNotes(record) : null))
+          .then((record) => (record ? placedNotesOf(record) : null))
           .catch((error: unknown) => corpus.skipDamaged('neighbours', error, null));
         runs.set(cid, run);
       }
@@ -108,8 +117,6 @@ export function createNeighbours(corpus: Corpus, placesOf: (spaceId: string) => 
   };
 
   return {
-    around,
-
     /** The sitting of each note asked about (Places.sittingOf), named by its first note's file name. */
     async sittings(spaceId: string, refs: readonly NotePlace[], gapMs: number, reach: number): Promise<Map<string, string>> {
       if (refs.length === 0) return new Map();

@@ -43,7 +43,7 @@ export const NEIGHBOUR_REACH = 2;
 /**
  * Sittings: the notes around a note written with no pause longer than SITTING_PAUSE_MS from one to the
  * next, bounded by pauses and at most SITTING_REACH notes long — a conversation, a stretch of work on one
- * thing (neighbours.ts `sittings`; a longer stream without a pause mixes every subject, and is none). A
+ * thing (timeline.ts `Places.sittingOf`; a longer stream without a pause mixes every subject, and is none). A
  * question about one thing draws several notes of its sitting: each candidate note gains SITTING_SHARE of
  * the best score among the other candidates of its sitting, so the note of the sitting a question is about
  * comes before a note of another that shares as many words. LoCoMo dev recall@5 0.626 → 0.643 (with
@@ -57,10 +57,10 @@ export const SITTING_PAUSE_MS = 30 * 60_000;
 export const SITTING_SHARE = 0.2;
 export const SITTING_REACH = 64;
 /**
- * The best candidates whose sittings are looked for (the others gain nothing): finding one walks up to
- * SITTING_REACH notes each way and reads the record of each consolidation it meets, and for all 200 a
- * warm search of a 100,000-note space took 18 ms instead of 7 (a new process's first, 407 ms instead of
- * 127). LoCoMo dev recall@5 / memory_context evidence at 20, 30, 50, 100 and 200: 0.656 / 0.885,
+ * The best candidates whose sittings are looked for (the others gain nothing). When finding one read the
+ * record of each consolidation its walk met, looking for all 200 made a warm search of a 100,000-note
+ * space take 18 ms instead of 7 (a new process's first, 407 ms instead of 127); walks now run over the
+ * timeline in memory and are remembered, and the measurements below still choose 20. LoCoMo dev recall@5 / memory_context evidence at 20, 30, 50, 100 and 200: 0.656 / 0.885,
  * 0.654 / 0.882, 0.654 / 0.883, 0.654 / 0.885, 0.654 / 0.885.
  */
 export const SITTING_CANDIDATES = 20;

@@ -127,8 +127,12 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   /** Evicted indexes still writing their snapshot: a search of the space waits, then loads it. */
   const releasing = new Map<string, Promise<void>>();
   const summaryCache = new Map<string, { etag: string; doc: SummaryRecord }>();
-  /** Neighbours (memory_context, hits with neighbours) walk the space's timeline, caught up like a search's. */
-  const neighbours = createNeighbours(corpus, async (spaceId) => (await indexOf(spaceId)).timeline.places());
+  /**
+   * Neighbours (memory_context, hits with neighbours) walk the space's timeline. Both ask right after a
+   * search caught the index up: the index in memory is used as it is (catching it up again listed the
+   * store a second time per answer); one not in memory is opened and caught up.
+   */
+  const neighbours = createNeighbours(corpus, async (spaceId) => (indexes.get(spaceId) ?? (await indexOf(spaceId))).timeline.places());
 
   /** The space's index, opened if it is not in memory (once its eviction's snapshot is written), now the most recently used. */
   const open = async (spaceId: string): Promise<SpaceIndex> => {
@@ -329,10 +333,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     );
     const lenders = NEIGHBOUR_SHARE > 0 ? hits.slice(0, NEIGHBOUR_LENDERS).filter((hit) => hit.place >= 0) : [];
     if (lenders.length > 0) {
-      // The candidates at the places around the lenders (a few dozen places: the others are not looked at).
-      const byPlace = new Map<number, Candidate | undefined>();
-      for (const lender of lenders) for (const near of placesAround(places, lender.place, NEIGHBOUR_REACH)) byPlace.set(near, undefined);
-      for (const hit of hits) if (byPlace.has(hit.place)) byPlace.set(hit.place, hit);
+      const byPlace = new Map(hits.filter((hit) => hit.place >= 0).map((hit) => [hit.place, hit]));
       hits = lendToNeighbours(hits, lenders, (lender) => placesAround(places, lender.place, NEIGHBOUR_REACH).flatMap((near) => byPlace.get(near) ?? []));
     }
     const sitters = hits.slice(0, SITTING_CANDIDATES).filter((hit) => hit.place >= 0);
@@ -459,7 +460,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   return {
     search,
     embeddingProgress,
-    /** The notes written around a note (neighbours.ts): the ranking lends along them, memory_context shows them. */
+    /** The notes written around a note (neighbours.ts): what memory_context and hits with neighbours show. */
     neighbours,
     indexOf,
     readSummary,

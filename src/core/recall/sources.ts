@@ -11,8 +11,8 @@ import { type NoteRetention, noteRetention, type RetentionEntry } from '../reten
 /**
  * "Why does the bank say this?", answered from the provenance each consolidation keeps in its
  * history record.json (commit/record.ts). The records are immutable and the corpus caches
- * them, so this is no index of its own and is never stale: a question reads the listing of history/
- * and each record once per process. The one place that answers both ways round: the notes that fed
+ * them (a bounded cache, released with the space's index), so this is no index of its own and is
+ * never stale: a question reads the listing of history/ and the records it needs. The one place that answers both ways round: the notes that fed
  * a bank section (bank_explain, memory_search's hits), and the bank sections a note fed (what
  * forgetting a note must report).
  */
@@ -119,9 +119,11 @@ export function createSources(context: CoreContext, corpus: Corpus) {
         }),
       );
       const text = new Map(texts.map((note) => [note.filename, note]));
+      // The records of the notes shown, for what their retention check found (the others are not asked).
       const records = new Map<string, HistoryRecord | null>();
-      for (const where of byNote.values()) {
-        if (!records.has(where.consolidation_id)) records.set(where.consolidation_id, await corpus.record(spaceId, where.consolidation_id));
+      for (const filename of newest) {
+        const cid = byNote.get(filename)?.consolidation_id as string;
+        if (!records.has(cid)) records.set(cid, await corpus.record(spaceId, cid));
       }
       const retained = (filename: string, cid: string) => records.get(cid)?.retention.find((e): e is RetentionEntry => 'note' in e && e.note === filename);
       const notes = newest.map((filename) => {

@@ -29,7 +29,7 @@ import { diffListings, type NoteName, parseNoteName, sortOldestFirst, toStamp } 
 import { COMMIT_SKEW_MS, stampMs } from '../note/newest.js';
 import { MAX_LEVEL, parseRecord } from '../derived/summary-record.js';
 import { firstIndex } from '../../shared/bisect.js';
-import { type Places, placedNotes, Timeline, TIMELINE_SECTION, unretainedNotes } from './timeline.js';
+import { type Places, Timeline, TIMELINE_SECTION } from './timeline.js';
 import { type Candidate, isDerivedSource } from './ranking.js';
 
 /**
@@ -189,6 +189,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   let vectorsUnsaved = false;
   /** The first refresh read everything: said once it is done, when the space is big enough to have had a snapshot. */
   let builtFromScratch = false;
+  /** A snapshot was loaded and its timeline not yet checked against the history it indexes (placeHistory). */
+  let unplaced = false;
   let lastSnapshotAt = 0;
   let refreshing: Promise<void> | null = null;
   let saving: Promise<void> = Promise.resolve();
@@ -254,6 +256,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       return;
     }
     index = snapshot.index;
+    unplaced = true;
     // The ranking's timeline: absent (an older snapshot) or damaged, it is placed again from the records (placeHistory).
     const placed = snapshot.extra.get(TIMELINE_SECTION);
     try {
@@ -294,7 +297,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     const ids = await corpus.historyIds(spaceId);
     await corpus.sync(spaceId, ids);
     const present = new Set(ids);
-    await placeHistory();
+    if (unplaced) await placeHistory();
     const fresh = ids.filter((cid) => !history.has(cid));
     for (const [done, cid] of fresh.entries()) {
       onProgress?.({ space_id: spaceId, phase: 'history', done, total: fresh.length });
@@ -310,7 +313,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
               : keepsPreimages(record)
                 ? await indexPreimages(cid, record.committed_at)
                 : await indexNotes(cid);
-          timeline.place(cid, placedNotes(record), unretainedNotes(record));
+          timeline.placeRecord(cid, record);
           return indexed;
         })
         .catch((error: unknown) => corpus.skipDamaged('the search index', error, false));
@@ -334,20 +337,23 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
   };
 
   /**
-   * Places the history entries indexed but not in the timeline — all of them after loading a snapshot
-   * written before it had one (or a damaged one) — from their records, once; and forgets entries the
-   * index no longer holds.
+   * After a snapshot loads: places the history entries indexed but not in its timeline — all of them
+   * for a snapshot written before it had one (or a damaged one) — from their records, and forgets the
+   * entries the index does not hold. Past that, history and timeline change together; a record that
+   * could not be read (`unplaced` stays set) is tried again at the next catch-up.
    */
   const placeHistory = async () => {
     for (const cid of [...timeline.cids()]) if (!history.has(cid)) timeline.drop(cid);
-    const unplaced = [...history].filter((cid) => !timeline.has(cid));
-    if (unplaced.length === 0) return;
-    await mapLimit(unplaced, storage.parallelism, async (cid) => {
-      const record = await corpus.record(spaceId, cid, { cache: false }).catch((error: unknown) => corpus.skipDamaged('the search index', error, null));
-      if (record) timeline.place(cid, placedNotes(record), unretainedNotes(record));
-    });
-    changes++;
-    worthSaving = true; // a record read per consolidation: the next snapshot carries them
+    const missing = [...history].filter((cid) => !timeline.has(cid));
+    if (missing.length > 0) {
+      await mapLimit(missing, storage.parallelism, async (cid) => {
+        const record = await corpus.record(spaceId, cid, { cache: false }).catch((error: unknown) => corpus.skipDamaged('the search index', error, null));
+        if (record) timeline.placeRecord(cid, record);
+      });
+      changes++;
+      worthSaving = true; // a record read per consolidation: the next snapshot carries them
+    }
+    unplaced = [...history].some((cid) => !timeline.has(cid));
   };
 
   /** A consolidation's notes, moved from `n:` to `h:` documents. */
@@ -645,11 +651,6 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     /** Level 0 in walking order (timeline.ts), as of the last catch-up. */
     get timeline(): Timeline {
       return timeline;
-    },
-
-    /** live/'s listing as of the last catch-up, oldest first (the notes the index holds as live); none before the first. */
-    get liveNames(): readonly NoteName[] | undefined {
-      return lastLiveListing;
     },
 
     /** Up to `limit` documents without a vector, each with its generation (for `setVector`). */

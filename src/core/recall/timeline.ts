@@ -1,3 +1,4 @@
+import { firstIndex } from '../../shared/bisect.js';
 import type { SectionSource } from '../../shared/sections.js';
 import { type NoteName, parseNoteName } from '../note-name.js';
 import { type NoteRetention, noteRetention, type RetentionEntry, type SectionRetention } from '../retention/record.js';
@@ -99,11 +100,16 @@ export class Timeline {
    * Places a consolidation's notes (its record's list, oldest first, forgotten ones left out); [] for
    * any other entry. `unretained`: those of them the retention check did not find whole (unretainedNotes).
    */
-  place(cid: string, filenames: readonly string[], unretained: ReadonlyMap<string, NoteRetention> = new Map()): void {
+  place(cid: string, filenames: readonly string[], unretained: Map<string, NoteRetention> = new Map()): void {
     this.runs.set(cid, runOf(filenames));
-    if (unretained.size > 0) this.unretainedNotes.set(cid, new Map(unretained));
+    if (unretained.size > 0) this.unretainedNotes.set(cid, unretained);
     else this.unretainedNotes.delete(cid);
     this.view = null;
+  }
+
+  /** Places a history entry from its record: a consolidation's notes and what its retention check found of them; none for another entry. */
+  placeRecord(cid: string, record: Parameters<typeof placedNotes>[0] & Parameters<typeof unretainedNotes>[0]): void {
+    this.place(cid, placedNotes(record), unretainedNotes(record));
   }
 
   /** What consolidation `cid`'s retention check found of note `filename`, when it did not find it whole. */
@@ -223,16 +229,7 @@ function placesOf(runs: ReadonlyMap<string, Run>, live: readonly NoteName[]): Pl
   const sittings = new Map<number, Map<number, number>>();
   let sittingEntries = 0;
   /** The run holding a history place: the last whose start is at or before it. */
-  const runAt = (place: number): number => {
-    let low = 0;
-    let high = ordered.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if ((starts[mid] as number) <= place) low = mid;
-      else high = mid - 1;
-    }
-    return low;
-  };
+  const runAt = (place: number): number => firstIndex(ordered.length, (r) => (starts[r + 1] as number) > place);
   const find = (filename: string, cid: string | undefined): number => {
     if (cid === undefined) {
       const i = indexInListing(live, filename);
@@ -341,13 +338,7 @@ function indexInRun(run: Run, filename: string): number {
   const time = secondsOfName(filename) - run.base;
   const key = keyOf(filename);
   const { seconds, keys } = run;
-  let low = 0;
-  let high = seconds.length;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if ((seconds[mid] as number) < time) low = mid + 1;
-    else high = mid;
-  }
+  const low = firstIndex(seconds.length, (i) => (seconds[i] as number) >= time);
   for (let i = low; i < seconds.length && seconds[i] === time; i++) if (keys[i] === key) return i;
   for (let i = 0; i < seconds.length; i++) if (seconds[i] === time && keys[i] === key) return i;
   return -1;
@@ -356,13 +347,7 @@ function indexInRun(run: Run, filename: string): number {
 /** A live note's index in the listing (sorted oldest first), by a binary search on its stamp. */
 function indexInListing(names: readonly NoteName[], filename: string): number {
   const stamp = filename.slice(0, 15);
-  let low = 0;
-  let high = names.length;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    if ((names[mid] as NoteName).stamp < stamp) low = mid + 1;
-    else high = mid;
-  }
+  const low = firstIndex(names.length, (i) => (names[i] as NoteName).stamp >= stamp);
   for (let i = low; i < names.length && (names[i] as NoteName).stamp === stamp; i++) if ((names[i] as NoteName).filename === filename) return i;
   return -1;
 }
@@ -408,7 +393,7 @@ const pad4 = (n: number): number => (n + 3) & ~3;
 /**
  * The timeline section of an index snapshot (index-store.ts), little-endian:
  *
- *   "LMTL" | u32 version (1) | u32 runs | u32 notes (all runs) | u32 id bytes
+ *   "LMTL" | u32 version (2) | u32 runs | u32 notes (all runs) | u32 id bytes
  *   | u32 size of each run [runs] | f64 base of each run, seconds since the epoch [runs]
  *   | u32 seconds after its run's base, each note [notes] | u32 FNV-1a of its file name, each note [notes]
  *   | the runs' history ids joined by "\n", UTF-8, padded to 4
