@@ -98,14 +98,12 @@ const withDispositions = (result: Result, record: Result): Result[] => {
     const d = dispositions.get(String(note.filename));
     const r = retention.get(String(note.filename));
     if (!d && !r) return note;
-    const detail = !d
-      ? ''
-      : d.status === 'integrated'
-        ? ((d.into as string[]) ?? []).join('; ')
-        : d.status === 'superseded'
-          ? `by ${scalar(d.by ?? '?')}`
-          : (d.reason ?? '');
-    const fate = d ? `→ ${scalar(d.status)}${detail ? `: ${String(detail)}` : ''}` : '→';
+    let fate = '→';
+    if (d) {
+      const detail =
+        d.status === 'integrated' ? ((d.into as string[]) ?? []).join('; ') : d.status === 'superseded' ? `by ${scalar(d.by ?? '?')}` : (d.reason ?? '');
+      fate = `→ ${scalar(d.status)}${detail ? `: ${String(detail)}` : ''}`;
+    }
     return { ...note, disposition: `${fate}${r ? ` · ${retentionVerdict(r)}` : ''}` };
   });
 };

@@ -3,14 +3,9 @@
  * wholly retained, a note's verdict beside its disposition, a search hit's. Plain text from the JSON
  * a command returns (the same the MCP tools return).
  */
-type Result = Record<string, unknown>;
+import { type RetentionStatus, STATUS_WORDS } from '../core/retention/record.js';
 
-const STATUS_WORDS: Record<string, string> = {
-  retained: 'retained',
-  partly_retained: 'partly retained',
-  not_retained: 'not retained',
-  let_go: 'let go',
-};
+type Result = Record<string, unknown>;
 
 /** "the number "8443", the path "/etc/app.conf" and 3 more". */
 function missingText(entry: Result): string {
@@ -22,7 +17,7 @@ function missingText(entry: Result): string {
 
 /** A note's (a section's) verdict in a few words: "partly retained, missing the number "8443"". */
 export function retentionVerdict(entry: Result): string {
-  const status = STATUS_WORDS[String(entry.status)] ?? String(entry.status);
+  const status = STATUS_WORDS[entry.status as RetentionStatus] ?? String(entry.status);
   if (entry.status === 'retained') return status;
   const what = missingText(entry);
   const budget = entry.to_meet_budget === true ? ' (let go to meet the budget; the pre-image keeps it)' : '';
@@ -33,7 +28,7 @@ export function retentionVerdict(entry: Result): string {
 export function retentionBlock(summary: unknown): string[] {
   if (typeof summary !== 'object' || summary === null) return [];
   const s = summary as Result;
-  const counts = ['retained', 'partly_retained', 'not_retained', 'let_go'].map((key) => `${String(s[key] ?? 0)} ${STATUS_WORDS[key]}`);
+  const counts = Object.entries(STATUS_WORDS).map(([key, words]) => `${String(s[key] ?? 0)} ${words}`);
   const notes = Array.isArray(s.notes) ? (s.notes as Result[]) : [];
   return [
     `retention (${String(s.mode)}): ${String(s.checked ?? 0)} note(s) checked: ${counts.join(', ')}`,

@@ -303,10 +303,10 @@ async function checkedTools(spec: string): Promise<string> {
   return normalized;
 }
 
-/** The server's own workflow text, imported only here: shell commands never load the MCP server. */
 /**
  * The server's instructions for the tools it will serve (the rules never name a tool the agent lacks),
  * with the consolidation step: the rules file is the project's, read on machines that may have a model.
+ * Imported only here: shell commands never load the MCP server.
  */
 const defaultWorkflow = async (tools: string | undefined): Promise<string> => {
   const [{ serverInstructions }, { selectTools }, { EVERY_TOOL }] = await Promise.all([

@@ -246,7 +246,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
           applied,
           accounting,
           retention: planned,
-        } = await planWindow(context, calls, messages, base.nonce, sent, { notes, synthesis }, result, warnings);
+        } = await planWindow(context, calls, messages, base.nonce, sent, { notes, synthesis, analyzer }, result, warnings);
         reportAccounting(accounting, plan, result, warnings);
         if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
         const compressed = await compressSynthesis(context, synthesisCalls, plan.synthesis, notes, warnings);

@@ -110,7 +110,7 @@ export async function planWindow(
   nonce: string,
   bank: BankSnapshot,
   /** `analyzer`: the run's, shared by its windows' retention checks (their stems). */
-  window: { notes: WindowNote[]; synthesis: string; analyzer?: Analyzer },
+  window: { notes: WindowNote[]; synthesis: string; analyzer: Analyzer },
   result: ConsolidationResult,
   warnings: string[],
 ): Promise<CheckedPlan> {

@@ -1,9 +1,10 @@
 import type { ChatMessage } from '../../llm/types.js';
 import { fenceReason } from '../prompt-fence.js';
 import { checkWindow, type WindowNoteText, type WindowRetention } from '../retention/check.js';
-import { countStatuses, describeMissing, type RetentionEntry, type RetentionMode } from '../retention/record.js';
+import { countStatuses, describeMissing, type RetentionEntry, type RetentionMode, STATUS_WORDS } from '../retention/record.js';
 import type { AppliedPlan, BankSnapshot } from '../commit/apply-plan.js';
-import { outlineOf, type Heading } from '../markdown/outline.js';
+import { sectionAt } from '../markdown/edit.js';
+import { type Outline, outlineOf } from '../markdown/outline.js';
 import type { NoteRef, Plan } from './plan.js';
 import { resolveRef, type Accounting } from './provenance.js';
 import type { Analyzer } from '../../search/analyze.js';
@@ -62,7 +63,7 @@ function citedTexts(plan: Pick<Plan, 'changes'>, window: readonly string[]): Map
 
 /** `file.md` or `file.md#A > B` (a disposition's `into`) → that file's or section's text, with its sub-sections. */
 function placeReader(files: ReadonlyMap<string, string>): (into: string) => string | undefined {
-  const outlines = new Map<string, Heading[]>();
+  const outlines = new Map<string, Outline>();
   return (into) => {
     const hash = into.indexOf('#');
     const filename = hash < 0 ? into : into.slice(0, hash);
@@ -70,27 +71,11 @@ function placeReader(files: ReadonlyMap<string, string>): (into: string) => stri
     if (content === undefined) return undefined;
     const path = hash < 0 ? [] : into.slice(hash + 1).split(' > ');
     if (path.length === 0) return content;
-    if (!outlines.has(filename)) outlines.set(filename, outlineOf(content).headings);
-    const heading = findHeading(outlines.get(filename) as Heading[], path);
-    return heading ? content.slice(heading.start, heading.end) : undefined;
+    let outline = outlines.get(filename);
+    if (!outline) outlines.set(filename, (outline = outlineOf(content)));
+    const heading = sectionAt(outline.headings, path);
+    return heading ? outline.text.slice(heading.start, heading.end) : undefined;
   };
-}
-
-const headingKey = (text: string): string => text.replace(/\s+/g, ' ').trim().toLowerCase();
-
-/** The section at `path` as an edit finds it: each segment a heading nested in the previous one's section. */
-function findHeading(headings: readonly Heading[], path: readonly string[]): Heading | undefined {
-  let scope = { start: 0, end: Number.POSITIVE_INFINITY, depth: 0 };
-  let found: Heading | undefined;
-  for (const segment of path) {
-    const match = headings
-      .filter((h) => h.start >= scope.start && h.start < scope.end && h.depth > scope.depth && headingKey(h.text) === headingKey(segment))
-      .sort((a, b) => a.depth - b.depth)[0];
-    if (!match) return undefined;
-    found = match;
-    scope = { start: match.start, end: match.end, depth: match.depth };
-  }
-  return found;
 }
 
 /** Missing items of the notes a plan says it kept: what a retry names, a refusal refuses. */
@@ -159,7 +144,7 @@ export function addToSummary(summary: RetentionSummary | undefined, mode: Retent
 export function retentionWarning(entries: readonly RetentionEntry[], window: string, mode: RetentionMode): string | null {
   const lost = entries.filter((entry) => entry.status === 'partly_retained' || entry.status === 'not_retained');
   if (lost.length === 0) return null;
-  const shown = lost.slice(0, 5).map((entry) => `${entry.note} (${entry.status.replace('_', ' ')}: ${describeMissing(entry)})`);
+  const shown = lost.slice(0, 5).map((entry) => `${entry.note} (${STATUS_WORDS[entry.status]}: ${describeMissing(entry)})`);
   const after = mode === 'retry' ? ', after asking the model once more' : '';
   return `${window}: ${lost.length} note(s) committed without all their facts in the bank${after}: ${shown.join('; ')}${lost.length > 5 ? '; …' : ''}; history keeps every note whole`;
 }

@@ -24,8 +24,11 @@ export interface SectionEdit {
   title?: string;
 }
 
-/** Finds the section at `path`: each segment is a heading nested in the previous one's section. */
-function findSection(headings: Heading[], path: string[], file: string): Heading {
+/**
+ * The section at `path`: each segment is a heading nested in the previous one's section (the
+ * shallowest that matches). `missing`: the first segment no heading matched.
+ */
+function walkSections(headings: readonly Heading[], path: readonly string[]): { found?: Heading; missing?: string } {
   let scope = { start: 0, end: Number.POSITIVE_INFINITY, depth: 0 };
   let found: Heading | undefined;
   for (const segment of path) {
@@ -33,10 +36,20 @@ function findSection(headings: Heading[], path: string[], file: string): Heading
       (h) => h.start >= scope.start && h.start < scope.end && h.depth > scope.depth && normalizeHeading(h.text) === normalizeHeading(segment),
     );
     const match = candidates.sort((a, b) => a.depth - b.depth)[0];
-    if (!match) throw invalid(`${file}: no section ${path.map((p) => JSON.stringify(p)).join(' > ')} (missing ${JSON.stringify(segment)})`);
+    if (!match) return { missing: segment };
     found = match;
     scope = { start: match.start, end: match.end, depth: match.depth };
   }
+  return found ? { found } : {};
+}
+
+/** The section at `path` as an edit finds it, or undefined. */
+export const sectionAt = (headings: readonly Heading[], path: readonly string[]): Heading | undefined => walkSections(headings, path).found;
+
+/** The section at `path`, or a clear error naming the segment no heading matched. */
+function findSection(headings: Heading[], path: string[], file: string): Heading {
+  const { found, missing } = walkSections(headings, path);
+  if (missing !== undefined) throw invalid(`${file}: no section ${path.map((p) => JSON.stringify(p)).join(' > ')} (missing ${JSON.stringify(missing)})`);
   if (!found) throw invalid(`${file}: an edit needs a heading path`);
   return found;
 }

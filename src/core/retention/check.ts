@@ -46,7 +46,7 @@ export interface WindowRetentionInput {
   before: readonly string[];
   /** The bank files and the synthesis as the plan leaves them. */
   after: readonly string[];
-  /** The texts the plan cites an integrated note for (what each change citing it writes), read only when needed. */
+  /** The texts the plan cites an integrated note for (what each change citing it writes). */
   cited: (note: string) => readonly string[];
 }
 
@@ -74,15 +74,16 @@ export function checkWindow(input: WindowRetentionInput, analyzer: Analyzer = cr
     let missing: Item[];
     if (fate.status === 'integrated') {
       // What the cited sections hold the whole bank holds: only a small number the bank holds without the
-      // word it counts needs them read (and so the sections are found only for it).
+      // word it counts needs them searched (and so their haystack is built only for it).
+      const citedTexts = input.cited(fate.note);
       let cited: Haystack | undefined;
       const inCited = (item: Item) => {
-        cited ??= haystack(input.cited(fate.note).join('\n\n'), analyzer);
+        cited ??= haystack(citedTexts.join('\n\n'), analyzer);
         return cited.has(item);
       };
       missing = items.filter((item) => !bank.hasWide(item) && !(bank.has(item) && inCited(item)));
       // The wording test (coverage.ts): the note's content words, as many more items, the rare words among them once.
-      const { looked, unsaid } = wording.read(wordsOf.get(fate.note) ?? [], input.cited(fate.note));
+      const { looked, unsaid } = wording.read(wordsOf.get(fate.note) ?? [], citedTexts);
       const isItem = (word: Item) => items.some((item) => item.key === word.key);
       missing = [...missing, ...unsaid.filter((word) => !isItem(word))];
       return entry(fate, items.length + looked.filter((word) => !isItem(word)).length, missing);
@@ -109,7 +110,7 @@ function entry(fate: NoteFate, items: number, missing: readonly Item[]): Retenti
   return { note: fate.note, status, items, ...missingFields(missing) };
 }
 
-export function missingFields(missing: readonly Item[]): Pick<RetentionEntry, 'missing' | 'missing_count'> {
+function missingFields(missing: readonly Item[]): Pick<RetentionEntry, 'missing' | 'missing_count'> {
   if (missing.length === 0) return {};
   const listed: MissingItem[] = missing.slice(0, MAX_MISSING_LISTED).map((item) => ({ kind: item.kind, text: item.text }));
   return { missing: listed, ...(missing.length > listed.length ? { missing_count: missing.length } : {}) };

@@ -18,12 +18,12 @@ import { contentWords } from './rarity.js';
  */
 
 /** Content words below which a note says too little for a share of them to mean anything. */
-export const MIN_WORDS = 3;
+const MIN_WORDS = 3;
 /** The share of its content words a note's passages must hold. */
-export const MIN_SHARE = 0.5;
+const MIN_SHARE = 0.5;
 
 /** A list item (with the lines continuing it) or a paragraph; a heading on its own. */
-export function passagesOf(text: string): string[] {
+function passagesOf(text: string): string[] {
   const passages: string[] = [];
   let current: string[] = [];
   const close = () => {
@@ -41,7 +41,7 @@ export function passagesOf(text: string): string[] {
   return passages;
 }
 
-export interface WordingReader {
+interface WordingReader {
   /**
    * An integrated note's content words (`looked`: none for a note of fewer than MIN_WORDS, or cited
    * nowhere), and those its cited texts' best passages lack (`unsaid`) when they hold fewer than

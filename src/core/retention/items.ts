@@ -29,13 +29,13 @@ export interface Item {
   unit?: string;
 }
 
-export interface Extracted {
+interface Extracted {
   items: Item[];
   /** The text's other words (at least three letters), as written: rarity.ts picks the rarest as `word` items. */
   words: string[];
 }
 
-export const MAX_ITEM_CHARS = 80;
+const MAX_ITEM_CHARS = 80;
 
 const FILE_EXTENSIONS =
   'ts|tsx|js|mjs|cjs|jsx|json|jsonl|md|mdx|yaml|yml|toml|ini|cfg|conf|env|lock|py|pyi|ipynb|rb|go|rs|java|kt|kts|scala|swift|c|h|cc|cpp|hpp|cs|fs|php|pl|lua|r|sh|bash|zsh|fish|ps1|bat|sql|html|htm|css|scss|less|xml|csv|tsv|txt|log|pdf|png|jpe?g|gif|svg|webp|ico|docx?|xlsx?|pptx?|zip|tar|gz|tgz|bz2|xz|7z|wasm|so|dll|dylib|exe|bin|tf|tfvars|proto|graphql|gql|vue|svelte|dockerfile|gradle|pem|crt|key|pub';
@@ -398,12 +398,12 @@ function isRelativePath(path: string): boolean {
 }
 
 /** A URL compared without its scheme, `www.` and a trailing slash: `https://www.example.com/` is `example.com`. */
-export const urlKey = (url: string): string =>
+const urlKey = (url: string): string =>
   flatten(url)
     .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
     .replace(/^www\./, '')
     .replace(/\/+$/, '');
 
-export const pathKey = (path: string): string => flatten(path).replace(/^\.\//, '').replace(/\/+$/, '');
+const pathKey = (path: string): string => flatten(path).replace(/^\.\//, '').replace(/\/+$/, '');
 
-export const versionKey = (version: string): string => flatten(version).replace(/^v/, '');
+const versionKey = (version: string): string => flatten(version).replace(/^v/, '');

@@ -1,4 +1,5 @@
 import type { Analyzer } from '../../search/analyze.js';
+import { lowerBound } from '../../search/term-match.js';
 import { dateKeysCovered } from './dates.js';
 import { extractItems, type Item } from './items.js';
 import { containsWhole, flatten } from './normalize.js';
@@ -37,18 +38,6 @@ export interface Haystack {
 const MIN_PREFIX = 6;
 /** Letters a stem shares with the start of its word (rarity.ts filters by them too). */
 export const STEM_PREFIX = 3;
-
-/** Index of the first of `sorted` that is not before `key`. */
-function lowerBound(sorted: readonly string[], key: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if ((sorted[mid] as string) < key) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
 
 const WORDS = /[\p{L}\p{N}]+/gu;
 
@@ -182,7 +171,7 @@ function readStructure(text: string, words: ReadonlySet<string>): Structured {
   return { numbers, dates, times, hashes, kinds };
 }
 
-/** How the numbers one to twenty are spelt out, English and French (the context of a small number: hasWide). */
+/** How the numbers one to twelve are spelt out, English and French (the context of a small number: hasWide). */
 const NUMBER_NAMES: Record<number, string[]> = Object.fromEntries(
   [
     'one un une',

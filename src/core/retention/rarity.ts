@@ -1,4 +1,4 @@
-import { type Analyzer, fold } from '../../search/analyze.js';
+import { type Analyzer, fold, words as wordsOf } from '../../search/analyze.js';
 import { STEM_PREFIX } from './lookup.js';
 import type { Item } from './items.js';
 import { flatten } from './normalize.js';
@@ -14,11 +14,12 @@ import { flatten } from './normalize.js';
  * Why not the search index's document frequencies: the index may be cold (a new process builds it
  * from the whole history first), it lags the store, and it mixes in every note and summary ever
  * written; the check would then depend on the process and the moment it ran. These statistics cost
- * one pass over the bank per window (the bank is within its budget), the same in every process.
+ * a pass over the bank as the plan read it per check of a window (the bank is within its budget), the same
+ * in every process.
  */
 
 /** Rare words taken per note: a few, more for a long note (each is one more word a faithful paraphrase must keep). */
-export function rareWordCount(candidates: number): number {
+function rareWordCount(candidates: number): number {
   return Math.min(MAX_RARE_WORDS, MIN_RARE_WORDS + Math.floor(candidates / WORDS_PER_EXTRA_RARE));
 }
 const MIN_RARE_WORDS = 3;
@@ -26,7 +27,6 @@ const MAX_RARE_WORDS = 6;
 const WORDS_PER_EXTRA_RARE = 40;
 
 const HEADING = /^#{1,6}\s/m;
-const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 
 /** A text as documents for the statistics: a bank file cut at its headings, anything else whole. */
 export function documentsOf(text: string): string[] {
@@ -46,7 +46,7 @@ export function rareWords(notes: ReadonlyArray<{ content: string; words: readonl
   const df = new Map<string, number>();
   const count = (text: string) => {
     const inDocument = new Set<string>();
-    for (const word of text.match(WORD) ?? []) {
+    for (const word of wordsOf(text)) {
       if (!starts.has(fold(word).slice(0, STEM_PREFIX))) continue;
       for (const term of analyzer.termsOf(word)) if (wanted.has(term)) inDocument.add(term);
     }

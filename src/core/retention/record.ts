@@ -10,12 +10,18 @@ import { ITEM_KINDS, type ItemKind } from './items.js';
 
 /** LIVE_MEM_RETENTION: what a gap does to a window (or a digest). */
 export type RetentionMode = 'report' | 'retry' | 'refuse';
-export const RETENTION_MODES: readonly RetentionMode[] = ['report', 'retry', 'refuse'];
 export const DEFAULT_RETENTION: RetentionMode = 'retry';
 
 /** `let_go`: a discarded note's items the bank does not hold, let go on purpose (the plan gave its reason). */
 export type RetentionStatus = 'retained' | 'partly_retained' | 'not_retained' | 'let_go';
-export const RETENTION_STATUSES: readonly RetentionStatus[] = ['retained', 'partly_retained', 'not_retained', 'let_go'];
+const RETENTION_STATUSES: readonly RetentionStatus[] = ['retained', 'partly_retained', 'not_retained', 'let_go'];
+/** Each status in words, as the CLI and warnings write it (the web viewer, which imports no core module but validate.ts, has its own: ui/web/views/retention.ts). */
+export const STATUS_WORDS: Readonly<Record<RetentionStatus, string>> = {
+  retained: 'retained',
+  partly_retained: 'partly retained',
+  not_retained: 'not retained',
+  let_go: 'let go',
+};
 
 export interface MissingItem {
   kind: ItemKind;

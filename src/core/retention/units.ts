@@ -110,7 +110,7 @@ const SCALES: Record<string, number> = {
 
 export const scaleOf = (word: string): number | undefined => SCALES[word] ?? SCALES[word.toLowerCase()];
 
-/** Numbers written as words (two to twenty; "one" and "un" are too often no number), English and French. */
+/** Numbers written as words (two to twenty, the tens to fifty, a hundred, a dozen; "one" and "un" are too often no number), English and French. */
 const NUMBER_WORDS: Record<string, number> = {
   two: 2,
   three: 3,
