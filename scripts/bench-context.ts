@@ -9,7 +9,8 @@ import { ownerCaller } from '../src/core/caller.js';
 import { createCore } from '../src/core/core.js';
 import { createFsDriver } from '../src/storage/fs/fs-driver.js';
 import { below, figure, freshHome, percentile, progress, timeMs, type Figure } from './bench-lib.js';
-import { seedSynthetic, syntheticNotes, vocabulary } from './bench-recall.js';
+import { seedSynthetic } from './bench-recall.js';
+import { syntheticNotes, vocabulary } from './bench-text.js';
 
 const SPACES = [
   { label: '10,000', key: '10k', plan: { spaceId: 'ctx-10k', consolidations: 0, perConsolidation: 0 }, notes: 10_000 },

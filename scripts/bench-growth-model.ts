@@ -18,6 +18,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFences } from '../src/core/prompt-fence.js';
 import { estimateTokens } from '../src/core/tokens.js';
+import { RETENTION_REMINDER_OPENING } from '../src/core/consolidation/retention.js';
 
 export interface Message {
   role: string;
@@ -374,7 +375,7 @@ export interface ModelCall {
 /** The notes a retention reminder (consolidation/retention.ts) names, one `- note N (…)` line each; 0 for any other request. */
 function retentionFlagged(messages: readonly Message[]): number {
   const last = messages.at(-1);
-  if (last?.role !== 'user' || !last.content.startsWith('Your plan drops facts')) return 0;
+  if (last?.role !== 'user' || !last.content.startsWith(RETENTION_REMINDER_OPENING)) return 0;
   return last.content.match(/^- note \d+ \(/gm)?.length ?? 0;
 }
 
@@ -417,10 +418,11 @@ export async function startGrowthModel(): Promise<GrowthModel> {
         content = `I could not read that request: ${(error as Error).message}`;
       }
       const purpose = purposeOf(request.messages);
+      const flagged = retentionFlagged(request.messages);
       const call: ModelCall = {
         purpose,
         ...(purpose === 'compaction' ? { file: compactedFile(request.messages) } : {}),
-        ...(retentionFlagged(request.messages) > 0 ? { retentionFlagged: retentionFlagged(request.messages) } : {}),
+        ...(flagged > 0 ? { retentionFlagged: flagged } : {}),
         promptTokens: estimateTokens(request.messages.map((message) => message.content).join('')),
         completionTokens: estimateTokens(content),
       };

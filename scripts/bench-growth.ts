@@ -23,7 +23,8 @@ import { measureTokens } from '../src/core/bank/budget.js';
 import { isLiveMemError } from '../src/shared/errors.js';
 import { atLeast, atMost, figure, freshHome, progress, type Figure } from './bench-lib.js';
 import { type ModelCall, startGrowthModel } from './bench-growth-model.js';
-import { seeded } from './bench-recall.js';
+import { seeded } from './bench-text.js';
+import type { RetentionSummary } from '../src/core/consolidation/retention.js';
 
 /** What space_summary holds besides the bank (rules, synthesis, the space's info), allowed on top of the bank's budget. */
 const SUMMARY_BEYOND_BANK = 2_000;
@@ -116,14 +117,6 @@ interface Step {
   retention: { checked: number; letGo: number; flagged: number };
 }
 
-/** `result.retention` of a consolidation (RetentionSummary), as far as the figures read it. */
-interface RetentionCounts {
-  checked: number;
-  let_go: number;
-  partly_retained: number;
-  not_retained: number;
-}
-
 interface RunResult {
   steps: Step[];
   calls: ModelCall[];
@@ -149,7 +142,7 @@ async function bankSize(opened: Opened): Promise<{ total: number; largest: numbe
 }
 
 /** One consolidation; a lease held by a background compaction is waited for, any other error is its result. */
-async function consolidateOnce(opened: Opened): Promise<{ status: string; notes_processed: number; message?: string; retention?: unknown }> {
+async function consolidateOnce(opened: Opened): Promise<{ status: string; notes_processed: number; message?: string; retention?: RetentionSummary }> {
   const caller = ownerCaller('bench');
   for (let attempt = 0; ; attempt++) {
     try {
@@ -205,7 +198,7 @@ async function growthRun(compaction: 'auto' | 'off', windows: GrowthNote[][], co
         largestFileTokens: bank.largest,
         fileTokens: bank.files,
         compacted: after.flatMap((call) => (call.purpose === 'compaction' && call.file ? [call.file] : [])),
-        retention: retentionOf(result.retention as RetentionCounts | undefined),
+        retention: retentionOf(result.retention),
       });
       if (result.status !== 'ok' && steps.slice(0, -1).every((step) => step.status === 'ok')) {
         progress(`  ${compaction}, ${contextWindow}: consolidation ${c + 1} failed (${result.status}): ${result.message ?? ''}`);
@@ -241,7 +234,7 @@ async function growthRun(compaction: 'auto' | 'off', windows: GrowthNote[][], co
   }
 }
 
-const retentionOf = (counts: RetentionCounts | undefined): Step['retention'] => ({
+const retentionOf = (counts: RetentionSummary | undefined): Step['retention'] => ({
   checked: counts?.checked ?? 0,
   letGo: counts?.let_go ?? 0,
   flagged: (counts?.partly_retained ?? 0) + (counts?.not_retained ?? 0),

@@ -32,8 +32,8 @@ import { ownerCaller } from '../src/core/caller.js';
 import { createCore } from '../src/core/core.js';
 import { createFsDriver } from '../src/storage/fs/fs-driver.js';
 import path from 'node:path';
-import { atLeast, atMost, cpuMs, figure, freshHome, progress, systemUnderTest, type Figure } from './bench-lib.js';
-import { syntheticNotes, vocabulary, vocabularyQueries } from './bench-text.js';
+import { atLeast, atMost, cpuPerCall, figure, freshHome, progress, systemUnderTest, type Figure } from './bench-lib.js';
+import { searchQueries, syntheticNotes, vocabulary } from './bench-text.js';
 
 /** Notes and queries of the generated vocabulary (bench-text.ts): every query finds notes. */
 const NOTES = syntheticNotes(4_096, 17, vocabulary());
@@ -55,7 +55,6 @@ interface Served {
   url: string;
   token: string;
   child: ChildProcess;
-  home: string;
   /** Makes the space a run writes into (live-mem needs it to exist; the bare server has no spaces). */
   newSpace(spaceId: string): Promise<void>;
 }
@@ -96,7 +95,7 @@ async function startLiveMem(home: string): Promise<Served> {
     spaces.add(spaceId);
     await core.spaces.create(owner, { space_id: spaceId });
   };
-  return { url, token, child, home, newSpace };
+  return { url, token, child, newSpace };
 }
 
 /** The bare server on the same store (`home`), with the library of the build measured. */
@@ -106,7 +105,7 @@ async function startMinimal(home: string, newSpace: Served['newSpace']): Promise
   const library = path.join(systemUnderTest().root, 'dist', 'index.js');
   const child = spawn(process.execPath, [MINIMAL, home, library], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await started(child, 'stdout', /listening (\d+)/);
-  return { url: `http://127.0.0.1:${port}/mcp`, token: 'none', child, home, newSpace };
+  return { url: `http://127.0.0.1:${port}/mcp`, token: 'none', child, newSpace };
 }
 
 async function stop(served: Served): Promise<void> {
@@ -129,7 +128,7 @@ const median = (values: number[]): number => {
   return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 };
 
-/** N clients calling note + search in a new space for `ms` (after a first call each): calls/s and CPU per call. */
+/** N clients calling note + search in the space of this N, which grows from round to round, for `ms` (after a first call each): calls/s and CPU per call. */
 async function load(served: Served, clients: number, spaceId: string, ms: number): Promise<Measure> {
   await served.newSpace(spaceId);
   const connected = await Promise.all(
@@ -142,7 +141,7 @@ async function load(served: Served, clients: number, spaceId: string, ms: number
   );
   let calls = 0;
   let step = 0;
-  const queries = vocabularyQueries(64, spaceId.length);
+  const queries = searchQueries(vocabulary(), 64, spaceId.length);
   const drive = (ms: number) => {
     const end = performance.now() + ms;
     return Promise.all(
@@ -164,13 +163,15 @@ async function load(served: Served, clients: number, spaceId: string, ms: number
   await drive(0); // one round of calls: the clients' connections are open, the space's index is built
   calls = 0;
   const pid = served.child.pid as number;
-  const cpuBefore = cpuMs(pid);
   const start = performance.now();
-  await drive(ms);
+  const { cpu } = await cpuPerCall(
+    pid,
+    () => drive(ms),
+    () => calls,
+  );
   const elapsed = performance.now() - start;
-  const cpu = (cpuMs(pid) ?? 0) - (cpuBefore ?? 0);
   await Promise.all(connected.map((client) => client.close()));
-  return { perS: (calls * 1000) / elapsed, cpuPerCall: cpu / calls };
+  return { perS: (calls * 1000) / elapsed, cpuPerCall: cpu ?? Number.NaN };
 }
 
 /** One round: both servers measured one after the other (`oursFirst` alternates), in the space of this N, which grows. */

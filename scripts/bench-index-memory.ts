@@ -15,7 +15,8 @@ import { createCore } from '../src/core/core.js';
 import { mapLimit } from '../src/shared/concurrency.js';
 import { createFsDriver } from '../src/storage/fs/fs-driver.js';
 import { atMost, figure, freshHome, progress, type Figure } from './bench-lib.js';
-import { seedSynthetic, syntheticNotes, vocabulary } from './bench-recall.js';
+import { seedSynthetic } from './bench-recall.js';
+import { syntheticNotes, vocabulary } from './bench-text.js';
 
 const SPACES = 1_000;
 const NOTES_PER_SPACE = 20;

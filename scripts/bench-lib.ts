@@ -24,10 +24,9 @@ export const REPO = fileURLToPath(new URL('..', import.meta.url));
  * this checkout's, so both builds do the same work.
  */
 const sut = { root: REPO };
-export const systemUnderTest = (): { root: string; bin: string; label: string } => ({
+export const systemUnderTest = (): { root: string; bin: string } => ({
   root: sut.root,
   bin: path.join(sut.root, 'bin', 'live-mem.cjs'),
-  label: sut.root === REPO ? 'this build' : 'baseline',
 });
 export function measureBuild(root: string): void {
   sut.root = root;
@@ -117,6 +116,22 @@ export function machineState(dir: string): { load: number; fsyncMs: number } {
     times.push(performance.now() - start);
   }
   return { load: loadavg()[0] ?? 0, fsyncMs: percentile(times, 50) };
+}
+
+/**
+ * What `run` cost process `pid` in CPU time per call, in ms: `calls` of them, or as many as its result
+ * says; null where the process's CPU time cannot be read.
+ */
+export async function cpuPerCall<T>(
+  pid: number | null,
+  run: () => Promise<T>,
+  calls: number | ((result: T) => number),
+): Promise<{ result: T; cpu: number | null }> {
+  const before = cpuMs(pid);
+  const result = await run();
+  const after = cpuMs(pid);
+  const count = typeof calls === 'number' ? calls : calls(result);
+  return { result, cpu: before === null || after === null ? null : (after - before) / count };
 }
 
 /** The process's CPU time so far (user + system, every thread), in ms; Linux only (null elsewhere). */

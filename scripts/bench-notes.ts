@@ -31,7 +31,7 @@ import {
   atLeast,
   atMost,
   below,
-  cpuMs,
+  cpuPerCall,
   figure,
   freshHome,
   LIVE_MEM,
@@ -283,10 +283,9 @@ export async function benchAppendThroughput(): Promise<Figure[]> {
         const cpu: number[] = [];
         for (let attempt = 0; attempt < run.runs; attempt++) {
           progress(`  append ${run.count} ${mode} (${attempt + 1}/${run.runs})`);
-          const before = cpuMs(server.pid);
-          times.push((await appendNotes(server, `append-${mode}-${run.count}-${attempt}`, run.count, inFlight)).totalMs);
-          const after = cpuMs(server.pid);
-          if (before !== null && after !== null) cpu.push((after - before) / run.count);
+          const appended = await cpuPerCall(server.pid, () => appendNotes(server, `append-${mode}-${run.count}-${attempt}`, run.count, inFlight), run.count);
+          times.push(appended.result.totalMs);
+          if (appended.cpu !== null) cpu.push(appended.cpu);
         }
         const ms = median(times);
         const key = `append_${run.count}_${mode}`;

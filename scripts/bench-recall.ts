@@ -23,7 +23,7 @@ import { missQueries, searchQueries, seeded, syntheticNotes, uniqueId, vocabular
 import {
   atLeast,
   below,
-  cpuMs,
+  cpuPerCall,
   figure,
   freshHome,
   PEER,
@@ -39,8 +39,6 @@ import {
 
 const AGENTS = ['claude', 'cline', 'cursor', 'codex', 'gemini'] as const;
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-export { seeded, syntheticNotes, vocabulary } from './bench-text.js';
 
 // ---------------------------------------------------------------------------------------------
 // Seeding a large space fast: the files consolidations and live_note would write, in one batch
@@ -512,10 +510,8 @@ export async function benchSearchSpeed(): Promise<Figure[]> {
     /** Latencies of the queries and the server's CPU per call; the warm-ups first, once per space. */
     const timed = async (spaceId: string, list: readonly string[], warm: boolean) => {
       if (warm) for (const warmup of warmups) await search(server, spaceId, warmup);
-      const before = cpuMs(server.pid);
-      const { latenciesMs } = await timeCalls(list.length, 1, (i) => search(server, spaceId, list[i] as string));
-      const after = cpuMs(server.pid);
-      return { latenciesMs, cpu: before === null || after === null ? null : (after - before) / list.length };
+      const { result, cpu } = await cpuPerCall(server.pid, () => timeCalls(list.length, 1, (i) => search(server, spaceId, list[i] as string)), list.length);
+      return { latenciesMs: result.latenciesMs, cpu };
     };
     const small = await timed(SMALL.plan.spaceId, queries, true);
     const large = await timed(LARGE.plan.spaceId, queries, true);
@@ -593,10 +589,8 @@ async function timeQueries(
   queries: readonly string[],
 ): Promise<{ p50: number; cpu: number | null }> {
   for (let i = 0; i < LIVE_SEARCH_WARMUP_CALLS; i++) await call(queries[queries.length - 1 - i] as string);
-  const before = cpuMs(server.pid);
-  const { latenciesMs } = await timeCalls(queries.length, 1, (i) => call(queries[i] as string));
-  const after = cpuMs(server.pid);
-  return { p50: median(latenciesMs), cpu: before === null || after === null ? null : (after - before) / queries.length };
+  const { result, cpu } = await cpuPerCall(server.pid, () => timeCalls(queries.length, 1, (i) => call(queries[i] as string)), queries.length);
+  return { p50: median(result.latenciesMs), cpu };
 }
 
 interface SearchTimes {

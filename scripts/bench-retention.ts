@@ -56,7 +56,7 @@ const dayOf = (content: string): { day: string; text: string } => {
 };
 
 /** What the lossy model keeps of a cut note: its day and the first words of the turn. */
-export const fragmentOf = (content: string): string => {
+const fragmentOf = (content: string): string => {
   const { day, text } = dayOf(content);
   return `[${day}] ${text.split(/\s+/).slice(0, FRAGMENT_WORDS).join(' ')} …`;
 };
@@ -66,7 +66,7 @@ export const fragmentOf = (content: string): string => {
  * the first window, then section edits), citing it; the note at each CUT_EVERY-th place in the
  * window as its fragment only. `cut` receives the texts it cut.
  */
-export function fragmentPlan(prompt: string, cut: Set<string>, fragments = new Map<string, string>()): string {
+function fragmentPlan(prompt: string, cut: Set<string>, fragments: Map<string, string>): string {
   const notes = notesOf(prompt);
   // A turn that reads as an order to the model (section 21's data has a few) is refused by the directive
   // check (docs/control.md); told so, the model leaves that note out, and it counts as cut.
@@ -124,7 +124,7 @@ const stems = (text: string, names: ReadonlySet<string>): Set<string> =>
  * speakers' names aside) that its turn states, more than half are not in what the model kept of the
  * turn. A fact the turn's first words already state ("Family time matters to me") was not dropped.
  */
-export function factDropped(fact: string, turn: string, kept: string, names: ReadonlySet<string>): boolean {
+function factDropped(fact: string, turn: string, kept: string, names: ReadonlySet<string>): boolean {
   const inTurn = stems(turn, names);
   const stated = [...stems(fact, names)].filter((stem) => inTurn.has(stem));
   if (stated.length === 0) return false;
@@ -287,7 +287,7 @@ export async function benchRetention(): Promise<Figure[]> {
           caught,
           turns: cutEvidence.map((id) => ({
             turn: id,
-            text: conversation.turns.find((turn) => turn.diaId === id)?.text ?? '',
+            text: turnText.get(id) ?? '',
             entry: outcome.entries.find((entry) => outcome.turnOf.get(entry.note) === id),
           })),
         });

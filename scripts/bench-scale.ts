@@ -20,14 +20,12 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 // The parent writes the tail notes with this checkout's core (the store's layout is every build's); a
 // child measures the build under test's, loaded from its root.
 import { ownerCaller } from '../src/core/caller.js';
 import { createCore } from '../src/core/core.js';
 import { createFsDriver } from '../src/storage/fs/fs-driver.js';
-import { atMost, figure, freshHome, percentile, progress, systemUnderTest, timeMs, type Figure } from './bench-lib.js';
+import { atMost, figure, freshHome, importFrom, measureBuild, percentile, progress, systemUnderTest, timeMs, type Figure } from './bench-lib.js';
 import { seedSynthetic } from './bench-recall.js';
 import { missQueries, searchQueries, syntheticNotes, vocabulary } from './bench-text.js';
 
@@ -65,11 +63,11 @@ interface ChildReport {
 
 /** In a fresh process: memory_context (when asked), the first search, warm searches, then the exit's idle. */
 async function child(root: string, home: string, spaceId: string, withContext: boolean): Promise<void> {
-  const load = async <T>(relative: string): Promise<T> => (await import(pathToFileURL(path.join(root, relative)).href)) as T;
+  measureBuild(root);
   const built = {
-    ...(await load<{ createCore: typeof createCore }>('src/core/core.ts')),
-    ...(await load<{ ownerCaller: typeof ownerCaller }>('src/core/caller.ts')),
-    ...(await load<{ createFsDriver: typeof createFsDriver }>('src/storage/fs/fs-driver.ts')),
+    ...(await importFrom<{ createCore: typeof createCore }>('src/core/core.js')),
+    ...(await importFrom<{ ownerCaller: typeof ownerCaller }>('src/core/caller.js')),
+    ...(await importFrom<{ createFsDriver: typeof createFsDriver }>('src/storage/fs/fs-driver.js')),
   };
   const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
   const core = built.createCore({ storage: built.createFsDriver(home), indexMemoryBytes: 4_096 * MiB });

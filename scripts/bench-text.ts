@@ -104,6 +104,3 @@ export function missQueries(count: number, seed: number): string[] {
   };
   return Array.from({ length: count }, () => Array.from({ length: 1 + Math.floor(random() * 2) }, word).join(' '));
 }
-
-/** The default vocabulary's queries (searchQueries over vocabulary()). */
-export const vocabularyQueries = (count: number, seed: number): string[] => searchQueries(vocabulary(), count, seed);

@@ -32,7 +32,7 @@ if (files.length === 0) {
   console.error('run-tests: no test files found under test/');
   process.exit(1);
 }
-// tsx runs the tests without type checking: check src, test and scripts first.
+// esbuild compiles the tests without type checking: check src, test and scripts first.
 const scratch = mkdtempSync(path.join(tmpdir(), 'live-mem-tsc-'));
 const tsconfig = path.join(scratch, 'tsconfig.json');
 writeFileSync(

@@ -105,11 +105,14 @@ export function retentionSummaryLine(retention: WindowRetention): string {
   return `leaves out facts of ${retention.gaps.length} note(s) it says it kept (${shown.join('; ')}${retention.gaps.length > 5 ? '; …' : ''})`;
 }
 
+/** How the reminder of missing facts opens (the growth bench counts the model calls it starts). */
+export const RETENTION_REMINDER_OPENING = 'Your plan drops facts of notes it says it kept';
+
 /** Said after a plan that leaves out facts of notes it says it kept; the problem fenced (it quotes the notes). */
 export function retentionReminder(problem: string, nonce: string): ChatMessage {
   return {
     role: 'user',
-    content: `Your plan drops facts of notes it says it kept:\n${fenceReason(nonce, problem)}\nAnswer again with the whole plan, as the same JSON object: write each missing fact where its note belongs, as the note states it (its numbers, dates, names, paths and identifiers as written), or, if a note is obsolete or not worth keeping, say so honestly in "notes" (superseded by the note that replaces it and carries its facts, or discarded with the reason).`,
+    content: `${RETENTION_REMINDER_OPENING}:\n${fenceReason(nonce, problem)}\nAnswer again with the whole plan, as the same JSON object: write each missing fact where its note belongs, as the note states it (its numbers, dates, names, paths and identifiers as written), or, if a note is obsolete or not worth keeping, say so honestly in "notes" (superseded by the note that replaces it and carries its facts, or discarded with the reason).`,
   };
 }
 
