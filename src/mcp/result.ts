@@ -81,7 +81,8 @@ export function protocolError(error: unknown, logger: Logger, what: string, offe
 export function plainErrors<T extends Transport>(transport: T): T {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    if (!isJSONRPCErrorResponse(message)) return send(message, options);
+    // A result (most messages) is told by a key, without the schema check (a parse of the message).
+    if (!('error' in message) || !isJSONRPCErrorResponse(message)) return send(message, options);
     const prefix = `MCP error ${message.error.code}: `;
     const bare = message.error.message.startsWith(prefix) ? message.error.message.slice(prefix.length) : message.error.message;
     return send({ ...message, error: { ...message.error, message: bare } }, options);

@@ -219,6 +219,28 @@ describe('note service', () => {
     assert.ok((storage.counts.get ?? 0) >= 10, 'the other process read the files');
   });
 
+  it('keeps each note it wrote exactly as a read of its file finds it, whatever the text', async () => {
+    const { core, storage } = await setup();
+    const contents = [
+      '\nstarts with a blank line',
+      'a rule\n---\nbelow it: not front-matter',
+      '---\ntimestamp: "1999-01-01T00:00:00Z"\n---\nlooks like a header',
+      'ends with blank lines\n\n\n',
+      'trailing spaces   ',
+      'quotes " and \\ backslashes \\n, tabs\tand ünïcödé 🚀',
+      'windows\r\nline endings\r\n',
+    ];
+    for (const [i, content] of contents.entries())
+      await core.notes.write(owner, { space_id: 'proj', category: 'observation', content, tags: i % 2 === 0 ? ['ops', 'Été 2026'] : [] });
+    storage.reset();
+    const mine = await core.notes.read(owner, { space_id: 'proj', limit: 50 });
+    assert.equal(storage.counts.get ?? 0, 0, 'answered from what it wrote');
+    const read = await makeCore({ storage }).core.notes.read(owner, { space_id: 'proj', limit: 50 });
+    assert.ok((storage.counts.get ?? 0) >= contents.length, 'the other process read the files');
+    assert.deepEqual(mine, read);
+    assert.equal(mine.notes.length, contents.length);
+  });
+
   it('searches case-insensitively in content and tags, stopping early', async () => {
     const { core, storage } = await setup();
     for (let i = 0; i < 200; i++) {

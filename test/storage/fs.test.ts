@@ -4,7 +4,7 @@ import { mkdir, readdir, readFile, symlink, utimes, writeFile } from 'node:fs/pr
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { MAX_NAME_BYTES } from '../../src/shared/keys.js';
-import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
+import { createFsDriver, INLINE_READ_BYTES } from '../../src/storage/fs/fs-driver.js';
 import { acquireLease } from '../../src/storage/lease.js';
 import { listKeys } from '../../src/storage/list.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -198,6 +198,34 @@ describe('fs driver specifics', () => {
       assert.equal(await driver.stat('d/inner'), null);
       await symlink('/etc', path.join(tmp.dir, 'd', 'link'));
       assert.deepEqual(await listKeys(driver, 'd/'), ['d/inner/x.md']);
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it('reads a small file on the calling thread and a big one through the pool, every byte, with the etag stat gives', async () => {
+    const tmp = await tempDir();
+    try {
+      const driver = createFsDriver(tmp.dir);
+      /** Whether the read settled before an immediate queued with it: only a read through the pool lets one run first. */
+      const settlesFirst = async (key: string) => {
+        let immediate = false;
+        setImmediate(() => {
+          immediate = true;
+        });
+        const object = await driver.get(key);
+        return { object, inline: !immediate };
+      };
+      for (const size of [0, 1, INLINE_READ_BYTES, INLINE_READ_BYTES + 1, 3 * 1024 * 1024 + 7]) {
+        const body = Buffer.alloc(size, `${size}:`);
+        await driver.put(`big/${size}.bin`, body);
+        const { object, inline } = await settlesFirst(`big/${size}.bin`);
+        assert.ok(object, `${size} bytes read`);
+        assert.ok(object.body.equals(body), `${size} bytes, the same`);
+        assert.equal(object.etag, (await driver.stat(`big/${size}.bin`))?.etag);
+        assert.equal(inline, size <= INLINE_READ_BYTES, `${size} bytes: ${inline ? 'inline' : 'through the pool'}`);
+      }
+      assert.equal((await settlesFirst('big/none.bin')).object, null);
     } finally {
       await tmp.remove();
     }

@@ -297,9 +297,12 @@ export function createCorpus(context: CoreContext) {
       return cachedListing(root, async () => (await listPrefixes(storage, root)).map((prefix) => prefix.slice(root.length, -1)).sort());
     },
 
-    /** Live note names, oldest first. */
-    async liveNames(spaceId: string): Promise<NoteName[]> {
-      await sync(spaceId);
+    /**
+     * Live note names, oldest first. `historyIds`: the history's listing the caller has just taken (and
+     * synced), so the forgets are not listed for again.
+     */
+    async liveNames(spaceId: string, historyIds?: readonly string[]): Promise<NoteName[]> {
+      await sync(spaceId, historyIds);
       const names = await cachedListing(spaceKeys(spaceId).live, () => readLiveNames(spaceId));
       // A forgotten note still in live/ (a forget cut short, finished by the next lease holder) is already gone for readers.
       const known = forgets.get(spaceId);
@@ -334,12 +337,12 @@ export function createCorpus(context: CoreContext) {
     },
 
     /**
-     * A note this process has just created, with the body it stored: notes never change, so that is
-     * what a read would find, and the next catch-up of the space's index (or a live_read) reads no file.
+     * A note this process has just created, as a read of the body it stored would find it (the fields
+     * `formatNoteFile` wrote, not parsed back): notes never change, so the next catch-up of the space's
+     * index (or a live_read) reads no file.
      */
-    wroteLive(spaceId: string, name: NoteName, body: string): void {
-      const view = toNoteView(name, body);
-      liveNotes.set(`${spaceId}/${name.filename}`, view, view.content.length + NOTE_VIEW_BYTES);
+    wroteLive(spaceId: string, view: NoteView): void {
+      liveNotes.set(`${spaceId}/${view.filename}`, view, view.content.length + NOTE_VIEW_BYTES);
     },
 
     /** One live note with its text; null once it left live/ (consolidated) or never existed. */

@@ -178,8 +178,7 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
         const body = formatNoteFile({ timestamp, agent, category, tags, space_id: spaceId }, content);
         try {
           await createNote(spaceId, spaceKeys(spaceId).note(filename), body);
-          const name = parseNoteName(filename);
-          if (name) corpus.wroteLive(spaceId, name, body);
+          corpus.wroteLive(spaceId, { filename, timestamp, agent, category, tags: [...tags], content });
           return {
             status: 'created' as const,
             space_id: spaceId,

@@ -293,7 +293,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     if (!resave) lastSnapshotAt = Date.now();
   };
 
-  const refreshHistory = async (onProgress?: OnIndexProgress) => {
+  /** Catches up with history/; the listing it caught up to. */
+  const refreshHistory = async (onProgress?: OnIndexProgress): Promise<string[]> => {
     const ids = await corpus.historyIds(spaceId);
     await corpus.sync(spaceId, ids);
     const present = new Set(ids);
@@ -320,7 +321,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       if (indexed) history.add(cid);
     }
     const gone = [...history].filter((cid) => !present.has(cid));
-    if (gone.length === 0) return;
+    if (gone.length === 0) return ids;
     for (const cid of gone) {
       history.delete(cid);
       timeline.drop(cid);
@@ -334,6 +335,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
         historyFilenames?.delete(meta.ref);
       }
     }
+    return ids;
   };
 
   /**
@@ -406,8 +408,9 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     return true;
   };
 
-  const refreshLive = async (onProgress?: OnIndexProgress) => {
-    const names = await corpus.liveNames(spaceId);
+  /** Catches up with live/, after history/ (`historyIds`: its listing, just synced). */
+  const refreshLive = async (historyIds: readonly string[], onProgress?: OnIndexProgress) => {
+    const names = await corpus.liveNames(spaceId, historyIds);
     if (names === lastLiveListing) return; // the same listing: the folder did not change
     // What changed since the listing it last caught up to (a note or two, while notes are written),
     // or, the first time, every name.
@@ -614,8 +617,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       await load();
       loaded = true;
     }
-    await refreshHistory(onProgress); // before live/: a note consolidated meanwhile moves, never vanishes
-    await refreshLive(onProgress);
+    const historyIds = await refreshHistory(onProgress); // before live/: a note consolidated meanwhile moves, never vanishes
+    await refreshLive(historyIds, onProgress);
     await Promise.all([refreshBank(), refreshSynthesis(), refreshSummaries()]);
     if (builtFromScratch) {
       builtFromScratch = false;
