@@ -230,8 +230,10 @@ describe('note service', () => {
       'quotes " and \\ backslashes \\n, tabs\tand ünïcödé 🚀',
       'windows\r\nline endings\r\n',
     ];
+    // Tags as callers send them: untrimmed, repeated, empty, one comma-separated string, none.
+    const tagSets: Array<string | string[] | undefined> = [['ops', 'Été 2026'], [' a ', 'a', ''], 'x, y', [], undefined];
     for (const [i, content] of contents.entries())
-      await core.notes.write(owner, { space_id: 'proj', category: 'observation', content, tags: i % 2 === 0 ? ['ops', 'Été 2026'] : [] });
+      await core.notes.write(owner, { space_id: 'proj', category: 'observation', content, tags: tagSets[i % tagSets.length] });
     storage.reset();
     const mine = await core.notes.read(owner, { space_id: 'proj', limit: 50 });
     assert.equal(storage.counts.get ?? 0, 0, 'answered from what it wrote');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -9,6 +9,21 @@ import { acquireLease } from '../../src/storage/lease.js';
 import { listKeys } from '../../src/storage/list.js';
 import { tempDir } from '../helpers/tmp.js';
 import { runStorageSuite } from './suite.js';
+
+/** Takes a write lease on a file, says so, and lets go 300 ms after the kernel says a reader waits. */
+const LEASE_HOLDER = `
+import fcntl, os, signal, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+def broken(signum, frame):
+    time.sleep(0.3)
+    fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+    sys.exit(0)
+signal.signal(signal.SIGIO, broken)
+fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
+print("leased", flush=True)
+time.sleep(30)
+sys.exit(1)
+`;
 
 runStorageSuite('fs', async () => {
   const tmp = await tempDir();
@@ -189,7 +204,7 @@ describe('fs driver specifics', () => {
     }
   });
 
-  it('treats a folder as no object', async () => {
+  it('treats a folder or a FIFO as no object', async () => {
     const tmp = await tempDir();
     try {
       const driver = createFsDriver(tmp.dir);
@@ -198,6 +213,36 @@ describe('fs driver specifics', () => {
       assert.equal(await driver.stat('d/inner'), null);
       await symlink('/etc', path.join(tmp.dir, 'd', 'link'));
       assert.deepEqual(await listKeys(driver, 'd/'), ['d/inner/x.md']);
+      // Nor a FIFO: opening one to read would wait for a writer, on the thread that reads inline.
+      execFileSync('mkfifo', [path.join(tmp.dir, 'd', 'inner', 'pipe.md')]);
+      assert.equal(await driver.get('d/inner/pipe.md'), null);
+      assert.equal(await driver.stat('d/inner/pipe.md'), null);
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it('waits off the event loop for a file under a lease, and reads it once the lease is broken', async () => {
+    const tmp = await tempDir();
+    try {
+      const driver = createFsDriver(tmp.dir);
+      await driver.put('l/held.md', 'leased body');
+      // A write lease (F_SETLEASE, as Samba and knfsd take; Node cannot, Python can) refuses a non-blocking
+      // open with EAGAIN; told a reader waits (SIGIO), the holder lets go 300 ms later.
+      const holder = spawn('python3', ['-c', LEASE_HOLDER, path.join(tmp.dir, 'l', 'held.md')], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const exited = new Promise<number | null>((resolve) => holder.on('exit', resolve));
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('leased') && resolve());
+        holder.on('error', reject);
+        holder.on('exit', () => reject(new Error('the lease holder exited before taking the lease')));
+      });
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 20);
+      const object = await driver.get('l/held.md');
+      clearInterval(timer);
+      assert.equal(object?.body.toString(), 'leased body');
+      assert.ok(ticks >= 5, `the event loop ran while the lease was held (${ticks} ticks of 20 ms)`);
+      assert.equal(await exited, 0);
     } finally {
       await tmp.remove();
     }

@@ -297,12 +297,9 @@ export function createCorpus(context: CoreContext) {
       return cachedListing(root, async () => (await listPrefixes(storage, root)).map((prefix) => prefix.slice(root.length, -1)).sort());
     },
 
-    /**
-     * Live note names, oldest first. `historyIds`: the history's listing the caller has just taken (and
-     * synced), so the forgets are not listed for again.
-     */
-    async liveNames(spaceId: string, historyIds?: readonly string[]): Promise<NoteName[]> {
-      await sync(spaceId, historyIds);
+    /** Live note names, oldest first. */
+    async liveNames(spaceId: string): Promise<NoteName[]> {
+      await sync(spaceId);
       const names = await cachedListing(spaceKeys(spaceId).live, () => readLiveNames(spaceId));
       // A forgotten note still in live/ (a forget cut short, finished by the next lease holder) is already gone for readers.
       const known = forgets.get(spaceId);

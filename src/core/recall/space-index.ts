@@ -293,8 +293,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     if (!resave) lastSnapshotAt = Date.now();
   };
 
-  /** Catches up with history/; the listing it caught up to. */
-  const refreshHistory = async (onProgress?: OnIndexProgress): Promise<string[]> => {
+  const refreshHistory = async (onProgress?: OnIndexProgress) => {
     const ids = await corpus.historyIds(spaceId);
     await corpus.sync(spaceId, ids);
     const present = new Set(ids);
@@ -321,7 +320,7 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       if (indexed) history.add(cid);
     }
     const gone = [...history].filter((cid) => !present.has(cid));
-    if (gone.length === 0) return ids;
+    if (gone.length === 0) return;
     for (const cid of gone) {
       history.delete(cid);
       timeline.drop(cid);
@@ -335,7 +334,6 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
         historyFilenames?.delete(meta.ref);
       }
     }
-    return ids;
   };
 
   /**
@@ -408,9 +406,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
     return true;
   };
 
-  /** Catches up with live/, after history/ (`historyIds`: its listing, just synced). */
-  const refreshLive = async (historyIds: readonly string[], onProgress?: OnIndexProgress) => {
-    const names = await corpus.liveNames(spaceId, historyIds);
+  const refreshLive = async (onProgress?: OnIndexProgress) => {
+    const names = await corpus.liveNames(spaceId);
     if (names === lastLiveListing) return; // the same listing: the folder did not change
     // What changed since the listing it last caught up to (a note or two, while notes are written),
     // or, the first time, every name.
@@ -617,8 +614,8 @@ export function createSpaceIndex(options: { context: CoreContext; corpus: Corpus
       await load();
       loaded = true;
     }
-    const historyIds = await refreshHistory(onProgress); // before live/: a note consolidated meanwhile moves, never vanishes
-    await refreshLive(historyIds, onProgress);
+    await refreshHistory(onProgress); // before live/: a note consolidated meanwhile moves, never vanishes
+    await refreshLive(onProgress);
     await Promise.all([refreshBank(), refreshSynthesis(), refreshSummaries()]);
     if (builtFromScratch) {
       builtFromScratch = false;

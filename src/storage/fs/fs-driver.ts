@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, promises as fsp, fstatSync, openSync, read, readSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { closeSync, constants, promises as fsp, fstatSync, open, openSync, read, readSync, statSync, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { coalescing, mapLimit } from '../../shared/concurrency.js';
@@ -36,16 +36,33 @@ const DEBRIS_AFTER_MS = 60 * 60 * 1000;
  */
 const VERSION_SETTLE_MS = 2_000;
 /**
- * Reads run on the calling thread when they touch only the kernel's caches: a stat, an open, and a
- * file of at most this many bytes (a note, a record, a space's meta); a bigger file (a snapshot, a
- * large bundle of notes) is read through libuv's thread pool, so a long read never holds up the event
- * loop. Measured on a 2-core machine: a page-cached note read inline costs 10–20 µs of CPU, the same read
- * through the pool (open, fstat, read, close: four round trips, each waking two threads) 150–200 µs; a
- * stat 3 µs inline, 40 µs through the pool. A warm search reads a few notes and asks a few folders'
- * versions: through the pool that was about half of its CPU. Writes are as `put` and `create-file.ts` say.
+ * Reads run on the calling thread: a stat, a folder's version, an open, and a file of at most this
+ * many bytes (a note, a record, a space's meta); a bigger file (a snapshot, a large bundle of notes) is
+ * read through libuv's thread pool, so a long read never holds up the event loop. On a local disk,
+ * where what a search reads is in the page cache, that is the cheap way: measured on a 2-core machine,
+ * a note read inline costs 10–20 µs of CPU, the same read through the pool (open, fstat, read, close:
+ * four round trips, each waking two threads) 150–200 µs; a stat 3 µs inline, 40 µs through the pool. A
+ * warm search reads a few notes and asks a few folders' versions: through the pool that was about half
+ * of its CPU. The price: a read the disk must serve (a cold cache, a network mount) holds up every call
+ * the process is answering while it lasts — a store shared over a network belongs on S3.
  */
 export const INLINE_READ_BYTES = 256 * 1024;
 const readAt = promisify(read);
+const openAt = promisify(open);
+
+/**
+ * A file opened to read, without waiting on the calling thread: non-blocking, so a FIFO put in the
+ * store answers at once (as no object) instead of waiting for a writer. A file under a lease (Samba,
+ * knfsd) refuses that open until the lease is broken: the wait is then taken through the pool.
+ */
+async function openToRead(file: string): Promise<number> {
+  try {
+    return openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if (isCode(error, 'EAGAIN', 'EWOULDBLOCK')) return openAt(file, 'r');
+    throw error;
+  }
+}
 
 /** Fills `body` from the file open as `fd`, from its start; the bytes read (fewer at a shorter file). */
 async function readInto(fd: number, body: Buffer): Promise<number> {
@@ -216,7 +233,7 @@ export function createFsDriver(rootDir: string, options: FsDriverOptions = {}): 
       const file = pathOf(key);
       let fd: number;
       try {
-        fd = openSync(file, 'r');
+        fd = await openToRead(file);
       } catch (error) {
         if (isCode(error, 'ENOENT', 'ENOTDIR', 'EISDIR')) return null;
         throw storageError('read', file, error);
