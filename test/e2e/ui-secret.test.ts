@@ -125,4 +125,23 @@ describe('live-mem ui --open', () => {
       await home.remove();
     }
   });
+
+  it('removes the page when the signal comes while the browser is being opened', async () => {
+    const home = await tempDir('live-mem-ui-open');
+    const bin = path.join(home.dir, 'bin');
+    const record = path.join(home.dir, 'xdg-open.args');
+    await mkdir(bin);
+    // A stand-in for xdg-open that records the page, then stops the server that launched it.
+    await writeFile(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}'\nkill -TERM $PPID\n`, { mode: 0o755 });
+    const ui = await startUi({ LIVE_MEM_HOME: path.join(home.dir, 'store'), PATH: `${bin}:${process.env.PATH ?? ''}` }, ['ui', '--port', '0', '--open']);
+    try {
+      const result = await ui.process;
+      assert.equal(result.signal, undefined, `ended by its own handler, not killed by the signal (${result.signal})`);
+      const page = fileURLToPath((await readFile(record, 'utf8')).trim());
+      await assert.rejects(stat(page), 'removed when the server stops');
+    } finally {
+      await ui.stop();
+      await home.remove();
+    }
+  });
 });

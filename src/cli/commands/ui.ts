@@ -70,11 +70,13 @@ export async function ui(session: Session, options: UiOptions = {}): Promise<nul
   session.logger.info(
     `serving the web viewer (store: ${storage.name} ${storage.location}; ${secret !== undefined ? 'the page needs the secret of the URL above, or a token' : 'the page asks for a token'})`,
   );
-  const opened = options.open ? await openBrowser(url, session.logger) : undefined;
-  await new Promise<void>((resolve) => {
+  // Listened for before the browser is opened: a signal in between would end the process and leave the page (and its secret) behind.
+  const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  const opened = options.open ? await openBrowser(url, session.logger) : undefined;
+  await stopped;
   await server.close();
   await opened?.remove();
   return null;

@@ -1,7 +1,8 @@
-import { closeSync, fstatSync, fsync, fsyncSync, linkSync, openSync, promises as fsp, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, fstatSync, fsync, fsyncSync, linkSync, openSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { LiveMemError } from '../../shared/errors.js';
 import { isCode, storageError } from './errors.js';
+import { FOLDER_TRIES, makeFolder } from './make-folder.js';
 
 /** A spare temp file unused this long is removed: an idle process leaves nothing beside the notes. */
 const SPARE_IDLE_MS = 30_000;
@@ -105,9 +106,11 @@ export function createFileCreator(tempFor: (file: string) => string, { spareIdle
       try {
         return { temp, fd: openSync(temp, 'wx', 0o600) };
       } catch (error) {
-        if (!isCode(error, 'ENOENT') || attempt >= 3) throw storageError('create', file, error);
+        if (!isCode(error, 'ENOENT') || attempt >= FOLDER_TRIES) throw storageError('create', file, error);
         if (inExistingFolder) throw folderGone(key);
-        await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+        await makeFolder(path.dirname(file)).catch((cause: unknown) => {
+          throw storageError('create', file, cause);
+        });
       }
     }
   };

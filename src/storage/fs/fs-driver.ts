@@ -11,6 +11,7 @@ import type { DebrisFile, ListOptions, ObjectInfo, PutOptions, StorageDriver, St
 import { createFileCreator } from './create-file.js';
 import { isCode, storageError } from './errors.js';
 import { withKeyLock } from './key-lock.js';
+import { FOLDER_TRIES, makeFolder } from './make-folder.js';
 import { syncWritten } from './sync.js';
 
 /**
@@ -142,12 +143,16 @@ export function createFsDriver(rootDir: string, options: FsDriverOptions = {}): 
       } catch (error) {
         await handle?.close().catch(() => undefined);
         // A folder may be missing, or pruned by a concurrent delete: create it and try again.
-        if (isCode(error, 'ENOENT') && attempt < 3) {
-          await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-          continue;
-        }
+        const failure =
+          isCode(error, 'ENOENT') && attempt < FOLDER_TRIES
+            ? await makeFolder(path.dirname(file)).then(
+                () => null,
+                (cause: unknown) => cause,
+              )
+            : error;
+        if (failure === null) continue;
         await fsp.unlink(temp).catch(() => undefined);
-        throw storageError('write', file, error);
+        throw storageError('write', file, failure);
       }
     }
   };
@@ -403,7 +408,7 @@ export function createFsDriver(rootDir: string, options: FsDriverOptions = {}): 
           const dir = path.dirname(file);
           try {
             if (!dirs.has(dir)) {
-              await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+              await makeFolder(dir);
               dirs.add(dir);
             }
             await fsp.writeFile(file, body, { mode: 0o600 });

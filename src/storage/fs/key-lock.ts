@@ -2,6 +2,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { LiveMemError } from '../../shared/errors.js';
 import { RESERVED_SUFFIXES } from '../../shared/keys.js';
+import { makeFolder } from './make-folder.js';
 
 /** A lock older than this was left by a crashed process: it is broken. Holders keep it for milliseconds. */
 const STALE_AFTER_MS = 10_000;
@@ -23,7 +24,7 @@ export async function withKeyLock<T>(file: string, fn: () => Promise<T>): Promis
       const code = (error as { code?: string }).code;
       if (code === 'ENOENT') {
         // The folder does not exist yet: nothing to serialise against, create it and retry.
-        await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+        await makeFolder(path.dirname(file));
         continue;
       }
       if (code !== 'EEXIST') throw error;
