@@ -5,11 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { guardModelOutput } from '../../src/core/model-output/model-output.js';
 import { SECRET_PATTERNS } from '../../src/core/redact/patterns.js';
 import { maskSecrets, newSecretKinds, redactForWrite, refuseNewSecrets, secretKinds, stripPrivate } from '../../src/core/redact/redact.js';
 import { redactFields } from '../../src/core/redact/stored-text.js';
 import { isLiveMemError } from '../../src/shared/errors.js';
-
+import { CATALOGUE } from '../helpers/secret-catalogue.js';
 import { AWS_ID, expectedKinds, j, POSITIVES } from '../helpers/secret-samples.js';
 
 /** Ordinary text that must come out exactly as it went in. */
@@ -53,6 +57,21 @@ const NEGATIVES: string[] = [
   'SG.short, pypi-upload, ya29.short, xapp-x and glptt-x are too short to be keys',
   'the meeting is at 12:30:00; build 123456789:AA-short',
   'https://discord.com/channels/123/456 is a channel, not a webhook',
+  // Look-alikes of the catalogue's formats (issue 39): words, paths, hashes and flags that share a prefix.
+  'ask the task desk; SKU-1234 and SKIP_TESTS=1; the key-value store; pat.ts in the path; dapi docs',
+  'secret scanning flagged commit 3f786850e387550fdab836ed7e6dc881de23001b; aws s3 sync ./dist s3://bucket',
+  'the aws secret is in the vault: arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/db-AbCdEf',
+  'psql --password (it prompts); use the --token flag or --token-file; docker login --password-stdin; --secret) marks a correction',
+  `pass it with --token <token>, --password "$DB_PASSWORD" or --api-key \${API_KEY}`,
+  'Authorization: required for every call; the Authorization header carries a Bearer <token>',
+  'curl -H "Content-Type: application/json" -H "X-Request-Id: 123e4567-e89b-12d3-a456-426614174000" https://api.example.com',
+  'Discord bot notes: the bot id is 123456789012345678 and the guild is Nzk0.channel',
+  'the EAAA rating, ATBB and ATTA as acronyms, hvs. the vault prefix, dp.st. for doppler, AGE-SECRET-KEY-1 alone',
+  'const progressToken = extra._meta?.progressToken; secret: secretFlag, readonly needsToken: boolean,',
+  'LIVE_MEM_LLM_API_KEY=sk-… and "LIVE_MEM_TOKEN": "lm_…reviewer" in the docs',
+  `<secretName>tls-cert</secretName> is a name; <token>\${CI_TOKEN}</token> a reference`,
+  'Private-Lines: is a PuTTY header; Public-Lines: 2 follows',
+  'sha256 base64 47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU= of an empty file, the secret of good docs',
 ];
 
 describe('redact: each kind of secret', () => {
@@ -82,8 +101,8 @@ describe('redact: each kind of secret', () => {
     ]);
   });
 
-  it('every pattern kind has a positive case here', () => {
-    const tested = new Set(POSITIVES.map(([kind]) => kind));
+  it('every pattern kind has a positive case here or in the catalogue', () => {
+    const tested = new Set([...POSITIVES.map(([kind]) => kind), ...CATALOGUE.map(({ kind }) => kind)]);
     for (const pattern of SECRET_PATTERNS) assert.ok(tested.has(pattern.kind), pattern.kind);
   });
 });
@@ -225,5 +244,73 @@ describe('redact: what a plan adds', () => {
       (error: unknown) =>
         isLiveMemError(error, 'invalid_input') && /techContext\.md \(aws-access-key-id ×1\)/.test(error.message) && !error.message.includes(AWS_ID),
     );
+  });
+});
+
+describe('redact: the catalogue of provider formats (issue 39)', () => {
+  it('holds well over 100 providers, every row with lowercase hints and a sample', () => {
+    const providers = new Set(SECRET_PATTERNS.flatMap((pattern) => (pattern.provider ? [pattern.provider] : [])));
+    assert.ok(providers.size >= 120, `${providers.size} providers`);
+    for (const pattern of SECRET_PATTERNS) {
+      assert.ok(pattern.hints.length > 0, pattern.kind);
+      for (const hint of pattern.hints) assert.equal(hint, hint.toLowerCase(), pattern.kind);
+      assert.ok(pattern.regex.flags.includes('d') && pattern.regex.flags.includes('g'), pattern.kind);
+    }
+    assert.ok(CATALOGUE.length >= 100 && CATALOGUE.filter((sample) => sample.redTeam).length === 37);
+  });
+
+  for (const { kind, text, secret, field, redTeam } of CATALOGUE) {
+    it(`${redTeam ? 'red team: ' : ''}${kind} masked in content, tag and agent, and refused in a plan: ${text.slice(0, 40).replace(/\n/g, ' ')}…`, () => {
+      const masked = maskSecrets(text);
+      assert.ok(!masked.text.includes(secret), masked.text);
+      assert.deepEqual(masked.redacted, [{ kind, count: 1 }]);
+
+      // The field walk every write goes through (stored-text.ts): the note's content, a tag, the agent name.
+      const input = { space_id: 'proj', category: 'progress', content: text, tags: ['deploy', field], agent: field };
+      const walked = redactFields(input, 'mask');
+      assert.ok(!JSON.stringify(walked.value).includes(secret), JSON.stringify(walked.value));
+      assert.deepEqual(walked.redacted, [{ kind, count: 3 }]);
+
+      // The plan gate (model-output.ts) uses the same table: a bank file copying the secret is refused, naming the kind.
+      const plan = { where: 'techContext.md', before: '# Tech\n', after: `# Tech\n\n## Deploy\n\n${text}\n` };
+      assert.throws(
+        () => guardModelOutput({ subject: 'the plan', nonce: 'n0nce', texts: [plan], sources: [], redact: 'mask' }),
+        (error: unknown) => isLiveMemError(error, 'invalid_input') && error.message.includes(`techContext.md (${kind} ×1)`) && !error.message.includes(secret),
+      );
+    });
+  }
+});
+
+/** Every file of the repository's own text: docs, README, source and fixtures (the redaction's own source spells out what it catches). */
+function corpus(): Array<{ file: string; text: string }> {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const walk = (dir: string, ext: RegExp): string[] =>
+    readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+      const rel = path.join(dir, entry.name);
+      if (entry.isDirectory()) return walk(rel, ext);
+      return ext.test(entry.name) ? [rel] : [];
+    });
+  const files = [
+    ...walk('docs', /\.md$/),
+    'README.md',
+    ...walk('src', /\.ts$/),
+    ...walk('fixtures', /\.(?:md|json|jsonl|ts|txt)$/),
+    ...walk(path.join('test', 'fixtures'), /\.(?:md|json|jsonl|txt)$/),
+  ];
+  return files
+    .filter((file) => !file.startsWith(path.join('src', 'core', 'redact')))
+    .map((file) => ({ file, text: readFileSync(path.join(root, file), 'utf8') }));
+}
+
+describe("redact: the repository's own prose, code and fixtures are left alone", () => {
+  it('masks nothing in docs, README, src and fixtures but the three example credentials the docs show on purpose', () => {
+    const files = corpus();
+    assert.ok(files.length > 200, `${files.length} files`);
+    const masks: string[] = [];
+    for (const { file, text } of files) {
+      for (const { kind, count } of maskSecrets(text).redacted) masks.push(`${file}: ${kind} ×${count}`);
+    }
+    // configuration.md's `LIVE_MEM_LLM_API_KEY=token-abc`; control.md's `mysql -pSECRET` and `curl -u user:SECRET`.
+    assert.deepEqual(masks.sort(), [`${path.join('docs', 'configuration.md')}: api-key ×1`, `${path.join('docs', 'control.md')}: password ×2`]);
   });
 });

@@ -1,11 +1,14 @@
 import { invalid } from '../../shared/errors.js';
-import { ASSIGNMENT_HINTS, SECRET_PATTERNS, assignmentKind, isPlaceholder } from './patterns.js';
+import { ASSIGNMENT_HINTS, assignments } from './assignments.js';
+import { BLOCK_HINTS, privateKeyBlocks, puttyPrivateLines } from './blocks.js';
+import { SECRET_PATTERNS } from './patterns.js';
+import type { Finding, SecretPattern } from './secret-pattern.js';
 
 /**
  * Secrets never stored: the one place that finds them, for notes at write time, imports, and the
  * model's consolidation plans and compaction digests before they are committed. Every scan is
- * linear in the text (see patterns.ts), and a text holding none of the patterns' literals is
- * passed after one lowercase copy and a few substring checks.
+ * linear in the text (see secret-pattern.ts), and a text holding none of the patterns' literals is
+ * passed after one lowercase copy and one scan for all of them.
  *
  * `LIVE_MEM_REDACT`: `mask` (default) replaces each secret with `[redacted: kind]`, keeping what
  * surrounds it (`password=[redacted: password]`); `refuse` refuses the whole write, naming the
@@ -19,14 +22,6 @@ export const REDACT_MODES: readonly RedactMode[] = ['mask', 'refuse', 'off'];
 export interface KindCount {
   kind: string;
   count: number;
-}
-
-interface Finding {
-  start: number;
-  end: number;
-  kind: string;
-  /** Lower names the text where two findings overlap. */
-  rank: number;
 }
 
 export const marker = (kind: string): string => `[redacted: ${kind}]`;
@@ -62,94 +57,77 @@ export function stripPrivate(text: string): { text: string; removed: number } {
   return { text: kept.join(''), removed };
 }
 
-const KEY_BEGIN = /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g;
-const KEY_END = /-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g;
-const BLANK_LINE = /\n[ \t\r]*\n/g;
+/** Assignments name their findings below every pattern: a provider's kind is the better name. */
+const ASSIGNMENTS_RANK = SECRET_PATTERNS.length;
 
 /**
- * `-----BEGIN … PRIVATE KEY-----` to its END line (in PEM, or in JSON with `\n` escapes as in a GCP
- * service-account key); without an END, to the next blank line or the end. Begins, ends and blank
- * lines are each found once, then paired in one pass.
+ * Every hint of every pattern, block and assignment, as one expression shaped as a trie (one
+ * branch per first letter, so each place in the text costs one test of its letter whatever the
+ * number of hints). Most texts hold none: one scan of the lowercased text then answers.
  */
-function privateKeyBlocks(text: string, found: Finding[]): void {
-  if (!text.includes('PRIVATE KEY')) return;
-  const ends = [...text.matchAll(KEY_END)];
-  const blanks = [...text.matchAll(BLANK_LINE)];
-  let e = 0;
-  let b = 0;
-  let covered = 0;
-  for (const begin of text.matchAll(KEY_BEGIN)) {
-    if (begin.index < covered) continue;
-    const after = begin.index + begin[0].length;
-    while (e < ends.length && (ends[e] as RegExpExecArray).index < after) e++;
-    while (b < blanks.length && (blanks[b] as RegExpExecArray).index < after) b++;
-    const end = ends[e];
-    const blank = blanks[b];
-    covered = end ? end.index + end[0].length : blank ? blank.index : text.length;
-    found.push({ start: begin.index, end: covered, kind: 'private-key', rank: -1 });
-  }
+const ALL_HINTS = [...new Set([...SECRET_PATTERNS.flatMap((pattern) => pattern.hints), ...ASSIGNMENT_HINTS, ...Object.values(BLOCK_HINTS)])];
+const HINT_SCAN = new RegExp(trieSource(ALL_HINTS), 'g');
+/** The hint found at a place stands for every hint it begins with (`sk-ant-` holds `sk-`): the trie takes the longest. */
+const PREFIXES = new Map(ALL_HINTS.map((hint) => [hint, ALL_HINTS.filter((other) => hint.startsWith(other))]));
+/** The patterns each hint may start, by rank. */
+const BY_HINT = new Map<string, number[]>();
+for (const [rank, pattern] of SECRET_PATTERNS.entries()) {
+  for (const hint of pattern.hints) BY_HINT.set(hint, [...(BY_HINT.get(hint) ?? []), rank]);
 }
 
-/** `key = value`, `key: value`, `"key": "value"`, `key := value`, `'key' => 'value'`: the key part. */
-const ASSIGNMENT_KEY = /(?<![A-Za-z0-9_.])(["']?)([A-Za-z][A-Za-z0-9_.-]{0,63})\1([ \t]{0,8})(:=|=>|=|:)(?!=)/g;
-/** The value right after an assignment's operator: quoted, or a bare word. */
-const ASSIGNMENT_VALUE = /([ \t]{0,8})(?:"([^"\n]{1,4096})"|'([^'\n]{1,4096})'|([^\s"'`,;)}\]]{3,256}))/y;
-/** What may follow a bare value that ends its line: a comma or semicolon, a comment. */
-const LINE_END = /[ \t]*[,;]?[ \t]*(?:(?:#|\/\/)[^\n]*)?(?:\r?\n|$)/y;
-/** `max_token: 512`: a number in a config is a size or a count far more often than a secret. */
-const COUNT = /^\d{1,9}$/;
-const PWD_KEY = /(?:^|[_.-])pwd$/i;
-const CODE_REFERENCE = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
+interface TrieNode {
+  end: boolean;
+  next: Map<string, TrieNode>;
+}
 
-/**
- * Values assigned to keys naming a secret (`DB_PASSWORD=…`, `client_secret: …`, `"apiKey": "…"`).
- * A quoted value, or a bare one after a tight `=` (.env, shell, query strings), is masked; a bare
- * value after `:` or a spaced `=` only when it ends its line (YAML, config): "password: reset it
- * monthly" is prose and is left alone. References, placeholders and counts (`${X}`, `<token>`,
- * `process.env.X`, `a.b.c`, `512`) are no secrets.
- */
-function assignments(text: string, found: Finding[]): void {
-  for (const match of text.matchAll(ASSIGNMENT_KEY)) {
-    const kind = assignmentKind(match[2] as string);
-    if (!kind) continue;
-    ASSIGNMENT_VALUE.lastIndex = match.index + match[0].length;
-    const value = ASSIGNMENT_VALUE.exec(text);
-    if (!value) continue;
-    const bare = value[4] !== undefined;
-    const tight = match[4] === '=' && match[3] === '' && value[1] === '';
-    // In a query string (`?token=x&page=2`) a tight value ends at `&`; elsewhere `&` is a password's.
-    const secret = bare && tight ? (value[4] as string).split('&')[0] : ((value[2] ?? value[3] ?? value[4]) as string);
-    if (!secret || isPlaceholder(secret.trim())) continue;
-    // `PWD=` is ODBC's password, but also the shell's working directory (`PWD=/home/bob`, `pwd: /srv`).
-    if (PWD_KEY.test(match[2] as string) && (match[4] !== '=' || /^(?:[/~]|[A-Za-z]:\\)/.test(secret))) continue;
-    if (bare && !tight) {
-      LINE_END.lastIndex = ASSIGNMENT_VALUE.lastIndex;
-      if (!LINE_END.test(text) || CODE_REFERENCE.test(secret) || COUNT.test(secret)) continue;
+/** `words` as a regex source that matches the longest of them starting at a place. */
+function trieSource(words: readonly string[]): string {
+  const root: TrieNode = { end: false, next: new Map() };
+  for (const word of words) {
+    let node = root;
+    for (const char of word) {
+      const child = node.next.get(char) ?? { end: false, next: new Map() };
+      node.next.set(char, child);
+      node = child;
     }
-    const start = match.index + match[0].length + (value[1] as string).length + (bare ? 0 : 1);
-    found.push({ start, end: start + secret.length, kind, rank: SECRET_PATTERNS.length });
+    node.end = true;
   }
+  const source = (node: TrieNode): string => {
+    const branches = [...node.next].map(([char, child]) => char.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&') + source(child));
+    if (branches.length === 0) return '';
+    const body = branches.length === 1 ? (branches[0] as string) : `(?:${branches.join('|')})`;
+    return node.end ? `(?:${body})?` : body;
+  };
+  return source(root);
 }
 
 /**
- * Any hint of any pattern or assignment, in one expression: most texts hold none, and one scan for
- * all of them costs a fifth of looking for each (every field of every note is looked through).
+ * The hints `lower` holds, or null when it holds none (the common case: nothing more is done).
+ * After each find the scan goes on one character later, not past it: a hint that starts inside
+ * another is found too.
  */
-const ANY_HINT = new RegExp(
-  [...new Set([...SECRET_PATTERNS.flatMap((pattern) => pattern.hints), ...ASSIGNMENT_HINTS])]
-    .map((hint) => hint.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('|'),
-);
+function hintsIn(lower: string): Set<string> | null {
+  HINT_SCAN.lastIndex = 0;
+  let seen: Set<string> | null = null;
+  for (let match = HINT_SCAN.exec(lower); match; match = HINT_SCAN.exec(lower)) {
+    seen ??= new Set();
+    for (const hint of PREFIXES.get(match[0]) ?? []) seen.add(hint);
+    HINT_SCAN.lastIndex = match.index + 1;
+  }
+  return seen;
+}
 
 /** Every secret in `text`, in order, overlapping findings merged (named by the higher-ranked kind). */
 function findSecrets(text: string): Finding[] {
-  const lower = text.toLowerCase();
-  // Without a hint, no pattern is looked for and no assignment read: only a private key block can be there.
-  if (!ANY_HINT.test(lower) && !text.includes('PRIVATE KEY')) return [];
+  const seen = hintsIn(text.toLowerCase());
+  if (!seen) return [];
   const found: Finding[] = [];
-  privateKeyBlocks(text, found);
-  for (const [rank, pattern] of SECRET_PATTERNS.entries()) {
-    if (!pattern.hints.some((hint) => lower.includes(hint))) continue;
+  if (seen.has(BLOCK_HINTS.pem)) privateKeyBlocks(text, found);
+  if (seen.has(BLOCK_HINTS.putty)) puttyPrivateLines(text, found);
+  const ranks = new Set<number>();
+  for (const hint of seen) for (const rank of BY_HINT.get(hint) ?? []) ranks.add(rank);
+  for (const rank of [...ranks].sort((a, b) => a - b)) {
+    const pattern = SECRET_PATTERNS[rank] as SecretPattern;
     for (const match of text.matchAll(pattern.regex)) {
       // Every pattern has the `d` flag: indices are there.
       const indices = match.indices as RegExpIndicesArray;
@@ -158,7 +136,7 @@ function findSecrets(text: string): Finding[] {
       found.push({ start, end, kind: pattern.kind, rank });
     }
   }
-  if (ASSIGNMENT_HINTS.some((hint) => lower.includes(hint))) assignments(text, found);
+  if (ASSIGNMENT_HINTS.some((hint) => seen.has(hint))) assignments(text, found, ASSIGNMENTS_RANK);
   found.sort((a, b) => a.start - b.start || a.rank - b.rank);
   const merged: Finding[] = [];
   for (const finding of found) {
