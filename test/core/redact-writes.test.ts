@@ -14,6 +14,7 @@ import { listKeys } from '../../src/storage/list.js';
 import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { digestOf, progressFile } from '../helpers/compaction.js';
+import { CATALOGUE } from '../helpers/secret-catalogue.js';
 import { owner, steppingClock } from '../helpers/core.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../helpers/scripted-llm.js';
 
@@ -176,6 +177,28 @@ describe('consolidation: a plan that writes a secret into the bank is refused', 
     const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
     assert.equal(result.status, 'error');
     assert.match(result.message ?? '', /into the synthesis \(password ×1\)/);
+  });
+});
+
+describe('consolidation: a plan copying any format of the catalogue from a note into the bank is refused (issue 39)', () => {
+  it('every sample in one plan: refused twice, each kind named (never a secret), nothing written', async () => {
+    const storage = createMemoryDriver();
+    const leaked = CATALOGUE.map(({ text }) => text).join('\n\n');
+    const { core: off } = await coreWith('off', storage);
+    await off.notes.write(owner, { space_id: 'proj', category: 'progress', content: leaked });
+    const { core, server } = await coreWith('mask', storage, [{ reply: plan([rewrite('techContext.md', `# Tech\n\n${leaked}\n`)]) }]);
+    const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
+    assert.equal(result.status, 'error');
+    assert.equal(result.code, 'invalid_input');
+    for (const { kind, secret } of CATALOGUE) {
+      assert.match(result.message ?? '', new RegExp(`\\b${kind} ×`), kind);
+      assert.ok(!(result.message ?? '').includes(secret), kind);
+    }
+    assert.equal(server?.requests.length, 2);
+    assert.deepEqual(
+      (await listKeys(storage, 'proj/bank/')).filter((key) => key.endsWith('.md')),
+      [],
+    );
   });
 });
 

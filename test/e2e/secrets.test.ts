@@ -14,6 +14,7 @@ import { BIN, spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
 import { ensureS3Bucket, requireS3OrSkip, s3DriverOptions, s3ProcessEnv, uniqueS3Prefix } from '../helpers/s3.js';
 import { plan, rewrite } from '../../fixtures/llm/scenarios.js';
 import { startScriptedLlm } from '../helpers/scripted-llm.js';
+import { CATALOGUE } from '../helpers/secret-catalogue.js';
 import { AWS_ID, expectedKinds, POSITIVES, type Sample } from '../helpers/secret-samples.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -115,6 +116,69 @@ describe('live_note over MCP stdio: secrets never reach the disk', () => {
     });
     assert.match(run.stdout, /\(secrets masked: password ×1; 1 <private> span\(s\) not stored\)/);
     assert.ok(!run.stdout.includes('hunter2'));
+  });
+});
+
+describe('the catalogue of provider formats over MCP stdio (issue 39)', () => {
+  it("each sample in a note's content, a tag and the agent name, then all of them in a bank_write: masked, and no byte of the store holds one", async () => {
+    const tmp = await tempDir();
+    try {
+      const home = path.join(tmp.dir, 'home');
+      // The admin tool profile offers bank_write (a person's correction).
+      await withServer({ LIVE_MEM_HOME: home, LIVE_MEM_TOOLS: 'admin' }, async (server) => {
+        assert.equal((await server.call('space_create', { space_id: 'proj' })).status, 'created');
+        for (const { kind, text, secret, field } of CATALOGUE) {
+          const result = await server.call('live_note', { space_id: 'proj', category: 'observation', content: text, tags: `deploy, ${field}`, agent: field });
+          assert.equal(result.status, 'created', `${kind}: ${JSON.stringify(result)}`);
+          assert.deepEqual(result.redacted, [{ kind, count: 3 }], `${kind}: ${text}`);
+          assert.ok(!JSON.stringify(result).includes(secret), kind);
+        }
+        const content = ['# Credentials', ...CATALOGUE.map(({ text }, i) => `## Sample ${i}\n\n${text}`)].join('\n\n');
+        const written = await server.call('bank_write', { space_id: 'proj', filename: 'credentials.md', content: `${content}\n` });
+        assert.equal(written.status, 'created', JSON.stringify(written));
+        const counted = new Map<string, number>();
+        for (const { kind } of CATALOGUE) counted.set(kind, (counted.get(kind) ?? 0) + 1);
+        assert.deepEqual(new Map((written.redacted as Array<{ kind: string; count: number }>).map(({ kind, count }) => [kind, count])), counted);
+      });
+      const stored = await bytesUnder(home);
+      for (const { kind, secret } of CATALOGUE) {
+        assert.ok(!stored.includes(secret), `${kind}: the secret is in the store`);
+        assert.ok(stored.includes(`[redacted: ${kind}]`), `${kind}: no marker in the store`);
+      }
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it("bank_consolidate: a plan copying the red team's 37 secrets from a note into the bank is refused, naming each kind", async () => {
+    const tmp = await tempDir();
+    const redTeam = CATALOGUE.filter((sample) => sample.redTeam);
+    const leaked = redTeam.map(({ text }) => text).join('\n\n');
+    const llm = await startScriptedLlm([{ reply: plan([rewrite('techContext.md', `# Tech\n\n${leaked}\n`)]) }]);
+    try {
+      const home = path.join(tmp.dir, 'home');
+      await withServer({ LIVE_MEM_HOME: home, LIVE_MEM_REDACT: 'off' }, async (server) => {
+        await server.call('space_create', { space_id: 'proj' });
+        assert.equal((await server.call('live_note', { space_id: 'proj', category: 'decision', content: leaked })).status, 'created');
+      });
+      const env = { LIVE_MEM_HOME: home, LIVE_MEM_LLM_BASE_URL: llm.url, LIVE_MEM_LLM_MODEL: 'scripted-model', LIVE_MEM_LLM_API_KEY: 'k' };
+      await withServer(env, async (server) => {
+        const result = await server.call('bank_consolidate', { space_id: 'proj' });
+        assert.equal(result.status, 'error');
+        assert.equal(result.code, 'invalid_input');
+        for (const { kind, secret } of redTeam) {
+          assert.match(String(result.message), new RegExp(`\\b${kind} ×`), kind);
+          assert.ok(!JSON.stringify(result).includes(secret), kind);
+        }
+      });
+      assert.deepEqual(
+        (await readdir(path.join(home, 'proj', 'bank'))).filter((name) => name.endsWith('.md')),
+        [],
+      );
+    } finally {
+      await llm.close();
+      await tmp.remove();
+    }
   });
 });
 
