@@ -66,7 +66,7 @@ const GENERIC_PATTERNS: SecretPattern[] = [
   {
     kind: 'npmrc-auth',
     // `.npmrc`: `//registry.example.com/:_authToken=…`, `_auth=…`, `_password=…`.
-    regex: /(?<![A-Za-z0-9])_(?:authToken|auth|password)[ \t]{0,4}=[ \t]{0,4}(?<s>[^\s"']{1,4096})/dg,
+    regex: /(?<![A-Za-z0-9])_(?:authToken|auth|password)[ \t]{0,4}=[ \t]{0,4}(?<s>[^\s"'`,;]{1,4096})/dg,
     hints: ['_auth', '_password'],
     valid: (secret) => !isPlaceholder(secret),
   },
