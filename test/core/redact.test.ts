@@ -139,6 +139,18 @@ describe('redact: linear-time patterns', () => {
       `Basic ${'QUJD'.repeat(25_000)}`,
       'curl -u a:'.repeat(10_000),
       `${AWS_ID},`.repeat(4_700),
+      // The catalogue's shapes (issue 39): context words, flags, headers, PuTTY headers, XML elements, bare prefixes.
+      'aws '.repeat(25_000),
+      `secret ${'Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb3dEf6h'} `.repeat(2_000),
+      '--token x1 '.repeat(9_000),
+      'X-API-Key: '.repeat(9_000),
+      'Authorization: Token '.repeat(5_000),
+      'Private-Lines: 999\n'.repeat(5_000),
+      '<password>a</passwor'.repeat(5_000),
+      'mongosh -p '.repeat(9_000),
+      'hvs.'.repeat(25_000),
+      'EAA'.repeat(33_000),
+      'abcdefghijklmn.atlasv1.'.repeat(4_000),
     ];
     for (const run of runs) {
       const masked = maskSecrets(run);
