@@ -72,6 +72,7 @@ const NEGATIVES: string[] = [
   `<secretName>tls-cert</secretName> is a name; <token>\${CI_TOKEN}</token> a reference`,
   'Private-Lines: is a PuTTY header; Public-Lines: 2 follows',
   'sha256 base64 47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU= of an empty file, the secret of good docs',
+  '[API](https://docs.aws.amazon.com/AWSJavaScriptSDK/v3/latest/client/s3/command/PutBucketCorsCommand/) and aws s3/command/PutBucketCorsCommand/Input123 in the docs',
 ];
 
 describe('redact: each kind of secret', () => {

@@ -17,6 +17,13 @@ function headerRow(kind: string, names: string, hints: string[]): SecretPattern 
 }
 
 /**
+ * A random 40-character key mixes both cases and digits; a path (`s3/command/GetObjectCommand/…`) has its words
+ * between slashes, where a key has fewer than three slashes nineteen times in twenty.
+ */
+const bareAwsSecret = (secret: string): boolean =>
+  /[A-Z]/.test(secret) && /[a-z]/.test(secret) && /[0-9]/.test(secret) && (secret.match(/\//g) ?? []).length < 3 && !/^\/|\/$/.test(secret);
+
+/**
  * The secrets live-mem masks (the table in docs/control.md): the providers' own formats
  * (providers.ts), then the generic shapes below — tokens in HTTP headers, passwords on command
  * lines and in connection URLs, a registry's `auth`. Private key blocks and `key = value`
@@ -70,18 +77,19 @@ const GENERIC_PATTERNS: SecretPattern[] = [
     hints: ['_auth', '_password'],
     valid: (secret) => !isPlaceholder(secret),
   },
+  // A secret access key in prose, without its key id: 40 characters of base64 mixing cases and digits, standing alone
+  // (after a space, a quote, `=` or `:`), with "aws" or "secret" shortly before or after it.
   {
     kind: 'aws-secret-key',
-    // A secret access key in prose, without its key id: 40 characters of base64 mixing cases and digits, with "aws" or "secret" shortly before or after it.
-    regex: /(?:aws|secret)[^\n]{0,80}?(?<![A-Za-z0-9/+])(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dgi,
+    regex: /(?:aws|secret)[^\n]{0,80}?(?<=[\s"'=:,(])(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dgi,
     hints: ['aws', 'secret'],
-    valid: (secret) => /[A-Z]/.test(secret) && /[a-z]/.test(secret) && /[0-9]/.test(secret),
+    valid: bareAwsSecret,
   },
   {
     kind: 'aws-secret-key',
-    regex: /(?<![A-Za-z0-9/+])(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])[^\n]{0,40}?(?:aws|secret)/dgi,
+    regex: /(?<=^|[\s"'=:,(])(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])[^\n]{0,40}?(?:aws|secret)/dgi,
     hints: ['aws', 'secret'],
-    valid: (secret) => /[A-Z]/.test(secret) && /[a-z]/.test(secret) && /[0-9]/.test(secret),
+    valid: bareAwsSecret,
   },
   {
     kind: 'url-password',
