@@ -2,6 +2,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { isJSONRPCRequest, isJSONRPCResultResponse, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../shared/log.js';
+import { shownUrl } from '../shared/shown-url.js';
 
 /** JSON-RPC's code for an error of the server's own (the spec leaves -32000 to -32099 to implementations). */
 const UNREACHABLE = -32000;
@@ -18,6 +19,7 @@ const UNREACHABLE = -32000;
  */
 export async function relayStdio(options: { url: URL; token: string; logger: Logger }): Promise<void> {
   const { url, logger } = options;
+  const shown = shownUrl(url); // what logs and errors name: no credential of the URL
   const remote = new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${options.token}` } } });
   const local = new StdioServerTransport();
   const initializing = new Set<RequestId>();
@@ -25,10 +27,10 @@ export async function relayStdio(options: { url: URL; token: string; logger: Log
   local.onmessage = (message) => {
     if (isJSONRPCRequest(message) && message.method === 'initialize') initializing.add(message.id);
     remote.send(message).catch((error: unknown) => {
-      const why = error instanceof Error ? error.message : String(error);
-      logger.warn(`live-mem connect: ${url.href}: ${why}`);
+      const why = (error instanceof Error ? error.message : String(error)).replaceAll(url.href, shown);
+      logger.warn(`live-mem connect: ${shown}: ${why}`);
       if (isJSONRPCRequest(message)) {
-        void local.send({ jsonrpc: '2.0', id: message.id, error: { code: UNREACHABLE, message: `the live-mem server at ${url.href} did not answer: ${why}` } });
+        void local.send({ jsonrpc: '2.0', id: message.id, error: { code: UNREACHABLE, message: `the live-mem server at ${shown} did not answer: ${why}` } });
       }
     });
   };
@@ -39,12 +41,12 @@ export async function relayStdio(options: { url: URL; token: string; logger: Log
     void local.send(message);
   };
   // The server's stream for its own messages may be refused or cut: requests still go through.
-  remote.onerror = (error) => logger.debug(`live-mem connect: ${url.href}: ${error.message}`);
+  remote.onerror = (error) => logger.debug(`live-mem connect: ${shown}: ${error.message.replaceAll(url.href, shown)}`);
   local.onerror = (error) => logger.warn(`live-mem connect: stdin: ${error.message}`);
 
   await remote.start();
   await local.start();
-  logger.info(`relaying MCP on stdio to ${url.href}`);
+  logger.info(`relaying MCP on stdio to ${shown}`);
   await new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);

@@ -4,6 +4,12 @@
  *
  * Contract, identical for every driver (test/storage/suite.ts proves it):
  * - `get` / `stat` of a missing key resolve to `null`, never throw.
+ * - Only what live-mem could have written is an object. A folder, a FIFO, a symbolic link (fs: at the
+ *   key, or, for `get`, a link to a folder on the way that leads out of the store) is none: `null`, as
+ *   for a missing key — a link planted in a shared store must not serve a file of the reading user's.
+ *   An object larger than MAX_OBJECT_BYTES (object-size.ts), or than the `maxBytes` a caller gives, is
+ *   not read: `get` throws `storage_error` marked `too_large` (isObjectTooLarge), so a caller reading
+ *   many objects can leave that one out.
  * - `put` replaces atomically: a reader sees the old body or the new one, never a mix.
  * - `put` with `ifNoneMatch: '*'` creates only; with `ifMatch: etag` replaces only that version.
  *   A lost condition throws LiveMemError('precondition_failed') and writes nothing. Both work across
@@ -26,6 +32,14 @@ export interface ObjectInfo {
 
 export interface StoredObject extends Required<Pick<ObjectInfo, 'key' | 'size' | 'lastModified' | 'etag'>> {
   body: Buffer;
+}
+
+export interface GetOptions {
+  /**
+   * Refuse an object larger than this (a caller that knows how big its objects can be: a note), as one
+   * larger than MAX_OBJECT_BYTES is refused: `storage_error` marked `too_large`, nothing read.
+   */
+  maxBytes?: number;
 }
 
 export interface PutOptions {
@@ -93,7 +107,7 @@ export interface StorageDriver {
    * that many in flight (a remote store hides latency with more; a local disk gains little past 16).
    */
   readonly parallelism: number;
-  get(key: string): Promise<StoredObject | null>;
+  get(key: string, options?: GetOptions): Promise<StoredObject | null>;
   stat(key: string): Promise<ObjectInfo | null>;
   put(key: string, body: Buffer | string, options?: PutOptions): Promise<{ etag: string }>;
   list(prefix: string, options?: ListOptions): Promise<ListPage>;

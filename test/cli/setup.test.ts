@@ -1,16 +1,21 @@
 /**
  * setup's pure parts: where each client's files are on each OS, and the new text of a configuration,
  * rules, hooks or settings file computed from the old one (other servers, hooks and keys kept,
- * idempotent, an outdated entry updated, an entry switched between stdio and HTTP).
+ * idempotent, an outdated entry updated, an entry switched between stdio and HTTP); and how its files
+ * are written where others may write (no temp name to plant, backups of a token kept private).
  */
 import assert from 'node:assert/strict';
+import { chmod, lstat, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { configFile, mergeRules, mergeServer, RULES_END, RULES_START, rulesBlock, rulesFile } from '../../src/cli/commands/setup.js';
 import type { Place } from '../../src/cli/commands/setup-options.js';
 import { httpEntry } from '../../src/cli/commands/setup-remote.js';
 import { claudeSettingsFile, HOOK_MATCHER, hookGroup, mergeHook, shellWord } from '../../src/cli/commands/setup-hooks.js';
+import { apply, backupStamp, plan } from '../../src/cli/commands/setup-files.js';
 import { mergeModel } from '../../src/cli/commands/setup-model.js';
 import { isLiveMemError } from '../../src/shared/errors.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const ENTRY = { command: '/usr/bin/node', args: ['/opt/live-mem/bin/live-mem.cjs'], env: { LIVE_MEM_AGENT: 'cursor' } };
 const linux: Place = { platform: 'linux', home: '/home/ann', env: {}, project: '/src/app' };
@@ -250,6 +255,79 @@ describe('setup model: the llm settings in live-mem.yaml', () => {
         (error) => isLiveMemError(error, 'invalid_input') && /\/x\/live-mem\.yaml.*nothing was written/.test(error.message),
         old,
       );
+    }
+  });
+});
+
+describe('setup: writing files in a folder others can write', () => {
+  const TOKEN = 'lm_s3cr3t-token-value';
+  const entry = (token: string) => `{"mcpServers": {"live-mem": {"headers": {"Authorization": "Bearer ${token}"}}}}\n`;
+
+  it('never writes the token through a file or a link planted at the temp names an earlier version used', async () => {
+    const root = await tempDir('live-mem-setup-planted');
+    try {
+      const target = path.join(root.dir, 'mcp.json');
+      const outside = path.join(root.dir, 'theirs.txt');
+      await writeFile(outside, 'theirs\n', { mode: 0o644 });
+      // Another user's traps, at the names `setup` used to write through (<target>.live-mem-setup-<pid>).
+      const planted = `${target}.live-mem-setup-${process.pid}`;
+      for (const trap of ['file', 'link'] as const) {
+        await rm(planted, { force: true });
+        await rm(target, { force: true });
+        if (trap === 'file') {
+          await writeFile(planted, '', { mode: 0o666 });
+          await chmod(planted, 0o666);
+        } else await symlink(outside, planted);
+        const change = await apply(await plan('config', target, () => entry(TOKEN), true), backupStamp(new Date()));
+        assert.equal(change.action, 'created');
+        assert.equal(await readFile(target, 'utf8'), entry(TOKEN));
+        assert.equal((await lstat(target)).mode & 0o777, 0o600, `${trap}: the token's file is readable by its owner only`);
+        assert.equal(await readFile(outside, 'utf8'), 'theirs\n', `${trap}: nothing written where the link points`);
+        if (trap === 'file') {
+          assert.equal(await readFile(planted, 'utf8'), '', 'the planted file holds nothing');
+          assert.notEqual((await lstat(planted)).ino, (await lstat(target)).ino, 'the planted file did not become the configuration');
+        } else assert.ok((await lstat(planted)).isSymbolicLink());
+      }
+      assert.deepEqual(
+        (await readdir(root.dir)).filter((name) => name.includes('tmp')),
+        [],
+        'no temporary file left',
+      );
+    } finally {
+      await root.remove();
+    }
+  });
+
+  it('keeps the backup of a file that held a token readable by its owner only, whatever its mode was', async () => {
+    const root = await tempDir('live-mem-setup-backup');
+    try {
+      const target = path.join(root.dir, 'mcp.json');
+      await writeFile(target, entry('lm_older-token'), { mode: 0o644 });
+      await chmod(target, 0o644);
+      const change = await apply(await plan('config', target, () => entry(TOKEN), true), backupStamp(new Date()));
+      assert.ok(change.backup);
+      assert.equal(await readFile(change.backup, 'utf8'), entry('lm_older-token'));
+      assert.equal((await stat(change.backup)).mode & 0o777, 0o600);
+      assert.equal((await stat(target)).mode & 0o777, 0o600);
+    } finally {
+      await root.remove();
+    }
+  });
+
+  it('refuses a backup name someone made first (a link): nothing written', async () => {
+    const root = await tempDir('live-mem-setup-backup-link');
+    try {
+      const target = path.join(root.dir, 'mcp.json');
+      const outside = path.join(root.dir, 'theirs.txt');
+      await writeFile(target, entry('lm_older-token'), { mode: 0o600 });
+      await writeFile(outside, 'theirs\n');
+      const stamp = backupStamp(new Date());
+      await symlink(outside, `${target}.bak-${stamp}`);
+      await assert.rejects(apply(await plan('config', target, () => entry(TOKEN), true), stamp), /EEXIST/);
+      assert.equal(await readFile(target, 'utf8'), entry('lm_older-token'));
+      assert.equal(await readFile(outside, 'utf8'), 'theirs\n');
+    } finally {
+      await root.remove();
     }
   });
 });

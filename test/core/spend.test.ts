@@ -347,6 +347,46 @@ describe('spend caps: calls in flight', () => {
     }
   });
 
+  it('a planted hold (far ahead, or more than the cap) blocks no call; space info shows it, doctor reports it, --fix removes it', async () => {
+    const storage = createMemoryDriver();
+    const now = Date.parse('2026-03-01T10:00:00Z');
+    const core = createCore({ storage, clock: () => new Date(now), limits: { llmDailyTokens: 10_000 } });
+    await core.spaces.create(owner, { space_id: 'proj' });
+    const plant = (name: string, hold: Record<string, unknown>) => storage.put(`proj/_spend/2026-03-01/${name}.hold`, JSON.stringify(hold));
+    await plant('20260301T000000-far', { purpose: 'consolidation', tokens: 9_000, expires_at: '2099-01-01T00:00:00.000Z' });
+    await plant('20260301T000000-huge', { purpose: 'consolidation', tokens: 1e12, expires_at: '2026-03-01T10:05:00.000Z' });
+    await plant('20260301T000000-junk', { purpose: 'consolidation', tokens: 'all', expires_at: '2026-03-01T10:05:00.000Z' });
+    // A call in flight in another process, as it writes its hold: it counts, and stays.
+    await plant('20260301T095900-live', { purpose: 'compaction', tokens: 1_500, expires_at: '2026-03-01T10:10:00.000Z' });
+
+    const claim = await core.context.spend.reserve('proj', 8_000, 'consolidation', 120_000);
+    await claim.release();
+    await assert.rejects(
+      core.context.spend.reserve('proj', 8_501, 'consolidation', 120_000),
+      (e) => isLiveMemError(e, 'quota_exceeded'),
+      'the live hold counts',
+    );
+
+    const info = (await core.spaces.info(owner, { space_id: 'proj' })).spend as Record<string, unknown>;
+    assert.deepEqual(info.in_flight, { calls: 1, tokens: 1_500 });
+    assert.equal(info.holds_not_counted, 3);
+    assert.match(String(info.hint), /live-mem doctor proj --fix/);
+
+    const found = (await core.doctor(owner, { space_id: 'proj' })).findings.filter((finding) => finding.check === 'spend-holds');
+    assert.equal(found.length, 1);
+    assert.equal(found[0]?.status, 'warn');
+    assert.match(found[0]?.message ?? '', /3 spend holds of 'proj' count for nothing/);
+    assert.match(found[0]?.message ?? '', /far.*runs out later than any model call may last/);
+    const fixed = (await core.doctor(owner, { space_id: 'proj', fix: true })).findings.filter((finding) => finding.check === 'spend-holds');
+    assert.equal(fixed[0]?.fixed, true);
+    assert.deepEqual(await listKeys(storage, 'proj/_spend/'), ['proj/_spend/2026-03-01/20260301T095900-live.hold'], 'the live hold is left');
+    const clear = (await core.doctor(owner, { space_id: 'proj' })).findings.filter((finding) => finding.check === 'spend-holds');
+    assert.deepEqual(
+      clear.map((finding) => finding.status),
+      ['ok'],
+    );
+  });
+
   it("a reader's searches embed their queries within their share of the cap, then rank by BM25 and say why; writers keep the rest", async () => {
     const model = await startScriptedEmbeddings();
     servers.push(model);

@@ -2,10 +2,12 @@
  * One damaged space does not break the store, on the built binary: a garbage `_meta.json` in one
  * space leaves `space_list` and `resources/list` (MCP over stdio) and `live-mem space list` working
  * for the others, lists the damaged one as broken, and `live-mem doctor` reports it; `history list`
- * skips a garbage record.json; a lease planted until 2099 is reported and removed by `doctor --fix`.
+ * skips a garbage record.json; a lease planted until 2099 is reported and removed by `doctor --fix`; a
+ * bank file linked out of the store is not served, and a 5 GiB file in live/ hides only itself.
  */
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
+import { rm, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
@@ -87,6 +89,43 @@ describe('damaged files in a store, as the binary sees them', () => {
     assert.equal(doctor.exitCode, 1);
     assert.match(doctor.stdout, /^✗ history-files: gamma\/history\/20260101T000000-zzzzzz\/record\.json is not valid JSON/m);
     await rm(path.join(home.dir, 'gamma', 'history'), { recursive: true });
+  });
+
+  it('a bank file linked out of the store is not served; a sparse 5 GiB file in live/ leaves reads and searches of the other notes working', async () => {
+    const outside = await tempDir('live-mem-outside');
+    try {
+      const storage = createFsDriver(home.dir);
+      const core = createCore({ storage });
+      const owner = ownerCaller('tester');
+      await core.spaces.create(owner, { space_id: 'delta' });
+      await core.notes.write(owner, { space_id: 'delta', category: 'decision', content: 'the deploy goes through the blue cluster' });
+      await core.notes.write(owner, { space_id: 'delta', category: 'progress', content: 'blue cluster drained for the upgrade' });
+      await storage.close?.();
+      const secret = path.join(outside.dir, 'shadow');
+      await writeFile(secret, 'root:$6$planted-hash:19000:0:99999:7:::\n');
+      await symlink(secret, path.join(home.dir, 'delta', 'bank', 'shadow.md'));
+      execFileSync('truncate', ['-s', '5G', path.join(home.dir, 'delta', 'live', '20260101T000000_mallory_observation_zzzzzzzz.md')]);
+
+      const server = await spawnServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'warn' });
+      try {
+        const read = await server.call('bank_read', { space_id: 'delta', filename: 'shadow.md' });
+        assert.equal(read.status, 'not_found', JSON.stringify(read));
+        assert.doesNotMatch(JSON.stringify(await server.call('bank_read_all', { space_id: 'delta' })), /planted-hash/);
+        const live = await server.call('live_read', { space_id: 'delta' });
+        assert.equal(live.status, 'ok', JSON.stringify(live));
+        assert.match(JSON.stringify(live), /blue cluster drained/);
+        const found = await server.call('memory_search', { space_id: 'delta', query: 'blue cluster' });
+        assert.equal(found.status, 'ok', JSON.stringify(found));
+        assert.match(JSON.stringify(found), /deploy goes through the blue cluster/);
+      } finally {
+        await server.close();
+      }
+      const doctor = await cli(['doctor', 'delta']);
+      assert.match(doctor.stdout, /^! notes: .*20260101T000000_mallory_observation_zzzzzzzz\.md has 5368709120 bytes, more than any note live-mem writes/m);
+    } finally {
+      await rm(path.join(home.dir, 'delta'), { recursive: true, force: true });
+      await outside.remove();
+    }
   });
 
   it('`doctor` reports a lease planted until 2099 and `doctor --fix` removes it', async () => {

@@ -230,6 +230,54 @@ describe('live-mem setup: the entries it writes, launched as each client does', 
     await refused.close();
   });
 
+  it('connect and setup --url: no URL credential in any output or error; a readable token file and a token in clear are warned about', async () => {
+    const { home, run } = await fresh('weak-remote');
+    const env = { PATH: process.env.PATH ?? '', HOME: home };
+    const open = path.join(root.dir, 'open.token');
+    await writeFile(open, `${token}\n`);
+    await chmod(open, 0o644);
+    const secret = 's3cretPass';
+    // A user and password in the URL: refused, and not repeated.
+    for (const url of [`http://alice:${secret}@127.0.0.1:9/mcp`, `http://alice:${secret}@[bad/mcp`]) {
+      const result = await execa(process.execPath, [BIN, '--token-file', tokenFile, 'connect', url], { env, extendEnv: false, reject: false, input: '' });
+      assert.equal(result.exitCode, 2, result.stderr);
+      assert.ok(!`${result.stdout}${result.stderr}`.includes(secret), result.stderr);
+      const set = await run(['setup', 'cursor', '--url', url, '--token-file', tokenFile]);
+      assert.equal(set.exitCode, 2, set.stderr);
+      assert.ok(!`${set.stdout}${set.stderr}`.includes(secret), set.stderr);
+    }
+    // A server over plain http on another host (0.0.0.0:1 refuses at once), with the token in a file others can read.
+    const far = `http://0.0.0.0:1/mcp?private_token=${secret}`;
+    const child = execa(process.execPath, [BIN, '--token-file', open, 'connect', far], { env, extendEnv: false, reject: false });
+    const answer = new Promise<string>((resolve) => {
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        if (out.includes('\n')) resolve(out);
+      });
+    });
+    child.stdin?.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } })}\n`,
+    );
+    const reply = await answer;
+    child.stdin?.end();
+    const done = await child;
+    assert.match(reply, /did not answer/);
+    assert.ok(!reply.includes(secret), reply);
+    assert.ok(!done.stderr.includes(secret), done.stderr);
+    assert.match(done.stderr, new RegExp(`token file ${open} can be read by every user of this machine \\(mode 0644\\)`));
+    assert.match(done.stderr, /the token travels in clear to 0\.0\.0\.0:1 over http:\/\//);
+    const set = await run(['setup', 'claude-code', '--url', far, '--token-file', open, '--json']);
+    assert.equal(set.exitCode, 0, set.stderr);
+    assert.ok(!set.stdout.includes(secret), set.stdout);
+    const notes = (JSON.parse(set.stdout) as { notes: string[] }).notes.join('\n');
+    assert.match(notes, /can be read by every user of this machine/);
+    assert.match(notes, /travels in clear/);
+    // Loopback over http, a private token file: nothing to warn about.
+    const near = await run(['setup', 'claude-code', '--url', server.url, '--token-file', tokenFile, '--json']);
+    assert.doesNotMatch((JSON.parse(near.stdout) as { notes: string[] }).notes.join('\n'), /can be read by|travels in clear/);
+  });
+
   it('refuses what an HTTP entry cannot honour, and a token pasted into a project file, writing nothing', async () => {
     const { home, project, run } = await fresh('refusals');
     const cases: Array<[string[], RegExp]> = [

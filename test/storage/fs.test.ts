@@ -4,9 +4,11 @@ import { mkdir, readdir, readFile, symlink, utimes, writeFile } from 'node:fs/pr
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { MAX_NAME_BYTES } from '../../src/shared/keys.js';
-import { createFsDriver, INLINE_READ_BYTES } from '../../src/storage/fs/fs-driver.js';
+import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
+import { INLINE_READ_BYTES } from '../../src/storage/fs/read-file.js';
 import { acquireLease } from '../../src/storage/lease.js';
 import { listKeys } from '../../src/storage/list.js';
+import { isObjectTooLarge, MAX_OBJECT_BYTES } from '../../src/storage/object-size.js';
 import { tempDir } from '../helpers/tmp.js';
 import { runStorageSuite } from './suite.js';
 
@@ -217,6 +219,48 @@ describe('fs driver specifics', () => {
       execFileSync('mkfifo', [path.join(tmp.dir, 'd', 'inner', 'pipe.md')]);
       assert.equal(await driver.get('d/inner/pipe.md'), null);
       assert.equal(await driver.stat('d/inner/pipe.md'), null);
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it('serves no file through a link out of the store: at the key, or a folder on the way; a link inside it, or to the root, is followed', async () => {
+    const tmp = await tempDir();
+    try {
+      const store = path.join(tmp.dir, 'store');
+      const outside = path.join(tmp.dir, 'outside');
+      await mkdir(path.join(outside, 'bank'), { recursive: true });
+      await writeFile(path.join(outside, 'shadow'), 'root:secret-hash:\n');
+      await writeFile(path.join(outside, 'bank', 'projectbrief.md'), 'another folder\n');
+      const driver = createFsDriver(store);
+      await driver.put('s/bank/own.md', 'own\n');
+      await symlink(path.join(outside, 'shadow'), path.join(store, 's', 'bank', 'shadow.md'));
+      assert.equal(await driver.get('s/bank/shadow.md'), null, 'a link at the key');
+      assert.equal(await driver.stat('s/bank/shadow.md'), null);
+      await driver.put('t/live/x.md', 'x');
+      await symlink(path.join(outside, 'bank'), path.join(store, 't', 'bank'));
+      assert.equal(await driver.get('t/bank/projectbrief.md'), null, 'a folder on the way linked out of the store');
+      assert.deepEqual(await listKeys(driver, 's/'), ['s/bank/own.md']);
+      // Inside the store, a link is followed; so is a root that is itself a link (a home on another disk).
+      await symlink(path.join(store, 's', 'bank'), path.join(store, 'alias'));
+      assert.equal((await driver.get('alias/own.md'))?.body.toString(), 'own\n');
+      await symlink(store, path.join(tmp.dir, 'root-link'));
+      assert.equal((await createFsDriver(path.join(tmp.dir, 'root-link')).get('s/bank/own.md'))?.body.toString(), 'own\n');
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it("reads no file larger than any object live-mem writes (a sparse 5 GiB one), nor past a caller's maxBytes", async () => {
+    const tmp = await tempDir();
+    try {
+      const driver = createFsDriver(tmp.dir);
+      await driver.put('s/live/small.md', 'small');
+      execFileSync('truncate', ['-s', '5G', path.join(tmp.dir, 's', 'live', 'huge.md')]); // sparse: no disk used
+      await assert.rejects(driver.get('s/live/huge.md'), (error) => isObjectTooLarge(error) && /5368709120 bytes/.test((error as Error).message));
+      assert.equal((await driver.stat('s/live/huge.md'))?.size, 5 * 1024 ** 3, 'listed and stat-ed as it is');
+      assert.equal((await driver.get('s/live/small.md'))?.body.toString(), 'small');
+      assert.ok(5 * 1024 ** 3 > MAX_OBJECT_BYTES);
     } finally {
       await tmp.remove();
     }

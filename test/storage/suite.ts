@@ -8,6 +8,7 @@ import { isLiveMemError } from '../../src/shared/errors.js';
 import { openBatch } from '../../src/storage/batch.js';
 import { acquireLease } from '../../src/storage/lease.js';
 import { listKeys } from '../../src/storage/list.js';
+import { isObjectTooLarge } from '../../src/storage/object-size.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 
 export interface DriverHarness {
@@ -47,6 +48,16 @@ export function runStorageSuite(name: string, makeHarness: () => Promise<DriverH
       const stat = await driver.stat('rt/bin.dat');
       assert.equal(stat?.size, bytes.length);
       assert.equal(stat?.etag, got.etag);
+    });
+
+    it('reads no object larger than the maxBytes asked for: too_large, nothing read; one that fits is read', async () => {
+      await driver.put('mx/a.md', '0123456789');
+      await assert.rejects(
+        driver.get('mx/a.md', { maxBytes: 9 }),
+        (error) => isObjectTooLarge(error) && /mx\/a\.md is 10 bytes/.test((error as Error).message),
+      );
+      assert.equal((await driver.get('mx/a.md', { maxBytes: 10 }))?.body.toString(), '0123456789');
+      assert.equal(await driver.get('mx/missing.md', { maxBytes: 1 }), null);
     });
 
     it('replaces a body and changes its etag', async () => {

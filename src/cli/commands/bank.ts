@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createExclusive } from '../../shared/private-file.js';
 import { invalid } from '../../shared/errors.js';
 import { type CommandDef, integer, REASON, SECRET } from '../command.js';
 import type { Session } from '../open.js';
@@ -47,7 +48,7 @@ export async function bankEdit({ core, caller }: Session, spaceId: string, filen
   const dir = await mkdtemp(path.join(tmpdir(), 'live-mem-edit-'));
   try {
     const draft = path.join(dir, path.basename(read.filename));
-    await writeFile(draft, read.content, { mode: 0o600 });
+    await createExclusive(draft, read.content, { mode: 0o600 });
     const { status, error } = runEditor(editor, draft);
     if (error || status !== 0) throw invalid(`the editor (${editor}) failed${status !== null ? ` with exit code ${status}` : ''}: nothing was changed`);
     const content = await readFile(draft, 'utf8');

@@ -1,13 +1,15 @@
-import { constants } from 'node:fs';
-import { chmod, copyFile, mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { invalid } from '../../shared/errors.js';
+import { createExclusive, replaceFile } from '../../shared/private-file.js';
 
 /**
  * How setup writes a file it merged (a client's configuration, a rules file, Claude Code's settings,
  * live-mem.yaml): every new text is computed before anything is written, so a file that cannot be
  * merged stops the command with nothing changed; an existing file is copied beside itself first; the
  * new text lands through a temporary file and a rename, so a crash leaves the old file or the new one.
+ * Both are created as shared/private-file.ts creates files: never through a name another user made
+ * first (a file of theirs, a link), with their mode from the start.
  */
 
 export interface FileChange {
@@ -49,20 +51,13 @@ export async function apply(file: Planned, stamp: string): Promise<FileChange> {
   let mode: number | undefined;
   if (old !== undefined) {
     backup = `${target}.bak-${stamp}`;
-    await copyFile(target, backup, constants.COPYFILE_EXCL);
+    // Readable by its owner only, whatever the file's mode: the old text may hold a token the new one no longer does.
+    await createExclusive(backup, await readFile(target), { mode: 0o600 });
     mode = (await stat(target)).mode & 0o777;
   }
   // A secret is never left readable by others, whatever the file's mode was; other files keep theirs.
   const wanted = secret ? (mode ?? 0o600) & 0o700 : (mode ?? 0o644);
-  const temporary = `${target}.live-mem-setup-${process.pid}`;
-  try {
-    await writeFile(temporary, next, { mode: wanted });
-    if (mode !== undefined) await chmod(temporary, wanted); // the umask applies to a new file's mode, not to a kept one
-    await rename(temporary, target);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await replaceFile(target, next, { mode: wanted });
   return { kind, file: shown, action: old === undefined ? 'created' : 'updated', ...(backup ? { backup } : {}), ...marked };
 }
 

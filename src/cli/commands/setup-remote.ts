@@ -1,4 +1,5 @@
 import { invalid } from '../../shared/errors.js';
+import { hasUserInfo, shownUrl } from '../../shared/shown-url.js';
 import type { Client, HttpEntry, Scope, ServerEntry, SetupGlobals, SetupOptions } from './setup-options.js';
 
 /**
@@ -49,15 +50,20 @@ export function refuseRemoteMismatch(client: Client, options: SetupOptions, glob
     throw invalid('claude-desktop: use --token-file (a desktop app does not see the variables of your shell; its bridge reads the file at each start)');
 }
 
-/** An http(s) URL, as given (a trailing slash kept: the server's path is the server's). */
+/**
+ * An http(s) URL, as given (a trailing slash kept: the server's path is the server's), and shown
+ * without credentials. A user or password in it is refused: the token is the credential, and fetch
+ * (the clients', `connect`'s) sends none from a URL.
+ */
 function remoteUrl(raw: string): string {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw invalid(`--url must be an http(s) URL (https://memory.example.com/mcp), got ${JSON.stringify(raw)}`);
+    throw invalid(`--url must be an http(s) URL (https://memory.example.com/mcp), got ${JSON.stringify(shownUrl(raw))}`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid(`--url must be an http(s) URL, got ${JSON.stringify(raw)}`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid(`--url must be an http(s) URL, got ${JSON.stringify(shownUrl(url))}`);
+  if (hasUserInfo(url)) throw invalid(`--url takes no user or password (${shownUrl(url)}): the token is the credential, from --token-file or --token-env`);
   return raw;
 }
 
@@ -76,14 +82,12 @@ export function remoteEntry(
   token: { file: string; value: string } | undefined,
 ): { entry: ServerEntry; secret: boolean; notes: string[] } {
   const url = remoteUrl(options.url);
-  const notes = /^https:|^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(url)
-    ? []
-    : [`the token travels in clear to ${new URL(url).host} over http://: put the server behind TLS (docs/team.md, "TLS with a reverse proxy")`];
+  const notes: string[] = [];
   if (client === 'claude-desktop') {
     if (!token) throw new Error('refuseRemoteMismatch lets claude-desktop through with a token file only');
     const entry = { command: launch.command, args: [...launch.args, '--token-file', token.file, 'connect', url], env: {} };
     notes.push(
-      `claude-desktop reads no remote server from its file: the entry launches live-mem as a bridge to ${url}, reading the token from ${token.file} at each start`,
+      `claude-desktop reads no remote server from its file: the entry launches live-mem as a bridge to ${shownUrl(url)}, reading the token from ${token.file} at each start`,
     );
     return { entry, secret: false, notes };
   }

@@ -5,8 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { validateSpaceId } from '../../core/validate.js';
 import { invalid, isLiveMemError } from '../../shared/errors.js';
+import { shownUrl } from '../../shared/shown-url.js';
 import type { CommandDef } from '../command.js';
 import { apply, backupStamp, type FileChange, isFolder, type Planned, plan, secretFrom } from './setup-files.js';
+import { remoteWarnings } from './remote-checks.js';
 import { setupModelCommand } from './setup-model.js';
 import { claudeSettingsFile, hookCommand, hookGroup, mergeHook } from './setup-hooks.js';
 import { refuseRemoteMismatch, remoteEntry } from './setup-remote.js';
@@ -192,7 +194,7 @@ export async function setup(client: string, options: SetupOptions, globals: Setu
     const where = { url: options.url, tokenEnv: options.tokenEnv, scope, file, fileGiven: options.file !== undefined };
     const remote = remoteEntry(which, where, launch, tokenFile && token ? { file: tokenFile, value: token } : undefined);
     ({ entry, secret } = remote);
-    notes.push(...remote.notes);
+    notes.push(...(await remoteWarnings(new URL(options.url), tokenFile)), ...remote.notes);
   } else {
     const env: Record<string, string> = {
       LIVE_MEM_AGENT: globals.agent ?? which,
@@ -219,7 +221,7 @@ export async function setup(client: string, options: SetupOptions, globals: Setu
     status: 'ok',
     client: which,
     server: name,
-    ...(options.url !== undefined ? { connects: options.url } : {}),
+    ...(options.url !== undefined ? { connects: shownUrl(options.url) } : {}),
     ...('command' in entry ? { launches, env: entry.env } : {}),
     notes,
   };

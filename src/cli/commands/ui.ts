@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { hashToken } from '../../core/auth/token-store.js';
 import { isLoopback } from '../../mcp/http-listen.js';
+import { createExclusive } from '../../shared/private-file.js';
 import type { UiHandler } from '../../ui/handler.js';
 import type { Session } from '../open.js';
 import { type CommandDef, hosts, integer, type OptionDef } from '../command.js';
@@ -92,7 +93,7 @@ async function openBrowser(url: string, logger: Session['logger']): Promise<{ re
   const folder = await mkdtemp(path.join(tmpdir(), 'live-mem-ui-'));
   const page = path.join(folder, 'open.html');
   // The URL is ours (an address, a port, base64url): nothing in it needs escaping in an attribute.
-  await writeFile(
+  await createExclusive(
     page,
     `<!doctype html>\n<meta charset="utf-8">\n<meta http-equiv="refresh" content="0;url=${url}">\n<title>live-mem</title>\n<p><a href="${url}">Open the live-mem web viewer</a></p>\n`,
     { mode: 0o600 },

@@ -5,6 +5,7 @@ import { listAll } from '../../storage/list.js';
 import { authorize, toAgentName, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { baseName, spaceKeys } from '../layout.js';
+import { readLiveNote } from '../note/corpus.js';
 import { parseNoteFile } from '../note/note-file.js';
 import { compareNewestFirst, parseNoteName, stampToIso, type NoteName } from '../note-name.js';
 import { loadMeta, requireSpace } from '../space-meta.js';
@@ -139,10 +140,10 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     const batch = storage.parallelism * 4;
     for (let start = 0; start < names.length; start += batch) {
       const slice = names.slice(start, start + batch);
-      const bodies = await mapLimit(slice, storage.parallelism, (name) => storage.get(spaceKeys(spaceId).note(name.filename)));
+      const bodies = await mapLimit(slice, storage.parallelism, (name) => readLiveNote(context, spaceId, name.filename));
       for (const [i, object] of bodies.entries()) {
         const name = slice[i] as NoteName;
-        if (!object) continue; // gone since listed (space deleted?): nothing to consolidate
+        if (!object) continue; // gone since listed (space deleted?), or no note (too large): nothing to consolidate
         const parsed = parseNoteFile(object.body.toString('utf8'));
         const note: PromptNote = {
           timestamp: parsed.timestamp ?? stampToIso(name.stamp),

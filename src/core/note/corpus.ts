@@ -2,11 +2,14 @@ import { BoundedCache } from '../../shared/bounded-cache.js';
 import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
+import { isObjectTooLarge } from '../../storage/object-size.js';
+import type { StoredObject } from '../../storage/types.js';
 import { decodeHistoryNotes, decodeHistoryPreimages, type HistoryPreimage } from '../commit/history.js';
 import { type HistoryRecord, isForgetId, parseHistoryRecord } from '../commit/history-record.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { compareNewestFirst, parseNoteName, sortOldestFirst, type NoteName } from '../note-name.js';
+import { LARGEST_NOTE_BYTES } from './note-file.js';
 import { toNoteView, type NoteView } from './note-view.js';
 
 /**
@@ -48,6 +51,22 @@ const NOTE_VIEW_BYTES = 300;
 
 /** Oldest first, the order of level 0. */
 export const compareOldestFirst = (a: NoteName, b: NoteName): number => compareNewestFirst(b, a);
+
+/**
+ * A live note's file, read by every reader of live/ (this corpus, a consolidation's window); null when
+ * it is gone, or larger than any note live-mem writes (LARGEST_NOTE_BYTES: a planted file, read whole,
+ * would take that much memory, or fail every read of the space): left out with a warning, it hides
+ * only itself (`live-mem doctor` reports it).
+ */
+export async function readLiveNote(context: CoreContext, spaceId: string, filename: string): Promise<StoredObject | null> {
+  try {
+    return await context.storage.get(spaceKeys(spaceId).note(filename), { maxBytes: LARGEST_NOTE_BYTES });
+  } catch (error) {
+    if (!isObjectTooLarge(error)) throw error;
+    context.logger.warn(`${(error as Error).message}: reads, searches and consolidations of '${spaceId}' leave it out (\`live-mem doctor\` says more)`);
+    return null;
+  }
+}
 
 export function createCorpus(context: CoreContext) {
   const { storage } = context;
@@ -342,13 +361,13 @@ export function createCorpus(context: CoreContext) {
       liveNotes.set(`${spaceId}/${view.filename}`, view, view.content.length + NOTE_VIEW_BYTES);
     },
 
-    /** One live note with its text; null once it left live/ (consolidated) or never existed. */
+    /** One live note with its text; null once it left live/ (consolidated), never existed, or is too large to be one (readLiveNote). */
     async liveNote(spaceId: string, name: NoteName): Promise<NoteView | null> {
       const cacheKey = `${spaceId}/${name.filename}`;
       if (isForgotten(spaceId, name.filename)) return null;
       const cached = liveNotes.get(cacheKey);
       if (cached) return cached;
-      const object = await storage.get(spaceKeys(spaceId).note(name.filename));
+      const object = await readLiveNote(context, spaceId, name.filename);
       if (!object) return null;
       const view = toNoteView(name, object.body);
       liveNotes.set(cacheKey, view, view.content.length + NOTE_VIEW_BYTES);

@@ -16,6 +16,13 @@ import { isoSeconds } from '../note-name.js';
  *
  *   content
  */
+/**
+ * The largest note file any live-mem writes, whatever its settings: the highest LIVE_MEM_MAX_NOTE_CHARS
+ * (config/fields.ts: 10 million characters) at 4 bytes each, and room for its front-matter. A bigger
+ * file in live/ is no note of live-mem's, and is not read (corpus.ts).
+ */
+export const LARGEST_NOTE_BYTES = 10_000_000 * 4 + 64 * 1024;
+
 export interface NoteFields {
   timestamp: string;
   agent: string;

@@ -1,5 +1,6 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { LiveMemError } from '../../shared/errors.js';
+import { PROCESS_ID } from '../../shared/process.js';
 import { listAll, listPrefixes } from '../../storage/list.js';
 import type { CoreContext, PurposeTotals, Reservation, SpendCap, SpendCost, SpendLedger, SpendPurpose, SpendRecord, SpendTotals } from '../context.js';
 import { SPEND_PURPOSES } from '../context.js';
@@ -7,11 +8,10 @@ import { spaceKeys } from '../layout.js';
 import { toStamp } from '../note-name.js';
 import { readRawMeta } from '../space-meta.js';
 import { CAP_FIELD, CAP_SETTING, capInForce, describeCap, SEARCH_SHARE_SETTING } from './cap.js';
+import { HOLD_SLACK_MS, type Hold, holdReachMs, holdState, parseHold } from './holds.js';
 
 /** Parsed records and holds kept in memory (they never change once written): a reservation lists today's folder and reads only new ones. */
 const CACHE_LIMIT = 20_000;
-/** How long after its call's timeout a hold still counts: a hold older than that was left by a process that died. */
-const HOLD_SLACK_MS = 60_000;
 
 export const dayOf = (date: Date): string => date.toISOString().slice(0, 10);
 
@@ -50,23 +50,6 @@ function parseRecord(body: Buffer): SpendRecord | null {
       calls: count(raw.calls),
       ...(raw.estimated === true ? { estimated: true } : {}),
     };
-  } catch {
-    return null;
-  }
-}
-
-/** A call in flight, as another process sees it: `{day}/{stamp}-{id}.hold` (not `.json`: never summed as spent). */
-interface Hold {
-  purpose: SpendPurpose;
-  tokens: number;
-  expires_at: string;
-}
-
-function parseHold(body: Buffer): Hold | null {
-  try {
-    const raw = JSON.parse(body.toString('utf8')) as Partial<Hold>;
-    if (typeof raw !== 'object' || raw === null || !SPEND_PURPOSES.includes(raw.purpose as SpendPurpose) || typeof raw.expires_at !== 'string') return null;
-    return { purpose: raw.purpose as SpendPurpose, tokens: count(raw.tokens), expires_at: raw.expires_at };
   } catch {
     return null;
   }
@@ -153,11 +136,12 @@ export function createSpendLedger(context: CoreContext): SpendLedger {
 
   /**
    * What counts against the cap today: the day's records (the store's and this process's), the
-   * holds of other processes' calls in flight (expired ones left out and removed), this process's
-   * claims. Everything but the claims is read first; the claims are added by the caller in the same
-   * synchronous step that decides.
+   * holds of other processes' calls in flight (holds.ts: those of calls over or of processes gone
+   * left out and removed, those no call could have left — too far ahead, more than the cap — left
+   * out for doctor to report), this process's claims. Everything but the claims is read first; the
+   * claims are added by the caller in the same synchronous step that decides.
    */
-  const counted = async (spaceId: string, day: string): Promise<() => Counted> => {
+  const counted = async (spaceId: string, day: string, cap: SpendCap): Promise<() => Counted> => {
     const folder = spaceKeys(spaceId).spendDay(day);
     const recordKeys: string[] = [];
     const holdKeys: string[] = [];
@@ -170,6 +154,7 @@ export function createSpendLedger(context: CoreContext): SpendLedger {
       mapLimit(holdKeys, storage.parallelism, (key) => read(key, parseHold)),
     ]);
     const now = context.clock().getTime();
+    const bounds = { reachMs: holdReachMs(context), cap };
     return () => {
       const total: Counted = { tokens: 0, search: 0 };
       const listed = new Set(recordKeys);
@@ -177,9 +162,9 @@ export function createSpendLedger(context: CoreContext): SpendLedger {
       for (const [key, entry] of ownRecords.get(folder)?.records ?? [])
         if (!listed.has(key)) countIn(total, entry.purpose, entry.prompt_tokens + entry.completion_tokens);
       holds.forEach((hold, i) => {
-        if (!hold) return;
-        if (Date.parse(hold.expires_at) > now) countIn(total, hold.purpose, hold.tokens);
-        else void storage.delete(holdKeys[i] as string).catch(() => undefined); // left by a process that died
+        const state = holdState(hold, now, bounds);
+        if (state === 'live' && hold) countIn(total, hold.purpose, hold.tokens);
+        else if (state === 'expired' || state === 'abandoned') void storage.delete(holdKeys[i] as string).catch(() => undefined); // left by a process that died
       });
       for (const claim of claims.get(spaceId)?.values() ?? []) countIn(total, claim.purpose, claim.tokens);
       return total;
@@ -239,7 +224,12 @@ export function createSpendLedger(context: CoreContext): SpendLedger {
       const now = context.clock();
       const day = dayOf(now);
       const holdKey = `${spaceKeys(spaceId).spendDay(day)}${toStamp(now)}-${id}.hold`;
-      const hold: Hold = { purpose, tokens, expires_at: new Date(now.getTime() + timeoutMs + HOLD_SLACK_MS).toISOString() };
+      const hold: Hold = {
+        purpose,
+        tokens,
+        expires_at: new Date(now.getTime() + timeoutMs + HOLD_SLACK_MS).toISOString(),
+        ...(PROCESS_ID ? { process: PROCESS_ID } : {}),
+      };
       ownHolds.add(holdKey);
       const dropHold = async () => {
         await storage.delete(holdKey).catch((error: unknown) => context.logger.debug(`could not remove the spend hold ${holdKey}`, { error: String(error) }));
@@ -248,7 +238,7 @@ export function createSpendLedger(context: CoreContext): SpendLedger {
       try {
         // Written before the listing: a process claiming at the same time sees it (see above).
         await storage.put(holdKey, `${JSON.stringify(hold)}\n`, { contentType: 'application/json', ifNoneMatch: '*' });
-        const total = await counted(spaceId, day);
+        const total = await counted(spaceId, day, cap);
         // From here to the claim, nothing is awaited: the claims of this process are decided one at a time.
         const used = total();
         if (used.tokens + tokens > cap.tokens || (purpose === 'search' && used.search + tokens > cap.search)) {

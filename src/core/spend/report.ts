@@ -4,6 +4,7 @@ import type { CoreContext } from '../context.js';
 import { requireSpace } from '../space-meta.js';
 import { parseDateTime, validateSpaceId } from '../validate.js';
 import { capReport } from './cap.js';
+import { inspectHolds } from './holds.js';
 import { dayOf } from './ledger.js';
 
 /** Days `space_info` sums (today included), and the most `live-mem spend --since` may ask for: reading costs a listing per day. */
@@ -15,12 +16,33 @@ const daysBefore = (day: string, days: number): string => dayOf(new Date(Date.pa
 /** The cap in force as reported (cap.ts): null when there is none and nobody set one, else its tokens, who set it and why. */
 const capFor = async (context: CoreContext, spaceId: string) => capReport(await context.spend.capOf(spaceId), spaceId);
 
-/** What `space_info` says of a space's model spend: today and the last 30 days (UTC), by purpose, and its cap. */
+/**
+ * What `space_info` says of a space's model spend: today and the last 30 days (UTC), by purpose, and
+ * its cap; and today's holds (holds.ts): the tokens calls in flight claim against the cap
+ * (`in_flight`), and holds found that count for nothing, which doctor reports and `--fix` removes.
+ */
 export async function spendSummary(context: CoreContext, spaceId: string) {
   const today = dayOf(context.clock());
-  const [{ total, days }, cap] = await Promise.all([context.spend.range(spaceId, daysBefore(today, INFO_DAYS - 1), today), capFor(context, spaceId)]);
+  const cap = await context.spend.capOf(spaceId);
+  const [{ total, days }, holds] = await Promise.all([
+    context.spend.range(spaceId, daysBefore(today, INFO_DAYS - 1), today),
+    inspectHolds(context, spaceId, cap, today),
+  ]);
   const { day: _day, ...todayTotals } = days[days.length - 1] as (typeof days)[number];
-  return { today: todayTotals, last_30_days: total, daily_cap: cap };
+  const live = holds.filter((entry) => entry.state === 'live');
+  const ignored = holds.length - live.length;
+  return {
+    today: todayTotals,
+    in_flight: { calls: live.length, tokens: live.reduce((sum, entry) => sum + (entry.hold?.tokens ?? 0), 0) },
+    ...(ignored > 0
+      ? {
+          holds_not_counted: ignored,
+          hint: `${ignored} spend hold(s) today count for nothing (stale or invalid): \`live-mem doctor ${spaceId} --fix\` removes them`,
+        }
+      : {}),
+    last_30_days: total,
+    daily_cap: capReport(cap, spaceId),
+  };
 }
 
 /** `live-mem spend`: totals per purpose and per day since `since` (default: the last 30 days), UTC days. */

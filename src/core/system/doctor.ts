@@ -11,6 +11,7 @@ import { listSpaceIds } from '../space-meta.js';
 import { validateSpaceId } from '../validate.js';
 import { budgetFinding, checkBackups, checkHistoryFiles, checkLayout, checkLiveNotes, checkMeta, checkTokens, deepBudget } from './doctor-data.js';
 import { checkLineEndings } from './doctor-line-endings.js';
+import { checkSpendHolds } from './doctor-spend.js';
 import { checkHistory, checkIndex, checkLeases, checkOrphan, checkPending, type Finding, historyState, plural, type SpaceCheckDeps } from './doctor-space.js';
 
 /**
@@ -56,6 +57,7 @@ const ALL_CLEAR: Record<string, string> = {
   'history-files': "every consolidation's record.json and notes.json decode",
   notes: 'every live note is UTF-8 text with its front-matter',
   'line-endings': 'bank files, rules and synthesis end their lines with \\n',
+  'spend-holds': 'every spend hold is a model call in flight',
   backups: 'no backup left unfinished by a killed run',
 };
 
@@ -311,6 +313,7 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
         perSpace.push(...(await checkLayout(spaceDeps, spaceId)));
         perSpace.push(...(await checkPending(spaceDeps, spaceId)));
         perSpace.push(...(await checkLeases(spaceDeps, spaceId)));
+        perSpace.push(...(await checkSpendHolds(spaceDeps, spaceId)));
         // History as it is once a pending commit is finished (--fix): a consolidation killed mid-write of its history is complete by now.
         const history = await historyState(context, spaceId);
         perSpace.push(...(await checkHistory(spaceDeps, spaceId, history)));

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, promises as fsp, fstatSync, open, openSync, read, readSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { promises as fsp, lstatSync, statSync, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { coalescing, mapLimit } from '../../shared/concurrency.js';
 import { LiveMemError } from '../../shared/errors.js';
 import { normalizeKey, normalizePrefix, RESERVED_SUFFIXES } from '../../shared/keys.js';
@@ -12,6 +11,7 @@ import { createFileCreator } from './create-file.js';
 import { isCode, storageError } from './errors.js';
 import { withKeyLock } from './key-lock.js';
 import { FOLDER_TRIES, makeFolder } from './make-folder.js';
+import { createFileReader } from './read-file.js';
 import { syncWritten } from './sync.js';
 
 /**
@@ -27,6 +27,9 @@ import { syncWritten } from './sync.js';
  * compare-and-swap, replace and delete of one key are serialised across processes by a lock file
  * beside it (see key-lock.ts). A write batch skips the temp file and the fsync per object and syncs
  * them all at `flush` (see sync.ts). `removeFolder` renames a folder aside in one step, then erases it.
+ *
+ * Reads (read-file.ts) take only what a writer here could have made: a regular file inside the store,
+ * never one reached through a link out of it, and none larger than MAX_OBJECT_BYTES.
  */
 /** A temp or lock file this old belongs to no running write: listings remove it. */
 const DEBRIS_AFTER_MS = 60 * 60 * 1000;
@@ -36,49 +39,6 @@ const DEBRIS_AFTER_MS = 60 * 60 * 1000;
  * this cannot be shared with a change still to come.
  */
 const VERSION_SETTLE_MS = 2_000;
-/**
- * Reads run on the calling thread: a stat, a folder's version, an open, and a file of at most this
- * many bytes (a note, a record, a space's meta); a bigger file (a snapshot, a large bundle of notes) is
- * read through libuv's thread pool, so a long read never holds up the event loop. On a local disk,
- * where what a search reads is in the page cache, that is the cheap way: measured on a 2-core machine,
- * a note read inline costs 10–20 µs of CPU, the same read through the pool (open, fstat, read, close:
- * four round trips, each waking two threads) 150–200 µs; a stat 3 µs inline, 40 µs through the pool. A
- * warm search reads a few notes and asks a few folders' versions: through the pool that was about half
- * of its CPU. The price: a read the disk must serve (a cold cache, a network mount) holds up every call
- * the process is answering while it lasts — a store shared over a network belongs on S3.
- */
-export const INLINE_READ_BYTES = 256 * 1024;
-const readAt = promisify(read);
-const openAt = promisify(open);
-
-/**
- * A file opened to read, without waiting on the calling thread: non-blocking, so a FIFO put in the
- * store answers at once (as no object) instead of waiting for a writer. A file under a lease (Samba,
- * knfsd) refuses that open until the lease is broken: the wait is then taken through the pool.
- */
-async function openToRead(file: string): Promise<number> {
-  try {
-    return openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    if (isCode(error, 'EAGAIN', 'EWOULDBLOCK')) return openAt(file, 'r');
-    throw error;
-  }
-}
-
-/** Fills `body` from the file open as `fd`, from its start; the bytes read (fewer at a shorter file). */
-async function readInto(fd: number, body: Buffer): Promise<number> {
-  let done = 0;
-  while (done < body.length) {
-    const bytesRead =
-      body.length <= INLINE_READ_BYTES
-        ? readSync(fd, body, done, body.length - done, done)
-        : (await readAt(fd, body, done, body.length - done, done)).bytesRead;
-    if (bytesRead === 0) break;
-    done += bytesRead;
-  }
-  return done;
-}
-
 export interface FsDriverOptions {
   /**
    * Test hook: called with `before-rename:{file name}` once a replacing write's temp file holds the
@@ -107,6 +67,7 @@ export function createFsDriver(rootDir: string, options: FsDriverOptions = {}): 
   let tempCount = 0;
   const tempFor = (file: string): string => `${file}.${tempTag}${(tempCount++).toString(36)}${RESERVED_SUFFIXES[0]}`;
   const creator = createFileCreator(tempFor);
+  const readFile = createFileReader(root);
 
   /** inode, mtime to the microsecond, size: every write makes a new inode, so versions never share one. */
   const etagOf = (stats: Stats): string => `${stats.ino.toString(36)}-${Math.round(stats.mtimeMs * 1000).toString(36)}-${stats.size.toString(36)}`;
@@ -118,9 +79,10 @@ export function createFsDriver(rootDir: string, options: FsDriverOptions = {}): 
     etag: etagOf(stats),
   });
 
+  /** A file's stats, from its name alone (lstat): a link at the name is no object, as `get` says. */
   const statFile = async (file: string): Promise<Stats | null> => {
     try {
-      const stats = statSync(file, { throwIfNoEntry: false });
+      const stats = lstatSync(file, { throwIfNoEntry: false });
       return stats?.isFile() ? stats : null;
     } catch (error) {
       if (isCode(error, 'ENOENT', 'ENOTDIR')) return null;
@@ -234,28 +196,9 @@ export function createFsDriver(rootDir: string, options: FsDriverOptions = {}): 
     location: root,
     parallelism: 16,
 
-    async get(key): Promise<StoredObject | null> {
-      const file = pathOf(key);
-      let fd: number;
-      try {
-        fd = await openToRead(file);
-      } catch (error) {
-        if (isCode(error, 'ENOENT', 'ENOTDIR', 'EISDIR')) return null;
-        throw storageError('read', file, error);
-      }
-      try {
-        const stats = fstatSync(fd);
-        if (!stats.isFile()) return null;
-        // Files are never changed in place (a write renames a new file over), so the size is final.
-        const body = Buffer.allocUnsafe(stats.size);
-        const length = await readInto(fd, body);
-        return { ...infoOf(key, stats), body: length === body.length ? body : body.subarray(0, length) };
-      } catch (error) {
-        if (isCode(error, 'EISDIR')) return null;
-        throw storageError('read', file, error);
-      } finally {
-        closeSync(fd);
-      }
+    async get(key, options = {}): Promise<StoredObject | null> {
+      const read = await readFile(key, pathOf(key), options.maxBytes);
+      return read && { ...infoOf(key, read.stats), body: read.body };
     },
 
     async version(prefix) {

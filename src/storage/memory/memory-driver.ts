@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { LiveMemError } from '../../shared/errors.js';
 import { normalizeKey, normalizePrefix } from '../../shared/keys.js';
+import { objectTooLarge, readLimit } from '../object-size.js';
 import type { ListOptions, ListPage, ObjectInfo, PutOptions, StorageDriver, StoredObject } from '../types.js';
 import { paginate } from '../list.js';
 
@@ -33,9 +34,11 @@ export function createMemoryDriver(clock: () => Date = () => new Date()): Storag
     location: 'memory',
     parallelism: 16,
 
-    async get(key): Promise<StoredObject | null> {
+    async get(key, options = {}): Promise<StoredObject | null> {
       const entry = entries.get(normalizeKey(key));
       if (!entry) return null;
+      const limit = readLimit(options.maxBytes);
+      if (entry.body.length > limit) throw objectTooLarge(key, entry.body.length, limit);
       return { key, body: Buffer.from(entry.body), size: entry.body.length, lastModified: entry.lastModified, etag: entry.etag };
     },
 

@@ -14,6 +14,7 @@ import type { PutObjectCommandInput, S3ClientConfig } from '@aws-sdk/client-s3';
 import { LiveMemError } from '../../shared/errors.js';
 import { normalizeKey, normalizePrefix } from '../../shared/keys.js';
 import type { ListOptions, ListPage, ObjectInfo, PutOptions, StorageDriver, StoredObject } from '../types.js';
+import { objectTooLarge, readLimit } from '../object-size.js';
 
 /**
  * The S3 driver. This is the only module that imports @aws-sdk/*; the app loads it with a dynamic
@@ -292,10 +293,15 @@ export function createS3Driver(options: S3DriverOptions): S3StorageDriver {
     parallelism: maxSockets,
     checkConditionalWrites,
 
-    async get(key): Promise<StoredObject | null> {
+    async get(key, options = {}): Promise<StoredObject | null> {
       const full = fullKey(key);
+      const limit = readLimit(options.maxBytes);
       try {
         const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: full }));
+        if ((res.ContentLength ?? 0) > limit) {
+          (res.Body as { destroy?: () => void } | undefined)?.destroy?.(); // not one byte of it read
+          throw objectTooLarge(key, res.ContentLength ?? 0, limit);
+        }
         const body = Buffer.from((await res.Body?.transformToByteArray()) ?? []);
         return { key, body, size: body.length, lastModified: res.LastModified ?? new Date(0), etag: unquote(res.ETag) ?? md5Hex(body) };
       } catch (error) {
