@@ -75,7 +75,8 @@ export async function spaceBind({ core, caller }: Session, spaceId: string | und
     }
   }
   if (spaceId === undefined) throw invalid(`name the space to bind ('${legacy}', this project's older space), or give --new to start '${found.space_id}'`);
-  if (spaceId !== legacy && spaceId !== found.space_id)
+  // An older space is named like the former id but for case (project-space.ts).
+  if (spaceId.toLowerCase() !== legacy.toLowerCase() && spaceId !== found.space_id)
     throw invalid(
       `'${spaceId}' is not this project's space: its older space is '${legacy}', its own '${found.space_id}' (another space: pin it with LIVE_MEM_SPACE)`,
     );
