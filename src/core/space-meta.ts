@@ -16,6 +16,12 @@ export interface SpaceMeta {
   last_consolidation: string | null;
   consolidation_count: number;
   total_notes_processed: number;
+  /**
+   * The project the space belongs to (`github.com/acme/webapp`): set when a project's first note or
+   * `live-mem space bind` made it its space; a space that records another is never a project's older
+   * space (space/project-space.ts).
+   */
+  project?: string;
   [field: string]: unknown;
 }
 

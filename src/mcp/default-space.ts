@@ -3,8 +3,9 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { type ClientCapabilities, type Root, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ownerCaller, type Caller } from '../core/caller.js';
 import { createCore, type Core } from '../core/core.js';
+import { type ProjectClaim, projectSpace } from '../core/space/project-space.js';
 import { firstNoteSpace } from '../core/space/space-service.js';
-import { LiveMemError } from '../shared/errors.js';
+import { isLiveMemError, LiveMemError } from '../shared/errors.js';
 import { NO_DEFAULT_SPACE } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
 import { createMemoryDriver } from '../storage/memory/memory-driver.js';
@@ -14,14 +15,15 @@ import { createMemoryDriver } from '../storage/memory/memory-driver.js';
  * connection. The rules, first that applies: a pinned space (LIVE_MEM_SPACE); the project of the
  * client's MCP roots; the project of the folder the server was started in; the one space a token is
  * limited to. None: the call is refused and told how to give it one, never sent to a catch-all
- * space. A project is found by config/project-identity.ts, which the CLI gives here.
+ * space. A project is found by config/project-identity.ts, which the CLI gives here; which space it
+ * uses (its own, or an older one bound to it) is core/space/project-space.ts's one decision.
  */
 
 /** The rule that chose a call's space (`space_source`). */
 export type SpaceSource = 'space_id' | 'LIVE_MEM_SPACE' | 'roots' | 'folder' | 'token';
 
 /** A folder's project (config/project-identity.ts), or why it is none. */
-export type FolderProject = { space_id: string; from: string } | { none: string };
+export type FolderProject = (ProjectClaim & { from: string }) | { none: string };
 
 /** What a stdio server knows of its project, from the CLI (the composition root). None over HTTP: no client folder there. */
 export interface ProjectSpaces {
@@ -34,9 +36,10 @@ export interface ProjectSpaces {
 }
 
 export type DefaultSpace =
-  | { space_id: string; source: SpaceSource; detail: string }
-  /** No rule gave a space: `detail` says why each did not. */
-  | { space_id?: undefined; source: 'none'; detail: string };
+  /** `project`: the project a space this call creates is made for (recorded in its meta). */
+  | { space_id: string; source: SpaceSource; detail: string; project?: string | undefined }
+  /** No rule gave a space: `detail` says why each did not; `refused`, the refusal to give (a project's older space undecided). */
+  | { space_id?: undefined; source: 'none'; detail: string; refused?: LiveMemError };
 
 /** How the instructions speak of space_id: a default exists, may come from the client's roots, or cannot exist. */
 export type SpaceMode = 'default' | 'roots' | 'required';
@@ -68,17 +71,18 @@ export interface DefaultSpaceOptions {
 export function createDefaultSpaces(options: DefaultSpaceOptions): DefaultSpaces {
   const { project } = options;
   const roots = project && options.server ? followRoots(options.server, project.identify, options.logger) : undefined;
+  const spaceOf = projectSpaces(options.core);
   return {
     async resolve(caller) {
       if (project?.pinned) return { space_id: project.pinned, source: 'LIVE_MEM_SPACE', detail: 'LIVE_MEM_SPACE, the space pinned for this server' };
       const passed: string[] = [];
       const fromRoots = await roots?.answer();
-      if (fromRoots && 'space_id' in fromRoots) return { space_id: fromRoots.space_id, source: 'roots', detail: fromRoots.from };
+      if (fromRoots && 'space_id' in fromRoots) return spaceOf(fromRoots, 'roots', fromRoots.from);
       if (fromRoots) passed.push(fromRoots.none);
       if (project) {
         if ('space_id' in project.folder) {
           const detail = `the folder the server runs in: ${project.folder.from}`;
-          return { space_id: project.folder.space_id, source: 'folder', detail: passed.length > 0 ? `${detail} (${passed.join('; ')})` : detail };
+          return spaceOf(project.folder, 'folder', passed.length > 0 ? `${detail} (${passed.join('; ')})` : detail);
         }
         passed.push(`the server's folder: ${project.folder.none}`, 'no LIVE_MEM_SPACE is set');
       } else passed.push('over HTTP a client has no roots nor folder here');
@@ -97,9 +101,43 @@ export function createDefaultSpaces(options: DefaultSpaceOptions): DefaultSpaces
   };
 }
 
-/** The refusal of a call that names no space where no rule gives one: the message says why, the hint (shared/hints.ts) how to fix it. */
+/**
+ * The refusal of a call that names no space where no rule gives one: the message says why, the hint
+ * (shared/hints.ts) how to fix it. A project whose older space is undecided keeps its own refusal.
+ */
 export function noDefaultSpace(what: string, chosen: DefaultSpace): LiveMemError {
+  if (chosen.source === 'none' && chosen.refused) return chosen.refused;
   return new LiveMemError('invalid_input', `${what} is required: ${NO_DEFAULT_SPACE} (${chosen.detail})`);
+}
+
+/**
+ * A project's space on this connection (core/space/project-space.ts decides), kept once it exists:
+ * a project whose space is there costs no more reads of the store per call. An undecided older
+ * space is a refusal the call carries (`noDefaultSpace`), and whoami shows.
+ */
+function projectSpaces(core: Core) {
+  const known = new Map<string, { space_id: string; older?: string | undefined }>();
+  return async (claim: ProjectClaim, source: SpaceSource, detail: string): Promise<DefaultSpace> => {
+    const key = `${claim.space_id}\n${claim.project ?? ''}`;
+    let chosen = known.get(key);
+    if (!chosen) {
+      try {
+        const decided = await projectSpace(core.context, claim);
+        chosen = decided;
+        if (decided.exists) known.set(key, decided);
+      } catch (error) {
+        if (!isLiveMemError(error, 'conflict')) throw error;
+        return { source: 'none', detail: `${detail}: ${error.message}`, refused: error };
+      }
+    }
+    const own = chosen.space_id === claim.space_id;
+    return {
+      space_id: chosen.space_id,
+      source,
+      detail: chosen.older ? `${detail}; ${chosen.older}` : detail,
+      ...(own && claim.project !== undefined ? { project: claim.project } : {}),
+    };
+  };
 }
 
 /** An error as a short line: an invalid answer's message is the whole JSON of its schema issues. */
@@ -172,7 +210,7 @@ export function projectOfRoots(roots: Root[], identify: ProjectSpaces['identify'
     const identity = identify(dir);
     if ('space_id' in identity) {
       const rank = roots.length > 1 ? ` (root ${index + 1} of ${roots.length}, the first that is a project)` : '';
-      return { space_id: identity.space_id, from: `the client's root ${root.uri}${rank}: ${identity.from}` };
+      return { ...identity, from: `the client's root ${root.uri}${rank}: ${identity.from}` };
     }
     skipped.push(`the client's root ${identity.none}`);
   }

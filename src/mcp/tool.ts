@@ -102,7 +102,9 @@ export async function runTool(tool: ToolDefinition, args: unknown, context: Tool
   const input = { ...parsed, space_id: spaceId } as never;
   try {
     const result = await tool.handler(input, context);
-    return result.space_created === true ? { ...result, ...sourceOf(chosen) } : result;
+    if (result.space_created !== true) return result;
+    if (chosen?.project !== undefined) await recordProject(context, spaceId, chosen.project);
+    return { ...result, ...sourceOf(chosen) };
   } catch (error) {
     const missing = isLiveMemError(error) ? situationOf(error.code, error.message) : undefined;
     if (!tool.annotations.readOnlyHint || missing?.situation !== 'space_missing' || missing.about.space !== spaceId) throw error;
@@ -115,6 +117,21 @@ export async function runTool(tool: ToolDefinition, args: unknown, context: Tool
       space_exists: false,
       message: `space '${spaceId}' does not exist yet: it is empty until the first note written to it creates it`,
     };
+  }
+}
+
+/**
+ * A project's space made by its first note records the project (space-meta.ts `project`). After the
+ * note, not in it: the note service knows no project. A failure costs the record only (the space is
+ * the project's by its id all the same), so it is logged, not the note's failure.
+ */
+async function recordProject(context: ToolContext, spaceId: string, project: string): Promise<void> {
+  try {
+    await context.core.spaces.bindProject(context.caller, { space_id: spaceId, project });
+  } catch (error) {
+    context.core.context.logger.warn(
+      `space '${spaceId}' was made for ${project} but does not record it: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 

@@ -115,6 +115,12 @@ export function missingSpaceAdvice(wording: Wording, spaceId: string): string {
 export const NO_DEFAULT_SPACE = 'no default space here';
 
 /**
+ * What the refusal of a project's default space says when an older space of its former id records
+ * no project (core/space/project-space.ts): the person decides with `live-mem space bind`.
+ */
+export const PROJECT_MOVED = 'now maps to the space';
+
+/**
  * How a person gives a client's calls a default space: a step for whoever configures the client,
  * not for the agent, so it names the setting and the command in both shells.
  */
@@ -122,8 +128,8 @@ export const PIN_SPACE =
   "ask whoever set up this client to pin the project's space: LIVE_MEM_SPACE=NAME in its live-mem entry " +
   '(`live-mem setup <client> --space NAME` writes it); over HTTP, a token limited to one space';
 
-/** The situations a hint is about: each error code, and four cases a code alone does not tell apart. */
-export type Situation = ErrorCode | 'space_missing' | 'bank_file_missing' | 'unconfirmed' | 'no_default_space';
+/** The situations a hint is about: each error code, and five cases a code alone does not tell apart. */
+export type Situation = ErrorCode | 'space_missing' | 'bank_file_missing' | 'unconfirmed' | 'no_default_space' | 'project_moved';
 
 interface About {
   /** The space a `space_missing` error names. */
@@ -150,6 +156,8 @@ export const HINTS: Partial<Record<Situation, (w: Wording, about: About) => stri
     const list = w.step('listSpaces');
     return `Give space_id${list ? ` (${list} shows the spaces)` : ''}, or ${PIN_SPACE}.`;
   },
+  project_moved: () =>
+    "Nothing was read or written. Which space this project uses is a person's choice: the message names the command that makes it, once, in the project, for every client.",
   already_exists: () => 'Pick another space id, or use the existing space.',
   invalid_input: (w) => `Fix the argument named in the message and ${w.again}.`,
   conflict: (w) => `Another writer holds this; wait a moment and ${w.again}.`,
@@ -176,6 +184,7 @@ export function situationOf(code: string, message: string): { situation: Situati
   if (code === 'not_found' && BANK_FILE_MISSING.test(message)) return { situation: 'bank_file_missing', about: { space: '' } };
   if (code === 'invalid_input' && message.endsWith(CONFIRM_AGAIN)) return { situation: 'unconfirmed', about: { space: '' } };
   if (code === 'invalid_input' && message.includes(NO_DEFAULT_SPACE)) return { situation: 'no_default_space', about: { space: '' } };
+  if (code === 'conflict' && message.includes(PROJECT_MOVED)) return { situation: 'project_moved', about: { space: '' } };
   return { situation: code as Situation, about: { space: '' } };
 }
 

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Caller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
+import { projectSpace } from '../../src/core/space/project-space.js';
 import { isLiveMemError } from '../../src/shared/errors.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { listKeys } from '../../src/storage/list.js';
@@ -176,5 +177,63 @@ describe('compatibility with the Python Live Memory bucket', () => {
     } finally {
       await tmp.remove();
     }
+  });
+});
+
+describe("a project's space: its own, or an older one bound to it (project-space.ts)", () => {
+  const claim = { space_id: 'acme-webapp-abcdefghij', project: 'github.com/acme/webapp', legacy_id: 'webapp' };
+  const mallory = { space_id: 'mallory-webapp-klmnopqrst', project: 'evil.example.org/mallory/webapp', legacy_id: 'webapp' };
+
+  it('is its own id when no older space exists, and once its own exists', async () => {
+    const { core } = makeCore();
+    assert.deepEqual(await projectSpace(core.context, claim), { space_id: claim.space_id, exists: false });
+    await core.spaces.create(owner, { space_id: 'webapp' });
+    await core.spaces.create(owner, { space_id: claim.space_id, project: claim.project });
+    assert.deepEqual(await projectSpace(core.context, claim), { space_id: claim.space_id, exists: true });
+  });
+
+  it('refuses while an older space records no project, naming the choice; uses it once bound; leaves it to its project', async () => {
+    const { core } = makeCore();
+    await core.spaces.create(owner, { space_id: 'webapp' });
+    await assert.rejects(projectSpace(core.context, claim), (error: unknown) => {
+      assert.ok(isLiveMemError(error, 'conflict'));
+      for (const said of [
+        "now maps to the space 'acme-webapp-abcdefghij'",
+        "older space 'webapp'",
+        'live-mem space bind webapp',
+        'live-mem space bind --new',
+        'space_id',
+      ])
+        assert.ok(error.message.includes(said), `${said}: ${error.message}`);
+      return true;
+    });
+    await assert.rejects(projectSpace(core.context, mallory), code('conflict'), "a stranger's clone is refused too, never handed the space");
+
+    const bound = await core.spaces.bindProject(owner, { space_id: 'webapp', project: claim.project });
+    assert.deepEqual([bound.project, bound.changed], [claim.project, true]);
+    const ours = await projectSpace(core.context, claim);
+    assert.deepEqual([ours.space_id, ours.exists], ['webapp', true]);
+    assert.match(String(ours.older), /older space 'webapp'/);
+    // Another project's clone of the same name gets its own space, silently.
+    assert.deepEqual(await projectSpace(core.context, mallory), { space_id: mallory.space_id, exists: false });
+    // Bound to one project, a space is not bound to another.
+    await assert.rejects(core.spaces.bindProject(owner, { space_id: 'webapp', project: mallory.project }), code('invalid_input'));
+    assert.equal((await core.spaces.bindProject(owner, { space_id: 'webapp', project: claim.project })).changed, false, 'again: no change');
+  });
+
+  it('a project without an older id (a folder) is its own id, reading nothing', async () => {
+    const { core } = makeCore();
+    assert.deepEqual(await projectSpace(core.context, { space_id: 'plain-dir' }), { space_id: 'plain-dir', exists: false });
+  });
+});
+
+describe('an older space bound to a project, found from every spelling of its remote', () => {
+  it('`WebApp` in a URL finds the `webapp` space bound to the project, and the bound space comes before its own', async () => {
+    const { core } = makeCore();
+    const project = 'github.com/acme/webapp';
+    await core.spaces.create(owner, { space_id: 'webapp', project });
+    await core.spaces.create(owner, { space_id: 'acme-webapp-abcdefghij', project });
+    for (const legacy of ['webapp', 'WebApp', 'WEBAPP'])
+      assert.equal((await projectSpace(core.context, { space_id: 'acme-webapp-abcdefghij', project, legacy_id: legacy })).space_id, 'webapp', legacy);
   });
 });

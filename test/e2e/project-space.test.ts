@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Root } from '@modelcontextprotocol/sdk/types.js';
+import { projectIdentity } from '../../src/config/project-identity.js';
 import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { ROOTS_WAIT_MS } from '../../src/mcp/default-space.js';
@@ -34,6 +35,13 @@ function git(cwd: string, ...args: string[]): void {
 
 const root = (dir: string): Root => ({ uri: pathToFileURL(dir).href, name: path.basename(dir) });
 
+/** A folder's project space, as the server finds it (config/project-identity.ts). */
+function spaceOf(dir: string): string {
+  const identity = projectIdentity(dir, undefined);
+  assert.ok('space_id' in identity, JSON.stringify(identity));
+  return identity.space_id;
+}
+
 describe('the default space of a project, from any client (stdio)', () => {
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let home: string;
@@ -42,6 +50,9 @@ describe('the default space of a project, from any client (stdio)', () => {
   let aliceClone: string;
   let bobClone: string;
   let apiRepo: string;
+  /** Their spaces: `remotes-webapp-<hash>` (a local remote: its path), `acme-api-<hash>`. */
+  let webapp: string;
+  let api: string;
 
   const serve = async <T>(cwd: string, options: Omit<SpawnOptions, 'cwd'>, run: (server: SpawnedServer) => Promise<T>, env: Record<string, string> = {}) => {
     const server = await spawnServer({ HOME: home, LIVE_MEM_HOME: store, LIVE_MEM_LOG_LEVEL: 'warn', ...env }, [], { cwd, ...options });
@@ -76,6 +87,8 @@ describe('the default space of a project, from any client (stdio)', () => {
     await mkdir(apiRepo, { recursive: true });
     git(apiRepo, 'init', '-q');
     git(apiRepo, 'remote', 'add', 'origin', 'git@github.com:acme/api.git');
+    webapp = spaceOf(aliceClone);
+    api = spaceOf(apiRepo);
   });
   after(async () => {
     await tmp?.remove();
@@ -86,36 +99,36 @@ describe('the default space of a project, from any client (stdio)', () => {
     const roots = [root('/'), root(aliceClone)];
     await serve('/', { roots: () => roots }, async (server) => {
       const whoami = await server.call('system_whoami');
-      assert.equal(whoami.default_space, 'webapp');
+      assert.equal(whoami.default_space, webapp);
       assert.equal(whoami.space_source, 'roots');
       assert.match(String(whoami.space_source_detail), /origin remote .*webapp\.git/);
       assert.match(server.client.getInstructions() ?? '', /Leave space_id empty/);
 
       const note = await server.call('live_note', { category: 'decision', content: 'orders go through the queue', agent: 'alice' });
       assert.equal(note.status, 'created');
-      assert.equal(note.space_id, 'webapp');
+      assert.equal(note.space_id, webapp);
       assert.equal(note.space_created, true);
       assert.equal(note.space_source, 'roots', 'the write that made the space says which rule chose it');
     });
-    assert.equal((await notesIn('webapp')).length, 1);
+    assert.equal((await notesIn(webapp)).length, 1);
   });
 
   it('a second clone of the remote in a folder of another name, started there without roots, shares the space', async () => {
     await serve(bobClone, {}, async (server) => {
       const whoami = await server.call('system_whoami');
-      assert.equal(whoami.default_space, 'webapp');
+      assert.equal(whoami.default_space, webapp);
       assert.equal(whoami.space_source, 'folder');
       const read = await server.call('live_read', {});
-      assert.equal(read.space_id, 'webapp');
+      assert.equal(read.space_id, webapp);
       assert.deepEqual(
         (read.notes as Array<{ content: string; agent: string }>).map((note) => [note.agent, note.content]),
         [['alice', 'orders go through the queue']],
       );
       const second = await server.call('live_note', { category: 'progress', content: 'queue consumer done' });
-      assert.equal(second.space_id, 'webapp');
+      assert.equal(second.space_id, webapp);
       assert.equal(second.space_created, undefined);
     });
-    assert.equal((await notesIn('webapp')).length, 2);
+    assert.equal((await notesIn(webapp)).length, 2);
     assert.ok(!(await readdir(store)).includes('wa-clone'), 'no space named after the clone');
   });
 
@@ -147,11 +160,11 @@ describe('the default space of a project, from any client (stdio)', () => {
         await assert.rejects(server.client.getPrompt({ name: 'memory_start', arguments: {} }), /space argument is required/);
 
         // Named, it works as ever.
-        assert.equal((await server.call('live_note', { space_id: 'webapp', category: 'todo', content: 'named' })).status, 'created');
+        assert.equal((await server.call('live_note', { space_id: 'named-space', category: 'todo', content: 'named' })).status, 'created');
       });
       assert.deepEqual(
-        (await readdir(store)).filter((name) => name !== 'webapp'),
-        before.filter((name) => name !== 'webapp'),
+        (await readdir(store)).filter((name) => name !== 'named-space'),
+        before.filter((name) => name !== 'named-space'),
         'no catch-all space was made',
       );
     });
@@ -180,7 +193,7 @@ describe('the default space of a project, from any client (stdio)', () => {
         },
       },
       async (server) => {
-        assert.equal((await server.call('system_whoami')).default_space, 'webapp');
+        assert.equal((await server.call('system_whoami')).default_space, webapp);
         await server.call('live_read', {});
         assert.equal(asked, 1, 'the answer is kept between calls');
 
@@ -188,23 +201,23 @@ describe('the default space of a project, from any client (stdio)', () => {
         await server.client.sendRootsListChanged();
         let whoami = await server.call('system_whoami');
         // The notification and the next call race on the wire: wait for the new answer, not for a time.
-        for (let i = 0; i < 100 && whoami.default_space !== 'api'; i++) whoami = await server.call('system_whoami');
-        assert.equal(whoami.default_space, 'api');
+        for (let i = 0; i < 100 && whoami.default_space !== api; i++) whoami = await server.call('system_whoami');
+        assert.equal(whoami.default_space, api);
         assert.equal(whoami.space_source, 'roots');
-        assert.equal((await server.call('live_note', { category: 'todo', content: 'api work' })).space_id, 'api');
+        assert.equal((await server.call('live_note', { category: 'todo', content: 'api work' })).space_id, api);
       },
     );
-    assert.equal((await notesIn('api')).length, 1);
+    assert.equal((await notesIn(api)).length, 1);
   });
 
   it('a client that declares roots and never answers does not hang a call: after a bounded wait, the next rule, said', async () => {
     await serve(bobClone, { roots: () => new Promise<Root[]>(() => undefined) }, async (server) => {
       const whoami = await server.call('system_whoami');
-      assert.equal(whoami.default_space, 'webapp');
+      assert.equal(whoami.default_space, webapp);
       assert.equal(whoami.space_source, 'folder');
       assert.match(String(whoami.space_source_detail), new RegExp(`did not answer roots/list within ${ROOTS_WAIT_MS / 1000} s`));
       // The outcome holds for the connection: the next call does not wait again.
-      assert.equal((await server.call('live_note', { category: 'todo', content: 'still here' })).space_id, 'webapp');
+      assert.equal((await server.call('live_note', { category: 'todo', content: 'still here' })).space_id, webapp);
     });
   });
 
@@ -221,12 +234,14 @@ describe('the default space of a project, from any client (stdio)', () => {
 describe('the first call on a project with no space yet', () => {
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   let project: string;
+  let fresh: string;
   before(async () => {
     tmp = await tempDir('live-mem-first-call');
     project = path.join(tmp.dir, 'checkout');
     await mkdir(project);
     git(project, 'init', '-q');
     git(project, 'remote', 'add', 'origin', 'https://github.com/acme/fresh.git');
+    fresh = spaceOf(project);
   });
   after(async () => {
     await tmp?.remove();
@@ -249,12 +264,12 @@ describe('the first call on a project with no space yet', () => {
         ['space_info', {}],
         ['bank_consolidation_status', {}],
         // Named as the default is, it is the caller's own space too.
-        ['memory_context', { space_id: 'fresh' }],
+        ['memory_context', { space_id: fresh }],
       ];
       for (const [tool, args] of reads) {
         const result = await server.call(tool, args);
         assert.equal(result.status, 'ok', `${tool}: ${JSON.stringify(result)}`);
-        assert.equal(result.space_id ?? 'fresh', 'fresh', tool);
+        assert.equal(result.space_id ?? fresh, fresh, tool);
         assert.equal(result.space_exists, false, tool);
         assert.match(String(result.message), /does not exist yet: .*first note/, tool);
       }

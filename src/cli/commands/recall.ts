@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { projectIdentity } from '../../config/project-identity.js';
 import type { IndexProgress } from '../../core/recall/space-index.js';
+import { projectSpace as spaceOfProject } from '../../core/space/project-space.js';
 import { invalid } from '../../shared/errors.js';
 import { type CommandDef, integer, REASON } from '../command.js';
 import type { Session } from '../open.js';
@@ -56,7 +57,11 @@ export async function memoryContext(session: Session, spaceId: string, words: st
   const { core, caller, progress } = session;
   const result = await core.recall.context(
     caller,
-    { space_id: spaceId === '.' ? projectSpace(session) : spaceId, max_tokens: options.maxTokens, ...(words.length > 0 ? { query: words.join(' ') } : {}) },
+    {
+      space_id: spaceId === '.' ? await projectSpace(session) : spaceId,
+      max_tokens: options.maxTokens,
+      ...(words.length > 0 ? { query: words.join(' ') } : {}),
+    },
     showIndexing(progress),
   );
   if (!options.hook) return result;
@@ -65,13 +70,14 @@ export async function memoryContext(session: Session, spaceId: string, words: st
 }
 
 /**
- * The project's own space: LIVE_MEM_SPACE, else the project of the working folder (config/project-identity.ts);
- * none in `/` or the home folder, refused saying how to name one.
+ * The project's own space: LIVE_MEM_SPACE, else the project of the working folder (config/project-identity.ts)
+ * as an MCP server decides it (core/space/project-space.ts: its own space, or an older one bound to
+ * it, or a refusal while that is undecided); none in `/` or the home folder, refused saying how to name one.
  */
-function projectSpace({ settings }: Session): string {
+async function projectSpace({ settings, core }: Session): Promise<string> {
   if (settings.space) return settings.space;
   const found = projectIdentity(process.cwd(), homedir());
-  if ('space_id' in found) return found.space_id;
+  if ('space_id' in found) return (await spaceOfProject(core.context, found)).space_id;
   throw invalid(`'.' is the project of the working folder, and there is none (${found.none}): name the space, or set LIVE_MEM_SPACE`);
 }
 

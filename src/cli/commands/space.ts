@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { invalid } from '../../shared/errors.js';
+import { homedir } from 'node:os';
+import { projectIdentity } from '../../config/project-identity.js';
+import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { type CommandDef, integer, REASON, SECRET } from '../command.js';
 import type { Session } from '../open.js';
 import { textFrom } from './bank.js';
@@ -52,6 +54,35 @@ export async function spaceUpdateRules(
   });
 }
 
+/**
+ * `space bind [SPACE] [--new]`, in the project: which space the project uses, decided once for every
+ * client (core/space/project-space.ts). SPACE is the project's older space, named by the rule before
+ * (`webapp`): it records this project and is its space from then on. --new makes the project's own
+ * space instead (`acme-webapp-<hash>`), recording the project; the older one is left to its owner.
+ */
+export async function spaceBind({ core, caller }: Session, spaceId: string | undefined, options: { new?: boolean }) {
+  const found = projectIdentity(process.cwd(), homedir());
+  if (!('space_id' in found)) throw invalid(`no project here (${found.none}): run it in the project's folder`);
+  const { project, legacy_id: legacy } = found;
+  if (project === undefined || legacy === undefined) throw invalid(`this project's space is '${found.space_id}' (${found.from}): no older space to bind`);
+  if (options.new === true) {
+    if (spaceId !== undefined) throw invalid('give a space to bind or --new, not both');
+    try {
+      return await core.spaces.create(caller, { space_id: found.space_id, project, description: `the space of ${project}` });
+    } catch (error) {
+      if (!isLiveMemError(error, 'already_exists')) throw error;
+      return core.spaces.bindProject(caller, { space_id: found.space_id, project });
+    }
+  }
+  if (spaceId === undefined) throw invalid(`name the space to bind ('${legacy}', this project's older space), or give --new to start '${found.space_id}'`);
+  // An older space is named like the former id but for case (project-space.ts).
+  if (spaceId.toLowerCase() !== legacy.toLowerCase() && spaceId !== found.space_id)
+    throw invalid(
+      `'${spaceId}' is not this project's space: its older space is '${legacy}', its own '${found.space_id}' (another space: pin it with LIVE_MEM_SPACE)`,
+    );
+  return core.spaces.bindProject(caller, { space_id: spaceId, project });
+}
+
 export const spaceCommands: CommandDef = {
   name: 'space',
   description: 'create, inspect and delete memory spaces',
@@ -96,6 +127,14 @@ export const spaceCommands: CommandDef = {
       ],
       help: '\nExample:\n  live-mem space update-rules my-project rules.md --if-match "$(live-mem space rules my-project --json | jq -r .version)" --reason "add a budget"',
       run: spaceUpdateRules,
+    },
+    {
+      name: 'bind [space_id]',
+      description:
+        "in a project: use its older space (named by the repository alone, before owner and host were part of a project's space) from now on, or --new to start the project's own",
+      options: [{ flags: '--new', description: "start the project's own space (owner, repository and a hash) instead" }],
+      run: spaceBind,
+      examples: ['live-mem space bind webapp', 'live-mem space bind --new'],
     },
     {
       name: 'delete <space_id>',

@@ -20,6 +20,7 @@ import { isoSeconds } from '../../shared/time.js';
 
 const MAX_DESCRIPTION_CHARS = 2_000;
 const MAX_OWNER_CHARS = 200;
+const MAX_PROJECT_CHARS = 2_000;
 /** What `space list` says of a space whose meta is not JSON. */
 const BROKEN_META = '_meta.json is unreadable (not JSON): repair it by hand or restore a backup (`live-mem doctor` says more)';
 
@@ -28,6 +29,8 @@ export interface SpaceCreateInput {
   description?: string;
   rules?: string;
   owner?: string;
+  /** The project it is made for (space-meta.ts `project`). */
+  project?: string;
 }
 
 export interface SpaceUpdateInput {
@@ -117,6 +120,7 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
         last_consolidation: null,
         consolidation_count: 0,
         total_notes_processed: 0,
+        ...(input.project ? { project: boundedText('project', input.project, MAX_PROJECT_CHARS) } : {}),
       };
       // Like an import: files first, the meta last and create-only (it is what makes the space exist).
       const held = await claimNewSpace(context, spaceId, caller, 'create');
@@ -227,6 +231,25 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
         ...(cap === undefined ? {} : { llm_daily_tokens: cap, daily_cap: capReport(capInForce(meta, context.limits), spaceId) }),
         updated_at: updatedAt,
       };
+    },
+
+    /**
+     * Records `project` as the one the space belongs to, so that the project's default space is this
+     * one (project-space.ts). A space that records another project is refused: it is someone else's.
+     */
+    async bindProject(caller: Caller, input: { space_id: string; project: string }) {
+      const spaceId = validateSpaceId(input.space_id);
+      authorize(caller, 'write', spaceId);
+      const project = boundedText('project', input.project, MAX_PROJECT_CHARS);
+      if (!project.trim()) throw invalid('project must not be empty');
+      let before: unknown;
+      await updateMeta(context, spaceId, (meta) => {
+        before = meta.project;
+        if (typeof before === 'string' && before !== '' && before !== project)
+          throw invalid(`space '${spaceId}' belongs to another project (${before}); nothing was changed`, { space_id: spaceId });
+        return { ...meta, project };
+      });
+      return { status: 'ok' as const, space_id: spaceId, project, changed: before !== project };
     },
 
     async delete(caller: Caller, input: { space_id: string; confirm?: boolean }) {
