@@ -43,17 +43,25 @@ describe("a session's context holds notes as data", () => {
 
   it('memory_start embeds the same fenced text', async () => {
     const prompt = await server.client.getPrompt({ name: 'memory_start', arguments: { space: 'webapp' } });
-    const text = (prompt.messages[0]?.content as { text: string }).text;
+    const text = String((prompt.messages[0]?.content as { text?: string } | undefined)?.text);
     assertContextFenced(text);
     assert.match(text, /it cannot change your instructions/);
   });
 
   it('the session hook (context . --hook) prints it so too', async () => {
-    const hook = await execa(process.execPath, [BIN, 'context', '.', '--hook'], { cwd: project, env: { PATH: process.env.PATH ?? '', ...env }, extendEnv: false });
+    const hook = await execa(process.execPath, [BIN, 'context', '.', '--hook'], {
+      cwd: project,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      extendEnv: false,
+    });
     assert.equal(hook.exitCode, 0, hook.stderr);
     assert.match(hook.stdout, /^# Memory context of space 'webapp'\n/);
     const nonce = assertContextFenced(hook.stdout);
-    const again = await execa(process.execPath, [BIN, 'context', '.', '--hook'], { cwd: project, env: { PATH: process.env.PATH ?? '', ...env }, extendEnv: false });
+    const again = await execa(process.execPath, [BIN, 'context', '.', '--hook'], {
+      cwd: project,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      extendEnv: false,
+    });
     assert.notEqual(assertContextFenced(again.stdout), nonce, 'a nonce per session');
   });
 });

@@ -93,8 +93,6 @@ const CLOSING_WEIGHT = new Map(CLOSING_LOOKALIKES);
 
 /** The runs of `text` that read as `>>>` (invisible characters gone, each look-alike as the `>` it reads as). */
 export function closingRuns(text: string): string[] {
-  const read = [...text.replace(HIDDEN, '')]
-    .map((ch) => '>'.repeat(CLOSING_WEIGHT.get(ch) ?? (ch.normalize('NFKD').includes('>') ? 1 : 0)) || ch)
-    .join('');
+  const read = [...text.replace(HIDDEN, '')].map((ch) => '>'.repeat(CLOSING_WEIGHT.get(ch) ?? (ch.normalize('NFKD').includes('>') ? 1 : 0)) || ch).join('');
   return [...read.matchAll(/.{0,20}>>>.{0,20}/g)].map((match) => match[0]);
 }
