@@ -46,7 +46,7 @@ describe('neighbour notes over stdio', () => {
 
   it('memory_context shows the answer under the question it follows', async () => {
     const context = await server.call('memory_context', { space_id: 'talk', query: 'puppy', max_tokens: 300 });
-    assert.match(String(context.text), /What's the pup's name\?\n {2}- before .*\n {2}- after \d{2}:\d{2} tester: I named him Buddy/);
+    assert.match(String(context.text), /What's the pup's name\?\n {2}- before .*\n {2}- after \d{2}:\d{2} "tester": I named him Buddy/);
     assert.ok((context.tokens as number) <= 300);
   });
 });

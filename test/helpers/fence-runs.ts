@@ -63,3 +63,36 @@ export function unescapedRuns(text: string, nonce?: string): string[] {
   const data = nonce ? text.replace(new RegExp(`^<<<[^\\n]* nonce=${nonce}>>>$`, 'gm'), '') : text;
   return [...asRead(data).matchAll(/.{0,20}<<<.{0,20}/g)].map((match) => match[0]);
 }
+
+/** Each look-alike of `>`, which ends a fence line, and how many it reads as: the mirror images of the above. */
+export const CLOSING_LOOKALIKES: ReadonlyArray<[string, number]> = [
+  ['>', 1],
+  ['\uFF1E', 1], // ＞ fullwidth
+  ['\uFE65', 1], // ﹥ small
+  ['\u226F', 1], // ≯ (NFKD: > and a combining solidus)
+  ['\u203A', 1], // › single right-pointing angle quotation mark
+  ['\u276F', 1], // ❯
+  ['\u02C3', 1], // ˃ modifier letter right arrowhead
+  ['\u1433', 1], // ᐳ Canadian syllabics po
+  ['\u{16F3F}', 1], // 𖼿 Miao letter archaic zza (a confusable of >)
+  ['\u{1D237}', 1], // 𝈷 Greek instrumental notation symbol-42
+  ['\u3009', 1], // 〉
+  ['\u232A', 1], // 〉
+  ['\u27E9', 1], // ⟩
+  ['\u276D', 1], // ❭
+  ['\u29FD', 1], // ⧽
+  ['\u226B', 2], // ≫
+  ['\u00BB', 2], // »
+  ['\u300B', 2], // 》
+  ['\u27EB', 2], // ⟫
+  ['\u2AA2', 2], // ⪢
+  ['\u22D9', 3], // ⋙
+  ['\u2AF8', 3], // ⫸
+];
+const CLOSING_WEIGHT = new Map(CLOSING_LOOKALIKES);
+
+/** The runs of `text` that read as `>>>` (invisible characters gone, each look-alike as the `>` it reads as). */
+export function closingRuns(text: string): string[] {
+  const read = [...text.replace(HIDDEN, '')].map((ch) => '>'.repeat(CLOSING_WEIGHT.get(ch) ?? (ch.normalize('NFKD').includes('>') ? 1 : 0)) || ch).join('');
+  return [...read.matchAll(/.{0,20}>>>.{0,20}/g)].map((match) => match[0]);
+}

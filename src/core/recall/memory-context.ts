@@ -5,6 +5,7 @@ import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { requireSpace } from '../space-meta.js';
+import { escapeShown, fenceLines, newNonce, oneLine, shownDataRule } from '../prompt-fence.js';
 import { estimateTokens } from '../tokens.js';
 import { validateQuery, validateSpaceId } from '../validate.js';
 import type { Corpus, Level0Text } from '../note/corpus.js';
@@ -33,6 +34,8 @@ interface Item {
 interface Section {
   name: SectionName;
   title: string;
+  /** The kind its fence names: the items are stored text, shown between the output's fence lines. */
+  kind: 'notes' | 'hits' | 'summaries';
   items: Item[];
 }
 
@@ -66,7 +69,14 @@ export const MAX_CONTEXT_TOKENS = 200_000;
 /** Newest raw notes considered for the "recent" section. */
 const RECENT_NOTES = 30;
 
-const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
+/** A field of stored text in quotes, on one line: an agent called `Human` reads as a name, not as a speaker. */
+const quoted = (text: string): string => JSON.stringify(oneLine(text));
+
+/**
+ * An item's line as shown: every stored field is on one line already (no text of a note starts a
+ * line of its own), and the line is escaped (prompt-fence.ts): no fence, no tag.
+ */
+const shown = (line: string): string => escapeShown(line);
 
 /*
  * What each line says about its item is short: in a model's tokens an ISO timestamp costs a dozen and a
@@ -80,16 +90,17 @@ const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 const toMinute = (iso: string): string => (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}` : iso);
 
 function renderSummary(doc: SummaryRecord): string {
-  const findings = doc.key_findings.length > 0 ? `\n  Key findings: ${doc.key_findings.join('; ')}` : '';
-  const files = doc.files_mentioned.length > 0 ? `\n  Files: ${doc.files_mentioned.join(', ')}` : '';
-  return `- [L${doc.level} ${toMinute(doc.range_start)} → ${toMinute(doc.range_end)}, ${doc.id}] ${oneLine(doc.summary)}${findings}${files}\n`;
+  const findings = doc.key_findings.length > 0 ? `\n  Key findings: ${doc.key_findings.map(oneLine).join('; ')}` : '';
+  const files = doc.files_mentioned.length > 0 ? `\n  Files: ${doc.files_mentioned.map(oneLine).join(', ')}` : '';
+  const label = oneLine(`L${doc.level} ${toMinute(doc.range_start)} → ${toMinute(doc.range_end)}, ${doc.id}`);
+  return shown(`- [${label}] ${oneLine(doc.summary)}${findings}${files}\n`);
 }
 
 /** Under its hit: which side, when (the time of day on the hit's day), who, and the text (whole unless long). */
 function renderNeighbour(side: 'before' | 'after', note: Level0Text, hitTime: string | undefined): Item {
-  const when = toMinute(note.timestamp);
-  const shown = hitTime !== undefined && note.timestamp.slice(0, 10) === hitTime.slice(0, 10) ? when.slice(11) : when;
-  return { key: note.filename, text: `  - ${side} ${shown} ${note.agent}: ${oneLine(clipNote(note.content).text)}\n` };
+  const minute = toMinute(note.timestamp);
+  const when = hitTime !== undefined && note.timestamp.slice(0, 10) === hitTime.slice(0, 10) ? minute.slice(11) : minute;
+  return { key: note.filename, text: shown(`  - ${side} ${oneLine(when)} ${quoted(note.agent)}: ${oneLine(clipNote(note.content).text)}\n`) };
 }
 
 /** A hit's label: a note by its filename, other sources by their ref with what dates them. */
@@ -106,13 +117,19 @@ function hitLabel(hit: RecallHit): string {
  * skipped for smaller ones after it; an item shown by a section earlier in priority is not shown
  * again. An item's extras are taken with it when they fit, else later from what is left.
  */
-function pack(sections: Section[], shares: Record<SectionName, number>, heading: string, maxTokens: number) {
+function pack(sections: Section[], shares: Record<SectionName, number>, heading: string, maxTokens: number, nonce: string) {
   let used = estimateTokens(heading);
+  // A section shown is its title and its items between two fence lines of this output's nonce.
+  const frame = (section: Section) => {
+    const { open, close } = fenceLines(nonce, section.kind);
+    return { head: `\n${section.title}\n${open}\n`, foot: `${close}\n` };
+  };
   const seen = new Set<string>();
   const state = new Map(sections.map((section) => [section.name, { spent: 0, taken: new Map<Item, Item[]>() }]));
   const fill = (section: Section, budget: number) => {
     const own = state.get(section.name) as { spent: number; taken: Map<Item, Item[]> };
-    const title = estimateTokens(`\n${section.title}\n`);
+    const { head, foot } = frame(section);
+    const title = estimateTokens(head + foot);
     let left = Math.min(budget, maxTokens - used);
     const spend = (cost: number) => {
       left -= cost;
@@ -150,7 +167,8 @@ function pack(sections: Section[], shares: Record<SectionName, number>, heading:
   const report: Array<{ name: SectionName; items: number; tokens: number }> = [];
   for (const section of sections) {
     const { spent, taken } = state.get(section.name) as { spent: number; taken: Map<Item, Item[]> };
-    if (taken.size > 0) parts.push(`\n${section.title}\n`);
+    const { head, foot } = frame(section);
+    if (taken.size > 0) parts.push(head);
     for (const item of section.items) {
       const extras = taken.get(item);
       if (!extras) {
@@ -161,6 +179,7 @@ function pack(sections: Section[], shares: Record<SectionName, number>, heading:
       const order = item.extras ?? [];
       parts.push(item.text, ...extras.sort((a, b) => order.indexOf(a) - order.indexOf(b)).map((extra) => extra.text));
     }
+    if (taken.size > 0) parts.push(foot);
     report.push({ name: section.name, items: taken.size, tokens: spent });
   }
   return { text: parts.join(''), tokens: used, sections: report, omitted };
@@ -174,8 +193,19 @@ function pack(sections: Section[], shares: Record<SectionName, number>, heading:
  * bound of the rendered text), with what was left out counted per section. Each section first gets
  * a share of `max_tokens` (with a query most goes to the hits, without most to the recent notes);
  * what is left then goes to the sections that have more to give, hits first (see `pack`).
+ *
+ * The text goes into a model's context as it is (a session hook prints it), so it is marked as data
+ * the way a prompt marks its notes (prompt-fence.ts): a preamble saying what it is, each section's
+ * items between fence lines of a nonce drawn for this output, every stored field escaped (no fence,
+ * no tag a client could take for its own) and on one line, agents' names in quotes.
  */
-export function createMemoryContext(context: CoreContext, corpus: Corpus, recall: RecallService, tuning: ContextTuning = DEFAULT_CONTEXT_TUNING) {
+export function createMemoryContext(
+  context: CoreContext,
+  corpus: Corpus,
+  recall: RecallService,
+  tuning: ContextTuning = DEFAULT_CONTEXT_TUNING,
+  nonces: () => string = newNonce,
+) {
   /**
    * Every summary, from the summary folders (not the search index: loading a whole space's index
    * to learn which summaries exist would make a context cost the space).
@@ -207,7 +237,7 @@ export function createMemoryContext(context: CoreContext, corpus: Corpus, recall
       return {
         // An earlier version of a bank section has the ref of the section it was: told apart by its compaction.
         key: hit.compaction_id ? `${hit.compaction_id}/${hit.ref}` : hit.ref,
-        text: `- [${hitLabel(hit)}] ${oneLine(hit.text)}\n`,
+        text: shown(`- [${oneLine(hitLabel(hit))}] ${oneLine(hit.text)}\n`),
         ...(near
           ? {
               extras: [
@@ -242,21 +272,37 @@ export function createMemoryContext(context: CoreContext, corpus: Corpus, recall
       {
         name: 'recent',
         title: '## Recent notes (newest first)',
+        kind: 'notes',
         items: recentNotes.map((note) => ({
           key: note.filename,
-          text: `- [${toMinute(note.timestamp)} ${note.agent} ${note.category}${note.source === 'history' ? ', consolidated' : ''}] ${oneLine(note.content)}\n`,
+          text: shown(
+            `- [${oneLine(toMinute(note.timestamp))} ${quoted(note.agent)} ${oneLine(note.category)}${note.source === 'history' ? ', consolidated' : ''}] ${oneLine(note.content)}\n`,
+          ),
         })),
       },
       {
         name: 'search',
-        title: `## Relevant to "${oneLine(query)}" (search over every level)`,
+        title: `## Relevant to ${escapeShown(quoted(query ?? ''))} (search over every level)`,
+        kind: 'hits',
         items: await hitItems(spaceId, hits),
       },
-      { name: 'summaries_l1', title: '## Recent summaries (level 1, not yet rolled up)', items: l1.map((doc) => ({ key: doc.id, text: renderSummary(doc) })) },
-      { name: 'summaries_higher', title: '## Overview (higher-level summaries)', items: higher.map((doc) => ({ key: doc.id, text: renderSummary(doc) })) },
+      {
+        name: 'summaries_l1',
+        title: '## Recent summaries (level 1, not yet rolled up)',
+        kind: 'summaries',
+        items: l1.map((doc) => ({ key: doc.id, text: renderSummary(doc) })),
+      },
+      {
+        name: 'summaries_higher',
+        title: '## Overview (higher-level summaries)',
+        kind: 'summaries',
+        items: higher.map((doc) => ({ key: doc.id, text: renderSummary(doc) })),
+      },
     ];
-    const heading = `# Memory context of space '${spaceId}'\n`;
-    const packed = pack(sections, query ? tuning.shares.query : tuning.shares.browse, heading, maxTokens);
+    // One nonce per output: the notes were written before it was drawn, so none can name it.
+    const nonce = nonces();
+    const heading = `# Memory context of space '${spaceId}'\n\n${shownDataRule(nonce)}\n`;
+    const packed = pack(sections, query ? tuning.shares.query : tuning.shares.browse, heading, maxTokens, nonce);
     return {
       status: 'ok' as const,
       space_id: spaceId,

@@ -208,7 +208,8 @@ describe('consolidation: the prompt fences each note with a nonce', () => {
       readFences(user, 'file').map((f) => f.label),
       ['activeContext.md', 'notes.md'],
     );
-    assert.equal(readFences(user, 'file')[1]?.text, forged.replace('<<<', '<<\\<'));
+    // Neither end of the forged fence line is left: no <<< opens it, no >>> ends it.
+    assert.equal(readFences(user, 'file')[1]?.text, forged.replace('<<<', '<<\\<').replace('>>>', '>>\\>'));
     assert.match(readFences(user, 'synthesis')[0]?.text ?? '', /^The team's notes:\n- first$/);
   });
 });

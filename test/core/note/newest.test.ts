@@ -193,7 +193,11 @@ describe('newest-N paths cost what is asked, not the space', () => {
       await storage.put(file.key, file.body);
     }
     const context = await core.recall.context(owner, { space_id: 'hist', max_tokens: 20_000 });
-    const recent = context.text.split('## Recent notes (newest first)\n')[1]!.split('\n\n')[0]!.trim().split('\n');
+    const recent = context.text
+      .split('## Recent notes (newest first)\n')[1]!
+      .split('\n\n')[0]!
+      .split('\n')
+      .filter((line) => line.startsWith('- '));
     assert.equal(recent.length, 30);
     // The 30 newest of all 66: the 6 live ones and the newest 24 consolidated, in time order.
     const numbers = recent.map((line) => Number(/\] note (\d+) by/.exec(line)?.[1]));
