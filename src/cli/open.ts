@@ -69,6 +69,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
       exportMaxBytes: settings.exportMaxBytes,
       importMaxEntryBytes: settings.importMaxEntryBytes,
       importMaxBytes: settings.importMaxBytes,
+      bankFileMaxBytes: settings.bankFileMaxBytes,
       llmDailyTokens: settings.llmDailyTokens,
       llmSearchShare: settings.llmSearchShare,
     },

@@ -83,6 +83,15 @@ export const FIELDS: Field[] = [
     defaultText: '256000000',
   },
   {
+    key: 'bankFileMaxBytes',
+    env: 'LIVE_MEM_BANK_FILE_MAX_BYTES',
+    file: 'bank_file_max_bytes',
+    parse: int(1_024, 64 * 1024 * 1024),
+    description:
+      'Largest bank file (or synthesis) a plan, bank_write or an import may leave, in UTF-8 bytes; a write past it is refused whole (a file already larger may still shrink)',
+    defaultText: '262144',
+  },
+  {
     key: 'importMaxBytes',
     env: 'LIVE_MEM_IMPORT_MAX_BYTES',
     file: 'import_max_bytes',

@@ -14,6 +14,8 @@ export interface Limits {
   exportMaxBytes: number;
   /** An archive being imported may hold no entry larger than this many bytes, once uncompressed. */
   importMaxEntryBytes: number;
+  /** Largest bank file (or synthesis) any writer may leave, in UTF-8 bytes: plans, bank_write, import (validate.ts). */
+  bankFileMaxBytes: number;
   /** An archive being imported may hold no more than this many bytes in all, once uncompressed. */
   importMaxBytes: number;
   /**
@@ -33,6 +35,7 @@ export const DEFAULT_LIMITS: Limits = {
   bankReadAllMaxBytes: 1_000_000,
   exportMaxBytes: 20_000_000,
   importMaxEntryBytes: 256_000_000,
+  bankFileMaxBytes: 262_144,
   importMaxBytes: 4_000_000_000,
   knownSpaceMs: 2_000,
   llmDailyTokens: 0,

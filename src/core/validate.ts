@@ -83,6 +83,34 @@ export const quoteName = (name: unknown): string => {
 export const foldedBankName = (filename: string): string => filename.normalize('NFC').toLowerCase();
 
 /**
+ * Most section edits one call may carry (a plan's, a bank_write's): each costs what it writes
+ * (markdown/edit.ts), and a list this long is no consolidation, only a flood.
+ */
+export const MAX_SECTION_EDITS = 10_000;
+
+/** Refuses a list of section edits longer than MAX_SECTION_EDITS, before any of them is applied. */
+export function checkEditCount(count: number, what: string): void {
+  if (count > MAX_SECTION_EDITS) throw invalid(`${what} carries ${count} section edits; one call may carry at most ${MAX_SECTION_EDITS}`);
+}
+
+/**
+ * A bank file's (or the synthesis's) size once written, against LIVE_MEM_BANK_FILE_MAX_BYTES: every
+ * writer (a plan, bank_write, an import) is held to it, so no file grows past what a consolidation's
+ * prompt, a search or an export handles in a moment. A file an older version left larger may still
+ * be rewritten as long as it does not grow.
+ */
+export function checkBankFileSize(filename: string, content: string, maxBytes: number, before?: string): void {
+  const bytes = utf8Bytes(content);
+  if (bytes <= maxBytes) return;
+  if (before !== undefined && bytes <= utf8Bytes(before)) return;
+  throw invalid(
+    `${filename} would hold ${bytes} bytes; a bank file may hold at most ${maxBytes} (LIVE_MEM_BANK_FILE_MAX_BYTES): ` +
+      'split it into files by topic, or move what is done into an archive file',
+    { filename, bytes, max_bytes: maxBytes },
+  );
+}
+
+/**
  * Longest search query accepted, in characters. Past a few sentences a query adds nothing to a
  * ranking, and every character is tokenised, stemmed and matched against the index: a 4 MB query
  * held the event loop for seconds, stalling every other request of the process.

@@ -23,7 +23,7 @@ const DAY1 = [
 ];
 const DAY2 = [note('2026-01-02 f0002: the mivra queue holds ten shards.', 'observation'), note('2026-01-02 p0002: mivra tests pass.', 'progress')];
 
-function consolidate(bank: Map<string, string>, notes: ReturnType<typeof note>[]): Map<string, string> {
+async function consolidate(bank: Map<string, string>, notes: ReturnType<typeof note>[]): Promise<Map<string, string>> {
   const messages = buildMessages({
     spaceId: 'growth',
     rules: DEFAULT_RULES,
@@ -36,7 +36,7 @@ function consolidate(bank: Map<string, string>, notes: ReturnType<typeof note>[]
   assert.equal(purposeOf(messages), 'consolidation');
   const files = new Map([...bank].map(([filename, content]) => [filename, { content, etag: 'e' }]));
   const plan = parsePlan(reply(messages));
-  const applied = applyPlan(plan, { files, appendOnly: new Set(['progress.md']) }, { maxNewFiles: 20, maxBankFiles: 200 });
+  const applied = await applyPlan(plan, { files, appendOnly: new Set(['progress.md']) }, { maxNewFiles: 20, maxBankFiles: 200 });
   // It cites every note it folds in, so a run of the benchmark reports no note unaccounted for (and is not asked twice).
   const window = notes.map((_, i) => `n${i}.md`);
   const accounting = accountPlan(plan, window, (name) => (applied.writes.some((w) => w.filename === name) ? name : undefined));
@@ -47,8 +47,8 @@ function consolidate(bank: Map<string, string>, notes: ReturnType<typeof note>[]
 }
 
 describe('the growth benchmark’s scripted model', () => {
-  it('creates the six files, then appends each note as a dated line to the section of its day', () => {
-    const first = consolidate(new Map(), DAY1);
+  it('creates the six files, then appends each note as a dated line to the section of its day', async () => {
+    const first = await consolidate(new Map(), DAY1);
     assert.deepEqual([...first.keys()].sort(), [
       'activeContext.md',
       'productContext.md',
@@ -59,7 +59,7 @@ describe('the growth benchmark’s scripted model', () => {
     ]);
     assert.match(first.get('techContext.md') ?? '', /^# Tech Context\n[\s\S]*## 2026-01-01\n\n- 2026-01-01: f0001: the zorvak service/m);
     assert.match(first.get('systemPatterns.md') ?? '', /- 2026-01-01: d0006: decided/);
-    const second = consolidate(first, [...DAY2, note('2026-01-01 p0003: late entry of the first day.', 'progress')]);
+    const second = await consolidate(first, [...DAY2, note('2026-01-01 p0003: late entry of the first day.', 'progress')]);
     const progress = second.get('progress.md') ?? '';
     assert.match(progress, /## 2026-01-01\n\n- 2026-01-01: p0001: finished the zorvak migration\.\n\n?- 2026-01-01: p0003: late entry/);
     assert.match(progress, /## 2026-01-02\n\n- 2026-01-02: p0002: mivra tests pass\./);

@@ -137,10 +137,10 @@ describe('the LoCoMo lossy model', () => {
     note('Caroline', '[9 May 2023] The adoption agency called about adoption.'),
   ];
 
-  it('writes bank sections that name both speakers and keep only the commonest words', () => {
+  it('writes bank sections that name both speakers and keep only the commonest words', async () => {
     const messages = buildMessages({ spaceId: 'locomo-26', rules: DEFAULT_RULES, synthesis: '', consolidationNumber: 1, nonce: 'n0nce', notes, bank: [] });
     const plan = parsePlan(locomoReply(messages));
-    const applied = applyPlan(plan, { files: new Map(), appendOnly: new Set(['progress.md']) }, { maxNewFiles: 20, maxBankFiles: 200 });
+    const applied = await applyPlan(plan, { files: new Map(), appendOnly: new Set(['progress.md']) }, { maxNewFiles: 20, maxBankFiles: 200 });
     const files = new Map(applied.writes.map((write) => [write.filename, write.content]));
     assert.match(files.get('activeContext.md') ?? '', /## Current focus\n\nCaroline and Melanie talk about (support|painting|adoption)/);
     const progress = files.get('progress.md') ?? '';

@@ -8,7 +8,7 @@ import { lockSpace } from '../commit/space-lock.js';
 import type { CoreContext } from '../context.js';
 import { BACKUPS_PREFIX, backupKeys, spaceKeys } from '../layout.js';
 import { requireSpace } from '../space-meta.js';
-import { SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
+import { checkBankFileSize, SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
 import { packArchive, readArchive, type ArchiveEntry } from './archive.js';
 import { MANIFEST_ENTRY, parseManifest, sha256, type Manifest, type ManifestFile } from './manifest.js';
 import { importedBody, whyNotContent, whyNotMeta } from './space-content.js';
@@ -292,10 +292,16 @@ export function createBackupService(context: CoreContext) {
      * under `as`. Nothing is written unless the whole archive checks out.
      */
     async importArchive(caller: Caller, open: () => AsyncIterable<Buffer>, options: { as?: string } & TransferOptions = {}) {
-      // LIVE_MEM_REDACT=refuse: a secret refuses the import in this first pass, before anything is written.
-      const refuseSecrets =
-        context.redact === 'refuse' ? (path: string, body: Buffer) => redactImported(path.slice(path.indexOf('/') + 1), body, 'refuse') : undefined;
-      const manifest = await verifyArchive(open, importCaps(context.limits), options.onProgress, refuseSecrets);
+      // In this first pass, before anything is written: a bank file past the size cap refuses the
+      // import, and with LIVE_MEM_REDACT=refuse so does a secret.
+      const inspect = (path: string, body: Buffer) => {
+        const relative = path.slice(path.indexOf('/') + 1);
+        if (/^(bank\/[^/]+\.md|_synthesis\.md)$/.test(relative) && body.length > context.limits.bankFileMaxBytes) {
+          checkBankFileSize(relative, body.toString('utf8'), context.limits.bankFileMaxBytes);
+        }
+        if (context.redact === 'refuse') redactImported(relative, body, 'refuse');
+      };
+      const manifest = await verifyArchive(open, importCaps(context.limits), options.onProgress, inspect);
       const spaceId = validateSpaceId(options.as ?? manifest.space_id);
       authorize(caller, 'admin', spaceId);
       await requireAbsent(spaceId, 'import it under another space id');

@@ -1,7 +1,10 @@
 import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { foldedBankName, quoteName, validateBankFilename } from '../validate.js';
-import { applySectionEdit, sectionSpan, type SectionEdit } from '../markdown/edit.js';
-import { outlineDamage, outlineOf } from '../markdown/outline.js';
+import { slicer } from '../../shared/yield.js';
+import { applySectionEditsInSlices, sectionAt, type SectionEdit } from '../markdown/edit.js';
+import { type Outline, outlineDamage, outlineOf } from '../markdown/outline.js';
+import { checkBankFileSize, checkEditCount } from '../validate.js';
+import { DEFAULT_LIMITS } from '../context.js';
 import type { FileWrite } from './record.js';
 
 /** A rewrite may not leave less than this share of a file (a model that "summarises" a file away). */
@@ -38,6 +41,8 @@ export interface BankLimits {
   maxNewFiles: number;
   /** Most files the bank may hold once the plan is applied (a plan creating none is never refused by it). */
   maxBankFiles: number;
+  /** Largest file a plan may leave, in UTF-8 bytes (LIVE_MEM_BANK_FILE_MAX_BYTES; default 256 KiB). */
+  maxFileBytes?: number;
 }
 
 export interface AppliedPlan {
@@ -51,11 +56,18 @@ export interface AppliedPlan {
  * refusal (a bad file name, a missing heading, a destructive rewrite, a rewrite or an edit that
  * loses a section it does not delete, an append-only file that shrinks, too many new files, a
  * rewrite of a file sent in part or an edit that would replace or delete what the model was not
- * shown) fails the whole plan with `invalid_input`.
+ * shown, a file past the size cap, more than MAX_SECTION_EDITS edits) fails the whole plan with
+ * `invalid_input`. The edits run in slices of the event loop (shared/yield.ts).
  */
-export function applyPlan(plan: { changes: readonly BankChange[] }, bank: BankSnapshot, limits: BankLimits): AppliedPlan {
+export async function applyPlan(plan: { changes: readonly BankChange[] }, bank: BankSnapshot, limits: BankLimits): Promise<AppliedPlan> {
+  checkEditCount(
+    plan.changes.reduce((n, change) => n + (change.action === 'edit' ? change.edits.length : 0), 0),
+    'the plan',
+  );
   const next = new Map<string, string>();
   const resolve = nameResolver(bank);
+  const pause = slicer();
+  const sent = new Map<string, Outline>();
   /** Files written whole: checked to keep their outline once the cheaper guards passed. */
   const rewrites: Array<{ filename: string; before: string; after: string; whole: boolean }> = [];
   let operations = 0;
@@ -76,13 +88,13 @@ export function applyPlan(plan: { changes: readonly BankChange[] }, bank: BankSn
       continue;
     }
     if (current === undefined) throw invalid(`${filename}: cannot edit a file that does not exist (create it with its whole content)`);
-    let content = current;
-    for (const edit of change.edits) {
-      if (elided) checkSeen(filename, (bank.files.get(filename) as { content: string }).content, edit, elided);
-      content = applySectionEdit(content, edit, filename);
-      operations++;
+    if (elided) {
+      const outline = sent.get(filename) ?? outlineOf((bank.files.get(filename) as { content: string }).content);
+      sent.set(filename, outline);
+      for (const edit of change.edits) checkSeen(filename, outline, edit, elided);
     }
-    next.set(filename, content);
+    next.set(filename, await applySectionEditsInSlices(current, change.edits, filename, pause));
+    operations += change.edits.length;
   }
 
   const writes: FileWrite[] = [];
@@ -90,6 +102,7 @@ export function applyPlan(plan: { changes: readonly BankChange[] }, bank: BankSn
     const before = bank.files.get(filename);
     if (content.trim() === '') throw invalid(`${filename}: the plan leaves it empty; refused`);
     if (before && content === before.content) continue;
+    checkBankFileSize(filename, content, limits.maxFileBytes ?? DEFAULT_LIMITS.bankFileMaxBytes, before?.content);
     if (before) {
       checkShrink(filename, before.content, content);
       if (bank.appendOnly.has(filename)) checkOnlyGrows(filename, before.content, content);
@@ -139,9 +152,9 @@ function nameResolver(bank: BankSnapshot): (raw: string) => string {
  * A `replace` or `delete` on a file sent in part must reach only sections the model saw whole. The
  * heading is looked up in the file as it was sent: a heading the plan adds itself holds nothing unseen.
  */
-function checkSeen(filename: string, sent: string, edit: SectionEdit, elided: readonly ElidedSection[]): void {
+function checkSeen(filename: string, sent: Outline, edit: SectionEdit, elided: readonly ElidedSection[]): void {
   if (edit.op !== 'replace' && edit.op !== 'delete') return;
-  const span = sectionSpan(sent, edit.path);
+  const span = sectionAt(sent.headings, edit.path);
   if (!span) return;
   const unseen = elided.filter((section) => section.start >= span.start && section.start < span.end);
   if (unseen.length === 0) return;

@@ -149,7 +149,14 @@ export async function planWindow(
     try {
       screenNames(plan, window.notes);
       // A secret that reached a note by another route (redaction off, an older version), or an order no note states, stops here.
-      ({ plan, applied } = guardPlan(context, nonce, plan, applyPlan(plan, bank, context.consolidation), bank, window));
+      ({ plan, applied } = guardPlan(
+        context,
+        nonce,
+        plan,
+        await applyPlan(plan, bank, { ...context.consolidation, maxFileBytes: context.limits.bankFileMaxBytes }),
+        bank,
+        window,
+      ));
     } catch (error) {
       result.operations_failed += plan.changes.reduce((n, c) => n + (c.action === 'edit' ? c.edits.length : 1), 0);
       noteSuspects(result, error);

@@ -1,7 +1,8 @@
 import { ReplyFormatError } from '../../llm/reply-json.js';
 import { invalid } from '../../shared/errors.js';
 import { normalizeLineEndings } from '../../shared/line-endings.js';
-import { type Heading, normalizeHeading, type Outline, outlineDamage, outlineOf } from './outline.js';
+import { type Block, BlockDocument, blocksOf, hasBody, lastChars, Pieces, stripLeadingNewlines, trimEnd } from './blocks.js';
+import { type Heading, lostHeadings, normalizeHeading, outlineDamage, outlineOf } from './outline.js';
 
 /**
  * Section edits on a real Markdown parse (marked's lexer): a `#` inside a code fence or a block
@@ -76,81 +77,186 @@ export function sectionSpan(markdown: string, path: string[]): { start: number; 
 /** Text as a block: ends with exactly one newline, unless empty. */
 const block = (text: string): string => (text.trim() === '' ? '' : `${text.replace(/\s+$/, '')}\n`);
 
-/**
- * Applies one edit and returns the new document. A missing heading is an `invalid_input` error; so
- * is an edit whose result loses a heading it does not name (its text opens a code fence it never
- * closes, which turns every later heading into code): an edit removes only the section it deletes,
- * or the sub-sections of the one it replaces.
- */
-export function applySectionEdit(markdown: string, edit: SectionEdit, file: string): string {
-  const source = asSource(markdown);
-  const outline = outlineOf(source);
-  const { headings } = outline;
-  const content = normalizeLineEndings(edit.content ?? '');
-  let result: string;
-  let dropped: Heading[] = [];
-  let added: string | undefined;
-  if (edit.op === 'add') {
-    const title = normalizeLineEndings(edit.title ?? '').trim();
-    if (!title) throw invalid(`${file}: 'add' needs a title for the new section`);
-    const parent = edit.path.length > 0 ? findSection(headings, edit.path, file) : undefined;
-    const depth = Math.min(6, (parent?.depth ?? headings[0]?.depth ?? 1) + (parent ? 1 : 0)) || 1;
-    const at = parent ? parent.end : source.length;
-    const before = source.slice(0, at);
-    const separator = before === '' || before.endsWith('\n\n') ? '' : '\n';
-    result = `${before}${separator}${'#'.repeat(depth)} ${title}\n\n${block(content)}${at < source.length ? '\n' : ''}${source.slice(at)}`;
-    added = title;
-  } else {
-    const section = findSection(headings, edit.path, file);
-    const before = source.slice(0, section.start);
-    const heading = source.slice(section.start, section.bodyStart).replace(/\n*$/, '\n');
-    const body = source.slice(section.bodyStart, section.end).replace(/^\n+/, '').replace(/\s+$/, '');
-    const tail = source.slice(section.end);
-    const gap = tail === '' ? '' : '\n';
-    const rebuilt = (...blocks: string[]) =>
-      `${before}${heading}\n${blocks
-        .filter((b) => b !== '')
-        .map(block)
-        .join('\n')}${gap}${tail}`;
-    const within = (from: number) => headings.filter((h) => h.start >= from && h.start < section.end);
-    switch (edit.op) {
-      case 'delete':
-        result = before + tail;
-        dropped = within(section.start);
-        break;
-      case 'replace':
-        result = rebuilt(content);
-        dropped = within(section.bodyStart);
-        break;
-      case 'prepend':
-        result = rebuilt(content, body);
-        break;
-      case 'append':
-        result = rebuilt(body, content);
-        break;
-      default:
-        throw invalid(`${file}: unknown edit '${String(edit.op)}'`);
-    }
-  }
-  checkOutlineKept(file, edit, outline, outlineOf(result), dropped, added);
-  return result;
+/** "append \"Log\"", "add \"Ideas\" under \"Journal\"": an edit as a refusal names it. */
+function describe(edit: SectionEdit): string {
+  const path = JSON.stringify(edit.path.join(' > '));
+  if (edit.op !== 'add') return `${edit.op} ${path}`;
+  return `add ${JSON.stringify(oneLineTitle(edit.title))}${edit.path.length > 0 ? ` under ${path}` : ''}`;
 }
 
-/** An edit keeps every heading it does not remove and closes its fences, and an `add` leaves its new heading a heading. */
-function checkOutlineKept(file: string, edit: SectionEdit, before: Outline, after: Outline, dropped: Heading[], added: string | undefined): void {
-  const path = JSON.stringify(edit.path.join(' > '));
-  const what = added === undefined ? `${edit.op} ${path}` : `add ${JSON.stringify(added)}${edit.path.length > 0 ? ` under ${path}` : ''}`;
-  const damage = outlineDamage(before, after, dropped);
-  if (damage) {
+/** A new section's title: one line (a line break would end the heading and start its body). */
+const oneLineTitle = (title: string | undefined): string =>
+  normalizeLineEndings(title ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/**
+ * Section edits applied one after the other to one document, each at the cost of what it writes:
+ * the document is a list of heading blocks (blocks.ts) read once, and read again once at the end
+ * (`result`), where an outline the edits damaged — a code fence or an HTML block opened and never
+ * closed, hiding the headings after it — is refused, naming the edit that did it. A missing heading
+ * is refused at its edit. Callers with long lists may yield between edits (the work is all here).
+ */
+export class SectionEditor {
+  private readonly doc: BlockDocument;
+  private readonly edits: SectionEdit[] = [];
+
+  constructor(
+    markdown: string,
+    private readonly file: string,
+  ) {
+    this.doc = new BlockDocument(outlineOf(asSource(markdown)));
+  }
+
+  /** The block starting the section at `path`, or a clear error naming the segment no heading matched. */
+  private section(path: readonly string[]): number {
+    const { at, missing } = this.doc.find(path);
+    if (missing !== undefined) throw invalid(`${this.file}: no section ${path.map((p) => JSON.stringify(p)).join(' > ')} (missing ${JSON.stringify(missing)})`);
+    if (at === undefined) throw invalid(`${this.file}: an edit needs a heading path`);
+    return at;
+  }
+
+  apply(edit: SectionEdit): void {
+    const n = this.edits.push(edit) - 1;
+    const content = block(normalizeLineEndings(edit.content ?? ''));
+    const { blocks } = this.doc;
+    if (edit.op === 'add') {
+      const title = oneLineTitle(edit.title);
+      if (!title) throw invalid(`${this.file}: 'add' needs a title for the new section`);
+      const parent = edit.path.length > 0 ? this.section(edit.path) : undefined;
+      const depth = Math.min(6, parent === undefined ? (blocks[1]?.depth ?? 1) : (blocks[parent] as Block).depth + 1) || 1;
+      const at = parent === undefined ? blocks.length : this.doc.end(parent);
+      const before = blocks[at - 1] as Block;
+      if (!this.doc.emptyBefore(at) && lastChars(before, 2) !== '\n\n') before.parts.push('\n');
+      const head = `${'#'.repeat(depth)} ${title}\n`;
+      const added: Block = { depth, text: title, key: normalizeHeading(title), head, parts: new Pieces(), added: n, at };
+      // The title as the lexer reads it (a closing `#` sequence is no part of it).
+      const lexed = outlineOf(head).headings[0];
+      if (lexed) Object.assign(added, { text: lexed.text, key: normalizeHeading(lexed.text) });
+      added.parts.push('\n');
+      this.doc.splice(at, 0, ...place(added, content, at < blocks.length ? '\n' : '', n));
+      return;
+    }
+    const i = this.section(edit.path);
+    const j = this.doc.end(i);
+    const first = blocks[i] as Block;
+    const last = blocks[j - 1] as Block;
+    const gap = j < blocks.length ? '\n' : '';
+    // The heading line, then one newline (kept in the heading: the body may change at its start).
+    const heading = () => {
+      first.head = `${first.head.replace(/\n*$/, '\n')}\n`;
+    };
+    switch (edit.op) {
+      case 'delete':
+        this.doc.splice(i, j - i);
+        (blocks[i - 1] as Block).edit = n;
+        return;
+      case 'replace':
+        heading();
+        first.parts = new Pieces();
+        this.doc.splice(i, j - i, ...place(first, content, gap, n));
+        return;
+      case 'append':
+      case 'prepend': {
+        first.head = first.head.replace(/\n*$/, '\n');
+        stripLeadingNewlines(first);
+        heading();
+        if (j - i === 1 && !hasBody(first)) {
+          first.parts = new Pieces();
+          this.doc.splice(i, 1, ...place(first, content, gap, n));
+          return;
+        }
+        // The section's end: its last block trimmed, one newline (and, appending, a blank line and the content).
+        trimEnd(last);
+        last.parts.push('\n');
+        last.edit = n;
+        if (edit.op === 'append' && content !== '') {
+          last.parts.push('\n');
+          this.doc.splice(j - 1, 1, ...place(last, content, gap, n));
+          return;
+        }
+        last.parts.push(gap);
+        if (edit.op === 'prepend' && content !== '') {
+          // The content first, then a blank line and the body that was there: cut at the content's headings, the body goes under the last.
+          const body = first.parts;
+          first.parts = new Pieces();
+          const placed = place(first, content, '\n', n);
+          const end = placed[placed.length - 1] as Block;
+          body.unshift(...end.parts.toArray());
+          end.parts = body;
+          this.doc.splice(i, 1, ...placed);
+        }
+        return;
+      }
+      default:
+        throw invalid(`${this.file}: unknown edit '${String(edit.op)}'`);
+    }
+  }
+
+  /**
+   * The edited document, once its real outline is checked against the blocks': an edit removes only
+   * the section it deletes or the sub-sections of the one it replaces, leaves every heading it adds a
+   * heading, and leaves no code fence open at the end that was not open before.
+   */
+  result(): string {
+    const text = this.doc.render();
+    const real = outlineOf(text);
+    const claimed = this.doc.outline(text, this.doc.source.openFence);
+    const lost = lostHeadings(claimed.headings, real.headings);
+    const damage = outlineDamage(claimed, real);
+    if (!damage) return text;
+    // Whom to name: the edit that last wrote at or before the first heading lost (or the end).
+    const { blocks } = this.doc;
+    const at = lost[0] ? claimed.headings.indexOf(lost[0]) + 1 : blocks.length - 1;
+    let k = at;
+    while (k > 0 && (blocks[k] as Block).edit === undefined) k--;
+    const n = (blocks[k] as Block).edit ?? this.edits.length - 1;
+    const edit = this.edits[n] as SectionEdit;
+    const what = describe(edit);
+    if (lost.length > 0 && (blocks[at] as Block).added === n) {
+      throw invalid(
+        `${this.file}: the edit (${what}) leaves no section ${JSON.stringify(oneLineTitle(edit.title))}: its heading ends up inside a code block the file leaves open`,
+      );
+    }
     throw invalid(
-      `${file}: the edit (${what}) ${damage}; an edit may remove only the section it deletes or the sub-sections of the one it replaces, and closes every code fence it opens`,
+      `${this.file}: the edit (${what}) ${damage}; an edit may remove only the section it deletes or the sub-sections of the one it replaces, and closes every code fence it opens`,
     );
   }
-  // The new heading is a line of its own: it is no heading only inside a block the file leaves open.
-  if (added !== undefined && after.headings.length <= before.headings.length) {
-    throw invalid(`${file}: the edit (${what}) leaves no section ${JSON.stringify(added)}: its heading ends up inside a code block the file leaves open`);
-  }
 }
+
+/**
+ * `content` added at the end of `target`'s text, then `after`, cut into blocks at the headings the
+ * content holds: the target and the blocks of those headings, the last one ending with `after`.
+ */
+function place(target: Block, content: string, after: string, n: number): Block[] {
+  const { lead, blocks } = blocksOf(content);
+  target.parts.push(lead);
+  for (const block of [target, ...blocks]) block.edit = n;
+  (blocks[blocks.length - 1] ?? target).parts.push(after);
+  return [target, ...blocks];
+}
+
+/** Applies section edits in order and returns the new document (SectionEditor); none: the text as it is. */
+export function applySectionEdits(markdown: string, edits: readonly SectionEdit[], file: string): string {
+  if (edits.length === 0) return markdown;
+  const editor = new SectionEditor(markdown, file);
+  for (const edit of edits) editor.apply(edit);
+  return editor.result();
+}
+
+/** applySectionEdits, awaiting `pause` between edits (shared/yield.ts): other requests are answered meanwhile. */
+export async function applySectionEditsInSlices(markdown: string, edits: readonly SectionEdit[], file: string, pause: () => Promise<void>): Promise<string> {
+  if (edits.length === 0) return markdown;
+  const editor = new SectionEditor(markdown, file);
+  for (const edit of edits) {
+    editor.apply(edit);
+    await pause();
+  }
+  return editor.result();
+}
+
+/** One edit (applySectionEdits). */
+export const applySectionEdit = (markdown: string, edit: SectionEdit, file: string): string => applySectionEdits(markdown, [edit], file);
 
 const OPS: SectionOp[] = ['replace', 'append', 'prepend', 'add', 'delete'];
 

@@ -84,7 +84,7 @@ function isOpenFence(token: Token): boolean {
  * "Notes" sections of which one is left is one lost. `dropped` are headings of `before` its change
  * removes on purpose. A heading that moves (under another parent, to another level) is not lost.
  */
-function lostHeadings(before: readonly Heading[], after: readonly Heading[], dropped: readonly Heading[] = []): Heading[] {
+export function lostHeadings(before: readonly Heading[], after: readonly Heading[], dropped: readonly Heading[] = []): Heading[] {
   const left = new Map<string, number>();
   const count = (headings: readonly Heading[], by: number) => {
     for (const heading of headings) left.set(normalizeHeading(heading.text), (left.get(normalizeHeading(heading.text)) ?? 0) + by);

@@ -6,7 +6,8 @@ import { authorize, type Caller } from '../caller.js';
 import type { FileWrite } from '../commit/record.js';
 import { applyCommit, writeCommit } from '../commit/commit.js';
 import { type CommitRecord, historyId, type Preimage, type RevisionInfo } from '../commit/record.js';
-import { applySectionEdit, sectionEdit } from '../markdown/edit.js';
+import { slicer } from '../../shared/yield.js';
+import { applySectionEditsInSlices, sectionEdit } from '../markdown/edit.js';
 import { ReplyFormatError } from '../../llm/reply-json.js';
 import { lockSpace, PERSON_LEASE_WAIT_MS } from '../commit/space-lock.js';
 import type { CoreContext } from '../context.js';
@@ -15,7 +16,7 @@ import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import type { Corpus } from '../note/corpus.js';
 import type { Redacted } from '../redact/redact.js';
 import { requireSpace } from '../space-meta.js';
-import { isStoredBankFilename, quoteName, validateReason, validateSpaceId } from '../validate.js';
+import { checkEditCount, isStoredBankFilename, quoteName, validateReason, validateSpaceId } from '../validate.js';
 import { checkedRules, checkedText, readTargets, redactLines, removedLines, revisionToRevert, targetName, targetOf, withoutRemovedLines } from './targets.js';
 
 export interface BankWriteInput {
@@ -180,6 +181,7 @@ export function createRevisionService(
       const filename = targetName(input.filename);
       const hasContent = typeof input.content === 'string';
       if (hasContent === Array.isArray(input.edits)) throw invalid('give either content (the whole file) or edits (section edits), not both and not neither');
+      checkEditCount(input.edits?.length ?? 0, 'bank_write');
       const edits = (input.edits ?? []).map((raw, i) => {
         try {
           return sectionEdit(raw, `edits[${i}]`);
@@ -204,7 +206,7 @@ export function createRevisionService(
               filename,
             });
           let content = hasContent ? (input.content as string) : (before as { content: string }).content;
-          for (const edit of edits) content = applySectionEdit(content, edit, filename);
+          content = await applySectionEditsInSlices(content, edits, filename, slicer());
           kept = checkedText(context, targets, filename, content);
           content = kept.text;
           if (before && content === before.content) throw invalid(`${filename}: the new text is the text there is; nothing to change`);

@@ -6,7 +6,7 @@ import type { CoreContext } from '../context.js';
 import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { marker, type Redacted, redactForWrite } from '../redact/redact.js';
 import { MAX_RULES_CHARS } from '../bank/rules.js';
-import { foldedBankName, isStoredBankFilename, quoteName, validateBankFilename } from '../validate.js';
+import { checkBankFileSize, foldedBankName, isStoredBankFilename, quoteName, validateBankFilename } from '../validate.js';
 
 /**
  * What a correction may put in place, checked in one place whoever asks: a person's write, or a
@@ -34,12 +34,14 @@ export const targetName = (filename: unknown): string => (filename === SYNTHESIS
 /**
  * The text a correction writes to `filename`, as it will be stored: with the line endings every
  * writer stores (a Windows file given whole), held to what a note is (no secret, no <private> span:
- * redact/), not empty (bank_delete removes a file), and a new bank file
- * within the bank's number of files and no case twin of another (one file on macOS and Windows).
+ * redact/), not empty (bank_delete removes a file), within the size of a bank file (a file an older
+ * version left larger may shrink), and a new bank file within the bank's number of files and no
+ * case twin of another (one file on macOS and Windows).
  */
 export function checkedText(context: CoreContext, targets: Targets, filename: string, text: string): Redacted {
   const redaction = redactForWrite(normalizeLineEndings(text), context.redact, `the new text of ${filename}`);
   if (redaction.text.trim() === '') throw invalid(`${filename}: the new text is empty; to remove the file, use bank_delete`);
+  checkBankFileSize(filename, redaction.text, context.limits.bankFileMaxBytes, targetOf(targets, filename)?.content);
   if (filename !== SYNTHESIS_FILE && !targets.bank.has(filename)) {
     const { bank } = targets;
     if (bank.size >= context.consolidation.maxBankFiles) throw invalid(`the bank holds ${bank.size} files, its most (LIVE_MEM_BANK_MAX_FILES)`);

@@ -57,6 +57,7 @@ const ALL_CLEAR: Record<string, string> = {
   'history-files': "every consolidation's record.json and notes.json decode",
   notes: 'every live note is UTF-8 text with its front-matter',
   'line-endings': 'bank files, rules and synthesis end their lines with \\n',
+  'bank-file-size': 'no bank file is larger than LIVE_MEM_BANK_FILE_MAX_BYTES',
   'spend-holds': 'every spend hold is a model call in flight',
   backups: 'no backup left unfinished by a killed run',
 };
