@@ -40,6 +40,18 @@ export function remoteProject(remote: string, base: string): RemoteProject | und
   return text ? localProject(text, base) : undefined;
 }
 
+/**
+ * Whether `text` is written as a remote git reaches over a network: a URL of a scheme other than
+ * `file` (`https://`, `ssh://`, `git://`), or scp-like `[user@]host:path` (not `C:\…`). A local
+ * path or a `file://` URL is not: it names a folder of one machine.
+ */
+export function isNetworkRemote(text: string): boolean {
+  const trimmed = text.trim();
+  const url = WITH_SCHEME.exec(trimmed);
+  if (url) return (url[1] as string).toLowerCase() !== 'file';
+  return !DRIVE.test(trimmed) && SCP_LIKE.test(trimmed);
+}
+
 /** An authority's host: no user or password (up to the last `@`), no port, lowercase. */
 function hostOf(authority: string): string {
   const host = authority.slice(authority.lastIndexOf('@') + 1);

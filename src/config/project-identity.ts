@@ -49,7 +49,10 @@ export function projectIdentity(dir: string, home: string | undefined): ProjectI
   if (top !== undefined) {
     const repository = repositoryOf(top);
     if ('origin' in repository) {
-      const remote = repository.origin === undefined ? undefined : remoteIdentity(repository.origin, top);
+      const remote =
+        repository.origin === undefined
+          ? undefined
+          : remoteIdentity(repository.origin, top, { named: 'the origin remote', of: ` of the git repository ${top}` });
       if (remote) return remote;
       const named = namedBy(path.basename(top), `the git work tree ${top} (no origin remote)`);
       if (named) return named;
@@ -58,14 +61,19 @@ export function projectIdentity(dir: string, home: string | undefined): ProjectI
   return namedBy(path.basename(folder), `the folder ${folder} (no git repository${refused})`) ?? { none: `the name of ${folder} makes no space id` };
 }
 
-/** The project of an origin remote: `owner-repo-<hash>`, the hash of the whole canonical form. */
-function remoteIdentity(origin: string, top: string): ProjectIdentity | undefined {
-  const project = remoteProject(origin, top);
+/**
+ * The project of a remote: `owner-repo-<hash>`, the hash of the whole canonical form. A clone's
+ * origin and a call's project argument (config/project-argument.ts) meet here, so one remote is one
+ * space whichever way it reached the server. `base`: where a local path is resolved from; `said`:
+ * how `from` names the remote, and what follows it.
+ */
+export function remoteIdentity(origin: string, base: string, said: { named: string; of?: string }): ProjectIdentity | undefined {
+  const project = remoteProject(origin, base);
   if (!project) return undefined;
   const legacy = toSpaceId(repositoryName(origin) ?? '');
   return {
     space_id: hashedSpaceId(project.readable, project.canonical),
-    from: `the origin remote ${withoutCredentials(origin)} (project ${project.canonical}) of the git repository ${top}`,
+    from: `${said.named} ${withoutCredentials(origin)} (project ${project.canonical})${said.of ?? ''}`,
     project: project.canonical,
     ...(legacy ? { legacy_id: legacy } : {}),
   };

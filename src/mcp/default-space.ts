@@ -1,26 +1,27 @@
 import { fileURLToPath } from 'node:url';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { type ClientCapabilities, type Root, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ownerCaller, type Caller } from '../core/caller.js';
+import { type Caller, canAccessSpace, ownerCaller } from '../core/caller.js';
 import { createCore, type Core } from '../core/core.js';
 import { type ProjectClaim, projectSpace } from '../core/space/project-space.js';
 import { firstNoteSpace } from '../core/space/space-service.js';
-import { isLiveMemError, LiveMemError } from '../shared/errors.js';
+import { invalid, isLiveMemError, LiveMemError } from '../shared/errors.js';
 import { NO_DEFAULT_SPACE } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
 import { createMemoryDriver } from '../storage/memory/memory-driver.js';
 
 /**
  * The space of a call that names none, one mechanism for every tool, prompt and whoami of a
- * connection. The rules, first that applies: a pinned space (LIVE_MEM_SPACE); the project of the
- * client's MCP roots; the project of the folder the server was started in; the one space a token is
- * limited to. None: the call is refused and told how to give it one, never sent to a catch-all
- * space. A project is found by config/project-identity.ts, which the CLI gives here; which space it
- * uses (its own, or an older one bound to it) is core/space/project-space.ts's one decision.
+ * connection. The rules, first that applies: a pinned space (LIVE_MEM_SPACE); the project the call
+ * names (its `project` argument: a folder, or a remote); the project of the client's MCP roots; the
+ * project of the folder the server was started in; the one space a token is limited to. None: the
+ * call is refused and told how to give it one, never sent to a catch-all space. A project is found
+ * by config/project-identity.ts and config/project-argument.ts, which the CLI gives here; which
+ * space it uses (its own, or an older one bound to it) is core/space/project-space.ts's one decision.
  */
 
 /** The rule that chose a call's space (`space_source`). */
-export type SpaceSource = 'space_id' | 'LIVE_MEM_SPACE' | 'roots' | 'folder' | 'token';
+export type SpaceSource = 'space_id' | 'LIVE_MEM_SPACE' | 'argument' | 'roots' | 'folder' | 'token';
 
 /** A folder's project (config/project-identity.ts), or why it is none. */
 export type FolderProject = (ProjectClaim & { from: string }) | { none: string };
@@ -41,12 +42,16 @@ export type DefaultSpace =
   /** No rule gave a space: `detail` says why each did not; `refused`, the refusal to give (a project's older space undecided). */
   | { space_id?: undefined; source: 'none'; detail: string; refused?: LiveMemError };
 
-/** How the instructions speak of space_id: a default exists, may come from the client's roots, or cannot exist. */
-export type SpaceMode = 'default' | 'roots' | 'required';
+/**
+ * How the instructions speak of the space: a default exists; it may come from the client's roots;
+ * none can exist on this stdio server, so each call names its project (the workspace folder); or
+ * over HTTP, where a call names its project by its git remote.
+ */
+export type SpaceMode = 'default' | 'roots' | 'project' | 'remote';
 
 export interface DefaultSpaces {
-  /** The default space of `caller` on this connection, and the rule that chose it. */
-  resolve(caller: Caller): Promise<DefaultSpace>;
+  /** The space of `caller`'s call that names none, given its `project` argument (empty: none), and the rule that chose it. */
+  resolve(caller: Caller, project?: string): Promise<DefaultSpace>;
   /** Whether a default space can exist for a client declaring `capabilities` (the instructions say it). */
   mode(capabilities: ClientCapabilities | undefined): SpaceMode;
   /**
@@ -66,15 +71,22 @@ export interface DefaultSpaceOptions {
   project?: ProjectSpaces | undefined;
   /** The server whose client's roots are followed (stdio, with `project`). */
   server?: Server | undefined;
+  /**
+   * How a call's `project` argument is read (config/project-argument.ts, given by the CLI): a folder
+   * or a remote on stdio, a remote only over HTTP. Absent (the web viewer's calls): refused.
+   */
+  argument?: ((text: string) => FolderProject) | undefined;
 }
 
 export function createDefaultSpaces(options: DefaultSpaceOptions): DefaultSpaces {
   const { project } = options;
   const roots = project && options.server ? followRoots(options.server, project.identify, options.logger) : undefined;
   const spaceOf = projectSpaces(options.core);
+  const named = (caller: Caller, text: string) => namedProject(caller, text, options.argument, spaceOf);
   return {
-    async resolve(caller) {
+    async resolve(caller, argument) {
       if (project?.pinned) return { space_id: project.pinned, source: 'LIVE_MEM_SPACE', detail: 'LIVE_MEM_SPACE, the space pinned for this server' };
+      if (argument) return named(caller, argument);
       const passed: string[] = [];
       const fromRoots = await roots?.answer();
       if (fromRoots && 'space_id' in fromRoots) return spaceOf(fromRoots, 'roots', fromRoots.from);
@@ -93,9 +105,9 @@ export function createDefaultSpaces(options: DefaultSpaceOptions): DefaultSpaces
       return { source: 'none', detail: [...passed, 'no token limited to one space'].join('; ') };
     },
     mode(capabilities) {
-      if (!project) return 'required';
+      if (!project) return 'remote';
       if (project.pinned || 'space_id' in project.folder) return 'default';
-      return capabilities?.roots ? 'roots' : 'required';
+      return capabilities?.roots ? 'roots' : 'project';
     },
     asCreated: newSpaceReads(options.core),
   };
@@ -108,6 +120,29 @@ export function createDefaultSpaces(options: DefaultSpaceOptions): DefaultSpaces
 export function noDefaultSpace(what: string, chosen: DefaultSpace): LiveMemError {
   if (chosen.source === 'none' && chosen.refused) return chosen.refused;
   return new LiveMemError('invalid_input', `${what} is required: ${NO_DEFAULT_SPACE} (${chosen.detail})`);
+}
+
+/**
+ * The space of the project a call names (its `project` argument). An argument that names no project
+ * is the call's refusal, saying why: the agent said where it works, so no other rule may guess.
+ * A token limited to listed spaces still limits: a project whose space it does not list is refused
+ * (`forbidden`), naming the project's own id only, so that the token learns nothing of the older
+ * spaces it cannot read (core/space/project-space.ts).
+ */
+async function namedProject(
+  caller: Caller,
+  text: string,
+  read: ((text: string) => FolderProject) | undefined,
+  spaceOf: ReturnType<typeof projectSpaces>,
+): Promise<DefaultSpace> {
+  const found = read?.(text) ?? { none: 'this server reads no project argument: give space_id' };
+  if ('none' in found) return { source: 'none', detail: `the project argument: ${found.none}`, refused: invalid(`project: ${found.none}`) };
+  const detail = `the project argument: ${found.from}`;
+  const chosen = await spaceOf(found, 'argument', detail);
+  const spaceId = chosen.space_id ?? chosen.refused?.data.older_space_id;
+  if (typeof spaceId !== 'string' || canAccessSpace(caller, spaceId)) return chosen;
+  const message = `the project ${found.project ?? text} uses the space '${found.space_id}', which this token may not use (system_whoami lists those it may)`;
+  return { source: 'none', detail: `${detail}: ${message}`, refused: new LiveMemError('forbidden', message, { space_id: found.space_id }) };
 }
 
 /**

@@ -11,6 +11,8 @@ type JsonSchema = Record<string, unknown>;
  *   the keywords used here mean the same in draft-07, which validators default to;
  * - the ±2^53 bounds zod writes on every integer;
  * - `additionalProperties: {}` on every open object (each output): absent, it means the same;
+ * - a `default` that is its type's zero value (`""`, `[]`, `false`, `0`): an optional argument left
+ *   out is taken as that, by models and by convention;
  * - `execution: { taskSupport: 'forbidden' }`, which is what an absent `execution` means.
  * Arguments are checked against the same zod schemas on each call (parseArguments; results: see server.ts).
  */
@@ -31,9 +33,12 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
     override: ({ jsonSchema }) => {
       if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
       if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
+      if (isZero(jsonSchema.default)) delete jsonSchema.default;
       const extra = jsonSchema.additionalProperties;
       if (typeof extra === 'object' && extra !== null && Object.keys(extra).length === 0) delete jsonSchema.additionalProperties;
     },
   });
   return rest;
 }
+
+const isZero = (value: unknown): boolean => value === '' || value === false || value === 0 || (Array.isArray(value) && value.length === 0);

@@ -30,10 +30,23 @@ export const spaceId = z.string().describe('see space_list');
 
 /**
  * The space_id of a tool an agent may call without knowing space ids (notes, reads, search,
- * context, bank reads, consolidation): empty or omitted, the server's default space is used
- * (`withDefaultSpace` in tool.ts, the one place it is resolved). Admin and destructive tools keep `spaceId`.
+ * context, bank reads, consolidation): empty or omitted, the space of the call's `project`, else
+ * the server's default space (`runTool` in tool.ts, the one place it is resolved). Admin and
+ * destructive tools keep `spaceId`. Described in a word, as is `project`: every agent pays for
+ * tools/list on every conversation, and the instructions say how the two are used.
  */
-export const projectSpaceId = z.string().default('').describe('empty = the default space');
+export const projectSpaceId = z
+  .string()
+  .optional()
+  .transform((id) => id ?? '')
+  .describe('see space_list');
+
+/**
+ * The project a call works in, which every tool with `projectSpaceId` takes (`defineTool` adds it):
+ * the agent's workspace folder or its git remote, used when no space_id is given or pinned
+ * (mcp/default-space.ts).
+ */
+export const projectArgument = z.string().optional().describe('folder or git remote');
 
 /**
  * A note's category: one of the core's CATEGORIES, refused with the core's own message (the SDK

@@ -17,7 +17,7 @@ import type { LlmClient } from '../llm/types.js';
 import { isLiveMemError } from '../shared/errors.js';
 import { EVERY_TOOL, offers, type Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
-import { createDefaultSpaces, type ProjectSpaces, type SpaceMode } from './default-space.js';
+import { createDefaultSpaces, type DefaultSpaceOptions, type ProjectSpaces, type SpaceMode } from './default-space.js';
 import { listTools } from './listing.js';
 import { selectTools, type ToolSelection } from './profiles.js';
 import { CONSOLIDATE_BACKLOG, registerPrompts } from './prompts.js';
@@ -56,6 +56,8 @@ export interface McpServerOptions {
    * over HTTP a client has neither roots nor a folder here.
    */
   project?: ProjectSpaces;
+  /** How a call's `project` argument is read (default-space.ts): a folder or a remote on stdio, a remote over HTTP. */
+  argument?: DefaultSpaceOptions['argument'];
 }
 
 /**
@@ -66,7 +68,18 @@ const WORKFLOW: Array<{ text: string; tools: string[]; space?: SpaceMode; model?
   { text: 'live-mem is a memory shared by agents and sessions, one space per project.', tools: [] },
   { text: "Leave space_id empty to use this project's default space.", tools: [], space: 'default' },
   { text: 'Leave space_id empty to use the space of the project your client has open (its roots).', tools: [], space: 'roots' },
-  { text: 'Give space_id on every call: there is no default space here, unless your token is limited to one space.', tools: [], space: 'required' },
+  {
+    text: "Give project on every call, your workspace folder's absolute path: this server has no default space (space_id names a space instead).",
+    tools: [],
+    space: 'project',
+  },
+  {
+    text:
+      "Give project on every call, your workspace's git remote (`git remote get-url origin` prints it), or space_id:\n" +
+      'there is no default space here, unless your token is limited to one space.',
+    tools: [],
+    space: 'remote',
+  },
   { text: 'space_list shows every space and how many notes wait in each.', tools: ['space_list'] },
   { text: 'Start of a task: memory_context (query = the task) loads what matters within a token budget.', tools: ['memory_context'] },
   { text: 'space_summary loads the rules, synthesis and whole bank.', tools: ['space_summary'] },
@@ -125,7 +138,13 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       return hasModel(server.server.getClientCapabilities());
     },
   };
-  const spaces = createDefaultSpaces({ core: options.core, logger: options.logger, project: options.project, server: server.server });
+  const spaces = createDefaultSpaces({
+    core: options.core,
+    logger: options.logger,
+    project: options.project,
+    server: server.server,
+    argument: options.argument,
+  });
   instructionsPerClient(server, (capabilities) => serverInstructions({ ...offered, model: hasModel(capabilities) }, spaces.mode(capabilities)));
   const limits = options.samplingLimits ?? { contextWindow: 32_768, maxOutputTokens: 8_192 };
 

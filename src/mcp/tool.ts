@@ -8,7 +8,7 @@ import type { LlmClient } from '../llm/types.js';
 import { invalid, isLiveMemError } from '../shared/errors.js';
 import { situationOf } from '../shared/hints.js';
 import { type DefaultSpace, type DefaultSpaces, noDefaultSpace } from './default-space.js';
-import { projectSpaceId } from './schemas.js';
+import { projectArgument, projectSpaceId } from './schemas.js';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -44,8 +44,15 @@ export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape> {
   handler(args: z.infer<z.ZodObject<Input>>, context: ToolContext): Promise<Record<string, unknown>>;
 }
 
+/**
+ * A tool that works in a project's space (its space_id is `projectSpaceId`) also takes `project`,
+ * added here for every such tool: the handler never sees it (runTool resolves it into space_id).
+ */
 export function defineTool<Input extends z.ZodRawShape>(definition: ToolDefinition<Input>): ToolDefinition {
-  return definition as unknown as ToolDefinition;
+  const tool = definition as unknown as ToolDefinition;
+  if (tool.input.space_id !== projectSpaceId) return tool;
+  const { space_id, ...rest } = tool.input;
+  return { ...tool, input: { space_id, project: projectArgument, ...rest } };
 }
 
 /** destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP spec), so they are left out. */
@@ -87,19 +94,21 @@ export function parseArguments(tool: ToolDefinition, args: unknown): Record<stri
 /**
  * Runs a tool on a call's arguments, as every call path does (server.ts, call.ts): the arguments
  * checked and defaulted, then, for a tool whose space_id is `projectSpaceId`, that space_id left
- * empty filled with the connection's default space (refused when there is none). A write that made
- * the space says which rule chose it (`space_source`). A read of the caller's own default space
- * before its first note answers as that space will once the note creates it: empty, and saying so
- * (`space_exists: false`); a space named by mistake keeps its `not_found`.
+ * empty filled with the space of the call's `project`, else the connection's default space
+ * (refused when there is none). A write that made the space says which rule chose it
+ * (`space_source`). A read of the caller's own default space before its first note answers as
+ * that space will once the note creates it: empty, and saying so (`space_exists: false`); a space
+ * named by mistake keeps its `not_found`.
  */
 export async function runTool(tool: ToolDefinition, args: unknown, context: ToolContext): Promise<Record<string, unknown>> {
   const parsed = parseArguments(tool, args);
   if (tool.input.space_id !== projectSpaceId) return tool.handler(parsed as never, context);
-  const given = parsed.space_id as string;
-  const chosen = given === '' ? await context.spaces.resolve(context.caller) : undefined;
-  if (chosen?.source === 'none') throw noDefaultSpace('space_id', chosen);
+  const { project = '', space_id: given = '', ...rest } = parsed as { project?: string; space_id?: string };
+  const resolve = () => context.spaces.resolve(context.caller, project);
+  const chosen = given === '' ? await resolve() : undefined;
+  if (chosen?.source === 'none') throw noDefaultSpace('project or space_id', chosen);
   const spaceId = chosen ? chosen.space_id : given;
-  const input = { ...parsed, space_id: spaceId } as never;
+  const input = { ...rest, space_id: spaceId } as never;
   try {
     const result = await tool.handler(input, context);
     if (result.space_created !== true) return result;
@@ -108,7 +117,7 @@ export async function runTool(tool: ToolDefinition, args: unknown, context: Tool
   } catch (error) {
     const missing = isLiveMemError(error) ? situationOf(error.code, error.message) : undefined;
     if (!tool.annotations.readOnlyHint || missing?.situation !== 'space_missing' || missing.about.space !== spaceId) throw error;
-    const own = chosen ?? (await context.spaces.resolve(context.caller));
+    const own = chosen ?? (await resolve());
     // Only where a note would create it: otherwise "empty until the first note" would not be true.
     if (own.space_id !== spaceId || !context.core.notes.createsSpaces(context.caller)) throw error;
     const core = await context.spaces.asCreated(spaceId, context.caller);

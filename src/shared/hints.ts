@@ -154,7 +154,11 @@ export const HINTS: Partial<Record<Situation, (w: Wording, about: About) => stri
   unconfirmed: (w) => `Nothing was changed; ${w.confirm} ${w.onlyIf}.`,
   no_default_space: (w) => {
     const list = w.step('listSpaces');
-    return `Give space_id${list ? ` (${list} shows the spaces)` : ''}, or ${PIN_SPACE}.`;
+    const named = `space_id${list ? ` (${list} shows the spaces)` : ''}`;
+    // An agent knows the project it works in: that is the fix it can make itself (mcp/default-space.ts).
+    if (w.shell === 'mcp')
+      return `Give project, your workspace folder's absolute path (over HTTP its git remote: \`git remote get-url origin\`), or ${named}; or ${PIN_SPACE}.`;
+    return `Give ${named}, or ${PIN_SPACE}.`;
   },
   project_moved: () =>
     "Nothing was read or written. Which space this project uses is a person's choice: the message names the command that makes it, once, in the project, for every client.",

@@ -144,7 +144,7 @@ describe('the default space of a project, from any client (stdio)', () => {
       }
       const before = await readdir(store).catch(() => []);
       await serve(cwd(), {}, async (server) => {
-        assert.match(server.client.getInstructions() ?? '', /Give space_id on every call/);
+        assert.match(server.client.getInstructions() ?? '', /Give project on every call, your workspace folder's absolute path/);
         assert.doesNotMatch(server.client.getInstructions() ?? '', /Leave space_id empty/);
         const whoami = await server.call('system_whoami');
         assert.equal(whoami.default_space, undefined);
@@ -153,8 +153,8 @@ describe('the default space of a project, from any client (stdio)', () => {
         const refused = await server.call('live_note', { category: 'todo', content: 'where does this go?' });
         assert.equal(refused.status, 'error');
         assert.equal(refused.code, 'invalid_input');
-        assert.match(String(refused.message), /space_id is required/);
-        for (const fix of ['space_id', 'LIVE_MEM_SPACE', 'live-mem setup <client> --space NAME'])
+        assert.match(String(refused.message), /project or space_id is required/);
+        for (const fix of ['Give project, your workspace folder', 'space_id', 'LIVE_MEM_SPACE', 'live-mem setup <client> --space NAME'])
           assert.ok(String(refused.hint).includes(fix), `${fix}: ${refused.hint}`);
         assert.equal((await server.call('memory_context', {})).code, 'invalid_input', 'reads too');
         await assert.rejects(server.client.getPrompt({ name: 'memory_start', arguments: {} }), /space argument is required/);
@@ -361,7 +361,7 @@ describe('the default space over Streamable HTTP', () => {
       const client = await connect(tokens[name] as string);
       try {
         const instructions = client.getInstructions() ?? '';
-        assert.match(instructions, /Give space_id on every call/, name);
+        assert.match(instructions, /Give project on every call, your workspace's git remote \(`git remote get-url origin` prints it\), or space_id/, name);
         assert.doesNotMatch(instructions, /Leave space_id empty/, name);
         const whoami = await call(client, 'system_whoami');
         assert.equal(whoami.default_space, undefined, name);

@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execa } from 'execa';
 import { RULES_START } from '../../src/cli/commands/setup.js';
-import { SERVER_INSTRUCTIONS } from '../../src/mcp/server.js';
+import { SERVER_INSTRUCTIONS, serverInstructions } from '../../src/mcp/server.js';
 import { BIN } from '../helpers/mcp-client.js';
 import { setupNode } from '../helpers/node.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -142,7 +142,10 @@ describe('live-mem setup <client> on a fake home', () => {
         const text = await readFile(file, 'utf8');
         assert.ok(text.startsWith('# House rules\nBe brief.\n\n<!-- live-mem:start -->\n'), text);
         assert.equal(text.split(RULES_START).length, 2, 'one block');
-        assert.ok(text.includes(SERVER_INSTRUCTIONS), 'the server instructions, word for word (the agent profile serves every tool they name)');
+        // Cline starts the server in / with no roots: its agent is told to name the project on each call.
+        const workflow = client === 'cline' ? serverInstructions(undefined, 'project') : SERVER_INSTRUCTIONS;
+        assert.ok(text.includes(workflow), 'the server instructions, word for word (the agent profile serves every tool they name)');
+        assert.equal(text.includes('Give project on every call'), client === 'cline');
       });
     }
   }

@@ -1,4 +1,5 @@
 import { homedir } from 'node:os';
+import { projectOfArgument } from '../../config/project-argument.js';
 import { projectIdentity } from '../../config/project-identity.js';
 import type { ProjectSpaces } from '../../mcp/default-space.js';
 import type { Session } from '../open.js';
@@ -45,6 +46,8 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
       limits: settings.http,
       ...networkOptions(settings, options),
       authenticate: (token) => core.auth.resolve(token),
+      // A client's folder is on its machine, not this one: a call names its project by its remote.
+      argument: (text) => projectOfArgument(text, { home: homedir(), folders: false }),
       // The web viewer at / beside /mcp; here, as on /mcp, every call needs a token.
       other: await viewerHandler(session),
     });
@@ -68,7 +71,8 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
   logger.info(
     `serving MCP on stdio (store: ${storage.name} ${storage.location}, auth: ${settings.token ? 'token' : settings.auth === 'required' ? 'required, no token' : 'local owner'}, tools: ${tools.profile}, ${tools.tools.length}, default space: ${describeDefault(project)})`,
   );
-  await serveStdio({ ...common, project, resolveCaller: session.resolveCaller });
+  const argument = (text: string) => projectOfArgument(text, { home: homedir(), folders: true });
+  await serveStdio({ ...common, project, argument, resolveCaller: session.resolveCaller });
   return null;
 }
 
@@ -78,11 +82,12 @@ function projectSpaces(pinned: string | undefined): ProjectSpaces {
   return { pinned, folder: projectIdentity(process.cwd(), home), identify: (dir) => projectIdentity(dir, home) };
 }
 
-/** The default space as the startup line states it: the client's roots may still choose it (mcp/default-space.ts). */
+/** The default space as the startup line states it: a call's project argument, then the client's roots, may still choose it (mcp/default-space.ts). */
 function describeDefault(project: ProjectSpaces): string {
   if (project.pinned) return `${project.pinned} (LIVE_MEM_SPACE)`;
-  if ('space_id' in project.folder) return `the project of the client's roots, else ${project.folder.space_id} (${project.folder.from})`;
-  return `the project of the client's roots, else none (${project.folder.none})`;
+  const before = "the project a call names, else the project of the client's roots, else";
+  if ('space_id' in project.folder) return `${before} ${project.folder.space_id} (${project.folder.from})`;
+  return `${before} none (${project.folder.none})`;
 }
 
 export const serveCommand: CommandDef = {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { validateSpaceId } from '../../core/validate.js';
+import type { SpaceMode } from '../../mcp/default-space.js';
 import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { shownUrl } from '../../shared/shown-url.js';
 import type { CommandDef } from '../command.js';
@@ -159,10 +160,16 @@ export interface SetupContext {
   node?: string;
   nodeVersion?: string;
   lookup?: NodeLookup;
-  /** The memory workflow for a client served `tools` (a profile or names; undefined: a remote server's, unknown). */
-  workflow?: (tools: string | undefined) => Promise<string>;
+  /** The memory workflow for a client served `tools` (a profile or names; undefined: a remote server's, unknown), its space found as `space` says. */
+  workflow?: (tools: string | undefined, space: SpaceMode) => Promise<string>;
   now?: () => Date;
 }
+
+/**
+ * The clients that start a server in `/` and send no MCP roots (Cline: cline/cline#9950): without a
+ * pinned space, their agent names its project on each call (mcp/default-space.ts).
+ */
+const STARTED_NOWHERE: readonly Client[] = ['claude-desktop', 'cline'];
 
 /** The profile an agent needs while it works (docs/tools.md, "Tool profiles"): `all` costs every conversation 2.7 times the tokens. */
 export const DEFAULT_TOOLS = 'agent';
@@ -207,10 +214,16 @@ export async function setup(client: string, options: SetupOptions, globals: Setu
     served = env.LIVE_MEM_TOOLS;
     // The launched process reads the token file itself: the secret stays in that one file.
     entry = { ...launch, args: [...launch.args, ...(tokenFile ? ['--token-file', tokenFile] : [])], env };
+    if (!space && STARTED_NOWHERE.includes(which))
+      notes.push(
+        `${which} starts live-mem in / and says nothing of the project it works in: its agent names the project on each call ` +
+          "(the `project` argument: its workspace folder), as the server's instructions ask; --space NAME pins one space instead",
+      );
   }
+  const spaceMode: SpaceMode = space ? 'default' : options.url !== undefined ? 'remote' : STARTED_NOWHERE.includes(which) ? 'project' : 'default';
 
   const rules = options.rules ? rulesFile(which, place, await isFolder(path.join(place.project, '.clinerules'))) : undefined;
-  const block = rules ? rulesBlock(await (context.workflow ?? defaultWorkflow)(served)) : undefined;
+  const block = rules ? rulesBlock(await (context.workflow ?? defaultWorkflow)(served, spaceMode)) : undefined;
   const hook = options.hooks ? hookGroup(hookCommand(launch, globals, tokenFile, space)) : undefined;
   const hooksFile = hook ? claudeSettingsFile(scope, place) : undefined;
   if (hook)
@@ -310,14 +323,14 @@ async function checkedTools(spec: string): Promise<string> {
  * with the consolidation step: the rules file is the project's, read on machines that may have a model.
  * Imported only here: shell commands never load the MCP server.
  */
-const defaultWorkflow = async (tools: string | undefined): Promise<string> => {
+const defaultWorkflow = async (tools: string | undefined, space: SpaceMode): Promise<string> => {
   const [{ serverInstructions }, { selectTools }, { EVERY_TOOL }] = await Promise.all([
     import('../../mcp/server.js'),
     import('../../mcp/profiles.js'),
     import('../../shared/hints.js'),
   ]);
-  if (tools === undefined) return serverInstructions(EVERY_TOOL);
-  return serverInstructions({ ...EVERY_TOOL, tools: new Set(selectTools(tools).tools.map((tool) => tool.name)) });
+  if (tools === undefined) return serverInstructions(EVERY_TOOL, space);
+  return serverInstructions({ ...EVERY_TOOL, tools: new Set(selectTools(tools).tools.map((tool) => tool.name)) }, space);
 };
 
 export const setupCommands: CommandDef = {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
+import { projectOfArgument } from '../../config/project-argument.js';
 import { projectIdentity } from '../../config/project-identity.js';
 import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { type CommandDef, integer, REASON, SECRET } from '../command.js';
@@ -55,14 +56,20 @@ export async function spaceUpdateRules(
 }
 
 /**
- * `space bind [SPACE] [--new]`, in the project: which space the project uses, decided once for every
- * client (core/space/project-space.ts). SPACE is the project's older space, named by the rule before
- * (`webapp`): it records this project and is its space from then on. --new makes the project's own
- * space instead (`acme-webapp-<hash>`), recording the project; the older one is left to its owner.
+ * `space bind [SPACE] [--new] [--project P]`, in the project or naming it: which space the project
+ * uses, decided once for every client (core/space/project-space.ts). SPACE is the project's older
+ * space, named by the rule before (`webapp`): it records this project and is its space from then on.
+ * --new makes the project's own space instead (`acme-webapp-<hash>`), recording the project; the
+ * older one is left to its owner. --project names the project as a call's `project` argument does
+ * (a folder or a git remote): a team server's operator, who has no clone, makes its space this way.
  */
-export async function spaceBind({ core, caller }: Session, spaceId: string | undefined, options: { new?: boolean }) {
-  const found = projectIdentity(process.cwd(), homedir());
-  if (!('space_id' in found)) throw invalid(`no project here (${found.none}): run it in the project's folder`);
+export async function spaceBind({ core, caller }: Session, spaceId: string | undefined, options: { new?: boolean; project?: string }) {
+  const found =
+    options.project === undefined ? projectIdentity(process.cwd(), homedir()) : projectOfArgument(options.project, { home: homedir(), folders: true });
+  if (!('space_id' in found))
+    throw invalid(
+      options.project === undefined ? `no project here (${found.none}): run it in the project's folder, or give --project` : `--project: ${found.none}`,
+    );
   const { project, legacy_id: legacy } = found;
   if (project === undefined || legacy === undefined) throw invalid(`this project's space is '${found.space_id}' (${found.from}): no older space to bind`);
   if (options.new === true) {
@@ -131,10 +138,16 @@ export const spaceCommands: CommandDef = {
     {
       name: 'bind [space_id]',
       description:
-        "in a project: use its older space (named by the repository alone, before owner and host were part of a project's space) from now on, or --new to start the project's own",
-      options: [{ flags: '--new', description: "start the project's own space (owner, repository and a hash) instead" }],
+        "in a project (or the one --project names): use its older space (named by the repository alone, before owner and host were part of a project's space) from now on, or --new to start the project's own",
+      options: [
+        { flags: '--new', description: "start the project's own space (owner, repository and a hash) instead" },
+        {
+          flags: '--project <folder|remote>',
+          description: 'the project, instead of the current folder: a folder, or a git remote such as github.com/acme/webapp',
+        },
+      ],
       run: spaceBind,
-      examples: ['live-mem space bind webapp', 'live-mem space bind --new'],
+      examples: ['live-mem space bind webapp', 'live-mem space bind --new', 'live-mem space bind --new --project github.com/acme/webapp'],
     },
     {
       name: 'delete <space_id>',

@@ -48,7 +48,7 @@ export const systemTools = [
     name: 'system_whoami',
     title: 'Who am I',
     permission: 'public',
-    description: 'Who this connection is: the agent name its notes are written as, its permissions and spaces, the tool profile, the default space.',
+    description: 'This connection: the agent name its notes carry, its permissions and spaces, tool profile, default space and why.',
     input: {},
     output: outputShape({
       agent: str,
