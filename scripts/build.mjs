@@ -7,12 +7,15 @@
 //     driver stay in chunks of their own, loaded when used. The AWS SDK is never bundled: it is an
 //     optional peer dependency, imported only by the S3 driver;
 //  3. the web viewer's page is type-checked against the DOM and bundled for the browser into
-//     dist/ui/public/ (served by `live-mem ui`).
+//     dist/ui/public/ (served by `live-mem ui`);
+//  4. the licences of every package bundled in steps 2 and 3 go into dist/THIRD-PARTY-LICENSES.txt
+//     (scripts/licenses.mjs): the package ships their code, so it ships their licences.
 // No source maps: nothing in the package points to a file it does not ship.
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
+import { writeNotices } from './licenses.mjs';
 
 const started = performance.now();
 const step = (what) => process.stderr.write(`live-mem build: ${what}\n`);
@@ -29,7 +32,7 @@ step('writing the library declarations…');
 run(['-p', 'tsconfig.build.json']);
 
 step('bundling the CLI and the library…');
-await build({
+const node = await build({
   entryPoints: { 'cli/main': `${root}src/cli/main.ts`, index: `${root}src/index.ts` },
   outdir: `${root}dist`,
   chunkNames: 'chunks/[name]-[hash]',
@@ -42,6 +45,7 @@ await build({
   external: ['@aws-sdk/*', '@huggingface/transformers'],
   // Bundled CommonJS dependencies call require(); give them one.
   banner: { js: "import { createRequire as __liveMemRequire } from 'node:module'; const require = __liveMemRequire(import.meta.url);" },
+  metafile: true,
   logLevel: 'warning',
 });
 
@@ -50,7 +54,7 @@ step('type-checking and bundling the web viewer…');
 run(['-p', 'src/ui/web/tsconfig.json']);
 const publicDir = `${root}dist/ui/public`;
 mkdirSync(publicDir, { recursive: true });
-await build({
+const web = await build({
   entryPoints: [`${root}src/ui/web/main.ts`],
   outfile: `${publicDir}/app.js`,
   bundle: true,
@@ -58,7 +62,9 @@ await build({
   platform: 'browser',
   target: ['chrome110', 'firefox115', 'safari16'],
   minify: true,
+  metafile: true,
   logLevel: 'warning',
 });
 for (const file of ['index.html', 'app.css']) copyFileSync(`${root}src/ui/web/${file}`, `${publicDir}/${file}`);
+step(`licences of the ${writeNotices(root, [node.metafile, web.metafile]).length} bundled packages…`);
 step(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);

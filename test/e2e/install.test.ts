@@ -61,10 +61,11 @@ describe('the packed tarball, installed', () => {
     assert.deepEqual(await installedPackages(path.join(prefix, 'lib', 'node_modules')), ['live-mem']);
   });
 
-  it("ships no source map and no reference to one, and README's screenshot", async () => {
+  it("ships no source map and no reference to one, README's screenshot, and the licences of the code it bundles", async () => {
     const { stdout: list } = await run('tar', ['-tzf', tgz]);
     assert.doesNotMatch(list, /\.map$/m);
     assert.match(list, /^package\/docs\/screenshots\/live\.png$/m);
+    assert.match(list, /^package\/dist\/THIRD-PARTY-LICENSES\.txt$/m);
     const installed = path.join(project, 'node_modules', 'live-mem');
     const files = (await readdir(installed, { recursive: true })).filter((file) => /\.(c?js|d\.ts)$/.test(file));
     assert.ok(files.length > 10, files.join(', '));

@@ -31,6 +31,8 @@ export interface RecordedRequest {
 export interface ScriptedLlm {
   url: string;
   requests: RecordedRequest[];
+  /** The Authorization header of each chat request, in request order (the key a process was given). */
+  authorizations: Array<string | undefined>;
   /** The usage each answered request reported, in answer order (what the model would bill). */
   usages: Array<{ prompt: number; completion: number }>;
   /** GET /models calls (health checks: they cost no tokens). */
@@ -44,6 +46,7 @@ export interface ScriptedLlm {
 
 export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
   const requests: RecordedRequest[] = [];
+  const authorizations: Array<string | undefined> = [];
   const usages: Array<{ prompt: number; completion: number }> = [];
   const counters = { modelListings: 0 };
   let next = 0;
@@ -64,6 +67,7 @@ export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
       }
       const request = JSON.parse(body) as RecordedRequest;
       requests.push(request);
+      authorizations.push(req.headers.authorization);
       const step = steps[Math.min(next++, steps.length - 1)] as Step;
       void answer(step, request, res);
     });
@@ -104,6 +108,7 @@ export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
   return {
     url,
     requests,
+    authorizations,
     usages,
     get modelListings() {
       return counters.modelListings;
