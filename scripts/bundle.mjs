@@ -43,6 +43,7 @@ try {
   copyFileSync(path.join(root, 'bin', 'live-mem.cjs'), path.join(stage, 'bin', 'live-mem.cjs'));
   for (const folder of ['dist/cli', 'dist/chunks']) cpSync(path.join(root, folder), path.join(stage, folder), { recursive: true });
   copyFileSync(path.join(root, NOTICES), path.join(stage, 'THIRD-PARTY-LICENSES.txt'));
+  copyFileSync(path.join(root, 'LICENSE'), path.join(stage, 'LICENSE'));
 
   // The official CLI, as `mcpb pack <folder> <file>`: it validates the manifest, then zips the folder.
   const mcpb = path.join(path.dirname(createRequire(import.meta.url).resolve('@anthropic-ai/mcpb')), 'cli', 'cli.js');

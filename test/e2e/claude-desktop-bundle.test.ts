@@ -115,11 +115,12 @@ describe('the Claude Desktop bundle', () => {
       .map((entry) => path.relative(unpacked, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
     const strays = files.filter(
       (file) =>
-        !['manifest.json', 'package.json', 'bin/live-mem.cjs', 'THIRD-PARTY-LICENSES.txt'].includes(file) && !/^dist\/(cli|chunks)\/[\w-]+\.js$/.test(file),
+        !['manifest.json', 'package.json', 'bin/live-mem.cjs', 'LICENSE', 'THIRD-PARTY-LICENSES.txt'].includes(file) && !/^dist\/(cli|chunks)\/[\w-]+\.js$/.test(file),
     );
     assert.deepEqual(strays, []);
     assert.ok(files.includes('dist/cli/main.js'));
     assert.ok((await stat(bundle)).size < 1.5 * 1024 * 1024, `${(await stat(bundle)).size} bytes`);
+    assert.match(await readFile(path.join(unpacked, 'LICENSE'), 'utf8'), /^MIT License\n\nCopyright \(c\) 2026 Cloud Temple\n/);
     const notices = await readFile(path.join(unpacked, 'THIRD-PARTY-LICENSES.txt'), 'utf8');
     assert.equal(notices, await readFile(path.join(ROOT, 'dist', 'THIRD-PARTY-LICENSES.txt'), 'utf8'));
     for (const bundled of ['@modelcontextprotocol/sdk', 'zod', 'openai', 'yaml']) assert.match(notices, new RegExp(`^${bundled} \\S+ \\(`, 'm'), bundled);

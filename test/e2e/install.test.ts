@@ -66,6 +66,7 @@ describe('the packed tarball, installed', () => {
     assert.doesNotMatch(list, /\.map$/m);
     assert.match(list, /^package\/docs\/screenshots\/live\.png$/m);
     assert.match(list, /^package\/dist\/THIRD-PARTY-LICENSES\.txt$/m);
+    assert.match(list, /^package\/LICENSE$/m);
     const installed = path.join(project, 'node_modules', 'live-mem');
     const files = (await readdir(installed, { recursive: true })).filter((file) => /\.(c?js|d\.ts)$/.test(file));
     assert.ok(files.length > 10, files.join(', '));
