@@ -69,6 +69,7 @@ describe('doctor', () => {
         'history-files',
         'notes',
         'line-endings',
+        'bank-file-size',
         'spend-holds',
         'backups',
         'runtime',
