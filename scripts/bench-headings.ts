@@ -9,7 +9,10 @@
  *   - one consolidation of one note into a space holding the file (a scripted model appends to its
  *     last section): the time outside the model's call;
  *   - the first memory_search of a new core on that space (its index built, the file's 10,000
- *     sections included).
+ *     sections included);
+ *   - one bank_write of 2,000, 5,000 and 10,000 section edits (appends to one section, and adds under
+ *     one parent) through the core on fs: what a red-team pass measured at 14 s for 2,000 and past 300 s
+ *     for 5,000 (issue 39, each edit re-read the whole file); linear, 10,000 cost five times 2,000.
  */
 import { ownerCaller } from '../src/core/caller.js';
 import { splitSections } from '../src/core/compaction/sections.js';
@@ -108,6 +111,7 @@ export async function benchHeadings(): Promise<Figure[]> {
   if (hits === 0) throw new Error('the first search found nothing');
   await searcher.idle();
 
+  const edits = await benchEditCounts();
   const label = `${HEADINGS.toLocaleString('en')} headings, ${kib} KiB`;
   return [
     figure('headings_outline_ms', `outline of a bank file of ${label} (median of ${RUNS})`, split.outline, 'ms', below(TARGET.splitMs)),
@@ -125,5 +129,52 @@ export async function benchHeadings(): Promise<Figure[]> {
     figure('headings_section_edit_ms', '  one section edit (append to the last section)', split.edit, 'ms', below(TARGET.splitMs)),
     figure('headings_consolidation_ms', '  a consolidation of one note into it, outside the model, fs', consolidationMs, 'ms', below(TARGET.consolidationMs)),
     figure('headings_first_search_ms', '  the first memory_search of a new core (index built)', searchMs, 'ms', below(TARGET.searchMs)),
+    ...edits,
   ];
+}
+
+const EDIT_COUNTS = [2_000, 5_000, 10_000] as const;
+
+/** One bank_write of N edits of one kind, through the core on fs (the commit included), for each N. */
+async function benchEditCounts(): Promise<Figure[]> {
+  const home = await freshHome('edits');
+  const caller = ownerCaller('bench');
+  const core = createCore({ storage: createFsDriver(home), summaries: { auto: false }, compaction: { auto: false } });
+  const figures: Figure[] = [];
+  for (const op of ['append', 'add'] as const) {
+    const ms: number[] = [];
+    for (const count of EDIT_COUNTS) {
+      const space = `${op}-${count}`;
+      await core.spaces.create(caller, { space_id: space });
+      await createFsDriver(home).put(`${space}/bank/journal.md`, '# Journal\n\n## Log\n\n- started\n');
+      const { version } = await core.bank.read(caller, { space_id: space, filename: 'journal.md' });
+      const edits = Array.from({ length: count }, (_, i) =>
+        op === 'append' ? { op, section: 'Log', content: `- entry ${i}` } : { op, section: 'Journal', title: `Day ${i}`, content: '-' },
+      );
+      progress(`  a bank_write of ${count.toLocaleString('en')} ${op} edits`);
+      ms.push(await timeMs(async () => core.revisions.write(caller, { space_id: space, filename: 'journal.md', edits, if_match: version })));
+    }
+    for (const [i, count] of EDIT_COUNTS.entries()) {
+      figures.push(
+        figure(
+          `bank_write_${op}_${count}_ms`,
+          `one bank_write of ${count.toLocaleString('en')} ${op} edits (fs, commit included)`,
+          ms[i] as number,
+          'ms',
+          below(5_000),
+        ),
+      );
+    }
+    figures.push(
+      figure(
+        `bank_write_${op}_growth`,
+        `  growth from 2,000 to 10,000 ${op} edits (5 when linear, 25 when quadratic)`,
+        (ms[2] as number) / (ms[0] as number),
+        'x',
+        below(10),
+      ),
+    );
+  }
+  await core.idle();
+  return figures;
 }
