@@ -89,7 +89,7 @@ export const FIELDS: Field[] = [
     parse: int(1_024, 64 * 1024 * 1024),
     description:
       'Largest bank file (or synthesis) a plan, bank_write or an import may leave, in UTF-8 bytes; a write past it is refused whole (a file already larger may still shrink)',
-    defaultText: '262144',
+    defaultText: '1048576',
   },
   {
     key: 'importMaxBytes',

@@ -173,7 +173,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     exportMaxBytes: get('exportMaxBytes', 20_000_000),
     importMaxEntryBytes: get('importMaxEntryBytes', 256_000_000),
     importMaxBytes: get('importMaxBytes', 4_000_000_000),
-    bankFileMaxBytes: get('bankFileMaxBytes', 262_144),
+    bankFileMaxBytes: get('bankFileMaxBytes', 1_048_576),
     http: {
       maxConnections: get('http.maxConnections', 256),
       maxInFlight: get('http.maxInFlight', 8),

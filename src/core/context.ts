@@ -35,7 +35,7 @@ export const DEFAULT_LIMITS: Limits = {
   bankReadAllMaxBytes: 1_000_000,
   exportMaxBytes: 20_000_000,
   importMaxEntryBytes: 256_000_000,
-  bankFileMaxBytes: 262_144,
+  bankFileMaxBytes: 1_048_576,
   importMaxBytes: 4_000_000_000,
   knownSpaceMs: 2_000,
   llmDailyTokens: 0,

@@ -41,7 +41,7 @@ export interface BankLimits {
   maxNewFiles: number;
   /** Most files the bank may hold once the plan is applied (a plan creating none is never refused by it). */
   maxBankFiles: number;
-  /** Largest file a plan may leave, in UTF-8 bytes (LIVE_MEM_BANK_FILE_MAX_BYTES; default 256 KiB). */
+  /** Largest file a plan may leave, in UTF-8 bytes (LIVE_MEM_BANK_FILE_MAX_BYTES; default 1 MiB). */
   maxFileBytes?: number;
 }
 
