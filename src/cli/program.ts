@@ -101,7 +101,10 @@ export function buildProgram(): Command {
     .option('--token <token>', 'act with this token (prefer env LIVE_MEM_TOKEN or --token-file: `ps` shows arguments); default: the local owner')
     .option('--token-file <file>', 'act with the token this file holds (keep it chmod 600)')
     .option('-q, --quiet', 'no progress display (shown on stderr, and only when it is a terminal)')
-    .option('--tools <list>', 'MCP tools `serve` offers: agent, standard, all, admin, or tool names, comma-separated (env LIVE_MEM_TOOLS, default all)')
+    .option(
+      '--tools <list>',
+      'MCP tools `serve` offers: agent, standard, all, admin, or tool names, comma-separated (env LIVE_MEM_TOOLS; default all, agent over HTTP)',
+    )
     .helpCommand('help [command]', 'show the help of live-mem or of a command (as --help)')
     .action(action(serve, 'fields', { perRequestCaller: true }));
 
