@@ -38,7 +38,7 @@ function askedTools(url: URL, served: readonly ToolDefinition[]): ToolSelection 
   return { profile: asked.profile, tools: asked.tools.filter((tool) => names.has(tool.name)) };
 }
 
-export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller' | 'notifications' | 'sampling' | 'project' | 'listed'>, NetworkOptions {
+export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller' | 'notifications' | 'sampling' | 'project' | 'listed' | 'remote'>, NetworkOptions {
   host: string;
   port: number;
   /**
@@ -131,6 +131,7 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
     ...options,
     resolveCaller: callerOf,
     listed: (extra) => askedOf(extra) ?? listed,
+    remote: true,
     notifications: false,
     sampling: false,
   });

@@ -12,6 +12,7 @@ import { ANONYMOUS } from '../core/auth/auth-service.js';
 import type { Caller } from '../core/caller.js';
 import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
 import type { Core } from '../core/core.js';
+import { withSimilarSpaces } from '../core/space/similar-spaces.js';
 import { createSamplingLlm } from '../llm/sampling.js';
 import type { LlmClient } from '../llm/types.js';
 import { isLiveMemError } from '../shared/errors.js';
@@ -56,6 +57,12 @@ export interface McpServerOptions {
    * its own, and a sampling request would have no stream to come back on.
    */
   sampling?: boolean;
+  /**
+   * The clients reach this server over the network (HTTP): what a person fixes on their own machine
+   * (a client's entry, `live-mem setup`) changes nothing for them, so hints and messages send them
+   * to whoever runs the server instead (shared/hints.ts Offered.remote).
+   */
+  remote?: boolean;
   /**
    * Where the default space of a call that names none can come from besides a token limited to one
    * space (default-space.ts): LIVE_MEM_SPACE, the client's roots, the server's folder. Stdio only:
@@ -128,6 +135,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   const offered: Offered = {
     tools: new Set(tools.map((tool) => tool.name)),
     autoCreateSpaces: options.core.context.autoCreateSpaces === 'on',
+    remote: options.remote === true,
     // Known once the client has initialized: read when a request is answered (its copies are made then).
     get model() {
       return hasModel(server.server.getClientCapabilities());
@@ -233,13 +241,16 @@ export function createMcpServer(options: McpServerOptions): McpServer {
             reportProgress: progress.report,
             tools: { profile, count: listed.length },
             spaces,
+            remote: options.remote === true,
           };
           const result = await runTool(tool, args, context);
           await progress.sent();
           return toolResult(result);
         } catch (error) {
+          // A missing space's error names the spaces near it this caller may see (the hint offers them).
+          const shown = caller ? await withSimilarSpaces(options.core.context, caller, error) : error;
           // Whether a note would create the missing space depends on the caller (LIVE_MEM_AUTO_CREATE_SPACES=auto).
-          return toolError(error, options.logger, tool.name, {
+          return toolError(shown, options.logger, tool.name, {
             ...forCaller,
             autoCreateSpaces: caller !== undefined && options.core.notes.createsSpaces(caller),
           });
