@@ -5,10 +5,11 @@ FROM node:20-slim AS build
 WORKDIR /app
 COPY . .
 # npm ci installs the build tools and runs `prepare` (the build). The image then gets what a user
-# installs: the packed package, which needs no dependency, and beside it the AWS SDK — an optional
-# peer dependency npm does not install by itself — so that LIVE_MEM_STORAGE=s3 works too.
+# installs: the packed package (`npm run tarball`, scripts/pack.mjs), which needs no dependency, and
+# beside it the AWS SDK — an optional peer dependency npm does not install by itself — so that
+# LIVE_MEM_STORAGE=s3 works too.
 RUN npm ci --no-audit --no-fund \
-  && npm pack --ignore-scripts \
+  && npm run tarball \
   && npm install -g --prefix /opt/live-mem --no-audit --no-fund ./live-mem-*.tgz \
      "@aws-sdk/client-s3@$(node -p "require('./package.json').peerDependencies['@aws-sdk/client-s3']")"
 

@@ -25,8 +25,8 @@ export interface CliFailure {
   exitCode: 1 | 2;
 }
 
-/** What to do about an error (its code and the core's message): the hint MCP gives, from the same table, in commands. */
-export const hintFor = (code: string, message: string): string | undefined => sharedHint(code, message, CLI_WORDING);
+/** What to do about an error (its code, the core's message and its data): the hint MCP gives, from the same table, in commands. */
+export const hintFor = (code: string, message: string, data?: Record<string, unknown>): string | undefined => sharedHint(code, message, CLI_WORDING, data);
 
 /** Errors of the operating system (a file given on the command line), said the way people say them. */
 const SYSTEM_ERRORS: Record<string, string> = {
@@ -76,7 +76,7 @@ export function describeError(error: unknown): CliFailure {
     const message = oneLine(error.message).replace(CONFIRM_AGAIN, CLI_WORDING.confirm).replace(RESTORE_AS, '--as <new_space_id>');
     // A usage error's message is the instruction itself (which flag, which value, --yes): the
     // table's hint for it ("fix the argument … and run again") would only repeat it to a person.
-    const hint = usage ? undefined : hintFor(error.code, error.message);
+    const hint = usage ? undefined : hintFor(error.code, error.message, error.data);
     return { message, status: statusOf(error), code: error.code, data: error.data, ...(hint ? { hint } : {}), exitCode: usage ? 2 : 1 };
   }
   if (error instanceof UsageError) return { message: oneLine(error.message), status: 'error', code: 'invalid_input', data: {}, exitCode: 2 };

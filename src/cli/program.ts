@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { ANONYMOUS } from '../core/auth/auth-service.js';
+import { withSimilarSpaces } from '../core/space/similar-spaces.js';
 import type { CommandDef, SessionCommand, View } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { serve } from './commands/serve.js';
@@ -26,7 +27,12 @@ function action(fn: SessionCommand, view: View = 'fields', options: { perRequest
     try {
       const caller = options.perRequestCaller ? ANONYMOUS : await opened.resolveCaller();
       const session: Session = { ...opened, caller };
-      const result = await (fn as (session: Session, ...rest: unknown[]) => Promise<Record<string, unknown> | null>)(session, ...args.slice(0, -1));
+      const result = await (fn as (session: Session, ...rest: unknown[]) => Promise<Record<string, unknown> | null>)(session, ...args.slice(0, -1)).catch(
+        // A missing space's error names the spaces near it this caller may see (the hint offers them).
+        async (error: unknown) => {
+          throw await withSimilarSpaces(opened.core.context, caller, error);
+        },
+      );
       if (result === null) return; // the command wrote its own output (an archive on stdout)
       const failed = FAILED.has(String(result.status));
       // A failure's message is said once, on stderr (by main); the figures stay on stdout.
@@ -101,7 +107,10 @@ export function buildProgram(): Command {
     .option('--token <token>', 'act with this token (prefer env LIVE_MEM_TOKEN or --token-file: `ps` shows arguments); default: the local owner')
     .option('--token-file <file>', 'act with the token this file holds (keep it chmod 600)')
     .option('-q, --quiet', 'no progress display (shown on stderr, and only when it is a terminal)')
-    .option('--tools <list>', 'MCP tools `serve` offers: agent, standard, all, admin, or tool names, comma-separated (env LIVE_MEM_TOOLS, default all)')
+    .option(
+      '--tools <list>',
+      'MCP tools `serve` offers: agent, standard, all, admin, or tool names, comma-separated (env LIVE_MEM_TOOLS; default all, agent over HTTP)',
+    )
     .helpCommand('help [command]', 'show the help of live-mem or of a command (as --help)')
     .action(action(serve, 'fields', { perRequestCaller: true }));
 

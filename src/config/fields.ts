@@ -155,8 +155,9 @@ export const FIELDS: Field[] = [
     env: 'LIVE_MEM_TOOLS',
     file: 'tools',
     parse: toolList,
-    description: 'Tools offered over MCP: a profile (agent, standard, all, admin) or tool names, comma-separated',
-    defaultText: 'all',
+    description:
+      'Tools offered over MCP: a profile (agent, standard, all, admin) or tool names, comma-separated; over HTTP, what a client that asks for none is listed',
+    defaultText: 'all; agent over HTTP',
   },
   {
     key: 'space',

@@ -104,9 +104,10 @@ export interface Settings {
   adminToken?: string;
   /**
    * The tools served over MCP: a profile (agent, standard, all, admin) or tool names, comma-separated;
-   * checked against the tools when serving (mcp/profiles.ts).
+   * checked against the tools when serving (mcp/profiles.ts). Unset: `all` on stdio, `agent` listed
+   * over HTTP (cli/commands/serve.ts).
    */
-  tools: string;
+  tools?: string;
   /** The space a tool uses when its space_id is left empty; unset = the project of the client's roots or the working folder (mcp/default-space.ts). */
   space?: string;
   /** Whether a note to a missing space creates it: `auto` = for the local owner only (no token, auth not required). */
@@ -217,7 +218,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     indexMemoryMb: get('indexMemoryMb', 512),
     ...(values.has('token') ? { token: values.get('token') as string } : {}),
     auth: get('auth', 'optional'),
-    tools: get('tools', 'all'),
+    ...(values.has('tools') ? { tools: values.get('tools') as string } : {}),
     ...(values.has('space') ? { space: values.get('space') as string } : {}),
     autoCreateSpaces: get('autoCreateSpaces', 'auto'),
     redact: get('redact', 'mask'),

@@ -28,13 +28,18 @@ export function ownerCaller(agent: string): Caller {
  * learns nothing about a space.
  */
 export function authorize(caller: Caller, permission: Permission, spaceId?: string): void {
-  const implied: Record<Permission, Permission[]> = { read: ['read', 'write', 'admin'], write: ['write', 'admin'], admin: ['admin'] };
-  if (!implied[permission].some((p) => caller.permissions.has(p))) {
+  if (!holds(caller, permission)) {
     throw new LiveMemError('forbidden', `this caller lacks the '${permission}' permission`);
   }
   if (spaceId !== undefined && !canAccessSpace(caller, spaceId)) {
     throw new LiveMemError('forbidden', `this caller has no access to space '${spaceId}'`);
   }
+}
+
+/** Whether the caller holds `permission`: admin implies write implies read. */
+export function holds(caller: Caller, permission: Permission): boolean {
+  const implied: Record<Permission, Permission[]> = { read: ['read', 'write', 'admin'], write: ['write', 'admin'], admin: ['admin'] };
+  return implied[permission].some((p) => caller.permissions.has(p));
 }
 
 export function canAccessSpace(caller: Caller, spaceId: string): boolean {

@@ -17,6 +17,16 @@ export const MODEL_FIX =
   `then start it again. Any OpenAI-compatible endpoint works (OpenAI, Anthropic, Ollama, vLLM…): ${MODEL_DOCS}`;
 
 /**
+ * MODEL_FIX for a client of a server on another machine (HTTP): the model is the server's, set where
+ * it runs; nothing its client's person sets on their own machine changes it. The MCP shell says this
+ * one to such clients (mcp/result.ts).
+ */
+export const MODEL_FIX_REMOTE =
+  'ask whoever runs this live-mem server to give it a model: `live-mem setup model --base-url URL --model NAME` run on the server ' +
+  '(or LIVE_MEM_LLM_BASE_URL and LIVE_MEM_LLM_MODEL in its environment), then a restart of the server; nothing set on your own machine changes it. ' +
+  `Any OpenAI-compatible endpoint works (OpenAI, Anthropic, Ollama, vLLM…): ${MODEL_DOCS}`;
+
+/**
  * The model an operation calls: the configured endpoint, else the one the call brought (MCP
  * sampling). Without either, `config_error` saying what to set (MODEL_FIX).
  */

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { checkListed, listModels, type ModelListing } from './listed-models.js';
 import { LlmError } from './types.js';
 
 /**
@@ -14,7 +15,7 @@ export interface EmbeddingsClient {
   readonly label: string;
   /** `report` is told what each request to the endpoint cost, as it answers (for the spend ledger). */
   embed(texts: string[], signal?: AbortSignal, report?: (usage: EmbeddingsUsage) => Promise<void>): Promise<Float32Array[]>;
-  /** Checks the endpoint answers, without computing anything (listing models). Optional. */
+  /** Checks the endpoint answers, without computing anything (listing models), and offers the model (ModelNotListed). Optional. */
   ping?(signal: AbortSignal): Promise<void>;
   /**
    * Documents the background indexer should send a call (default 64): a model run in this process
@@ -70,11 +71,13 @@ export function createOpenAiEmbeddings(settings: OpenAiEmbeddingsSettings): Embe
   return {
     label: `${settings.model} @ ${settings.baseUrl}`,
     async ping(signal) {
+      let listing: ModelListing;
       try {
-        await client.models.list({ signal });
+        listing = await listModels(client, signal);
       } catch (error) {
         throw toLlmError(error);
       }
+      checkListed(settings.model, listing);
     },
     async embed(texts, signal, report) {
       const vectors: Float32Array[] = [];

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { checkListed, listModels } from './listed-models.js';
 import type { ChatRequest, ChatResponse, LlmClient } from './types.js';
 import { LlmError } from './types.js';
 
@@ -48,7 +49,7 @@ export function createOpenAiLlm(settings: OpenAiSettings): LlmClient {
     contextWindow: settings.contextWindow,
     maxOutputTokens: settings.maxTokens,
     async ping(signal) {
-      await translate(() => client.models.list({ signal }));
+      checkListed(settings.model, await translate(() => listModels(client, signal)));
     },
     async chat(request) {
       const json = Boolean(request.json) && !jsonModeRefused;

@@ -37,7 +37,10 @@ export interface LlmClient {
   /** Tokens reserved for the reply. */
   readonly maxOutputTokens: number;
   chat(request: ChatRequest): Promise<ChatResponse>;
-  /** Checks the endpoint answers, without spending tokens (e.g. listing models). Optional. */
+  /**
+   * Checks the endpoint answers, without spending tokens (listing models), and offers the configured
+   * model (ModelNotListed when its listing lacks it). Optional.
+   */
   ping?(signal: AbortSignal): Promise<void>;
 }
 
@@ -51,5 +54,21 @@ export class LlmError extends Error {
     options?: { cause?: unknown },
   ) {
     super(message, options);
+  }
+}
+
+/**
+ * The endpoint answers, but its model listing (GET /models) lacks the configured model: every call
+ * naming it would be refused. Not retryable: the setting is what must change.
+ */
+export class ModelNotListed extends LlmError {
+  constructor(
+    readonly model: string,
+    readonly listed: readonly string[],
+    /** The listed id nearest to `model`, when one is near enough to be what was meant. */
+    readonly nearest: string | undefined,
+  ) {
+    const shown = listed.length > 8 ? `${listed.slice(0, 8).join(', ')}…` : listed.join(', ');
+    super(`the endpoint does not list the model '${model}' among its ${listed.length} (GET /models: ${shown})`, false);
   }
 }

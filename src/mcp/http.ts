@@ -8,10 +8,12 @@ import { LiveMemError } from '../shared/errors.js';
 import { answerJsonOnly, bearerChallenge, RESOURCE_METADATA_PATH, replyResourceMetadata } from './http-answers.js';
 import type { HttpLimits } from './http-limits.js';
 import { type Admitted, bearerOf, type ListenOptions, listenGuarded, type NetworkOptions, type Refuse } from './http-listen.js';
+import { type ToolSelection, selectTools } from './profiles.js';
 import { plainErrors } from './result.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 import { SharedServerTransport } from './shared-transport.js';
-import type { ToolExtra } from './tool.js';
+import type { ToolDefinition, ToolExtra } from './tool.js';
+import { allTools } from './tools/index.js';
 
 /** The caller the front door authenticated for this request (set on `req.auth` by handleMcp). */
 function callerOf(extra: ToolExtra): Caller {
@@ -20,9 +22,31 @@ function callerOf(extra: ToolExtra): Caller {
   return caller;
 }
 
-export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller' | 'notifications' | 'sampling' | 'project'>, NetworkOptions {
+/** The tools this request's URL asked to be listed (set on `req.auth` by handleMcp), if it asked. */
+const askedOf = (extra: ToolExtra): ToolSelection | undefined => extra.authInfo?.extra?.tools as ToolSelection | undefined;
+
+/**
+ * The profile a URL asks for (`/mcp?tools=standard`, a profile or tool names, as LIVE_MEM_TOOLS
+ * takes them), of the tools served: a tool this server does not serve is left out, a name that is
+ * no tool refused. Without `tools`, undefined: the server's default listing.
+ */
+function askedTools(url: URL, served: readonly ToolDefinition[]): ToolSelection | undefined {
+  const spec = url.searchParams.get('tools');
+  if (spec === null) return undefined;
+  const asked = selectTools(spec, allTools, "the URL's tools parameter (?tools=)");
+  const names = new Set(served.map((tool) => tool.name));
+  return { profile: asked.profile, tools: asked.tools.filter((tool) => names.has(tool.name)) };
+}
+
+export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller' | 'notifications' | 'sampling' | 'project' | 'listed' | 'remote'>, NetworkOptions {
   host: string;
   port: number;
+  /**
+   * What a client that names no profile in its URL (`?tools=`) is listed, of the tools served
+   * (default: every one). The tools served are what a client may ask for; a caller is listed only
+   * those its token may call.
+   */
+  listed?: ToolSelection;
   /** Connections, calls per token and failed authentications per address (default: DEFAULT_HTTP_LIMITS). */
   limits?: HttpLimits;
   /** The caller a bearer token stands for; throws `forbidden` for a wrong, expired or revoked one. */
@@ -101,7 +125,16 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
   const { other } = options;
   // Built once (tools, schemas, resources, prompts, the tools/list answer); each request is a transport over it.
   // No notifications and no sampling: a stateless server has no stream to send them on once the request is answered.
-  const server = createMcpServer({ ...options, resolveCaller: callerOf, notifications: false, sampling: false });
+  const served = options.tools ?? selectTools('all');
+  const listed = options.listed ?? served;
+  const server = createMcpServer({
+    ...options,
+    resolveCaller: callerOf,
+    listed: (extra) => askedOf(extra) ?? listed,
+    remote: true,
+    notifications: false,
+    sampling: false,
+  });
   const shared = new SharedServerTransport();
   await server.connect(plainErrors(shared));
 
@@ -111,11 +144,22 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
     if (!caller || bearer === undefined)
       return replyJsonRpc(res, url, 401, 'missing Authorization: Bearer <token>', { 'www-authenticate': bearerChallenge(req, options.trustProxy === true) });
     if (req.method !== 'POST') return replyJsonRpc(res, url, 405, 'this server is stateless: POST JSON-RPC to /mcp', { allow: 'POST' });
+    let tools: ToolSelection | undefined;
+    try {
+      tools = askedTools(url, served.tools);
+    } catch (error) {
+      return replyError(res, 400, -32602, error instanceof Error ? error.message : String(error));
+    }
     const messages = await readMessages(req, res, admitted);
     if (!messages) return;
 
-    // The caller travels with this request's messages (extra.authInfo), never in the shared server.
-    (req as IncomingMessage & { auth?: AuthInfo }).auth = { token: bearer, clientId: caller.agent, scopes: [...caller.permissions], extra: { caller } };
+    // The caller and the tools it asked for travel with this request's messages (extra.authInfo), never in the shared server.
+    (req as IncomingMessage & { auth?: AuthInfo }).auth = {
+      token: bearer,
+      clientId: caller.agent,
+      scopes: [...caller.permissions],
+      extra: { caller, ...(tools ? { tools } : {}) },
+    };
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answerJsonOnly(req) });
     const { detach } = shared.attach(transport);
     res.on('close', () => {

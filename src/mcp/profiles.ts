@@ -1,3 +1,4 @@
+import { type Caller, holds } from '../core/caller.js';
 import { LiveMemError } from '../shared/errors.js';
 import type { ToolDefinition } from './tool.js';
 import { allTools } from './tools/index.js';
@@ -69,17 +70,20 @@ export interface ToolSelection {
   tools: ToolDefinition[];
 }
 
+/** Where a tools setting comes from, as an error about it names it. */
+const SETTING = 'the tools setting (LIVE_MEM_TOOLS, --tools or tools:)';
+
 /**
  * Resolves a tools setting: a profile name, or a comma-separated list of tool names (profile names
  * may appear in it, e.g. `agent,backup_create`). The tools keep the order of `available`. An unknown
- * name is a config_error naming it and the valid profiles.
+ * name is a config_error naming it, the valid profiles and where the setting came from (`source`).
  */
-export function selectTools(spec = 'all', available: readonly ToolDefinition[] = allTools): ToolSelection {
+export function selectTools(spec = 'all', available: readonly ToolDefinition[] = allTools, source = SETTING): ToolSelection {
   const items = spec
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
-  if (items.length === 0) throw new LiveMemError('config_error', `the tools setting is empty: name a profile (${PROFILE_NAMES.join(', ')}) or tools`);
+  if (items.length === 0) throw new LiveMemError('config_error', `${source} is empty: name a profile (${PROFILE_NAMES.join(', ')}) or tools`);
   const known = new Set(available.map((tool) => tool.name));
   const wanted = new Set<string>();
   const unknown: string[] = [];
@@ -93,11 +97,21 @@ export function selectTools(spec = 'all', available: readonly ToolDefinition[] =
   if (unknown.length > 0) {
     throw new LiveMemError(
       'config_error',
-      `unknown tool${unknown.length > 1 ? 's' : ''} in the tools setting (LIVE_MEM_TOOLS, --tools or tools:): ${unknown.join(', ')}; ` +
+      `unknown tool${unknown.length > 1 ? 's' : ''} in ${source}: ${unknown.join(', ')}; ` +
         `use a profile (${PROFILE_NAMES.join(', ')}) or tool names such as live_note, comma-separated`,
       { unknown, profiles: PROFILE_NAMES },
     );
   }
   const profile = items.length === 1 && items[0] !== undefined && profileNamed(items[0]) ? items[0] : 'custom';
   return { profile, tools: available.filter((tool) => wanted.has(tool.name)) };
+}
+
+/**
+ * The tools of `tools` a caller may call: those whose permission it holds (the public ones for
+ * anyone). What a token cannot call costs its agent tokens on every conversation and invites calls
+ * that can only be refused, so it is not listed; a call to it is still refused by the core's guard,
+ * the one that decides.
+ */
+export function callableBy(caller: Caller, tools: readonly ToolDefinition[]): ToolDefinition[] {
+  return tools.filter((tool) => tool.permission === 'public' || holds(caller, tool.permission));
 }

@@ -1,11 +1,18 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, ErrorCode as McpErrorCode, isJSONRPCErrorResponse, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { MODEL_FIX, MODEL_FIX_REMOTE } from '../core/model.js';
 import { isLiveMemError, statusOf, type ErrorCode, type LiveMemError } from '../shared/errors.js';
 import { EVERY_TOOL, hintFor, mcpWording, type Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
 
 /** The hint of an error over MCP: the shared table (shared/hints.ts), naming only the tools offered. */
-const hintOf = (error: LiveMemError, offered: Offered): string | undefined => hintFor(error.code, error.message, mcpWording(offered));
+const hintOf = (error: LiveMemError, offered: Offered): string | undefined => hintFor(error.code, error.message, mcpWording(offered), error.data);
+
+/**
+ * An error's message as this client is told it: the core says how to give this machine a model
+ * (MODEL_FIX); a client of a server on another machine is told to ask whoever runs it.
+ */
+const messageFor = (error: LiveMemError, offered: Offered): string => (offered.remote ? error.message.replace(MODEL_FIX, MODEL_FIX_REMOTE) : error.message);
 
 /** Statuses that are not errors: `partial` kept the work it did (its message says what failed). */
 const SUCCESS = new Set(['ok', 'created', 'deleted', 'partial']);
@@ -24,7 +31,7 @@ export function toolError(error: unknown, logger: Logger, toolName: string, offe
   let result: Record<string, unknown>;
   if (isLiveMemError(error) && error.code !== 'internal') {
     const hint = hintOf(error, offered);
-    result = { status: statusOf(error), code: error.code, message: error.message, ...error.data, ...(hint ? { hint } : {}) };
+    result = { status: statusOf(error), code: error.code, message: messageFor(error, offered), ...error.data, ...(hint ? { hint } : {}) };
   } else {
     logger.error(`tool ${toolName} failed`, { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
     result = { status: 'error', code: 'internal', message: `internal error in ${toolName}; the server's log (stderr) has the details` };
@@ -58,7 +65,7 @@ export function protocolError(error: unknown, logger: Logger, what: string, offe
   if (error instanceof McpError) return error;
   if (isLiveMemError(error) && error.code !== 'internal') {
     const hint = hintOf(error, offered);
-    return new RequestError(PROTOCOL_CODES[error.code] ?? McpErrorCode.InternalError, error.message, {
+    return new RequestError(PROTOCOL_CODES[error.code] ?? McpErrorCode.InternalError, messageFor(error, offered), {
       status: statusOf(error),
       code: error.code,
       ...(hint ? { hint } : {}),

@@ -12,6 +12,7 @@ import { ANONYMOUS } from '../core/auth/auth-service.js';
 import type { Caller } from '../core/caller.js';
 import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
 import type { Core } from '../core/core.js';
+import { withSimilarSpaces } from '../core/space/similar-spaces.js';
 import { createSamplingLlm } from '../llm/sampling.js';
 import type { LlmClient } from '../llm/types.js';
 import { isLiveMemError } from '../shared/errors.js';
@@ -19,7 +20,7 @@ import { EVERY_TOOL, offers, type Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
 import { createDefaultSpaces, type DefaultSpaceOptions, type ProjectSpaces, type SpaceMode } from './default-space.js';
 import { listTools } from './listing.js';
-import { selectTools, type ToolSelection } from './profiles.js';
+import { callableBy, selectTools, type ToolSelection } from './profiles.js';
 import { CONSOLIDATE_BACKLOG, registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { toolError, toolResult } from './result.js';
@@ -36,8 +37,14 @@ export interface McpServerOptions {
   resolveCaller(extra: ToolExtra): Caller | Promise<Caller>;
   /** What to assume of the client's model when consolidating through sampling. */
   samplingLimits?: { contextWindow: number; maxOutputTokens: number };
-  /** The tools offered (a profile, see profiles.ts); default: every tool. */
+  /** The tools served, and callable (a profile, see profiles.ts); default: every tool. */
   tools?: ToolSelection;
+  /**
+   * The tools a request asks to be listed, of those served: over HTTP the profile its URL names
+   * (`?tools=`), else the server's default one. Default: every tool served. Either way a caller is
+   * listed only what its permissions let it call (profiles.ts callableBy).
+   */
+  listed?(extra: ToolExtra): ToolSelection;
   /**
    * Whether the transport can send notifications outside a request's answer (stdio: yes, default).
    * Without, resources.subscribe and the listChanged capabilities are not advertised: a promise the
@@ -50,6 +57,12 @@ export interface McpServerOptions {
    * its own, and a sampling request would have no stream to come back on.
    */
   sampling?: boolean;
+  /**
+   * The clients reach this server over the network (HTTP): what a person fixes on their own machine
+   * (a client's entry, `live-mem setup`) changes nothing for them, so hints and messages send them
+   * to whoever runs the server instead (shared/hints.ts Offered.remote).
+   */
+  remote?: boolean;
   /**
    * Where the default space of a call that names none can come from besides a token limited to one
    * space (default-space.ts): LIVE_MEM_SPACE, the client's roots, the server's folder. Stdio only:
@@ -118,7 +131,8 @@ export const SERVER_INSTRUCTIONS = serverInstructions();
 
 /** An MCP server exposing the core's tools; the transport is the caller's choice. */
 export function createMcpServer(options: McpServerOptions): McpServer {
-  const { profile, tools } = options.tools ?? selectTools('all');
+  const served = options.tools ?? selectTools('all');
+  const { tools } = served;
   /** The client lends its own model: no endpoint is configured, it declared sampling, and this transport can carry the request. */
   const lendsModel = (capabilities: ClientCapabilities | undefined): boolean =>
     !options.core.context.llm && options.sampling !== false && capabilities?.sampling !== undefined;
@@ -130,9 +144,11 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     { capabilities: { tools: {}, logging: {}, resources: { subscribe: true, listChanged: true }, prompts: {} } },
   );
   // Whether a note creates a missing space may depend on the caller (`auto`): tools and prompts refine this per call.
+  // Resources and prompts name the tools served; tools/list, the instructions and a tool's hints those listed to the caller (offeredTo).
   const offered: Offered = {
     tools: new Set(tools.map((tool) => tool.name)),
     autoCreateSpaces: options.core.context.autoCreateSpaces === 'on',
+    remote: options.remote === true,
     // Known once the client has initialized: read when a request is answered (its copies are made then).
     get model() {
       return hasModel(server.server.getClientCapabilities());
@@ -145,7 +161,26 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     server: server.server,
     argument: options.argument,
   });
-  instructionsPerClient(server, (capabilities) => serverInstructions({ ...offered, model: hasModel(capabilities) }, spaces.mode(capabilities)));
+
+  /** The caller of a request that lists (tools/list, initialize): one whose token is refused is listed what anyone may call. */
+  const listingCaller = async (extra: ToolExtra): Promise<Caller> => {
+    try {
+      return await options.resolveCaller(extra);
+    } catch (error) {
+      if (isLiveMemError(error, 'forbidden')) return ANONYMOUS;
+      throw error;
+    }
+  };
+  /** What this request is offered: the tools it asked for, those of them its caller may call, under the profile's name. */
+  const offeredTo = (caller: Caller, extra: ToolExtra) => {
+    const asked = options.listed?.(extra) ?? served;
+    const listed = callableBy(caller, asked.tools);
+    return { profile: asked.profile, listed, offered: { ...offered, tools: new Set(listed.map((tool) => tool.name)) } satisfies Offered };
+  };
+  instructionsPerClient(server, async (capabilities, extra) => {
+    const { offered: forCaller } = offeredTo(await listingCaller(extra), extra);
+    return serverInstructions({ ...forCaller, model: hasModel(capabilities) }, spaces.mode(capabilities));
+  });
   const limits = options.samplingLimits ?? { contextWindow: 32_768, maxOutputTokens: 8_192 };
 
   /** The client's own model, when no endpoint is configured and the client offers sampling. */
@@ -212,33 +247,44 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       async (args: Record<string, unknown>, extra: ToolExtra) => {
         const progress = progressChannel(extra);
         let caller: Caller | undefined;
+        let forCaller: Offered = offered;
         try {
           caller = await resolveCaller(tool, extra);
+          const { profile, listed, offered: callerOffered } = offeredTo(caller, extra);
+          forCaller = callerOffered;
           const context: ToolContext = {
             core: options.core,
             caller,
             extra,
             clientModel,
             reportProgress: progress.report,
-            tools: { profile, count: tools.length },
+            tools: { profile, count: listed.length },
             spaces,
+            remote: options.remote === true,
           };
           const result = await runTool(tool, args, context);
           await progress.sent();
           return toolResult(result);
         } catch (error) {
+          // A missing space's error names the spaces near it this caller may see (the hint offers them).
+          const shown = caller ? await withSimilarSpaces(options.core.context, caller, error) : error;
           // Whether a note would create the missing space depends on the caller (LIVE_MEM_AUTO_CREATE_SPACES=auto).
-          return toolError(error, options.logger, tool.name, {
-            ...offered,
+          return toolError(shown, options.logger, tool.name, {
+            ...forCaller,
             autoCreateSpaces: caller !== undefined && options.core.notes.createsSpaces(caller),
           });
         }
       },
     );
   }
-  // Replaces the SDK's tools/list answer with a leaner one (listing.ts), built on the first request.
-  let listing: Tool[] | undefined;
-  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: (listing ??= listTools(tools)) }));
+  // Replaces the SDK's tools/list answer with a leaner one (listing.ts), built on the first request:
+  // the tools this request is offered (offeredTo), in the order served.
+  let listing: Map<string, Tool> | undefined;
+  server.server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    listing ??= new Map(listTools(tools).map((tool) => [tool.name, tool]));
+    const { listed } = offeredTo(await listingCaller(extra), extra);
+    return { tools: listed.flatMap((tool) => listing?.get(tool.name) ?? []) };
+  });
 
   // Resources and prompts read through the core with the request's caller, as the tools do.
   const notifications = options.notifications ?? true;
@@ -263,18 +309,19 @@ export function createMcpServer(options: McpServerOptions): McpServer {
 
 /**
  * Instructions fitted to each client at initialize: whether space_id may be left empty depends on
- * the roots the client declares there, and whether agents are asked to consolidate on the sampling
- * it declares (no endpoint, no sampling: no model to consolidate with). The SDK fixes a server's
+ * the roots the client declares there, whether agents are asked to consolidate on the sampling it
+ * declares (no endpoint, no sampling: no model to consolidate with), and the tools named on those
+ * its caller is listed (a read token is never told to write a note). The SDK fixes a server's
  * instructions when it is built, so its own initialize answer (`_oninitialize`, which also records
  * the client's capabilities) is wrapped; an SDK without it fails here, at startup, not with wrong
  * instructions.
  */
-function instructionsPerClient(server: McpServer, instructionsFor: (capabilities: ClientCapabilities) => string): void {
+function instructionsPerClient(server: McpServer, instructionsFor: (capabilities: ClientCapabilities, extra: ToolExtra) => Promise<string>): void {
   const inner = server.server as unknown as { _oninitialize?: (request: InitializeRequest) => Promise<InitializeResult> };
   const answer = inner._oninitialize;
   if (typeof answer !== 'function') throw new Error('the MCP SDK no longer answers initialize through Server._oninitialize: update instructionsPerClient');
-  server.server.setRequestHandler(InitializeRequestSchema, async (request) => ({
+  server.server.setRequestHandler(InitializeRequestSchema, async (request, extra) => ({
     ...(await answer.call(server.server, request)),
-    instructions: instructionsFor(request.params.capabilities),
+    instructions: await instructionsFor(request.params.capabilities, extra),
   }));
 }

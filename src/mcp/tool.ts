@@ -25,6 +25,8 @@ export interface ToolContext {
   tools: { profile: string; count: number };
   /** The space of a call whose `projectSpaceId` is left empty, and how a space reads before its first note (default-space.ts). */
   spaces: DefaultSpaces;
+  /** The client reaches this server over the network (HTTP): what needs fixing is for whoever runs it (server.ts `remote`). */
+  remote?: boolean;
 }
 
 /**

@@ -27,6 +27,22 @@ export function nearest(word: string, known: readonly string[]): string | undefi
   return best && best.d <= Math.max(1, Math.floor(word.length / 3)) ? best.name : undefined;
 }
 
+/**
+ * The known names a mistyped or shortened one may mean, nearest first, at most `max`: those at most
+ * a third of its letters off (as `nearest`), and those that contain it whole (`webapp` in
+ * `acme-webapp-kgtmie3wqx`, a project's space). Case is ignored.
+ */
+export function near(word: string, known: readonly string[], max = 3): string[] {
+  const lower = word.toLowerCase();
+  const limit = Math.max(1, Math.floor(word.length / 3));
+  return known
+    .map((name) => ({ name, d: distance(lower, name.toLowerCase()) }))
+    .filter(({ name, d }) => d > 0 && (d <= limit || (lower.length >= 3 && name.toLowerCase().includes(lower))))
+    .sort((a, b) => a.d - b.d || a.name.localeCompare(b.name))
+    .slice(0, max)
+    .map(({ name }) => name);
+}
+
 /** " (did you mean `x`?)", or "" when nothing is near. */
 export const didYouMean = (word: string, known: readonly string[]): string => {
   const match = nearest(word, known);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { chmod, lstat, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { configFile, mergeRules, mergeServer, RULES_END, RULES_START, rulesBlock, rulesFile } from '../../src/cli/commands/setup.js';
+import { configFile, mergeRules, mergeServer, npxEntry, RULES_END, RULES_START, rulesBlock, rulesFile } from '../../src/cli/commands/setup.js';
 import type { Place } from '../../src/cli/commands/setup-options.js';
 import { httpEntry } from '../../src/cli/commands/setup-remote.js';
 import { claudeSettingsFile, HOOK_MATCHER, hookGroup, mergeHook, shellWord } from '../../src/cli/commands/setup-hooks.js';
@@ -55,6 +55,26 @@ describe('setup: configuration files per client and OS', () => {
       () => rulesFile('claude-desktop', linux),
       (error) => isLiveMemError(error, 'invalid_input'),
     );
+  });
+});
+
+describe('setup --npx: only a version the registry holds, pinned', () => {
+  it('a published version: npx of that very version', () => {
+    assert.deepEqual(npxEntry('0.3.1', '0.3.1'), { command: 'npx', args: ['-y', 'live-mem@0.3.1'] });
+  });
+
+  it('an unpublished one: refused, saying why and what to do instead', () => {
+    for (const published of [undefined, '0.3.0']) {
+      assert.throws(
+        () => npxEntry('0.3.1', published),
+        (error) =>
+          isLiveMemError(error, 'invalid_input') &&
+          /^--npx: live-mem 0\.3\.1 is not on the npm registry/.test(error.message) &&
+          error.message.includes(published ? '(0.3.0 is)' : 'registry, so') &&
+          /leave out --npx, and the entry launches this installation/.test(error.message),
+        String(published),
+      );
+    }
   });
 });
 

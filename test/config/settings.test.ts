@@ -64,7 +64,7 @@ describe('settings', () => {
   });
 
   it('reads the tools offered: a profile or names, from a string or a YAML list, checked for form only', () => {
-    assert.equal(resolveSettings({ env: {} }).tools, 'all');
+    assert.equal(resolveSettings({ env: {} }).tools, undefined, 'unset: each transport has its default (serve.ts)');
     assert.equal(resolveSettings({ env: { LIVE_MEM_TOOLS: 'agent' } }).tools, 'agent');
     assert.equal(resolveSettings({ env: {}, file: { tools: ['agent', 'history_list'] } }).tools, 'agent,history_list');
     assert.equal(resolveSettings({ env: { LIVE_MEM_TOOLS: 'agent' }, flags: { tools: ' live_note , live_read,' } }).tools, 'live_note,live_read');

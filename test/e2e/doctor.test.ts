@@ -131,6 +131,22 @@ describe('live-mem doctor', () => {
     assert.equal(down.stderr, 'live-mem: 1 problem to attend to (see above)');
   });
 
+  it('exits 1 for a model the endpoint does not list (GET /models), naming what it lists and the nearest; system_health says so too', async () => {
+    const typo = await cli(['doctor'], { LIVE_MEM_LLM_MODEL: 'scripted-modle' });
+    assert.equal(typo.exitCode, 1, typo.stdout);
+    assert.match(
+      typo.stdout,
+      /^✗ llm: scripted-modle @ \S+ answers, but the endpoint does not list the model 'scripted-modle' among its 1 \(GET \/models: scripted-model\)$/m,
+    );
+    assert.match(typo.stdout, /^ {4}→ set LIVE_MEM_LLM_MODEL \(llm\.model in live-mem\.yaml\) to a model it lists \(did you mean 'scripted-model'\?\)$/m);
+    const health = JSON.parse((await cli(['health', '--json'], { LIVE_MEM_LLM_MODEL: 'scripted-modle' })).stdout);
+    assert.equal(health.services.llm.status, 'error');
+    assert.match(health.services.llm.message, /does not list the model 'scripted-modle'/);
+    // The name it lists passes (the other tests of this file), and so does an alias of a dated snapshot it lists: llm/listed-models.ts.
+    const listed = await cli(['doctor', '--json']);
+    assert.equal((JSON.parse(listed.stdout).findings as Finding[]).find((finding) => finding.check === 'llm')?.status, 'ok', listed.stdout);
+  });
+
   it('quarantines a pending record that can never be applied (a name too long for the disk): reported, --fix, usable again', async () => {
     const core = createCore({ storage: createFsDriver(home.dir) });
     const owner = ownerCaller('tester');

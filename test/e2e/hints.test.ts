@@ -7,9 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
-import { CLI_WORDING, EVERY_TOOL, mcpWording } from '../../src/shared/hints.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { MODEL_FIX_REMOTE } from '../../src/core/model.js';
+import { CLI_WORDING, EVERY_TOOL, mcpWording, PIN_SPACE_REMOTE } from '../../src/shared/hints.js';
 import { normalised } from '../helpers/hints.js';
-import { BIN, spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { BIN, type HttpServer, spawnServer, startHttpServer, type SpawnedServer } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describe('MCP and the CLI advise alike', () => {
@@ -49,6 +52,24 @@ describe('MCP and the CLI advise alike', () => {
     assert.equal(normalised(String(mcp.hint), mcpWording(EVERY_TOOL)), normalised(String(shell.hint), CLI_WORDING));
   });
 
+  it('a mistyped space: the spaces near it (a typo, a project space named in part) and how to list them, in both shells', async () => {
+    assert.equal((await server.call('space_create', { space_id: 'acme-webapp-kgtmie3wqx' })).status, 'created');
+    for (const [typed, near] of [
+      ['alpah', ['alpha']],
+      ['webapp', ['acme-webapp-kgtmie3wqx']],
+    ] as const) {
+      const mcp = await server.call('live_read', { space_id: typed });
+      const shell = await cli(['read', typed]);
+      for (const answer of [mcp, shell]) {
+        assert.equal(answer.status, 'not_found');
+        assert.deepEqual((answer as { similar_spaces?: string[] }).similar_spaces, near);
+        assert.doesNotMatch(String(answer.hint), /create/, String(answer.hint));
+      }
+      assert.equal(mcp.hint, `The space does not exist: did you mean '${near[0]}'? space_list lists the spaces.`);
+      assert.equal(normalised(String(mcp.hint), mcpWording(EVERY_TOOL)), normalised(String(shell.hint), CLI_WORDING));
+    }
+  });
+
   it('a missing bank file: check the name', async () => {
     const mcp = await server.call('bank_read', { space_id: 'alpha', filename: 'nope.md' });
     const shell = await cli(['bank', 'read', 'alpha', 'nope.md']);
@@ -64,5 +85,47 @@ describe('MCP and the CLI advise alike', () => {
     assert.match(shell.message, /: run again with --yes$/);
     assert.equal(normalised(String(mcp.message), mcpWording(EVERY_TOOL)), normalised(shell.message, CLI_WORDING));
     assert.equal((await server.call('space_info', { space_id: 'alpha' })).status, 'ok');
+  });
+});
+
+describe('a team server advises its clients what whoever runs it can do', () => {
+  let home: Awaited<ReturnType<typeof tempDir>>;
+  let http: HttpServer | undefined;
+  let client: Client | undefined;
+
+  before(async () => {
+    home = await tempDir();
+    const env = { PATH: process.env.PATH ?? '', LIVE_MEM_HOME: home.dir };
+    for (const space of ['alpha', 'beta']) await execa(process.execPath, [BIN, 'space', 'create', space], { env, extendEnv: false });
+    const created = await execa(process.execPath, [BIN, 'token', 'create', 'bob', '-p', 'read,write', '-s', 'alpha,beta', '--json'], { env, extendEnv: false });
+    http = await startHttpServer({ LIVE_MEM_HOME: home.dir });
+    client = new Client({ name: 'team-client', version: '0' });
+    const headers = { authorization: `Bearer ${String(JSON.parse(created.stdout).token)}` };
+    await client.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers } }));
+  });
+  after(async () => {
+    await client?.close();
+    await http?.stop();
+    await home?.remove();
+  });
+
+  const call = async (name: string, args: Record<string, unknown> = {}) =>
+    (await (client as Client).callTool({ name, arguments: args })).structuredContent as Record<string, unknown>;
+
+  it("no default space: a token limited to the project's space, from whoever runs the server; never a setup of this machine", async () => {
+    const refused = await call('live_note', { content: 'x', category: 'todo' });
+    assert.equal(refused.code, 'invalid_input');
+    assert.equal(refused.hint, `Give space_id (space_list shows the spaces), or ${PIN_SPACE_REMOTE}.`);
+    assert.doesNotMatch(JSON.stringify(refused), /live-mem setup|LIVE_MEM_SPACE/);
+  });
+
+  it("no model: the server's, set where it runs (consolidation refused, system_health)", async () => {
+    assert.equal((await call('live_note', { space_id: 'alpha', content: 'x', category: 'todo' })).status, 'created');
+    const refused = await call('bank_consolidate', { space_id: 'alpha' });
+    assert.equal(refused.code, 'config_error');
+    assert.equal(refused.message, `no model is configured for consolidation: ${MODEL_FIX_REMOTE}`);
+    assert.match(String(refused.hint), /^this server is not configured for this: ask whoever runs it/);
+    const health = await call('system_health');
+    assert.equal((health.services as { llm: { fix: string } }).llm.fix, MODEL_FIX_REMOTE);
   });
 });

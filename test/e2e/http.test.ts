@@ -73,7 +73,7 @@ describe('MCP over Streamable HTTP', () => {
     const client = await connect(url, tokens.writer as string);
     try {
       const { tools } = await client.listTools();
-      assert.ok(tools.length >= 29);
+      assert.equal(tools.length, 12, 'the agent profile, by default over HTTP (test/e2e/http-tools.test.ts)');
       assert.equal((await call(client, 'live_note', { space_id: 'alpha', category: 'todo', content: 'over http', agent: 'someone-else' })).agent, 'writer');
       assert.equal((await call(client, 'live_read', { space_id: 'alpha' })).total, 1);
     } finally {

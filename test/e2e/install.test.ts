@@ -43,6 +43,8 @@ describe('the packed tarball, installed', () => {
   let tgz: string;
   let project: string;
   let prefix: string;
+  /** What npm printed installing the tarball into the project and globally. */
+  let printed: string[];
   /** The environment of a launched live-mem: its own store, no npm settings. */
   let env: (extra?: Record<string, string>) => Record<string, string>;
 
@@ -51,7 +53,7 @@ describe('the packed tarball, installed', () => {
     tgz = await packTarball(scratch.dir);
     project = path.join(scratch.dir, 'project');
     prefix = path.join(scratch.dir, 'global');
-    await Promise.all([installLocal(tgz, project), installGlobal(tgz, prefix)]);
+    printed = await Promise.all([installLocal(tgz, project), installGlobal(tgz, prefix)]);
     env = (extra = {}) => npmEnv(scratch.dir, { LIVE_MEM_HOME: path.join(scratch.dir, 'home'), LIVE_MEM_AGENT: 'installer', ...extra });
   });
   after(() => scratch.remove());
@@ -59,6 +61,19 @@ describe('the packed tarball, installed', () => {
   it('installs live-mem alone: no dependency, the AWS SDK neither', async () => {
     assert.deepEqual(await installedPackages(path.join(project, 'node_modules')), ['live-mem']);
     assert.deepEqual(await installedPackages(path.join(prefix, 'lib', 'node_modules')), ['live-mem']);
+  });
+
+  it('installs without a warning: the package.json it ships has no `prepare` (npm lists it for a tarball it never runs it for)', async () => {
+    for (const output of printed) {
+      assert.match(output, /added 1 package/, output);
+      assert.doesNotMatch(output, /npm warn|allowScripts|install-scripts/i, output);
+    }
+    const { stdout: shipped } = await run('tar', ['-xzOf', tgz, 'package/package.json']);
+    const scripts = (JSON.parse(shipped) as { scripts: Record<string, string> }).scripts;
+    assert.equal(scripts.prepare, undefined);
+    const checkout = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    assert.equal(checkout.scripts.prepare, 'npm run build', 'a checkout and a git install still build on install');
+    assert.deepEqual({ ...scripts, prepare: checkout.scripts.prepare }, checkout.scripts, 'nothing else differs');
   });
 
   it("ships no source map and no reference to one, README's screenshot, and the licences of the code it bundles", async () => {

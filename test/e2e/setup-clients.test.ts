@@ -90,6 +90,7 @@ describe('live-mem setup: the entries it writes, launched as each client does', 
     { label: '--space', args: () => ['--space', 'team-web'] },
     { label: '--tools', args: () => ['--tools', 'standard,backup_create'] },
     { label: '--url/--token-file', args: () => ['--url', url(), '--token-file', tokenFile] },
+    { label: '--url/--tools', args: () => ['--tools', 'standard', '--url', url(), '--token-file', tokenFile] },
   ];
 
   for (const client of CLIENTS) {
@@ -119,15 +120,17 @@ describe('live-mem setup: the entries it writes, launched as each client does', 
           return;
         }
         const mode = (await stat(path.join(home, CONFIG[client]))).mode & 0o777;
+        // --tools with --url asks the server for that profile, in the URL.
+        const url = label === '--url/--tools' ? `${server.url}?tools=standard` : server.url;
         if (client === 'claude-desktop') {
           // A bridge that reads the token file at each start: the secret is not in the configuration.
-          assert.deepEqual(entry.args?.slice(1), ['--token-file', tokenFile, 'connect', server.url]);
+          assert.deepEqual(entry.args?.slice(1), ['--token-file', tokenFile, 'connect', url]);
           assert.doesNotMatch(await readFile(path.join(home, CONFIG[client]), 'utf8'), new RegExp(token));
           assert.match(done.stdout, /claude-desktop reads no remote server from its file/);
           return;
         }
         const type = { 'claude-code': 'http', cline: 'streamableHttp', cursor: undefined }[client];
-        assert.deepEqual(entry, { ...(type ? { type } : {}), url: server.url, headers: { Authorization: `Bearer ${token}` } });
+        assert.deepEqual(entry, { ...(type ? { type } : {}), url, headers: { Authorization: `Bearer ${token}` } });
         assert.equal(mode, 0o600, 'a file holding the token is readable by its owner only');
         assert.match(done.stdout, /readable by you only \(mode 0600\)/);
       });
@@ -138,10 +141,11 @@ describe('live-mem setup: the entries it writes, launched as each client does', 
     const { home, project, run, written } = await fresh('launch-stdio');
     const storeHere = path.join(home, 'store');
     assert.equal((await run(['--home', storeHere, 'setup', 'cursor', '--space', 'pinned-space'])).exitCode, 0);
-    assert.equal((await run(['--home', storeHere, 'setup', 'cline'])).exitCode, 0);
+    assert.equal((await run(['--home', storeHere, 'setup', 'claude-code'])).exitCode, 0);
+    // Both start servers in the project (Claude Desktop and Cline start them in `/`: setup-launch.test.ts).
     for (const [client, space] of [
       ['cursor', 'pinned-space'],
-      ['cline', 'webapp'],
+      ['claude-code', 'webapp'],
     ] as const) {
       const entry = await written(client);
       const mcp = new Client({ name: `${client}-as-written`, version: '0.0.0' });
@@ -283,7 +287,8 @@ describe('live-mem setup: the entries it writes, launched as each client does', 
     const cases: Array<[string[], RegExp]> = [
       [['setup', 'cursor', '--url', 'https://m.example/mcp'], /--url needs the token/],
       [['setup', 'cursor', '--url', 'ftp://m.example/mcp', '--token-file', tokenFile], /--url must be an http\(s\) URL/],
-      [['--tools', 'all', 'setup', 'cursor', '--url', 'https://m.example/mcp', '--token-file', tokenFile], /--tools: not with --url/],
+      [['--tools', 'all,nope', 'setup', 'cursor', '--url', 'https://m.example/mcp', '--token-file', tokenFile], /--tools: unknown tool .*nope/],
+      [['--agent', 'x', 'setup', 'cursor', '--url', 'https://m.example/mcp', '--token-file', tokenFile], /--agent: not with --url/],
       [['setup', 'cursor', '--space', 'x', '--url', 'https://m.example/mcp', '--token-file', tokenFile], /--space: not with --url/],
       [['setup', 'cline', '--url', 'https://m.example/mcp', '--token-env', 'T'], /cline does not expand variables/],
       [['setup', 'claude-code', '--scope', 'project', '--url', 'https://m.example/mcp', '--token-file', tokenFile], /must not hold the token; use --token-env/],

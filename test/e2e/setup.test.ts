@@ -78,19 +78,27 @@ describe('live-mem setup <client> on a fake home', () => {
       assert.deepEqual(await filesUnder(project), []);
     });
 
-    it(`${client}: merges into an existing file after a backup, keeping the other servers`, async () => {
+    it(`${client}: merges into an existing file after a backup, keeping the other servers; --npx of an unpublished version writes nothing`, async () => {
       const { home, run } = await fresh(`${client}-merge`);
       const file = path.join(home, config);
       await mkdir(path.dirname(file), { recursive: true });
-      const old = `${JSON.stringify({ mcpServers: { github: { command: 'gh-mcp', args: ['--x'] } }, other: true }, null, 4)}\n`;
+      // An entry written by an older live-mem: npx of a package the registry does not hold.
+      const outdated = { command: 'npx', args: ['-y', 'live-mem'], env: { LIVE_MEM_AGENT: 'old' }, autoApprove: ['live_note'] };
+      const old = `${JSON.stringify({ mcpServers: { github: { command: 'gh-mcp', args: ['--x'] }, 'live-mem': outdated }, other: true }, null, 4)}\n`;
       await writeFile(file, old);
-      const result = await run(['--agent', 'reviewer', 'setup', client, '--npx']);
+
+      const refused = await run(['--agent', 'reviewer', 'setup', client, '--npx']);
+      assert.equal(refused.exitCode, 2, refused.stderr);
+      assert.match(refused.stderr, /--npx: live-mem \d+\.\d+\.\d+\S* is not on the npm registry.*leave out --npx, and the entry launches this installation/);
+      assert.equal(await readFile(file, 'utf8'), old, 'nothing written');
+      assert.deepEqual(await filesUnder(path.dirname(file)), [path.basename(file)], 'no backup either');
+
+      const result = await run(['--agent', 'reviewer', 'setup', client]);
       assert.equal(result.exitCode, 0, result.stderr);
-      assert.match(result.stdout, /launches npx -y live-mem/);
       assert.deepEqual(JSON.parse(await readFile(file, 'utf8')), {
         mcpServers: {
           github: { command: 'gh-mcp', args: ['--x'] },
-          'live-mem': { command: 'npx', args: ['-y', 'live-mem'], env: { LIVE_MEM_AGENT: 'reviewer', LIVE_MEM_TOOLS: 'agent' } },
+          'live-mem': { command: setupNode(home), args: [bin], env: { LIVE_MEM_AGENT: 'reviewer', LIVE_MEM_TOOLS: 'agent' }, autoApprove: ['live_note'] },
         },
         other: true,
       });
@@ -98,11 +106,6 @@ describe('live-mem setup <client> on a fake home', () => {
       assert.equal(backups.length, 1, 'one backup');
       assert.equal(await readFile(path.join(path.dirname(file), backups[0] as string), 'utf8'), old, 'the backup is the old file');
       assert.match(result.stdout, new RegExp(`updated \\(backup: .*${backups[0]?.replace(/\./g, '\\.')}\\)`));
-
-      // Back to this installation: the outdated entry is updated in place, after another backup.
-      const again = await run(['--agent', 'reviewer', 'setup', client]);
-      assert.equal(again.exitCode, 0, again.stderr);
-      assert.deepEqual(JSON.parse(await readFile(file, 'utf8')).mcpServers['live-mem'].args, [bin]);
     });
 
     it(`${client}: --print shows the entry and writes nothing`, async () => {
@@ -112,6 +115,14 @@ describe('live-mem setup <client> on a fake home', () => {
       assert.match(result.stdout, /not written \(--print\)/);
       assert.ok(result.stdout.includes(`"command": ${JSON.stringify(setupNode(home))}`), result.stdout);
       if (rules) assert.ok(result.stdout.includes(RULES_START));
+      // The last line says what to do with what is shown, whole: into which file (or files, each named above its block).
+      const last = result.stdout.trimEnd().split('\n').at(-1);
+      assert.equal(
+        last,
+        rules
+          ? 'nothing written (--print): merge each block into the file named above it, keeping what is there'
+          : `nothing written (--print): merge it into ${path.join(home, config)}, keeping what is there`,
+      );
       assert.deepEqual(await filesUnder(home), []);
       assert.deepEqual(await filesUnder(project), []);
     });

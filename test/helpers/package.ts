@@ -31,29 +31,29 @@ export function npmEnv(dir: string, extra: Record<string, string> = {}): Record<
   return { ...env, npm_config_cache: path.join(dir, '.npm-cache'), npm_config_offline: 'true', npm_config_update_notifier: 'false', ...extra };
 }
 
+/** An npm command's output, stdout and stderr (where npm warns) together. */
 async function npm(args: string[], cwd: string, cacheDir: string): Promise<string> {
-  const { stdout } = await run('npm', [...args, '--no-audit', '--no-fund'], { cwd, env: npmEnv(cacheDir), maxBuffer: 16 * 1024 * 1024 });
-  return stdout;
+  const { stdout, stderr } = await run('npm', [...args, '--no-audit', '--no-fund'], { cwd, env: npmEnv(cacheDir), maxBuffer: 16 * 1024 * 1024 });
+  return `${stdout}${stderr}`;
 }
 
-/** `npm pack` of this checkout into `dir` (dist/ as built: no scripts run); the tarball's path. */
+/** `npm run tarball` of this checkout into `dir` (scripts/pack.mjs: dist/ as built); the tarball's path. */
 export async function packTarball(dir: string): Promise<string> {
-  const [packed] = JSON.parse(await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], ROOT, dir)) as Array<{ filename: string }>;
-  if (!packed) throw new Error('npm pack wrote no tarball');
-  return path.join(dir, packed.filename);
+  const { stdout } = await run(process.execPath, [path.join(ROOT, 'scripts', 'pack.mjs'), dir], { cwd: ROOT, env: npmEnv(dir), maxBuffer: 16 * 1024 * 1024 });
+  return stdout.trim();
 }
 
-/** Installs the tarball into `dir` as a project dependency (`npm install <tgz>` in an empty project). */
-export async function installLocal(tgz: string, dir: string): Promise<void> {
+/** Installs the tarball into `dir` as a project dependency (`npm install <tgz>` in an empty project); what npm printed. */
+export async function installLocal(tgz: string, dir: string): Promise<string> {
   await mkdir(dir, { recursive: true });
   await writeFile(path.join(dir, 'package.json'), '{ "name": "empty-project", "private": true }\n');
-  await npm(['install', tgz], dir, dir);
+  return npm(['install', tgz], dir, dir);
 }
 
-/** Installs the tarball globally under `prefix` (`npm install -g --prefix`); its bin is `prefix/bin`. */
-export async function installGlobal(tgz: string, prefix: string): Promise<void> {
+/** Installs the tarball globally under `prefix` (`npm install -g --prefix`), its bin in `prefix/bin`; what npm printed. */
+export async function installGlobal(tgz: string, prefix: string): Promise<string> {
   await mkdir(prefix, { recursive: true });
-  await npm(['install', '-g', '--prefix', prefix, tgz], prefix, prefix);
+  return npm(['install', '-g', '--prefix', prefix, tgz], prefix, prefix);
 }
 
 /** The packages under a node_modules folder (scoped ones as `@scope/name`), nested ones included. */

@@ -44,7 +44,9 @@ export interface ScriptedLlm {
   close(): Promise<void>;
 }
 
-export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
+/** `models`: what GET /models lists (default: the model `env()` and `client()` name). */
+export async function startScriptedLlm(steps: Step[], options: { models?: string[] } = {}): Promise<ScriptedLlm> {
+  const models = options.models ?? ['scripted-model'];
   const requests: RecordedRequest[] = [];
   const authorizations: Array<string | undefined> = [];
   const usages: Array<{ prompt: number; completion: number }> = [];
@@ -58,7 +60,7 @@ export async function startScriptedLlm(steps: Step[]): Promise<ScriptedLlm> {
         counters.modelListings++;
         res
           .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ object: 'list', data: [{ id: 'scripted-model', object: 'model', created: 0, owned_by: 'test' }] }));
+          .end(JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' })) }));
         return;
       }
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {

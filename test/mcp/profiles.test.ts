@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PEOPLE_ONLY, PROFILE_NAMES, selectTools, TOOL_PROFILES } from '../../src/mcp/profiles.js';
+import { ANONYMOUS } from '../../src/core/auth/auth-service.js';
+import { type Caller, ownerCaller, type Permission } from '../../src/core/caller.js';
+import { callableBy, PEOPLE_ONLY, PROFILE_NAMES, selectTools, TOOL_PROFILES } from '../../src/mcp/profiles.js';
 import { toolError } from '../../src/mcp/result.js';
 import { SERVER_INSTRUCTIONS, serverInstructions } from '../../src/mcp/server.js';
 import { allTools } from '../../src/mcp/tools/index.js';
@@ -49,13 +51,41 @@ describe('tool profiles', () => {
     for (const [spec, message] of [
       ['agent,live_nope,bogus', /unknown tools in the tools setting .*: live_nope, bogus; use a profile \(agent, standard, all, admin\)/],
       ['constructor', /unknown tool in the tools setting .*: constructor;/],
-      [' , ', /the tools setting is empty/],
+      [' , ', /the tools setting .* is empty/],
     ] as const) {
       assert.throws(
         () => selectTools(spec),
         (e) => isLiveMemError(e, 'config_error') && message.test(e.message),
       );
     }
+  });
+});
+
+describe('what a caller is listed', () => {
+  const token = (...permissions: Permission[]): Caller => ({ ...ownerCaller('t'), permissions: new Set(permissions), localOwner: false });
+  const listed = (caller: Caller) => callableBy(caller, allTools).map((tool) => tool.name);
+
+  it('the tools whose permission the caller holds (admin implies write implies read), the public ones for anyone', () => {
+    const byPermission = (...kinds: string[]) => allTools.filter((tool) => kinds.includes(tool.permission)).map((tool) => tool.name);
+    assert.deepEqual(listed(token('read')), byPermission('public', 'read'));
+    assert.deepEqual(listed(token('read', 'write')), byPermission('public', 'read', 'write'));
+    assert.deepEqual(listed(token('admin')), byPermission('public', 'read', 'write', 'admin'));
+    assert.deepEqual(
+      listed(ownerCaller('me')),
+      allTools.map((tool) => tool.name),
+    );
+    assert.deepEqual(
+      callableBy(ANONYMOUS, allTools).map((tool) => tool.name),
+      byPermission('public'),
+    );
+  });
+
+  it('keeps the order it is given, and leaves what it is not given out', () => {
+    const agent = selectTools('agent').tools;
+    assert.deepEqual(
+      callableBy(token('read'), agent).map((tool) => tool.name),
+      names('agent').filter((name) => name !== 'live_note' && name !== 'bank_consolidate'),
+    );
   });
 });
 

@@ -9,7 +9,8 @@ import { describeError } from '../../src/cli/error-output.js';
 import { toolError } from '../../src/mcp/result.js';
 import { allTools } from '../../src/mcp/tools/index.js';
 import { LiveMemError, unconfirmed } from '../../src/shared/errors.js';
-import { CLI_WORDING, EVERY_TOOL, HINTS, mcpWording, PIN_SPACE, type Situation, type Wording } from '../../src/shared/hints.js';
+import { CLI_WORDING, EVERY_TOOL, HINTS, mcpWording, PIN_SPACE, PIN_SPACE_REMOTE, type Situation, type Wording } from '../../src/shared/hints.js';
+import { MODEL_FIX, MODEL_FIX_REMOTE } from '../../src/core/model.js';
 import { silentLogger } from '../../src/shared/log.js';
 import { createCore } from '../../src/core/core.js';
 import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
@@ -113,6 +114,16 @@ describe('MCP and the CLI give the same advice for the same error', () => {
     );
   });
 
+  it('a mistyped space: the spaces near it and how to list them, never an invitation to create it', () => {
+    const error = new LiveMemError('not_found', "space 'alpah' does not exist", { space_id: 'alpah', similar_spaces: ['alpha', 'alpaca'] });
+    for (const autoCreateSpaces of [false, true]) {
+      const result = toolError(error, silentLogger, 'x', { ...EVERY_TOOL, autoCreateSpaces }).structuredContent as { hint: string; similar_spaces: string[] };
+      assert.equal(result.hint, "The space does not exist: did you mean 'alpha' or 'alpaca'? space_list lists the spaces.");
+      assert.deepEqual(result.similar_spaces, ['alpha', 'alpaca'], 'the names are in the result too');
+    }
+    assert.equal(describeError(error).hint, "The space does not exist: did you mean 'alpha' or 'alpaca'? `live-mem space list` lists the spaces.");
+  });
+
   it('a missing bank file: the bank listing, which names files (space_list names none)', async () => {
     const core = createCore({ storage: createMemoryDriver() });
     await core.spaces.create(owner, { space_id: 'proj' });
@@ -123,5 +134,31 @@ describe('MCP and the CLI give the same advice for the same error', () => {
     assert.equal(describeError(error).hint, "Check the file name: `live-mem bank list <space_id>` lists the bank's files.");
     // The agent profile has no bank_list: a hint never names a tool the model cannot call.
     assert.equal(hint({ tools: new Set(['bank_read', 'space_list']), autoCreateSpaces: false, model: true }), 'Check the file name and call again.');
+  });
+});
+
+describe('over HTTP, advice for whoever can act on it', () => {
+  const REMOTE = { ...EVERY_TOOL, remote: true };
+
+  it("no hint sends a team server's client to its own entry or to setup", () => {
+    for (const situation of Object.keys(HINTS) as Situation[]) {
+      const text = String(HINTS[situation]?.(mcpWording(REMOTE), { space: 'ghost' }));
+      assert.doesNotMatch(text, /live-mem setup|LIVE_MEM_SPACE|--space|its live-mem entry/, `${situation}: ${text}`);
+    }
+    assert.match(
+      String(HINTS.no_default_space?.(mcpWording(REMOTE), { space: '' })),
+      /Give space_id \(space_list shows the spaces\), or ask whoever runs this server for a token limited to the project's space/,
+    );
+    assert.ok(String(HINTS.no_default_space?.(mcpWording(REMOTE), { space: '' })).includes(PIN_SPACE_REMOTE));
+    assert.match(String(HINTS.config_error?.(mcpWording(REMOTE), { space: '' })), /^this server is not configured for this: ask whoever runs it/);
+  });
+
+  it("a refused consolidation names the server's model, set where it runs; on stdio, this machine's", () => {
+    const error = new LiveMemError('config_error', `no model is configured for consolidation: ${MODEL_FIX}`);
+    const remote = toolError(error, silentLogger, 'bank_consolidate', REMOTE).structuredContent as { message: string };
+    assert.equal(remote.message, `no model is configured for consolidation: ${MODEL_FIX_REMOTE}`);
+    assert.doesNotMatch(MODEL_FIX_REMOTE, /every client's live-mem|where live-mem runs/);
+    const local = toolError(error, silentLogger, 'bank_consolidate', EVERY_TOOL).structuredContent as { message: string };
+    assert.equal(local.message, error.message);
   });
 });

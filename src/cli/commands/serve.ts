@@ -25,22 +25,27 @@ export interface ServeOptions {
 export async function serve(session: Session, options: ServeOptions = {}): Promise<null> {
   const { core, logger, settings } = session;
   const { storage } = core.context;
-  // An unknown tool name stops the server before it serves anything (config_error: exit 2).
-  const tools = (await import('../../mcp/profiles.js')).selectTools(settings.tools);
+  const { selectTools } = await import('../../mcp/profiles.js');
   const common = {
     core,
     version: VERSION,
     logger,
-    tools,
     samplingLimits: { contextWindow: settings.llm.contextWindow, maxOutputTokens: settings.llm.maxTokens },
   };
   if (options.http) {
+    // One server for every client: each is listed the agent profile unless the setting or its URL
+    // (`?tools=`) says otherwise, and may ask for any tool but the corrections people make (those
+    // too when the setting names them). An unknown tool name stops the server here (exit 2).
+    const listed = selectTools(settings.tools ?? 'agent');
+    const served = selectTools(settings.tools === undefined ? 'all' : `all,${settings.tools}`);
     const { serveHttp } = await import('../../mcp/http.js');
     // One server for every client: the operator's pin would send every team's notes to one space.
     if (settings.space)
       logger.warn(`LIVE_MEM_SPACE (${settings.space}) does not apply over HTTP: a call names its space_id, unless its token is limited to one space`);
     const server = await serveHttp({
       ...common,
+      tools: served,
+      listed,
       host: options.host ?? '127.0.0.1',
       port: options.port ?? 8080,
       limits: settings.http,
@@ -54,7 +59,7 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
     // One URL per address that reaches this machine (a wildcard bind is no address a client can use).
     const urls = server.origins.map((origin) => `${origin}/mcp`).join(', ');
     logger.info(
-      `serving MCP over Streamable HTTP at ${urls} and the web viewer at ${server.origin}/ (store: ${storage.name} ${storage.location}; tools: ${tools.profile}, ${tools.tools.length}; every request needs a bearer token)`,
+      `serving MCP over Streamable HTTP at ${urls} and the web viewer at ${server.origin}/ (store: ${storage.name} ${storage.location}; tools: ${listed.profile}, ${listed.tools.length}, or up to ${served.tools.length} with ?tools= in a client's URL, each caller listed those its token may call; every request needs a bearer token)`,
     );
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
@@ -67,12 +72,13 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
   // A person who typed `live-mem` would otherwise face a silent prompt; a client's stdin is a pipe.
   // On stderr, whatever the log level: stdout carries the protocol only.
   if (process.stdin.isTTY) process.stderr.write('live-mem: serving MCP on stdio — this is what MCP clients run; see live-mem --help\n');
+  const tools = selectTools(settings.tools ?? 'all');
   const project = projectSpaces(settings.space);
   logger.info(
     `serving MCP on stdio (store: ${storage.name} ${storage.location}, auth: ${settings.token ? 'token' : settings.auth === 'required' ? 'required, no token' : 'local owner'}, tools: ${tools.profile}, ${tools.tools.length}, default space: ${describeDefault(project)})`,
   );
   const argument = (text: string) => projectOfArgument(text, { home: homedir(), folders: true });
-  await serveStdio({ ...common, project, argument, resolveCaller: session.resolveCaller });
+  await serveStdio({ ...common, tools, project, argument, resolveCaller: session.resolveCaller });
   return null;
 }
 

@@ -31,13 +31,12 @@ export function refuseRemoteMismatch(client: Client, options: SetupOptions, glob
     ['--home', globals.home],
     ['--storage', globals.storage],
     ['--config', globals.config],
-    ['--tools', globals.tools],
     ['--agent', globals.agent],
     ['--space', options.space],
   ].flatMap(([flag, value]) => (value === undefined ? [] : [flag]));
   if (local.length > 0)
     throw invalid(
-      `${local.join(', ')}: not with --url: the server chooses its store and tools, the token names the agent and its spaces (\`live-mem token create NAME -s SPACE\`)`,
+      `${local.join(', ')}: not with --url: the server chooses its store, the token names the agent and its spaces (\`live-mem token create NAME -s SPACE\`)`,
     );
   if (options.hooks) throw invalid('--hooks reads the memory with the CLI on a local store: not with --url');
   if (options.npx && client !== 'claude-desktop') throw invalid('--npx chooses how a client launches live-mem: an HTTP entry launches nothing');
@@ -68,6 +67,18 @@ function remoteUrl(raw: string): string {
 }
 
 /**
+ * The URL asking the server to list `tools` (a checked tools setting: a profile or tool names, none
+ * of which needs escaping) to this client: `?tools=` replaced or added, the rest of the URL kept.
+ */
+export function withTools(raw: string, tools: string | undefined): string {
+  if (tools === undefined) return raw;
+  const url = new URL(raw);
+  url.searchParams.delete('tools');
+  url.search = `${url.search ? `${url.search}&` : '?'}tools=${tools}`;
+  return url.toString();
+}
+
+/**
  * The entry of a client for the server at `options.url`, and what the output must say about it.
  * Claude Desktop reads no remote server from its file (remote servers there are Connectors, which
  * Anthropic's cloud reaches with OAuth, not a server on the user's network with a bearer token): its
@@ -77,11 +88,11 @@ function remoteUrl(raw: string): string {
  */
 export function remoteEntry(
   client: Client,
-  options: { url: string; tokenEnv?: string | undefined; scope: Scope; file: string; fileGiven?: boolean },
+  options: { url: string; tools?: string | undefined; tokenEnv?: string | undefined; scope: Scope; file: string; fileGiven?: boolean },
   launch: { command: string; args: string[] },
   token: { file: string; value: string } | undefined,
 ): { entry: ServerEntry; secret: boolean; notes: string[] } {
-  const url = remoteUrl(options.url);
+  const url = withTools(remoteUrl(options.url), options.tools);
   const notes: string[] = [];
   if (client === 'claude-desktop') {
     if (!token) throw new Error('refuseRemoteMismatch lets claude-desktop through with a token file only');

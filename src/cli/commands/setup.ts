@@ -16,6 +16,7 @@ import { refuseRemoteMismatch, remoteEntry } from './setup-remote.js';
 import { NODE_LINES } from '../../shared/runtime.js';
 import { CLIENTS, type Client, type Place, type Scope, type ServerEntry, type SetupGlobals, type SetupOptions } from './setup-options.js';
 import { diskLookup, type NodeLookup, stableNode } from './stable-node.js';
+import { PUBLISHED_VERSION, VERSION } from '../version.js';
 
 /**
  * `live-mem setup <client>`: writes the MCP server entry into a client's configuration file — a
@@ -137,9 +138,22 @@ export function mergeRules(old: string | undefined, block: string, header: strin
   return next === old ? undefined : next;
 }
 
-/** How the client launches live-mem: this installation's node and bin, or npx once the package is on the registry. */
-export function launchEntry(options: { npx?: boolean | undefined; bin: string; node: string }): { command: string; args: string[] } {
-  return options.npx ? { command: 'npx', args: ['-y', 'live-mem'] } : { command: options.node, args: [options.bin] };
+/** How the client launches live-mem: this installation's node and bin. */
+export const launchEntry = (options: { bin: string; node: string }): { command: string; args: string[] } => ({ command: options.node, args: [options.bin] });
+
+/**
+ * `--npx`: npx with this very version from the registry (`live-mem@0.1.0`), once it is published
+ * (`published`, PUBLISHED_VERSION); until then refused, saying why and what to do instead: an entry
+ * naming a package the registry does not hold cannot start, and would run whoever registers the name.
+ */
+export function npxEntry(version: string, published: string | undefined): { command: string; args: string[] } {
+  if (published !== version) {
+    throw invalid(
+      `--npx: live-mem ${version} is not on the npm registry${published ? ` (${published} is)` : ''}, so \`npx -y live-mem\` cannot start it ` +
+        '(and would run whatever someone registers under that name): leave out --npx, and the entry launches this installation (its node and bin/live-mem.cjs)',
+    );
+  }
+  return { command: 'npx', args: ['-y', `live-mem@${version}`] };
 }
 
 /** This package's bin/live-mem.cjs, found from the running module (the bundle in dist/cli/, or src/ under tsx). */
@@ -150,7 +164,7 @@ export function installedBin(from: string = import.meta.url): string {
       return path.join(dir, 'bin', 'live-mem.cjs');
     }
   }
-  throw invalid('cannot find the live-mem package this command runs from: use --npx');
+  throw invalid('cannot find the live-mem package this command runs from: run setup from an installed live-mem (npm install -g, or a checkout)');
 }
 
 export interface SetupContext {
@@ -163,6 +177,8 @@ export interface SetupContext {
   /** The memory workflow for a client served `tools` (a profile or names; undefined: a remote server's, unknown), its space found as `space` says. */
   workflow?: (tools: string | undefined, space: SpaceMode) => Promise<string>;
   now?: () => Date;
+  /** The version on the registry (default PUBLISHED_VERSION): --npx pins this version only when it is published. */
+  published?: string;
 }
 
 /**
@@ -198,7 +214,9 @@ export async function setup(client: string, options: SetupOptions, globals: Setu
   // The tools the configured process serves; a server over HTTP serves what its operator chose.
   let served: string | undefined;
   if (options.url !== undefined) {
-    const where = { url: options.url, tokenEnv: options.tokenEnv, scope, file, fileGiven: options.file !== undefined };
+    // The server lists its default profile (agent, unless its operator chose another) to a client that asks for none.
+    served = globals.tools === undefined ? undefined : await checkedTools(globals.tools);
+    const where = { url: options.url, tools: served, tokenEnv: options.tokenEnv, scope, file, fileGiven: options.file !== undefined };
     const remote = remoteEntry(which, where, launch, tokenFile && token ? { file: tokenFile, value: token } : undefined);
     ({ entry, secret } = remote);
     notes.push(...(await remoteWarnings(new URL(options.url), tokenFile)), ...remote.notes);
@@ -258,7 +276,8 @@ export async function setup(client: string, options: SetupOptions, globals: Setu
         ...(holds ? { secret: holds } : {}),
       }),
     );
-    return { ...summary, files, message: 'nothing written (--print): merge this into the file named' };
+    const into = pieces.length === 1 ? `merge it into ${file}, keeping what is there` : 'merge each block into the file named above it, keeping what is there';
+    return { ...summary, files, message: `nothing written (--print): ${into}` };
   }
   // Every file is computed before any is written: a malformed one stops the command with nothing changed.
   const planned: Planned[] = [];
@@ -288,7 +307,10 @@ function launchOf(
   context: SetupContext,
   notes: string[],
 ): { launch: { command: string; args: string[] }; launches: string } {
-  if (options.npx) return { launch: launchEntry({ npx: true, node: '', bin: '' }), launches: 'npx -y live-mem (the package from the registry)' };
+  if (options.npx) {
+    const launch = npxEntry(VERSION, 'published' in context ? context.published : PUBLISHED_VERSION);
+    return { launch, launches: `${launch.command} ${launch.args.join(' ')} (this version, from the npm registry)` };
+  }
   if (!options.launchesProcess) return { launch: { command: '', args: [] }, launches: '' };
   const input = { execPath: context.node ?? process.execPath, version: context.nodeVersion ?? process.versions.node, ...place };
   const node = stableNode(input, context.lookup ?? diskLookup);
@@ -343,7 +365,10 @@ export const setupCommands: CommandDef = {
     { flags: '--space <space_id>', description: 'pin the space calls without a space_id use (LIVE_MEM_SPACE; default: the project the client works in)' },
     { flags: '--url <url>', description: 'a live-mem server over HTTP (serve --http) instead of a process on the local store; the token from --token-file' },
     { flags: '--token-env <name>', description: 'with --url: the entry names this environment variable instead of holding the token (claude-code, cursor)' },
-    { flags: '--npx', description: 'launch with `npx -y live-mem` (the published package) instead of this installation (node + its bin/live-mem.cjs)' },
+    {
+      flags: '--npx',
+      description: 'launch this version from the npm registry (`npx -y live-mem@VERSION`) instead of this installation; refused while it is not published',
+    },
     {
       flags: '--scope <scope>',
       description: 'claude-code, cursor: the user configuration, or the project one (.mcp.json, .cursor/mcp.json)',
@@ -356,7 +381,7 @@ export const setupCommands: CommandDef = {
   help: [
     '',
     'The global --tools (default here: agent, the 12 tools an agent works with), --token-file (the token the entry uses),',
-    '--agent, --home, --config and --storage go into the entry.',
+    '--agent, --home, --config and --storage go into the entry; with --url, --tools goes into the URL (?tools=).',
     '',
     'Examples:',
     '  live-mem setup claude-desktop',

@@ -4,9 +4,9 @@ import { VERSION } from '../version.js';
 
 export const health = ({ core, caller }: Session) => core.health(caller);
 
-/** The tools `serve` would offer with these settings (the MCP modules are loaded only here, lazily). */
+/** The tools `serve` would offer on stdio with these settings (the MCP modules are loaded only here, lazily). */
 async function toolsOffered({ settings }: Session) {
-  const { tools, profile } = (await import('../../mcp/profiles.js')).selectTools(settings.tools);
+  const { tools, profile } = (await import('../../mcp/profiles.js')).selectTools(settings.tools ?? 'all');
   return { profile, count: tools.length };
 }
 

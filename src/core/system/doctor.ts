@@ -1,3 +1,4 @@
+import { ModelNotListed } from '../../llm/types.js';
 import { isLiveMemError } from '../../shared/errors.js';
 import { NODE_LINES, runtimeState } from '../../shared/runtime.js';
 import type { DebrisFile } from '../../storage/types.js';
@@ -268,12 +269,16 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
         message: `${client.label} ${what === 'embeddings' && context.embeddings?.local ? 'loads' : 'answers'} (${ms(start)} ms)`,
       };
     } catch (error) {
+      const fallback = what === 'embeddings' ? ' (search falls back to BM25 meanwhile)' : '';
+      // It answers, but every call naming this model would be refused: the setting is what to change.
+      const unlisted = error instanceof ModelNotListed;
+      const setting = what === 'llm' ? 'LIVE_MEM_LLM_MODEL (llm.model in live-mem.yaml)' : 'LIVE_MEM_EMBEDDINGS_MODEL (embeddings.model)';
       return {
         check: what,
         status: what === 'llm' ? 'error' : 'warn',
         fixable: false,
-        message: `${client.label} does not answer: ${failure(error)}${what === 'embeddings' ? ' (search falls back to BM25 meanwhile)' : ''}`,
-        hint: `check ${names}`,
+        message: `${client.label} ${unlisted ? 'answers, but' : 'does not answer:'} ${failure(error)}${fallback}`,
+        hint: unlisted ? `set ${setting} to a model it lists${error.nearest ? ` (did you mean '${error.nearest}'?)` : ''}` : `check ${names}`,
       };
     }
   };

@@ -1,6 +1,6 @@
 import { canAccessSpace, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
-import { MODEL_FIX } from '../model.js';
+import { MODEL_FIX, MODEL_FIX_REMOTE } from '../model.js';
 import { listSpaceIds } from '../space-meta.js';
 
 /** How long an LLM reachability check is reused: health may be polled, the endpoint need not be. */
@@ -17,6 +17,8 @@ type Check = { status: 'ok' | 'error' | 'missing' | 'sampling'; latency_ms?: num
 export interface HealthOptions {
   /** The caller's MCP client declared sampling and may lend its model to this caller's consolidations. */
   sampling?: boolean;
+  /** The caller reaches this server over the network (HTTP): a missing model is for whoever runs it to fix (MODEL_FIX_REMOTE). */
+  remote?: boolean;
 }
 
 /** system_health: is the store reachable, is the model configured and reachable (without spending tokens). */
@@ -36,15 +38,16 @@ export function createHealth(context: CoreContext) {
 
   const checkLlm = async (options: HealthOptions): Promise<Check> => {
     const llm = context.llm;
+    const fix = options.remote ? MODEL_FIX_REMOTE : MODEL_FIX;
     if (!llm && options.sampling)
       return {
         status: 'sampling',
         message:
           'no model is configured: what this client asks for (consolidation, compaction, summaries) runs on its own model through MCP sampling; ' +
           'the compaction and summaries that follow a consolidation by themselves need a configured one',
-        fix: MODEL_FIX,
+        fix,
       };
-    if (!llm) return { status: 'missing', message: 'no model is configured: consolidation, compaction and summaries cannot run', fix: MODEL_FIX };
+    if (!llm) return { status: 'missing', message: 'no model is configured: consolidation, compaction and summaries cannot run', fix };
     if (llmCheck && Date.now() - llmCheck.at < LLM_CHECK_TTL_MS) return { ...llmCheck.result, cached: true };
     const result = { ...(await timed((signal) => llm.ping?.(signal) ?? Promise.resolve())), model: llm.label };
     llmCheck = { at: Date.now(), result };

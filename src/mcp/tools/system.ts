@@ -32,7 +32,7 @@ export const systemTools = [
     output: outputShape({ services: obj, version: str }),
     annotations: READ_ONLY,
     // clientModel() is this client's own model, offered only when no endpoint is configured.
-    handler: (_args, { core, caller, clientModel }) => core.health(caller, { sampling: clientModel() !== undefined }),
+    handler: (_args, { core, caller, clientModel, remote }) => core.health(caller, { sampling: clientModel() !== undefined, remote: remote === true }),
   }),
   defineTool({
     name: 'system_about',
