@@ -115,7 +115,10 @@ describe('a team server advises its clients what whoever runs it can do', () => 
   it("no default space: a token limited to the project's space, from whoever runs the server; never a setup of this machine", async () => {
     const refused = await call('live_note', { content: 'x', category: 'todo' });
     assert.equal(refused.code, 'invalid_input');
-    assert.equal(refused.hint, `Give space_id (space_list shows the spaces), or ${PIN_SPACE_REMOTE}.`);
+    assert.equal(
+      refused.hint,
+      `Give project, your workspace's git remote (\`git remote get-url origin\` prints it), or space_id (space_list shows the spaces); or ${PIN_SPACE_REMOTE}.`,
+    );
     assert.doesNotMatch(JSON.stringify(refused), /live-mem setup|LIVE_MEM_SPACE/);
   });
 
