@@ -6,10 +6,11 @@
  * expires; a handle of another space is refused.
  */
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { execa } from 'execa';
+import { BIN, spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
 import { writePlan } from '../helpers/plan-writer.js';
 import { AWS_ID } from '../helpers/secret-samples.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -194,6 +195,41 @@ describe('an expired handle', () => {
     } finally {
       await alice.close();
       await bob.close();
+      await home.remove();
+    }
+  });
+});
+
+describe('people and scripts: live-mem consolidate --prepare, then --plan', () => {
+  it('prints a work package any model can answer, and commits the plan given in a file or on stdin', async () => {
+    const home = await tempDir();
+    const env = { PATH: process.env.PATH ?? '', LIVE_MEM_HOME: home.dir, LIVE_MEM_AGENT: 'carol', LIVE_MEM_LOG_LEVEL: 'warn' };
+    const cli = (args: string[], input?: string) =>
+      execa(process.execPath, [BIN, ...args], { env, extendEnv: false, reject: false, ...(input !== undefined ? { input } : {}) });
+    try {
+      for (const fact of FACTS) assert.equal((await cli(['note', 'demo', fact, '--category', 'observation'])).exitCode, 0);
+      const noModel = await cli(['consolidate', 'demo']);
+      assert.notEqual(noModel.exitCode, 0);
+      assert.match(noModel.stderr + noModel.stdout, /--prepare/);
+      const text = await cli(['consolidate', 'demo', '--prepare']);
+      assert.equal(text.exitCode, 0, text.stderr);
+      assert.match(text.stdout, /You maintain the memory bank/);
+      assert.match(text.stdout, /<<<note 1\/3 nonce=/);
+      const handle = /--handle (demo:[0-9a-f]{24}) --plan/.exec(text.stdout)?.[1];
+      assert.ok(handle, text.stdout.slice(-400));
+      const file = path.join(home.dir, 'plan.json');
+      await writeFile(file, writePlan({ prompt: text.stdout }, { drop: 2 }));
+      const sentBack = await cli(['consolidate', 'demo', '--plan', file, '--handle', handle, '--json']);
+      assert.equal(JSON.parse(sentBack.stdout).code, 'invalid_input');
+      assert.match(sentBack.stdout, /leaves out facts/);
+      const done = await cli(['consolidate', 'demo', '--plan', '-', '--handle', handle, '--json'], writePlan({ prompt: text.stdout }));
+      assert.equal(done.exitCode, 0, done.stdout + done.stderr);
+      const result = JSON.parse(done.stdout);
+      assert.equal(result.notes_processed, 3);
+      assert.equal(result.by, 'carol');
+      const bank = await cli(['bank', 'read', 'demo', 'activeContext.md']);
+      for (const fact of FACTS) assert.ok(bank.stdout.includes(fact), fact);
+    } finally {
       await home.remove();
     }
   });
