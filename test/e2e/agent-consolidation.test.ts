@@ -10,7 +10,12 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
-import { BIN, spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ownerCaller } from '../../src/core/caller.js';
+import { createCore } from '../../src/core/core.js';
+import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
+import { BIN, spawnServer, startHttpServer, type SpawnedServer } from '../helpers/mcp-client.js';
 import { writePlan } from '../helpers/plan-writer.js';
 import { AWS_ID } from '../helpers/secret-samples.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -230,6 +235,44 @@ describe('people and scripts: live-mem consolidate --prepare, then --plan', () =
       const bank = await cli(['bank', 'read', 'demo', 'activeContext.md']);
       for (const fact of FACTS) assert.ok(bank.stdout.includes(fact), fact);
     } finally {
+      await home.remove();
+    }
+  });
+});
+
+describe('over serve --http', () => {
+  it('a read/write token may consolidate this way; a read token may not', async () => {
+    const home = await tempDir();
+    const core = createCore({ storage: createFsDriver(home.dir) });
+    const owner = ownerCaller('owner');
+    await core.spaces.create(owner, { space_id: 'demo' });
+    for (const fact of FACTS) await core.notes.write(owner, { space_id: 'demo', category: 'observation', content: fact });
+    const writer = (await core.auth.create(owner, { name: 'writer', permissions: 'read,write', space_ids: 'demo' })).token;
+    const reader = (await core.auth.create(owner, { name: 'reader', permissions: 'read', space_ids: 'demo' })).token;
+    const server = await startHttpServer({ LIVE_MEM_HOME: home.dir });
+    const connect = async (token: string) => {
+      const client = new Client({ name: 'agent-plan-http', version: '0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      return client;
+    };
+    const call = async (client: Client, args: Record<string, unknown>) =>
+      (await client.callTool({ name: 'bank_consolidate', arguments: { space_id: 'demo', ...args } })).structuredContent as Record<string, unknown>;
+    try {
+      const read = await connect(reader);
+      const refused = await call(read, {});
+      assert.equal(refused.code, 'forbidden', JSON.stringify(refused));
+      const write = await connect(writer);
+      const pkg = (await call(write, {})) as unknown as Package;
+      assert.equal(pkg.notes_in_window, 3);
+      const stolen = await call(read, { handle: pkg.handle, plan: writePlan(pkg) });
+      assert.equal(stolen.code, 'forbidden', 'a read token may not submit, even with a handle');
+      const done = await call(write, { handle: pkg.handle, plan: writePlan(pkg) });
+      assert.equal(done.status, 'ok', JSON.stringify(done));
+      assert.equal(done.by, 'writer');
+      await read.close();
+      await write.close();
+    } finally {
+      await server.stop();
       await home.remove();
     }
   });

@@ -254,6 +254,14 @@ export function createAgentConsolidation(context: CoreContext, hooks: Consolidat
       const names = claim.notes.map((note) => parseNoteName(note.filename)).filter((name): name is NoteName => name !== null);
       const bodies = await mapLimit(names, storage.parallelism, (name) => readLiveNote(context, spaceId, name.filename));
       const gone = names.filter((_, i) => !bodies[i]);
+      if (gone.length === names.length) {
+        await dropClaim(context, spaceId, claim.handle);
+        throw new LiveMemError(
+          'conflict',
+          `the window of handle ${claim.handle} is already consolidated (its plan committed before an interruption, or another run took its notes): nothing is left to do with it; ask for the next window`,
+          { space_id: spaceId },
+        );
+      }
       if (gone.length > 0 || names.length !== claim.notes.length) {
         await dropClaim(context, spaceId, claim.handle);
         throw new LiveMemError(
