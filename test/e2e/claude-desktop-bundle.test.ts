@@ -115,7 +115,8 @@ describe('the Claude Desktop bundle', () => {
       .map((entry) => path.relative(unpacked, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
     const strays = files.filter(
       (file) =>
-        !['manifest.json', 'package.json', 'bin/live-mem.cjs', 'LICENSE', 'THIRD-PARTY-LICENSES.txt'].includes(file) && !/^dist\/(cli|chunks)\/[\w-]+\.js$/.test(file),
+        !['manifest.json', 'package.json', 'bin/live-mem.cjs', 'LICENSE', 'THIRD-PARTY-LICENSES.txt'].includes(file) &&
+        !/^dist\/(cli|chunks)\/[\w-]+\.js$/.test(file),
     );
     assert.deepEqual(strays, []);
     assert.ok(files.includes('dist/cli/main.js'));

@@ -8,8 +8,7 @@ const metrics = {
   notes_processed: int,
   notes_remaining: int.describe('live notes still waiting'),
   warnings: z.array(str),
-  job_id: str.describe('background: follow it with bank_consolidation_status'),
-  handle: str,
+  job_id: str.describe('background: see bank_consolidation_status'),
 };
 
 const job = z.looseObject({ job_id: str, state: z.enum(['running', 'ok', 'partial', 'error', 'interrupted']) });
@@ -20,16 +19,15 @@ export const consolidationTools = [
     title: 'Consolidate notes into the bank',
     permission: 'write',
     description:
-      "Fold a space's live notes into its memory bank and synthesis, when notes pile up or a task ends. " +
-      "With no model (or handle='new'), you write the plan: the answer is a work package; submit its handle and your plan. " +
-      'Refused plans change nothing. Long backlogs: background=true.',
+      'Fold live notes into the memory bank and synthesis when notes pile up or a task ends. ' +
+      "No model (or handle='new'): get a work package; submit handle and your plan.",
     input: {
       space_id: projectSpaceId,
-      agent: z.string().default('').describe("only this agent's notes; empty = all"),
+      agent: z.string().default('').describe("only this agent's notes"),
       background: z.boolean().default(false).describe('return a job_id at once'),
-      handle: z.string().default('').describe("'new', or the package's to submit plan"),
-      plan: z.string().default('').describe('your plan: JSON, per plan_schema'),
-      tokens: z.number().int().default(DEFAULT_PACKAGE_TOKENS).describe('package budget'),
+      handle: z.string().default('').describe("'new' or a package's"),
+      plan: z.string().default('').describe('JSON'),
+      tokens: z.number().int().default(DEFAULT_PACKAGE_TOKENS).describe('budget'),
     },
     output: outputShape(metrics),
     annotations: { readOnlyHint: false, destructiveHint: false },
