@@ -81,6 +81,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
       maxNotes: settings.consolidationMaxNotes,
       synthesisMaxWords: settings.synthesisMaxWords,
       leaseTtlMs: settings.consolidationLeaseS * 1000,
+      claimTtlMs: settings.consolidationClaimS * 1000,
       maxNewFiles: settings.consolidationMaxNewFiles,
       maxBankFiles: settings.bankMaxFiles,
     },

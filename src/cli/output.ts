@@ -26,6 +26,23 @@ const scalar = (value: unknown): string =>
             .join(', ')
         : String(value);
 
+/**
+ * A work package (consolidate --prepare) as a person pastes it into any model's window: the
+ * instructions, the prompt, the plan's schema; then, on stderr's side of the page, how to submit.
+ */
+const workPackage = (result: Result): string =>
+  [
+    String(result.instructions),
+    '',
+    String(result.prompt),
+    '',
+    "The plan's JSON schema:",
+    JSON.stringify(result.plan_schema),
+    '',
+    `--- handle ${scalar(result.handle)} · ${scalar(result.notes_in_window)} notes in this window, ${scalar(result.notes_waiting)} more waiting · about ${scalar(result.package_tokens)} tokens · valid until ${scalar(result.expires_at)}`,
+    `--- submit the plan: live-mem consolidate ${scalar(result.space_id)} --handle ${scalar(result.handle)} --plan plan.json (or --plan - to read it from stdin)`,
+  ].join('\n');
+
 const isRecord = (value: unknown): value is Result => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const table = (rows: Array<Record<string, unknown>>, columns: string[]): string => {
@@ -164,6 +181,7 @@ const VIEWS = {
   fields,
   /** A consolidation's metrics, then what its retention check found (core/retention). */
   consolidation: (result: Result) => {
+    if (typeof result.prompt === 'string') return workPackage(result);
     const { retention, ...rest } = result;
     return [fields(rest), ...retentionBlock(retention)].join('\n');
   },

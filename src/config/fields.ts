@@ -401,6 +401,14 @@ export const FIELDS: Field[] = [
     defaultText: '60',
   },
   {
+    key: 'consolidationClaimS',
+    env: 'LIVE_MEM_CONSOLIDATION_CLAIM_S',
+    file: 'consolidation_claim_s',
+    parse: int(2, 86_400),
+    description: 'How long an agent that asked for a window of notes to consolidate (its handle) has to submit its plan',
+    defaultText: '900',
+  },
+  {
     key: 'consolidationMaxNewFiles',
     env: 'LIVE_MEM_CONSOLIDATION_MAX_NEW_FILES',
     file: 'consolidation_max_new_files',

@@ -78,6 +78,7 @@ export interface Settings {
   consolidationMaxNotes: number;
   synthesisMaxWords: number;
   consolidationLeaseS: number;
+  consolidationClaimS: number;
   consolidationMaxNewFiles: number;
   bankMaxFiles: number;
   bankFileBudgetTokens: number;
@@ -204,6 +205,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     consolidationMaxNotes: get('consolidationMaxNotes', 500),
     synthesisMaxWords: get('synthesisMaxWords', 600),
     consolidationLeaseS: get('consolidationLeaseS', 60),
+    consolidationClaimS: get('consolidationClaimS', 900),
     consolidationMaxNewFiles: get('consolidationMaxNewFiles', 20),
     bankMaxFiles: get('bankMaxFiles', 200),
     bankFileBudgetTokens: get('bankFileBudgetTokens', 4_000),

@@ -51,6 +51,8 @@ export interface ConsolidationSettings {
   synthesisMaxWords: number;
   /** The consolidation lease: renewed every third of it while a consolidation runs. */
   leaseTtlMs: number;
+  /** How long an agent's claim on a window (agent-plan.ts) holds it: its handle expires then. */
+  claimTtlMs: number;
   /** First backoff before retrying a failed LLM call (429, 5xx, timeout); doubled each time. */
   retryBackoffMs: number;
   /** Most bank files one consolidation may create: a plan creating more is refused whole. */
@@ -64,6 +66,7 @@ export const DEFAULT_CONSOLIDATION: ConsolidationSettings = {
   maxNotes: 500,
   synthesisMaxWords: 600,
   leaseTtlMs: 60_000,
+  claimTtlMs: 900_000,
   retryBackoffMs: 1_000,
   maxNewFiles: 20,
   maxBankFiles: 200,

@@ -5,7 +5,8 @@ import { createAutoCompaction } from './compaction/auto.js';
 import { createCompactionService } from './compaction/compaction-service.js';
 import { createForgetService } from './forget/forget-service.js';
 import { createRevisionService } from './revision/revision-service.js';
-import { createConsolidationService } from './consolidation/consolidation-service.js';
+import { type ConsolidationHooks, createConsolidationService } from './consolidation/consolidation-service.js';
+import { createAgentConsolidation } from './consolidation/agent-plan.js';
 import { createConsolidationJobs } from './consolidation/jobs.js';
 import { customAlphabet } from 'nanoid';
 import { silentLogger, type Logger } from '../shared/log.js';
@@ -86,20 +87,19 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     corpus,
     onCommitted: (spaceId, files, synthesis) => events.emit({ type: 'bank_changed', space_id: spaceId, files, synthesis }),
   });
-  const consolidation = createConsolidationService(
-    context,
-    {
-      onCommitted: (spaceId, changes) => {
-        summaryJobs.auto(spaceId);
-        autoCompaction.after(
-          spaceId,
-          changes.files.map((file) => file.filename),
-        );
-        events.emit({ type: 'bank_changed', space_id: spaceId, ...changes });
-      },
+  const consolidationHooks: ConsolidationHooks = {
+    onCommitted: (spaceId, changes) => {
+      summaryJobs.auto(spaceId);
+      autoCompaction.after(
+        spaceId,
+        changes.files.map((file) => file.filename),
+      );
+      events.emit({ type: 'bank_changed', space_id: spaceId, ...changes });
     },
-    searchEngine,
-  );
+  };
+  const consolidation = createConsolidationService(context, consolidationHooks, searchEngine);
+  /** Consolidation whose plan the calling agent writes (no model needed): ask for a window, submit its plan. */
+  const agentConsolidation = createAgentConsolidation(context, consolidationHooks, searchEngine);
   const jobs = createConsolidationJobs(context, consolidation);
   const backups = createBackupService(context);
   const auth = createAuthService(context, options.auth ?? { required: false, ownerAgent: 'local' });
@@ -124,7 +124,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     spaces,
     notes,
     bank,
-    consolidation,
+    consolidation: { ...consolidation, ask: agentConsolidation.ask, submit: agentConsolidation.submit },
     jobs,
     compaction: { compact: compaction.compact },
     /** Corrections by people, recorded as revisions (bank_write, bank_delete, space_update_rules, bank_revert). */

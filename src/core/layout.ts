@@ -23,6 +23,7 @@
  *                                            missing or corrupt, never backed up (recall/index-store.ts)
  *   {space}/_consolidation/lock.json         the lease: one consolidation per space at a time
  *   {space}/_consolidation/pending.json      a committed consolidation not yet fully applied
+ *   {space}/_consolidation/claim.json        an agent's claim on the window it writes the plan of (handle, expiry)
  *   {space}/_consolidation/quarantine/{id}-{hash}.json
  *                                            a pending record refused when found (malformed, naming another
  *                                            space, a file no system can hold…): moved here, byte for byte,
@@ -65,6 +66,7 @@ export function spaceKeys(spaceId: string) {
     index: `${root}_index/`,
     lock: `${root}_consolidation/lock.json`,
     pending: `${root}_consolidation/pending.json`,
+    claim: `${root}_consolidation/claim.json`,
     quarantine: `${root}_consolidation/quarantine/`,
     quarantined: (name: string) => `${root}_consolidation/quarantine/${name}.json`,
     jobs: `${root}_consolidation/jobs/`,

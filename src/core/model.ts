@@ -14,7 +14,9 @@ export const MODEL_DOCS = 'https://github.com/chrlesur/live-mem/blob/main/docs/m
 export const MODEL_FIX =
   "run `live-mem setup model --base-url URL --model NAME` once (it writes llm: into live-mem.yaml, which every client's live-mem reads), " +
   'or set LIVE_MEM_LLM_BASE_URL and LIVE_MEM_LLM_MODEL (and LIVE_MEM_LLM_API_KEY if the endpoint needs a key) where live-mem runs; ' +
-  `then start it again. Any OpenAI-compatible endpoint works (OpenAI, Anthropic, Ollama, vLLM…): ${MODEL_DOCS}`;
+  `then start it again. Any OpenAI-compatible endpoint works (OpenAI, Anthropic, Ollama, vLLM…): ${MODEL_DOCS}. ` +
+  'Without one, an agent writes the plan itself (bank_consolidate answers it a work package), and so can any model you have: ' +
+  '`live-mem consolidate SPACE --prepare`, then `--plan FILE --handle HANDLE`';
 
 /**
  * MODEL_FIX for a client of a server on another machine (HTTP): the model is the server's, set where

@@ -199,21 +199,22 @@ describe('bank_consolidate over MCP', () => {
     }
   });
 
-  it('without an endpoint or sampling: a clear error that says how to configure one', async () => {
+  it('without an endpoint or sampling: the agent gets a work package; the CLI says how to configure a model, or to use --prepare', async () => {
     const store = await fsStore();
     try {
       await seed(store.storage);
       const server = await spawnServer(store.env);
       try {
         const result = await server.call('bank_consolidate', { space_id: 'proj' });
-        assert.equal(result.status, 'error');
-        assert.match(String(result.message), /LIVE_MEM_LLM_BASE_URL/);
+        assert.equal(result.status, 'ok');
+        assert.match(String(result.handle), /^proj:/, 'the agent writes the plan itself (test/e2e/agent-consolidation.test.ts)');
       } finally {
         await server.close();
       }
       const run = await cli(store.env, ['consolidate', 'proj']);
       assert.equal(run.exitCode, 2);
       assert.match(run.stderr, /LIVE_MEM_LLM_BASE_URL/);
+      assert.match(run.stderr, /--prepare/);
     } finally {
       await store.remove();
     }

@@ -1,7 +1,7 @@
 /**
  * The truth about the bank when no model is configured, on the built binary: over stdio to a client
  * that declared no sampling, nothing asks an agent to consolidate (instructions, prompts), the
- * consolidation says what a person must set, system_health marks the model missing; to a client
+ * consolidation answers a work package whose plan the agent writes, system_health marks the model missing; to a client
  * that declared sampling, consolidation is asked for and health says the client's model is used;
  * over HTTP (no sampling there) nothing asks either. In the CLI, `consolidate`, `health` and
  * `doctor` say the same: doctor warns and names the fix, never a pass.
@@ -72,10 +72,11 @@ describe('no model configured', () => {
       assert.doesNotMatch(start, /bank_consolidate|until the first consolidation/);
       assert.match(start, /no model is configured/);
 
-      const refused = await call(client, 'bank_consolidate');
-      assert.equal(refused.status, 'error');
-      assert.equal(refused.code, 'config_error');
-      assertNamesTheFix(String(refused.message));
+      // No model: the agent writes the plan itself (core/consolidation/agent-plan.ts), from a work package.
+      const offered = await call(client, 'bank_consolidate');
+      assert.equal(offered.status, 'ok');
+      assert.match(String(offered.handle), /^proj:/);
+      assert.match(String(offered.prompt), /LIVE NOTES TO FOLD IN/);
       const health = await call(client, 'system_health');
       const llm = (health.services as { llm: { status: string; fix: string } }).llm;
       assert.equal(llm.status, 'missing');

@@ -1,40 +1,27 @@
-import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { LlmError, type LlmClient } from '../../llm/types.js';
-import { listAll } from '../../storage/list.js';
-import { authorize, toAgentName, type Caller } from '../caller.js';
+import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
-import { baseName, spaceKeys } from '../layout.js';
-import { readLiveNote } from '../note/corpus.js';
-import { parseNoteFile } from '../note/note-file.js';
-import { compareNewestFirst, parseNoteName, stampToIso, type NoteName } from '../note-name.js';
-import { loadMeta, requireSpace } from '../space-meta.js';
+import { spaceKeys } from '../layout.js';
+import { requireSpace } from '../space-meta.js';
 import { validateSpaceId } from '../validate.js';
 import { parseBankRules } from '../bank/rules.js';
 import { bankBudget } from '../bank/budget.js';
-import { noteText } from '../note/note-text.js';
 import type { TextIndexEngine } from '../../search/types.js';
 import { createAnalyzer } from '../../search/analyze.js';
-import type { BankSnapshot } from '../commit/apply-plan.js';
-import { fitBank, viewBankFile } from './bank-view.js';
 import { applyCommit, writeCommit } from '../commit/commit.js';
-import { historyId, type CommitRecord } from '../commit/record.js';
 import { lockSpace, type SpaceLock } from '../commit/space-lock.js';
 import type { Plan } from './plan.js';
 import { planWindow } from './plan-window.js';
 import type { ChangedFile } from '../events.js';
-import { estimateTokens } from '../tokens.js';
 import { meteredCalls } from '../spend/meter.js';
-import { buildMessages, type PromptNote } from './prompt.js';
 import { accountingWarnings, type Accounting } from './provenance.js';
 import { requireModel } from '../model.js';
-import { isoSeconds } from '../../shared/time.js';
-import { readBankFiles } from '../bank/bank-files.js';
-import { newNonce } from '../prompt-fence.js';
-import { normalizeLineEndings } from '../../shared/line-endings.js';
 import { compressSynthesis, countWords } from './compress.js';
 import { addToSummary, retentionWarning, windowRetention, type RetentionSummary } from './retention.js';
 import type { ConsolidationResult } from './result.js';
+import { draftWindow, pendingNotes } from './window.js';
+import { windowRecord } from './window-record.js';
 
 export interface ConsolidateInput {
   space_id: string;
@@ -57,9 +44,7 @@ export interface ConsolidateOptions {
 }
 
 /** Tokens kept free in the context window for the prompt's own wording and estimation error. */
-const CONTEXT_MARGIN_TOKENS = 1_000;
-/** Fewest tokens a window of notes may get. */
-const MIN_WINDOW_TOKENS = 500;
+export const CONTEXT_MARGIN_TOKENS = 1_000;
 
 /** What a failed run leaves, said after its error: never "nothing was changed" once a window is committed. */
 function failureOutcome(spaceId: string, windows: number, committed: string | undefined): string {
@@ -97,75 +82,6 @@ function reportAccounting(accounting: Accounting, plan: Plan, result: Consolidat
 export function createConsolidationService(context: CoreContext, hooks: ConsolidationHooks, engine: TextIndexEngine) {
   const { storage } = context;
   const settings = context.consolidation;
-
-  /** Live notes to consolidate, oldest first, optionally one agent's only. */
-  const pendingNotes = async (spaceId: string, agent: string | undefined): Promise<NoteName[]> => {
-    const agents = agent ? new Set([agent, toAgentName(agent)]) : undefined;
-    const names: NoteName[] = [];
-    for await (const object of listAll(storage, spaceKeys(spaceId).live)) {
-      const name = parseNoteName(baseName(object.key));
-      if (name && (!agents || agents.has(name.agent))) names.push(name);
-    }
-    return names.sort((a, b) => compareNewestFirst(b, a));
-  };
-
-  /**
-   * The bank as the plan is made from: each file's text with its line endings normalised, as the
-   * section model reads and writes it (a Windows file of an older store is compared like with like
-   * by the guards, and rewritten normalised only when the plan changes it), at the etag it was read.
-   */
-  const readBank = async (spaceId: string, rules: string): Promise<BankSnapshot> => {
-    const files = await readBankFiles(context, spaceId);
-    for (const [filename, file] of files) files.set(filename, { ...file, content: normalizeLineEndings(file.content) });
-    const { appendOnly, rewrittenWhole } = parseBankRules(rules);
-    return { files, appendOnly, rewrittenWhole };
-  };
-
-  /**
-   * Picks the next window: as many of `names` (oldest first) as fit the model's context next to the
-   * rules, synthesis and bank, with the reply's budget reserved. A note too large to fit alone is
-   * sent cut, with a marker; its full text is kept in history.
-   */
-  const nextWindow = async (spaceId: string, names: NoteName[], llm: LlmClient, fixedTokens: number, warnings: string[]) => {
-    const budget = llm.contextWindow - llm.maxOutputTokens - fixedTokens - CONTEXT_MARGIN_TOKENS;
-    if (budget < MIN_WINDOW_TOKENS) {
-      throw new LiveMemError(
-        'invalid_input',
-        `the rules, synthesis and bank alone fill the model's context (${fixedTokens} tokens of ${llm.contextWindow}, ${llm.maxOutputTokens} reserved for the reply; ` +
-          `files over their budget are sent in part): raise LIVE_MEM_LLM_CONTEXT_WINDOW, use a model with a larger one, or lower the bank files' budgets`,
-      );
-    }
-    const window: Array<{ name: NoteName; note: PromptNote; body: Buffer }> = [];
-    let used = 0;
-    const batch = storage.parallelism * 4;
-    for (let start = 0; start < names.length; start += batch) {
-      const slice = names.slice(start, start + batch);
-      const bodies = await mapLimit(slice, storage.parallelism, (name) => readLiveNote(context, spaceId, name.filename));
-      for (const [i, object] of bodies.entries()) {
-        const name = slice[i] as NoteName;
-        if (!object) continue; // gone since listed (space deleted?), or no note (too large): nothing to consolidate
-        const parsed = parseNoteFile(object.body.toString('utf8'));
-        const note: PromptNote = {
-          timestamp: parsed.timestamp ?? stampToIso(name.stamp),
-          agent: parsed.agent ?? name.agent,
-          category: parsed.category ?? name.category,
-          tags: parsed.tags ?? [],
-          content: parsed.content,
-        };
-        const cost = estimateTokens(note.content) + 40;
-        if (used + cost > budget) {
-          if (window.length > 0) return window;
-          const keep = Math.max(0, Math.floor((budget - 40) * 3.5) - 200);
-          note.content = `${note.content.slice(0, keep)}\n[… ${note.content.length - keep} characters cut to fit the model's context; the full note is kept in history]`;
-          warnings.push(`note ${name.filename} was too large for the model's context and was sent cut`);
-          return [{ name, note, body: object.body }];
-        }
-        used += cost;
-        window.push({ name, note, body: object.body });
-      }
-    }
-    return window;
-  };
 
   const emptyResult = (spaceId: string): ConsolidationResult => ({
     status: 'ok',
@@ -208,7 +124,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     const rulesObject = await storage.get(keys.rules);
     const rules = rulesObject?.body.toString('utf8') ?? '';
     const budget = bankBudget(parseBankRules(rules), context.budgets);
-    const all = await pendingNotes(spaceId, input.agent);
+    const all = await pendingNotes(context, spaceId, input.agent);
     const selected = all.slice(0, settings.maxNotes);
     result.notes_remaining = all.length;
     progress('collect', `${all.length} live notes, ${selected.length} to consolidate`, selected.length);
@@ -218,36 +134,34 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
     let committed: string | undefined;
     try {
       while (remaining.length > 0) {
-        const [bank, synthesisObject, { meta }] = await Promise.all([readBank(spaceId, rules), storage.get(keys.synthesis), loadMeta(context, spaceId)]);
-        const synthesis = synthesisObject?.body.toString('utf8') ?? '';
-        const bankFiles = [...bank.files].map(([filename, file]) => ({ filename, content: file.content })).sort((a, b) => (a.filename < b.filename ? -1 : 1));
-        // Each file whole within its allowance, else in part: the bank's share of the prompt is bounded.
-        const base = { spaceId, rules, synthesis, consolidationNumber: meta.consolidation_count + 1, nonce: newNonce() };
-        const { allowance, fixedTokens } = fitBank(bankFiles, {
-          fileTokens: budget.fileTokens,
+        const draft = await draftWindow(context, {
+          spaceId,
+          rules,
+          budget,
+          names: remaining,
           room: llm.contextWindow - llm.maxOutputTokens - CONTEXT_MARGIN_TOKENS,
-          minNotes: MIN_WINDOW_TOKENS,
-          measure: (views) => buildMessages({ ...base, notes: [], bank: views }).reduce((sum, m) => sum + estimateTokens(m.content), 0),
+          where: "the model's context",
+          tooSmall: (fixedTokens) =>
+            new LiveMemError(
+              'invalid_input',
+              `the rules, synthesis and bank alone fill the model's context (${fixedTokens} tokens of ${llm.contextWindow}, ${llm.maxOutputTokens} reserved for the reply; ` +
+                `files over their budget are sent in part): raise LIVE_MEM_LLM_CONTEXT_WINDOW, use a model with a larger one, or lower the bank files' budgets`,
+            ),
+          warnings,
           engine,
         });
-        const window = await nextWindow(spaceId, remaining, llm, fixedTokens, warnings);
-        if (window.length === 0) break;
+        if (!draft) break;
+        const window = draft.entries;
+        const { synthesis, sent } = draft;
 
         progress('llm', `window ${result.windows + 1}: asking ${llm.label} to fold in ${window.length} notes`, selected.length);
-        const touched = window.map((w) => noteText(w.note.content, w.note.tags));
-        const views = bankFiles.map((file) => viewBankFile(file.filename, file.content, allowance(file.filename), touched, engine));
-        const sent: BankSnapshot = {
-          ...bank,
-          partial: new Map(views.flatMap((view) => (view.partial ? [[view.filename, view.partial.elided] as const] : []))),
-        };
-        const messages = buildMessages({ ...base, notes: window.map((w) => w.note), bank: views });
         const notes = window.map((w) => ({ filename: w.name.filename, content: w.note.content }));
         const {
           plan,
           applied,
           accounting,
           retention: planned,
-        } = await planWindow(context, calls, messages, base.nonce, sent, { notes, synthesis, analyzer }, result, warnings);
+        } = await planWindow(context, calls, draft.messages, draft.nonce, sent, { notes, synthesis, analyzer }, result, warnings);
         reportAccounting(accounting, plan, result, warnings);
         if (countWords(plan.synthesis) > settings.synthesisMaxWords) progress('compress', 'compressing the synthesis', selected.length);
         const compressed = await compressSynthesis(context, synthesisCalls, plan.synthesis, notes, warnings);
@@ -256,21 +170,16 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
           compressed.text === plan.synthesis ? planned : windowRetention({ notes, synthesis }, sent, applied, plan, accounting, compressed.text, analyzer);
 
         progress('apply', `window ${result.windows + 1}: committing ${applied.writes.length} bank files`, selected.length);
-        const now = context.clock();
-        const stamps = window.map((w) => w.name.stamp);
-        const record: CommitRecord = {
-          id: historyId(context, now),
-          space_id: spaceId,
-          committed_at: isoSeconds(now),
-          notes: window.map((w) => w.name.filename),
-          time_range: { oldest: stampToIso(stamps[0] as string), newest: stampToIso(stamps[stamps.length - 1] as string) },
-          writes: applied.writes,
-          synthesis: { content: compressed.text, expectedEtag: synthesisObject?.etag ?? null },
-          metrics: { notes: window.length, operations: applied.operations, files: applied.writes.length, by: caller.agent, model: llm.label },
-          provenance: accounting.provenance,
-          dispositions: accounting.dispositions,
-          retention: retention.entries,
-        };
+        const record = windowRecord(context, {
+          spaceId,
+          entries: window,
+          applied,
+          synthesis: { content: compressed.text, expectedEtag: draft.synthesisEtag },
+          accounting,
+          retention,
+          by: caller.agent,
+          model: llm.label,
+        });
         await context.fault('before-commit');
         await held.stillHeld();
         await writeCommit(context, record);

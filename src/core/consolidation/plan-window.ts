@@ -145,18 +145,9 @@ export async function planWindow(
       if (!kept) throw error;
       return fallBack(`asking again failed (${error instanceof Error ? error.message : String(error)})`);
     }
-    let applied: AppliedPlan;
+    let checked: CheckedPlan;
     try {
-      screenNames(plan, window.notes);
-      // A secret that reached a note by another route (redaction off, an older version), or an order no note states, stops here.
-      ({ plan, applied } = guardPlan(
-        context,
-        nonce,
-        plan,
-        await applyPlan(plan, bank, { ...context.consolidation, maxFileBytes: context.limits.bankFileMaxBytes }),
-        bank,
-        window,
-      ));
+      checked = await checkPlan(context, plan, nonce, bank, window);
     } catch (error) {
       result.operations_failed += plan.changes.reduce((n, c) => n + (c.action === 'edit' ? c.edits.length : 1), 0);
       noteSuspects(result, error);
@@ -166,14 +157,10 @@ export async function planWindow(
       messages = [...messages, refusalReminder(error.message, nonce)];
       continue;
     }
-    const accounting = accountPlan(plan, filenames, writtenName(applied));
-    const retention = windowRetention(window, bank, applied, plan, accounting, plan.synthesis, window.analyzer);
-    const checked = { plan, applied, accounting, retention };
-    const problem = accounting.cites && !plan.python ? accountingProblem(accounting) : null;
-    const gaps = mode === 'report' ? null : retentionProblem(retention, accounting, filenames);
+    const { problem, gaps } = planProblems(context, checked, filenames);
     if ((problem || gaps) && attempt < 2) {
       if (problem) warnings.push(`window ${result.windows + 1}: the model's plan does not account for every note (${problem}); it was asked once more`);
-      if (gaps) warnings.push(`window ${result.windows + 1}: the model's plan ${retentionSummaryLine(retention)}; it was asked once more`);
+      if (gaps) warnings.push(`window ${result.windows + 1}: the model's plan ${retentionSummaryLine(checked.retention)}; it was asked once more`);
       kept = checked;
       keptWhy = problem ? 'its accounting' : 'the facts it leaves out';
       messages = [...messages, ...(problem ? [accountingReminder(problem, nonce)] : []), ...(gaps ? [retentionReminder(gaps, nonce)] : [])];
@@ -181,6 +168,51 @@ export async function planWindow(
     }
     return settle(kept ? [kept, checked] : [checked]);
   }
+}
+
+/**
+ * Every check a plan meets before it may be committed, whoever wrote it (a model asked by planWindow,
+ * or an agent, agent-plan.ts): safe file names, the bank's section edits and budgets (commit/apply-plan.ts),
+ * secrets and orders no note states (model-output/model-output.ts); then what it says of its notes
+ * (provenance.ts) and what of them the bank holds (retention.ts). A refusal is `invalid_input`; nothing is written.
+ */
+export async function checkPlan(
+  context: CoreContext,
+  raw: Plan,
+  nonce: string,
+  bank: BankSnapshot,
+  window: { notes: WindowNote[]; synthesis: string; analyzer: Analyzer },
+): Promise<CheckedPlan> {
+  screenNames(raw, window.notes);
+  // A secret that reached a note by another route (redaction off, an older version), or an order no note states, stops here.
+  const { plan, applied } = guardPlan(
+    context,
+    nonce,
+    raw,
+    await applyPlan(raw, bank, { ...context.consolidation, maxFileBytes: context.limits.bankFileMaxBytes }),
+    bank,
+    window,
+  );
+  const accounting = accountPlan(
+    plan,
+    window.notes.map((note) => note.filename),
+    writtenName(applied),
+  );
+  const retention = windowRetention(window, bank, applied, plan, accounting, plan.synthesis, window.analyzer);
+  return { plan, applied, accounting, retention };
+}
+
+/**
+ * What sends a sound plan back once: notes it does not account for (a plan citing nothing at all, the
+ * Python server's format, is not sent back: its notes are reported unaccounted), and, unless
+ * LIVE_MEM_RETENTION is `report`, facts of notes it says it kept that the bank does not hold.
+ */
+export function planProblems(context: CoreContext, checked: CheckedPlan, filenames: readonly string[]): { problem: string | null; gaps: string | null } {
+  const { plan, accounting, retention } = checked;
+  return {
+    problem: accounting.cites && !plan.python ? accountingProblem(accounting) : null,
+    gaps: context.retention === 'report' ? null : retentionProblem(retention, accounting, filenames),
+  };
 }
 
 /**

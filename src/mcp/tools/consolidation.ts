@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { int, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
+import { DEFAULT_PACKAGE_TOKENS } from '../../core/consolidation/agent-plan.js';
+import { invalid } from '../../shared/errors.js';
 import { defineTool, READ_ONLY } from '../tool.js';
 
 const metrics = {
   notes_processed: int,
   notes_remaining: int.describe('live notes still waiting'),
   warnings: z.array(str),
-  job_id: str.describe('background: follow it with bank_consolidation_status'),
+  job_id: str.describe('background: see bank_consolidation_status'),
 };
 
 const job = z.looseObject({ job_id: str, state: z.enum(['running', 'ok', 'partial', 'error', 'interrupted']) });
@@ -17,18 +19,26 @@ export const consolidationTools = [
     title: 'Consolidate notes into the bank',
     permission: 'write',
     description:
-      "Fold a space's live notes into its memory bank with an LLM and update the synthesis, when notes pile up or a task ends. " +
-      'One run per space at a time; a failure changes nothing. Long backlogs: background=true.',
+      'Fold live notes into the memory bank and synthesis when notes pile up or a task ends. ' +
+      "No model (or handle='new'): get a work package; submit handle and your plan.",
     input: {
       space_id: projectSpaceId,
-      agent: z.string().default('').describe("only this agent's notes; empty = all"),
+      agent: z.string().default('').describe("only this agent's notes"),
       background: z.boolean().default(false).describe('return a job_id at once'),
+      handle: z.string().default('').describe("'new' or a package's"),
+      plan: z.string().default('').describe('JSON'),
+      tokens: z.number().int().default(DEFAULT_PACKAGE_TOKENS).describe('budget'),
     },
     output: outputShape(metrics),
     annotations: { readOnlyHint: false, destructiveHint: false },
     handler: (args, { core, caller, clientModel, reportProgress }) => {
-      const llm = clientModel();
       const input = { space_id: args.space_id, ...(args.agent ? { agent: args.agent } : {}) };
+      if (args.handle !== '' && args.handle !== 'new') {
+        if (args.plan === '') throw invalid("give your plan (plan) with the handle, or handle='new' for a work package");
+        return core.consolidation.submit(caller, { space_id: args.space_id, handle: args.handle }, args.plan);
+      }
+      const llm = clientModel();
+      if (args.handle === 'new' || (!core.context.llm && !llm)) return core.consolidation.ask(caller, { ...input, budget_tokens: args.tokens });
       // A background job outlives this request: its progress goes to the job record, not to notifications.
       return args.background
         ? core.jobs.start(caller, input, llm ? { llm } : {})
