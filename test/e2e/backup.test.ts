@@ -1,6 +1,6 @@
 /**
- * Backups, export and import end to end: the CLI as processes, MCP over stdio, fs and radosgw, and
- * the packed package run with npx.
+ * Backups, export and import end to end: the CLI as processes, the MCP server the binary serves (in
+ * this process), fs and radosgw, and the packed package run with npx.
  */
 import assert from 'node:assert/strict';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -13,7 +13,8 @@ import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { listKeys } from '../../src/storage/list.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { FIRST_PLAN } from '../../fixtures/llm/scenarios.js';
-import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN } from '../helpers/mcp-client.js';
 import { makeS3Harness, requireS3OrSkip, s3ProcessEnv } from '../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
 import { historyNoteNames } from '../helpers/core.js';
@@ -301,7 +302,7 @@ describe('a backup taken while other processes write notes and consolidate', () 
       const core = createCore({ storage: store.storage });
       await core.spaces.create(owner, { space_id: 'busy' });
       for (let i = 0; i < 30; i++) await core.notes.write(owner, { space_id: 'busy', category: 'progress', content: `seed ${i}` });
-      const writer = await spawnServer({ ...store.env, LIVE_MEM_LOG_LEVEL: 'warn' });
+      const writer = await inProcessServer({ ...store.env, LIVE_MEM_LOG_LEVEL: 'warn' });
       let writing = true;
       const writes = (async () => {
         for (let i = 0; writing; i++) await writer.call('live_note', { space_id: 'busy', category: 'todo', content: `during ${i}` });
@@ -414,7 +415,7 @@ describe('backup tools over MCP', () => {
     try {
       await populate(store.storage, llm);
       const before = await snapshot(store.storage, 'alpha');
-      const server = await spawnServer(store.env);
+      const server = await inProcessServer(store.env);
       try {
         const created = await server.call('backup_create', { space_id: 'alpha', description: 'mcp' });
         assert.equal(created.status, 'created');
