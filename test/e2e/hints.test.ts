@@ -1,6 +1,6 @@
 /**
  * The same advice from both shells (one hint table, src/shared/hints.ts): the same store, the same
- * mistakes, made through the built binary over MCP and through the CLI as a process. Spaces are not
+ * mistakes, made through the binary's MCP server (in this process) and through the CLI as a process. Spaces are not
  * created by notes here: where they are, MCP tells an agent to write its note (test/e2e/first-note),
  * while the CLI keeps telling a person `live-mem space create`.
  */
@@ -9,12 +9,13 @@ import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
 import { CLI_WORDING, EVERY_TOOL, mcpWording } from '../../src/shared/hints.js';
 import { normalised } from '../helpers/hints.js';
-import { BIN, spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN, type TestServer } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describe('MCP and the CLI advise alike', () => {
   let home: Awaited<ReturnType<typeof tempDir>>;
-  let server: SpawnedServer;
+  let server: TestServer;
   const env = () => ({
     PATH: process.env.PATH ?? '',
     LIVE_MEM_HOME: home.dir,
@@ -31,7 +32,7 @@ describe('MCP and the CLI advise alike', () => {
 
   before(async () => {
     home = await tempDir();
-    server = await spawnServer(env());
+    server = await inProcessServer(env());
     assert.equal((await server.call('space_create', { space_id: 'alpha' })).status, 'created');
   });
   after(async () => {
