@@ -1,6 +1,6 @@
 /**
  * Backups, export and import end to end: the CLI as processes, the MCP server the binary serves (in
- * this process), fs and radosgw, and the packed package run with npx.
+ * this process), fs and radosgw. (An export by the packed package run with npx: install.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -19,7 +19,6 @@ import { makeS3Harness, requireS3OrSkip, s3ProcessEnv } from '../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
 import { historyNoteNames } from '../helpers/core.js';
 import { craftTarGz, validSpaceEntries, writeArchiveWithLargeEntry } from '../helpers/craft-archive.js';
-import { ROOT } from '../helpers/package.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const owner = ownerCaller('tester');
@@ -449,40 +448,6 @@ describe('backup tools over MCP', () => {
     } finally {
       await llm.close();
       await store.cleanup();
-    }
-  });
-});
-
-describe('npx live-mem export from the packed package', () => {
-  it('runs with nothing else installed and no LLM configured', async () => {
-    const work = await tempDir('live-mem-npx');
-    const store = await fsStore();
-    try {
-      const pack = await execa('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work.dir], { cwd: ROOT });
-      const tarball = path.join(work.dir, pack.stdout.trim().split('\n').pop() as string);
-      const core = createCore({ storage: store.storage });
-      await core.spaces.create(owner, { space_id: 'handoff' });
-      await core.notes.write(owner, { space_id: 'handoff', category: 'insight', content: 'for whoever picks this up' });
-      // Offline: the package needs nothing from the registry (everything is bundled), and npm's own update
-      // check off, which from a new HOME asks the registry every time (minutes on a machine that cannot reach it).
-      const run = await execa('npm', ['exec', '--offline', '--yes', `--package=${tarball}`, '--', 'live-mem', 'export', 'handoff', '-o', 'handoff.tar.gz'], {
-        cwd: work.dir,
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: work.dir,
-          npm_config_cache: path.join(process.env.HOME ?? '/tmp', '.npm'),
-          npm_config_update_notifier: 'false',
-          LIVE_MEM_HOME: store.env.LIVE_MEM_HOME as string,
-        },
-        extendEnv: false,
-        reject: false,
-      });
-      assert.equal(run.exitCode, 0, run.stderr);
-      const listed = await execa('tar', ['tzf', path.join(work.dir, 'handoff.tar.gz')]);
-      assert.match(listed.stdout, /handoff\/live\/.*_insight_.*\.md/);
-    } finally {
-      await store.cleanup();
-      await work.remove();
     }
   });
 });
