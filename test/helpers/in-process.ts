@@ -22,6 +22,8 @@ export async function inProcessServer(env: Record<string, string>, options: Spaw
   const home = env.HOME ?? homedir();
   // A default store under `~` would be the test process's own home, not env.HOME's, as it would be in a child.
   if (home !== homedir() && !env.LIVE_MEM_HOME) throw new Error('inProcessServer: with HOME in env, give LIVE_MEM_HOME too');
+  // Its kill point would kill the test's own process.
+  if (env.LIVE_MEM_TEST_KILL_AT) throw new Error('inProcessServer: LIVE_MEM_TEST_KILL_AT kills the process: use spawnServer');
   let stderr = '';
   const sink = {
     write: (chunk: string) => {
