@@ -1,9 +1,9 @@
 /**
- * One damaged space does not break the store, on the built binary: a garbage `_meta.json` in one
- * space leaves `space_list` and `resources/list` (MCP, the binary's server in this process) and `live-mem space list` working
- * for the others, lists the damaged one as broken, and `live-mem doctor` reports it; `history list`
- * skips a garbage record.json; a lease planted until 2099 is reported and removed by `doctor --fix`; a
- * bank file linked out of the store is not served, and a 5 GiB file in live/ hides only itself.
+ * One damaged space does not break the store, on the built binary: a garbage `_meta.json` in one space
+ * leaves `space_list` and `resources/list` (MCP, the binary's server in this process) and `live-mem space
+ * list` working for the others, lists the damaged one as broken, and `live-mem doctor` reports it; `history
+ * list` skips a garbage record.json; a lease planted until 2099 is reported and removed by `doctor --fix`;
+ * a bank file linked out of the store is not served, and a 5 GiB file in live/ hides only itself.
  */
 import assert from 'node:assert/strict';
 import { rm, symlink, writeFile } from 'node:fs/promises';

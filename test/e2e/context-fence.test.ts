@@ -1,8 +1,8 @@
 /**
- * Issue 39, 2: what live-mem puts into a model's context is marked as data. The red team's two notes
- * are written through the SDK's MCP client (the binary's server, in this process, run in the project), then read back as the
- * model gets them: memory_context's text, the memory_start prompt, and the session hook's output
- * (`live-mem context . --hook` spawned in the project, as Claude Code runs it).
+ * Issue 39, 2: what live-mem puts into a model's context is marked as data. The red team's two notes are
+ * written through the SDK's MCP client (the binary's server, in this process, run in the project), then
+ * read back as the model gets them: memory_context's text, the memory_start prompt, and the session hook's
+ * output (`live-mem context . --hook` spawned in the project, as Claude Code runs it).
  */
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';

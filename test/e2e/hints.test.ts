@@ -1,8 +1,8 @@
 /**
  * The same advice from both shells (one hint table, src/shared/hints.ts): the same store, the same
- * mistakes, made through the binary's MCP server (in this process) and through the CLI as a process. Spaces are not
- * created by notes here: where they are, MCP tells an agent to write its note (test/e2e/first-note),
- * while the CLI keeps telling a person `live-mem space create`.
+ * mistakes, made through the binary's MCP server (in this process) and through the CLI as a process. Spaces
+ * are not created by notes here: where they are, MCP tells an agent to write its note
+ * (test/e2e/first-note), while the CLI keeps telling a person `live-mem space create`.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,6 +1,6 @@
 /**
- * Hostile notes end to end: the built binary (CLI, and its MCP server in this process) with a scripted model that
- * obeys the notes. The refusal, its rule and the suspect note reach the user in both shells;
+ * Hostile notes end to end: the built binary (CLI, and its MCP server in this process) with a scripted
+ * model that obeys the notes. The refusal, its rule and the suspect note reach the user in both shells;
  * nothing of the note reaches the bank on disk; every note stays in live/.
  */
 import assert from 'node:assert/strict';

@@ -1,10 +1,10 @@
 /**
- * The packed tarball as a user installs it: into an empty project, globally (under a prefix) and
- * through npx, all offline with fresh npm caches — the package needs nothing from the registry — then
- * launched the way each documented client configuration launches it, answering tools/list through the
- * MCP SDK client over stdio, and exporting a space through npx with no LLM configured. The library entry works from the install, its declarations type-check
- * with nothing else installed, and the S3 store says how to add the AWS SDK when it is missing, then
- * works with the SDK installed beside live-mem.
+ * The packed tarball as a user installs it: into an empty project, globally (under a prefix) and through
+ * npx, all offline with fresh npm caches — the package needs nothing from the registry — then launched the
+ * way each documented client configuration launches it, answering tools/list through the MCP SDK client
+ * over stdio, and exporting a space through npx with no LLM configured. The library entry works from the
+ * install, its declarations type-check with nothing else installed, and the S3 store says how to add the
+ * AWS SDK when it is missing, then works with the SDK installed beside live-mem.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

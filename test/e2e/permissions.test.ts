@@ -1,8 +1,8 @@
 /**
- * The permission matrix (seed 004): every tool, called over MCP (the binary's server, in this process)
- * by no token (auth required), a read, a write and an admin token, a token scoped to another space,
- * and admin tokens limited to alpha or to another space. Each call is allowed or refused exactly as the matrix says; a refused caller
- * learns nothing of a space's existence.
+ * The permission matrix (seed 004): every tool, called over MCP (the binary's server, in this process) by
+ * no token (auth required), a read, a write and an admin token, a token scoped to another space, and admin
+ * tokens limited to alpha or to another space. Each call is allowed or refused exactly as the matrix says;
+ * a refused caller learns nothing of a space's existence.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,9 +1,9 @@
 /**
- * Provenance end to end: the built binary (its MCP server in this process, the CLI, the viewer in chromium) with a
- * scripted model that cites the fenced notes it folds in. Every bank edit of a consolidation has its
- * source notes in history; bank_explain and `live-mem bank explain` give them back with their text;
- * a memory_search hit on a bank section carries them; a plan skipping notes is reported; the viewer
- * shows a section's sources under its heading.
+ * Provenance end to end: the built binary (its MCP server in this process, the CLI, the viewer in chromium)
+ * with a scripted model that cites the fenced notes it folds in. Every bank edit of a consolidation has its
+ * source notes in history; bank_explain and `live-mem bank explain` give them back with their text; a
+ * memory_search hit on a bank section carries them; a plan skipping notes is reported; the viewer shows a
+ * section's sources under its heading.
  */
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';

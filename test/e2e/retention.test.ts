@@ -1,10 +1,10 @@
 /**
- * The retention check through the built binary (the MCP server it serves, in this process): a scripted model that folds four notes into the bank
- * but drops a number, a date, a name and a path, one from each. The CLI's result and `history show`,
- * MCP's history_read, bank_explain and memory_search, the record on disk and the viewer's history page
- * (chromium) all say per note what was kept and what was not; a process killed (SIGKILL) at each point
- * of the commit leaves the record, retention included, for the next run; a record written before the
- * check (no `retention`) still reads.
+ * The retention check through the built binary (the MCP server it serves, in this process): a scripted
+ * model that folds four notes into the bank but drops a number, a date, a name and a path, one from each.
+ * The CLI's result and `history show`, MCP's history_read, bank_explain and memory_search, the record on
+ * disk and the viewer's history page (chromium) all say per note what was kept and what was not; a process
+ * killed (SIGKILL) at each point of the commit leaves the record, retention included, for the next run; a
+ * record written before the check (no `retention`) still reads.
  */
 import assert from 'node:assert/strict';
 import { readdir, readFile, writeFile } from 'node:fs/promises';

@@ -1,10 +1,10 @@
 /**
- * Secrets never stored, by every field and route that stores a caller's text: each field of each
- * tool over MCP (the binary's server, in this process), the CLI's own routes (a note's tags and agent, a space's
- * description and rules file, ingest), and an import of an archive written with LIVE_MEM_REDACT=off
- * that carries them all (rules, meta, history records with their reasons, the notes a consolidation
- * took, pre-images, summaries, the model's bank and synthesis). Each field gets a secret of its own;
- * then every byte of the store — every file, and every file's name — is read back for any of them.
+ * Secrets never stored, by every field and route that stores a caller's text: each field of each tool over
+ * MCP (the binary's server, in this process), the CLI's own routes (a note's tags and agent, a space's
+ * description and rules file, ingest), and an import of an archive written with LIVE_MEM_REDACT=off that
+ * carries them all (rules, meta, history records with their reasons, the notes a consolidation took,
+ * pre-images, summaries, the model's bank and synthesis). Each field gets a secret of its own; then every
+ * byte of the store — every file, and every file's name — is read back for any of them.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

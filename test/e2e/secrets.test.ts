@@ -1,6 +1,6 @@
 /**
- * Secrets never stored, end to end: `live_note` to the MCP server the binary serves (in this process), one note per
- * kind of secret, then every byte the store holds is read back (on disk, and on S3 in radosgw when
+ * Secrets never stored, end to end: `live_note` to the MCP server the binary serves (in this process), one
+ * note per kind of secret, then every byte the store holds is read back (on disk, and on S3 in radosgw when
  * it is configured); `<private>` never stored; LIVE_MEM_REDACT=refuse and off; the CLI's line.
  */
 import assert from 'node:assert/strict';
