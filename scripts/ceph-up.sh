@@ -107,7 +107,9 @@ osd data = $D/osd
 osd objectstore = memstore
 memstore device bytes = 1073741824
 [client.rgw]
-rgw frontends = beast endpoint=127.0.0.1:$RGW_PORT
+# tcp_nodelay: without it, an answer written in two parts waits for the client's delayed ACK (Nagle): 40 ms
+# on every GET and LIST on Linux, most of the S3 tests' time.
+rgw frontends = beast endpoint=127.0.0.1:$RGW_PORT tcp_nodelay=1
 rgw data = $D/rgw
 rgw dns name = localhost
 EOF

@@ -11,7 +11,7 @@ import type { LlmClient } from '../llm/types.js';
 import { invalid } from '../shared/errors.js';
 import { createLogger, type Logger } from '../shared/log.js';
 import { createDriver } from '../storage/create-driver.js';
-import { createProgressLine, type ProgressLine } from './progress.js';
+import { createProgressLine, type ProgressLine, type ProgressStream } from './progress.js';
 import { VERSION } from './version.js';
 
 /** Global flags every command accepts. */
@@ -46,15 +46,18 @@ export interface Session extends Opened {
   caller: Caller;
 }
 
-/** The composition root: settings → driver → core → caller. */
-export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env): Promise<Opened> {
+/**
+ * The composition root: settings → driver → core → caller. Logs, warnings and the progress line go to
+ * `stderr`: the process's, except for a test that runs the server in process and reads what it logged.
+ */
+export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = process.env, stderr: ProgressStream = process.stderr): Promise<Opened> {
   const { token, warnings } = await tokenOfFlags(options);
   const settings = loadSettings({
     env,
     ...(options.config ? { configFile: options.config } : {}),
     flags: { home: options.home, storage: options.storage, agent: options.agent, token, tools: options.tools },
   });
-  const progress = createProgressLine(process.stderr, { enabled: !options.quiet && process.stderr.isTTY === true });
+  const progress = createProgressLine(stderr, { enabled: !options.quiet && stderr.isTTY === true });
   for (const warning of warnings) progress.log(`live-mem: warning: ${warning}\n`);
   const logger = createLogger(settings.logLevel, (line) => progress.log(line));
   const storage = await createDriver({ ...settings, fault: killHook(env) });

@@ -1,4 +1,6 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { plainErrors } from './result.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
@@ -8,8 +10,7 @@ import { createMcpServer, type McpServerOptions } from './server.js';
  * answered or was never acknowledged, and the store never holds half of one.
  */
 export async function serveStdio(options: McpServerOptions): Promise<void> {
-  const server = createMcpServer(options);
-  await server.connect(plainErrors(new StdioServerTransport()));
+  const server = await connectServer(options, new StdioServerTransport());
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.stdin.once('end', stop);
@@ -18,4 +19,14 @@ export async function serveStdio(options: McpServerOptions): Promise<void> {
     process.once('SIGTERM', stop);
   });
   await server.close();
+}
+
+/**
+ * The server stdio serves, connected to `transport`: stdio's in the binary; in a test, one end of the
+ * SDK's InMemoryTransport, so the very server the binary serves answers without a process.
+ */
+export async function connectServer(options: McpServerOptions, transport: Transport): Promise<McpServer> {
+  const server = createMcpServer(options);
+  await server.connect(plainErrors(transport));
+  return server;
 }

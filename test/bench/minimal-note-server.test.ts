@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { formatNoteFile } from '../../src/core/note/note-file.js';
 import { parseNoteName } from '../../src/core/note-name.js';
-import { spawnServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /**
@@ -23,7 +23,7 @@ describe('the benchmark’s minimal note servers write the note live-mem writes'
   let liveMemAnswer: Record<string, unknown>;
   before(async () => {
     home = await tempDir();
-    const liveMem = await spawnServer({ LIVE_MEM_HOME: path.join(home.dir, 'live-mem'), LIVE_MEM_AGENT: 'bench' });
+    const liveMem = await inProcessServer({ LIVE_MEM_HOME: path.join(home.dir, 'live-mem'), LIVE_MEM_AGENT: 'bench' });
     try {
       await liveMem.call('space_create', { space_id: 'bench' });
       liveMemAnswer = await liveMem.call('live_note', NOTE);

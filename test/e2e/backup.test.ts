@@ -1,6 +1,6 @@
 /**
- * Backups, export and import end to end: the CLI as processes, MCP over stdio, fs and radosgw, and
- * the packed package run with npx.
+ * Backups, export and import end to end: the CLI as processes, the MCP server the binary serves (in
+ * this process), fs and radosgw. (An export by the packed package run with npx: install.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -13,12 +13,12 @@ import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { listKeys } from '../../src/storage/list.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { FIRST_PLAN } from '../../fixtures/llm/scenarios.js';
-import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN } from '../helpers/mcp-client.js';
 import { makeS3Harness, requireS3OrSkip, s3ProcessEnv } from '../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
 import { historyNoteNames } from '../helpers/core.js';
 import { craftTarGz, validSpaceEntries, writeArchiveWithLargeEntry } from '../helpers/craft-archive.js';
-import { ROOT } from '../helpers/package.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const owner = ownerCaller('tester');
@@ -301,7 +301,7 @@ describe('a backup taken while other processes write notes and consolidate', () 
       const core = createCore({ storage: store.storage });
       await core.spaces.create(owner, { space_id: 'busy' });
       for (let i = 0; i < 30; i++) await core.notes.write(owner, { space_id: 'busy', category: 'progress', content: `seed ${i}` });
-      const writer = await spawnServer({ ...store.env, LIVE_MEM_LOG_LEVEL: 'warn' });
+      const writer = await inProcessServer({ ...store.env, LIVE_MEM_LOG_LEVEL: 'warn' });
       let writing = true;
       const writes = (async () => {
         for (let i = 0; writing; i++) await writer.call('live_note', { space_id: 'busy', category: 'todo', content: `during ${i}` });
@@ -414,7 +414,7 @@ describe('backup tools over MCP', () => {
     try {
       await populate(store.storage, llm);
       const before = await snapshot(store.storage, 'alpha');
-      const server = await spawnServer(store.env);
+      const server = await inProcessServer(store.env);
       try {
         const created = await server.call('backup_create', { space_id: 'alpha', description: 'mcp' });
         assert.equal(created.status, 'created');
@@ -448,40 +448,6 @@ describe('backup tools over MCP', () => {
     } finally {
       await llm.close();
       await store.cleanup();
-    }
-  });
-});
-
-describe('npx live-mem export from the packed package', () => {
-  it('runs with nothing else installed and no LLM configured', async () => {
-    const work = await tempDir('live-mem-npx');
-    const store = await fsStore();
-    try {
-      const pack = await execa('npm', ['pack', '--silent', '--ignore-scripts', '--pack-destination', work.dir], { cwd: ROOT });
-      const tarball = path.join(work.dir, pack.stdout.trim().split('\n').pop() as string);
-      const core = createCore({ storage: store.storage });
-      await core.spaces.create(owner, { space_id: 'handoff' });
-      await core.notes.write(owner, { space_id: 'handoff', category: 'insight', content: 'for whoever picks this up' });
-      // Offline: the package needs nothing from the registry (everything is bundled), and npm's own update
-      // check off, which from a new HOME asks the registry every time (minutes on a machine that cannot reach it).
-      const run = await execa('npm', ['exec', '--offline', '--yes', `--package=${tarball}`, '--', 'live-mem', 'export', 'handoff', '-o', 'handoff.tar.gz'], {
-        cwd: work.dir,
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: work.dir,
-          npm_config_cache: path.join(process.env.HOME ?? '/tmp', '.npm'),
-          npm_config_update_notifier: 'false',
-          LIVE_MEM_HOME: store.env.LIVE_MEM_HOME as string,
-        },
-        extendEnv: false,
-        reject: false,
-      });
-      assert.equal(run.exitCode, 0, run.stderr);
-      const listed = await execa('tar', ['tzf', path.join(work.dir, 'handoff.tar.gz')]);
-      assert.match(listed.stdout, /handoff\/live\/.*_insight_.*\.md/);
-    } finally {
-      await store.cleanup();
-      await work.remove();
     }
   });
 });

@@ -1,9 +1,9 @@
 /**
- * One damaged space does not break the store, on the built binary: a garbage `_meta.json` in one
- * space leaves `space_list` and `resources/list` (MCP over stdio) and `live-mem space list` working
- * for the others, lists the damaged one as broken, and `live-mem doctor` reports it; `history list`
- * skips a garbage record.json; a lease planted until 2099 is reported and removed by `doctor --fix`; a
- * bank file linked out of the store is not served, and a 5 GiB file in live/ hides only itself.
+ * One damaged space does not break the store, on the built binary: a garbage `_meta.json` in one space
+ * leaves `space_list` and `resources/list` (MCP, the binary's server in this process) and `live-mem space
+ * list` working for the others, lists the damaged one as broken, and `live-mem doctor` reports it; `history
+ * list` skips a garbage record.json; a lease planted until 2099 is reported and removed by `doctor --fix`;
+ * a bank file linked out of the store is not served, and a 5 GiB file in live/ hides only itself.
  */
 import assert from 'node:assert/strict';
 import { rm, symlink, writeFile } from 'node:fs/promises';
@@ -14,7 +14,8 @@ import { execa } from 'execa';
 import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
-import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const BROKEN = /_meta\.json is unreadable \(not JSON\)/;
@@ -40,8 +41,8 @@ describe('damaged files in a store, as the binary sees them', () => {
   });
   after(async () => home?.remove());
 
-  it('space_list and resources/list over stdio list the others, and space_list the broken one as broken', async () => {
-    const server = await spawnServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'warn' });
+  it('space_list and resources/list over MCP list the others, and space_list the broken one as broken', async () => {
+    const server = await inProcessServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'warn' });
     try {
       const listed = await server.call('space_list');
       assert.equal(listed.status, 'ok');
@@ -106,7 +107,7 @@ describe('damaged files in a store, as the binary sees them', () => {
       await symlink(secret, path.join(home.dir, 'delta', 'bank', 'shadow.md'));
       execFileSync('truncate', ['-s', '5G', path.join(home.dir, 'delta', 'live', '20260101T000000_mallory_observation_zzzzzzzz.md')]);
 
-      const server = await spawnServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'warn' });
+      const server = await inProcessServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'warn' });
       try {
         const read = await server.call('bank_read', { space_id: 'delta', filename: 'shadow.md' });
         assert.equal(read.status, 'not_found', JSON.stringify(read));

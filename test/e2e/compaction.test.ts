@@ -1,7 +1,7 @@
 /**
- * Compaction end to end: the built binary (CLI and MCP over stdio) with the real `openai` client
- * talking to a scripted model; processes killed with SIGKILL at each point of the commit; two
- * processes compacting one space at once.
+ * Compaction end to end: the built binary (its CLI as a process, the MCP server it serves in this
+ * process) with the real `openai` client talking to a scripted model; processes killed with SIGKILL at
+ * each point of the commit; two processes compacting one space at once.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -13,7 +13,8 @@ import { createCore } from '../../src/core/core.js';
 import { listKeys } from '../../src/storage/list.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { bankModel, compactionRequest, digestOf, digesting, progressFile } from '../helpers/compaction.js';
-import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN } from '../helpers/mcp-client.js';
 import { requireS3OrSkip } from '../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
 import { fsStore, rerunPastLease, s3Store, type Store } from '../helpers/stores.js';
@@ -102,7 +103,7 @@ describe('compaction end to end (fs)', () => {
     const store = await seed();
     const spoiling = await startScriptedLlm([digesting((digests) => digests.slice(0, 1))]);
     try {
-      const refusing = await spawnServer({ ...store.env, ...llmEnv(spoiling) });
+      const refusing = await inProcessServer({ ...store.env, ...llmEnv(spoiling) });
       try {
         const result = await refusing.call('bank_compact', { space_id: 'proj' });
         assert.equal(result.status, 'error');
@@ -111,7 +112,7 @@ describe('compaction end to end (fs)', () => {
         await refusing.close();
       }
       assert.equal(await progress(store.storage), ORIGINAL);
-      const server = await spawnServer({ ...store.env, ...llmEnv(llm) });
+      const server = await inProcessServer({ ...store.env, ...llmEnv(llm) });
       try {
         const result = await server.call('bank_compact', { space_id: 'proj' });
         assert.equal(result.status, 'ok', String(result.message));

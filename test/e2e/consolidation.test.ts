@@ -1,7 +1,8 @@
 /**
- * Consolidation end to end: the built binary (CLI and MCP over stdio) with the real `openai` client
- * talking to a scripted OpenAI-compatible server on 127.0.0.1, on fs and on radosgw; processes
- * killed with SIGKILL at each point of the commit; two processes consolidating one space at once.
+ * Consolidation end to end: the built binary (its CLI as a process; the MCP server it serves, in this
+ * process, and over stdio for sampling) with the real `openai` client talking to a scripted
+ * OpenAI-compatible server on 127.0.0.1, on fs and on radosgw; processes killed with SIGKILL at each
+ * point of the commit; two processes consolidating one space at once.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -10,7 +11,8 @@ import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { FIRST_PLAN, scenarios } from '../../fixtures/llm/scenarios.js';
-import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN } from '../helpers/mcp-client.js';
 import { requireS3OrSkip } from '../helpers/s3.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../helpers/scripted-llm.js';
 import { fsStore, rerunPastLease, s3Store, type Store } from '../helpers/stores.js';
@@ -135,7 +137,7 @@ describe('bank_consolidate over MCP', () => {
     const llm = await startScriptedLlm([{ delayMs: 300, then: { reply: FIRST_PLAN } }]);
     try {
       await seed(store.storage);
-      const server = await spawnServer({ ...store.env, ...llmEnv(llm) });
+      const server = await inProcessServer({ ...store.env, ...llmEnv(llm) });
       try {
         const progress: Array<{ progress: number; total?: number; message?: string }> = [];
         const result = await server.client.callTool({ name: 'bank_consolidate', arguments: { space_id: 'proj' } }, undefined, {
@@ -203,7 +205,7 @@ describe('bank_consolidate over MCP', () => {
     const store = await fsStore();
     try {
       await seed(store.storage);
-      const server = await spawnServer(store.env);
+      const server = await inProcessServer(store.env);
       try {
         const result = await server.call('bank_consolidate', { space_id: 'proj' });
         assert.equal(result.status, 'ok');
@@ -225,7 +227,7 @@ describe('bank_consolidate over MCP', () => {
     const llm = await startScriptedLlm([...scenarios.invalidTwice] as Step[]);
     try {
       await seed(store.storage);
-      const server = await spawnServer({ ...store.env, ...llmEnv(llm) });
+      const server = await inProcessServer({ ...store.env, ...llmEnv(llm) });
       try {
         const raw = await server.client.callTool({ name: 'bank_consolidate', arguments: { space_id: 'proj' } });
         assert.equal(raw.isError, true);

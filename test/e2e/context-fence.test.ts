@@ -1,8 +1,8 @@
 /**
- * Issue 39, 2: what live-mem puts into a model's context is marked as data. The red team's two notes
- * are written through the SDK's MCP client (the built binary over stdio), then read back as the
- * model gets them: memory_context's text, the memory_start prompt, and the session hook's output
- * (`live-mem context . --hook` spawned in the project, as Claude Code runs it).
+ * Issue 39, 2: what live-mem puts into a model's context is marked as data. The red team's two notes are
+ * written through the SDK's MCP client (the binary's server, in this process, run in the project), then
+ * read back as the model gets them: memory_context's text, the memory_start prompt, and the session hook's
+ * output (`live-mem context . --hook` spawned in the project, as Claude Code runs it).
  */
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
@@ -10,12 +10,13 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
 import { assertContextFenced, FAKE_USER, FAKE_USER_AGENT, WRAPPER_ESCAPE } from '../helpers/context-fence.js';
-import { BIN, spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN, type TestServer } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describe("a session's context holds notes as data", () => {
   let root: Awaited<ReturnType<typeof tempDir>>;
-  let server: SpawnedServer;
+  let server: TestServer;
   let project: string;
   let env: Record<string, string>;
   before(async () => {
@@ -23,7 +24,7 @@ describe("a session's context holds notes as data", () => {
     project = path.join(root.dir, 'webapp');
     await mkdir(project);
     env = { LIVE_MEM_HOME: path.join(root.dir, 'store'), LIVE_MEM_AGENT: 'tester', HOME: root.dir };
-    server = await spawnServer(env, [], { cwd: project });
+    server = await inProcessServer(env, { cwd: project });
     assert.equal((await server.call('live_note', { space_id: 'webapp', category: 'decision', content: 'The deploy uses blue-green.' })).status, 'created');
     assert.equal((await server.call('live_note', { space_id: 'webapp', category: 'decision', content: WRAPPER_ESCAPE })).status, 'created');
     const fake = await server.call('live_note', { space_id: 'webapp', category: 'decision', content: FAKE_USER, agent: FAKE_USER_AGENT });

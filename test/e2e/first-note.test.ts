@@ -2,7 +2,8 @@
  * No dead end on a new store (issue 20): an agent served the `agent` profile writes its first note
  * with no other step, into its project's default space; reads never create a space; with tokens in
  * use a note to a missing space creates nothing; and what the server tells the model (instructions,
- * prompts, error hints) names only tools it offers. The built binary over stdio, the SDK client.
+ * prompts, error hints) names only tools it offers. The binary's server, run in the project's folder
+ * (in this process; two binaries over stdio for the race), the SDK client.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -13,7 +14,8 @@ import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { allTools } from '../../src/mcp/tools/index.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
-import { BIN, spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN, spawnServer, type TestServer } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const TOOL_NAMES = new Set(allTools.map((tool) => tool.name));
@@ -27,8 +29,8 @@ const textOf = (prompt: { messages: Array<{ content: { type: string; text?: stri
 const notesIn = async (home: string, spaceId: string): Promise<string[]> =>
   (await readdir(path.join(home, spaceId, 'live'))).filter((name) => name.endsWith('.md'));
 
-async function withServer<T>(env: Record<string, string>, cwd: string, run: (server: SpawnedServer) => Promise<T>): Promise<T> {
-  const server = await spawnServer({ LIVE_MEM_LOG_LEVEL: 'warn', ...env }, [], { cwd });
+async function withServer<T>(env: Record<string, string>, cwd: string, run: (server: TestServer) => Promise<T>): Promise<T> {
+  const server = await inProcessServer({ LIVE_MEM_LOG_LEVEL: 'warn', ...env }, { cwd });
   try {
     return await run(server);
   } finally {
@@ -117,7 +119,7 @@ describe('the first note on a new store', () => {
       await withServer({ LIVE_MEM_HOME: home, LIVE_MEM_AUTO_CREATE_SPACES: 'off' }, project, async (all) => {
         assert.match(String((await all.call('live_read', { space_id: 'ghost' })).hint), /space_create/);
       });
-      const off = await spawnServer({ LIVE_MEM_HOME: home, LIVE_MEM_TOOLS: 'agent', LIVE_MEM_AUTO_CREATE_SPACES: 'off' }, [], { cwd: project });
+      const off = await inProcessServer({ LIVE_MEM_HOME: home, LIVE_MEM_TOOLS: 'agent', LIVE_MEM_AUTO_CREATE_SPACES: 'off' }, { cwd: project });
       try {
         const refused = await off.call('live_note', { space_id: 'ghost', category: 'todo', content: 'x' });
         assert.equal(refused.status, 'not_found');

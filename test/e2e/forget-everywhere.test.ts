@@ -1,10 +1,11 @@
 /**
- * What a forget reaches beside the notes, end to end on the built binary: a note holding a unique
- * marker is consolidated (the scripted model copies it into the bank and the synthesis), a writer is
- * killed (SIGKILL) mid-write of the history that holds it, a background job's record quotes it, a
- * person corrects the bank saying it was a secret; then the note is forgotten, the synthesis
- * corrected as the receipt says, and no reader tool's answer nor any byte of the store holds the
- * marker: job records, temp files, pre-images, the synthesis and the records' copies of it.
+ * What a forget reaches beside the notes, end to end on the built binary (its CLI as a process, the
+ * MCP server it serves in this process): a note holding a unique marker is consolidated (the scripted
+ * model copies it into the bank and the synthesis), a writer is killed (SIGKILL) mid-write of the
+ * history that holds it, a background job's record quotes it, a person corrects the bank saying it
+ * was a secret; then the note is forgotten, the synthesis corrected as the receipt says, and no reader
+ * tool's answer nor any byte of the store holds the marker: job records, temp files, pre-images, the
+ * synthesis and the records' copies of it.
  */
 import assert from 'node:assert/strict';
 import { readdir, readFile, stat } from 'node:fs/promises';
@@ -14,7 +15,8 @@ import { execa } from 'execa';
 import { plan, rewrite } from '../../fixtures/llm/scenarios.js';
 import { listKeys } from '../../src/storage/list.js';
 import type { StorageDriver } from '../../src/storage/types.js';
-import { BIN, spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN, type TestServer } from '../helpers/mcp-client.js';
 import { requireS3OrSkip } from '../helpers/s3.js';
 import { type ScriptedLlm, startScriptedLlm, type Step } from '../helpers/scripted-llm.js';
 import { fsStore, s3Store, type Store } from '../helpers/stores.js';
@@ -94,7 +96,7 @@ async function keysHolding(storage: StorageDriver): Promise<string[]> {
 }
 
 /** What every reader tool answers, each answer by name, for the space. */
-async function readerAnswers(server: SpawnedServer): Promise<Map<string, unknown>> {
+async function readerAnswers(server: TestServer): Promise<Map<string, unknown>> {
   const answers = new Map<string, unknown>();
   const ask = async (name: string, args: Record<string, unknown>) => answers.set(`${name} ${JSON.stringify(args)}`, await server.call(name, args));
   const space = { space_id: 'proj' };
@@ -166,7 +168,7 @@ function scenario(label: string, makeStore: () => Promise<Store>, options: { kil
 
       // A background job (its record quotes the refused plan's line), after the next note; it finishes the killed commit first.
       assert.equal((await cli(env, ['note', 'proj', SECOND, '--category', 'progress'])).exitCode, 0);
-      const worker = await spawnServer({ ...env, LIVE_MEM_LOG_LEVEL: 'warn', LIVE_MEM_TOOLS: 'admin' });
+      const worker = await inProcessServer({ ...env, LIVE_MEM_LOG_LEVEL: 'warn', LIVE_MEM_TOOLS: 'admin' });
       try {
         const started = await worker.call('bank_consolidate', { space_id: 'proj', background: true });
         let job: { state: string; result?: { warnings?: string[] } } = { state: 'running' };
@@ -192,7 +194,7 @@ function scenario(label: string, makeStore: () => Promise<Store>, options: { kil
       assert.equal(corrected.exitCode, 0, corrected.stderr);
       assert.equal(JSON.parse(corrected.stdout).secret, true);
 
-      const warm = await spawnServer({ ...env, LIVE_MEM_LOG_LEVEL: 'warn', LIVE_MEM_TOOLS: 'admin' });
+      const warm = await inProcessServer({ ...env, LIVE_MEM_LOG_LEVEL: 'warn', LIVE_MEM_TOOLS: 'admin' });
       try {
         assert.notDeepEqual(holding(await readerAnswers(warm)), [], 'readers find it before the forget');
 
@@ -225,7 +227,7 @@ function scenario(label: string, makeStore: () => Promise<Store>, options: { kil
       } finally {
         await warm.close();
       }
-      const fresh = await spawnServer({ ...env, LIVE_MEM_LOG_LEVEL: 'warn', LIVE_MEM_TOOLS: 'admin' });
+      const fresh = await inProcessServer({ ...env, LIVE_MEM_LOG_LEVEL: 'warn', LIVE_MEM_TOOLS: 'admin' });
       try {
         assert.deepEqual(holding(await readerAnswers(fresh)), [], 'a new server');
       } finally {

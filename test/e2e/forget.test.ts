@@ -1,7 +1,7 @@
 /**
- * Forget end to end: the built binary as a CLI process and as MCP servers over stdio, one of them warm
- * (its index, caches and body cache filled) before another process forgets; a forget killed (SIGKILL)
- * at each point of its commit, on fs and on S3 (radosgw).
+ * Forget end to end: the built binary as a CLI process, and the MCP server it serves (in this process),
+ * one warm (its index, caches and body cache filled) before another process forgets; a forget killed
+ * (SIGKILL) at each point of its commit, on fs and on S3 (radosgw).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -12,7 +12,8 @@ import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { listKeys } from '../../src/storage/list.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { forgetModelStep, keysHolding, SMALL_SUMMARIES, WORD } from '../helpers/forget.js';
-import { BIN, spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN, type TestServer } from '../helpers/mcp-client.js';
 import { makeS3Harness, requireS3OrSkip, s3ProcessEnv, type S3TestConfig } from '../helpers/s3.js';
 import { startScriptedLlm } from '../helpers/scripted-llm.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -72,7 +73,7 @@ async function seed(makeStore: () => Promise<Store>): Promise<Seeded> {
 }
 
 /** What a reader process finds of WORD through each read tool. */
-async function findable(server: SpawnedServer, consolidated: string): Promise<string[]> {
+async function findable(server: TestServer, consolidated: string): Promise<string[]> {
   const found: string[] = [];
   const search = await server.call('memory_search', { space_id: 'proj', query: WORD, limit: 50 });
   for (const hit of search.results as Array<{ source: string; ref: string; text: string }>)
@@ -97,10 +98,10 @@ async function storeState(storage: StorageDriver): Promise<Map<string, string>> 
 
 describe('forget from the CLI while an MCP server is warm', () => {
   let store: Seeded;
-  let warm: SpawnedServer;
+  let warm: TestServer;
   before(async () => {
     store = await seed(fsStore);
-    warm = await spawnServer({ ...store.env, LIVE_MEM_LOG_LEVEL: 'warn' });
+    warm = await inProcessServer({ ...store.env, LIVE_MEM_LOG_LEVEL: 'warn' });
   });
   after(async () => {
     await warm?.close();
@@ -144,7 +145,7 @@ describe('forget from the CLI while an MCP server is warm', () => {
     }
 
     assert.deepEqual(await findable(warm, consolidated), [], 'the server warm before the forget');
-    const fresh = await spawnServer(store.env);
+    const fresh = await inProcessServer(store.env);
     try {
       assert.deepEqual(await findable(fresh, consolidated), [], 'a new server');
       const history = await fresh.call('history_list', { space_id: 'proj' });
@@ -178,7 +179,7 @@ describe('forget from the CLI while an MCP server is warm', () => {
   it('memory_forget is offered with the admin tools only; a dry run over MCP changes nothing', async () => {
     const { tools } = await warm.client.listTools();
     assert.ok(!tools.some((tool) => tool.name === 'memory_forget'), 'not in the default profile');
-    const admin = await spawnServer({ ...store.env, LIVE_MEM_TOOLS: 'admin' });
+    const admin = await inProcessServer({ ...store.env, LIVE_MEM_TOOLS: 'admin' });
     try {
       const before = await storeState(store.storage);
       const names = (await admin.call('history_read', { space_id: 'proj', consolidation_id: store.consolidated })).notes as Array<{ filename: string }>;
@@ -215,7 +216,7 @@ function killSuite(label: string, makeStore: () => Promise<Store>): void {
           const backup = await cli(store.env, ['backup', 'create', 'proj', '--json']);
           assert.equal(backup.exitCode, 0, backup.stderr);
           assert.equal(await store.storage.get('proj/_consolidation/pending.json'), null);
-          const reader = await spawnServer(store.env);
+          const reader = await inProcessServer(store.env);
           try {
             const found = await findable(reader, store.consolidated);
             if (point === 'before-commit') {

@@ -1,8 +1,8 @@
 /**
  * The same advice from both shells (one hint table, src/shared/hints.ts): the same store, the same
- * mistakes, made through the built binary over MCP and through the CLI as a process. Spaces are not
- * created by notes here: where they are, MCP tells an agent to write its note (test/e2e/first-note),
- * while the CLI keeps telling a person `live-mem space create`.
+ * mistakes, made through the binary's MCP server (in this process) and through the CLI as a process. Spaces
+ * are not created by notes here: where they are, MCP tells an agent to write its note
+ * (test/e2e/first-note), while the CLI keeps telling a person `live-mem space create`.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -12,12 +12,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { MODEL_FIX_REMOTE } from '../../src/core/model.js';
 import { CLI_WORDING, EVERY_TOOL, mcpWording, PIN_SPACE_REMOTE } from '../../src/shared/hints.js';
 import { normalised } from '../helpers/hints.js';
-import { BIN, type HttpServer, spawnServer, startHttpServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN, type HttpServer, startHttpServer, type TestServer } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describe('MCP and the CLI advise alike', () => {
   let home: Awaited<ReturnType<typeof tempDir>>;
-  let server: SpawnedServer;
+  let server: TestServer;
   const env = () => ({
     PATH: process.env.PATH ?? '',
     LIVE_MEM_HOME: home.dir,
@@ -34,7 +35,7 @@ describe('MCP and the CLI advise alike', () => {
 
   before(async () => {
     home = await tempDir();
-    server = await spawnServer(env());
+    server = await inProcessServer(env());
     assert.equal((await server.call('space_create', { space_id: 'alpha' })).status, 'created');
   });
   after(async () => {

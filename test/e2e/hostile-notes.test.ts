@@ -1,6 +1,6 @@
 /**
- * Hostile notes end to end: the built binary (CLI, and MCP over stdio) with a scripted model that
- * obeys the notes. The refusal, its rule and the suspect note reach the user in both shells;
+ * Hostile notes end to end: the built binary (CLI, and its MCP server in this process) with a scripted
+ * model that obeys the notes. The refusal, its rule and the suspect note reach the user in both shells;
  * nothing of the note reaches the bank on disk; every note stays in live/.
  */
 import assert from 'node:assert/strict';
@@ -11,7 +11,8 @@ import { execa } from 'execa';
 import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
-import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN } from '../helpers/mcp-client.js';
 import { obedientStep } from '../helpers/obedient-llm.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -72,7 +73,7 @@ describe('hostile notes through the binary', () => {
   it('bank_consolidate over MCP: status error with the message, the warning and suspect_notes', async () => {
     const { home, env, hostile } = await seeded();
     try {
-      const server = await spawnServer(env);
+      const server = await inProcessServer(env);
       try {
         const result = await server.call('bank_consolidate', { space_id: 'proj' });
         assert.equal(result.status, 'error');

@@ -1,7 +1,7 @@
 /**
  * `live-mem ingest` as a process: JSON lines from a file and from standard input, the MCP memory
  * server's memory.jsonl and a folder of Markdown notes (test/fixtures/ingest), dry runs, re-runs,
- * bad lines, tokens; then the built server over stdio (SDK client) finds the notes by their
+ * bad lines, tokens; then the binary's MCP server (in this process, SDK client) finds the notes by their
  * original times with live_read since/before and memory_search since/until.
  */
 import assert from 'node:assert/strict';
@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { contentId } from '../../src/core/note/ingest-entry.js';
 import { parseNoteFile } from '../../src/core/note/note-file.js';
-import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/ingest/', import.meta.url));
@@ -172,7 +173,7 @@ describe('live-mem ingest, run as a process', () => {
   });
 
   it('over MCP, live_read since/before and memory_search since/until find the notes by their original times', async () => {
-    const server = await spawnServer({ LIVE_MEM_HOME: home, LIVE_MEM_AGENT: 'reader' });
+    const server = await inProcessServer({ LIVE_MEM_HOME: home, LIVE_MEM_AGENT: 'reader' });
     try {
       await server.call('live_note', { space_id: 'hist', category: 'progress', content: 'today: the warehouse export runs hourly' });
       const times = (result: Record<string, unknown>) => (result.notes as Array<{ timestamp: string }>).map((note) => note.timestamp);

@@ -1,10 +1,10 @@
 /**
- * The packed tarball as a user installs it: into an empty project, globally (under a prefix) and
- * through npx, all offline with fresh npm caches — the package needs nothing from the registry — then
- * launched the way each documented client configuration launches it, answering tools/list through the
- * MCP SDK client over stdio. The library entry works from the install, its declarations type-check
- * with nothing else installed, and the S3 store says how to add the AWS SDK when it is missing, then
- * works with the SDK installed beside live-mem.
+ * The packed tarball as a user installs it: into an empty project, globally (under a prefix) and through
+ * npx, all offline with fresh npm caches — the package needs nothing from the registry — then launched the
+ * way each documented client configuration launches it, answering tools/list through the MCP SDK client
+ * over stdio, and exporting a space through npx with no LLM configured. The library entry works from the
+ * install, its declarations type-check with nothing else installed, and the S3 store says how to add the
+ * AWS SDK when it is missing, then works with the SDK installed beside live-mem.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -104,6 +104,16 @@ describe('the packed tarball, installed', () => {
   it('answers tools/list launched by `npx -y` with a fresh cache', async () => {
     const names = await toolNames('npx', ['-y', '-p', tgz, 'live-mem'], env({ npm_config_cache: path.join(scratch.dir, 'npx-cache') }), scratch.dir);
     assert.ok(names.includes('live_note'), names.join(', '));
+  });
+
+  it('exports a space through `npx -y`, with no LLM configured', async () => {
+    const bin = path.join(project, 'node_modules', 'live-mem', 'bin', 'live-mem.cjs');
+    await run(process.execPath, [bin, 'space', 'create', 'handoff'], { env: env() });
+    await run(process.execPath, [bin, 'note', 'handoff', 'for whoever picks this up', '--category', 'insight'], { env: env() });
+    const npx = env({ npm_config_cache: path.join(scratch.dir, 'npx-cache') });
+    await run('npx', ['-y', '-p', tgz, 'live-mem', 'export', 'handoff', '-o', 'handoff.tar.gz'], { env: npx, cwd: scratch.dir });
+    const { stdout } = await run('tar', ['tzf', path.join(scratch.dir, 'handoff.tar.gz')]);
+    assert.match(stdout, /handoff\/live\/.*_insight_.*\.md/);
   });
 
   it("import('live-mem') from the project opens a core on the memory driver", async () => {

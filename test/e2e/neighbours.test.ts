@@ -1,18 +1,19 @@
 /**
- * Neighbour notes over MCP (the built binary over stdio): memory_search hits carry the notes written
+ * Neighbour notes over MCP (the binary's server, in this process): memory_search hits carry the notes written
  * around them when asked, and memory_context shows the answer written after a question hit.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import type { TestServer } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
-describe('neighbour notes over stdio', () => {
+describe('neighbour notes over MCP', () => {
   let home: Awaited<ReturnType<typeof tempDir>>;
-  let server: SpawnedServer;
+  let server: TestServer;
   before(async () => {
     home = await tempDir();
-    server = await spawnServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_AGENT: 'tester' });
+    server = await inProcessServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_AGENT: 'tester' });
     await server.call('space_create', { space_id: 'talk' });
     for (const content of [
       'We walked by the lake on Sunday.',

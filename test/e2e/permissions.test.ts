@@ -1,8 +1,8 @@
 /**
- * The permission matrix (seed 004): every tool, called over stdio by no token (auth required), a
- * read, a write and an admin token, a token scoped to another space, and admin tokens limited to alpha
- * or to another space. Each call is allowed or refused exactly as the matrix says; a refused caller
- * learns nothing of a space's existence.
+ * The permission matrix (seed 004): every tool, called over MCP (the binary's server, in this process) by
+ * no token (auth required), a read, a write and an admin token, a token scoped to another space, and admin
+ * tokens limited to alpha or to another space. Each call is allowed or refused exactly as the matrix says;
+ * a refused caller learns nothing of a space's existence.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -10,7 +10,8 @@ import { ownerCaller, type Permission } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { allTools } from '../../src/mcp/tools/index.js';
-import { spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import type { TestServer } from '../helpers/mcp-client.js';
 import { startScriptedLlm } from '../helpers/scripted-llm.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -68,7 +69,7 @@ function allowed(profile: Profile, tool: (typeof allTools)[number]): boolean {
   return !touchesSpace(tool) || profile.spaces === '*' || profile.spaces.includes('alpha');
 }
 
-describe('the permission matrix, over stdio', () => {
+describe('the permission matrix, over MCP', () => {
   let home: Awaited<ReturnType<typeof tempDir>>;
   let backupId = '';
   const profiles: Profile[] = [
@@ -102,7 +103,7 @@ describe('the permission matrix, over stdio', () => {
 
   for (const profile of profiles) {
     it(`${profile.name}: every tool allowed or refused as the matrix says`, async () => {
-      const server: SpawnedServer = await spawnServer({
+      const server: TestServer = await inProcessServer({
         LIVE_MEM_HOME: home.dir,
         LIVE_MEM_AUTH: 'required',
         LIVE_MEM_LOG_LEVEL: 'warn',
@@ -143,7 +144,7 @@ describe('the permission matrix, over stdio', () => {
     const core = createCore({ storage: createFsDriver(home.dir) });
     const owner = ownerCaller('owner');
     const { token } = await core.auth.create(owner, { name: 'soon-revoked', permissions: 'read', space_ids: '*' });
-    const server = await spawnServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_TOKEN: token, LIVE_MEM_LOG_LEVEL: 'warn' });
+    const server = await inProcessServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_TOKEN: token, LIVE_MEM_LOG_LEVEL: 'warn' });
     try {
       assert.equal((await server.call('space_list')).status, 'ok');
       await core.auth.revoke(owner, { token: 'soon-revoked' });
@@ -170,8 +171,8 @@ describe('system_health, public but not telling', () => {
       LIVE_MEM_LLM_MODEL: 'internal-model',
       LIVE_MEM_LLM_API_KEY: 'k',
     };
-    const anonymous = await spawnServer(env);
-    const reader = await spawnServer({ ...env, LIVE_MEM_TOKEN: token });
+    const anonymous = await inProcessServer(env);
+    const reader = await inProcessServer({ ...env, LIVE_MEM_TOKEN: token });
     try {
       const open = await anonymous.call('system_health');
       assert.equal(open.status, 'ok');

@@ -1,9 +1,13 @@
-/** Tool profiles over stdio, as a new user meets them: the SDK client's tools/list and its size. */
+/**
+ * Tool profiles as a new user meets them: the SDK client's tools/list and its size, from the binary's
+ * server (in this process; the binary itself for the --tools flag and a refusal at start).
+ */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { allTools } from '../../src/mcp/tools/index.js';
 import { PEOPLE_ONLY } from '../../src/mcp/profiles.js';
+import { inProcessServer } from '../helpers/in-process.js';
 import { BIN, spawnServer } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -43,7 +47,7 @@ const RECALL = ['memory_search', 'memory_context', 'history_list', 'history_read
 /** The brief's measure: the JSON of the tools/list result, characters / 4. */
 const tokensOf = (listing: unknown): number => JSON.stringify(listing).length / 4;
 
-describe('tool profiles over stdio (SDK client)', () => {
+describe('tool profiles (SDK client)', () => {
   let home: Awaited<ReturnType<typeof tempDir>>;
   before(async () => {
     home = await tempDir();
@@ -52,8 +56,10 @@ describe('tool profiles over stdio (SDK client)', () => {
     await home?.remove();
   });
 
+  /** The tools listed for LIVE_MEM_TOOLS=`tools`; with `args`, by the binary launched with them. */
   const listed = async (tools: string | undefined, args: string[] = []) => {
-    const server = await spawnServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_AGENT: 'tester', ...(tools ? { LIVE_MEM_TOOLS: tools } : {}) }, args);
+    const env = { LIVE_MEM_HOME: home.dir, LIVE_MEM_AGENT: 'tester', ...(tools ? { LIVE_MEM_TOOLS: tools } : {}) };
+    const server = args.length > 0 ? await spawnServer(env, args) : await inProcessServer(env);
     try {
       return { listing: await server.client.listTools(), server };
     } catch (error) {

@@ -1,9 +1,9 @@
 /**
- * Provenance end to end: the built binary (MCP over stdio, the CLI, the viewer in chromium) with a
- * scripted model that cites the fenced notes it folds in. Every bank edit of a consolidation has its
- * source notes in history; bank_explain and `live-mem bank explain` give them back with their text;
- * a memory_search hit on a bank section carries them; a plan skipping notes is reported; the viewer
- * shows a section's sources under its heading.
+ * Provenance end to end: the built binary (its MCP server in this process, the CLI, the viewer in chromium)
+ * with a scripted model that cites the fenced notes it folds in. Every bank edit of a consolidation has its
+ * source notes in history; bank_explain and `live-mem bank explain` give them back with their text; a
+ * memory_search hit on a bank section carries them; a plan skipping notes is reported; the viewer shows a
+ * section's sources under its heading.
  */
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
@@ -15,7 +15,8 @@ import { createCore } from '../../src/core/core.js';
 import { readFences } from '../../src/core/prompt-fence.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { launchBrowser, requireBrowserOrSkip, screenshot, startUi, watchPage } from '../helpers/browser.js';
-import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN } from '../helpers/mcp-client.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../helpers/scripted-llm.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -81,7 +82,7 @@ describe('provenance through the binary', () => {
     const { home, env, names } = await seeded(citing());
     try {
       // bank_explain is offered with the corrections (admin), or by name.
-      const server = await spawnServer({ ...env, LIVE_MEM_TOOLS: 'all,bank_explain' });
+      const server = await inProcessServer({ ...env, LIVE_MEM_TOOLS: 'all,bank_explain' });
       try {
         const result = await server.call('bank_consolidate', { space_id: 'proj' });
         assert.equal(result.status, 'ok', String(result.message));
@@ -123,7 +124,7 @@ describe('provenance through the binary', () => {
         await server.close();
       }
       // The default profile (all) does not offer it: its tokens are at the budget.
-      const plain = await spawnServer(env);
+      const plain = await inProcessServer(env);
       try {
         assert.equal(
           (await plain.client.listTools()).tools.some((tool) => tool.name === 'bank_explain'),

@@ -18,6 +18,7 @@ import { listKeys } from '../../src/storage/list.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { plan, rewrite } from '../../fixtures/llm/scenarios.js';
+import { inProcessServer } from '../helpers/in-process.js';
 import { BIN, spawnServer } from '../helpers/mcp-client.js';
 import { plantCompaction } from '../helpers/plant-compaction.js';
 import { makeS3Harness, requireS3OrSkip, s3ProcessEnv } from '../helpers/s3.js';
@@ -232,11 +233,11 @@ describe('compaction pre-images on the binary', () => {
     return storage;
   }
 
-  it('over MCP stdio: memory_search finds a pre-image as bank_history; history_list and history_read show the compaction', async () => {
+  it('over MCP: memory_search finds a pre-image as bank_history; history_list and history_read show the compaction', async () => {
     const home = await tempDir();
     try {
       await compactedSpace(home.dir);
-      const server = await spawnServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'warn' });
+      const server = await inProcessServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'warn' });
       try {
         const found = await server.call('memory_search', { space_id: 'proj', query: 'pelican importer', limit: 3 });
         const hit = (found.results as Array<Record<string, unknown>>)[0];

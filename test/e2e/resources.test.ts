@@ -1,5 +1,5 @@
 /**
- * MCP resources, prompts and instructions over stdio, on the built binary: each space's bank files,
+ * MCP resources, prompts and instructions of the binary's server (in this process): each space's bank files,
  * rules and synthesis listed, as templates and read; a subscription told when a consolidation in
  * the same server process rewrites a file (and the list when it creates files); tokens limited to
  * another space neither list nor read a space's resources; the two prompts; the initialize result.
@@ -13,7 +13,8 @@ import { createCore } from '../../src/core/core.js';
 import { readFences } from '../../src/core/prompt-fence.js';
 import { SERVER_INSTRUCTIONS } from '../../src/mcp/server.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
-import { spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import type { TestServer } from '../helpers/mcp-client.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -35,7 +36,7 @@ const refused = (status: string, code: number) => (error: unknown) =>
   error instanceof McpError && error.code === code && (error.data as { status?: string } | undefined)?.status === status;
 
 /** The one text content of a resources/read, as the client receives it. */
-async function readText(server: SpawnedServer, uri: string): Promise<string> {
+async function readText(server: TestServer, uri: string): Promise<string> {
   const { contents } = await server.client.readResource({ uri });
   assert.equal(contents.length, 1);
   const [content] = contents;
@@ -47,10 +48,10 @@ async function readText(server: SpawnedServer, uri: string): Promise<string> {
 
 const textOf = (result: { messages: Array<{ content: { type: string; text?: string } }> }) => result.messages.map((m) => m.content.text ?? '').join('\n');
 
-describe('MCP resources, prompts and instructions over stdio', () => {
+describe('MCP resources, prompts and instructions', () => {
   let home: Awaited<ReturnType<typeof tempDir>>;
   let llm: ScriptedLlm;
-  let server: SpawnedServer;
+  let server: TestServer;
   const tokens: Record<string, string> = {};
   const updated: string[] = [];
   let listChanged = 0;
@@ -69,7 +70,7 @@ describe('MCP resources, prompts and instructions over stdio', () => {
       tokens[name] = (await core.auth.create(owner, { name, permissions: 'read', space_ids: spaces })).token;
     }
     llm = await startScriptedLlm([{ reply: FIRST_PLAN }, ...scenarios.sectionEdits]);
-    server = await spawnServer({
+    server = await inProcessServer({
       LIVE_MEM_HOME: home.dir,
       LIVE_MEM_AGENT: 'tester',
       LIVE_MEM_LLM_BASE_URL: llm.url,
@@ -239,11 +240,11 @@ describe('MCP resources, prompts and instructions over stdio', () => {
   });
 
   describe('with tokens', () => {
-    const spawnWith = (token: string | undefined) =>
-      spawnServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_AUTH: 'required', LIVE_MEM_LOG_LEVEL: 'warn', ...(token ? { LIVE_MEM_TOKEN: token } : {}) });
+    const serveWith = (token: string | undefined) =>
+      inProcessServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_AUTH: 'required', LIVE_MEM_LOG_LEVEL: 'warn', ...(token ? { LIVE_MEM_TOKEN: token } : {}) });
 
     it("a reader of another space neither lists, reads nor subscribes to this space's resources", async () => {
-      const elsewhere = await spawnWith(tokens.elsewhere);
+      const elsewhere = await serveWith(tokens.elsewhere);
       try {
         const { resources } = await elsewhere.client.listResources();
         assert.ok(resources.length > 0);
@@ -274,7 +275,7 @@ describe('MCP resources, prompts and instructions over stdio', () => {
     });
 
     it('a reader of the space reads its bank; no token lists nothing and reads nothing', async () => {
-      const reader = await spawnWith(tokens['alpha-reader']);
+      const reader = await serveWith(tokens['alpha-reader']);
       try {
         const uris = (await reader.client.listResources()).resources.map((r) => r.uri);
         assert.ok(uris.includes('live-mem://alpha/bank/progress.md'));
@@ -284,7 +285,7 @@ describe('MCP resources, prompts and instructions over stdio', () => {
       } finally {
         await reader.close();
       }
-      const anonymous = await spawnWith(undefined);
+      const anonymous = await serveWith(undefined);
       try {
         assert.deepEqual((await anonymous.client.listResources()).resources, []);
         await assert.rejects(anonymous.client.readResource({ uri: 'live-mem://alpha/rules' }), refused('forbidden', -32600));

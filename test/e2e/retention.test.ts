@@ -1,10 +1,10 @@
 /**
- * The retention check through the built binary: a scripted model that folds four notes into the bank
- * but drops a number, a date, a name and a path, one from each. The CLI's result and `history show`,
- * MCP's history_read, bank_explain and memory_search, the record on disk and the viewer's history page
- * (chromium) all say per note what was kept and what was not; a process killed (SIGKILL) at each point
- * of the commit leaves the record, retention included, for the next run; a record written before the
- * check (no `retention`) still reads.
+ * The retention check through the built binary (the MCP server it serves, in this process): a scripted
+ * model that folds four notes into the bank but drops a number, a date, a name and a path, one from each.
+ * The CLI's result and `history show`, MCP's history_read, bank_explain and memory_search, the record on
+ * disk and the viewer's history page (chromium) all say per note what was kept and what was not; a process
+ * killed (SIGKILL) at each point of the commit leaves the record, retention included, for the next run; a
+ * record written before the check (no `retention`) still reads.
  */
 import assert from 'node:assert/strict';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
@@ -16,7 +16,8 @@ import { createCore } from '../../src/core/core.js';
 import { readFences } from '../../src/core/prompt-fence.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { launchBrowser, requireBrowserOrSkip, screenshot, startUi, watchPage } from '../helpers/browser.js';
-import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN } from '../helpers/mcp-client.js';
 import { startScriptedLlm, type ScriptedLlm, type Step } from '../helpers/scripted-llm.js';
 import { rerunPastLease } from '../helpers/stores.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -113,7 +114,7 @@ describe('retention through the binary', () => {
   it('MCP (retry, the default): asked once more, then history_read, bank_explain and memory_search say what each note lost', async () => {
     const { home, env, names, llm } = await seeded();
     try {
-      const server = await spawnServer({ ...env, LIVE_MEM_TOOLS: 'all,bank_explain' });
+      const server = await inProcessServer({ ...env, LIVE_MEM_TOOLS: 'all,bank_explain' });
       try {
         const result = await server.call('bank_consolidate', { space_id: 'proj' });
         assert.equal(result.status, 'ok', String(result.message));

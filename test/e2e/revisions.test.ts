@@ -1,6 +1,6 @@
 /**
- * Corrections by people end to end: the built binary as a CLI process and as an MCP server over stdio;
- * a correction killed (SIGKILL) at each point of its commit, on fs and on S3 (radosgw).
+ * Corrections by people end to end: the built binary as a CLI process, and the MCP server it serves
+ * (in this process); a correction killed (SIGKILL) at each point of its commit, on fs and on S3 (radosgw).
  */
 import assert from 'node:assert/strict';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -11,7 +11,8 @@ import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { listKeys } from '../../src/storage/list.js';
 import type { StorageDriver } from '../../src/storage/types.js';
-import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN } from '../helpers/mcp-client.js';
 import { requireS3OrSkip } from '../helpers/s3.js';
 import { fsStore, s3Store, type Store } from '../helpers/stores.js';
 
@@ -160,10 +161,10 @@ describe('bank edit runs $EDITOR as git does', () => {
   });
 });
 
-describe('corrections over MCP (stdio)', () => {
+describe('corrections over MCP', () => {
   it('are not offered by default (all): a model is not handed the bank past consolidation', async () => {
     const store = await fsStore();
-    const server = await spawnServer(store.env);
+    const server = await inProcessServer(store.env);
     try {
       const { tools } = await server.client.listTools();
       for (const name of ['bank_write', 'bank_delete', 'bank_revert', 'space_update_rules']) assert.ok(!tools.some((tool) => tool.name === name), name);
@@ -175,7 +176,7 @@ describe('corrections over MCP (stdio)', () => {
 
   it('bank_read gives the version, bank_write takes it, history_list shows the revision, bank_revert undoes it', async () => {
     const store = await seed(fsStore);
-    const server = await spawnServer({ ...store.env, LIVE_MEM_AGENT: 'reviewer', LIVE_MEM_TOOLS: 'admin' });
+    const server = await inProcessServer({ ...store.env, LIVE_MEM_AGENT: 'reviewer', LIVE_MEM_TOOLS: 'admin' });
     try {
       const read = await server.call('bank_read', { space_id: 'proj', filename: 'decisions.md' });
       const stale = await server.call('bank_write', { space_id: 'proj', filename: 'decisions.md', content: NEW, if_match: 'ffffffffffffffff' });

@@ -1,10 +1,10 @@
 /**
- * Secrets never stored, by every field and route that stores a caller's text: each field of each
- * tool over MCP stdio (the built binary), the CLI's own routes (a note's tags and agent, a space's
- * description and rules file, ingest), and an import of an archive written with LIVE_MEM_REDACT=off
- * that carries them all (rules, meta, history records with their reasons, the notes a consolidation
- * took, pre-images, summaries, the model's bank and synthesis). Each field gets a secret of its own;
- * then every byte of the store — every file, and every file's name — is read back for any of them.
+ * Secrets never stored, by every field and route that stores a caller's text: each field of each tool over
+ * MCP (the binary's server, in this process), the CLI's own routes (a note's tags and agent, a space's
+ * description and rules file, ingest), and an import of an archive written with LIVE_MEM_REDACT=off that
+ * carries them all (rules, meta, history records with their reasons, the notes a consolidation took,
+ * pre-images, summaries, the model's bank and synthesis). Each field gets a secret of its own; then every
+ * byte of the store — every file, and every file's name — is read back for any of them.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -13,7 +13,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
 import { plan, rewrite } from '../../fixtures/llm/scenarios.js';
-import { BIN, spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN, type TestServer } from '../helpers/mcp-client.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -74,7 +75,7 @@ function modelSteps(leaky: boolean) {
 }
 
 /** Every tool field that stores a caller's text, each given its secret; `expectMasked`: answers say what was kept out. */
-async function everyToolField(server: SpawnedServer, expectMasked: boolean): Promise<void> {
+async function everyToolField(server: TestServer, expectMasked: boolean): Promise<void> {
   const ok = (result: { status: string }, what: string) =>
     assert.ok(['ok', 'created', 'deleted'].includes(result.status), `${what}: ${JSON.stringify(result)}`);
   ok(
@@ -180,7 +181,7 @@ describe('secrets never stored, by every field and route', () => {
 
   it('over MCP: every tool field; then every byte of the store holds none of their secrets', async () => {
     const home = path.join(tmp.dir, 'mcp');
-    const server = await spawnServer({ LIVE_MEM_HOME: home, LIVE_MEM_LOG_LEVEL: 'warn', ...(await withModel(false)) });
+    const server = await inProcessServer({ LIVE_MEM_HOME: home, LIVE_MEM_LOG_LEVEL: 'warn', ...(await withModel(false)) });
     const before = secrets.size;
     try {
       await everyToolField(server, true);
@@ -238,7 +239,7 @@ describe('secrets never stored, by every field and route', () => {
 
   it('an import: an archive written with LIVE_MEM_REDACT=off carries every field; imported, the store holds none of them', async () => {
     const source = path.join(tmp.dir, 'source');
-    const server = await spawnServer({ LIVE_MEM_HOME: source, LIVE_MEM_LOG_LEVEL: 'warn', LIVE_MEM_REDACT: 'off', ...(await withModel(true)) });
+    const server = await inProcessServer({ LIVE_MEM_HOME: source, LIVE_MEM_LOG_LEVEL: 'warn', LIVE_MEM_REDACT: 'off', ...(await withModel(true)) });
     try {
       await everyToolField(server, false);
     } finally {

@@ -1,6 +1,6 @@
 /**
- * Secrets never stored, end to end: `live_note` over MCP stdio with the built binary, one note per
- * kind of secret, then every byte the store holds is read back (on disk, and on S3 in radosgw when
+ * Secrets never stored, end to end: `live_note` to the MCP server the binary serves (in this process), one
+ * note per kind of secret, then every byte the store holds is read back (on disk, and on S3 in radosgw when
  * it is configured); `<private>` never stored; LIVE_MEM_REDACT=refuse and off; the CLI's line.
  */
 import assert from 'node:assert/strict';
@@ -10,7 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
 import { createS3Driver } from '../../src/storage/s3/s3-driver.js';
 import { listKeys } from '../../src/storage/list.js';
-import { BIN, spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN, type TestServer } from '../helpers/mcp-client.js';
 import { ensureS3Bucket, requireS3OrSkip, s3DriverOptions, s3ProcessEnv, uniqueS3Prefix } from '../helpers/s3.js';
 import { plan, rewrite } from '../../fixtures/llm/scenarios.js';
 import { startScriptedLlm } from '../helpers/scripted-llm.js';
@@ -28,8 +29,8 @@ async function bytesUnder(dir: string): Promise<string> {
   return (await Promise.all(files.map((file) => readFile(file, 'utf8')))).join('\n');
 }
 
-async function withServer<T>(env: Record<string, string>, run: (server: SpawnedServer) => Promise<T>): Promise<T> {
-  const server = await spawnServer({ LIVE_MEM_LOG_LEVEL: 'warn', ...env });
+async function withServer<T>(env: Record<string, string>, run: (server: TestServer) => Promise<T>): Promise<T> {
+  const server = await inProcessServer({ LIVE_MEM_LOG_LEVEL: 'warn', ...env });
   try {
     return await run(server);
   } finally {
@@ -38,7 +39,7 @@ async function withServer<T>(env: Record<string, string>, run: (server: SpawnedS
 }
 
 /** Writes one note per sample; checks each answer names its kind and never holds the secret. */
-async function noteEveryKind(server: SpawnedServer): Promise<void> {
+async function noteEveryKind(server: TestServer): Promise<void> {
   assert.equal((await server.call('space_create', { space_id: 'proj' })).status, 'created');
   for (const sample of POSITIVES) {
     const [, text, secret] = sample;
@@ -60,7 +61,7 @@ function assertNoSecret(stored: string): void {
   assert.ok(!stored.includes(PRIVATE) && !stored.includes('<private>'), '<private> text is in the store');
 }
 
-describe('live_note over MCP stdio: secrets never reach the disk', () => {
+describe('live_note over MCP: secrets never reach the disk', () => {
   let tmp: Awaited<ReturnType<typeof tempDir>>;
   before(async () => {
     tmp = await tempDir();
@@ -119,7 +120,7 @@ describe('live_note over MCP stdio: secrets never reach the disk', () => {
   });
 });
 
-describe('the catalogue of provider formats over MCP stdio (issue 39)', () => {
+describe('the catalogue of provider formats over MCP (issue 39)', () => {
   it("each sample in a note's content, a tag and the agent name, then all of them in a bank_write: masked, and no byte of the store holds one", async () => {
     const tmp = await tempDir();
     try {
@@ -217,7 +218,7 @@ describe('live-mem import: an archive carrying a secret', () => {
   });
 });
 
-describe('bank_consolidate over MCP stdio: a model that copies a secret into the bank', () => {
+describe('bank_consolidate over MCP: a model that copies a secret into the bank', () => {
   it('refused, asked once more, refused again: the run ends error and the bank on disk holds nothing', async () => {
     const tmp = await tempDir();
     // The model copies the key it was shown (a note written with LIVE_MEM_REDACT=off) into the bank, every time.

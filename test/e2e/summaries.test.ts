@@ -1,7 +1,7 @@
 /**
- * Summaries end to end: the built binary (CLI and MCP over stdio) with the real `openai` client
- * talking to a scripted OpenAI-compatible server on 127.0.0.1; processes killed with SIGKILL
- * after some summaries are written, then run again.
+ * Summaries end to end: the built binary (its CLI as a process, the MCP server it serves in this
+ * process) with the real `openai` client talking to a scripted OpenAI-compatible server on 127.0.0.1;
+ * processes killed with SIGKILL after some summaries are written, then run again.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -10,7 +10,8 @@ import { ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';
-import { BIN, spawnServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import { BIN } from '../helpers/mcp-client.js';
 import { startScriptedLlm, type ScriptedLlm } from '../helpers/scripted-llm.js';
 import { FIRST_PLAN } from '../../fixtures/llm/scenarios.js';
 import { assertCoverage, storedSummaries, summaryReply, summaryStep } from '../helpers/summaries.js';
@@ -196,7 +197,7 @@ describe('summaries end to end', () => {
   it('over MCP: summaries_update in the background, followed with summaries_list; summaries_read', async () => {
     const store = await seededStore();
     try {
-      const server = await spawnServer({ ...store.env, ...llmEnv(llm) });
+      const server = await inProcessServer({ ...store.env, ...llmEnv(llm) });
       try {
         const tools = await server.client.listTools();
         const names = tools.tools.map((t) => t.name);

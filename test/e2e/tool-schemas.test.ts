@@ -2,12 +2,13 @@
  * What tools/list tells a model about each argument, and that the server holds to it: every input
  * property described, note categories as an enum (refused with the valid ones, nothing stored), the
  * admin tools naming a token by `token` with the original server's `token_hash` still accepted.
- * The built binary over stdio, every tool offered, the SDK client.
+ * The binary's server (in this process), every tool offered, the SDK client.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CATEGORIES } from '../../src/core/validate.js';
-import { spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { inProcessServer } from '../helpers/in-process.js';
+import type { TestServer } from '../helpers/mcp-client.js';
 import { tempDir } from '../helpers/tmp.js';
 
 type Schema = { type?: string; description?: string; enum?: unknown[]; properties?: Record<string, Schema>; items?: Schema; required?: string[] };
@@ -43,7 +44,7 @@ function nullables(path: string, schema: unknown): string[] {
 describe('every schema tools/list gives, with every tool served (admin)', () => {
   it('has no nullable type: no type list, no union with null', async () => {
     const home = await tempDir();
-    const admin = await spawnServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_TOOLS: 'admin', LIVE_MEM_LOG_LEVEL: 'warn' });
+    const admin = await inProcessServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_TOOLS: 'admin', LIVE_MEM_LOG_LEVEL: 'warn' });
     try {
       const { tools } = await admin.client.listTools();
       assert.ok(tools.length >= 40, `${tools.length} tools`);
@@ -56,15 +57,15 @@ describe('every schema tools/list gives, with every tool served (admin)', () => 
   });
 });
 
-describe('tool input schemas, over stdio', () => {
+describe('tool input schemas, over MCP', () => {
   let home: Awaited<ReturnType<typeof tempDir>>;
-  let server: SpawnedServer;
-  let tools: Awaited<ReturnType<SpawnedServer['client']['listTools']>>['tools'];
+  let server: TestServer;
+  let tools: Awaited<ReturnType<TestServer['client']['listTools']>>['tools'];
   const schemaOf = (name: string) => tools.find((tool) => tool.name === name)?.inputSchema as Schema;
 
   before(async () => {
     home = await tempDir();
-    server = await spawnServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_AGENT: 'tester', LIVE_MEM_TOOLS: 'all', LIVE_MEM_LOG_LEVEL: 'warn' });
+    server = await inProcessServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_AGENT: 'tester', LIVE_MEM_TOOLS: 'all', LIVE_MEM_LOG_LEVEL: 'warn' });
     tools = (await server.client.listTools()).tools;
     assert.equal((await server.call('space_create', { space_id: 'alpha' })).status, 'created');
   });

@@ -6,13 +6,18 @@ import { execa, type ResultPromise } from 'execa';
 
 export const BIN = fileURLToPath(new URL('../../bin/live-mem.cjs', import.meta.url));
 
-export interface SpawnedServer {
+/** An MCP server under test and the SDK's client connected to it: over stdio to the binary, or in process (in-process.ts). */
+export interface TestServer {
   client: Client;
+  /** What the server logged (its stderr). */
   stderr(): string;
   /** Calls a tool and returns its structuredContent (asserting there is one). */
   call(name: string, args?: Record<string, unknown>): Promise<Record<string, unknown> & { status: string }>;
   close(): Promise<void>;
 }
+
+/** The binary's server, over stdio. */
+export type SpawnedServer = TestServer;
 
 export interface SpawnOptions {
   /** The server's working folder, where a client starts it. */
@@ -34,24 +39,32 @@ export async function spawnServer(env: Record<string, string>, args: string[] = 
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const { roots } = options;
+  const client = testClient(options.roots);
+  await client.connect(transport);
+  return { client, stderr: () => stderr, call: toolCaller(client), close: () => client.close() };
+}
+
+/** The SDK's client as tests use it; with `roots`, it declares them (with listChanged) and answers roots/list with them. */
+export function testClient(roots?: () => Root[] | Promise<Root[]>): Client {
   const client = new Client({ name: 'live-mem-test', version: '0.0.0' }, roots ? { capabilities: { roots: { listChanged: true } } } : {});
   if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: await roots() }));
-  await client.connect(transport);
-  return {
-    client,
-    stderr: () => stderr,
-    async call(name, args = {}) {
-      const result = await client.callTool({ name, arguments: args });
-      if (!result.structuredContent) throw new Error(`${name} returned no structuredContent: ${JSON.stringify(result)}`);
-      const structured = result.structuredContent as Record<string, unknown> & { status: string };
-      const text = (result.content as Array<{ type: string; text: string }>)[0];
-      if (!text || JSON.stringify(JSON.parse(text.text)) !== JSON.stringify(structured)) throw new Error(`${name}: text copy differs from structuredContent`);
-      const isErrorStatus = !['ok', 'created', 'deleted', 'partial'].includes(structured.status);
-      if (Boolean(result.isError) !== isErrorStatus) throw new Error(`${name}: isError=${result.isError} but status=${structured.status}`);
-      return structured;
-    },
-    close: () => client.close(),
+  return client;
+}
+
+/**
+ * A tool call returning its structuredContent, after checking what every result must be: a text copy
+ * equal to it, and isError exactly when the status says an error.
+ */
+export function toolCaller(client: Client): TestServer['call'] {
+  return async (name, args = {}) => {
+    const result = await client.callTool({ name, arguments: args });
+    if (!result.structuredContent) throw new Error(`${name} returned no structuredContent: ${JSON.stringify(result)}`);
+    const structured = result.structuredContent as Record<string, unknown> & { status: string };
+    const text = (result.content as Array<{ type: string; text: string }>)[0];
+    if (!text || JSON.stringify(JSON.parse(text.text)) !== JSON.stringify(structured)) throw new Error(`${name}: text copy differs from structuredContent`);
+    const isErrorStatus = !['ok', 'created', 'deleted', 'partial'].includes(structured.status);
+    if (Boolean(result.isError) !== isErrorStatus) throw new Error(`${name}: isError=${result.isError} but status=${structured.status}`);
+    return structured;
   };
 }
 

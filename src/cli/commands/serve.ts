@@ -2,7 +2,9 @@ import { homedir } from 'node:os';
 import { projectOfArgument } from '../../config/project-argument.js';
 import { projectIdentity } from '../../config/project-identity.js';
 import type { ProjectSpaces } from '../../mcp/default-space.js';
-import type { Session } from '../open.js';
+import type { ToolSelection } from '../../mcp/profiles.js';
+import type { McpServerOptions } from '../../mcp/server.js';
+import type { Opened, Session } from '../open.js';
 import { VERSION } from '../version.js';
 import { type CommandDef, integer } from '../command.js';
 import { NETWORK_OPTIONS, networkOptions, viewerHandler } from './ui.js';
@@ -25,17 +27,11 @@ export interface ServeOptions {
 export async function serve(session: Session, options: ServeOptions = {}): Promise<null> {
   const { core, logger, settings } = session;
   const { storage } = core.context;
-  const { selectTools } = await import('../../mcp/profiles.js');
-  const common = {
-    core,
-    version: VERSION,
-    logger,
-    samplingLimits: { contextWindow: settings.llm.contextWindow, maxOutputTokens: settings.llm.maxTokens },
-  };
   if (options.http) {
     // One server for every client: each is listed the agent profile unless the setting or its URL
     // (`?tools=`) says otherwise, and may ask for any tool but the corrections people make (those
     // too when the setting names them). An unknown tool name stops the server here (exit 2).
+    const { selectTools } = await import('../../mcp/profiles.js');
     const listed = selectTools(settings.tools ?? 'agent');
     const served = selectTools(settings.tools === undefined ? 'all' : `all,${settings.tools}`);
     const { serveHttp } = await import('../../mcp/http.js');
@@ -43,7 +39,7 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
     if (settings.space)
       logger.warn(`LIVE_MEM_SPACE (${settings.space}) does not apply over HTTP: a call names its space_id, unless its token is limited to one space`);
     const server = await serveHttp({
-      ...common,
+      ...(await serverOptions(session)),
       tools: served,
       listed,
       host: options.host ?? '127.0.0.1',
@@ -69,23 +65,60 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
     return null;
   }
   const { serveStdio } = await import('../../mcp/stdio.js');
+  const stdio = await stdioServer(session);
+  const { tools } = stdio;
   // A person who typed `live-mem` would otherwise face a silent prompt; a client's stdin is a pipe.
   // On stderr, whatever the log level: stdout carries the protocol only.
   if (process.stdin.isTTY) process.stderr.write('live-mem: serving MCP on stdio — this is what MCP clients run; see live-mem --help\n');
-  const tools = selectTools(settings.tools ?? 'all');
-  const project = projectSpaces(settings.space);
   logger.info(
-    `serving MCP on stdio (store: ${storage.name} ${storage.location}, auth: ${settings.token ? 'token' : settings.auth === 'required' ? 'required, no token' : 'local owner'}, tools: ${tools.profile}, ${tools.tools.length}, default space: ${describeDefault(project)})`,
+    `serving MCP on stdio (store: ${storage.name} ${storage.location}, auth: ${settings.token ? 'token' : settings.auth === 'required' ? 'required, no token' : 'local owner'}, tools: ${tools.profile}, ${tools.tools.length}, default space: ${describeDefault(stdio.project)})`,
   );
-  const argument = (text: string) => projectOfArgument(text, { home: homedir(), folders: true });
-  await serveStdio({ ...common, tools, project, argument, resolveCaller: session.resolveCaller });
+  await serveStdio(stdio);
   return null;
 }
 
+/** What the server is on any transport: the core, what to assume of a client's model. */
+async function serverOptions(session: Opened): Promise<Omit<McpServerOptions, 'resolveCaller' | 'tools'>> {
+  const { core, logger, settings } = session;
+  return {
+    core,
+    version: VERSION,
+    logger,
+    samplingLimits: { contextWindow: settings.llm.contextWindow, maxOutputTokens: settings.llm.maxTokens },
+  };
+}
+
+/**
+ * The server `live-mem` serves on stdio for a session: its tools, its default space (the pinned one, or
+ * the project of the folder it runs in: `place`, this process's folder and home), how a call's project
+ * argument is read (a folder or a remote) and the session's caller, checked at each call. The one
+ * composition of it: a test that serves it in process passes its own place, as a client would launch
+ * the binary elsewhere.
+ */
+export async function stdioServer(
+  session: Opened,
+  place: ServePlace = { cwd: process.cwd(), home: homedir() },
+): Promise<McpServerOptions & { tools: ToolSelection; project: ProjectSpaces }> {
+  // An unknown tool name stops the server before it serves anything (config_error: exit 2).
+  const tools = (await import('../../mcp/profiles.js')).selectTools(session.settings.tools ?? 'all');
+  return {
+    ...(await serverOptions(session)),
+    tools,
+    project: projectSpaces(session.settings.space, place),
+    argument: (text: string) => projectOfArgument(text, { home: place.home, folders: true }),
+    resolveCaller: session.resolveCaller,
+  };
+}
+
+/** Where a stdio server runs: the folder it was started in and the user's home (a project's identity is read from both). */
+export interface ServePlace {
+  cwd: string;
+  home: string;
+}
+
 /** What a stdio server knows of its project: the pinned space, the project of the folder it runs in, how a root's folder is read. */
-function projectSpaces(pinned: string | undefined): ProjectSpaces {
-  const home = homedir();
-  return { pinned, folder: projectIdentity(process.cwd(), home), identify: (dir) => projectIdentity(dir, home) };
+function projectSpaces(pinned: string | undefined, { cwd, home }: ServePlace): ProjectSpaces {
+  return { pinned, folder: projectIdentity(cwd, home), identify: (dir) => projectIdentity(dir, home) };
 }
 
 /** The default space as the startup line states it: a call's project argument, then the client's roots, may still choose it (mcp/default-space.ts). */
