@@ -11,7 +11,7 @@ import type { SnapshotHeader } from '../recall/index-store.js';
 import { listSpaceIds } from '../space-meta.js';
 import { validateSpaceId } from '../validate.js';
 import { budgetFinding, checkBackups, checkHistoryFiles, checkLayout, checkLiveNotes, checkMeta, checkTokens, deepBudget } from './doctor-data.js';
-import { checkLineEndings } from './doctor-line-endings.js';
+import { checkBankText } from './doctor-bank-text.js';
 import { checkSpendHolds } from './doctor-spend.js';
 import { checkHistory, checkIndex, checkLeases, checkOrphan, checkPending, type Finding, historyState, plural, type SpaceCheckDeps } from './doctor-space.js';
 
@@ -323,7 +323,7 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
         // History as it is once a pending commit is finished (--fix): a consolidation killed mid-write of its history is complete by now.
         const history = await historyState(context, spaceId);
         perSpace.push(...(await checkHistory(spaceDeps, spaceId, history)));
-        perSpace.push(...(await checkLineEndings(spaceDeps, spaceId)));
+        perSpace.push(...(await checkBankText(spaceDeps, spaceId)));
         step('notes', `reading the notes of '${spaceId}'`);
         const budget = deepBudget();
         perSpace.push(...(await checkLiveNotes(spaceDeps, spaceId, budget)));

@@ -7,12 +7,11 @@ import type { Finding } from './doctor-space.js';
 const failure = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
- * A space's Markdown — bank files, rules, synthesis — with line endings other than `\n` (`\r\n`,
- * `\r`) or a byte-order mark: left by an older version, a hand, a planted file or a restored backup
- * (every write normalises them now, shared/line-endings.ts). The section model reads them, so
- * nothing is wedged; `fix` normalises them through a revision (each file's text before kept in history).
+ * The text of a space's Markdown — bank files, rules, synthesis — as doctor reads it once for two
+ * checks: files past LIVE_MEM_BANK_FILE_MAX_BYTES (oversized), and line endings live-mem never
+ * writes (lineEndings).
  */
-export async function checkLineEndings(deps: SpaceCheckDeps, spaceId: string): Promise<Finding[]> {
+export async function checkBankText(deps: SpaceCheckDeps, spaceId: string): Promise<Finding[]> {
   const { context } = deps;
   const keys = spaceKeys(spaceId);
   const [bank, rules, synthesis] = await Promise.all([readBankFiles(context, spaceId), context.storage.get(keys.rules), context.storage.get(keys.synthesis)]);
@@ -44,6 +43,12 @@ function oversized(spaceId: string, maxBytes: number, files: ReadonlyArray<reado
   ];
 }
 
+/**
+ * A space's Markdown with line endings other than `\n` (`\r\n`, `\r`, NEL, U+2028, U+2029) or a
+ * byte-order mark: left by an older version, a hand, a planted file or a restored backup (every write
+ * normalises them now, shared/line-endings.ts). The section model reads them, so nothing is wedged;
+ * `fix` normalises them through a revision (each file's text before kept in history).
+ */
 async function lineEndings(
   deps: SpaceCheckDeps,
   spaceId: string,
