@@ -106,7 +106,9 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   const health = createHealth(context);
   const sources = createSources(context, corpus);
   const recall = createRecallService(context, corpus, searchEngine, sources);
-  const memoryContext = createMemoryContext(context, corpus, recall);
+  const memoryContext = createMemoryContext(context, corpus, recall, {
+    working: (spaceId) => bank.working(spaceId),
+  });
   const forget = createForgetService(context, {
     corpus,
     search: recall.search,

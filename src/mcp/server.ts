@@ -21,7 +21,8 @@ import type { Logger } from '../shared/log.js';
 import { createDefaultSpaces, type DefaultSpaceOptions, type ProjectSpaces, type SpaceMode } from './default-space.js';
 import { listTools } from './listing.js';
 import { callableBy, selectTools, type ToolSelection } from './profiles.js';
-import { CONSOLIDATE_BACKLOG, registerPrompts } from './prompts.js';
+import { registerPrompts } from './prompts.js';
+import { CONSOLIDATE_AFTER_TASK, CONSOLIDATE_BACKLOG } from '../core/backlog.js';
 import { registerResources } from './resources.js';
 import { toolError, toolResult } from './result.js';
 import { runTool, type ToolContext, type ToolDefinition, type ToolExtra } from './tool.js';
@@ -77,7 +78,7 @@ export interface McpServerOptions {
  * The memory workflow, one sentence a line, each with the tools it names: a served profile gets the
  * sentences whose tools it offers (docs/tools.md carries the text for every tool, for clients that pass no instructions).
  */
-const WORKFLOW: Array<{ text: string; tools: string[]; space?: SpaceMode; model?: true }> = [
+const WORKFLOW: Array<{ text: string; tools: string[]; space?: SpaceMode; model?: boolean }> = [
   { text: 'live-mem is a memory shared by agents and sessions, one space per project.', tools: [] },
   { text: "Leave space_id empty to use this project's default space.", tools: [], space: 'default' },
   { text: 'Leave space_id empty to use the space of the project your client has open (its roots).', tools: [], space: 'roots' },
@@ -111,16 +112,27 @@ const WORKFLOW: Array<{ text: string; tools: string[]; space?: SpaceMode; model?
     tools: ['space_list', 'bank_consolidate'],
     model: true,
   },
+  {
+    text:
+      'No model is configured here, so you fold notes into the memory bank yourself: when a session starts with ' +
+      `${CONSOLIDATE_BACKLOG} or more notes waiting, and at the end of a task with ${CONSOLIDATE_AFTER_TASK} or more, call bank_consolidate\n` +
+      'without a plan for a work package (the notes, rules and bank), write the plan it asks for and submit it with its handle.',
+    tools: ['bank_consolidate'],
+    model: false,
+  },
 ];
 
 /**
  * The server's instructions for what it offers: no sentence names a tool it does not serve, and
- * space_id is said to be optional only where a default space can exist (`space`), and none asks for
- * a consolidation that has no model to run on (`model`).
+ * space_id is said to be optional only where a default space can exist (`space`), and a consolidation
+ * is asked of live-mem's model where one exists, of the agent itself where none does (`model`).
  */
 export function serverInstructions(offered: Offered = EVERY_TOOL, space: SpaceMode = 'default'): string {
   return WORKFLOW.filter(
-    (line) => line.tools.every((tool) => offers(offered, tool)) && (line.space === undefined || line.space === space) && (!line.model || offered.model),
+    (line) =>
+      line.tools.every((tool) => offers(offered, tool)) &&
+      (line.space === undefined || line.space === space) &&
+      (line.model === undefined || line.model === offered.model),
   )
     .map((line) => line.text)
     .join('\n');
@@ -261,6 +273,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
             tools: { profile, count: listed.length },
             spaces,
             remote: options.remote === true,
+            consolidation: { by: callerOffered.model ? 'model' : 'agent', tool: offers(callerOffered, 'bank_consolidate') },
           };
           const result = await runTool(tool, args, context);
           await progress.sent();

@@ -3,6 +3,7 @@ import type { ServerNotification, ServerRequest, ToolAnnotations } from '@modelc
 import { z } from 'zod';
 import type { Caller } from '../core/caller.js';
 import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
+import type { BacklogReach } from '../core/backlog.js';
 import type { Core } from '../core/core.js';
 import type { LlmClient } from '../llm/types.js';
 import { invalid, isLiveMemError } from '../shared/errors.js';
@@ -27,6 +28,8 @@ export interface ToolContext {
   spaces: DefaultSpaces;
   /** The client reaches this server over the network (HTTP): what needs fixing is for whoever runs it (server.ts `remote`). */
   remote?: boolean;
+  /** Who consolidates for this caller (live-mem's model or the agent itself) and whether bank_consolidate is offered to it; default: the core's. */
+  consolidation?: BacklogReach;
 }
 
 /**

@@ -89,6 +89,45 @@ describe('agent-written consolidation over stdio (no endpoint, no sampling)', ()
     assert.equal(none.handle, undefined, 'nothing to claim');
   });
 
+  it('the next session starts with the bank: memory_context without a query and the session hook show it before the notes', async () => {
+    // A new session of another agent, with a note written after the consolidation.
+    const bob = await spawnServer({ ...env(), LIVE_MEM_AGENT: 'bob' });
+    try {
+      await note(bob, 'Bob looked at the login page today.');
+      const context = await bob.call('memory_context', { space_id: 'demo' });
+      const text = String(context.text);
+      const bank = text.indexOf('## Where the work stands');
+      const recent = text.indexOf('## Recent notes');
+      assert.ok(bank > 0 && recent > bank, `the bank comes before the notes:\n${text}`);
+      const bankPart = text.slice(bank, recent);
+      assert.match(bankPart, /\[activeContext\.md\]\n# Active Context/);
+      for (const fact of FACTS) assert.ok(bankPart.includes(fact), `${fact} in the bank part`);
+      assert.match(bankPart, /\[synthesis\]\nThe project so far: 3 notes folded in\./);
+      assert.match(text.slice(recent), /Bob looked at the login page/);
+      assert.ok(Number(context.tokens) <= 4000);
+      // Within a small budget the bank still comes first: notes give way.
+      const small = String((await bob.call('memory_context', { space_id: 'demo', max_tokens: 400 })).text);
+      assert.match(small, /## Where the work stands[\s\S]*The API listens on port 8443/);
+      // The SessionStart hook (`setup claude-code --hooks`) prints the same, the bank first.
+      const hook = await execa(process.execPath, [BIN, 'context', 'demo', '--hook'], {
+        env: { PATH: process.env.PATH ?? '', ...env() },
+        extendEnv: false,
+      });
+      assert.equal(hook.exitCode, 0, hook.stderr);
+      const hooked = hook.stdout.indexOf('## Where the work stands');
+      assert.ok(hooked > 0 && hooked < hook.stdout.indexOf('## Recent notes'), hook.stdout);
+      assert.ok(hook.stdout.includes('The cache lives in /var/cache/demo-app.'));
+      // With a query, the bank is searched like the rest (no section of its own).
+      const asked = String((await bob.call('memory_context', { space_id: 'demo', query: 'login page' })).text);
+      assert.doesNotMatch(asked, /## Where the work stands/);
+      // Bob folds his note in (the tests after this one start with no note waiting).
+      const pkg = await ask(bob);
+      assert.equal((await submit(bob, pkg.handle, writePlan(pkg))).status, 'ok');
+    } finally {
+      await bob.close();
+    }
+  });
+
   it('hostile and sloppy plans are each refused with what to fix, and leave the store byte-identical; the corrected plan commits', async () => {
     await note(alice, 'The deploy target is eu-west-3 since build 4711.');
     await note(alice, 'The log level in production is warn, set in config/prod.yaml.');

@@ -1,10 +1,11 @@
 /**
  * The truth about the bank when no model is configured, on the built binary: over stdio to a client
- * that declared no sampling, nothing asks an agent to consolidate (instructions, prompts), the
- * consolidation answers a work package whose plan the agent writes, system_health marks the model missing; to a client
- * that declared sampling, consolidation is asked for and health says the client's model is used;
- * over HTTP (no sampling there) nothing asks either. In the CLI, `consolidate`, `health` and
- * `doctor` say the same: doctor warns and names the fix, never a pass.
+ * that declared no sampling, the instructions, memory_start, memory_wrap_up, memory_context and
+ * space_summary ask the agent to consolidate itself (a work package whose plan it writes), and
+ * when; system_health marks the model missing; to a client that declared sampling, live-mem's
+ * consolidation is asked for and health says the client's model is used; over HTTP (no sampling
+ * there) the agent is asked, as on stdio. In the CLI, `consolidate`, `health` and `doctor` say the
+ * same: doctor warns and names the fix, never a pass.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -37,6 +38,7 @@ describe('no model configured', () => {
   let home: Awaited<ReturnType<typeof tempDir>>;
   let env: Record<string, string>;
   let token = '';
+  let readToken = '';
 
   /** The SDK client over stdio to the built binary; `sampling` declares the capability (and answers nothing: none is asked here). */
   async function stdioClient(sampling: boolean, extra: Record<string, string> = {}): Promise<Client> {
@@ -56,21 +58,40 @@ describe('no model configured', () => {
     await core.spaces.create(owner, { space_id: 'proj' });
     for (let i = 0; i < NOTES; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `step ${i} done` });
     token = (await core.auth.create(owner, { name: 'agent', permissions: 'read,write', space_ids: 'proj' })).token;
+    readToken = (await core.auth.create(owner, { name: 'reader', permissions: 'read', space_ids: 'proj' })).token;
   });
   after(async () => home?.remove());
 
-  it('to a client without sampling: no instruction or prompt asks to consolidate; the tool and health say what to set', async () => {
+  it('to a client without sampling: the agent is asked to consolidate itself, and when; the tool and health say what to set', async () => {
     const client = await stdioClient(false);
     try {
       const instructions = client.getInstructions() ?? '';
       assert.match(instructions, /live_note/, 'the rest of the workflow is there');
-      assert.doesNotMatch(instructions, /bank_consolidate|consolidat/);
+      assert.match(
+        instructions,
+        /you fold notes into the memory bank yourself: when a session starts with 30 or more notes waiting, and at the end of a task with 5 or more/,
+      );
+      assert.match(instructions, /call bank_consolidate\nwithout a plan for a work package/);
+      assert.doesNotMatch(
+        instructions,
+        /When 30 or more notes wait \(space_list counts them\), call bank_consolidate to fold/,
+        'no model-run consolidation is promised',
+      );
       const wrapUp = textOf(await client.getPrompt({ name: 'memory_wrap_up', arguments: {} }));
       assert.match(wrapUp, /live_note/);
-      assert.doesNotMatch(wrapUp, /bank_consolidate/, `${NOTES} notes wait, but nothing could consolidate them`);
+      assert.match(wrapUp, new RegExp(`The space has ${NOTES} live notes waiting\\. No model is configured here, so you consolidate`));
+      assert.match(wrapUp, /submit it with the same tool, its handle and your plan/);
       const start = textOf(await client.getPrompt({ name: 'memory_start', arguments: {} }));
-      assert.doesNotMatch(start, /bank_consolidate|until the first consolidation/);
-      assert.match(start, /no model is configured/);
+      // A context counts the newest notes up to the backlog that makes a consolidation due, not the whole space.
+      assert.match(start, /30 or more live notes wait for consolidation into the memory bank; no model is configured here, so you consolidate them/);
+      assert.match(start, /Do it now, before your task/, `${NOTES} notes: a session starting with 30 or more consolidates first`);
+      const context = await call(client, 'memory_context');
+      const { advice: _, ...backlog } = context.backlog as Record<string, unknown>;
+      assert.deepEqual(backlog, { notes_waiting: 30, at_least: true, consolidated_by: 'agent', due: true });
+      assert.match(String(context.text), /so you consolidate them: bank_consolidate without a plan gives a work package/);
+      const { advice, ...summary } = (await call(client, 'space_summary')).backlog as Record<string, unknown>;
+      assert.deepEqual(summary, { notes_waiting: NOTES, consolidated_by: 'agent', due: true }, 'space_summary counts them all');
+      assert.match(String(advice), new RegExp(`^${NOTES} live notes wait for consolidation`));
 
       // No model: the agent writes the plan itself (core/consolidation/agent-plan.ts), from a work package.
       const offered = await call(client, 'bank_consolidate');
@@ -90,8 +111,12 @@ describe('no model configured', () => {
   it("to a client that declared sampling: consolidation is asked for, and health says the client's model is used", async () => {
     const client = await stdioClient(true);
     try {
-      assert.match(client.getInstructions() ?? '', /call bank_consolidate/);
+      assert.match(client.getInstructions() ?? '', /call bank_consolidate to fold them/);
+      assert.doesNotMatch(client.getInstructions() ?? '', /yourself/);
       assert.match(textOf(await client.getPrompt({ name: 'memory_wrap_up', arguments: {} })), /call bank_consolidate/);
+      const context = await call(client, 'memory_context');
+      assert.equal((context.backlog as { consolidated_by: string }).consolidated_by, 'model');
+      assert.match(String(context.text), /live-mem's model consolidates them when bank_consolidate is called: call it now/);
       const llm = ((await call(client, 'system_health')).services as { llm: { status: string; message: string } }).llm;
       assert.equal(llm.status, 'sampling');
       assert.match(llm.message, /its own model through MCP sampling/);
@@ -112,15 +137,24 @@ describe('no model configured', () => {
     }
   });
 
-  it('over HTTP (no sampling there): nothing asks to consolidate', async () => {
+  it('over HTTP (no sampling there): the agent is asked to consolidate itself, a read token only told who may', async () => {
     const server = await startHttpServer({ LIVE_MEM_HOME: home.dir });
     const client = new Client({ name: 'no-model-http', version: '0' }, { capabilities: { sampling: {} } });
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
       const instructions = client.getInstructions() ?? '';
       assert.match(instructions, /live_note/);
-      assert.doesNotMatch(instructions, /bank_consolidate/);
+      assert.match(instructions, /you fold notes into the memory bank yourself/);
       assert.equal(((await call(client, 'system_health')).services as { llm: { status: string } }).llm.status, 'missing');
+      const reader = new Client({ name: 'no-model-http-read', version: '0' });
+      await reader.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${readToken}` } } }));
+      try {
+        assert.doesNotMatch(reader.getInstructions() ?? '', /bank_consolidate/, 'a read token is not offered bank_consolidate');
+        const context = await call(reader, 'memory_context', { space_id: 'proj' });
+        assert.match(String(context.text), /30 or more live notes wait for consolidation into the memory bank; an agent with write access consolidates them/);
+      } finally {
+        await reader.close();
+      }
     } finally {
       await client.close();
       await server.stop();
@@ -131,6 +165,7 @@ describe('no model configured', () => {
     const consolidate = await cli(['consolidate', 'proj']);
     assert.equal(consolidate.exitCode, 2);
     assertNamesTheFix(consolidate.stderr);
+    assert.match(consolidate.stderr, /Or let any model write the plan: `live-mem consolidate proj --prepare`/);
 
     const health = await cli(['health', '--json']);
     assert.equal(health.exitCode, 0, health.stderr);

@@ -1,6 +1,6 @@
 import type { ProgressEvent } from '../../core/consolidation/consolidation-service.js';
 import { readFile } from 'node:fs/promises';
-import { invalid } from '../../shared/errors.js';
+import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { type CommandDef, integer } from '../command.js';
 import { readStdin } from '../stdin.js';
 import type { Session } from '../open.js';
@@ -33,13 +33,26 @@ export const consolidate = async ({ core, caller, progress }: Session, spaceId: 
     const text = options.plan === '-' ? await readStdin('the plan (JSON)') : await readFile(options.plan, 'utf8');
     return core.consolidation.submit(caller, { space_id: spaceId, handle: options.handle }, text);
   }
-  return core.consolidation.consolidate(
-    caller,
-    { space_id: spaceId, ...(only !== undefined ? { agent: only } : {}) },
-    {
-      onProgress: (event: ProgressEvent) => progress.update(`consolidate ${spaceId} ${percent(event.notes_done, event.notes_total) || '…'} · ${event.message}`),
-    },
-  );
+  try {
+    return await core.consolidation.consolidate(
+      caller,
+      { space_id: spaceId, ...(only !== undefined ? { agent: only } : {}) },
+      {
+        onProgress: (event: ProgressEvent) =>
+          progress.update(`consolidate ${spaceId} ${percent(event.notes_done, event.notes_total) || '…'} · ${event.message}`),
+      },
+    );
+  } catch (error) {
+    // No model here: a person's own (a local model, a chat window) can still write the plan.
+    if (!isLiveMemError(error, 'config_error') || core.context.llm) throw error;
+    throw new LiveMemError(
+      'config_error',
+      `${error.message} Or let any model write the plan: \`live-mem consolidate ${spaceId} --prepare\` prints a work package, ` +
+        '`--plan FILE --handle H` submits its plan (docs/consolidation.md).',
+      error.data,
+      { cause: error },
+    );
+  }
 };
 
 export const consolidationStatus = ({ core, caller }: Session, spaceId: string, jobId: string | undefined) =>

@@ -6,7 +6,7 @@ import type { CoreContext } from '../context.js';
 import { baseName, KEEP_FILE, SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { contentVersion } from './bank-files.js';
 import { type BankBudget, bankBudget, type FileBudgetUse, useOfBudget } from './budget.js';
-import { parseBankRules } from './rules.js';
+import { parseBankRules, workingFiles } from './rules.js';
 import { requireSpace } from '../space-meta.js';
 import { isStoredBankFilename, quoteName, validateSpaceId } from '../validate.js';
 import { isoSeconds } from '../../shared/time.js';
@@ -26,6 +26,13 @@ export interface BankFile {
   filename: string;
   content: string;
   size: number;
+}
+
+/** What every session loads first (rules.ts workingFiles): the working files that exist, and the synthesis. */
+export interface WorkingSet {
+  files: Array<{ filename: string; content: string; appendOnly: boolean }>;
+  /** Empty before the first consolidation. */
+  synthesis: string;
 }
 
 /** The memory bank: read-only for agents; only consolidation and compaction write it. */
@@ -111,10 +118,25 @@ export function createBankService(context: CoreContext) {
     return { read: readAllOf(loaded), measured: measured(loaded) };
   };
 
+  /** The working files the rules name, in their order, and the synthesis: a few reads, not the whole bank. */
+  const working = async (spaceId: string): Promise<WorkingSet> => {
+    const keys = spaceKeys(spaceId);
+    const [rulesObject, synthesis] = await Promise.all([storage.get(keys.rules), storage.get(keys.synthesis)]);
+    const rules = parseBankRules(rulesObject?.body.toString('utf8') ?? '');
+    const names = workingFiles(rules).filter(isStoredBankFilename);
+    const bodies = await mapLimit(names, storage.parallelism, (filename) => storage.get(keys.bankFile(filename)));
+    const files = names.flatMap((filename, i) => {
+      const body = bodies[i];
+      return body ? [{ filename, content: body.body.toString('utf8'), appendOnly: rules.appendOnly.has(filename) }] : [];
+    });
+    return { files, synthesis: synthesis?.body.toString('utf8') ?? '' };
+  };
+
   return {
     listFiles,
     measure,
     readAll,
+    working,
 
     async list(caller: Caller, input: { space_id: string }) {
       const spaceId = validateSpaceId(input.space_id);

@@ -14,6 +14,8 @@ export const MAX_RULES_CHARS = 200_000;
  * Rules are written by people: anything not recognised is simply not a statement about files.
  */
 export interface BankRules {
+  /** The files the rules' headings name, in the rules' order. */
+  files: string[];
   appendOnly: Set<string>;
   /** Files the rules say are rewritten whole ("rewritten at every consolidation"): a rewrite may drop their sections. */
   rewrittenWhole: Set<string>;
@@ -37,6 +39,7 @@ const tokensOf = (match: RegExpExecArray | null): number | undefined => {
 
 export function parseBankRules(stored: string): BankRules {
   const { text: rules, headings } = outlineOf(stored);
+  const files: string[] = [];
   const appendOnly = new Set<string>();
   const rewrittenWhole = new Set<string>();
   const fileBudgets = new Map<string, number>();
@@ -46,6 +49,7 @@ export function parseBankRules(stored: string): BankRules {
   for (const heading of headings) {
     const name = /([\w.-]+\.md)\b/.exec(heading.text)?.[1];
     if (!name) continue;
+    if (!files.includes(name)) files.push(name);
     const section = rules.slice(heading.bodyStart, heading.end);
     if (/append[- ]only/i.test(section)) appendOnly.add(name);
     if (REWRITTEN_WHOLE.test(plain(section))) rewrittenWhole.add(name);
@@ -56,5 +60,13 @@ export function parseBankRules(stored: string): BankRules {
   }
   outside.push(rules.slice(at));
   const bankBudget = tokensOf(BANK_BUDGET.exec(plain(outside.join(''))));
-  return { appendOnly, rewrittenWhole, fileBudgets, ...(bankBudget !== undefined ? { bankBudget } : {}) };
+  return { files, appendOnly, rewrittenWhole, fileBudgets, ...(bankBudget !== undefined ? { bankBudget } : {}) };
 }
+
+/**
+ * The bank's working files: where the work stands, which every session loads first (memory_context
+ * without a query, the session hook). The rules name them by what they say of a file: one rewritten
+ * at every consolidation holds the present (activeContext.md), one append-only the record of what
+ * was done (progress.md). In the rules' order.
+ */
+export const workingFiles = (rules: BankRules): string[] => rules.files.filter((file) => rules.rewrittenWhole.has(file) || rules.appendOnly.has(file));

@@ -1,7 +1,7 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import { invalid } from '../../shared/errors.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
-import { authorize, type Caller } from '../caller.js';
+import { authorize, type Caller, canAccessSpace, holds } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { requireSpace } from '../space-meta.js';
@@ -10,10 +10,13 @@ import { estimateTokens } from '../tokens.js';
 import { validateQuery, validateSpaceId } from '../validate.js';
 import type { Corpus, Level0Text } from '../note/corpus.js';
 import { clipNote, type NeighbourOptions } from './neighbours.js';
-import { newestNotes } from '../note/newest.js';
+import { newestLive, newestNotes } from '../note/newest.js';
 import { SITTING_PAUSE_MS } from './ranking.js';
 import type { RecallHit, RecallOptions, RecallService } from './recall-service.js';
 import { MAX_LEVEL, type SummaryRecord } from '../derived/summary-record.js';
+import type { WorkingSet } from '../bank/bank-service.js';
+import { bankSections } from '../markdown/sections.js';
+import { type Backlog, type BacklogReach, backlogOf, CONSOLIDATE_BACKLOG, defaultReach } from '../backlog.js';
 
 export interface MemoryContextInput {
   space_id: string;
@@ -21,7 +24,18 @@ export interface MemoryContextInput {
   max_tokens?: number;
 }
 
-type SectionName = 'recent' | 'search' | 'summaries_l1' | 'summaries_higher';
+/** What a context reads besides notes and summaries: where the work stands, and how many notes wait. */
+export interface ContextParts {
+  /** The bank's working files and the synthesis (bank-service.ts). */
+  working(spaceId: string): Promise<WorkingSet>;
+}
+
+export interface ContextOptions extends RecallOptions {
+  /** Who consolidates for this caller, and whether it can ask (the MCP server knows; default: the endpoint, else the agent). */
+  reach?: BacklogReach;
+}
+
+type SectionName = 'bank' | 'recent' | 'search' | 'summaries_l1' | 'summaries_higher';
 
 interface Item {
   /** Deduplication key: a note's filename, a summary id, a bank ref. */
@@ -29,13 +43,18 @@ interface Item {
   text: string;
   /** Lines shown with it when they fit (a hit's neighbour notes), each deduplicated like an item. */
   extras?: Item[];
+  /** What it is part of (a bank file): named on a line of its own before the first item shown of it. */
+  group?: string;
 }
+
+/** The line naming an item's group, escaped like the text it heads. */
+const groupLine = (group: string): string => shown(`[${group}]\n`);
 
 interface Section {
   name: SectionName;
   title: string;
   /** The kind its fence names: the items are stored text, shown between the output's fence lines. */
-  kind: 'notes' | 'hits' | 'summaries';
+  kind: 'bank' | 'notes' | 'hits' | 'summaries';
   items: Item[];
 }
 
@@ -52,8 +71,9 @@ export interface ContextTuning {
 export const DEFAULT_CONTEXT_TUNING: ContextTuning = {
   shares: {
     // With a query, most of the budget goes to what answers it.
-    query: { search: 0.7, recent: 0.1, summaries_l1: 0.1, summaries_higher: 0.1 },
-    browse: { search: 0, recent: 0.5, summaries_l1: 0.25, summaries_higher: 0.25 },
+    query: { search: 0.7, bank: 0, recent: 0.1, summaries_l1: 0.1, summaries_higher: 0.1 },
+    // Without one, where the work stands (the bank's working files, the synthesis) first, then what is newest.
+    browse: { search: 0, bank: 0.5, recent: 0.3, summaries_l1: 0.1, summaries_higher: 0.1 },
   },
   hits: 30,
   // ±2 notes by anyone: on LoCoMo's dev split the best of ±1/±2/±3, by the same agent or any; in the hit's
@@ -61,8 +81,8 @@ export const DEFAULT_CONTEXT_TUNING: ContextTuning = {
   neighbours: { before: 2, after: 2, by: 'any', gapMs: SITTING_PAUSE_MS },
 };
 
-/** The order in which sections claim their share, then what is left: the hits first. */
-const PRIORITY: readonly SectionName[] = ['search', 'recent', 'summaries_l1', 'summaries_higher'];
+/** The order in which sections claim their share, then what is left: the hits first, the bank before notes. */
+const PRIORITY: readonly SectionName[] = ['search', 'bank', 'recent', 'summaries_l1', 'summaries_higher'];
 
 export const MIN_CONTEXT_TOKENS = 200;
 export const MAX_CONTEXT_TOKENS = 200_000;
@@ -103,6 +123,25 @@ function renderNeighbour(side: 'before' | 'after', note: Level0Text, hitTime: st
   return { key: note.filename, text: shown(`  - ${side} ${oneLine(when)} ${quoted(note.agent)}: ${oneLine(clipNote(note.content).text)}\n`) };
 }
 
+/**
+ * Where the work stands, as items: each working file's sections, then the synthesis's, each under
+ * the name of what it is part of. An append-only file keeps its title first and then gives its
+ * newest entries first: its latest are what a session needs when not all fit. The texts are
+ * escaped like every stored text shown (prompt-fence.ts).
+ */
+function bankItems(working: WorkingSet): Item[] {
+  const fileItems = (filename: string, content: string, appendOnly: boolean): Item[] => {
+    const [first, ...rest] = bankSections(filename, content);
+    const sections = first ? [first, ...(appendOnly ? rest.reverse() : rest)] : [];
+    const group = appendOnly && rest.length > 1 ? `${filename}, newest entries first` : filename;
+    return sections.map((section) => ({ key: `bank ${filename}#${section.start}`, text: shown(`${section.text}\n`), group }));
+  };
+  return [
+    ...working.files.flatMap((file) => fileItems(file.filename, file.content, file.appendOnly)),
+    ...(working.synthesis.trim() ? fileItems('synthesis', working.synthesis, false) : []),
+  ];
+}
+
 /** A hit's label: a note by its filename, other sources by their ref with what dates them. */
 function hitLabel(hit: RecallHit): string {
   if (hit.source === 'live' || hit.source === 'history') return `${hit.source} ${hit.ref}`;
@@ -140,7 +179,7 @@ function pack(sections: Section[], shares: Record<SectionName, number>, heading:
       const shown = own.taken.get(item);
       if (!shown) {
         if (seen.has(item.key)) continue;
-        const cost = estimateTokens(item.text) + (own.taken.size === 0 ? title : 0);
+        const cost = estimateTokens(item.text) + (item.group === undefined ? 0 : estimateTokens(groupLine(item.group))) + (own.taken.size === 0 ? title : 0);
         if (cost > left) continue;
         spend(cost);
         seen.add(item.key);
@@ -163,18 +202,21 @@ function pack(sections: Section[], shares: Record<SectionName, number>, heading:
   for (const section of ordered) fill(section, maxTokens - used);
 
   const parts = [heading];
-  const omitted: Record<SectionName, number> = { recent: 0, search: 0, summaries_l1: 0, summaries_higher: 0 };
+  const omitted: Record<SectionName, number> = { bank: 0, recent: 0, search: 0, summaries_l1: 0, summaries_higher: 0 };
   const report: Array<{ name: SectionName; items: number; tokens: number }> = [];
   for (const section of sections) {
     const { spent, taken } = state.get(section.name) as { spent: number; taken: Map<Item, Item[]> };
     const { head, foot } = frame(section);
     if (taken.size > 0) parts.push(head);
+    let group: string | undefined;
     for (const item of section.items) {
       const extras = taken.get(item);
       if (!extras) {
         if (!seen.has(item.key)) omitted[section.name]++;
         continue;
       }
+      if (item.group !== undefined && item.group !== group) parts.push(groupLine(item.group));
+      group = item.group;
       // Neighbours in time order, under their hit.
       const order = item.extras ?? [];
       parts.push(item.text, ...extras.sort((a, b) => order.indexOf(a) - order.indexOf(b)).map((extra) => extra.text));
@@ -203,6 +245,7 @@ export function createMemoryContext(
   context: CoreContext,
   corpus: Corpus,
   recall: RecallService,
+  parts: ContextParts,
   tuning: ContextTuning = DEFAULT_CONTEXT_TUNING,
   nonces: () => string = newNonce,
 ) {
@@ -250,7 +293,7 @@ export function createMemoryContext(
     });
   };
 
-  return async function memoryContext(caller: Caller, input: MemoryContextInput, options: RecallOptions = {}) {
+  return async function memoryContext(caller: Caller, input: MemoryContextInput, options: ContextOptions = {}) {
     const spaceId = validateSpaceId(input.space_id);
     authorize(caller, 'read', spaceId);
     const maxTokens = input.max_tokens ?? 4000;
@@ -260,8 +303,20 @@ export function createMemoryContext(
     const query = validateQuery(input.query, { optional: true });
     await requireSpace(context, spaceId);
 
-    const recentNotes = await newestNotes(context, corpus, spaceId, RECENT_NOTES);
+    const [recentNotes, working, waiting] = await Promise.all([
+      newestNotes(context, corpus, spaceId, RECENT_NOTES),
+      // With a query the bank is searched like the rest; without one, its working files come first.
+      query ? undefined : parts.working(spaceId),
+      // Counted up to the backlog that makes a consolidation due: what the newest notes' listing reads, not the space.
+      newestLive(context, corpus, spaceId, CONSOLIDATE_BACKLOG),
+    ]);
     const hits = query ? (await recall.search(caller, { space_id: spaceId, query, limit: tuning.hits }, options)).results : [];
+    const reach = options.reach ?? defaultReach(context);
+    const backlog: Backlog = backlogOf(
+      waiting.names.length,
+      { ...reach, tool: reach.tool && holds(caller, 'write') && canAccessSpace(caller, spaceId) },
+      waiting.more,
+    );
     const summaries = await summariesOf(spaceId);
     const rolledUp = new Set(summaries.filter((doc) => doc.level >= 2).flatMap((doc) => doc.covers));
     const newestFirst = (a: SummaryRecord, b: SummaryRecord) => (a.range_end < b.range_end ? 1 : a.range_end > b.range_end ? -1 : b.level - a.level);
@@ -269,6 +324,16 @@ export function createMemoryContext(
     const higher = summaries.filter((doc) => doc.level >= 2).sort((a, b) => b.level - a.level || newestFirst(a, b));
 
     const sections: Section[] = [
+      ...(working
+        ? [
+            {
+              name: 'bank' as const,
+              title: '## Where the work stands (the memory bank: working files, then the synthesis)',
+              kind: 'bank' as const,
+              items: bankItems(working),
+            },
+          ]
+        : []),
       {
         name: 'recent',
         title: '## Recent notes (newest first)',
@@ -301,7 +366,8 @@ export function createMemoryContext(
     ];
     // One nonce per output: the notes were written before it was drawn, so none can name it.
     const nonce = nonces();
-    const heading = `# Memory context of space '${spaceId}'\n\n${shownDataRule(nonce)}\n`;
+    // Without a query (a session's start) the text says what waits and who folds it in; with one, only the answer's `backlog` does.
+    const heading = `# Memory context of space '${spaceId}'\n\n${shownDataRule(nonce)}\n${query ? '' : `\n${backlog.advice}\n`}`;
     const packed = pack(sections, query ? tuning.shares.query : tuning.shares.browse, heading, maxTokens, nonce);
     return {
       status: 'ok' as const,
@@ -312,6 +378,7 @@ export function createMemoryContext(
       text: packed.text,
       sections: packed.sections,
       omitted: packed.omitted,
+      backlog,
     };
   };
 }

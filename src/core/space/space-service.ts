@@ -2,7 +2,8 @@ import { mapLimit } from '../../shared/concurrency.js';
 import { invalid, isLiveMemError, LiveMemError, unconfirmed } from '../../shared/errors.js';
 import type { EmbeddingsProgress } from '../../llm/embeddings.js';
 import { listKeys } from '../../storage/list.js';
-import { authorize, canAccessSpace, type Caller } from '../caller.js';
+import { authorize, canAccessSpace, type Caller, holds } from '../caller.js';
+import { type BacklogReach, backlogOf, defaultReach } from '../backlog.js';
 import { contentVersion } from '../bank/bank-files.js';
 import type { BankService } from '../bank/bank-service.js';
 import type { CoreContext } from '../context.js';
@@ -194,7 +195,8 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
       return { status: 'ok' as const, space_id: spaceId, synthesis: await readText(spaceKeys(spaceId).synthesis) };
     },
 
-    async summary(caller: Caller, input: { space_id: string }) {
+    /** Everything a session resumes from, and the backlog of notes as `reach` (who consolidates for this caller) says it. */
+    async summary(caller: Caller, input: { space_id: string }, reach: BacklogReach = defaultReach(context)) {
       const spaceId = validateSpaceId(input.space_id);
       authorize(caller, 'read', spaceId);
       const keys = spaceKeys(spaceId);
@@ -202,7 +204,8 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
       const measured = bank.then((loaded) => loaded.measured);
       measured.catch(() => undefined); // a failure is reported once, by `bank` below (info may not await this)
       const [spaceInfo, rules, synthesis, { read }] = await Promise.all([info(spaceId, measured), readText(keys.rules), readText(keys.synthesis), bank]);
-      return { status: 'ok' as const, ...spaceInfo, rules, synthesis, ...read };
+      const backlog = backlogOf(spaceInfo.live.notes_count, { ...reach, tool: reach.tool && holds(caller, 'write') });
+      return { status: 'ok' as const, ...spaceInfo, rules, synthesis, ...read, backlog };
     },
 
     async update(caller: Caller, input: SpaceUpdateInput) {

@@ -51,7 +51,9 @@ export const recallTools = [
     name: 'memory_context',
     title: 'Load relevant memory',
     permission: 'read',
-    description: 'Load the memory relevant to a task as Markdown within max_tokens: newest notes, best hits for query, recent summaries.',
+    description:
+      'Load the memory relevant to a task as Markdown within max_tokens: without query, the bank where work stands first; ' +
+      'newest notes, best hits for query, recent summaries.',
     input: {
       space_id: projectSpaceId,
       query: z.string().default('').describe('what you are working on'),
@@ -59,8 +61,12 @@ export const recallTools = [
     },
     output: outputShape({ text: str, tokens: int, omitted: z.record(str, int).describe('what did not fit, by section') }),
     annotations: READ_ONLY,
-    handler: (args, { core, caller }) =>
-      core.recall.context(caller, { space_id: args.space_id, max_tokens: args.max_tokens, ...(args.query ? { query: args.query } : {}) }),
+    handler: (args, { core, caller, consolidation }) =>
+      core.recall.context(
+        caller,
+        { space_id: args.space_id, max_tokens: args.max_tokens, ...(args.query ? { query: args.query } : {}) },
+        consolidation ? { reach: consolidation } : {},
+      ),
   }),
   defineTool({
     name: 'history_list',

@@ -77,7 +77,7 @@ export const spaceTools = [
     input: { space_id: projectSpaceId },
     output: outputShape({ space_id: str, rules: str, synthesis: str, ...bankReadAllResult }),
     annotations: READ_ONLY,
-    handler: (args, { core, caller }) => core.spaces.summary(caller, args),
+    handler: (args, { core, caller, consolidation }) => core.spaces.summary(caller, args, consolidation),
   }),
   defineTool({
     name: 'space_update',
