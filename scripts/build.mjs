@@ -8,14 +8,15 @@
 //     optional peer dependency, imported only by the S3 driver;
 //  3. the web viewer's page is type-checked against the DOM and bundled for the browser into
 //     dist/ui/public/ (served by `live-mem ui`);
-//  4. the licences of every package bundled in steps 2 and 3 go into dist/THIRD-PARTY-LICENSES.txt
-//     (scripts/licenses.mjs): the package ships their code, so it ships their licences.
+//  4. the licences of every package bundled in steps 2 and 3 go into dist/THIRD-PARTY-LICENSES.txt,
+//     their exact versions into dist/BUNDLED-DEPENDENCIES.json (scripts/licenses.mjs): the package
+//     ships their code, so it ships their licences, and a list a user can audit.
 // No source maps: nothing in the package points to a file it does not ship.
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
-import { writeNotices } from './licenses.mjs';
+import { writeBundleRecords } from './licenses.mjs';
 
 const started = performance.now();
 const step = (what) => process.stderr.write(`live-mem build: ${what}\n`);
@@ -66,5 +67,6 @@ const web = await build({
   logLevel: 'warning',
 });
 for (const file of ['index.html', 'app.css']) copyFileSync(`${root}src/ui/web/${file}`, `${publicDir}/${file}`);
-step(`licences of the ${writeNotices(root, [node.metafile, web.metafile]).length} bundled packages…`);
+const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+step(`licences and versions of the ${writeBundleRecords(root, [node.metafile, web.metafile], version).length} bundled packages…`);
 step(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);

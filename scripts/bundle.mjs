@@ -3,7 +3,7 @@
 // clients/claude-desktop/manifest.json, a package.json (name, version, `"type": "module"` for dist/'s
 // ES modules), bin/live-mem.cjs and the built dist/cli/ and dist/chunks/: esbuild already put every
 // dependency in there, so the bundle needs no node_modules. The licences of that bundled code travel
-// as THIRD-PARTY-LICENSES.txt (written by the build). Left out: the library entry and its types, the
+// as THIRD-PARTY-LICENSES.txt, their versions as BUNDLED-DEPENDENCIES.json (both written by the build). Left out: the library entry and its types, the
 // web viewer (`live-mem ui` is not a Claude Desktop tool) and the optional peers (the AWS SDK for S3,
 // local embeddings), which an install adds beside live-mem and a bundle cannot.
 //
@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { NOTICES } from './licenses.mjs';
+import { BUNDLED, NOTICES } from './licenses.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const fail = (message) => {
@@ -29,7 +29,7 @@ const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
 if (manifest.version !== pkg.version) fail(`${manifestFile} says version ${manifest.version}, package.json ${pkg.version}: make them the same`);
 const { values } = parseArgs({ options: { out: { type: 'string' } } });
 const out = path.resolve(values.out ?? path.join(root, `${pkg.name}-${pkg.version}.mcpb`));
-for (const built of ['dist/cli/main.js', 'dist/chunks', NOTICES]) {
+for (const built of ['dist/cli/main.js', 'dist/chunks', NOTICES, BUNDLED]) {
   if (!existsSync(path.join(root, built))) fail(`${built} is missing: run \`npm run build\` first (\`npm run bundle\` does both)`);
 }
 
@@ -43,6 +43,7 @@ try {
   copyFileSync(path.join(root, 'bin', 'live-mem.cjs'), path.join(stage, 'bin', 'live-mem.cjs'));
   for (const folder of ['dist/cli', 'dist/chunks']) cpSync(path.join(root, folder), path.join(stage, folder), { recursive: true });
   copyFileSync(path.join(root, NOTICES), path.join(stage, 'THIRD-PARTY-LICENSES.txt'));
+  copyFileSync(path.join(root, BUNDLED), path.join(stage, 'BUNDLED-DEPENDENCIES.json'));
   copyFileSync(path.join(root, 'LICENSE'), path.join(stage, 'LICENSE'));
 
   // The official CLI, as `mcpb pack <folder> <file>`: it validates the manifest, then zips the folder.

@@ -22,11 +22,16 @@ const MAY_IMPORT: Record<string, string[]> = {
   search: ['search', 'shared'],
   config: ['config', 'shared'],
   core: ['core', 'storage', 'llm', 'search', 'shared'],
-  mcp: ['mcp', 'core', 'storage', 'llm', 'shared'],
-  ui: ['ui', 'mcp', 'core', 'shared'],
-  cli: ['cli', 'ui', 'mcp', 'core', 'storage', 'llm', 'search', 'config', 'shared'],
+  http: ['http', 'shared'], // the HTTP front door knows nothing of MCP nor of the core: servers mount on it
+  mcp: ['mcp', 'http', 'core', 'storage', 'llm', 'shared'],
+  ui: ['ui', 'http', 'mcp', 'core', 'shared'],
+  cli: ['cli', 'ui', 'mcp', 'http', 'core', 'storage', 'llm', 'search', 'config', 'shared'],
   index: ['core', 'storage', 'shared'],
 };
+
+/** Whether `from` may import `to` (paths under src/): by their layers, a file directly in src/ being `index`. */
+const mayImport = (from: string, to: string): boolean =>
+  (MAY_IMPORT[from.includes('/') ? (from.split('/')[0] as string) : 'index'] ?? []).includes(to.split('/')[0] as string);
 
 /**
  * The rooms, bottom to top, a floor per line: a room imports only rooms on the floors below its own —
@@ -47,6 +52,7 @@ const FLOORS: string[][] = [
   ['core/backup/', 'core/system/'], // backups (a space claimed as it is restored); doctor and health, over everything
   ['core/forget/'], // a person's forget: finds notes by search, in backups, and commits
   ['core/core.ts'], // the composition
+  ['http/'], // the HTTP front door: listening, Host/Origin guards, limits, mounts; no MCP, no core
   ['index.ts', 'mcp/'], // the library's entry; the MCP server
   ['ui/'], // the web viewer
   ['cli/'], // the composition root
@@ -85,11 +91,9 @@ describe('architecture', () => {
     const problems: string[] = [];
     for (const file of files) {
       const relative = path.relative(SRC, file);
-      const layer = relative.includes('/') ? (relative.split('/')[0] as string) : 'index';
       for (const spec of importsOf(file).filter((s) => s.startsWith('.'))) {
         const target = path.relative(SRC, path.resolve(path.dirname(file), spec));
-        const targetLayer = target.split('/')[0] as string;
-        if (!(MAY_IMPORT[layer] ?? []).includes(targetLayer)) problems.push(`${relative} imports ${target}`);
+        if (!mayImport(relative, target)) problems.push(`${relative} imports ${target}`);
       }
     }
     assert.deepEqual(problems, []);
@@ -146,6 +150,22 @@ describe('architecture', () => {
 
   it('keeps the rooms in their order: each imports only rooms below its floor', () => {
     assert.deepEqual(orderBreaches(importEdges(SRC), FLOORS), []);
+  });
+
+  it('keeps http/ free of MCP and of the core (planted imports are refused), and serves the viewer through it', () => {
+    const planted = [
+      { from: 'http/listen.ts', to: 'mcp/server.ts', typeOnly: false },
+      { from: 'http/mount.ts', to: 'core/caller.ts', typeOnly: true },
+    ];
+    assert.deepEqual(
+      planted.filter(({ from, to }) => !mayImport(from, to)).map(({ to }) => to),
+      ['mcp/server.ts', 'core/caller.ts'],
+    );
+    assert.deepEqual(orderBreaches(planted, FLOORS), ['http/listen.ts → mcp/server.ts (http/ → mcp/)']);
+    // The viewer is served through http/: no file of ui/ reaches the MCP endpoint's server.
+    const uiServing = importEdges(SRC).filter(({ from, to }) => from.startsWith('ui/') && /^mcp\/(http|shared-transport)/.test(to));
+    assert.deepEqual(uiServing, []);
+    assert.ok(mayImport('ui/server.ts', 'http/listen.ts') && mayImport('mcp/http.ts', 'http/mount.ts'));
   });
 
   it('keeps consolidation a client of the commit layer: nothing in the core but its composition imports it', () => {

@@ -31,7 +31,7 @@ export interface HttpSettings {
   ratePerMinute: number;
   /** Failed authentications a minute per address; 0 = no limit. */
   authFailuresPerMinute: number;
-  /** Host names (or `name:port`, or `*`) accepted besides the bind address (mcp/http-listen.ts `hostPolicy`). */
+  /** Host names (or `name:port`, or `*`) accepted besides the bind address (http/listen.ts `hostPolicy`). */
   allowedHosts: string[];
   /** Honour X-Forwarded-Host/-For from a reverse proxy in front. */
   trustProxy: boolean;

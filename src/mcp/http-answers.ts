@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { publicOrigin } from '../http/forwarded.js';
 
 /**
  * What `/mcp` says to HTTP clients beyond the SDK's transport: where its resource metadata is
@@ -10,23 +11,6 @@ export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp
 
 /** What the metadata sends a person to: how tokens are made and given to a client. */
 const TOKENS_DOCS = 'https://github.com/chrlesur/live-mem/blob/main/docs/security.md#tokens-over-http';
-
-/** The first value of a header a proxy sent (a list, comma-separated or repeated). */
-const firstOf = (value: string | string[] | undefined): string | undefined =>
-  (Array.isArray(value) ? value.join(',') : value)
-    ?.split(',')
-    .map((part) => part.trim())
-    .find((part) => part !== '');
-
-/**
- * The origin the client reached: its Host (checked against the allowed ones by the front door
- * before any handler runs), behind a trusted proxy the proxy's X-Forwarded-Host and -Proto.
- */
-function publicOrigin(req: IncomingMessage, trustProxy: boolean): string {
-  const host = (trustProxy ? firstOf(req.headers['x-forwarded-host']) : undefined) ?? String(req.headers.host ?? '');
-  const proto = (trustProxy ? firstOf(req.headers['x-forwarded-proto']) : undefined)?.toLowerCase() === 'https' ? 'https' : 'http';
-  return `${proto}://${host}`;
-}
 
 /**
  * The challenge of a 401: the realm, and where the resource metadata is (RFC 9728 §5.1, as the MCP

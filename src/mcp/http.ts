@@ -6,8 +6,8 @@ import { DEFAULT_MAX_REQUEST_BODY_SIZE, requestBodyTooLargeMessage } from '@mode
 import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { LiveMemError } from '../shared/errors.js';
 import { answerJsonOnly, bearerChallenge, RESOURCE_METADATA_PATH, replyResourceMetadata } from './http-answers.js';
-import type { HttpLimits } from './http-limits.js';
-import { type Admitted, bearerOf, type ListenOptions, listenGuarded, type NetworkOptions, type Refuse } from './http-listen.js';
+import { type Admitted, bearerOf, type Refuse } from '../http/listen.js';
+import type { Mount } from '../http/mount.js';
 import { type ToolSelection, selectTools } from './profiles.js';
 import { plainErrors } from './result.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
@@ -38,25 +38,17 @@ function askedTools(url: URL, served: readonly ToolDefinition[]): ToolSelection 
   return { profile: asked.profile, tools: asked.tools.filter((tool) => names.has(tool.name)) };
 }
 
-export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller' | 'notifications' | 'sampling' | 'project' | 'listed' | 'remote'>, NetworkOptions {
-  host: string;
-  port: number;
+export interface HttpOptions extends Omit<McpServerOptions, 'resolveCaller' | 'notifications' | 'sampling' | 'project' | 'listed' | 'remote'> {
   /**
    * What a client that names no profile in its URL (`?tools=`) is listed, of the tools served
    * (default: every one). The tools served are what a client may ask for; a caller is listed only
    * those its token may call.
    */
   listed?: ToolSelection;
-  /** Connections, calls per token and failed authentications per address (default: DEFAULT_HTTP_LIMITS). */
-  limits?: HttpLimits;
+  /** The front door trusts a reverse proxy's X-Forwarded-* headers: so do the URLs this endpoint gives clients. */
+  trustProxy?: boolean;
   /** The caller a bearer token stands for; throws `forbidden` for a wrong, expired or revoked one. */
   authenticate(token: string): Promise<Caller>;
-  /**
-   * Serves every path but /mcp (the web viewer, mounted by the CLI: this layer does not know it),
-   * after the same checks (Host, Origin, query string, limits), its own tokens authenticated by the
-   * front door with its `authenticate`. Without it, other paths are 404.
-   */
-  other?: Pick<ListenOptions, 'authenticate' | 'handle' | 'refuse'>;
 }
 
 /** A JSON-RPC error answering the whole HTTP request (no id: it answers no one message), as the MCP transport's own are. */
@@ -76,7 +68,7 @@ const VERSION_WITHOUT_HEADER = '2025-03-26';
  * batch in a protocol version that has none is refused. Answers and returns undefined when the
  * request is refused (in the shape the SDK's transport uses for the same faults).
  */
-async function readMessages(req: IncomingMessage, res: ServerResponse, admitted: Admitted): Promise<{ body: unknown } | undefined> {
+async function readMessages(req: IncomingMessage, res: ServerResponse, admitted: Admitted<Caller>): Promise<{ body: unknown } | undefined> {
   const tooLarge = (): undefined => {
     replyError(res, 413, -32000, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
     return undefined;
@@ -114,15 +106,16 @@ async function readMessages(req: IncomingMessage, res: ServerResponse, admitted:
 }
 
 /**
- * MCP over Streamable HTTP at `/mcp`, stateless: every request carries `Authorization: Bearer …`,
- * is checked by the front door (Host and Origin against DNS rebinding, the caller's share, then the
- * token — so a revocation or an expiry applies to the very next request), and is served by the
- * process's one server through a transport of its own (shared-transport.ts), the caller carried
- * with its messages. Several clients share the process safely; nothing of one request is visible
- * to another.
+ * MCP over Streamable HTTP at `/mcp`, stateless, as a mount of the HTTP front door (http/): every
+ * request carries `Authorization: Bearer …`, is checked by the front door (Host and Origin against
+ * DNS rebinding, the caller's share, then the token — so a revocation or an expiry applies to the
+ * very next request), and is served by the process's one server through a transport of its own
+ * (shared-transport.ts), the caller carried with its messages. Several clients share the process
+ * safely; nothing of one request is visible to another. The mount owns `/mcp` and its resource
+ * metadata; alone behind a front door, it answers 404 on every other path.
  */
-export async function serveHttp(options: HttpOptions): Promise<{ url: string; origin: string; origins: string[]; close(): Promise<void> }> {
-  const { other } = options;
+export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Mount<Caller>; close(): Promise<void> }> {
+  const trustProxy = options.trustProxy === true;
   // Built once (tools, schemas, resources, prompts, the tools/list answer); each request is a transport over it.
   // No notifications and no sampling: a stateless server has no stream to send them on once the request is answered.
   const served = options.tools ?? selectTools('all');
@@ -138,11 +131,11 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
   const shared = new SharedServerTransport();
   await server.connect(plainErrors(shared));
 
-  const handleMcp = async (req: IncomingMessage, res: ServerResponse, url: URL, admitted: Admitted): Promise<void> => {
+  const handleMcp = async (req: IncomingMessage, res: ServerResponse, url: URL, admitted: Admitted<Caller>): Promise<void> => {
     const { caller } = admitted;
     const bearer = bearerOf(req);
     if (!caller || bearer === undefined)
-      return replyJsonRpc(res, url, 401, 'missing Authorization: Bearer <token>', { 'www-authenticate': bearerChallenge(req, options.trustProxy === true) });
+      return replyJsonRpc(res, url, 401, 'missing Authorization: Bearer <token>', { 'www-authenticate': bearerChallenge(req, trustProxy) });
     if (req.method !== 'POST') return replyJsonRpc(res, url, 405, 'this server is stateless: POST JSON-RPC to /mcp', { allow: 'POST' });
     let tools: ToolSelection | undefined;
     try {
@@ -170,31 +163,15 @@ export async function serveHttp(options: HttpOptions): Promise<{ url: string; or
     await transport.handleRequest(req, res, messages.body);
   };
 
-  const isMcp = (url: URL) => url.pathname === '/mcp' || !other;
-  const { origin, origins, close } = await listenGuarded({
-    host: options.host,
-    port: options.port,
-    logger: options.logger,
-    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
-    ...(options.trustProxy ? { trustProxy: true } : {}),
-    ...(options.authRequired ? { authRequired: true } : {}),
-    ...(options.limits ? { limits: options.limits } : {}),
-    authenticate: (token, url) => (other && !isMcp(url) ? other.authenticate(token, url) : options.authenticate(token)),
+  const mount: Mount<Caller> = {
+    owns: (url) => url.pathname === '/mcp' || url.pathname === RESOURCE_METADATA_PATH,
+    authenticate: (token) => options.authenticate(token),
     handle: async (req, res, url, admitted) => {
       if (url.pathname === '/mcp') return handleMcp(req, res, url, admitted);
-      if (url.pathname === RESOURCE_METADATA_PATH) return replyResourceMetadata(req, res, options.trustProxy === true);
-      if (other) return other.handle(req, res, url, admitted);
+      if (url.pathname === RESOURCE_METADATA_PATH) return replyResourceMetadata(req, res, trustProxy);
       replyJsonRpc(res, url, 404, 'not found: MCP is served at /mcp');
     },
-    refuse: (res, url, ...rest) => (isMcp(url) ? replyJsonRpc(res, url, ...rest) : other?.refuse(res, url, ...rest)),
-  });
-  return {
-    url: `${origin}/mcp`,
-    origin,
-    origins,
-    close: async () => {
-      await close();
-      await server.close();
-    },
+    refuse: replyJsonRpc,
   };
+  return { mount, close: () => server.close() };
 }

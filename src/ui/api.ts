@@ -104,7 +104,7 @@ export interface ToolApiOptions {
 
 /**
  * Who a bearer stands for on the viewer: the local session's secret, or a token — checked at each
- * call (by the front door, http-listen.ts), so a revocation applies at once. Throws `forbidden`.
+ * call (by the front door, http/listen.ts), so a revocation applies at once. Throws `forbidden`.
  */
 export async function viewerCaller(options: ToolApiOptions, token: string): Promise<Caller> {
   const local = options.local && sameHash(hashToken(token), options.local.secretHash) ? options.local : undefined;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
-import type { ListenOptions, Refuse } from '../mcp/http-listen.js';
+import type { Handler, Refuse } from '../http/listen.js';
 import type { Logger } from '../shared/log.js';
 import { type LocalSession, runToolRequest, viewerCaller } from './api.js';
 import type { UiAssets } from './assets.js';
@@ -22,8 +23,8 @@ export interface UiHandlerOptions {
 /** The viewer over HTTP: the page and its assets, `GET /api/session`, `POST /api/tools/{name}`. */
 export interface UiHandler {
   /** Who a bearer stands for: this session's secret, or a token (called by the front door, for every request bearing one). */
-  authenticate: ListenOptions['authenticate'];
-  handle: ListenOptions['handle'];
+  authenticate: Handler<Caller>['authenticate'];
+  handle: Handler<Caller>['handle'];
   /** Answers a request the front door refused, in the API's error shape, with the security headers. */
   refuse: Refuse;
 }
@@ -32,7 +33,7 @@ export interface UiHandler {
  * The viewer's server side. The page reads the store only through the API, which runs the MCP
  * tools' own definitions: no second data path, the same guard. Host, Origin, query-string
  * credentials, limits and the bearer (with `authenticate`) are checked before this handler by the
- * server it is mounted in (http-listen.ts).
+ * server it is mounted in (http/listen.ts).
  */
 export function createUiHandler(options: UiHandlerOptions): UiHandler {
   const { assets } = options;

@@ -1,5 +1,5 @@
-import type { HttpLimits } from '../mcp/http-limits.js';
-import { listenGuarded, type NetworkOptions } from '../mcp/http-listen.js';
+import type { HttpLimits } from '../http/limits.js';
+import { listenGuarded, type NetworkOptions } from '../http/listen.js';
 import type { UiHandler } from './handler.js';
 import type { Logger } from '../shared/log.js';
 

@@ -109,13 +109,13 @@ describe('the Claude Desktop bundle', () => {
     assert.equal(manifest.user_config?.store?.type, 'directory');
   });
 
-  it('holds the built server and the licences of the code bundled in it, and nothing else: no node_modules, under 1.5 MB', async () => {
+  it('holds the built server, the licences and versions of the code bundled in it, and nothing else: no node_modules, under 1.5 MB', async () => {
     const files = (await readdir(unpacked, { recursive: true, withFileTypes: true }))
       .filter((entry) => entry.isFile())
       .map((entry) => path.relative(unpacked, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
     const strays = files.filter(
       (file) =>
-        !['manifest.json', 'package.json', 'bin/live-mem.cjs', 'LICENSE', 'THIRD-PARTY-LICENSES.txt'].includes(file) &&
+        !['manifest.json', 'package.json', 'bin/live-mem.cjs', 'LICENSE', 'THIRD-PARTY-LICENSES.txt', 'BUNDLED-DEPENDENCIES.json'].includes(file) &&
         !/^dist\/(cli|chunks)\/[\w-]+\.js$/.test(file),
     );
     assert.deepEqual(strays, []);
@@ -125,6 +125,8 @@ describe('the Claude Desktop bundle', () => {
     const notices = await readFile(path.join(unpacked, 'THIRD-PARTY-LICENSES.txt'), 'utf8');
     assert.equal(notices, await readFile(path.join(ROOT, 'dist', 'THIRD-PARTY-LICENSES.txt'), 'utf8'));
     for (const bundled of ['@modelcontextprotocol/sdk', 'zod', 'openai', 'yaml']) assert.match(notices, new RegExp(`^${bundled} \\S+ \\(`, 'm'), bundled);
+    const versions = await readFile(path.join(unpacked, 'BUNDLED-DEPENDENCIES.json'), 'utf8');
+    assert.equal(versions, await readFile(path.join(ROOT, 'dist', 'BUNDLED-DEPENDENCIES.json'), 'utf8'));
     assert.equal((await stat(path.join(unpacked, 'bin', 'live-mem.cjs'))).mode & 0o111, 0o111, 'the entry point keeps its mode');
   });
 

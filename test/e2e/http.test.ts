@@ -59,7 +59,7 @@ describe('MCP over Streamable HTTP', () => {
     await core.spaces.create(owner, { space_id: 'alpha' });
     tokens.writer = (await core.auth.create(owner, { name: 'writer', permissions: 'read,write', space_ids: 'alpha' })).token;
     tokens.reader = (await core.auth.create(owner, { name: 'reader', permissions: 'read', space_ids: 'alpha' })).token;
-    // Ten calls per token at once below: above the default 8 in flight per token (http-limits.test.ts tests that limit).
+    // Ten calls per token at once below: above the default 8 in flight per token (test/http/limits.test.ts tests that limit).
     server = await startHttpServer({ LIVE_MEM_HOME: home.dir, LIVE_MEM_HTTP_MAX_IN_FLIGHT: '32' });
     url = server.url;
   });

@@ -76,11 +76,12 @@ describe('the packed tarball, installed', () => {
     assert.deepEqual({ ...scripts, prepare: checkout.scripts.prepare }, checkout.scripts, 'nothing else differs');
   });
 
-  it("ships no source map and no reference to one, README's screenshot, and the licences of the code it bundles", async () => {
+  it("ships no source map and no reference to one, README's screenshot, and the licences and versions of the code it bundles", async () => {
     const { stdout: list } = await run('tar', ['-tzf', tgz]);
     assert.doesNotMatch(list, /\.map$/m);
     assert.match(list, /^package\/docs\/screenshots\/live\.png$/m);
     assert.match(list, /^package\/dist\/THIRD-PARTY-LICENSES\.txt$/m);
+    assert.match(list, /^package\/dist\/BUNDLED-DEPENDENCIES\.json$/m);
     assert.match(list, /^package\/LICENSE$/m);
     const installed = path.join(project, 'node_modules', 'live-mem');
     const files = (await readdir(installed, { recursive: true })).filter((file) => /\.(c?js|d\.ts)$/.test(file));

@@ -34,23 +34,35 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
     const { selectTools } = await import('../../mcp/profiles.js');
     const listed = selectTools(settings.tools ?? 'agent');
     const served = selectTools(settings.tools === undefined ? 'all' : `all,${settings.tools}`);
-    const { serveHttp } = await import('../../mcp/http.js');
+    const [{ createMcpHttp }, { listenGuarded }, { mountAll }] = await Promise.all([
+      import('../../mcp/http.js'),
+      import('../../http/listen.js'),
+      import('../../http/mount.js'),
+    ]);
     // One server for every client: the operator's pin would send every team's notes to one space.
     if (settings.space)
       logger.warn(`LIVE_MEM_SPACE (${settings.space}) does not apply over HTTP: a call names its space_id, unless its token is limited to one space`);
-    const server = await serveHttp({
+    const network = networkOptions(settings, options);
+    const mcp = await createMcpHttp({
       ...(await serverOptions(session)),
       tools: served,
       listed,
-      host: options.host ?? '127.0.0.1',
-      port: options.port ?? 8080,
-      limits: settings.http,
-      ...networkOptions(settings, options),
+      trustProxy: network.trustProxy,
       authenticate: (token) => core.auth.resolve(token),
       // A client's folder is on its machine, not this one: a call names its project by its remote.
       argument: (text) => projectOfArgument(text, { home: homedir(), folders: false }),
-      // The web viewer at / beside /mcp; here, as on /mcp, every call needs a token.
-      other: await viewerHandler(session),
+    });
+    // MCP at /mcp and the web viewer everywhere else, behind one front door; here, as on /mcp, every call needs a token.
+    const server = await listenGuarded({
+      host: options.host ?? '127.0.0.1',
+      port: options.port ?? 8080,
+      logger,
+      limits: settings.http,
+      ...network,
+      ...mountAll([mcp.mount, await viewerHandler(session)]),
+    }).catch(async (error: unknown) => {
+      await mcp.close();
+      throw error;
     });
     // One URL per address that reaches this machine (a wildcard bind is no address a client can use).
     const urls = server.origins.map((origin) => `${origin}/mcp`).join(', ');
@@ -62,6 +74,7 @@ export async function serve(session: Session, options: ServeOptions = {}): Promi
       process.once('SIGTERM', resolve);
     });
     await server.close();
+    await mcp.close();
     return null;
   }
   const { serveStdio } = await import('../../mcp/stdio.js');

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { hashToken } from '../../core/auth/token-store.js';
-import { isLoopback } from '../../mcp/http-listen.js';
+import { isLoopback } from '../../http/listen.js';
 import { createExclusive } from '../../shared/private-file.js';
 import type { UiHandler } from '../../ui/handler.js';
 import type { Session } from '../open.js';
@@ -20,7 +20,7 @@ export interface UiOptions {
   trustProxy?: boolean;
 }
 
-/** The network options of `serve --http` and `ui`: flags over settings (mcp/http-listen.ts `hostPolicy`). */
+/** The network options of `serve --http` and `ui`: flags over settings (http/listen.ts `hostPolicy`). */
 export function networkOptions(settings: Session['settings'], options: Pick<UiOptions, 'allowedHosts' | 'trustProxy'>) {
   return {
     allowedHosts: options.allowedHosts ?? settings.http.allowedHosts,

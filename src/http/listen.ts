@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import type { Caller } from '../core/caller.js';
 import { isLiveMemError, LiveMemError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import {
@@ -16,7 +15,8 @@ import {
   REQUEST_TIMEOUT_MS,
   type Refusal,
   tokenKey,
-} from './http-limits.js';
+} from './limits.js';
+import { forwarded, requestHost } from './forwarded.js';
 
 /** Query parameters that would carry a credential in a URL (logged by every proxy on the way): refused. */
 const CREDENTIAL_PARAMS = ['token', 'access_token', 'api_key', 'apikey', 'key', 'auth', 'authorization', 'secret'];
@@ -67,16 +67,6 @@ function splitHost(value: string): { name: string; port: string } {
   return match ? { name: match[1] as string, port: match[2] ?? '' } : { name: value.toLowerCase(), port: '' };
 }
 
-/** The first or last value of a header a proxy sent (a list, comma-separated or repeated). */
-function forwarded(req: IncomingMessage, name: string, which: 'first' | 'last'): string | undefined {
-  const raw = req.headers[name];
-  const values = (Array.isArray(raw) ? raw.join(',') : (raw ?? ''))
-    .split(',')
-    .map((value) => value.trim())
-    .filter((value) => value !== '');
-  return which === 'first' ? values[0] : values[values.length - 1];
-}
-
 /**
  * The URLs a client can use to reach a server bound to `host`: for a wildcard bind, loopback and
  * each address of this machine's interfaces (never 0.0.0.0, which names no machine).
@@ -99,25 +89,32 @@ export function reachableOrigins(host: string, port: number): string[] {
 /** How a server answers a request it refuses; each server has its own error shape (JSON-RPC for /mcp, the tool error for the viewer). */
 export type Refuse = (res: ServerResponse, url: URL, status: number, message: string, headers?: Record<string, string>) => void;
 
-/** What the front door hands a handler with each request it let through. */
-export interface Admitted {
+/**
+ * What the front door hands a handler with each request it let through. `C` is whatever the
+ * server's `authenticate` makes of a token (the core's Caller): the front door only carries it.
+ */
+export interface Admitted<C> {
   /** Who the request's bearer token stands for; undefined when it carries none (the handler decides whether it needs one). */
-  caller: Caller | undefined;
+  caller: C | undefined;
   /** Counts `calls` more against the request's share — the other calls of a JSON-RPC batch; a refusal counts nothing. */
   charge(calls: number): Refusal | undefined;
 }
 
-export interface ListenOptions extends NetworkOptions {
+/** The part of a server a front door serves: who a token stands for, the handler, its error shape. */
+export interface Handler<C> {
+  /** Who a bearer token stands for, on any path; throws `forbidden` for an unknown, revoked or expired one. */
+  authenticate(token: string, url: URL): Promise<C>;
+  /** Serves a request that passed the front door's checks. */
+  handle(req: IncomingMessage, res: ServerResponse, url: URL, admitted: Admitted<C>): Promise<void>;
+  refuse: Refuse;
+}
+
+export interface ListenOptions<C> extends NetworkOptions, Handler<C> {
   host: string;
   port: number;
   logger: Logger;
   /** Default: DEFAULT_HTTP_LIMITS (the settings' defaults). */
   limits?: HttpLimits;
-  /** Who a bearer token stands for, on any path; throws `forbidden` for an unknown, revoked or expired one. */
-  authenticate(token: string, url: URL): Promise<Caller>;
-  /** Serves a request that passed the checks below. */
-  handle(req: IncomingMessage, res: ServerResponse, url: URL, admitted: Admitted): Promise<void>;
-  refuse: Refuse;
 }
 
 /**
@@ -125,7 +122,7 @@ export interface ListenOptions extends NetworkOptions {
  * credential in the query string is refused (400: it would end up in logs and browser history),
  * and a `Host` or `Origin` that is not the server's own is refused (403), so a web page on another
  * origin — or a DNS name rebound to 127.0.0.1 — cannot talk to a server on this machine. Then each
- * caller is held to its share (429 past it, see http-limits.ts): a token once it has authenticated
+ * caller is held to its share (429 past it, see limits.ts): a token once it has authenticated
  * here, its address until then (so made-up tokens share one address's share, and too many failures
  * lock the address's unknown tokens out), and a bearer token is authenticated (403 if it is not
  * one), here and only here. Connections are capped, and those that no token proved give way to the
@@ -134,7 +131,7 @@ export interface ListenOptions extends NetworkOptions {
  * Which Hosts are accepted: `hostPolicy`. With `trustProxy`, the proxy's X-Forwarded-Host stands for
  * the Host and the last X-Forwarded-For address (the one the proxy added) for the caller's address.
  */
-export async function listenGuarded(options: ListenOptions): Promise<{ origin: string; origins: string[]; close(): Promise<void> }> {
+export async function listenGuarded<C>(options: ListenOptions<C>): Promise<{ origin: string; origins: string[]; close(): Promise<void> }> {
   const policy = hostPolicy(options.host, options);
   /** `name:port` of the bind address (and of the loopback names on loopback), set once the port is known. */
   const own = new Set<string>();
@@ -149,7 +146,7 @@ export async function listenGuarded(options: ListenOptions): Promise<{ origin: s
       options.refuse(res, url, 400, 'credentials in the query string are refused: send them as Authorization: Bearer <token>');
       return false;
     }
-    const host = (options.trustProxy ? forwarded(req, 'x-forwarded-host', 'first') : undefined) ?? String(req.headers.host ?? '');
+    const host = requestHost(req, options.trustProxy === true);
     if (!hostAllowed(host)) {
       options.refuse(res, url, 403, 'forbidden Host header (DNS rebinding protection; see --allowed-hosts)');
       return false;
@@ -228,7 +225,7 @@ export async function listenGuarded(options: ListenOptions): Promise<{ origin: s
     request: { bearer: string | undefined; key: string | undefined; address: string | undefined; admission: Admission; expectsContinue: boolean },
   ): Promise<void> => {
     const { bearer, key, address, admission } = request;
-    let caller: Caller | undefined;
+    let caller: C | undefined;
     if (bearer !== undefined && key !== undefined) {
       try {
         caller = await options.authenticate(bearer, url);

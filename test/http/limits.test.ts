@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createCallerLimiter, createConnectionTable, type HttpLimits } from '../../src/mcp/http-limits.js';
+import { createCallerLimiter, createConnectionTable, type HttpLimits } from '../../src/http/limits.js';
 
 const limits = (set: Partial<HttpLimits>): HttpLimits => ({ maxConnections: 10, maxInFlight: 10, ratePerMinute: 0, authFailuresPerMinute: 0, ...set });
 
