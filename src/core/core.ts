@@ -169,6 +169,7 @@ export type Core = ReturnType<typeof createCore>;
 export interface CoreOptions {
   storage: StorageDriver;
   clock?: () => Date;
+  monotonic?: () => number;
   randomId?: () => string;
   limits?: Partial<Limits>;
   logger?: Logger;
@@ -193,6 +194,7 @@ export function createContext(options: CoreOptions): CoreContext {
     storage: options.storage,
     freshStat: createFreshStat(options.storage),
     clock: options.clock ?? (() => new Date()),
+    monotonic: options.monotonic ?? (() => performance.now()),
     randomId: options.randomId ?? customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 6),
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     logger: options.logger ?? silentLogger,
