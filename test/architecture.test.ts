@@ -43,7 +43,7 @@ const FLOORS: string[][] = [
   ['core/auth/', 'core/derived/', 'core/spend/', 'core/model-output/'], // tokens; summaries as stored; spend and caps; the gate of a model's text
   ['core/commit/'], // the commit protocol: lease, pending record, roll-forward per kind, history, section-edit applier
   ['core/jobs.ts', 'core/bank/', 'core/note/'], // background job records; the bank; notes, written and read
-  ['core/consolidation/', 'core/compaction/', 'core/revision/', 'core/recall/', 'core/space/'], // the services
+  ['core/consolidation/', 'core/compaction/', 'core/revision/', 'core/recall/', 'core/history/', 'core/space/'], // the services
   ['core/backup/', 'core/system/'], // backups (a space claimed as it is restored); doctor and health, over everything
   ['core/forget/'], // a person's forget: finds notes by search, in backups, and commits
   ['core/core.ts'], // the composition

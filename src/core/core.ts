@@ -30,6 +30,7 @@ import {
   type SummarySettings,
 } from './context.js';
 import { createFreshStat } from './fresh-stat.js';
+import { createHistoryService } from './history/history-service.js';
 import type { RedactMode } from './redact/redact.js';
 import { DEFAULT_RETENTION, type RetentionMode } from './retention/record.js';
 import { createSpendLedger } from './spend/ledger.js';
@@ -107,6 +108,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   const sources = createSources(context, corpus);
   const recall = createRecallService(context, corpus, searchEngine, sources);
   const memoryContext = createMemoryContext(context, corpus, recall);
+  const history = createHistoryService(context, corpus);
   const forget = createForgetService(context, {
     corpus,
     search: recall.search,
@@ -138,6 +140,8 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     /** Model tokens spent per space (spend/): `live-mem spend`. */
     spend: { report: (caller: Parameters<typeof spendReport>[1], input: { space_id: string; since?: string }) => spendReport(context, caller, input) },
     recall: { ...recall, search: searchWithNeighbours(recall.search, recall.neighbours), context: memoryContext },
+    /** The space's history: consolidations, compactions, revisions and forgets (history_list, history_read). */
+    history,
     /** Provenance: the notes behind a bank section and the sections behind a note (bank_explain; forget reports with it). */
     sources,
     summaries: {
