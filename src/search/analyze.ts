@@ -8,6 +8,7 @@
  */
 import { stemmer as englishStemmer } from '@orama/stemmers/english';
 import { stemmer as frenchStemmer } from '@orama/stemmers/french';
+import { BoundedCache } from '../shared/bounded-cache.js';
 
 export interface Token {
   token: string;
@@ -289,9 +290,8 @@ const STOPWORDS: ReadonlySet<string> = new Set([...ENGLISH_STOPWORDS, ...FRENCH_
 /** A fresh analyser with its own stem cache (no mutable module state: each index owns one). */
 export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const cacheLimit = options.cacheLimit ?? DEFAULT_CACHE_LIMIT;
-  // Keyed by the raw token so a cache hit skips folding too; bounded by clearing, which is cheap
-  // and, unlike LRU bookkeeping, costs nothing on the hit path.
-  const cache = new Map<string, readonly string[]>();
+  // Keyed by the raw token so a cache hit skips folding too; the shared policy (shared/bounded-cache.ts), one per entry.
+  const cache = new BoundedCache<readonly string[]>(cacheLimit);
 
   const compute = (token: string): readonly string[] => {
     if (token.length > MAX_TOKEN_LENGTH) return [];
@@ -310,8 +310,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     if (terms === undefined) {
       terms = compute(token);
       if (cacheLimit <= 0) return terms;
-      if (cache.size >= cacheLimit) cache.clear();
-      cache.set(detach(token), terms);
+      cache.set(detach(token), terms, 1);
     }
     return terms;
   };
