@@ -8,7 +8,6 @@
  */
 import { stemmer as englishStemmer } from '@orama/stemmers/english';
 import { stemmer as frenchStemmer } from '@orama/stemmers/french';
-import { BoundedCache } from '../shared/bounded-cache.js';
 
 export interface Token {
   token: string;
@@ -290,8 +289,9 @@ const STOPWORDS: ReadonlySet<string> = new Set([...ENGLISH_STOPWORDS, ...FRENCH_
 /** A fresh analyser with its own stem cache (no mutable module state: each index owns one). */
 export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   const cacheLimit = options.cacheLimit ?? DEFAULT_CACHE_LIMIT;
-  // Keyed by the raw token so a cache hit skips folding too; the shared policy (shared/bounded-cache.ts), one per entry.
-  const cache = new BoundedCache<readonly string[]>(cacheLimit);
+  // Keyed by the raw token so a cache hit skips folding too; bounded by clearing, which is cheap
+  // and, unlike LRU bookkeeping, costs nothing on the hit path.
+  const cache = new Map<string, readonly string[]>();
 
   const compute = (token: string): readonly string[] => {
     if (token.length > MAX_TOKEN_LENGTH) return [];
@@ -310,7 +310,8 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     if (terms === undefined) {
       terms = compute(token);
       if (cacheLimit <= 0) return terms;
-      cache.set(detach(token), terms, 1);
+      if (cache.size >= cacheLimit) cache.clear();
+      cache.set(detach(token), terms);
     }
     return terms;
   };

@@ -8,7 +8,6 @@
  * depend on whether a compaction (on `serialize`, or once dead documents outnumber live ones) has
  * run yet.
  */
-import { BoundedCache } from '../shared/bounded-cache.js';
 import { createAnalyzer, DEFAULT_CACHE_LIMIT, detach, words } from './analyze.js';
 import { findId } from './bm25-ids.js';
 import { compact, emptySegment, findTerm, MAX_DOCS, MAX_TF, type Segment } from './bm25-segment.js';
@@ -47,11 +46,11 @@ export const bm25Engine: TextIndexEngine = engine(false);
  */
 export const bm25ExhaustiveEngine: TextIndexEngine = engine(true);
 
-/** Background-document term counts kept (IndexOptions.countedPrefixes); the least recently used past this are counted again when asked. */
+/** Background-document term counts kept (IndexOptions.countedPrefixes); cleared past this, counted again when asked. */
 const BACKGROUND_DF_CACHED = 100_000;
 /** Segment terms whose postings' extremes (a scoring bound) are kept once scanned: those with this many postings or more… */
 const EXTREMES_FROM_DF = 256;
-/** …up to this many terms; the least recently used past it are scanned again when asked. */
+/** …up to this many terms; cleared past it, scanned again when asked. */
 const EXTREMES_CACHED = 100_000;
 /** Segment ids kept as strings (idStrings): a few hundred queries' candidates. */
 const ID_STRINGS_KEPT = 50_000;
@@ -72,7 +71,7 @@ class Bm25Index implements TextIndex {
   private sortedDelta!: string[];
   private sortedCount = 0;
   /** Raw word → its delta term numbers: one hash lookup per word is the bulk of indexing time. */
-  private wordTerms!: BoundedCache<readonly number[]>;
+  private wordTerms!: Map<string, readonly number[]>;
   /** Scratch term frequencies by delta term number, all zero between calls to add. */
   private frequencies = new Int32Array(1024);
   /**
@@ -101,11 +100,11 @@ class Bm25Index implements TextIndex {
    */
   private background: { mask: Uint8Array; live: number; length: number } | null = null;
   /** Live background documents holding a term, counted from its postings when first asked; cleared when one changes. */
-  private readonly backgroundDf = new BoundedCache<number>(BACKGROUND_DF_CACHED);
+  private readonly backgroundDf = new Map<string, number>();
   /** The scorer's window arrays, reused from search to search. */
   private readonly scratch = new Scratch();
   /** Per segment term (a long list), its postings' shortest document length * 256 + largest term frequency (baseExtremes). */
-  private readonly extremes = new BoundedCache<number, number>(EXTREMES_CACHED);
+  private readonly extremes = new Map<number, number>();
 
   /**
    * Segment ids made strings (hits, filtered candidates), by document number: a candidate recurs from
@@ -394,7 +393,8 @@ class Bm25Index implements TextIndex {
     }
     // A short list costs less to scan than to remember.
     if ((this.base.df[t] as number) >= EXTREMES_FROM_DF) {
-      this.extremes.set(t, minLength * 256 + maxTf, 1);
+      if (this.extremes.size >= EXTREMES_CACHED) this.extremes.clear();
+      this.extremes.set(t, minLength * 256 + maxTf);
     }
     return [maxTf, minLength];
   }
@@ -421,8 +421,12 @@ class Bm25Index implements TextIndex {
     let numbers = this.wordTerms.get(word);
     if (numbers === undefined) {
       numbers = this.analyzer.termsOf(word).map((term) => this.deltaNumberOf(term));
+      if (this.wordTerms.size >= DEFAULT_CACHE_LIMIT) {
+        this.wordTerms.clear();
+        this.wordChars = 0;
+      }
+      this.wordTerms.set(detach(word), numbers);
       this.wordChars += word.length;
-      this.wordTerms.set(detach(word), numbers, 1);
     }
     return numbers;
   }
@@ -471,7 +475,8 @@ class Bm25Index implements TextIndex {
       count = 0;
       const cursor = this.cursorOf(term);
       for (let doc = cursor.next(); doc !== END; doc = cursor.next()) if (mask[doc] === 1 && this.removed[doc] !== 1) count++;
-      this.backgroundDf.set(term, count, 1);
+      if (this.backgroundDf.size >= BACKGROUND_DF_CACHED) this.backgroundDf.clear();
+      this.backgroundDf.set(term, count);
     }
     return count;
   }
@@ -531,7 +536,7 @@ class Bm25Index implements TextIndex {
     this.deltaPostingCount = 0;
     this.sortedDelta = [];
     this.sortedCount = 0;
-    this.wordTerms = new BoundedCache(DEFAULT_CACHE_LIMIT, { onEvict: (word) => (this.wordChars -= word.length) });
+    this.wordTerms = new Map();
     this.wordChars = 0;
     this.termChars = 0; // the segment's terms are bytes, counted with it
     this.idChars = 0;
