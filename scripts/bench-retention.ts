@@ -196,7 +196,7 @@ async function runConversation(
     if (result.notes_processed === 0) break;
     const after = await bankState(storage, spaceId);
     for (const id of result.consolidations) {
-      const read = await core.recall.historyRead(caller, { space_id: spaceId, consolidation_id: id });
+      const read = await core.history.read(caller, { space_id: spaceId, consolidation_id: id });
       entries.push(...(read.consolidation.retention as RetentionEntry[]));
       if (replies.length <= answered) throw new Error(`consolidation ${id} of ${spaceId} asked the model nothing`);
       replays.push({ notes: read.notes.map((note) => ({ filename: note.filename, content: note.content })), before, after, reply: replies.at(-1) as string });

@@ -118,6 +118,8 @@ export const DEFAULT_INDEX_MEMORY_MB = 512;
 export interface CoreContext {
   storage: StorageDriver;
   clock: () => Date;
+  /** Milliseconds on a clock that never goes back (performance.now by default): intervals and pauses, never dates. */
+  monotonic: () => number;
   /** Random part of note ids: 6 characters of [0-9a-z]. */
   randomId: () => string;
   limits: Limits;

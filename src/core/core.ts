@@ -30,6 +30,7 @@ import {
   type SummarySettings,
 } from './context.js';
 import { createFreshStat } from './fresh-stat.js';
+import { createHistoryService } from './history/history-service.js';
 import type { RedactMode } from './redact/redact.js';
 import { DEFAULT_RETENTION, type RetentionMode } from './retention/record.js';
 import { createSpendLedger } from './spend/ledger.js';
@@ -109,6 +110,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   const memoryContext = createMemoryContext(context, corpus, recall, {
     working: (spaceId) => bank.working(spaceId),
   });
+  const history = createHistoryService(context, corpus);
   const forget = createForgetService(context, {
     corpus,
     search: recall.search,
@@ -140,6 +142,8 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     /** Model tokens spent per space (spend/): `live-mem spend`. */
     spend: { report: (caller: Parameters<typeof spendReport>[1], input: { space_id: string; since?: string }) => spendReport(context, caller, input) },
     recall: { ...recall, search: searchWithNeighbours(recall.search, recall.neighbours), context: memoryContext },
+    /** The space's history: consolidations, compactions, revisions and forgets (history_list, history_read). */
+    history,
     /** Provenance: the notes behind a bank section and the sections behind a note (bank_explain; forget reports with it). */
     sources,
     summaries: {
@@ -171,6 +175,7 @@ export type Core = ReturnType<typeof createCore>;
 export interface CoreOptions {
   storage: StorageDriver;
   clock?: () => Date;
+  monotonic?: () => number;
   randomId?: () => string;
   limits?: Partial<Limits>;
   logger?: Logger;
@@ -195,6 +200,7 @@ export function createContext(options: CoreOptions): CoreContext {
     storage: options.storage,
     freshStat: createFreshStat(options.storage),
     clock: options.clock ?? (() => new Date()),
+    monotonic: options.monotonic ?? (() => performance.now()),
     randomId: options.randomId ?? customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 6),
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     logger: options.logger ?? silentLogger,

@@ -140,7 +140,7 @@ if (requireBrowserOrSkip('web viewer layout')) {
         committed_at: '2099-01-01T00:00:00.000Z',
         sections: [{ filename: 'progress.md', path: ['Progress', 'Done'], content: '## Done\n\n- the layout was checked\n' }],
       });
-      const history = await core.recall.historyList(owner, { space_id: SPACE });
+      const history = await core.history.list(owner, { space_id: SPACE });
       consolidationId = String(
         (history.consolidations as Array<{ consolidation_id: string; kind?: string }>).find((c) => c.kind !== 'compaction')?.consolidation_id,
       );

@@ -138,9 +138,7 @@ if (requireBrowserOrSkip()) {
       } finally {
         await Promise.all([first.close(), hostile.close(), summaries.close()]);
       }
-      consolidationId = String(
-        ((await core.recall.historyList(owner, { space_id: 'alpha' })).consolidations[0] as { consolidation_id: string }).consolidation_id,
-      );
+      consolidationId = String(((await core.history.list(owner, { space_id: 'alpha' })).consolidations[0] as { consolidation_id: string }).consolidation_id);
       // Live notes after the consolidation; a hostile agent name (front-matter) and a hostile bank file name, written straight into the store.
       for (let i = 0; i < 5; i++)
         await core.notes.write(owner, { space_id: 'alpha', category: 'todo', content: `next step ${i}`, agent: 'claude', tags: `t${i}` });

@@ -82,10 +82,10 @@ async function projectSpace({ settings, core }: Session): Promise<string> {
 }
 
 export const historyList = ({ core, caller }: Session, spaceId: string, options: { limit: number; before?: string }) =>
-  core.recall.historyList(caller, { space_id: spaceId, limit: options.limit, ...(options.before !== undefined ? { before: options.before } : {}) });
+  core.history.list(caller, { space_id: spaceId, limit: options.limit, ...(options.before !== undefined ? { before: options.before } : {}) });
 
 export const historyShow = ({ core, caller }: Session, spaceId: string, consolidationId: string) =>
-  core.recall.historyRead(caller, { space_id: spaceId, consolidation_id: consolidationId });
+  core.history.read(caller, { space_id: spaceId, consolidation_id: consolidationId });
 
 /** `forget SPACE [REFS...] [--query Q] [--yes] [--reason R]`: a dry run unless --yes. */
 export const forget = (

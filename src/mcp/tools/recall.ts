@@ -81,7 +81,7 @@ export const recallTools = [
     output: outputShape({ consolidations: z.array(z.looseObject({ consolidation_id: str })), has_more: z.boolean(), next_before: str }),
     annotations: READ_ONLY,
     handler: (args, { core, caller }) =>
-      core.recall.historyList(caller, { space_id: args.space_id, limit: args.limit, ...(args.before ? { before: args.before } : {}) }),
+      core.history.list(caller, { space_id: args.space_id, limit: args.limit, ...(args.before ? { before: args.before } : {}) }),
   }),
   defineTool({
     name: 'history_read',
@@ -93,7 +93,7 @@ export const recallTools = [
     input: { space_id: spaceId, consolidation_id: z.string().describe('see history_list') },
     output: outputShape({ consolidation: obj, notes: z.array(note), preimages: z.array(preimage), total: int }),
     annotations: READ_ONLY,
-    handler: (args, { core, caller }) => core.recall.historyRead(caller, args),
+    handler: (args, { core, caller }) => core.history.read(caller, args),
   }),
   defineTool({
     name: 'memory_forget',

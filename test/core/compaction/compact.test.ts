@@ -120,7 +120,7 @@ describe('compaction (core, memory driver, scripted model)', () => {
     assert.equal(hit?.source, 'bank_history');
     assert.equal(hit?.compaction_id, result.compaction_id);
     assert.deepEqual(hit?.path, ['Progress', 'History', 'Entry 1']);
-    const read = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: result.compaction_id as string });
+    const read = await core.history.read(owner, { space_id: 'proj', consolidation_id: result.compaction_id as string });
     assert.ok(read.preimages.some((section) => section.content.includes('quetzal')));
   });
 

@@ -66,7 +66,7 @@ async function findable(core: Core, word: string, consolidated: string): Promise
   const live = await core.notes.search(owner, { space_id: 'proj', query: word });
   for (const note of live.notes) found.push(`live_search:${note.filename}`);
   for (const note of (await core.notes.read(owner, { space_id: 'proj' })).notes) if (note.content.includes(word)) found.push(`live_read:${note.filename}`);
-  const history = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: consolidated });
+  const history = await core.history.read(owner, { space_id: 'proj', consolidation_id: consolidated });
   for (const note of history.notes) if (note.content.includes(word)) found.push(`history_read:${note.filename}`);
   // Asked about what the notes said, without the word itself (the answer names its query).
   const context = await core.recall.context(owner, { space_id: 'proj', query: 'password policy remark', max_tokens: 8000 });
@@ -133,7 +133,7 @@ describe('memory_forget', () => {
     assert.equal((await listKeys(storage, 'proj/_index/')).length > 0, true);
     assert.deepEqual(await keysHolding(storage, WORD), []);
     // The rest is untouched.
-    const others = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: s.consolidated });
+    const others = await core.history.read(owner, { space_id: 'proj', consolidation_id: s.consolidated });
     assert.deepEqual(
       others.notes.map((n) => n.filename),
       [s.consolidatedOther],
@@ -160,7 +160,7 @@ describe('memory_forget', () => {
     );
 
     // history_list shows the forget: who, why, how many, which consolidations; never the text.
-    const listed = await core.recall.historyList(owner, { space_id: 'proj' });
+    const listed = await core.history.list(owner, { space_id: 'proj' });
     const entry = listed.consolidations[0];
     assert.equal(entry?.kind, 'forget');
     assert.equal(entry?.action, 'forget');
@@ -245,7 +245,7 @@ describe('memory_forget', () => {
 
     const restored = await s.core.backups.restore(owner, { backup_id: purged?.backup_id as string, as: 'copy', confirm: true });
     assert.equal(restored.status, 'ok', 'every checksum verifies');
-    const copy = await s.core.recall.historyRead(owner, { space_id: 'copy', consolidation_id: s.consolidated });
+    const copy = await s.core.history.read(owner, { space_id: 'copy', consolidation_id: s.consolidated });
     assert.deepEqual(
       copy.notes.map((note) => note.filename),
       [s.consolidatedOther],
@@ -333,7 +333,7 @@ describe('memory_forget', () => {
         for (const key of await listKeys(s.storage, '_backups/')) assert.ok(!(await s.storage.get(key))?.body.includes(WORD), `${key} purged`);
         const [backup] = (await s.core.backups.list(owner, { space_id: 'proj' })).backups;
         assert.equal((await s.core.backups.restore(owner, { backup_id: backup?.backup_id as string, as: 'copy', confirm: true })).status, 'ok');
-        assert.equal((await s.core.recall.historyList(owner, { space_id: 'proj' })).consolidations.filter((c) => c.kind === 'forget').length, 1);
+        assert.equal((await s.core.history.list(owner, { space_id: 'proj' })).consolidations.filter((c) => c.kind === 'forget').length, 1);
       }
     });
   }

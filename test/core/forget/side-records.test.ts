@@ -106,7 +106,7 @@ describe('forget, beside the notes', () => {
     const holding = await consolidate();
     await note('The export runs nightly.');
     const later = await consolidate();
-    const read = (cid: string) => core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: cid });
+    const read = (cid: string) => core.history.read(owner, { space_id: 'proj', consolidation_id: cid });
     assert.ok(holds((await read(later)).consolidation), 'the later record carries the synthesis forward');
 
     const preview = await core.forget.forget(owner, { space_id: 'proj', refs: [target] });

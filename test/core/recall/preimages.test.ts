@@ -134,13 +134,13 @@ describe('pre-images in memory_search', () => {
       ),
       warnings.join('\n'),
     );
-    const listed = await core.recall.historyList(owner, { space_id: 'proj' });
+    const listed = await core.history.list(owner, { space_id: 'proj' });
     assert.deepEqual(
       listed.consolidations.slice(0, 2).map((entry) => entry.consolidation_id),
       [damaged, CID],
       'history_list still lists it (from its record)',
     );
-    await assert.rejects(core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: damaged }), (error) => isLiveMemError(error, 'storage_error'));
+    await assert.rejects(core.history.read(owner, { space_id: 'proj', consolidation_id: damaged }), (error) => isLiveMemError(error, 'storage_error'));
 
     await storage.put(`proj/history/${damaged}/preimages.json`, good?.body as Buffer);
     const repaired = await core.recall.search(owner, { space_id: 'proj', query: 'kingfisher dashboard' });
@@ -151,7 +151,7 @@ describe('pre-images in memory_search', () => {
 describe('pre-images in history_list and history_read', () => {
   it('lists each entry with its kind: a consolidation its notes, a compaction its files and pre-images', async () => {
     const { core } = await compacted();
-    const { consolidations } = await core.recall.historyList(owner, { space_id: 'proj' });
+    const { consolidations } = await core.history.list(owner, { space_id: 'proj' });
     const [compaction, consolidation] = consolidations;
     assert.equal(compaction?.kind, 'compaction');
     assert.equal(compaction?.preimages_count, 1);
@@ -160,12 +160,12 @@ describe('pre-images in history_list and history_read', () => {
     assert.equal(consolidation?.kind, 'consolidation', 'a record without kind is a consolidation');
     assert.equal(consolidation?.notes_count, 1);
 
-    const read = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: CID });
+    const read = await core.history.read(owner, { space_id: 'proj', consolidation_id: CID });
     assert.equal(read.consolidation.kind, 'compaction');
     assert.deepEqual(read.notes, []);
     assert.deepEqual(read.preimages, [{ filename: 'progress.md', path: ['Progress', 'Done'], content: DONE }]);
     assert.equal(read.total, 1);
-    const older = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: consolidation?.consolidation_id as string });
+    const older = await core.history.read(owner, { space_id: 'proj', consolidation_id: consolidation?.consolidation_id as string });
     assert.equal(older.notes.length, 1);
     assert.deepEqual(older.preimages, []);
   });

@@ -106,7 +106,7 @@ describe('memory_search', () => {
     assert.equal(history.level, 0);
     assert.match(history.ref, /^\d{8}T\d{6}_(cline|claude)_(decision|observation)_\w+\.md$/);
     assert.ok(history.consolidation_id);
-    const record = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: history.consolidation_id });
+    const record = await core.history.read(owner, { space_id: 'proj', consolidation_id: history.consolidation_id });
     assert.ok(record.notes.some((note) => note.filename === history.ref));
 
     const live = (await core.recall.search(owner, { space_id: 'proj', query: 'authentication refresh', limit: 3 })).results[0];
@@ -319,21 +319,21 @@ describe('memory_context', () => {
 describe('history', () => {
   it('lists consolidations newest first, page by page, and reads one', async () => {
     const { core } = await project();
-    const first = await core.recall.historyList(owner, { space_id: 'proj', limit: 2 });
+    const first = await core.history.list(owner, { space_id: 'proj', limit: 2 });
     assert.equal(first.consolidations.length, 2);
     assert.ok(first.has_more);
     assert.ok((first.consolidations[0]?.consolidation_id as string) > (first.consolidations[1]?.consolidation_id as string));
     assert.equal(first.consolidations[0]?.notes_count, 12);
-    const rest = await core.recall.historyList(owner, { space_id: 'proj', limit: 10, before: first.next_before as string });
+    const rest = await core.history.list(owner, { space_id: 'proj', limit: 10, before: first.next_before as string });
     assert.equal(rest.consolidations.length, 3);
     assert.equal(rest.has_more, false);
-    const one = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: rest.consolidations[2]?.consolidation_id as string });
+    const one = await core.history.read(owner, { space_id: 'proj', consolidation_id: rest.consolidations[2]?.consolidation_id as string });
     assert.equal(one.notes.length, 12);
     assert.match(one.notes[0]?.content ?? '', /^Fact 0:/);
-    await assert.rejects(core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: '20260101T000000-zzzzzz' }), (error) =>
+    await assert.rejects(core.history.read(owner, { space_id: 'proj', consolidation_id: '20260101T000000-zzzzzz' }), (error) =>
       isLiveMemError(error, 'not_found'),
     );
-    await assert.rejects(core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: '../x' }), (error) => isLiveMemError(error, 'invalid_input'));
+    await assert.rejects(core.history.read(owner, { space_id: 'proj', consolidation_id: '../x' }), (error) => isLiveMemError(error, 'invalid_input'));
   });
 
   it('checks permissions like every tool', async () => {
@@ -341,7 +341,7 @@ describe('history', () => {
     const stranger = { agent: 'x', permissions: new Set(['read'] as const), spaces: new Set(['other']), canChooseAgent: false };
     await assert.rejects(core.recall.search(stranger, { space_id: 'proj', query: 'x' }), (error) => isLiveMemError(error, 'forbidden'));
     await assert.rejects(core.recall.context(stranger, { space_id: 'proj' }), (error) => isLiveMemError(error, 'forbidden'));
-    await assert.rejects(core.recall.historyList(stranger, { space_id: 'proj' }), (error) => isLiveMemError(error, 'forbidden'));
+    await assert.rejects(core.history.list(stranger, { space_id: 'proj' }), (error) => isLiveMemError(error, 'forbidden'));
   });
 
   it('leaves out a bank file put by hand under a name no key may hold, instead of failing the search and the consolidation', async () => {

@@ -69,7 +69,7 @@ describe('corrections by people, recorded as revisions', () => {
     assert.equal(changed.status, 'ok');
     assert.equal(await text(storage, 'proj/bank/decisions.md'), '# Decisions\n\n- use SQLite (Postgres was a hallucination)\n');
 
-    const history = await core.recall.historyList(owner, { space_id: 'proj' });
+    const history = await core.history.list(owner, { space_id: 'proj' });
     const [newest, first] = history.consolidations;
     assert.equal(newest?.kind, 'revision');
     assert.equal(newest?.consolidation_id, changed.revision_id);
@@ -77,7 +77,7 @@ describe('corrections by people, recorded as revisions', () => {
     assert.equal(newest?.by, owner.agent);
     assert.equal(newest?.reason, 'the model invented Postgres');
     assert.equal(first?.consolidation_id, created.revision_id);
-    const entry = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: changed.revision_id });
+    const entry = await core.history.read(owner, { space_id: 'proj', consolidation_id: changed.revision_id });
     assert.deepEqual(entry.preimages, [{ filename: 'decisions.md', path: [], content: '# Decisions\n\n- use Postgres\n' }]);
 
     // The earlier text is still found, told apart from the bank's current text.
@@ -91,7 +91,7 @@ describe('corrections by people, recorded as revisions', () => {
     const reverted = await core.revisions.revert(owner, { space_id: 'proj', revision_id: changed.revision_id, confirm: true, reason: 'undo' });
     assert.equal(reverted.reverted, changed.revision_id);
     assert.equal(await text(storage, 'proj/bank/decisions.md'), '# Decisions\n\n- use Postgres\n', 'the exact previous text');
-    const again = await core.recall.historyList(owner, { space_id: 'proj' });
+    const again = await core.history.list(owner, { space_id: 'proj' });
     assert.equal(again.consolidations[0]?.action, 'revert');
     assert.equal(again.consolidations[0]?.reverts, changed.revision_id);
 
@@ -157,7 +157,7 @@ describe('corrections by people, recorded as revisions', () => {
     });
     assert.equal((await core.spaces.rules(owner, { space_id: 'proj' })).version, updated.version);
     await assert.rejects(core.revisions.updateRules(owner, { space_id: 'proj', rules: '# Other\n', if_match: before.version }), refusedWith('conflict'));
-    const entry = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: updated.revision_id });
+    const entry = await core.history.read(owner, { space_id: 'proj', consolidation_id: updated.revision_id });
     assert.equal((entry.consolidation.revision as { rules: { before: string } }).rules.before, before.rules);
     await core.revisions.revert(owner, { space_id: 'proj', revision_id: updated.revision_id, confirm: true });
     assert.equal(await text(storage, 'proj/_rules.md'), before.rules);

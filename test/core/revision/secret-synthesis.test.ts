@@ -59,13 +59,13 @@ describe('a correction that says it removed a secret', () => {
       reason: 'a password',
     });
     assert.equal(written.secret, true);
-    const history = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: written.revision_id });
+    const history = await core.history.read(owner, { space_id: 'proj', consolidation_id: written.revision_id });
     assert.deepEqual(
       history.preimages.map((p) => p.content),
       ['# Infra\n\n- cache: redis\n[redacted: removed as a secret by a correction]\n- deploy: friday\n'],
     );
     assert.deepEqual(await keptElsewhere(storage), [], 'the secret is kept nowhere');
-    const listed = await core.recall.historyList(owner, { space_id: 'proj' });
+    const listed = await core.history.list(owner, { space_id: 'proj' });
     assert.equal((listed.consolidations[0] as { secret?: boolean }).secret, true);
     const search = await core.recall.search(owner, { space_id: 'proj', query: 'cache password', limit: 20 });
     assert.ok(!JSON.stringify(search).includes(SECRET));
@@ -81,7 +81,7 @@ describe('a correction that says it removed a secret', () => {
     const { core, storage } = await setup();
     await core.revisions.write(owner, { space_id: 'proj', filename: 'keys.md', content: `# Keys\n\n${SECRET}\n` });
     const deleted = await core.revisions.delete(owner, { space_id: 'proj', filename: 'keys.md', confirm: true, secret: true });
-    const history = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: deleted.revision_id });
+    const history = await core.history.read(owner, { space_id: 'proj', consolidation_id: deleted.revision_id });
     assert.deepEqual(
       history.preimages.map((p) => p.content),
       ['[redacted: removed as a secret by a correction]\n\n[redacted: removed as a secret by a correction]\n'],
@@ -112,10 +112,7 @@ describe('the synthesis, corrected as a bank file (_synthesis.md)', () => {
     const consolidated = (await core.consolidation.consolidate(owner, { space_id: 'proj' })).consolidations?.[0] as string;
     const read = await core.bank.read(owner, { space_id: 'proj', filename: '_synthesis.md' });
     assert.match(read.content, new RegExp(SECRET));
-    assert.match(
-      JSON.stringify((await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: consolidated })).consolidation),
-      new RegExp(SECRET),
-    );
+    assert.match(JSON.stringify((await core.history.read(owner, { space_id: 'proj', consolidation_id: consolidated })).consolidation), new RegExp(SECRET));
 
     const edited = await core.revisions.write(owner, {
       space_id: 'proj',
@@ -133,11 +130,11 @@ describe('the synthesis, corrected as a bank file (_synthesis.md)', () => {
     );
     assert.deepEqual(await keptElsewhere(storage), []);
     // The consolidation's record kept a copy of the synthesis it wrote: this process had read (cached) it, and shows it gone.
-    const history = await core.recall.historyRead(owner, { space_id: 'proj', consolidation_id: consolidated });
+    const history = await core.history.read(owner, { space_id: 'proj', consolidation_id: consolidated });
     const record = history.consolidation as unknown as Record<string, unknown>;
     assert.equal(record.synthesis, undefined);
     assert.deepEqual(record.synthesis_removed, { revision_id: edited.revision_id, at: (record.synthesis_removed as { at: string }).at });
-    const listed = await core.recall.historyList(owner, { space_id: 'proj' });
+    const listed = await core.history.list(owner, { space_id: 'proj' });
     assert.deepEqual(listed.consolidations[0]?.bank_files, [{ filename: '_synthesis.md', kind: 'updated' }]);
 
     // A stale version is refused; a revert puts back the earlier text (but for the secret).

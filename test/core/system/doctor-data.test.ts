@@ -123,7 +123,7 @@ describe('doctor: what the files hold', () => {
   it('a garbage record.json or notes.json: doctor errors; history list and recall leave only that consolidation out', async () => {
     await core.consolidation.consolidate(owner, { space_id: 'alpha' });
     await core.notes.write(owner, { space_id: 'alpha', category: 'progress', content: 'a live kiwi' });
-    const [cid] = (await fresh().recall.historyList(owner, { space_id: 'alpha' })).consolidations.map((c) => c.consolidation_id);
+    const [cid] = (await fresh().history.list(owner, { space_id: 'alpha' })).consolidations.map((c) => c.consolidation_id);
     assert.ok(cid);
     await storage.put('alpha/history/20200101T000000-zzzzzz/record.json', 'not json {');
     await storage.put('alpha/history/20200101T000000-zzzzzz/notes.json', '{"format": "live-mem-history-notes", "format_version": 1, "notes": []}');
@@ -135,7 +135,7 @@ describe('doctor: what the files hold', () => {
     assert.ok(history.some((finding) => /20200101T000000-zzzzzz\/record\.json is not valid JSON: `history list` leaves consolidation/.test(finding.message)));
     assert.ok(history.some((finding) => new RegExp(`${cid}/notes\\.json is not valid JSON: recall leaves out the 4 notes`).test(finding.message)));
 
-    const listed = await fresh().recall.historyList(owner, { space_id: 'alpha' });
+    const listed = await fresh().history.list(owner, { space_id: 'alpha' });
     assert.deepEqual(
       listed.consolidations.map((c) => c.consolidation_id),
       [cid],

@@ -88,7 +88,7 @@ export async function runSummaries(runDeps: RunDeps, settings: RunSettings): Pro
   await runDeps.corpus.sync(runDeps.spaceId);
   const deps: RunDeps = { ...runDeps, forgets: runDeps.corpus.forgotten(runDeps.spaceId).forgets };
   const { context, spaceId, calls } = deps;
-  const started = performance.now();
+  const started = context.monotonic();
   const result: SummariesResult = {
     status: 'ok',
     space_id: spaceId,
@@ -206,7 +206,7 @@ export async function runSummaries(runDeps: RunDeps, settings: RunSettings): Pro
       result.llm_completion_tokens = calls.usage.completionTokens;
       result.llm_tokens_used = calls.usage.promptTokens + calls.usage.completionTokens;
     }
-    result.duration_seconds = Math.round(performance.now() - started) / 1000;
+    result.duration_seconds = Math.round(context.monotonic() - started) / 1000;
   }
   result.unchanged = result.levels.reduce((sum, level) => sum + level.unchanged, 0);
   if (failures.length > 0) result.failures = failures.slice(0, 50);
