@@ -135,7 +135,7 @@ export function createJobs<Progress extends { phase: string }, Result extends { 
       const onProgress = (event: Progress) => {
         onProgressToo?.(event);
         record.progress = event;
-        const time = Date.now();
+        const time = context.monotonic();
         if (event.phase === lastPhase && time - lastWrite < PROGRESS_WRITE_MS) return;
         lastWrite = time;
         lastPhase = event.phase;
