@@ -3,6 +3,12 @@
 // module already uses it. Sized here, before anything loads, 16 threads let concurrent fsyncs share
 // journal commits (imports and pipelined notes run about three times faster than with the default 4).
 process.env.UV_THREADPOOL_SIZE ??= '16';
+// On Node 20 the AWS SDK prints, as its S3 client is made, that its releases after January 2027 need
+// Node 22: onto an MCP client's stderr, where nobody can act on it (`live-mem doctor` says once that
+// Node 20 is past its end of life). The SDK takes that setting from the environment only, no client
+// option: a process-wide setting, so the process's entry sets it, not the driver (a library's host
+// keeps its own say).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 // The Node.js lines live-mem is built and tested on (package.json `engines`, README "Node.js versions").
 // Older ones lack what its dependencies use: refused. Others (an odd release, a line newer than CI
 // covers) may well work: one line says so, on stderr (stdout is the protocol), and it goes on.

@@ -117,8 +117,12 @@ export const DEFAULT_INDEX_MEMORY_MB = 512;
 /** Everything the core needs from outside, injected so tests control time, randomness and storage (core.ts makes one). */
 export interface CoreContext {
   storage: StorageDriver;
+  /** The time of day: every timestamp and every expiry the core writes or compares (core.ts defines the default). */
   clock: () => Date;
-  /** Milliseconds on a clock that never goes back (performance.now by default): intervals and pauses, never dates. */
+  /**
+   * Milliseconds from an arbitrary origin that never goes back (the default is the process's monotonic clock): durations,
+   * waits and throttles, which a wall clock set back or forward (NTP, a test's clock) would stretch or cut.
+   */
   monotonic: () => number;
   /** Random part of note ids: 6 characters of [0-9a-z]. */
   randomId: () => string;

@@ -199,6 +199,7 @@ export function createContext(options: CoreOptions): CoreContext {
   const context: Omit<CoreContext, 'spend'> & { spend?: SpendLedger } = {
     storage: options.storage,
     freshStat: createFreshStat(options.storage),
+    // The core's one wall clock and one monotonic clock: everything else reads these (test/core/clock.test.ts).
     clock: options.clock ?? (() => new Date()),
     monotonic: options.monotonic ?? (() => performance.now()),
     randomId: options.randomId ?? customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 6),

@@ -21,8 +21,18 @@ export interface JobRecord<Progress, Result> {
   updated_at: string;
   runner: string;
   progress: Progress | null;
-  result: Result | null;
+  /** The work's result once it ended; a `JobFailure` when it threw instead of answering one. */
+  result: Result | JobFailure | null;
   [field: string]: unknown;
+}
+
+/** How a job's work may end: its result's status becomes the job's state. */
+export type JobOutcome = 'ok' | 'partial' | 'error';
+
+/** What a job records when its work threw: no result of the work's own type exists, only the error. */
+export interface JobFailure {
+  status: 'error';
+  message: string;
 }
 
 /** Work that holds its lease and is ready to run: what `begin` of a service returns. */
@@ -45,7 +55,7 @@ const PROGRESS_WRITE_MS = 1_000;
 /** Job records kept per space and kind. */
 const KEEP_JOBS = 50;
 
-export function createJobs<Progress extends { phase: string }, Result extends { status: string }>(context: CoreContext, kind: JobKind) {
+export function createJobs<Progress extends { phase: string }, Result extends { status: JobOutcome }>(context: CoreContext, kind: JobKind) {
   const { storage } = context;
   const running = new Set<Promise<unknown>>();
   const keyOf = (spaceId: string, jobId: string) => `${kind.folder(spaceId)}${jobId}.json`;
@@ -135,7 +145,7 @@ export function createJobs<Progress extends { phase: string }, Result extends { 
       const onProgress = (event: Progress) => {
         onProgressToo?.(event);
         record.progress = event;
-        const time = Date.now();
+        const time = context.monotonic();
         if (event.phase === lastPhase && time - lastWrite < PROGRESS_WRITE_MS) return;
         lastWrite = time;
         lastPhase = event.phase;
@@ -144,11 +154,12 @@ export function createJobs<Progress extends { phase: string }, Result extends { 
       };
       const work = (async () => {
         try {
-          record.result = await started.run(onProgress);
-          record.state = record.result.status as JobRecord<Progress, Result>['state'];
+          const result = await started.run(onProgress);
+          record.result = result;
+          record.state = result.status;
         } catch (error) {
           record.state = 'error';
-          record.result = { status: 'error', message: error instanceof Error ? error.message : String(error) } as unknown as Result;
+          record.result = { status: 'error', message: error instanceof Error ? error.message : String(error) };
         } finally {
           await started.release();
           record.updated_at = isoSeconds(context.clock());
@@ -192,4 +203,4 @@ export function createJobs<Progress extends { phase: string }, Result extends { 
   };
 }
 
-export type Jobs<Progress extends { phase: string }, Result extends { status: string }> = ReturnType<typeof createJobs<Progress, Result>>;
+export type Jobs<Progress extends { phase: string }, Result extends { status: JobOutcome }> = ReturnType<typeof createJobs<Progress, Result>>;

@@ -1,7 +1,8 @@
+import { compareKeys } from './key-order.js';
 import type { ListOptions, ListPage, ObjectInfo, StorageDriver } from './types.js';
 
 /**
- * Pages a sorted key list the way S3 does: with a delimiter, keys below a sub-folder collapse into
+ * Pages a key list sorted in the contract's order (key-order.ts) the way S3 does: with a delimiter, keys below a sub-folder collapse into
  * one prefix entry; the cursor is the last key or prefix returned. Without a limit, one page holds all.
  */
 export function paginate(sortedKeys: readonly string[], prefix: string, options: ListOptions, describe: (key: string) => ObjectInfo): ListPage {
@@ -14,8 +15,8 @@ export function paginate(sortedKeys: readonly string[], prefix: string, options:
   let last: string | undefined;
   let more = false;
   for (const key of sortedKeys) {
-    if (options.cursor !== undefined && key <= options.cursor) continue;
-    if (options.startAfter !== undefined && key <= options.startAfter) continue;
+    if (options.cursor !== undefined && compareKeys(key, options.cursor) <= 0) continue;
+    if (options.startAfter !== undefined && compareKeys(key, options.startAfter) <= 0) continue;
     let entry = key;
     if (options.delimiter) {
       const slash = key.indexOf('/', prefix.length);

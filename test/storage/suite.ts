@@ -123,6 +123,28 @@ export function runStorageSuite(name: string, makeHarness: () => Promise<DriverH
       assert.deepEqual(await listKeys(driver, 'nothing-here/'), []);
     });
 
+    it('lists in UTF-8 byte order, not UTF-16: a character beyond U+FFFF after one from U+E000 up, in pages and after a key too', async () => {
+      // Bytes: a 61 < é C3 A9 < ！ EF BC 81 < 😀 F0 9F 98 80; UTF-16 puts 😀 (D83D DE00) before ！ (FF01).
+      const order = ['bo/a.md', 'bo/é.md', 'bo/！.md', 'bo/😀.md', 'bo/😀/x.md'];
+      for (const key of [...order].reverse()) await driver.put(key, 'x');
+      assert.deepEqual(await listKeys(driver, 'bo/'), order);
+      const paged: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await driver.list('bo/', { limit: 1, ...(cursor ? { cursor } : {}) });
+        paged.push(...page.objects.map((o) => o.key));
+        cursor = page.cursor;
+      } while (cursor);
+      assert.deepEqual(paged, order);
+      assert.deepEqual(await listKeys(driver, 'bo/', { startAfter: 'bo/！.md' }), ['bo/😀.md', 'bo/😀/x.md']);
+      const shallow = await driver.list('bo/', { delimiter: '/' });
+      assert.deepEqual(
+        shallow.objects.map((o) => o.key),
+        order.slice(0, 4),
+      );
+      assert.deepEqual(shallow.prefixes, ['bo/😀/']);
+    });
+
     it('lists from after a given key (startAfter), page by page', async () => {
       for (const key of ['sa/20260101_a.md', 'sa/20260102_b.md', 'sa/20260103_c.md', 'sa/20260104_d.md']) await driver.put(key, 'x');
       const after = (startAfter: string) => listKeys(driver, 'sa/', { startAfter });

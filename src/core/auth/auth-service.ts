@@ -184,7 +184,7 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
         target.revoked_at ??= now;
         return { tokens, result: target };
       });
-      return { status: 'ok' as const, ...describe(record, Date.now()) };
+      return { status: 'ok' as const, ...describe(record, context.clock().getTime()) };
     },
 
     async update(caller: Caller, input: { token: string; permissions?: string; space_ids?: string; add_space_ids?: string; remove_space_ids?: string }) {
@@ -218,7 +218,7 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
         target.space_ids = spaceIds;
         return { tokens, result: target };
       });
-      return { status: 'ok' as const, ...describe(record, Date.now()) };
+      return { status: 'ok' as const, ...describe(record, context.clock().getTime()) };
     },
 
     async delete(caller: Caller, input: { token: string }) {

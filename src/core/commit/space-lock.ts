@@ -40,7 +40,7 @@ export async function lockSpace(
   options: { waitMs?: number; waitFor?: (holder: string) => boolean } = {},
 ): Promise<SpaceLock> {
   const ttlMs = context.consolidation.leaseTtlMs;
-  const deadline = Date.now() + (options.waitMs ?? 0);
+  const deadline = context.monotonic() + (options.waitMs ?? 0);
   let lease: Lease | undefined;
   for (let attempt = 0; !lease; attempt++) {
     try {
@@ -52,7 +52,7 @@ export async function lockSpace(
     } catch (error) {
       if (!isLiveMemError(error, 'conflict')) throw error;
       const what = String(error.data.holder ?? 'consolidation').split(':')[0] as string;
-      if (Date.now() >= deadline || (options.waitFor && !options.waitFor(what))) {
+      if (context.monotonic() >= deadline || (options.waitFor && !options.waitFor(what))) {
         throw new LiveMemError('conflict', `space '${spaceId}' is busy: a ${what} is already running`, { ...error.data, space_id: spaceId });
       }
       await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));

@@ -233,7 +233,7 @@ export function createAgentConsolidation(context: CoreContext, hooks: Consolidat
    * that its writer takes it out.
    */
   const submit = async (caller: Caller, input: { space_id: string; handle: string }, text: string): Promise<ConsolidationResult> => {
-    const started = performance.now();
+    const started = context.monotonic();
     const spaceId = await open(caller, input.space_id);
     const given = handleSpace(input.handle);
     if (given === undefined)
@@ -379,7 +379,7 @@ export function createAgentConsolidation(context: CoreContext, hooks: Consolidat
       llm_completion_tokens: 0,
       llm_tokens_used: 0,
       llm_calls: 0,
-      duration_seconds: Math.round(performance.now() - started) / 1000,
+      duration_seconds: Math.round(context.monotonic() - started) / 1000,
       windows: 1,
       consolidations: [record.id],
       retention: addToSummary(undefined, context.retention, retention.entries),

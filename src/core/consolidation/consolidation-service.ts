@@ -108,7 +108,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
   const run = async (caller: Caller, input: ConsolidateInput, llm: LlmClient, options: ConsolidateOptions, held: SpaceLock): Promise<ConsolidationResult> => {
     const spaceId = input.space_id;
     const keys = spaceKeys(spaceId);
-    const started = performance.now();
+    const started = context.monotonic();
     const result = emptyResult(spaceId);
     if (held.recovered) result.recovered = held.recovered;
     const warnings: string[] = [...held.warnings];
@@ -220,7 +220,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
       result.llm_completion_tokens = usage.reduce((sum, u) => sum + u.completionTokens, 0);
       result.llm_tokens_used = result.llm_prompt_tokens + result.llm_completion_tokens;
       result.llm_calls = usage.reduce((sum, u) => sum + u.calls, 0);
-      result.duration_seconds = Math.round(performance.now() - started) / 1000;
+      result.duration_seconds = Math.round(context.monotonic() - started) / 1000;
       if (warnings.length > 0) result.warnings = warnings;
     }
     progress('done', `${result.status}: ${result.notes_processed} notes consolidated in ${result.windows} window(s)`, selected.length);

@@ -115,15 +115,15 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
       return;
     }
     let seenAt = knownSpaces.get(spaceId);
-    if (seenAt === undefined || performance.now() - seenAt >= limits.knownSpaceMs) {
-      const sentAt = performance.now();
+    if (seenAt === undefined || context.monotonic() - seenAt >= limits.knownSpaceMs) {
+      const sentAt = context.monotonic();
       knownSpaces.delete(spaceId);
       await requireSpace(context, spaceId);
       knownSpaces.set(spaceId, sentAt);
       seenAt = sentAt;
     }
     await storage.put(key, body, { ifNoneMatch: '*', contentType: NOTE_TYPE });
-    if (performance.now() - seenAt < limits.knownSpaceMs) return;
+    if (context.monotonic() - seenAt < limits.knownSpaceMs) return;
     // A PUT that answered late: the space may have been deleted meanwhile.
     if (!(await storage.stat(spaceKeys(spaceId).meta))) {
       knownSpaces.delete(spaceId);

@@ -77,16 +77,16 @@ const causeOf = (error: unknown) => {
   const code = isLiveMemError(error) ? error.data.code : (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? CAUSES[code] : undefined;
 };
-const ms = (start: number): number => Math.round(performance.now() - start);
 
 export function createDoctor(context: CoreContext, deps: DoctorDeps) {
   const { storage } = context;
+  const ms = (start: number): number => Math.round(context.monotonic() - start);
 
   /** A write, a read and a delete of a probe object under _system/. */
   const checkStore = async (): Promise<Finding> => {
-    const key = `${SYSTEM_PREFIX}doctor/${context.randomId()}-${Date.now()}.probe`;
-    const body = `live-mem doctor probe ${new Date().toISOString()}`;
-    const start = performance.now();
+    const key = `${SYSTEM_PREFIX}doctor/${context.randomId()}-${context.clock().getTime()}.probe`;
+    const body = `live-mem doctor probe ${context.clock().toISOString()}`;
+    const start = context.monotonic();
     try {
       await storage.put(key, body, { contentType: 'text/plain' });
       const read = await storage.get(key);
@@ -121,7 +121,7 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
    */
   const checkConditionalWrites = async (): Promise<Finding> => {
     const check = 'conditional-writes';
-    const key = `${SYSTEM_PREFIX}doctor/${context.randomId()}-${Date.now()}.create-only`;
+    const key = `${SYSTEM_PREFIX}doctor/${context.randomId()}-${context.clock().getTime()}.create-only`;
     let verdict: string | undefined;
     try {
       if ((await storage.checkConditionalWrites?.()) === 'unsupported') verdict = 'the store accepts If-None-Match and ignores it';
@@ -259,7 +259,7 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
       };
     if (!client) return { check: what, status: 'ok', fixable: false, message: 'no embeddings endpoint configured: search is BM25 alone' };
     if (!client.ping) return { check: what, status: 'ok', fixable: false, message: `${client.label} (not checked: it cannot be without spending tokens)` };
-    const start = performance.now();
+    const start = context.monotonic();
     try {
       await client.ping(AbortSignal.timeout(CHECK_TIMEOUT_MS));
       return {

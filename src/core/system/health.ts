@@ -23,16 +23,16 @@ export interface HealthOptions {
 
 /** system_health: is the store reachable, is the model configured and reachable (without spending tokens). */
 export function createHealth(context: CoreContext) {
-  const started = Date.now();
+  const started = context.monotonic();
   let llmCheck: { at: number; result: Check } | undefined;
 
   const timed = async (run: (signal: AbortSignal) => Promise<unknown>): Promise<Check> => {
-    const start = performance.now();
+    const start = context.monotonic();
     try {
       await run(AbortSignal.timeout(CHECK_TIMEOUT_MS));
-      return { status: 'ok', latency_ms: Math.round((performance.now() - start) * 10) / 10 };
+      return { status: 'ok', latency_ms: Math.round((context.monotonic() - start) * 10) / 10 };
     } catch (error) {
-      return { status: 'error', latency_ms: Math.round(performance.now() - start), message: error instanceof Error ? error.message : String(error) };
+      return { status: 'error', latency_ms: Math.round(context.monotonic() - start), message: error instanceof Error ? error.message : String(error) };
     }
   };
 
@@ -48,9 +48,9 @@ export function createHealth(context: CoreContext) {
         fix,
       };
     if (!llm) return { status: 'missing', message: 'no model is configured: consolidation, compaction and summaries cannot run', fix };
-    if (llmCheck && Date.now() - llmCheck.at < LLM_CHECK_TTL_MS) return { ...llmCheck.result, cached: true };
+    if (llmCheck && context.monotonic() - llmCheck.at < LLM_CHECK_TTL_MS) return { ...llmCheck.result, cached: true };
     const result = { ...(await timed((signal) => llm.ping?.(signal) ?? Promise.resolve())), model: llm.label };
-    llmCheck = { at: Date.now(), result };
+    llmCheck = { at: context.monotonic(), result };
     return result;
   };
 
@@ -69,7 +69,7 @@ export function createHealth(context: CoreContext) {
       status: storage.status === 'ok' ? ('ok' as const) : ('error' as const),
       services,
       version: context.version,
-      uptime_seconds: Math.round((Date.now() - started) / 1000),
+      uptime_seconds: Math.round((context.monotonic() - started) / 1000),
       // Only spaces the caller may see are counted: a count must not reveal others' spaces.
       spaces_count: spaces.filter((id) => canAccessSpace(caller, id)).length,
     };

@@ -3,6 +3,7 @@ import { LiveMemError } from '../../shared/errors.js';
 import { normalizeKey, normalizePrefix } from '../../shared/keys.js';
 import { objectTooLarge, readLimit } from '../object-size.js';
 import type { ListOptions, ListPage, ObjectInfo, PutOptions, StorageDriver, StoredObject } from '../types.js';
+import { sortKeys } from '../key-order.js';
 import { paginate } from '../list.js';
 
 interface Entry {
@@ -67,7 +68,7 @@ export function createMemoryDriver(clock: () => Date = () => new Date()): Storag
 
     async list(prefix, options: ListOptions = {}): Promise<ListPage> {
       const normalized = normalizePrefix(prefix);
-      const keys = [...entries.keys()].filter((key) => key.startsWith(normalized)).sort();
+      const keys = sortKeys([...entries.keys()].filter((key) => key.startsWith(normalized)));
       return paginate(keys, normalized, options, (key) => info(key, entries.get(key) as Entry));
     },
 

@@ -156,9 +156,6 @@ export function createS3Driver(options: S3DriverOptions): S3StorageDriver {
       ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } }
       : {}),
   };
-  // live-mem supports Node 20; the SDK would print its Node-22 notice at every start, onto an MCP client's
-  // stderr where nobody can act on it. `live-mem doctor` says once that Node 20 is past its end of life.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const client = new S3Client({ ...base, maxAttempts, retryMode: 'standard' });
   // Conditional puts are not safely retryable by the SDK: a retry of a create that did land gets a 412
   // and would report a lost race. They go through this client and resolve doubtful outcomes themselves.

@@ -70,6 +70,25 @@ describe('tokens', () => {
     );
   });
 
+  it('states a token the same on the injected clock in list, update and revoke (an expiry in 2090: the wall clock would call it active)', async () => {
+    let now = Date.parse('2090-01-01T00:00:00Z');
+    const { core } = setup({ now: () => new Date(now) });
+    await core.auth.create(owner, { name: 'short', permissions: 'read', space_ids: 'a', expires_in_days: 1 });
+    await core.auth.create(owner, { name: 'other', permissions: 'read', space_ids: 'a', expires_in_days: 1 });
+    assert.equal((await core.auth.update(owner, { token: 'short', add_space_ids: 'b' })).state, 'active');
+    now += 2 * 86_400_000;
+    assert.deepEqual(
+      (await core.auth.list(owner)).tokens.map((t) => [t.name, t.state]),
+      [
+        ['short', 'expired'],
+        ['other', 'expired'],
+      ],
+    );
+    assert.equal((await core.auth.update(owner, { token: 'short', add_space_ids: 'c' })).state, 'expired');
+    assert.equal((await core.auth.revoke(owner, { token: 'other' })).state, 'revoked');
+    assert.equal((await core.auth.list(owner)).tokens[0]?.state, 'expired');
+  });
+
   it('updates permissions and spaces, by replacement or by deltas, naming a token by name or hash prefix', async () => {
     const { core } = setup();
     const created = await core.auth.create(owner, { name: 'w', permissions: 'read', space_ids: 'a' });

@@ -330,15 +330,19 @@ describe('consolidation: large backlogs, synthesis, concurrency', () => {
   });
 
   it('runs one consolidation per space at a time: a second caller gets conflict at once', async () => {
-    const { core } = await setup({ steps: [{ delayMs: 500, then: { reply: FIRST_PLAN } }] });
-    const first = core.consolidation.consolidate(owner, { space_id: 'proj' });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const started = Date.now();
+    // The first's model answers only once the second was refused: "at once" is "while the first still runs", not a time.
+    let answer!: () => void;
+    const refused = new Promise<void>((resolve) => (answer = resolve));
+    const { core, server } = await setup({ steps: [{ until: refused, then: { reply: FIRST_PLAN } }], consolidation: { timeoutMs: 600_000 } });
+    let firstEnded = false;
+    const first = core.consolidation.consolidate(owner, { space_id: 'proj' }).finally(() => (firstEnded = true));
+    while (server.requests.length === 0) await new Promise((resolve) => setImmediate(resolve)); // the first holds the lease: its model call is out
     await assert.rejects(
       core.consolidation.consolidate(owner, { space_id: 'proj' }),
       (e) => isLiveMemError(e, 'conflict') && /already running/.test(e.message),
     );
-    assert.ok(Date.now() - started < 400, 'at once');
+    assert.equal(firstEnded, false, 'refused while the first runs, not after it');
+    answer();
     assert.equal((await first).status, 'ok');
   });
 });
