@@ -53,7 +53,7 @@ export interface ForgetInfo {
   reason: string | null;
   /** Each note: its file name, the consolidation whose notes.json holds it (null: in live/ only). */
   notes: Array<{ filename: string; consolidation_id: string | null }>;
-  /** Rewrite the space's backups without them too (purge-backups.ts). */
+  /** Rewrite the space's backups without them too (forget/purge-backups.ts). */
   purge_backups?: boolean;
 }
 
