@@ -27,7 +27,7 @@ const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 export const MAX_RECORD_NOTES = 1_000_000;
 const MAX_RECORD_WRITES = 10_000;
 const MAX_RECORD_PREIMAGES = 1_000_000;
-/** A consolidation id: `{YYYYMMDDTHHMMSS}-{random}` today; any safe folder name is accepted. */
+/** A history id: `{YYYYMMDDTHHMMSS}-{random}` today; any safe folder name is accepted. */
 export const RECORD_ID = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
 
 /** Reads the space's pending record and checks it; storage errors are thrown (the record stays pending). */
@@ -76,9 +76,9 @@ function parseRecord(raw: unknown, spaceId: string, kinds: CommitKinds): CommitR
     }
     // The plan's rules; and the name as stored, in bytes (a name NFC shortens may be decomposed here).
     // A deletion may name any file a bank holds (a `CON.md` an older version wrote is removed like any other).
-    // The synthesis's name is no bank file's: the kinds that may write it say so (checkBankWrites refuses it).
+    // The synthesis's name is no bank file's: the record's kind says whether it may write it (checkBankWrites refuses it).
     if (write.filename === SYNTHESIS_FILE) {
-      // the synthesis, written or deleted by a person (revision/targets.ts)
+      // checked by the record's kind
     } else if (write.kind === 'deleted') {
       if (!isStoredBankFilename(String(write.filename))) throw invalid(`it deletes ${quoteName(write.filename)}, which is no bank file name`);
     } else validateBankFilename(String(write.filename));
