@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { MAX_FILE_LINES, MAX_FUNCTION_LINES, sizeBreaches } from './helpers/code-size.js';
-import { importCircles, importEdges, orderBreaches, roomOf, sourceFiles as sourcesUnder } from './helpers/import-graph.js';
+import { type ImportEdge, importCircles, importEdges, orderBreaches, roomOf, sourceFiles as sourcesUnder } from './helpers/import-graph.js';
 
 const SRC = fileURLToPath(new URL('../src', import.meta.url));
 
@@ -45,19 +45,44 @@ const FLOORS: string[][] = [
   ['shared/'], // errors, key guards, logging, concurrency: nothing local
   ['storage/', 'llm/', 'search/', 'config/'], // the driver contract and drivers; the chat port, a reply's JSON; the full-text engine; settings
   ['core/markdown/', 'core/redact/', 'core/retention/'], // the Markdown section model; secrets in text; what a rewrite kept of a text
-  ['core/*'], // the base: the context, the caller, the store's layout and names, a space's meta, the prompt fence
+  ['core/*'], // the base: the context, the caller, the store's layout and names, a backup's manifest, a space's meta, the prompt fence
   ['core/auth/', 'core/derived/', 'core/spend/', 'core/model-output/'], // tokens; summaries as stored; spend and caps; the gate of a model's text
-  ['core/commit/'], // the commit protocol: lease, pending record, roll-forward per kind, history, section-edit applier
+  ['core/commit/'], // the commit protocol: lease, pending record, the kinds' interface, roll-forward steps, history, section-edit applier
   ['core/jobs.ts', 'core/bank/', 'core/note/'], // background job records; the bank; notes, written and read
   ['core/consolidation/', 'core/compaction/', 'core/revision/', 'core/recall/', 'core/history/', 'core/space/'], // the services
   ['core/backup/', 'core/system/'], // backups (a space claimed as it is restored); doctor and health, over everything
-  ['core/forget/'], // a person's forget: finds notes by search, in backups, and commits
+  ['core/forget/'], // a person's forget: finds notes by search, in backups, commits, and rolls forward (backups purged, jobs scrubbed)
   ['core/core.ts'], // the composition
   ['http/'], // the HTTP front door: listening, Host/Origin guards, limits, mounts; no MCP, no core
   ['index.ts', 'mcp/'], // the library's entry; the MCP server
   ['ui/'], // the web viewer
   ['cli/'], // the composition root
 ];
+
+/**
+ * The clients of the commit room (STYLE.md, "One mechanism, one room"): the kinds of commit and the
+ * features that take the space's lease. The room knows them only through the interface each registers
+ * (core/commit/kind.ts), never by an import; type-only imports count.
+ */
+const COMMIT_CLIENTS = [
+  'core/consolidation/',
+  'core/compaction/',
+  'core/revision/',
+  'core/forget/',
+  'core/backup/',
+  'core/note/',
+  'core/space/',
+  'core/system/',
+  'core/recall/',
+  'core/core.ts',
+];
+
+/** Each import from core/commit/ into one of its clients, as `from → to`. */
+function commitRoomBreaches(edges: readonly ImportEdge[]): string[] {
+  return edges
+    .filter(({ from, to }) => from.startsWith('core/commit/') && COMMIT_CLIENTS.some((client) => to.startsWith(client)))
+    .map(({ from, to }) => `${from} → ${to}`);
+}
 
 /** Third-party packages confined to one folder. */
 const CONFINED: Array<[RegExp, string]> = [
@@ -167,6 +192,22 @@ describe('architecture', () => {
     const uiServing = importEdges(SRC).filter(({ from, to }) => from.startsWith('ui/') && /^mcp\/(http|shared-transport)/.test(to));
     assert.deepEqual(uiServing, []);
     assert.ok(mayImport('ui/server.ts', 'http/listen.ts') && mayImport('mcp/http.ts', 'http/mount.ts'));
+  });
+
+  it('keeps the commit room ignorant of its clients: core/commit/ imports none of them (they register at core.ts)', () => {
+    assert.deepEqual(commitRoomBreaches(importEdges(SRC)), []);
+  });
+
+  it('catches a planted breach of the commit room rule (a synthetic edge list)', () => {
+    const planted = [
+      { from: 'core/commit/commit.ts', to: 'core/forget/roll-forward.ts', typeOnly: false },
+      { from: 'core/commit/record.ts', to: 'core/revision/targets.ts', typeOnly: true },
+      { from: 'core/commit/pending.ts', to: 'core/layout.ts', typeOnly: false },
+      { from: 'core/forget/commit-kind.ts', to: 'core/commit/kind.ts', typeOnly: true },
+    ];
+    assert.deepEqual(commitRoomBreaches(planted), ['core/commit/commit.ts → core/forget/roll-forward.ts', 'core/commit/record.ts → core/revision/targets.ts']);
+    // The floors say it too: a client stands above the room.
+    assert.equal(orderBreaches(planted, FLOORS).length, 2);
   });
 
   it('keeps consolidation a client of the commit layer: nothing in the core but its composition imports it', () => {

@@ -3,8 +3,13 @@ import { createBackupService } from './backup/backup-service.js';
 import { createBankService } from './bank/bank-service.js';
 import { createAutoCompaction } from './compaction/auto.js';
 import { createCompactionService } from './compaction/compaction-service.js';
+import { compactionCommit } from './compaction/commit-kind.js';
+import { registerCommitKinds } from './commit/kind.js';
+import { forgetCommit } from './forget/commit-kind.js';
 import { createForgetService } from './forget/forget-service.js';
+import { revisionCommit } from './revision/commit-kind.js';
 import { createRevisionService } from './revision/revision-service.js';
+import { consolidationCommit } from './consolidation/commit-kind.js';
 import { type ConsolidationHooks, createConsolidationService } from './consolidation/consolidation-service.js';
 import { createAgentConsolidation } from './consolidation/agent-plan.js';
 import { createConsolidationJobs } from './consolidation/jobs.js';
@@ -194,7 +199,13 @@ export interface CoreOptions {
   indexMemoryBytes?: number;
 }
 
-/** The context every part of the core is given: the options over the defaults, and the spend ledger made for it. */
+/**
+ * The kinds of commit the commit room finishes (commit/kind.ts): each client of the room registers
+ * here, and only here. The order is the one a refused record's message lists them in.
+ */
+export const commitKinds = () => registerCommitKinds([consolidationCommit, compactionCommit, revisionCommit, forgetCommit]);
+
+/** The context every part of the core is given: the options over the defaults, the kinds of commit, and the spend ledger made for it. */
 export function createContext(options: CoreOptions): CoreContext {
   const context: Omit<CoreContext, 'spend'> & { spend?: SpendLedger } = {
     storage: options.storage,
@@ -218,6 +229,7 @@ export function createContext(options: CoreOptions): CoreContext {
     fault: options.fault ?? (async () => undefined),
     version: options.version ?? '0.0.0',
     indexMemoryBytes: options.indexMemoryBytes ?? DEFAULT_INDEX_MEMORY_MB * 1024 * 1024,
+    commitKinds: commitKinds(),
   };
   context.spend = createSpendLedger(context as CoreContext);
   return context as CoreContext;

@@ -3,10 +3,9 @@ import { invalid, LiveMemError } from '../shared/errors.js';
 import { listAll } from '../storage/list.js';
 import type { Caller } from './caller.js';
 import type { CoreContext } from './context.js';
-import { toStamp } from './note-name.js';
+import { parseNoteName, toStamp } from './note-name.js';
 import { isoSeconds } from '../shared/time.js';
 import { forgottenSince } from './commit/history-record.js';
-import { withoutText } from './commit/scrub-jobs.js';
 
 /**
  * Background work whose state lives in the store (`{folder}/{job id}.json`), so any process sharing
@@ -204,3 +203,55 @@ export function createJobs<Progress extends { phase: string }, Result extends { 
 }
 
 export type Jobs<Progress extends { phase: string }, Result extends { status: JobOutcome }> = ReturnType<typeof createJobs<Progress, Result>>;
+
+/** Strings of a job record that are no text: ids, states, times, names of what ran. */
+const PLAIN_FIELDS = new Set([
+  'job_id',
+  'space_id',
+  'state',
+  'status',
+  'phase',
+  'started_at',
+  'updated_at',
+  'runner',
+  'strategy',
+  'consolidations',
+  'recovered',
+  'pending',
+  'id',
+  'action',
+]);
+/** What a forget leaves of a job record's words (messages, warnings, errors). */
+export const TEXT_REMOVED = '(removed by a forget: it may have quoted a forgotten note)';
+
+/**
+ * What a forget takes out of a job record (consolidations and summaries alike): the text it may quote
+ * of the forgotten notes. Applied by the forget as it rolls forward (forget/scrub-jobs.ts), and by a
+ * job saved after a forget it could have missed (forgetSince, above).
+ *
+ * A job record without the text it may hold of notes: its messages, warnings and errors (a refused
+ * plan's warning quotes the line it refused, a note's words) are replaced by TEXT_REMOVED; ids,
+ * states, times, counts and the names of notes not in `gone` stay, those in `gone` go. Generic over
+ * the record's shape (consolidation and summaries jobs alike, and fields added later): a string is
+ * kept only when it is known to be no text. Applied twice, it changes nothing more.
+ */
+export function withoutText(value: unknown, gone: ReadonlySet<string>, field = ''): unknown {
+  if (typeof value === 'string') {
+    if (PLAIN_FIELDS.has(field) || value === TEXT_REMOVED) return value;
+    return parseNoteName(value) !== null && !value.includes(' ') ? value : TEXT_REMOVED;
+  }
+  if (Array.isArray(value)) {
+    const kept: unknown[] = [];
+    for (const item of value) {
+      if (typeof item === 'string' && gone.has(item)) continue;
+      const clean = withoutText(item, gone, field);
+      if (clean === TEXT_REMOVED && kept[kept.length - 1] === TEXT_REMOVED) continue;
+      kept.push(clean);
+    }
+    return kept;
+  }
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withoutText(item, gone, key)]));
+  }
+  return value;
+}

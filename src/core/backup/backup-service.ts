@@ -10,7 +10,7 @@ import { BACKUPS_PREFIX, backupKeys, spaceKeys } from '../layout.js';
 import { requireSpace } from '../space-meta.js';
 import { checkBankFileSize, SPACE_ID_PATTERN, validateSpaceId } from '../validate.js';
 import { packArchive, readArchive, type ArchiveEntry } from './archive.js';
-import { MANIFEST_ENTRY, parseManifest, sha256, type Manifest, type ManifestFile } from './manifest.js';
+import { MANIFEST_ENTRY, parseManifest, sha256, type Manifest, type ManifestFile } from '../backup-manifest.js';
 import { importedBody, whyNotContent, whyNotMeta } from './space-content.js';
 import { manifestOf, readSpace, spacePaths, writeSpace } from './space-snapshot.js';
 import { tally, type TransferOptions } from './transfer-progress.js';

@@ -6,7 +6,7 @@ import type { Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { claimNewSpace } from '../space/claim.js';
-import { FORMAT, FORMAT_VERSION, sha256, type Manifest, type ManifestFile } from './manifest.js';
+import { FORMAT, FORMAT_VERSION, sha256, totalSize, type Manifest, type ManifestFile } from '../backup-manifest.js';
 import { internalState, whyNotContent } from './space-content.js';
 
 /**
@@ -57,7 +57,7 @@ export const manifestOf = (context: CoreContext, spaceId: string, description: s
   created_at: context.clock().toISOString(), // the archive's own record: ordered to the millisecond
   description,
   files,
-  total_size: files.reduce((sum, file) => sum + file.size, 0),
+  total_size: totalSize(files),
 });
 
 /**

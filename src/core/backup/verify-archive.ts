@@ -1,7 +1,7 @@
 import { invalid } from '../../shared/errors.js';
 import type { Limits } from '../context.js';
 import { readArchive, type ArchiveCaps } from './archive.js';
-import { MANIFEST_ENTRY, parseManifest, sha256, type Manifest } from './manifest.js';
+import { MANIFEST_ENTRY, parseManifest, sha256, type Manifest } from '../backup-manifest.js';
 import { whyNotContent, whyNotMeta } from './space-content.js';
 import { tally, type TransferOptions } from './transfer-progress.js';
 

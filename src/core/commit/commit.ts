@@ -1,17 +1,14 @@
-import { mapLimit } from '../../shared/concurrency.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
-import { listKeys } from '../../storage/list.js';
 import type { CoreContext } from '../context.js';
-import { SYNTHESIS_FILE, spaceKeys, isIndexFile } from '../layout.js';
-import { updateMeta } from '../space-meta.js';
-import { applyForget } from './forget.js';
-import { encodeHistoryNotes, encodeHistoryPreimages, type HistoryNote } from './history.js';
-import { recordWithoutSynthesis } from './history-record.js';
-import type { CommitRecord, FaultPoint } from './record.js';
+import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
+import { encodeHistoryPreimages } from './history.js';
+import { kindOf } from './kind.js';
+import type { CommitRecord } from './record.js';
 
 /**
  * The commit point: the record (record.ts) written create-only at `_consolidation/pending.json`; from
- * here on, applyCommit finishes it, in this run or the next holder of the space's lease (space-lock.ts).
+ * here on, its kind's roll-forward (kind.ts) finishes it, in this run or the next holder of the space's
+ * lease (space-lock.ts).
  */
 export async function writeCommit(context: CoreContext, record: CommitRecord): Promise<void> {
   try {
@@ -56,16 +53,19 @@ async function deleteOnce(context: CoreContext, key: string, expectedEtag: strin
 }
 
 /**
- * Rolls a committed record forward, by its kind: a consolidation (applyConsolidation), a compaction or
- * a revision (applyWithoutNotes), a forget (forget.ts). Safe to run any number of times. `bodies` are
- * the notes as the run that committed read them (absent when recovering): they spare reading them again.
+ * Rolls a committed record forward by its registered kind (kind.ts). Safe to run any number of times.
+ * A client may call its own roll-forward instead, to hand it what only it has (the notes a
+ * consolidation read, a forget's receipt).
  */
-export async function applyCommit(context: CoreContext, record: CommitRecord, bodies: ReadonlyMap<string, Buffer> = new Map()): Promise<void> {
-  if (record.kind === 'forget') {
-    await applyForget(context, record);
-    return;
-  }
-  const fault = (point: FaultPoint) => context.fault(point);
+export async function applyCommit(context: CoreContext, record: CommitRecord): Promise<void> {
+  await kindOf(context.commitKinds, record).rollForward(context, record);
+}
+
+/**
+ * The first step of a record that writes the bank: each file written or deleted, the synthesis and the
+ * rules, compare-and-swap against the versions read before the commit (a step done already is skipped).
+ */
+export async function applyWrites(context: CoreContext, record: CommitRecord): Promise<void> {
   const keys = spaceKeys(record.space_id);
   for (const write of record.writes) {
     // A correction may name the synthesis as it names a bank file (no bank file may take that name).
@@ -75,69 +75,24 @@ export async function applyCommit(context: CoreContext, record: CommitRecord, bo
   }
   if (record.synthesis) await writeOnce(context, keys.synthesis, record.synthesis.content, record.synthesis.expectedEtag, 'the synthesis');
   if (record.rules) await writeOnce(context, keys.rules, record.rules.content, record.rules.expectedEtag, 'the rules');
-  await fault('after-bank-writes');
-  if (record.kind === 'compaction' || record.kind === 'revision') return applyWithoutNotes(context, record);
-  return applyConsolidation(context, record, bodies);
+  await context.fault('after-bank-writes');
 }
 
-/** The rest of a consolidation: the meta's counters, its notes moved into history with its record, then out of live/. */
-async function applyConsolidation(context: CoreContext, record: CommitRecord, bodies: ReadonlyMap<string, Buffer>): Promise<void> {
-  const { storage } = context;
-  const fault = (point: FaultPoint) => context.fault(point);
-  const keys = spaceKeys(record.space_id);
-
-  await updateMeta(context, record.space_id, (meta) =>
-    meta.last_consolidation_id === record.id
-      ? meta
-      : {
-          ...meta,
-          last_consolidation: record.committed_at,
-          last_consolidation_id: record.id,
-          consolidation_count: meta.consolidation_count + 1,
-          total_notes_processed: meta.total_notes_processed + record.notes.length,
-        },
-  );
-  await fault('after-meta');
-
-  // History before live/: a note is always in one place or both, never none. The record, written
-  // after the notes, says the history is complete; no note leaves live/ before it exists.
-  if (!(await storage.stat(keys.historyRecord(record.id)))) {
-    const notes = await mapLimit(record.notes, storage.parallelism, async (filename) => ({
-      filename,
-      body: bodies.get(filename) ?? (await storage.get(keys.note(filename)))?.body,
-    }));
-    const kept = notes.filter((note): note is HistoryNote => note.body !== undefined);
-    await storage.put(keys.historyNotes(record.id), encodeHistoryNotes(kept), { contentType: 'application/json' });
-    const { writes, ...summary } = record;
-    const historyRecord = { ...summary, bank_files: writes.map((w) => ({ filename: w.filename, kind: w.kind })) };
-    await storage.put(keys.historyRecord(record.id), `${JSON.stringify(historyRecord, null, 2)}\n`, { contentType: 'application/json' });
-  }
-  await fault('after-history');
-
-  await storage.deleteMany(record.notes.map((filename) => keys.note(filename)));
-  await fault('after-live-delete');
-  await storage.delete(keys.pending);
-}
-
-/** The rest of a compaction or a revision: its pre-images, then its record (last: it says the entry is complete). No note moves, no counters. */
-async function applyWithoutNotes(context: CoreContext, record: CommitRecord): Promise<void> {
+/**
+ * The last steps of a record that moves no note (a compaction, a correction): its pre-images, then its
+ * history record (last: it says the entry is complete), then the pending record removed. `entry` is
+ * what the kind adds to the history record; `first` runs before the entry is written, once the entry
+ * exists no more (the kind's own clean-up, idempotent too).
+ */
+export async function finishWithPreimages(
+  context: CoreContext,
+  record: CommitRecord,
+  options: { entry?: Record<string, unknown>; first?: () => Promise<void> } = {},
+): Promise<void> {
   const { storage } = context;
   const keys = spaceKeys(record.space_id);
   if (!(await storage.stat(keys.historyRecord(record.id)))) {
-    // A correction that took a secret out: the index snapshots hold the words of the bank (every process writes new ones).
-    if (record.revision?.secret) await storage.deleteMany((await listKeys(storage, keys.index)).filter(isIndexFile));
-    // A secret taken out of the synthesis: the records' copies holding it go first (idempotent: a copy gone stays gone).
-    for (const cid of record.revision?.synthesis_copies ?? []) {
-      const stored = await storage.get(keys.historyRecord(cid));
-      let raw: Record<string, unknown> | null = null;
-      try {
-        raw = stored ? (JSON.parse(stored.body.toString('utf8')) as Record<string, unknown>) : null;
-      } catch {
-        // damaged: doctor reports it
-      }
-      const next = raw ? recordWithoutSynthesis(raw, { revision_id: record.id, at: record.committed_at }) : null;
-      if (next) await storage.put(keys.historyRecord(cid), `${JSON.stringify(next, null, 2)}\n`, { contentType: 'application/json' });
-    }
+    await options.first?.();
     const sections = record.preimages ?? [];
     await storage.put(keys.historyPreimages(record.id), encodeHistoryPreimages(sections), { contentType: 'application/json' });
     const historyRecord = {
@@ -150,8 +105,7 @@ async function applyWithoutNotes(context: CoreContext, record: CommitRecord): Pr
       bank_files: record.writes.map((w) => ({ filename: w.filename, kind: w.kind })),
       metrics: record.metrics,
       preimages: sections.length,
-      ...(record.revision ? { revision: record.revision } : {}),
-      ...(record.retention ? { retention: record.retention } : {}),
+      ...options.entry,
     };
     await storage.put(keys.historyRecord(record.id), `${JSON.stringify(historyRecord, null, 2)}\n`, { contentType: 'application/json' });
   }

@@ -5,7 +5,7 @@ import { toStamp } from '../note-name.js';
 import { readRetention, retentionWithout, type RetentionEntry, type SectionRetention } from '../retention/record.js';
 import { DISPOSITION_STATUSES, type Disposition, type ProvenanceEntry, type RevisionInfo } from './record.js';
 
-/** `history/{id}/record.json`, as commit.ts writes it. */
+/** `history/{id}/record.json`, as the kinds of commit write it (kind.ts); its readers are many (recall, doctor, history tools). */
 export interface HistoryRecord {
   id: string;
   space_id: string;

@@ -6,8 +6,8 @@ import type { CoreContext } from '../context.js';
 import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { parseNoteName } from '../note-name.js';
 import { isStoredBankFilename, quoteName, validateBankFilename } from '../validate.js';
-import { checkRetention } from '../retention/record.js';
-import { type CommitRecord, DISPOSITION_STATUSES, type DispositionStatus } from './record.js';
+import type { CommitKinds } from './kind.js';
+import type { CommitRecord } from './record.js';
 
 /**
  * `_consolidation/pending.json` is input like any other: a store can be written by hand, restored,
@@ -24,21 +24,21 @@ export type PendingState =
 /** A record larger than this is no consolidation's: a plan's files all fit one model reply and the bank it read. */
 const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 /** Generous bounds on a record's lists, far past what a consolidation writes. */
-const MAX_RECORD_NOTES = 1_000_000;
+export const MAX_RECORD_NOTES = 1_000_000;
 const MAX_RECORD_WRITES = 10_000;
 const MAX_RECORD_PREIMAGES = 1_000_000;
-/** A consolidation id: `{YYYYMMDDTHHMMSS}-{random}` today; any safe folder name is accepted. */
-const RECORD_ID = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
+/** A history id: `{YYYYMMDDTHHMMSS}-{random}` today; any safe folder name is accepted. */
+export const RECORD_ID = /^[0-9A-Za-z][0-9A-Za-z_-]{0,99}$/;
 
 /** Reads the space's pending record and checks it; storage errors are thrown (the record stays pending). */
 export async function readPending(context: CoreContext, spaceId: string): Promise<PendingState> {
   const object = await context.storage.get(spaceKeys(spaceId).pending);
   if (!object) return { state: 'none' };
-  return checkPending(object.body, spaceId);
+  return checkPending(object.body, spaceId, context.commitKinds);
 }
 
-/** Checks a record stored in `spaceId`'s folder; never throws. */
-export function checkPending(body: Buffer, spaceId: string): PendingState {
+/** Checks a record stored in `spaceId`'s folder: what every record holds, then what its kind's does (kind.ts); never throws. */
+export function checkPending(body: Buffer, spaceId: string, kinds: CommitKinds): PendingState {
   let raw: unknown;
   try {
     if (body.length > MAX_RECORD_BYTES) throw invalid(`it is ${body.length} bytes, more than ${MAX_RECORD_BYTES}`);
@@ -47,7 +47,7 @@ export function checkPending(body: Buffer, spaceId: string): PendingState {
     } catch {
       throw invalid('it is not JSON');
     }
-    return { state: 'valid', record: parseRecord(raw, spaceId) };
+    return { state: 'valid', record: parseRecord(raw, spaceId, kinds) };
   } catch (error) {
     if (!isLiveMemError(error)) throw error;
     const id = isObject(raw) && typeof raw.id === 'string' && RECORD_ID.test(raw.id) ? raw.id : undefined;
@@ -55,29 +55,12 @@ export function checkPending(body: Buffer, spaceId: string): PendingState {
   }
 }
 
-function parseRecord(raw: unknown, spaceId: string): CommitRecord {
+function parseRecord(raw: unknown, spaceId: string, kinds: CommitKinds): CommitRecord {
   if (!isObject(raw)) throw invalid('it is not a JSON object');
-  const {
-    id,
-    space_id,
-    kind,
-    committed_at,
-    notes,
-    time_range,
-    writes,
-    synthesis,
-    metrics,
-    preimages,
-    rules,
-    revision,
-    provenance,
-    dispositions,
-    forget,
-    retention,
-  } = raw;
+  const { id, space_id, kind, committed_at, notes, time_range, writes, metrics } = raw;
   if (typeof id !== 'string' || !RECORD_ID.test(id)) throw invalid(`its id ${JSON.stringify(id)} is no consolidation id`);
-  if (kind !== undefined && kind !== 'consolidation' && kind !== 'compaction' && kind !== 'revision' && kind !== 'forget')
-    throw invalid(`its kind ${JSON.stringify(kind)} is not consolidation, compaction, revision or forget`);
+  const owner = kind === undefined || typeof kind === 'string' ? kinds.get(kind ?? 'consolidation') : undefined;
+  if (!owner) throw invalid(`its kind ${JSON.stringify(kind)} is not ${listed([...kinds.keys()])}`);
   if (space_id !== spaceId) throw invalid(`it names space ${JSON.stringify(space_id)}, but it is stored in '${spaceId}'`);
   if (typeof committed_at !== 'string' || Number.isNaN(Date.parse(committed_at))) throw invalid('its committed_at is no date');
   if (!Array.isArray(notes) || notes.length > MAX_RECORD_NOTES) throw invalid('its notes are not a list (or an endless one)');
@@ -88,15 +71,14 @@ function parseRecord(raw: unknown, spaceId: string): CommitRecord {
   if (!Array.isArray(writes) || writes.length > MAX_RECORD_WRITES) throw invalid('its writes are not a list (or an endless one)');
   const names = new Set<string>();
   for (const write of writes) {
-    const kinds = kind === 'revision' ? ['created', 'updated', 'deleted'] : ['created', 'updated'];
-    if (!isObject(write) || typeof write.content !== 'string' || !isStringOrNull(write.expectedEtag) || !kinds.includes(String(write.kind))) {
+    if (!isObject(write) || typeof write.content !== 'string' || !isStringOrNull(write.expectedEtag) || !WRITE_KINDS.includes(String(write.kind))) {
       throw invalid('one of its writes is malformed');
     }
     // The plan's rules; and the name as stored, in bytes (a name NFC shortens may be decomposed here).
     // A deletion may name any file a bank holds (a `CON.md` an older version wrote is removed like any other).
-    // A correction may name the synthesis (revision/targets.ts); nothing else may.
-    if (kind === 'revision' && write.filename === SYNTHESIS_FILE) {
-      // the synthesis, written or deleted by a person
+    // The synthesis's name is no bank file's: the record's kind says whether it may write it (checkBankWrites refuses it).
+    if (write.filename === SYNTHESIS_FILE) {
+      // checked by the record's kind
     } else if (write.kind === 'deleted') {
       if (!isStoredBankFilename(String(write.filename))) throw invalid(`it deletes ${quoteName(write.filename)}, which is no bank file name`);
     } else validateBankFilename(String(write.filename));
@@ -104,75 +86,37 @@ function parseRecord(raw: unknown, spaceId: string): CommitRecord {
     if (names.has(String(write.filename))) throw invalid(`it writes ${quoteName(write.filename)} twice`);
     names.add(String(write.filename));
   }
-  if (kind === 'forget') {
-    // Its id says what it is: every process finds forgets from a listing of history (history-record.ts).
-    if (!id.endsWith('-forget')) throw invalid(`it is a forget, but its id ${JSON.stringify(id)} does not end in -forget`);
-    checkForget(notes, writes, synthesis, preimages, forget);
-  } else if (kind === 'compaction') {
-    checkCompaction(notes, synthesis, preimages, names);
-  } else if (kind === 'revision') {
-    checkRevision(notes, synthesis, preimages, names, rules, revision);
-  } else {
-    if (!isObject(synthesis) || typeof synthesis.content !== 'string' || !isStringOrNull(synthesis.expectedEtag)) throw invalid('its synthesis is malformed');
-    if (preimages !== undefined) throw invalid('it holds pre-images, which only a compaction has');
-  }
-  if (kind !== 'revision' && (rules !== undefined || revision !== undefined)) throw invalid('it changes the rules, which only a revision does');
-  if (kind !== 'forget' && forget !== undefined) throw invalid('it forgets notes, which only a forget does');
-  if (kind === 'compaction' || kind === 'revision' || kind === 'forget') {
-    if (provenance !== undefined || dispositions !== undefined) throw invalid(`it is a ${kind}, but it cites notes`);
-  } else checkProvenance(provenance, dispositions, new Set(notes as string[]), names);
-  if (kind === 'revision' || kind === 'forget') {
-    if (retention !== undefined) throw invalid(`it is a ${kind}, but it has a retention check`);
-  } else checkRetention(retention, { kind: kind === 'compaction' ? 'compaction' : 'consolidation', notes: new Set(notes as string[]), written: names });
+  owner.verify(raw, names);
   if (!isObject(metrics)) throw invalid('its metrics are malformed');
   return raw as unknown as CommitRecord;
 }
 
-/** A revision moves no note and leaves the synthesis alone; its pre-images are whole files it writes; it says who and why. */
-function checkRevision(notes: unknown[], synthesis: unknown, preimages: unknown, written: ReadonlySet<string>, rules: unknown, revision: unknown): void {
-  if (notes.length > 0 || synthesis !== undefined) throw invalid('it is a revision, but it names notes or writes the synthesis');
-  checkCompaction([], undefined, preimages, written);
-  if ((preimages as Array<{ path: unknown[] }>).some((preimage) => preimage.path.length > 0)) throw invalid('a revision keeps whole files, not sections');
-  if (rules !== undefined && (!isObject(rules) || typeof rules.content !== 'string' || !isStringOrNull(rules.expectedEtag)))
-    throw invalid('its rules are malformed');
-  if (
-    !isObject(revision) ||
-    !['write', 'delete', 'rules', 'revert', 'normalize'].includes(String(revision.action)) ||
-    typeof revision.by !== 'string' ||
-    !isStringOrNull(revision.reason) ||
-    !Array.isArray(revision.files)
-  ) {
-    throw invalid('its revision (action, by, reason, files) is malformed');
+const WRITE_KINDS = ['created', 'updated', 'deleted'];
+
+/** `a, b or c`. */
+const listed = (names: string[]): string => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`);
+
+/**
+ * For the kinds that only create or update bank files (all but a person's correction): no deletion,
+ * no write of the synthesis's name. Throws `invalid_input`.
+ */
+export function checkBankWrites(writes: unknown): void {
+  for (const write of writes as Array<Record<string, unknown>>) {
+    if (write.kind === 'deleted') throw invalid('one of its writes is malformed');
+    validateBankFilename(String(write.filename));
   }
-  const copies = revision.synthesis_copies;
-  if (copies !== undefined && (!Array.isArray(copies) || !copies.every((cid) => typeof cid === 'string' && RECORD_ID.test(cid))))
-    throw invalid('its synthesis_copies are not history ids');
+}
+
+/** Refuses a field the record's kind never holds: `message` says which kind does. */
+export function refuseField(record: Readonly<Record<string, unknown>>, fields: readonly string[], message: string): void {
+  if (fields.some((field) => record[field] !== undefined)) throw invalid(message);
 }
 
 /**
- * A forget writes nothing but removes: it names each note (a note file name) and the consolidation
- * holding it (a history id, or null), says who and why, and has no writes, synthesis or pre-images.
+ * The pre-images of a record that keeps them (a compaction: sections; a correction: whole files):
+ * a list, each a section of a file the record writes. Throws `invalid_input`.
  */
-function checkForget(notes: unknown[], writes: unknown[], synthesis: unknown, preimages: unknown, forget: unknown): void {
-  if (notes.length > 0 || writes.length > 0 || synthesis !== undefined || preimages !== undefined)
-    throw invalid('it is a forget, but it moves notes, writes files or keeps pre-images');
-  if (!isObject(forget) || typeof forget.by !== 'string' || !isStringOrNull(forget.reason) || !Array.isArray(forget.notes) || forget.notes.length === 0)
-    throw invalid('its forget (by, reason, notes) is malformed');
-  if (forget.purge_backups !== undefined && typeof forget.purge_backups !== 'boolean') throw invalid('its purge_backups is no boolean');
-  if (forget.notes.length > MAX_RECORD_NOTES) throw invalid('it forgets an endless list of notes');
-  for (const note of forget.notes) {
-    const filename = isObject(note) ? note.filename : undefined;
-    if (typeof filename !== 'string' || !isPlainFileName(filename) || !parseNoteName(filename))
-      throw invalid(`it forgets ${quoteName(filename)}, which is no note file name`);
-    const cid = (note as Record<string, unknown>).consolidation_id;
-    if (cid !== null && (typeof cid !== 'string' || !RECORD_ID.test(cid))) throw invalid(`it names ${JSON.stringify(cid)}, which is no history id`);
-  }
-}
-
-/** A compaction moves no note and leaves the synthesis alone; its pre-images are sections of the files it writes. */
-function checkCompaction(notes: unknown[], synthesis: unknown, preimages: unknown, written: ReadonlySet<string>): void {
-  if (notes.length > 0) throw invalid('it is a compaction, but it names notes');
-  if (synthesis !== undefined) throw invalid('it is a compaction, but it writes the synthesis');
+export function checkPreimages(preimages: unknown, written: ReadonlySet<string>): void {
   if (!Array.isArray(preimages) || preimages.length > MAX_RECORD_PREIMAGES) throw invalid('its preimages are not a list (or an endless one)');
   for (const preimage of preimages) {
     if (
@@ -215,7 +159,7 @@ export async function listQuarantined(
   for (const key of await listKeys(context.storage, keys.quarantine)) {
     const object = await context.storage.get(key);
     if (!object) continue;
-    const state = checkPending(object.body, spaceId);
+    const state = checkPending(object.body, spaceId, context.commitKinds);
     const notes = state.state === 'valid' ? state.record.notes.length : 0;
     const id = state.state === 'valid' ? state.record.id : state.state === 'invalid' ? state.id : undefined;
     found.push({ key, id, notes, problem: state.state === 'invalid' ? state.problem : 'it was refused when it was found' });
@@ -223,40 +167,5 @@ export async function listQuarantined(
   return found;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isStringOrNull = (value: unknown): boolean => value === null || typeof value === 'string';
-const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
-
-/**
- * Checks a stored record's provenance and dispositions (a record is input); both are
- * optional (records written before they existed). Every note named must be one of the record's, every
- * file one it writes. Throws `invalid_input`.
- */
-export function checkProvenance(provenance: unknown, dispositions: unknown, notes: ReadonlySet<string>, written: ReadonlySet<string>): void {
-  if (provenance !== undefined) {
-    if (!Array.isArray(provenance) || provenance.length > 100_000) throw invalid('its provenance is not a list (or an endless one)');
-    for (const entry of provenance) {
-      if (!isObject(entry) || typeof entry.filename !== 'string' || !isStringList(entry.path) || !isStringList(entry.notes)) {
-        throw invalid('one of its provenance entries is malformed (filename, path, notes)');
-      }
-      if (!written.has(entry.filename)) throw invalid(`its provenance names ${JSON.stringify(entry.filename)}, a file it does not write`);
-      const stray = entry.notes.find((note) => !notes.has(note));
-      if (stray !== undefined) throw invalid(`its provenance cites ${JSON.stringify(stray)}, which is not one of its notes`);
-    }
-  }
-  if (dispositions !== undefined) {
-    if (!Array.isArray(dispositions) || dispositions.length > notes.size) throw invalid('its dispositions are not a list of its notes');
-    for (const entry of dispositions) {
-      if (
-        !isObject(entry) ||
-        !notes.has(String(entry.note)) ||
-        !DISPOSITION_STATUSES.includes(entry.status as DispositionStatus) ||
-        (entry.into !== undefined && !isStringList(entry.into)) ||
-        (entry.by !== undefined && typeof entry.by !== 'string') ||
-        (entry.reason !== undefined && typeof entry.reason !== 'string')
-      ) {
-        throw invalid('one of its dispositions is malformed, or names a note it does not hold');
-      }
-    }
-  }
-}
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isStringOrNull = (value: unknown): boolean => value === null || typeof value === 'string';

@@ -9,15 +9,15 @@ import type { RetentionEntry, SectionRetention } from '../retention/record.js';
  * meta, notes moved into history, the record removed — and every step is idempotent, so a run cut
  * short at any instant (kill -9 included) is finished by the next consolidation, with every note
  * consolidated exactly once and no edit applied twice (the record holds final contents, not edits).
- * A stored record is checked before it is applied (pending.ts); commit.ts rolls it forward, one
- * handler per kind.
+ * A stored record is checked before it is applied (pending.ts, then its kind's `verify`); its kind
+ * (kind.ts, registered by core.ts) rolls it forward, with the steps commit.ts offers.
  *
  * A compaction (core/compaction) commits the same way: `kind: 'compaction'`, no notes, no
  * synthesis, and the pre-images of the sections it rewrote, kept in history beside its record. So does
  * a person's correction (core/revision): `kind: 'revision'`, bank files written or deleted whole, the
  * rules perhaps, each file's previous text kept as a pre-image (its heading path empty: the whole file).
  * And so does a person's forget (core/forget): `kind: 'forget'`, no writes, the notes to remove and
- * where each is kept (forget.ts rolls it forward).
+ * where each is kept (forget/roll-forward.ts rolls it forward).
  */
 export interface CommitRecord {
   id: string;
@@ -53,7 +53,7 @@ export interface ForgetInfo {
   reason: string | null;
   /** Each note: its file name, the consolidation whose notes.json holds it (null: in live/ only). */
   notes: Array<{ filename: string; consolidation_id: string | null }>;
-  /** Rewrite the space's backups without them too (purge-backups.ts). */
+  /** Rewrite the space's backups without them too (forget/purge-backups.ts). */
   purge_backups?: boolean;
 }
 

@@ -13,7 +13,8 @@ import { requireSpace } from '../space-meta.js';
 import { validateSpaceId } from '../validate.js';
 import { parseBankRules } from '../bank/rules.js';
 import { bankBudget } from '../bank/budget.js';
-import { applyCommit, writeCommit } from '../commit/commit.js';
+import { writeCommit } from '../commit/commit.js';
+import { rollForwardConsolidation } from './commit-kind.js';
 import { lockSpace, PERSON_LEASE_WAIT_MS } from '../commit/space-lock.js';
 import { estimateTokens } from '../tokens.js';
 import { isoSeconds } from '../../shared/time.js';
@@ -351,7 +352,7 @@ export function createAgentConsolidation(context: CoreContext, hooks: Consolidat
     await held.stillHeld();
     await writeCommit(context, record);
     await context.fault('after-commit');
-    await applyCommit(context, record, new Map(window.names.map((name, i) => [name.filename, (window.bodies[i] as { body: Buffer }).body])));
+    await rollForwardConsolidation(context, record, new Map(window.names.map((name, i) => [name.filename, (window.bodies[i] as { body: Buffer }).body])));
     await dropClaim(context, spaceId, claim.handle);
     hooks.onCommitted?.(spaceId, {
       files: applied.writes.map((w) => ({ filename: w.filename, kind: w.kind })),

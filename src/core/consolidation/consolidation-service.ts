@@ -9,7 +9,8 @@ import { parseBankRules } from '../bank/rules.js';
 import { bankBudget } from '../bank/budget.js';
 import type { TextIndexEngine } from '../../search/types.js';
 import { createAnalyzer } from '../../search/analyze.js';
-import { applyCommit, writeCommit } from '../commit/commit.js';
+import { writeCommit } from '../commit/commit.js';
+import { rollForwardConsolidation } from './commit-kind.js';
 import { lockSpace, type SpaceLock } from '../commit/space-lock.js';
 import type { Plan } from './plan.js';
 import { planWindow } from './plan-window.js';
@@ -185,7 +186,7 @@ export function createConsolidationService(context: CoreContext, hooks: Consolid
         await writeCommit(context, record);
         committed = record.id;
         await context.fault('after-commit');
-        await applyCommit(context, record, new Map(window.map((w) => [w.name.filename, w.body])));
+        await rollForwardConsolidation(context, record, new Map(window.map((w) => [w.name.filename, w.body])));
         committed = undefined;
 
         for (const write of applied.writes) {

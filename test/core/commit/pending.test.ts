@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { scenarios } from '../../../fixtures/llm/scenarios.js';
-import { createCore, type Core } from '../../../src/core/core.js';
+import { commitKinds, createCore, type Core } from '../../../src/core/core.js';
 import { checkPending } from '../../../src/core/commit/pending.js';
 import type { Finding } from '../../../src/core/system/doctor-space.js';
 import { createFsDriver } from '../../../src/storage/fs/fs-driver.js';
@@ -201,7 +201,7 @@ describe('a pending record is applied only to its own space, once it checks out'
       metrics: {},
       preimages: [{ filename: 'progress.md', path: ['Progress', 'Old'], content: '## Old\n\nthe old text\n' }] as unknown[],
     });
-    const check = (raw: object) => checkPending(Buffer.from(JSON.stringify(raw)), 'proj');
+    const check = (raw: object) => checkPending(Buffer.from(JSON.stringify(raw)), 'proj', commitKinds());
 
     it('is valid with its pre-images, no notes and no synthesis', () => {
       assert.equal(check(compaction()).state, 'valid');

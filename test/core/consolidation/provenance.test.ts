@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { createCore } from '../../../src/core/core.js';
+import { commitKinds, createCore } from '../../../src/core/core.js';
 import { checkPending } from '../../../src/core/commit/pending.js';
 import { parsePlan } from '../../../src/core/consolidation/plan.js';
 import { accountPlan, resolveRef } from '../../../src/core/consolidation/provenance.js';
@@ -291,10 +291,11 @@ describe('a stored record is input: its provenance is checked', () => {
   const note = '20260220T170000_tester_progress_00aaaaaa.md';
 
   it('accepts a well-formed provenance and dispositions, and records without them', () => {
-    assert.equal(checkPending(base({}), 'proj').state, 'valid');
+    assert.equal(checkPending(base({}), 'proj', commitKinds()).state, 'valid');
     const ok = checkPending(
       base({ provenance: [{ filename: 'a.md', path: ['A'], notes: [note] }], dispositions: [{ note, status: 'integrated', into: ['a.md#A'] }] }),
       'proj',
+      commitKinds(),
     );
     assert.equal(ok.state, 'valid', ok.state === 'invalid' ? ok.problem : '');
   });
@@ -312,7 +313,7 @@ describe('a stored record is input: its provenance is checked', () => {
     ['a disposition of another note', { dispositions: [{ note: 'x.md', status: 'discarded' }] }, /dispositions is malformed|not a list of its notes/],
   ] as const) {
     it(`refuses one citing ${what}`, () => {
-      const found = checkPending(base(extra), 'proj');
+      const found = checkPending(base(extra), 'proj', commitKinds());
       assert.equal(found.state, 'invalid');
       assert.match(found.state === 'invalid' ? found.problem : '', problem);
     });

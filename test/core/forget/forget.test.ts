@@ -10,7 +10,7 @@ import { after, describe, it } from 'node:test';
 import { ownerCaller } from '../../../src/core/caller.js';
 import { checkPending } from '../../../src/core/commit/pending.js';
 import { lockSpace } from '../../../src/core/commit/space-lock.js';
-import { createCore, type Core } from '../../../src/core/core.js';
+import { commitKinds, createCore, type Core } from '../../../src/core/core.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 import { listKeys } from '../../../src/storage/list.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
@@ -317,7 +317,7 @@ describe('memory_forget', () => {
       );
       const pending = await s.storage.get('proj/_consolidation/pending.json');
       assert.equal(pending !== null, point !== 'before-commit');
-      if (pending) assert.equal(checkPending(pending.body, 'proj').state, 'valid');
+      if (pending) assert.equal(checkPending(pending.body, 'proj', commitKinds()).state, 'valid');
       // Readers already see it gone once the forget's entry is in history (before the files are rewritten).
       if (!['before-commit', 'after-commit', 'after-derived-delete'].includes(point)) assert.deepEqual(await findable(s.make(), WORD, s.consolidated), []);
       // The next holder of the lease (a backup, a consolidation, a correction, another forget) rolls it forward.
@@ -350,7 +350,7 @@ describe('memory_forget', () => {
       metrics: {},
     };
     const good = { ...base, forget: { by: 'x', reason: null, notes: [{ filename: '20260301T100000_x_observation_1a2b3c4d.md', consolidation_id: null }] } };
-    assert.equal(checkPending(Buffer.from(JSON.stringify(good)), 'proj').state, 'valid');
+    assert.equal(checkPending(Buffer.from(JSON.stringify(good)), 'proj', commitKinds()).state, 'valid');
     for (const bad of [
       { ...base },
       { ...good, id: '20260301T100000-00abcdef' },
@@ -360,7 +360,7 @@ describe('memory_forget', () => {
       { ...good, writes: [{ filename: 'a.md', content: 'x', expectedEtag: null, kind: 'created' }] },
       { ...base, kind: 'consolidation', synthesis: { content: '', expectedEtag: null }, forget: good.forget },
     ]) {
-      assert.equal(checkPending(Buffer.from(JSON.stringify(bad)), 'proj').state, 'invalid', JSON.stringify(bad).slice(0, 200));
+      assert.equal(checkPending(Buffer.from(JSON.stringify(bad)), 'proj', commitKinds()).state, 'invalid', JSON.stringify(bad).slice(0, 200));
     }
   });
 });

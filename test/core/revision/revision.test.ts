@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { checkPending } from '../../../src/core/commit/pending.js';
 import { lockSpace } from '../../../src/core/commit/space-lock.js';
-import { createCore } from '../../../src/core/core.js';
+import { commitKinds, createCore } from '../../../src/core/core.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../../src/storage/types.js';
@@ -261,7 +261,7 @@ describe('a revision record is input', () => {
       preimages: [{ filename: 'a.md', path: [], content: 'old' }],
       revision: { action: 'delete', by: 'me', reason: null, files: [{ filename: 'a.md', existed: true, version_after: null }] },
     };
-    const check = (record: unknown) => checkPending(Buffer.from(JSON.stringify(record)), 'proj').state;
+    const check = (record: unknown) => checkPending(Buffer.from(JSON.stringify(record)), 'proj', commitKinds()).state;
     assert.equal(check(base), 'valid');
     assert.equal(check({ ...base, revision: undefined }), 'invalid');
     assert.equal(check({ ...base, preimages: [{ filename: 'a.md', path: ['Section'], content: 'old' }] }), 'invalid');

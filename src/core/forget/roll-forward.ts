@@ -1,13 +1,13 @@
 import { listKeys, listPrefixes } from '../../storage/list.js';
 import { type PurgedBackup, purgeForgotten } from './purge-backups.js';
 import { scrubJobs } from './scrub-jobs.js';
-import { recordWithout, recordWithoutSynthesis, isForgetId } from './history-record.js';
+import { recordWithout, recordWithoutSynthesis, isForgetId } from '../commit/history-record.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys, isIndexFile } from '../layout.js';
 import { loadSummaries } from '../derived/summary-store.js';
 import { coveringSummaries } from '../derived/summary-record.js';
-import type { CommitRecord } from './record.js';
-import { decodeHistoryNotes, encodeHistoryNotes } from './history.js';
+import type { CommitRecord } from '../commit/record.js';
+import { decodeHistoryNotes, encodeHistoryNotes } from '../commit/history.js';
 
 /** What rolling a forget forward removed, for its receipt (a recovery drops it: the next forget's receipt is its own). */
 export interface ForgetApplied {

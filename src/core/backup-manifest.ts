@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { invalid } from '../../shared/errors.js';
+import { invalid } from '../shared/errors.js';
 
 /**
  * What a backup or an export holds: every file of the space (paths relative to the space's folder)
@@ -29,6 +29,13 @@ export interface Manifest {
   total_size: number;
 }
 
+/** What a manifest's `total_size` says: the sum of its files' sizes. */
+export const totalSize = (files: readonly ManifestFile[]): number => files.reduce((sum, file) => sum + file.size, 0);
+
+/**
+ * The one reader of a manifest (a backup's, an archive's): what a restore verifies against and what a
+ * forget's purge rewrites. Throws `invalid_input` naming `where`.
+ */
 export function parseManifest(text: string, where: string): Manifest {
   let raw: Partial<Manifest>;
   try {

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { mapLimit } from '../../shared/concurrency.js';
 import { listPrefixes } from '../../storage/list.js';
+import { type Manifest, type ManifestFile, parseManifest, sha256, totalSize } from '../backup-manifest.js';
 import type { CoreContext } from '../context.js';
-import { decodeHistoryNotes, encodeHistoryNotes } from './history.js';
+import { decodeHistoryNotes, encodeHistoryNotes } from '../commit/history.js';
 import { BACKUPS_PREFIX, backupKeys } from '../layout.js';
-import { recordWithout, recordWithoutSynthesis } from './history-record.js';
+import { recordWithout, recordWithoutSynthesis } from '../commit/history-record.js';
 import { coveringSummaries, parseRecord } from '../derived/summary-record.js';
 
 export interface PurgedBackup {
@@ -14,9 +14,6 @@ export interface PurgedBackup {
   /** Files rewritten without the notes (a consolidation's notes.json and record.json). */
   rewritten: string[];
 }
-
-/** A file's checksum as a backup's manifest keeps it (backup/manifest.ts). */
-const sha256 = (body: Buffer): string => createHash('sha256').update(body).digest('hex');
 
 const SUMMARY_PATH = /^_summaries\/L([1-6])\/([^/]+)\.json$/;
 const RECORD_PATH = /^history\/([^/]+)\/record\.json$/;
@@ -48,12 +45,11 @@ export async function purgeForgotten(
     const keys = backupKeys(spaceId, stamp);
     const manifestObject = await storage.get(keys.manifest);
     if (!manifestObject) continue; // unfinished: no restore reads it (backup deletion sweeps it)
-    let manifest: { files: Array<{ path: string; size: number; sha256: string }>; total_size: number; [field: string]: unknown };
+    let manifest: Manifest;
     try {
-      manifest = JSON.parse(manifestObject.body.toString('utf8')) as typeof manifest;
-      if (!Array.isArray(manifest.files)) throw new Error('no files');
-    } catch {
-      context.logger.warn(`backup ${spaceId}/${stamp}: its manifest is unreadable; not purged`);
+      manifest = parseManifest(manifestObject.body.toString('utf8'), `backup ${spaceId}/${stamp}`);
+    } catch (error) {
+      context.logger.warn(`${error instanceof Error ? error.message : String(error)}; not purged`); // no restore reads it either
       continue;
     }
     const paths = new Set(manifest.files.map((file) => file.path));
@@ -122,7 +118,7 @@ export async function purgeForgotten(
     if (removed.size === 0 && rewritten.size === 0) continue;
     await storage.deleteMany([...removed].map((path) => keys.file(path)));
     // The manifest last: sizes and checksums of what the backup holds now, so a restore verifies it.
-    const files = [];
+    const files: ManifestFile[] = [];
     for (const file of manifest.files) {
       if (removed.has(file.path)) continue;
       if (!rewritten.has(file.path)) {
@@ -132,7 +128,7 @@ export async function purgeForgotten(
       const object = await storage.get(keys.file(file.path));
       files.push(object ? { path: file.path, size: object.body.length, sha256: sha256(object.body) } : file);
     }
-    const next = `${JSON.stringify({ ...manifest, files, total_size: files.reduce((sum, file) => sum + file.size, 0) }, null, 2)}\n`;
+    const next = `${JSON.stringify({ ...manifest, files, total_size: totalSize(files) }, null, 2)}\n`;
     if (next === manifestObject.body.toString('utf8')) continue; // purged by an earlier run
     await storage.put(keys.manifest, next, { contentType: 'application/json' });
     purged.push({ backup_id: `${spaceId}/${stamp}`, removed: [...removed], rewritten: [...rewritten] });
