@@ -19,6 +19,7 @@ import { isStoredBankFilename } from '../validate.js';
 const INTERNAL: Array<[RegExp, string]> = [
   [/^_consolidation\/lock\.json$/, 'a consolidation lease'],
   [/^_consolidation\/pending\.json$/, 'a pending consolidation commit'],
+  [/^_consolidation\/claim\.json$/, "an agent's claim on a window of notes"],
   [/^_consolidation\/jobs\//, 'a background job record'],
   [/^_consolidation\//, 'consolidation state'],
   [/^_summaries\/lock\.json$/, 'a summaries lease'],

@@ -132,7 +132,7 @@ export function createAgentConsolidation(context: CoreContext, hooks: Consolidat
       const now = context.clock();
       const current = await readClaim(context, spaceId);
       const all = await pendingNotes(context, spaceId, input.agent);
-      if (current && !expired(current.claim, now) && (await holdsLiveNotes(spaceId, current.claim))) {
+      if (current && !expired(current.claim, now, context.consolidation.claimTtlMs) && (await holdsLiveNotes(spaceId, current.claim))) {
         const { claimer, expires_at, notes } = current.claim;
         throw new LiveMemError(
           'conflict',
@@ -211,7 +211,7 @@ export function createAgentConsolidation(context: CoreContext, hooks: Consolidat
         { space_id: spaceId },
       );
     }
-    if (expired(stored.claim, context.clock())) {
+    if (expired(stored.claim, context.clock(), context.consolidation.claimTtlMs)) {
       throw new LiveMemError('conflict', `handle ${handle} expired at ${stored.claim.expires_at}: ask for a new package (the notes are still live)`, {
         space_id: spaceId,
         expires_at: stored.claim.expires_at,

@@ -60,7 +60,17 @@ export async function readClaim(context: CoreContext, spaceId: string): Promise<
   }
 }
 
-export const expired = (claim: Claim, now: Date): boolean => !(Date.parse(claim.expires_at) > now.getTime());
+/** How much longer than the claim's time to live a claim may claim to last before it is taken for planted (a hand, a wrong clock). */
+const IMPLAUSIBLE_FACTOR = 2;
+
+/** Whether `claim` claims to last far longer than any ask gives one (`ttlMs`): planted or written under a wrong clock. */
+export const implausible = (claim: Claim, now: Date, ttlMs: number): boolean => Date.parse(claim.expires_at) - now.getTime() > IMPLAUSIBLE_FACTOR * ttlMs;
+
+/**
+ * Whether `claim` no longer holds its window: past its expiry, or implausible (a claim held until 2099
+ * would block a space's agents for good): either is taken over by the next ask.
+ */
+export const expired = (claim: Claim, now: Date, ttlMs: number): boolean => !(Date.parse(claim.expires_at) > now.getTime()) || implausible(claim, now, ttlMs);
 
 /**
  * Writes `claim`: create-only, or over `replacing` (the version of an expired or stale claim read under

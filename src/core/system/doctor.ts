@@ -13,6 +13,7 @@ import { validateSpaceId } from '../validate.js';
 import { budgetFinding, checkBackups, checkHistoryFiles, checkLayout, checkLiveNotes, checkMeta, checkTokens, deepBudget } from './doctor-data.js';
 import { checkBankText } from './doctor-bank-text.js';
 import { checkSpendHolds } from './doctor-spend.js';
+import { checkClaim } from './doctor-claim.js';
 import { checkHistory, checkIndex, checkLeases, checkOrphan, checkPending, type Finding, historyState, plural, type SpaceCheckDeps } from './doctor-space.js';
 
 /**
@@ -50,6 +51,7 @@ const ALL_CLEAR: Record<string, string> = {
   debris: 'no temp or lock file left behind by a killed writer',
   'pending-commit': 'no consolidation left half-applied',
   leases: 'no lease left behind by a run that stopped',
+  'consolidation-claim': 'no agent holds a window of notes',
   index: 'search index snapshots decode and cover every consolidation',
   history: 'every consolidation in history is complete',
   orphans: 'every folder is a space (has its _meta.json)',
@@ -319,6 +321,7 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
         perSpace.push(...(await checkLayout(spaceDeps, spaceId)));
         perSpace.push(...(await checkPending(spaceDeps, spaceId)));
         perSpace.push(...(await checkLeases(spaceDeps, spaceId)));
+        perSpace.push(...(await checkClaim(spaceDeps, spaceId)));
         perSpace.push(...(await checkSpendHolds(spaceDeps, spaceId)));
         // History as it is once a pending commit is finished (--fix): a consolidation killed mid-write of its history is complete by now.
         const history = await historyState(context, spaceId);
