@@ -99,6 +99,11 @@
  *                    notes flagged, and the check's cost per window; section 15 gives its false flags on a
  *                    model that keeps every note
  *
+ *  24. agent plans  (scripts/bench-agent.ts) consolidation whose plan the agent writes, beside the endpoint's:
+ *                    work package tokens per window (p50/p90) against the endpoint prompt's, on the growth
+ *                    bench's notes and LoCoMo's dev conversations; how often the retention check sends the
+ *                    agent's plan back; notes left in live/ on each path
+ *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
  * follow the disk: on a shared VM they vary from run to run; compare runs on a quiet machine. On ext4
@@ -162,6 +167,7 @@ import { benchContext } from './bench-context.js';
 import { benchGrowth } from './bench-growth.js';
 import { benchHeadings } from './bench-headings.js';
 import { benchRetention } from './bench-retention.js';
+import { benchAgentConsolidation } from './bench-agent.js';
 import { benchHttp } from './bench-http.js';
 import { benchIndexMemory } from './bench-index-memory.js';
 import { benchScale } from './bench-scale.js';
@@ -399,6 +405,7 @@ const SECTIONS: ReadonlyArray<{ title: string; run: () => Promise<Figure[]>; bas
   { title: '21. LoCoMo: recall on real conversations', run: benchLocomo },
   { title: '22. a bank file of 10,000 headings', run: benchHeadings },
   { title: '23. retention: nothing dropped silently', run: benchRetention },
+  { title: '24. agent-written consolidation', run: benchAgentConsolidation },
 ];
 
 /**
