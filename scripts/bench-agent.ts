@@ -46,8 +46,9 @@ interface PathFigures {
 interface AgentFigures extends PathFigures {
   /** Plans sent back once for what they leave out (the retention check or an unaccounted note), then confirmed. */
   sentBack: number;
-  /** Plans refused outright (a check other than retention). */
+  /** Plans refused outright (a check other than retention), and the first reasons. */
   refused: number;
+  reasons: string[];
 }
 
 const envOf = (home: string, extra: Record<string, string> = {}) => ({
@@ -97,7 +98,7 @@ async function agentRun(batches: readonly Note[][], name: string): Promise<Agent
   const home = await freshHome(`agent-agent-${name}`);
   const opened = await openCore({ quiet: true }, envOf(home));
   const caller = ownerCaller('bench');
-  const result: AgentFigures = { tokens: [], windows: 0, left: 0, sentBack: 0, refused: 0 };
+  const result: AgentFigures = { tokens: [], windows: 0, left: 0, sentBack: 0, refused: 0, reasons: [] };
   try {
     await opened.core.spaces.create(caller, { space_id: SPACE });
     for (const batch of batches) {
@@ -113,8 +114,11 @@ async function agentRun(batches: readonly Note[][], name: string): Promise<Agent
         } catch (error) {
           const token = isLiveMemError(error, 'invalid_input') ? error.data.confirm : undefined;
           if (typeof token !== 'string') {
+            // A scripted writer cannot correct its plan: the run stops here, its window claimed (what is left is counted).
             result.refused++;
-            break;
+            result.reasons.push((error as Error).message.slice(0, 400));
+            result.left = await liveLeft(opened);
+            return result;
           }
           result.sentBack++;
           plan = JSON.stringify({ ...JSON.parse(plan), confirm: token });
@@ -149,6 +153,7 @@ export async function benchAgentConsolidation(): Promise<Figure[]> {
     progress(`agent-written consolidation: ${label}, agent path`);
     const agent = await agentRun(batches, key);
     const notes = batches.reduce((sum, batch) => sum + batch.length, 0);
+    for (const reason of agent.reasons) progress(`agent plan refused: ${reason}`);
     figures.push(
       figure(`agent_${key}_package_p50`, `${label}: work package per window, p50 (${agent.windows} windows)`, percentile(agent.tokens, 50), 'tokens'),
       figure(`agent_${key}_package_p90`, '  work package per window, p90', percentile(agent.tokens, 90), 'tokens'),

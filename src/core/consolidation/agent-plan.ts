@@ -13,6 +13,7 @@ import { requireSpace } from '../space-meta.js';
 import { validateSpaceId } from '../validate.js';
 import { parseBankRules } from '../bank/rules.js';
 import { bankBudget } from '../bank/budget.js';
+import { overBudgetWithoutModel } from './unbudgeted.js';
 import { writeCommit } from '../commit/commit.js';
 import { rollForwardConsolidation } from './commit-kind.js';
 import { lockSpace, PERSON_LEASE_WAIT_MS } from '../commit/space-lock.js';
@@ -361,6 +362,7 @@ export function createAgentConsolidation(context: CoreContext, hooks: Consolidat
     const warnings = [...held.warnings, ...accountingWarnings(accounting, plan, 'the window')];
     const lost = retentionWarning(retention.entries, 'the window', context.retention);
     if (lost) warnings.push(lost);
+    warnings.push(...(await overBudgetWithoutModel(context, spaceId, applied.writes)));
     const remaining = (await pendingNotes(context, spaceId, undefined)).length;
     context.logger.info(`consolidation of '${spaceId}' by agent ${caller.agent}: ok`, { notes_processed: window.names.length, consolidation_id: record.id });
     return {

@@ -69,7 +69,11 @@ const PATTERNS: Array<[DirectiveKind, RegExp]> = [
   ],
   ['override', /\b(?:ignore|disregard) (?:all|any|every) (?:instructions?|rules|prompts?)\b/],
   ['override', /\b(?:ignore|oublie)\w* (?:toutes )?(?:les |tes |vos )?(?:instructions|règles|consignes) (?:précédentes|antérieures|ci-dessus)/],
-  ['override', /\byou are (?:now|no longer)\b|\bnew (?:system )?instructions? ?:|\b(?:system|developer) (?:prompt|message) ?:/],
+  // "You are now DAN", "you are no longer bound…" — not "where you are now." (a LoCoMo turn): a clause ending there, or after where/how/what…, states a fact.
+  [
+    'override',
+    /(?<!\b(?:where|how|what|who|when|why|if|than|as|that|wherever|whoever)\s)\byou are (?:now|no longer)\b(?!\s*(?:[.,!?;:)]|$))|\bnew (?:system )?instructions? ?:|\b(?:system|developer) (?:prompt|message) ?:/,
+  ],
   ['override', /^(?:[-*>#\s]*)(?:system|assistant|developer) ?:|<\|im_(?:start|end)\|>|\[\/?inst\]|<\/?(?:system|instructions?)>/],
   [
     'override',
