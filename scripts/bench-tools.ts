@@ -7,7 +7,7 @@ import { atMost, figure, freshHome, LIVE_MEM, PEER, peerAvailable, withServer, t
 
 /** Targets from the brief, in tokens; `standard` has none. */
 const PROFILES = [
-  { profile: 'agent', maxTokens: 3_000 },
+  { profile: 'agent', maxTokens: 3_125 }, // issue 41: 12,500 characters
   { profile: 'standard', maxTokens: undefined },
   { profile: 'all', maxTokens: 8_000 },
 ] as const;
