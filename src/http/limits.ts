@@ -22,7 +22,17 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = { maxConnections: 256, maxInFligh
  */
 export const HEADERS_TIMEOUT_MS = 20_000;
 export const REQUEST_TIMEOUT_MS = 60_000;
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/**
+ * What every answer advertises (`Keep-Alive: timeout=5`): how long a client may leave a connection
+ * idle and still send on it. The server keeps it open twice as long, KEEP_ALIVE_TIMEOUT_MS: a
+ * client that reuses a socket just before the advertised time (Node's http.Agent reuses it until
+ * then; undici until 2 s before) sends its request on a socket still open even when one of the two
+ * processes was descheduled for seconds. A server that closed at the advertised time would race
+ * such a request, and a POST on a socket closed under it fails (`fetch failed`) without a retry.
+ */
+export const KEEP_ALIVE_ADVERTISED_S = 5;
+/** How long the server keeps an idle connection: past what it advertises (see above), below HEADERS_TIMEOUT_MS. */
+export const KEEP_ALIVE_TIMEOUT_MS = 2 * KEEP_ALIVE_ADVERTISED_S * 1_000;
 
 /** Why a request is refused: 429 with Retry-After when it can succeed later; without `retryAfterS`, never as sent (400). */
 export interface Refusal {

@@ -11,6 +11,7 @@ import {
   DEFAULT_HTTP_LIMITS,
   HEADERS_TIMEOUT_MS,
   type HttpLimits,
+  KEEP_ALIVE_ADVERTISED_S,
   KEEP_ALIVE_TIMEOUT_MS,
   REQUEST_TIMEOUT_MS,
   type Refusal,
@@ -194,6 +195,9 @@ export async function listenGuarded<C>(options: ListenOptions<C>): Promise<{ ori
   const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     const { socket } = req;
     clearTimeout(silent.get(socket));
+    // Node would advertise the keepAliveTimeout it closes at, and nothing when a handler sets
+    // Connection itself (the SDK's event streams do): every answer says the shorter time instead.
+    if (res.shouldKeepAlive) res.setHeader('keep-alive', `timeout=${KEEP_ALIVE_ADVERTISED_S}`);
     connections.busy(socket, 1);
     res.once('close', () => connections.busy(socket, -1));
     const url = new URL(req.url ?? '/', 'http://localhost');

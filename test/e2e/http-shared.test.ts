@@ -5,6 +5,7 @@
  * in another process, is refused on the very next request.
  */
 import assert from 'node:assert/strict';
+import { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -163,6 +164,75 @@ describe('progress over HTTP through the shared server', () => {
     } finally {
       await server?.stop();
       await llm.close();
+      await home.remove();
+    }
+  });
+});
+
+/** One HTTP/1.1 exchange on an open socket: the request written, the answer read up to the end of its chunked body. */
+function exchange(socket: Socket, request: string): Promise<{ head: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (!seen.endsWith('\r\n0\r\n\r\n')) return;
+      done();
+      const [head = '', ...body] = seen.split('\r\n\r\n');
+      resolve({ head, body: body.join('\r\n\r\n') });
+    };
+    const onClose = () => {
+      done();
+      reject(new Error(`the server closed the connection; it had sent ${JSON.stringify(seen)}`));
+    };
+    const done = () => {
+      socket.off('data', onData);
+      socket.off('close', onClose);
+    };
+    socket.on('data', onData);
+    socket.once('close', onClose);
+    socket.write(request);
+  });
+}
+
+describe('idle connections', () => {
+  it('advertises its keep-alive timeout on every answer, event streams included, and keeps an idle connection open past it', async () => {
+    const home = await tempDir();
+    let server: HttpServer | undefined;
+    const socket = new Socket();
+    socket.on('error', () => undefined);
+    try {
+      const core = createCore({ storage: createFsDriver(home.dir) });
+      const { token } = await core.auth.create(owner, { name: 'idle', permissions: 'read', space_ids: '*' });
+      server = await startHttpServer({ LIVE_MEM_HOME: home.dir });
+      const { host, port } = new URL(server.origin);
+      await new Promise<void>((resolve) => socket.connect(Number(port), '127.0.0.1', resolve));
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'system_whoami', arguments: {} } });
+      const request = [
+        'POST /mcp HTTP/1.1',
+        `Host: ${host}`,
+        `Authorization: Bearer ${token}`,
+        'Content-Type: application/json',
+        'Accept: application/json, text/event-stream',
+        'MCP-Protocol-Version: 2025-06-18',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        '',
+        body,
+      ].join('\r\n');
+
+      const first = await exchange(socket, request);
+      assert.match(first.head, /^HTTP\/1\.1 200 /);
+      assert.match(first.head, /^content-type: text\/event-stream/im);
+      // The SDK's event stream sets Connection itself, which used to leave the timeout unsaid.
+      const advertised = /^keep-alive: timeout=(\d+)\r?$/im.exec(first.head)?.[1];
+      assert.ok(advertised, `no Keep-Alive timeout in ${first.head}`);
+      // A client may send on the connection until the advertised time: one second past it, the socket is still open.
+      await new Promise((resolve) => setTimeout(resolve, Number(advertised) * 1000 + 1000));
+      const second = await exchange(socket, request);
+      assert.match(second.head, /^HTTP\/1\.1 200 /);
+      assert.match(second.body, /"agent":"idle"/);
+    } finally {
+      socket.destroy();
+      await server?.stop();
       await home.remove();
     }
   });

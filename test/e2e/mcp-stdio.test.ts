@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { spawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
+import { parseJsonRpcStdout } from '../helpers/json-rpc-stream.js';
+import { BIN, spawnServer, type SpawnedServer } from '../helpers/mcp-client.js';
+import { AWS_ID } from '../helpers/secret-samples.js';
 import { tempDir } from '../helpers/tmp.js';
 
 describe('MCP over stdio: the built binary, driven by the SDK client', () => {
@@ -187,7 +191,7 @@ describe('MCP over stdio: the built binary, driven by the SDK client', () => {
     assert.deepEqual((await readdir(home.dir)).sort(), ['alpha']);
   });
 
-  it('keeps stdout for JSON-RPC only: logs go to stderr', async () => {
+  it('logs its banner to stderr', async () => {
     assert.match(server.stderr(), /serving MCP on stdio/);
   });
 
@@ -208,6 +212,121 @@ describe('MCP over stdio: the built binary, driven by the SDK client', () => {
       assert.deepEqual((await readdir(live)).filter((name) => name.endsWith('.md')).sort(), filenames.sort());
     } finally {
       await own.remove();
+    }
+  });
+});
+
+/**
+ * A raw session with the binary, no SDK transport between (it would hide stray bytes): each message
+ * written as a line on its stdin, a request once the one before it is answered; then stdin is
+ * closed and every byte of stdout is kept until the process exits.
+ */
+async function rawSession(env: Record<string, string>, messages: ReadonlyArray<{ id?: number }>): Promise<{ stdout: Buffer; stderr: string }> {
+  const child = spawn(process.execPath, [BIN], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stdio: 'pipe' });
+  const chunks: Buffer[] = [];
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  // Which ids were answered, only to know when to write the next request: the bytes are checked once the process has exited.
+  const answered = new Set<unknown>();
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  let wake = () => {};
+  child.stdout.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    const lines = (pending + decoder.write(chunk)).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        answered.add((JSON.parse(line) as { id?: unknown }).id);
+      } catch {
+        // Not JSON: parseJsonRpcStdout names it once the session is over.
+      }
+    }
+    wake();
+  });
+  child.once('close', () => wake());
+  const answerTo = async (id: number) => {
+    while (!answered.has(id)) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited before answering ${id}: ${stderr}`);
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  };
+  for (const message of messages) {
+    child.stdin.write(`${JSON.stringify(message)}\n`);
+    if (message.id !== undefined) await answerTo(message.id);
+  }
+  child.stdin.end();
+  await exited;
+  return { stdout: Buffer.concat(chunks), stderr };
+}
+
+describe('stdout carries JSON-RPC only', () => {
+  const sent = new Set<string | number>([1, 2]);
+
+  it('refuses a stream with anything besides newline-terminated JSON-RPC messages', () => {
+    const ok = '{"jsonrpc":"2.0","id":1,"result":{}}\n';
+    const planted = [
+      ['a log line', `hello\n${ok}`],
+      ['a trailing space', `{"jsonrpc":"2.0","id":1,"result":{}} \n`],
+      ['a BOM', `\uFEFF${ok}`],
+      ['a blank line', `${ok}\n`],
+      ['a carriage return', ok.replace('\n', '\r\n')],
+      ['no final newline', ok.trimEnd()],
+      ['another protocol', '{"jsonrpc":"1.0","id":1,"result":{}}\n'],
+      ['an id no request carried', '{"jsonrpc":"2.0","id":7,"result":{}}\n'],
+      ['an id answered twice', ok + ok],
+      ['bytes that are not UTF-8', Buffer.concat([Buffer.from(ok), Buffer.from([0xff, 0x0a])])],
+    ] as const;
+    for (const [what, stdout] of planted) assert.throws(() => parseJsonRpcStdout(typeof stdout === 'string' ? Buffer.from(stdout) : stdout, sent), Error, what);
+    assert.equal(parseJsonRpcStdout(Buffer.from(`${ok}{"jsonrpc":"2.0","method":"notifications/message","params":{}}\n`), sent).length, 2);
+    assert.deepEqual(parseJsonRpcStdout(Buffer.alloc(0), sent), []);
+  });
+
+  it('writes nothing but JSON-RPC on stdout through a session with errors, a redaction, a consolidation without a model and a prompt', async () => {
+    const home = await tempDir();
+    try {
+      const call = (id: number, name: string, args: Record<string, unknown>) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      });
+      const messages = [
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        call(3, 'space_create', { space_id: 'pure' }),
+        call(4, 'live_note', { space_id: 'pure', category: 'no-such-category', content: 'x' }),
+        call(5, 'live_read', { space_id: 'missing' }),
+        call(6, 'live_note', { space_id: 'pure', category: 'progress', content: `deploy key ${AWS_ID} in the config` }),
+        call(7, 'bank_consolidate', { space_id: 'pure' }),
+        { jsonrpc: '2.0', id: 8, method: 'prompts/get', params: { name: 'memory_start', arguments: { space_id: 'pure' } } },
+        { jsonrpc: '2.0', id: 9, method: 'no/such/method' },
+      ];
+      const { stdout, stderr } = await rawSession({ LIVE_MEM_HOME: home.dir, LIVE_MEM_LOG_LEVEL: 'debug' }, messages);
+      const ids = new Set(messages.flatMap((message) => ('id' in message && typeof message.id === 'number' ? [message.id] : [])));
+      const answers = new Map(parseJsonRpcStdout(stdout, ids).map((message) => [message.id, message]));
+      assert.deepEqual([...answers.keys()].sort(), [...ids].sort(), 'every request answered');
+      type ToolResult = { isError?: boolean; structuredContent: { status: string } & Record<string, unknown> };
+      const result = (id: number) => answers.get(id)?.result as ToolResult;
+      const structured = (id: number) => result(id).structuredContent;
+      assert.equal(structured(3).status, 'created');
+      assert.equal(result(4).isError, true, 'an invalid argument is an error');
+      assert.equal(structured(4).code, 'invalid_input');
+      assert.equal(structured(5).status, 'not_found');
+      assert.equal(structured(6).status, 'created');
+      assert.ok(!stdout.toString().includes(AWS_ID), 'the secret is redacted');
+      assert.equal(typeof structured(7).handle, 'string', 'no model: the consolidation is handed to the agent');
+      assert.ok(answers.get(8)?.result, 'the prompt');
+      assert.equal(answers.get(9)?.error?.code, -32601);
+      assert.match(stderr, /serving MCP on stdio/);
+    } finally {
+      await home.remove();
     }
   });
 });
