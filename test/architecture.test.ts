@@ -256,7 +256,6 @@ const SIZE_ALLOWED: Record<string, string> = {
   'core/revision/revision-service.ts': 'not split yet: one closure per revision kind',
   'core/space/space-service.ts': 'not split yet: one closure',
   'core/spend/ledger.ts': 'not split yet: one closure',
-  'core/system/doctor.ts': 'not split yet: one closure over the checks',
   'mcp/server.ts': 'not split yet: the server’s composition',
   'search/bm25-scorer.ts': 'not split yet: the pruned scorer and its cursors (hot path)',
   'search/bm25.ts': 'not split yet: the engine class (hot path)',
