@@ -253,7 +253,6 @@ const SIZE_ALLOWED: Record<string, string> = {
   'core/retention/items.ts': 'not split yet: the items of a text and their matching',
   'core/revision/revision-service.ts': 'not split yet: one closure per revision kind',
   'core/space/space-service.ts': 'not split yet: one closure',
-  'core/spend/ledger.ts': 'not split yet: one closure',
   'mcp/server.ts': 'not split yet: the server’s composition',
   'search/bm25-scorer.ts': 'not split yet: the pruned scorer and its cursors (hot path)',
   'search/bm25.ts': 'not split yet: the engine class (hot path)',
