@@ -7,7 +7,7 @@ import { spaceKeys } from '../layout.js';
 
 /**
  * A capped call in flight, as other processes see it: `{space}/_spend/{day}/{stamp}-{id}.hold` (not
- * `.json`: never summed as spent), written by ledger.ts before the call and removed after it. Holds
+ * `.json`: never summed as spent), written by reserve.ts before the call and removed after it. Holds
  * are bounded as leases are (storage/lease.ts): a process can only hold what its own check could let
  * through, for as long as its call may take, so whatever else is found in a day's folder — left by a
  * process that died, planted by a hand or an archive — stops counting instead of blocking a space's

@@ -14,7 +14,7 @@ const promptEstimate = (request: ChatRequest): number => request.messages.reduce
 
 /**
  * The meter of the space's calls: before each, a claim on the daily cap of its prompt estimate and
- * most output (ledger.ts `reserve`: refused when it does not fit with what is spent and claimed);
+ * most output (reserve.ts: refused when it does not fit with what is spent and claimed);
  * once answered, a record of what the endpoint says it cost (or the estimate, marked so, when it
  * says nothing) in place of the claim. A record that cannot be written is logged, never the call's
  * failure: the model has answered and its answer is worth keeping.

@@ -5,7 +5,7 @@ import { requireSpace } from '../space-meta.js';
 import { parseDateTime, validateSpaceId } from '../validate.js';
 import { capReport } from './cap.js';
 import { inspectHolds } from './holds.js';
-import { dayOf } from './ledger.js';
+import { dayOf } from './records.js';
 
 /** Days `space_info` sums (today included), and the most `live-mem spend --since` may ask for: reading costs a listing per day. */
 export const INFO_DAYS = 30;

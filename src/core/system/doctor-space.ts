@@ -61,7 +61,8 @@ export async function historyState(context: CoreContext, spaceId: string): Promi
   return { ids, complete };
 }
 
-const failure = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+/** An error's message, for a finding's text. */
+export const failure = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** "1 file", "3 files". */
 export const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
