@@ -12,6 +12,7 @@ import { createRevisionService } from './revision/revision-service.js';
 import { consolidationCommit } from './consolidation/commit-kind.js';
 import { type ConsolidationHooks, createConsolidationService } from './consolidation/consolidation-service.js';
 import { createAgentConsolidation } from './consolidation/agent-plan.js';
+import { claimInspector } from './consolidation/claim.js';
 import { createConsolidationJobs } from './consolidation/jobs.js';
 import { customAlphabet } from 'nanoid';
 import { silentLogger, type Logger } from '../shared/log.js';
@@ -123,6 +124,7 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     sectionsOf: (spaceId, note) => sources.ofNote(spaceId, note),
   });
   const doctor = createDoctor(context, {
+    claims: claimInspector(context),
     snapshots: recall.snapshots,
     rebuildIndex: recall.rebuildIndex,
     normalizeLineEndings: (caller, spaceId) =>

@@ -94,3 +94,28 @@ export async function dropClaim(context: CoreContext, spaceId: string, handle: s
   const stored = await readClaim(context, spaceId);
   if (stored?.claim.handle === handle) await context.storage.delete(spaceKeys(spaceId).claim);
 }
+
+/**
+ * The claims of a space for the doctor, which sits beside the services and may not reach into
+ * consolidation: core.ts hands it this view (a port), so the claim's format stays in this file.
+ */
+export function claimInspector(context: CoreContext) {
+  return {
+    async inspect(spaceId: string) {
+      const stored = await readClaim(context, spaceId);
+      if (!stored) return null;
+      const { claim, etag } = stored;
+      const now = context.clock();
+      const ttlMs = context.consolidation.claimTtlMs;
+      const state: 'held' | 'expired' | 'implausible' | 'unreadable' =
+        claim.handle === '' ? 'unreadable' : implausible(claim, now, ttlMs) ? 'implausible' : expired(claim, now, ttlMs) ? 'expired' : 'held';
+      return { claimer: claim.claimer, expires_at: claim.expires_at, notes: claim.notes.length, state, etag };
+    },
+    /** Removes the claim if it is still the version `etag` (the caller holds the space's lease). */
+    async remove(spaceId: string, etag: string): Promise<void> {
+      if ((await readClaim(context, spaceId))?.etag === etag) await context.storage.delete(spaceKeys(spaceId).claim);
+    },
+  };
+}
+
+export type ClaimInspector = ReturnType<typeof claimInspector>;

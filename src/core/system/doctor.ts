@@ -11,7 +11,7 @@ import { checkDebris } from './doctor-debris.js';
 import { checkEndpoint } from './doctor-endpoint.js';
 import { checkRuntime } from './doctor-runtime.js';
 import { checkSpendHolds } from './doctor-spend.js';
-import { checkClaim } from './doctor-claim.js';
+import { checkClaim, type Claims } from './doctor-claim.js';
 import { checkHistory, checkIndex, checkLeases, checkOrphan, checkPending, type Finding, historyState, plural, type SpaceCheckDeps } from './doctor-space.js';
 import { checkConditionalWrites, checkStore } from './doctor-store.js';
 
@@ -40,6 +40,8 @@ export interface DoctorDeps {
   snapshots(spaceId: string): Promise<Array<{ key: string; header: SnapshotHeader | null; problem?: string }>>;
   rebuildIndex(spaceId: string, options: RecallOptions): Promise<void>;
   normalizeLineEndings?: SpaceCheckDeps['normalizeLineEndings'];
+  /** Agents' claims on windows of notes (consolidation's, through core.ts). */
+  claims?: Claims;
   /** The Node.js version the runtime check judges (default: this process's). */
   nodeVersion?: string;
 }
@@ -102,7 +104,7 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
         perSpace.push(...(await checkLayout(spaceDeps, spaceId)));
         perSpace.push(...(await checkPending(spaceDeps, spaceId)));
         perSpace.push(...(await checkLeases(spaceDeps, spaceId)));
-        perSpace.push(...(await checkClaim(spaceDeps, spaceId)));
+        perSpace.push(...(await checkClaim(spaceDeps, deps.claims, spaceId)));
         perSpace.push(...(await checkSpendHolds(spaceDeps, spaceId)));
         // History as it is once a pending commit is finished (--fix): a consolidation killed mid-write of its history is complete by now.
         const history = await historyState(context, spaceId);
