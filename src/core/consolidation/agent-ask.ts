@@ -7,7 +7,8 @@ import type { Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import { estimateTokens } from '../tokens.js';
-import { type AgentDeps, lockForAgent, openSpace, rulesOf } from './agent-space.js';
+import { lockForAgent, openSpace, rulesOf } from './space-access.js';
+import type { ConsolidationDeps } from './types.js';
 import { type Claim, expired, newHandle, readClaim, writeClaim } from './claim.js';
 import { PLAN_SCHEMA } from './plan-schema.js';
 import { draftWindow, MIN_WINDOW_TOKENS, pendingNotes } from './window.js';
@@ -86,7 +87,7 @@ async function holdsLiveNotes(context: CoreContext, spaceId: string, claim: Clai
 }
 
 /** Claims the oldest window of `input.space_id`'s live notes and answers its work package; nothing claimed when no note waits. */
-export async function askPackage({ context, engine }: AgentDeps, caller: Caller, input: AskInput): Promise<WorkPackage | NothingToDo> {
+export async function askPackage({ context, engine }: ConsolidationDeps, caller: Caller, input: AskInput): Promise<WorkPackage | NothingToDo> {
   const spaceId = await openSpace(context, caller, input.space_id);
   const budgetTokens = input.budget_tokens ?? DEFAULT_PACKAGE_TOKENS;
   if (!Number.isInteger(budgetTokens) || budgetTokens < MIN_PACKAGE_TOKENS) {

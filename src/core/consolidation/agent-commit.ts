@@ -2,7 +2,7 @@ import type { Caller } from '../caller.js';
 import { writeCommit } from '../commit/commit.js';
 import type { SpaceLock } from '../commit/space-lock.js';
 import type { NoteName } from '../note-name.js';
-import type { AgentDeps } from './agent-space.js';
+import type { ConsolidationDeps } from './types.js';
 import { type Claim, dropClaim } from './claim.js';
 import { rollForwardConsolidation } from './commit-kind.js';
 import type { CheckedPlan } from './plan-window.js';
@@ -30,7 +30,7 @@ export interface CheckedWindow {
 
 /** Commits `window` under the lease `held`, drops `claim`, and answers what was done; `started` is the submit's monotonic start. */
 export async function commitAgentPlan(
-  { context, hooks }: AgentDeps,
+  { context, hooks }: ConsolidationDeps,
   caller: Caller,
   spaceId: string,
   claim: Claim,

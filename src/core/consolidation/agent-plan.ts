@@ -2,9 +2,8 @@ import type { TextIndexEngine } from '../../search/types.js';
 import type { Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { type AskInput, askPackage, type NothingToDo, type WorkPackage } from './agent-ask.js';
-import type { AgentDeps } from './agent-space.js';
 import { submitPlan } from './agent-submit.js';
-import type { ConsolidationHooks } from './consolidation-service.js';
+import type { ConsolidationDeps, ConsolidationHooks } from './types.js';
 import type { ConsolidationResult } from './result.js';
 
 export { type AskInput, DEFAULT_PACKAGE_TOKENS, type NothingToDo, type WorkPackage } from './agent-ask.js';
@@ -19,7 +18,7 @@ export { type AskInput, DEFAULT_PACKAGE_TOKENS, type NothingToDo, type WorkPacka
  * two halves to the core's context, hooks and search engine.
  */
 export function createAgentConsolidation(context: CoreContext, hooks: ConsolidationHooks, engine: TextIndexEngine) {
-  const deps: AgentDeps = { context, hooks, engine };
+  const deps: ConsolidationDeps = { context, hooks, engine };
   return {
     ask: (caller: Caller, input: AskInput): Promise<WorkPackage | NothingToDo> => askPackage(deps, caller, input),
     submit: (caller: Caller, input: { space_id: string; handle: string }, text: string): Promise<ConsolidationResult> => submitPlan(deps, caller, input, text),

@@ -10,7 +10,8 @@ import { readLiveNote } from '../note/corpus.js';
 import { type NoteName, parseNoteName } from '../note-name.js';
 import { PACKAGE } from './agent-ask.js';
 import { commitAgentPlan } from './agent-commit.js';
-import { type AgentDeps, lockForAgent, openSpace, rulesOf } from './agent-space.js';
+import { lockForAgent, openSpace, rulesOf } from './space-access.js';
+import type { ConsolidationDeps } from './types.js';
 import { type Claim, dropClaim, expired, handleSpace, readClaim } from './claim.js';
 import { countWords } from './compress.js';
 import { parsePlan, type Plan } from './plan.js';
@@ -158,7 +159,12 @@ async function checkAgentPlan(context: CoreContext, claim: Claim, plan: Plan, co
  * masks, redact/stored-text.ts): it meets the model-output gate, which refuses a new secret, so
  * that its writer takes it out.
  */
-export async function submitPlan(deps: AgentDeps, caller: Caller, input: { space_id: string; handle: string }, text: string): Promise<ConsolidationResult> {
+export async function submitPlan(
+  deps: ConsolidationDeps,
+  caller: Caller,
+  input: { space_id: string; handle: string },
+  text: string,
+): Promise<ConsolidationResult> {
   const { context } = deps;
   const started = context.monotonic();
   const spaceId = await openSpace(context, caller, input.space_id);

@@ -1,5 +1,3 @@
-import type { ConsolidationHooks } from './consolidation-service.js';
-import type { TextIndexEngine } from '../../search/types.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
@@ -8,17 +6,11 @@ import { requireSpace } from '../space-meta.js';
 import { validateSpaceId } from '../validate.js';
 
 /**
- * What both halves of agent-written consolidation (agent-ask.ts, agent-submit.ts) need of the space:
- * the same opening checks, the same lease and the same rules file, in one place so that asking for a
- * package and submitting its plan cannot drift apart on who may do either or how they take turns.
+ * What the consolidation paths need of the space before they touch it: the same opening checks for
+ * a model's run and an agent's ask and submit, and for the agent's two halves the same lease and the
+ * same rules file — in one place so that they cannot drift apart on who may consolidate or how they
+ * take turns.
  */
-
-/** What ask and submit are given: the core's context, the commit hooks and the search engine the window is drafted with. */
-export interface AgentDeps {
-  context: CoreContext;
-  hooks: ConsolidationHooks;
-  engine: TextIndexEngine;
-}
 
 /** The space `rawSpaceId` names, once the caller may write it and it exists. */
 export async function openSpace(context: CoreContext, caller: Caller, rawSpaceId: string): Promise<string> {
