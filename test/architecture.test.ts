@@ -241,7 +241,6 @@ const SIZE_ALLOWED: Record<string, string> = {
   'config/fields.ts': 'a data table: one entry per setting (name, variable, flag, parser, help)',
   'core/auth/auth-service.ts': 'not split yet: one closure over the token store',
   'core/backup/backup-service.ts': 'not split yet: one closure (export, import, restore)',
-  'core/compaction/compaction-service.ts': 'not split yet: one closure',
   'core/forget/forget-service.ts': 'not split yet (core/forget is another engineer’s room at the time of writing)',
   'core/note/corpus.ts': 'not split yet: the corpus caches and readers in one closure',
   'core/note/ingest.ts': 'not split yet: one closure',
