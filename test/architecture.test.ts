@@ -254,7 +254,6 @@ const SIZE_ALLOWED: Record<string, string> = {
   'core/recall/vectors.ts': 'not split yet: the vector store and its WebAssembly kernel',
   'core/retention/items.ts': 'not split yet: the items of a text and their matching',
   'core/revision/revision-service.ts': 'not split yet: one closure per revision kind',
-  'core/space/space-service.ts': 'not split yet: one closure',
   'core/spend/ledger.ts': 'not split yet: one closure',
   'core/system/doctor.ts': 'not split yet: one closure over the checks',
   'mcp/server.ts': 'not split yet: the server’s composition',
