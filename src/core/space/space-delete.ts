@@ -26,7 +26,7 @@ export async function deleteSpace(context: CoreContext, changed: SpaceChanged, c
   } else {
     // The meta goes last: a delete cut short leaves a space that still exists and can be deleted
     // again. Then, once no process can still trust the meta it saw (notes trust it for
-    // `knownSpaceMs`, see note-service.ts), one more sweep takes the notes that landed meanwhile.
+    // `knownSpaceMs`, see note/note-create.ts), one more sweep takes the notes that landed meanwhile.
     const all = await listKeys(storage, keys.root);
     await storage.deleteMany(all.filter((key) => key !== keys.meta));
     await storage.delete(keys.meta);
