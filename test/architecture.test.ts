@@ -245,7 +245,6 @@ const SIZE_ALLOWED: Record<string, string> = {
   'core/consolidation/agent-plan.ts': 'not split yet: ask and submit in one closure',
   'core/consolidation/consolidation-service.ts': 'not split yet: one closure',
   'core/forget/forget-service.ts': 'not split yet (core/forget is another engineer’s room at the time of writing)',
-  'core/note/corpus.ts': 'not split yet: the corpus caches and readers in one closure',
   'core/recall/summaries/plan.ts': 'not split yet: the summary levels’ planning (408 lines)',
   'core/recall/summaries/summaries-service.ts': 'not split yet: one closure',
   'core/recall/timeline.ts': 'not split yet: the timeline class and its binary encoding',
