@@ -21,7 +21,7 @@ export interface Limits {
   /**
    * On a store without folders (S3): how long a process writes notes into a space it saw exist
    * without checking again. A `space_delete` there waits a little longer than this between removing
-   * the meta and its last sweep (see note-service.ts).
+   * the meta and its last sweep (see note/note-create.ts).
    */
   knownSpaceMs: number;
   /** Model tokens a space may spend per UTC day (LIVE_MEM_LLM_DAILY_TOKENS); 0 = no cap. A space's meta may lower it, or an admin's replace it (spend/cap.ts). */

@@ -1,38 +1,23 @@
 import { mapLimit } from '../../shared/concurrency.js';
-import { invalid, isLiveMemError, LiveMemError, unconfirmed } from '../../shared/errors.js';
-import type { EmbeddingsProgress } from '../../llm/embeddings.js';
+import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { listKeys } from '../../storage/list.js';
 import { authorize, canAccessSpace, type Caller, holds } from '../caller.js';
 import { type BacklogReach, backlogOf, defaultReach } from '../backlog.js';
 import { contentVersion } from '../bank/bank-files.js';
-import type { BankService } from '../bank/bank-service.js';
 import type { CoreContext } from '../context.js';
-import type { CoreEvent } from '../events.js';
 import { KEEP_FILE, spaceKeys } from '../layout.js';
 import { validateSpaceId } from '../validate.js';
 import { capInForce, capReport, capUpdate } from '../spend/cap.js';
 import { spendSummary } from '../spend/report.js';
-import { claimNewSpace } from './claim.js';
-import { MAX_RULES_CHARS } from '../bank/rules.js';
-import { DEFAULT_RULES } from './default-rules.js';
-import { isUnreadableMeta, listSpaceIds, loadMeta, requireSpace, serializeMeta, updateMeta, type SpaceMeta } from '../space-meta.js';
-import { normalizeLineEndings } from '../../shared/line-endings.js';
+import { isUnreadableMeta, listSpaceIds, loadMeta, requireSpace, updateMeta, type SpaceMeta } from '../space-meta.js';
 import { isoSeconds } from '../../shared/time.js';
-
-const MAX_DESCRIPTION_CHARS = 2_000;
-const MAX_OWNER_CHARS = 200;
-const MAX_PROJECT_CHARS = 2_000;
+import { createSpace, type SpaceCreateInput } from './space-create.js';
+import { deleteSpace } from './space-delete.js';
+import { boundedText, MAX_DESCRIPTION_CHARS, MAX_OWNER_CHARS, MAX_PROJECT_CHARS } from './space-fields.js';
+import { describeSpace } from './space-info.js';
+import type { SpaceChanged, SpaceParts } from './space-ports.js';
 /** What `space list` says of a space whose meta is not JSON. */
 const BROKEN_META = '_meta.json is unreadable (not JSON): repair it by hand or restore a backup (`live-mem doctor` says more)';
-
-export interface SpaceCreateInput {
-  space_id: string;
-  description?: string;
-  rules?: string;
-  owner?: string;
-  /** The project it is made for (space-meta.ts `project`). */
-  project?: string;
-}
 
 export interface SpaceUpdateInput {
   space_id: string;
@@ -48,103 +33,15 @@ export const firstNoteSpace = (spaceId: string, agent: string): SpaceCreateInput
   description: `created by the first note of ${agent}`,
 });
 
-/** Which parts of a space describe it; `space_info` and friends are assembled from these. */
-export interface SpaceParts {
-  countLiveNotes(spaceId: string): Promise<{ notes_count: number; total_size: number; oldest_note: string | null; newest_note: string | null }>;
-  listBank(spaceId: string): Promise<Array<{ filename: string; size: number }>>;
-  measureBank(spaceId: string): ReturnType<BankService['measure']>;
-  readBank(spaceId: string): ReturnType<BankService['readAll']>;
-  /** How far the space's embeddings are in this process (recall-service.ts), when embeddings are configured. */
-  embeddings?(spaceId: string): EmbeddingsProgress | undefined;
-}
-
-/** Told after a space is created or deleted in this process (see events.ts); must not throw. */
-export type SpaceChanged = (event: CoreEvent & { type: 'space_created' | 'space_deleted' }) => void;
-
 export function createSpaceService(context: CoreContext, parts: SpaceParts, changed: SpaceChanged = () => undefined) {
   const { storage } = context;
 
-  /** A space described; `measuredBank` is given when the caller reads the bank anyway (space_summary). */
-  const info = async (spaceId: string, measuredBank?: ReturnType<SpaceParts['measureBank']>) => {
-    const keys = spaceKeys(spaceId);
-    const { meta } = await loadMeta(context, spaceId);
-    const [rules, synthesis, live, bank] = await Promise.all([
-      storage.stat(keys.rules),
-      storage.stat(keys.synthesis),
-      parts.countLiveNotes(spaceId),
-      measuredBank ?? parts.measureBank(spaceId),
-    ]);
-    const embeddings = parts.embeddings?.(spaceId);
-    return {
-      space_id: spaceId,
-      description: meta.description,
-      owner: meta.owner,
-      created_at: meta.created_at,
-      rules_size: rules?.size ?? 0,
-      live,
-      bank: {
-        files_count: bank.files.length,
-        total_size: bank.files.reduce((sum, file) => sum + file.size, 0),
-        files: bank.files.map((file) => file.filename),
-        total_tokens: bank.total_tokens,
-        budget_tokens: bank.budget_tokens,
-        over_budget: bank.over_budget,
-        file_budgets: bank.files.map(({ filename, tokens, budget_tokens, over_budget }) => ({ filename, tokens, budget_tokens, over_budget })),
-      },
-      // Absent, not null, before the first one: tools/list declares a plain optional string (space_info's schema).
-      ...(meta.last_consolidation !== null ? { last_consolidation: meta.last_consolidation } : {}),
-      consolidation_count: meta.consolidation_count,
-      total_notes_processed: meta.total_notes_processed,
-      synthesis_exists: synthesis !== null,
-      ...(embeddings ? { embeddings } : {}),
-    };
-  };
+  const info = (spaceId: string, measuredBank?: ReturnType<SpaceParts['measureBank']>) => describeSpace(context, parts, spaceId, measuredBank);
 
   const readText = async (key: string): Promise<string> => (await storage.get(key))?.body.toString('utf8') ?? '';
 
   return {
-    async create(caller: Caller, input: SpaceCreateInput) {
-      const spaceId = validateSpaceId(input.space_id);
-      authorize(caller, 'write', spaceId);
-      const description = boundedText('description', input.description ?? '', MAX_DESCRIPTION_CHARS);
-      const owner = boundedText('owner', input.owner ?? '', MAX_OWNER_CHARS);
-      const rules = input.rules && input.rules.trim().length > 0 ? normalizeLineEndings(input.rules) : DEFAULT_RULES;
-      if (rules.length > MAX_RULES_CHARS) throw invalid(`rules have ${rules.length} characters; the limit is ${MAX_RULES_CHARS}`);
-
-      const keys = spaceKeys(spaceId);
-      const createdAt = isoSeconds(context.clock());
-      const meta: SpaceMeta = {
-        space_id: spaceId,
-        description,
-        owner: owner || caller.agent,
-        created_at: createdAt,
-        last_consolidation: null,
-        consolidation_count: 0,
-        total_notes_processed: 0,
-        ...(input.project ? { project: boundedText('project', input.project, MAX_PROJECT_CHARS) } : {}),
-      };
-      // Like an import: files first, the meta last and create-only (it is what makes the space exist).
-      const held = await claimNewSpace(context, spaceId, caller, 'create');
-      const files = [keys.rules, `${keys.live}${KEEP_FILE}`, `${keys.bank}${KEEP_FILE}`];
-      try {
-        await Promise.all([
-          storage.put(keys.rules, rules, { contentType: 'text/markdown; charset=utf-8' }),
-          // Folder sentinels, as the Python server lays a space out.
-          storage.put(`${keys.live}${KEEP_FILE}`, ''),
-          storage.put(`${keys.bank}${KEEP_FILE}`, ''),
-        ]);
-        // Create-only even under the lease: a writer that takes no lease (the Python server) may race.
-        await storage.put(keys.meta, serializeMeta(meta), { ifNoneMatch: '*', contentType: 'application/json' });
-      } catch (error) {
-        const created = isLiveMemError(error, 'precondition_failed');
-        if (!created) await storage.deleteMany(files).catch(() => undefined);
-        throw created ? new LiveMemError('already_exists', `space '${spaceId}' already exists`, { space_id: spaceId }) : error;
-      } finally {
-        await held.release();
-      }
-      changed({ type: 'space_created', space_id: spaceId });
-      return { status: 'created' as const, space_id: spaceId, description, owner: meta.owner, rules_size: Buffer.byteLength(rules), created_at: createdAt };
-    },
+    create: (caller: Caller, input: SpaceCreateInput) => createSpace(context, changed, caller, input),
 
     async list(caller: Caller) {
       authorize(caller, 'read');
@@ -255,38 +152,8 @@ export function createSpaceService(context: CoreContext, parts: SpaceParts, chan
       return { status: 'ok' as const, space_id: spaceId, project, changed: before !== project };
     },
 
-    async delete(caller: Caller, input: { space_id: string; confirm?: boolean }) {
-      const spaceId = validateSpaceId(input.space_id);
-      authorize(caller, 'admin', spaceId);
-      if (input.confirm !== true) throw unconfirmed(`deleting space '${spaceId}' erases all its notes and bank`);
-      await requireSpace(context, spaceId);
-      const keys = spaceKeys(spaceId);
-      let deleted: number;
-      if (storage.removeFolder) {
-        // One step (fs): the space is gone at once, and a note written into it from now on fails.
-        deleted = await storage.removeFolder(keys.root);
-      } else {
-        // The meta goes last: a delete cut short leaves a space that still exists and can be deleted
-        // again. Then, once no process can still trust the meta it saw (notes trust it for
-        // `knownSpaceMs`, see note-service.ts), one more sweep takes the notes that landed meanwhile.
-        const all = await listKeys(storage, keys.root);
-        await storage.deleteMany(all.filter((key) => key !== keys.meta));
-        await storage.delete(keys.meta);
-        await new Promise((resolve) => setTimeout(resolve, context.limits.knownSpaceMs * 1.1 + 100));
-        const late = await listKeys(storage, keys.root);
-        await storage.deleteMany(late);
-        deleted = all.length + late.length;
-      }
-      changed({ type: 'space_deleted', space_id: spaceId });
-      return { status: 'deleted' as const, space_id: spaceId, files_deleted: deleted };
-    },
+    delete: (caller: Caller, input: { space_id: string; confirm?: boolean }) => deleteSpace(context, changed, caller, input),
   };
 }
 
 export type SpaceService = ReturnType<typeof createSpaceService>;
-
-function boundedText(field: string, value: string, max: number): string {
-  if (typeof value !== 'string') throw invalid(`${field} must be a string`);
-  if (value.length > max) throw invalid(`${field} has ${value.length} characters; the limit is ${max}`);
-  return value;
-}
