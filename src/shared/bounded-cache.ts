@@ -174,9 +174,9 @@ export interface MemoCacheOptions<K> {
  * The policy of `BoundedCache` by count, in two generations: entries are stored in the young one;
  * once it holds half the limit, it becomes the old one and the old one is dropped whole — every entry
  * not asked for since the generation before. An old entry asked for moves back to the young
- * generation. So an entry survives while it is asked for at least once every `limit / 2` stores, at
- * most `limit` entries are held (a limit under 2 holds none), a hit in the young generation costs one
- * `Map` lookup, and eviction costs nothing per entry. Meant for values computed from their key alone
+ * generation. So an entry survives while it is asked for at least once every `limit / 2` stores, each
+ * generation holds at most `limit / 2` entries (a limit under 2: none), a hit in the young generation
+ * costs one `Map` lookup, and eviction costs nothing per entry. Meant for values computed from their key alone
  * (memos): a lost entry is only computed again.
  */
 export class MemoCache<V, K extends string | number = string> {
@@ -193,6 +193,7 @@ export class MemoCache<V, K extends string | number = string> {
     this.generation = Math.max(0, Math.floor(limit / 2));
   }
 
+  /** Entries held, an entry revived from the old generation counted in both until the old one goes. */
   get size(): number {
     return this.young.size + this.old.size;
   }
@@ -222,14 +223,14 @@ export class MemoCache<V, K extends string | number = string> {
     this.oldWeight = 0;
   }
 
-  /** Moves an old entry to the young generation (under a key of its own: the caller's may be a view on a larger string). */
+  /**
+   * Copies an old entry into the young generation (under a key of its own: the caller's may be a view
+   * on a larger string). The old copy stays until its generation goes: deleting it would cost a
+   * delete per revival, and V8 shrinks a Map emptied by deletes by building it anew.
+   */
   private revive(key: K): V | undefined {
     const value = this.old.get(key);
-    if (value === undefined) return undefined;
-    this.old.delete(key);
-    const kept = this.options.own ? this.options.own(key) : key;
-    this.oldWeight -= this.options.weigh?.(kept) ?? 0;
-    this.store(kept, value);
+    if (value !== undefined) this.store(this.options.own ? this.options.own(key) : key, value);
     return value;
   }
 
