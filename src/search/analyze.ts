@@ -290,7 +290,7 @@ const STOPWORDS: ReadonlySet<string> = new Set([...ENGLISH_STOPWORDS, ...FRENCH_
 /** A fresh analyser with its own stem cache (no mutable module state: each index owns one). */
 export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
   // Keyed by the raw token so a cache hit skips folding too.
-  const cache = new MemoCache<readonly string[]>(options.cacheLimit ?? DEFAULT_CACHE_LIMIT, { own: detach });
+  const cache = new MemoCache<readonly string[]>(options.cacheLimit ?? DEFAULT_CACHE_LIMIT);
 
   const compute = (token: string): readonly string[] => {
     if (token.length > MAX_TOKEN_LENGTH) return [];
@@ -308,7 +308,7 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     let terms = cache.get(token);
     if (terms === undefined) {
       terms = compute(token);
-      cache.set(token, terms);
+      cache.set(detach(token), terms);
     }
     return terms;
   };

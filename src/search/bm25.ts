@@ -72,7 +72,7 @@ class Bm25Index implements TextIndex {
   private sortedDelta!: string[];
   private sortedCount = 0;
   /** Raw word → its delta term numbers (its characters tallied for `bytes`): one hash lookup per word is the bulk of indexing time. */
-  private readonly wordTerms = new MemoCache<readonly number[]>(DEFAULT_CACHE_LIMIT, { own: detach, weigh: (word) => word.length });
+  private readonly wordTerms = new MemoCache<readonly number[]>(DEFAULT_CACHE_LIMIT, (word) => word.length);
   /** Scratch term frequencies by delta term number, all zero between calls to add. */
   private frequencies = new Int32Array(1024);
   /**
@@ -418,7 +418,7 @@ class Bm25Index implements TextIndex {
     let numbers = this.wordTerms.get(word);
     if (numbers === undefined) {
       numbers = this.analyzer.termsOf(word).map((term) => this.deltaNumberOf(term));
-      this.wordTerms.set(word, numbers);
+      this.wordTerms.set(detach(word), numbers);
     }
     return numbers;
   }
