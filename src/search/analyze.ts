@@ -8,6 +8,7 @@
  */
 import { stemmer as englishStemmer } from '@orama/stemmers/english';
 import { stemmer as frenchStemmer } from '@orama/stemmers/french';
+import { MemoCache } from '../shared/bounded-cache.js';
 
 export interface Token {
   token: string;
@@ -28,7 +29,7 @@ export interface Analyzer {
 /** Longer tokens are hashes, base64 or minified code: not words anyone searches by. */
 export const MAX_TOKEN_LENGTH = 64;
 
-/** The stemmers cost about a microsecond per call; beyond this many cached tokens we start over. */
+/** The stemmers cost about a microsecond per call: this many tokens' terms are kept (shared/bounded-cache.ts `MemoCache`). */
 export const DEFAULT_CACHE_LIMIT = 200_000;
 
 // \p{M} is part of a word so that text typed in decomposed form ("e" + U+0301) is not split at the accent.
@@ -288,10 +289,8 @@ const STOPWORDS: ReadonlySet<string> = new Set([...ENGLISH_STOPWORDS, ...FRENCH_
 
 /** A fresh analyser with its own stem cache (no mutable module state: each index owns one). */
 export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
-  const cacheLimit = options.cacheLimit ?? DEFAULT_CACHE_LIMIT;
-  // Keyed by the raw token so a cache hit skips folding too; bounded by clearing, which is cheap
-  // and, unlike LRU bookkeeping, costs nothing on the hit path.
-  const cache = new Map<string, readonly string[]>();
+  // Keyed by the raw token so a cache hit skips folding too.
+  const cache = new MemoCache<readonly string[]>(options.cacheLimit ?? DEFAULT_CACHE_LIMIT);
 
   const compute = (token: string): readonly string[] => {
     if (token.length > MAX_TOKEN_LENGTH) return [];
@@ -309,8 +308,6 @@ export function createAnalyzer(options: AnalyzerOptions = {}): Analyzer {
     let terms = cache.get(token);
     if (terms === undefined) {
       terms = compute(token);
-      if (cacheLimit <= 0) return terms;
-      if (cache.size >= cacheLimit) cache.clear();
       cache.set(detach(token), terms);
     }
     return terms;

@@ -8,6 +8,7 @@
  * depend on whether a compaction (on `serialize`, or once dead documents outnumber live ones) has
  * run yet.
  */
+import { MemoCache } from '../shared/bounded-cache.js';
 import { createAnalyzer, DEFAULT_CACHE_LIMIT, detach, words } from './analyze.js';
 import { findId } from './bm25-ids.js';
 import { compact, emptySegment, findTerm, MAX_DOCS, MAX_TF, type Segment } from './bm25-segment.js';
@@ -46,11 +47,11 @@ export const bm25Engine: TextIndexEngine = engine(false);
  */
 export const bm25ExhaustiveEngine: TextIndexEngine = engine(true);
 
-/** Background-document term counts kept (IndexOptions.countedPrefixes); cleared past this, counted again when asked. */
+/** Background-document term counts kept (IndexOptions.countedPrefixes; a `MemoCache`): one forgotten is counted again when asked. */
 const BACKGROUND_DF_CACHED = 100_000;
 /** Segment terms whose postings' extremes (a scoring bound) are kept once scanned: those with this many postings or more… */
 const EXTREMES_FROM_DF = 256;
-/** …up to this many terms; cleared past it, scanned again when asked. */
+/** …up to this many terms (a `MemoCache`): one forgotten is scanned again when asked. */
 const EXTREMES_CACHED = 100_000;
 /** Segment ids kept as strings (idStrings): a few hundred queries' candidates. */
 const ID_STRINGS_KEPT = 50_000;
@@ -70,8 +71,8 @@ class Bm25Index implements TextIndex {
   /** The delta's terms in sorted order, for prefix and fuzzy matching; covers deltaTerms[0, sortedCount). */
   private sortedDelta!: string[];
   private sortedCount = 0;
-  /** Raw word → its delta term numbers: one hash lookup per word is the bulk of indexing time. */
-  private wordTerms!: Map<string, readonly number[]>;
+  /** Raw word → its delta term numbers (its characters tallied for `bytes`): one hash lookup per word is the bulk of indexing time. */
+  private readonly wordTerms = new MemoCache<readonly number[]>(DEFAULT_CACHE_LIMIT, (word) => word.length);
   /** Scratch term frequencies by delta term number, all zero between calls to add. */
   private frequencies = new Int32Array(1024);
   /**
@@ -89,10 +90,9 @@ class Bm25Index implements TextIndex {
   private live = 0;
   private dead = 0;
   private totalLength = 0;
-  /** Characters of the ids added since the segment, of the terms (segment and delta) and of cached words: kept as they change, for `bytes`. */
+  /** Characters of the ids added since the segment and of the terms (segment and delta): kept as they change, for `bytes`. */
   private idChars = 0;
   private termChars = 0;
-  private wordChars = 0;
 
   /**
    * Background documents (IndexOptions.countedPrefixes), known by a mask over document numbers built when
@@ -100,11 +100,11 @@ class Bm25Index implements TextIndex {
    */
   private background: { mask: Uint8Array; live: number; length: number } | null = null;
   /** Live background documents holding a term, counted from its postings when first asked; cleared when one changes. */
-  private readonly backgroundDf = new Map<string, number>();
+  private readonly backgroundDf = new MemoCache<number>(BACKGROUND_DF_CACHED);
   /** The scorer's window arrays, reused from search to search. */
   private readonly scratch = new Scratch();
   /** Per segment term (a long list), its postings' shortest document length * 256 + largest term frequency (baseExtremes). */
-  private readonly extremes = new Map<number, number>();
+  private readonly extremes = new MemoCache<number, number>(EXTREMES_CACHED);
 
   /**
    * Segment ids made strings (hits, filtered candidates), by document number: a candidate recurs from
@@ -331,7 +331,7 @@ class Bm25Index implements TextIndex {
       base.idRanks.byteLength +
       base.termSlots.byteLength;
     const strings = (this.deltaIds.length + this.deltaTerms.length + this.wordTerms.size + this.idStringCount) * STRING_BYTES;
-    const chars = this.idChars + this.termChars + this.wordChars + this.idStringChars;
+    const chars = this.idChars + this.termChars + this.wordTerms.weight + this.idStringChars;
     const slots =
       (this.deltaIds.length + this.deltaTerms.length * 2 + this.sortedDelta.length + this.deltaPostingCount + (this.idStrings?.length ?? 0)) * SLOT_BYTES +
       this.deltaTerms.length * (ARRAY_BYTES + 16 * SLOT_BYTES) +
@@ -392,10 +392,7 @@ class Bm25Index implements TextIndex {
       if (length < minLength) minLength = length;
     }
     // A short list costs less to scan than to remember.
-    if ((this.base.df[t] as number) >= EXTREMES_FROM_DF) {
-      if (this.extremes.size >= EXTREMES_CACHED) this.extremes.clear();
-      this.extremes.set(t, minLength * 256 + maxTf);
-    }
+    if ((this.base.df[t] as number) >= EXTREMES_FROM_DF) this.extremes.set(t, minLength * 256 + maxTf);
     return [maxTf, minLength];
   }
 
@@ -421,12 +418,7 @@ class Bm25Index implements TextIndex {
     let numbers = this.wordTerms.get(word);
     if (numbers === undefined) {
       numbers = this.analyzer.termsOf(word).map((term) => this.deltaNumberOf(term));
-      if (this.wordTerms.size >= DEFAULT_CACHE_LIMIT) {
-        this.wordTerms.clear();
-        this.wordChars = 0;
-      }
       this.wordTerms.set(detach(word), numbers);
-      this.wordChars += word.length;
     }
     return numbers;
   }
@@ -475,7 +467,6 @@ class Bm25Index implements TextIndex {
       count = 0;
       const cursor = this.cursorOf(term);
       for (let doc = cursor.next(); doc !== END; doc = cursor.next()) if (mask[doc] === 1 && this.removed[doc] !== 1) count++;
-      if (this.backgroundDf.size >= BACKGROUND_DF_CACHED) this.backgroundDf.clear();
       this.backgroundDf.set(term, count);
     }
     return count;
@@ -536,8 +527,7 @@ class Bm25Index implements TextIndex {
     this.deltaPostingCount = 0;
     this.sortedDelta = [];
     this.sortedCount = 0;
-    this.wordTerms = new Map();
-    this.wordChars = 0;
+    this.wordTerms.clear();
     this.termChars = 0; // the segment's terms are bytes, counted with it
     this.idChars = 0;
     this.deltaIds = [];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BoundedCache } from '../../src/shared/bounded-cache.js';
+import { BoundedCache, MemoCache } from '../../src/shared/bounded-cache.js';
 
 describe('bounded cache (the one cache policy)', () => {
   it('forgets the least recently used past its weight; a read makes an entry recent, a peek does not', () => {
@@ -56,5 +56,58 @@ describe('bounded cache (the one cache policy)', () => {
     cache.trim();
     assert.deepEqual([...cache.keys()], ['b']);
     assert.equal(cache.weightOfKey('b'), 1);
+  });
+});
+
+describe('memo cache (the same policy by count: past the limit, the older half goes)', () => {
+  it('forgets the entries stored first, half the limit at once, once full', () => {
+    const cache = new MemoCache<string>(4);
+    for (const key of ['a', 'b', 'c', 'd']) cache.set(key, key.toUpperCase());
+    assert.equal(cache.size, 4);
+    cache.set('e', 'E'); // full: a and b, stored first, go
+    assert.equal(cache.size, 3);
+    assert.deepEqual(
+      ['a', 'b', 'c', 'd', 'e'].map((key) => cache.get(key)),
+      [undefined, undefined, 'C', 'D', 'E'],
+    );
+  });
+
+  it('never holds more than its limit, and at least half of it once filled', () => {
+    const cache = new MemoCache<number, number>(10);
+    for (let key = 0; key < 1000; key++) {
+      cache.set(key, key);
+      assert.ok(cache.size <= 10, `size ${cache.size} after ${key + 1} stores`);
+      if (key >= 5) assert.ok(cache.size >= 5, `size ${cache.size} after ${key + 1} stores`);
+    }
+    assert.equal(cache.get(999), 999);
+    assert.equal(cache.get(0), undefined);
+    const none = new MemoCache<number, number>(0);
+    none.set(1, 1);
+    assert.equal(none.size, 0);
+    assert.equal(none.get(1), undefined);
+  });
+
+  it('keeps answering hits on the newer half through an eviction', () => {
+    const cache = new MemoCache<number, number>(100);
+    for (let key = 0; key < 100; key++) cache.set(key, key * 2);
+    for (let key = 50; key < 100; key++) assert.equal(cache.get(key), key * 2);
+    cache.set(100, 200); // evicts 0 to 49
+    for (let key = 50; key <= 100; key++) assert.equal(cache.get(key), key * 2, `key ${key}`);
+    assert.equal(cache.get(49), undefined);
+  });
+
+  it('tallies what its entries weigh as they come and go', () => {
+    const cache = new MemoCache<number>(4, (key) => key.length);
+    cache.set('aa', 1);
+    cache.set('bbb', 2);
+    cache.set('c', 3);
+    cache.set('dddd', 4);
+    assert.equal(cache.weight, 10);
+    cache.set('e', 5); // aa and bbb go
+    assert.equal(cache.weight, 6);
+    cache.clear();
+    assert.equal(cache.size, 0);
+    assert.equal(cache.weight, 0);
+    assert.equal(cache.get('e'), undefined);
   });
 });
