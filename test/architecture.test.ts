@@ -242,8 +242,6 @@ const SIZE_ALLOWED: Record<string, string> = {
   'core/forget/forget-service.ts': 'not split yet (core/forget is another engineer’s room at the time of writing)',
   'core/recall/summaries/plan.ts': 'not split yet: the summary levels’ planning (408 lines)',
   'core/recall/summaries/summaries-service.ts': 'not split yet: one closure',
-  'core/recall/timeline.ts': 'not split yet: the timeline class and its binary encoding',
-  'core/recall/vectors.ts': 'not split yet: the vector store and its WebAssembly kernel',
   'core/retention/items.ts': 'not split yet: the items of a text and their matching',
   'core/revision/revision-service.ts': 'not split yet: one closure per revision kind',
   'mcp/server.ts': 'not split yet: the server’s composition',
