@@ -102,7 +102,7 @@ function byModel(id: string, waiting: number | undefined, info: { missing: LiveM
  * Without a model the agent writes the plan: at the end of a task, once a handful of notes wait,
  * so that a first session already forms the bank (backlog.ts).
  */
-function byAgent(id: string, waiting: number | undefined, offered: Offered): string {
+function byAgent(id: string, waiting: number | undefined): string {
   const steps =
     `call bank_consolidate (space_id "${id}") without a plan: it answers a work package (the notes of a window, the rules, ` +
     'the bank, the plan format); write the plan it asks for, and submit it with the same tool, its handle and your plan. ' +
@@ -179,7 +179,7 @@ export const prompts = [
     async text(_args, { core, caller, offered, space: id }) {
       const info = await attempt(() => core.spaces.info(caller, { space_id: id }));
       const waiting = 'value' in info ? info.value.live.notes_count : undefined;
-      const backlog = offered.model ? byModel(id, waiting, info, offered) : byAgent(id, waiting, offered);
+      const backlog = offered.model ? byModel(id, waiting, info, offered) : byAgent(id, waiting);
       return [
         `Before you stop, save what this session learned to the live-mem space "${id}"${offers(offered, 'live_note') ? ` with live_note (space_id "${id}")` : ''}: one fact per note, each in its category.`,
         '- decision: what was decided, and why',
