@@ -245,7 +245,6 @@ const SIZE_ALLOWED: Record<string, string> = {
   'core/recall/timeline.ts': 'not split yet: the timeline class and its binary encoding',
   'core/recall/vectors.ts': 'not split yet: the vector store and its WebAssembly kernel',
   'core/retention/items.ts': 'not split yet: the items of a text and their matching',
-  'core/revision/revision-service.ts': 'not split yet: one closure per revision kind',
   'mcp/server.ts': 'not split yet: the server’s composition',
   'search/bm25-scorer.ts': 'not split yet: the pruned scorer and its cursors (hot path)',
   'search/bm25.ts': 'not split yet: the engine class (hot path)',
