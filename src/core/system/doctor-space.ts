@@ -39,7 +39,7 @@ export interface SpaceCheckDeps {
   snapshots(spaceId: string): Promise<Array<{ key: string; header: SnapshotHeader | null; problem?: string }>>;
   rebuildIndex(spaceId: string, options: RecallOptions): Promise<void>;
   onIndexProgress?: RecallOptions['onProgress'];
-  /** Normalises the line endings of a space's Markdown as a revision (revision-service.ts); what it normalised. */
+  /** Normalises the line endings of a space's Markdown as a revision (revision/normalize-line-endings.ts); what it normalised. */
   normalizeLineEndings?(caller: Caller, spaceId: string): Promise<LineEndingsFixed>;
 }
 
