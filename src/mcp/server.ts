@@ -10,17 +10,17 @@ import {
 import { z } from 'zod';
 import { ANONYMOUS } from '../core/auth/auth-service.js';
 import type { Caller } from '../core/caller.js';
-import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
 import type { Core } from '../core/core.js';
 import { withSimilarSpaces } from '../core/space/similar-spaces.js';
-import { createSamplingLlm } from '../llm/sampling.js';
 import type { LlmClient } from '../llm/types.js';
 import { isLiveMemError } from '../shared/errors.js';
 import { EVERY_TOOL, offers, type Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
+import { clientSamplingModel } from './client-model.js';
 import { createDefaultSpaces, type DefaultSpaceOptions, type ProjectSpaces, type SpaceMode } from './default-space.js';
 import { listTools } from './listing.js';
 import { callableBy, selectTools, type ToolSelection } from './profiles.js';
+import { progressChannel } from './progress.js';
 import { registerPrompts } from './prompts.js';
 import { CONSOLIDATE_AFTER_TASK, CONSOLIDATE_BACKLOG } from '../core/backlog.js';
 import { registerResources } from './resources.js';
@@ -196,24 +196,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   const limits = options.samplingLimits ?? { contextWindow: 32_768, maxOutputTokens: 8_192 };
 
   /** The client's own model, when no endpoint is configured and the client offers sampling. */
-  const clientModel = (): LlmClient | undefined => {
-    if (!lendsModel(server.server.getClientCapabilities())) return undefined;
-    return createSamplingLlm(async (request) => {
-      const result = await server.server.createMessage(
-        {
-          systemPrompt: request.systemPrompt,
-          messages: request.messages.map((m) => ({ role: m.role, content: { type: 'text' as const, text: m.text } })),
-          maxTokens: request.maxTokens,
-          includeContext: 'none',
-          ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-        },
-        // The shared call helper owns the timeout (through the signal); the SDK's 60 s default must not cut first.
-        { ...(request.signal ? { signal: request.signal } : {}), timeout: 24 * 3600 * 1000 },
-      );
-      const content = Array.isArray(result.content) ? result.content[0] : result.content;
-      return { text: content?.type === 'text' ? content.text : '', model: result.model, truncated: result.stopReason === 'maxTokens' };
-    }, limits);
-  };
+  const clientModel = (): LlmClient | undefined => (lendsModel(server.server.getClientCapabilities()) ? clientSamplingModel(server.server, limits) : undefined);
 
   /** The caller; a public tool answers an unknown, revoked or expired token as anonymous. */
   const resolveCaller = async (tool: ToolDefinition, extra: ToolExtra): Promise<Caller> => {
@@ -223,29 +206,6 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       if (tool.permission === 'public' && isLiveMemError(error, 'forbidden')) return ANONYMOUS;
       throw error;
     }
-  };
-
-  /**
-   * Progress notifications for one call. They are sent without waiting, and the answer waits for
-   * them (`sent`): a notification that overtook the answer would reach a client that had already
-   * forgotten the call's progress token.
-   */
-  const progressChannel = (extra: ToolExtra) => {
-    let sent: Promise<unknown> = Promise.resolve();
-    return {
-      report(event: ProgressEvent) {
-        const progressToken = extra._meta?.progressToken;
-        if (progressToken === undefined) return;
-        const notification = extra
-          .sendNotification({
-            method: 'notifications/progress',
-            params: { progressToken, progress: event.notes_done, total: event.notes_total, message: event.message },
-          })
-          .catch(() => undefined);
-        sent = Promise.all([sent, notification]);
-      },
-      sent: () => sent,
-    };
   };
 
   for (const tool of tools) {

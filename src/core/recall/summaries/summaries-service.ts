@@ -1,21 +1,19 @@
-import { hostname } from 'node:os';
 import type { LlmClient } from '../../../llm/types.js';
-import { invalid, isLiveMemError, LiveMemError } from '../../../shared/errors.js';
-import { acquireLease, type Lease } from '../../../storage/lease.js';
+import { invalid, isLiveMemError } from '../../../shared/errors.js';
 import { authorize, type Caller } from '../../caller.js';
 import type { CoreContext } from '../../context.js';
-import { spaceKeys } from '../../layout.js';
-import { parseNoteName, stampToIso } from '../../note-name.js';
 import { requireSpace } from '../../space-meta.js';
 import { meteredCalls } from '../../spend/meter.js';
 import { validateSpaceId } from '../../validate.js';
 import type { Corpus } from '../../note/corpus.js';
 import type { SummaryJobRecord, RunSettings, SummariesProgress, SummariesResult } from './run-types.js';
 import type { Strategy } from './plan.js';
-import { levelOfId, MAX_LEVEL, parseRecord, parseRef, SUMMARY_ID, type SummaryRecord } from '../../derived/summary-record.js';
+import { MAX_LEVEL, type SummaryRecord } from '../../derived/summary-record.js';
 import { runSummaries } from './runner.js';
 import { loadSummaries } from '../../derived/summary-store.js';
 import { requireModel } from '../../model.js';
+import { doesOf, lockSummaries, newPass, type Pass } from './pass.js';
+import { readSummary } from './read-summary.js';
 
 export interface SummariesUpdateInput {
   space_id: string;
@@ -75,39 +73,6 @@ export function runSettings(input: SummariesUpdateInput, defaults: { windowChars
   };
 }
 
-/** What a pass does, as far as its result goes: two updates that agree on it would write the same summaries. */
-const doesOf = (settings: RunSettings): string => JSON.stringify([settings.strategy, settings.params, settings.maxLevel]);
-
-/** A pass under way in this process: what it does, and a way for other callers to follow it to its end. */
-interface Pass {
-  does: string;
-  followers: Set<(event: SummariesProgress) => void>;
-  /** Resolves with the pass's result (undefined when it threw) once its lease is released. */
-  follow(onProgress?: (event: SummariesProgress) => void): Promise<SummariesResult | undefined>;
-  finish(result: SummariesResult | undefined): void;
-}
-
-function newPass(settings: RunSettings): Pass {
-  let finish: (result: SummariesResult | undefined) => void = () => undefined;
-  const done = new Promise<SummariesResult | undefined>((resolve) => {
-    finish = resolve;
-  });
-  const followers = new Set<(event: SummariesProgress) => void>();
-  return {
-    does: doesOf(settings),
-    followers,
-    async follow(onProgress) {
-      if (onProgress) followers.add(onProgress);
-      try {
-        return await done;
-      } finally {
-        if (onProgress) followers.delete(onProgress);
-      }
-    },
-    finish: (result) => finish(result),
-  };
-}
-
 /**
  * Hierarchical summaries of a space (seed 003): level 1 over windows of notes, level k over groups
  * of level k−1, kept up to date incrementally ("seal once, grow last"). One runner per space at a
@@ -115,7 +80,6 @@ function newPass(settings: RunSettings): Pass {
  */
 /** `lastJob`: the newest background run of a space, for summaries_list (jobs.ts keeps them). */
 export function createSummariesService(context: CoreContext, corpus: Corpus, deps: { lastJob(spaceId: string): Promise<SummaryJobRecord | null> }) {
-  const { storage } = context;
   /**
    * The pass this process runs on each space while it holds the lease (a background run after a
    * consolidation, a job, another caller's update). An update asked meanwhile in this process joins
@@ -123,34 +87,6 @@ export function createSummariesService(context: CoreContext, corpus: Corpus, dep
    * pass is known only by its lease, and still answers `conflict`.
    */
   const passes = new Map<string, Pass>();
-
-  /** Takes the space's summaries lease (`conflict` at once if held) and keeps it renewed until released. */
-  const lock = async (spaceId: string, caller: Caller) => {
-    const ttlMs = context.consolidation.leaseTtlMs;
-    let lease: Lease;
-    try {
-      lease = await acquireLease(storage, spaceKeys(spaceId).summariesLock, {
-        owner: `summaries:${caller.agent}@${hostname()}:${process.pid}`,
-        ttlMs,
-        clock: context.clock,
-      });
-    } catch (error) {
-      if (!isLiveMemError(error, 'conflict')) throw error;
-      throw new LiveMemError('conflict', `the summaries of space '${spaceId}' are already being updated`, { ...error.data, space_id: spaceId });
-    }
-    let lost: unknown;
-    const timer = setInterval(() => lease.renew().catch((error: unknown) => (lost = error)), Math.max(1_000, ttlMs / 3));
-    timer.unref();
-    return {
-      checkLease: () => {
-        if (lost) throw lost;
-      },
-      release: async () => {
-        clearInterval(timer);
-        await lease.release().catch((error: unknown) => context.logger.warn('could not release the summaries lease', { error: String(error) }));
-      },
-    };
-  };
 
   /**
    * Checks the call and, unless it is a dry run, resolves the model and takes the lease. The caller
@@ -162,7 +98,7 @@ export function createSummariesService(context: CoreContext, corpus: Corpus, dep
     const settings = runSettings(input, context.summaries);
     await requireSpace(context, spaceId);
     const llm = settings.dryRun ? undefined : requireModel(context, options.llm, 'summaries');
-    const held = settings.dryRun ? { checkLease: () => undefined, release: async () => undefined } : await lock(spaceId, caller);
+    const held = settings.dryRun ? { checkLease: () => undefined, release: async () => undefined } : await lockSummaries(context, spaceId, caller);
     // A dry run writes nothing and takes no lease: nobody waits for it.
     const pass = settings.dryRun ? undefined : newPass(settings);
     if (pass) passes.set(spaceId, pass);
@@ -267,40 +203,8 @@ export function createSummariesService(context: CoreContext, corpus: Corpus, dep
     },
 
     /** One summary whole, with what it covers: notes (L1) or child summaries (Lk) and their times. */
-    async read(caller: Caller, input: { space_id: string; summary_id: string }) {
-      const spaceId = validateSpaceId(input.space_id);
-      authorize(caller, 'read', spaceId);
-      const id = input.summary_id;
-      const level = typeof id === 'string' && SUMMARY_ID.test(id) ? levelOfId(id) : null;
-      if (level === null) throw invalid(`invalid summary_id ${JSON.stringify(id)}: expected L{level}-{YYYYMMDDTHHMMSS}-{id}, as summaries_list shows`);
-      await requireSpace(context, spaceId);
-      const keys = spaceKeys(spaceId);
-      const object = await storage.get(keys.summary(level, id));
-      if (!object) throw new LiveMemError('not_found', `no summary '${id}' in space '${spaceId}'`, { space_id: spaceId, summary_id: id });
-      const record = parseRecord(object.body, { level, id });
-      if (!record)
-        throw new LiveMemError('storage_error', `summary '${id}' of space '${spaceId}' is corrupt; the next summaries update rebuilds it`, {
-          space_id: spaceId,
-          summary_id: id,
-        });
-      if (level === 1) {
-        const notes = record.covers.map((ref) => {
-          const { filename, slice } = parseRef(ref);
-          const name = parseNoteName(filename);
-          return { ref, filename, timestamp: name ? stampToIso(name.stamp) : null, ...(slice ? { part: `${slice.i}/${slice.n}` } : {}) };
-        });
-        return { status: 'ok' as const, space_id: spaceId, summary: record, notes };
-      }
-      const children = await Promise.all(
-        record.covers.map(async (childId) => {
-          const child = await storage.get(keys.summary(level - 1, childId));
-          const parsed = child ? parseRecord(child.body, { level: level - 1, id: childId }) : null;
-          return parsed
-            ? { id: childId, level: level - 1, sealed: parsed.sealed, range_start: parsed.range_start, range_end: parsed.range_end }
-            : { id: childId, level: level - 1, missing: true };
-        }),
-      );
-      return { status: 'ok' as const, space_id: spaceId, summary: record, children };
+    read(caller: Caller, input: { space_id: string; summary_id: string }) {
+      return readSummary(context, caller, input);
     },
   };
 }

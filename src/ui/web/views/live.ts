@@ -10,6 +10,13 @@ const POLL_MS = 1000;
 
 type Notes = Result & { notes: Note[]; has_more: boolean };
 
+/** What the feed shows: notes of this agent (exact) and category, asked of live_read, and with these tags (comma-separated), picked here. */
+interface Filters {
+  agent: string;
+  category: string;
+  tags: string;
+}
+
 /**
  * #/space/{id}/live: the live notes, newest first, filtered by agent and category (by live_read)
  * and tags (here), shown 100 at a time; past the 1,000 loaded, "Show more" loads the next 1,000
@@ -19,7 +26,7 @@ type Notes = Result & { notes: Note[]; has_more: boolean };
  */
 export async function liveView(context: ViewContext): Promise<Node> {
   const spaceId = context.parts[0] as string;
-  const filters = { agent: '', category: '', tags: '' };
+  const filters: Filters = { agent: '', category: '', tags: '' };
   const list = h('div', { class: 'list feed' });
   const more = h('button', { type: 'button', class: 'more' });
   const status = h('p', { class: 'muted feed-status' });
@@ -130,29 +137,6 @@ export async function liveView(context: ViewContext): Promise<Node> {
     clearTimeout(timer);
   });
 
-  const input = (name: 'agent' | 'tags', placeholder: string) =>
-    h('input', {
-      type: 'search',
-      name,
-      placeholder,
-      onchange: (event: Event) => {
-        filters[name] = (event.target as HTMLInputElement).value;
-        void load().catch((error: unknown) => problem.replaceChildren(errorBox(error)));
-      },
-    });
-  const category = h(
-    'select',
-    {
-      name: 'category',
-      onchange: (event: Event) => {
-        filters.category = (event.target as HTMLSelectElement).value;
-        void load().catch((error: unknown) => problem.replaceChildren(errorBox(error)));
-      },
-    },
-    h('option', { value: '' }, 'every category'),
-    ...CATEGORIES.map((name) => h('option', { value: name }, name)),
-  );
-
   await load();
   timer = setTimeout(tick, POLL_MS);
   return h(
@@ -162,9 +146,7 @@ export async function liveView(context: ViewContext): Promise<Node> {
     h(
       'form',
       { class: 'filters', onsubmit: (event: Event) => event.preventDefault() },
-      input('agent', 'agent (exact)'),
-      category,
-      input('tags', 'tags, comma-separated'),
+      filterFields(filters, () => void load().catch((error: unknown) => problem.replaceChildren(errorBox(error)))),
       pulse,
     ),
     problem,
@@ -172,4 +154,31 @@ export async function liveView(context: ViewContext): Promise<Node> {
     list,
     more,
   );
+}
+
+/** The feed's filter fields (agent, category, tags): a change writes `filters` and calls `changed`. */
+function filterFields(filters: Filters, changed: () => void): HTMLElement[] {
+  const input = (name: 'agent' | 'tags', placeholder: string) =>
+    h('input', {
+      type: 'search',
+      name,
+      placeholder,
+      onchange: (event: Event) => {
+        filters[name] = (event.target as HTMLInputElement).value;
+        changed();
+      },
+    });
+  const category = h(
+    'select',
+    {
+      name: 'category',
+      onchange: (event: Event) => {
+        filters.category = (event.target as HTMLSelectElement).value;
+        changed();
+      },
+    },
+    h('option', { value: '' }, 'every category'),
+    ...CATEGORIES.map((name) => h('option', { value: name }, name)),
+  );
+  return [input('agent', 'agent (exact)'), category, input('tags', 'tags, comma-separated')];
 }
