@@ -5,7 +5,7 @@ import { deleteFile, deleteFiles, removeFolder } from './delete-file.js';
 import { folderVersion } from './folder-version.js';
 import { createFsStore } from './fs-store.js';
 import { listFiles } from './list-files.js';
-import { infoOf, etagOf, statFile } from './object-info.js';
+import { etagOf, infoOf, statFile } from './object-info.js';
 import { createFileReader } from './read-file.js';
 import { replaceFile } from './replace-file.js';
 import { createWriteBatch } from './write-batch.js';
