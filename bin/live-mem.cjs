@@ -32,4 +32,9 @@ if (!require('node:fs').existsSync(main)) {
   process.stderr.write(`live-mem: not built: run \`npm install\` (or \`npm run build\`) in ${path.resolve(__dirname, '..')}\n`);
   process.exit(2);
 }
+// Node 22.1 and later keep V8's compiled code of the bundle on disk (in os.tmpdir(), checked against
+// the files' contents, NODE_DISABLE_COMPILE_CACHE=1 turns it off): a launch then parses ~3 MB of
+// JavaScript once per release, not once per process (a CLI call's CPU 0.14 → 0.10 s). Node 20 has
+// no such cache; a cache that cannot be written is skipped silently.
+require('node:module').enableCompileCache?.();
 import(require('node:url').pathToFileURL(main).href);

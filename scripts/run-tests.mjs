@@ -32,6 +32,9 @@ if (files.length === 0) {
   console.error('run-tests: no test files found under test/');
   process.exit(1);
 }
+// Each phase's time, on stderr: where a CI run's minutes go.
+const started = performance.now();
+const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
 // esbuild compiles the tests without type checking: check src, test and scripts first.
 const scratch = mkdtempSync(path.join(tmpdir(), 'live-mem-tsc-'));
 const tsconfig = path.join(scratch, 'tsconfig.json');
@@ -90,7 +93,9 @@ function compileTests() {
   return tree;
 }
 
+console.error(`run-tests: type-checked at ${elapsed()}`);
 const tree = compileTests();
+console.error(`run-tests: compiled at ${elapsed()}`);
 process.on('exit', () => rmSync(tree, { recursive: true, force: true }));
 const built = (file) => path.join(tree, file.replace(/\.ts$/, '.js'));
 
@@ -142,7 +147,9 @@ if (nodes.length === 1) {
     const file = path.join(logs, `${i}.tap`);
     const fd = openSync(file, 'w');
     try {
-      return { node, file, status: together.length > 0 ? await run(node, together, fd) : 0 };
+      const status = together.length > 0 ? await run(node, together, fd) : 0;
+      console.error(`run-tests: ${versionOf(node)} ended at ${elapsed()}`);
+      return { node, file, status };
     } finally {
       closeSync(fd);
     }
@@ -160,6 +167,7 @@ if (nodes.length === 1) {
 for (const node of alone.length > 0 ? nodes : []) {
   if (nodes.length > 1) process.stdout.write(`\n# ===== ${versionOf(node)}: files that run alone\n`);
   const status = await run(node, alone, 'inherit');
+  console.error(`run-tests: ${versionOf(node)}'s files that run alone ended at ${elapsed()}`);
   if (status !== 0) failures.push(`${versionOf(node)}, files that run alone: ${alone.join(', ')}`);
   failed = failed || status !== 0;
 }
