@@ -117,20 +117,6 @@ export function createNeighbours(corpus: Corpus, placesOf: (spaceId: string) => 
   };
 
   return {
-    /**
-     * The notes at some places of `places` (the ranking's answer turns, ranking.ts `answerPlaces`), by
-     * place, with their document ids; a place whose note cannot be named (its record gone or rewritten) is left out.
-     */
-    async notesAt(spaceId: string, places: Places, at: readonly number[]): Promise<Map<number, { id: string; note: Level0Note }>> {
-      const nameAt = namer(spaceId, places);
-      const found = new Map<number, { id: string; note: Level0Note }>();
-      for (const place of at) {
-        const note = await nameAt(place);
-        if (note) found.set(place, { id: noteDocId(note.filename, note.consolidation_id), note });
-      }
-      return found;
-    },
-
     /** The sitting of each note asked about (Places.sittingOf), named by its first note's file name. */
     async sittings(spaceId: string, refs: readonly NotePlace[], gapMs: number, reach: number): Promise<Map<string, string>> {
       if (refs.length === 0) return new Map();

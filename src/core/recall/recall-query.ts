@@ -10,7 +10,7 @@ import { type DocMeta, isDerivedDocId, type RecallSource } from './documents.js'
 import type { EmbeddingScheduler } from './embedding-scheduler.js';
 import { fuseScores, rescaleCosines } from './fusion.js';
 import type { IndexProgress } from './index-documents.js';
-import { type Neighbours, placesAround } from './neighbours.js';
+import { placesAround } from './neighbours.js';
 import { buildFilter, type RecallFilterInput } from './query-filter.js';
 import {
   answerPlaces,
@@ -75,19 +75,16 @@ export interface RecallHit {
 /**
  * What recall knows of a ranking's documents beyond their words (ranking.ts), before it is cut or
  * fused: the agent field and the source prior, then the notes written just after the best note hits
- * join the candidates (answer turns), then the best note hits lend to the candidates around them, then
- * candidates gain from the best of their sitting. Neighbours and sittings are places in the space's
- * timeline (timeline.ts); an answer turn is named from its run (neighbours.ts `notesAt`: live/'s listing
- * or its consolidation's record, cached), and is a candidate only if `keep` keeps it. No text is read.
+ * join the candidates (answer turns; only those `keep` keeps), then the best note hits lend to the
+ * candidates around them, then candidates gain from the best of their sitting. Neighbours, answer turns
+ * and sittings are places in the space's timeline (timeline.ts): no name is parsed, nothing is read.
  */
-async function weigh(
-  parts: RecallQueryParts,
-  spaceId: string,
+export function weigh(
   index: SpaceIndex,
   found: readonly SearchHit[],
   words: ReadonlySet<string>,
-  keep: ((meta: DocMeta) => boolean) | undefined,
-): Promise<Candidate[]> {
+  keep?: ((meta: DocMeta) => boolean) | undefined,
+): Candidate[] {
   const places = index.timeline.places();
   let hits = rerank(
     found.map((hit) => index.candidate(hit, places)),
@@ -96,20 +93,16 @@ async function weigh(
   const lenders = NEIGHBOUR_SHARE > 0 ? hits.slice(0, NEIGHBOUR_LENDERS).filter((hit) => hit.place >= 0) : [];
   if (lenders.length > 0) {
     const byPlace = new Map(hits.filter((hit) => hit.place >= 0).map((hit) => [hit.place, hit]));
-    const answers = answerPlaces(lenders, places.size, (place) => byPlace.has(place));
-    if (answers.size > 0) {
-      const named = await parts.neighbours.notesAt(spaceId, places, [...answers.keys()]);
-      const added: Candidate[] = [];
-      for (const [place, score] of answers) {
-        const note = named.get(place);
-        const meta = note && keep ? index.meta(note.id) : null;
-        if (!note || (keep && (meta === null || !keep(meta)))) continue;
-        const answer: Candidate = { id: note.id, score, agent: note.note.agent, derived: false, place };
-        byPlace.set(place, answer);
-        added.push(answer);
-      }
-      if (added.length > 0) hits = [...hits, ...added].sort((a, b) => b.score - a.score);
+    const added: Candidate[] = [];
+    for (const [place, score] of answerPlaces(lenders, places.size, (near) => byPlace.has(near))) {
+      const id = index.noteAt(place, places);
+      const meta = id !== null && keep ? index.meta(id) : null;
+      if (id === null || (keep && (meta === null || !keep(meta)))) continue;
+      const answer = index.candidate({ id, score }, places);
+      byPlace.set(place, answer);
+      added.push(answer);
     }
+    if (added.length > 0) hits = [...hits, ...added].sort((a, b) => b.score - a.score);
     hits = lendToNeighbours(hits, lenders, (lender) => placesAround(places, lender.place, NEIGHBOUR_REACH).flatMap((near) => byPlace.get(near) ?? []));
   }
   const sitters = hits.slice(0, SITTING_CANDIDATES).filter((hit) => hit.place >= 0);
@@ -129,8 +122,6 @@ export interface RecallQueryParts {
   embeddings: EmbeddingScheduler;
   textOf: (spaceId: string, index: SpaceIndex, meta: DocMeta) => Promise<string | null>;
   sources: Sources;
-  /** Names the answer turns (weigh). */
-  neighbours: Pick<Neighbours, 'notesAt'>;
 }
 
 /**
@@ -138,15 +129,14 @@ export interface RecallQueryParts {
  * candidates (fusion.ts) when the query has a vector — the cosines first put on the notes' scale, as
  * deep as BM25's and weighed the same way, then the two fused by score, weighted to BM25.
  */
-async function rank(
+function rank(
   parts: RecallQueryParts,
-  spaceId: string,
   index: SpaceIndex,
   query: string,
   vector: Float32Array | null,
   spare: number,
   keep: ((meta: DocMeta) => boolean) | undefined,
-): Promise<SearchHit[]> {
+): SearchHit[] {
   // Without filters nothing is asked per candidate; a document without a description is skipped after.
   const filter = keep
     ? (id: string) => {
@@ -156,12 +146,10 @@ async function rank(
     : undefined;
   const pool = Math.max(RERANK_POOL, spare);
   const words = queryWords(query);
-  const hits: SearchHit[] = await weigh(parts, spaceId, index, index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }), words, keep);
+  const hits: SearchHit[] = weigh(index, index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }), words, keep);
   if (!vector || !index.vectors) return hits.slice(0, spare);
   const cosines = index.vectors.search(vector, { limit: pool, ...(filter ? { filter } : {}) });
-  const semantic = await weigh(
-    parts,
-    spaceId,
+  const semantic = weigh(
     index,
     rescaleCosines(cosines, (id) => !isDerivedDocId(id)),
     words,
@@ -214,7 +202,7 @@ export function createRecallQuery(parts: RecallQueryParts) {
     await requireSpace(parts.context, spaceId);
     const index = await parts.indexOf(spaceId, options.onProgress);
     const { vector, fallback } = await parts.embeddings.queryVector(spaceId, index, query);
-    const hits = await rank(parts, spaceId, index, query, vector, limit + 5, keep); // a few spare for documents gone since they were indexed
+    const hits = rank(parts, index, query, vector, limit + 5, keep); // a few spare for documents gone since they were indexed
     const results = await present(parts, spaceId, index, query, hits, limit);
     return {
       status: 'ok' as const,

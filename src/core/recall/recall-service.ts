@@ -43,7 +43,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   const analyzer = createAnalyzer({ cacheLimit: 20_000 });
 
   return {
-    search: createRecallQuery({ context, analyzer, indexOf, embeddings, textOf, sources, neighbours }),
+    search: createRecallQuery({ context, analyzer, indexOf, embeddings, textOf, sources }),
     /** How far the space's embeddings are (space_info): counted only when this process holds its index. */
     embeddingProgress: (spaceId: string) => embeddings.progress(spaceId, indexes.peek(spaceId)),
     /** The notes written around a note (neighbours.ts): what memory_context and hits with neighbours show. */
