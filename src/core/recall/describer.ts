@@ -18,8 +18,6 @@ const NOTE_META_BYTES = 530;
  * about a microsecond.
  */
 const NOTE_METAS_KEPT = 100_000;
-/** Consolidations whose notes `noteAt` keeps by place in their run: 64 × 500 ids at most. */
-const RUNS_KEPT = 64;
 
 /** A candidate's kind (`candidate`): a note without an agent (or a document not described), derived text, a note by agents[kind - KIND_AGENT]. */
 const KIND_OTHER = 1;
@@ -45,12 +43,6 @@ export class Describer {
    * `placesOf` (-1 none, -2 not known yet). Dropped when the engine numbers its documents anew.
    */
   private byDoc: { index: IndexDocuments['index']; numbering: number; kinds: Int32Array; places: Int32Array; placesOf: Places | null } | null = null;
-  /**
-   * The ids of a consolidation's notes by their place in its run (Places.locate's `i`), for `noteAt`:
-   * the index's ids under the consolidation's prefix, gathered once per consolidation asked about
-   * (a run's notes keep their places in it; a stale entry is checked and gathered again).
-   */
-  private readonly runs = new Map<string, Map<number, string>>();
   /** The agents of candidate notes, numbered for `byDoc.kinds`. */
   private readonly agents: string[] = [];
   private readonly agentNumbers = new Map<string, number>();
@@ -118,29 +110,22 @@ export class Describer {
 
   /**
    * The id of the note at a place of `places`, if the index holds it (the ranking's answer turns,
-   * ranking.ts `answerPlaces`), with nothing read from the store: a live note is named by live/'s
-   * listing, a consolidated one found among the index's ids of its consolidation.
+   * ranking.ts `answerPlaces`), with nothing read from the store and no scan: a live note is named by
+   * live/'s listing; a consolidated one is looked for at the document number as far from `near`'s (a
+   * hit of the same run, SearchHit.doc) as its place is from `near`'s, since a consolidation's notes are
+   * indexed in their run's order — and taken only if the timeline places it there.
    */
-  noteAt(place: number, places: Places): string | null {
+  noteAt(place: number, places: Places, near: { place: number; doc: number | undefined }): string | null {
     const index = this.docs.index;
     const { cid, i } = places.locate(place);
     if (cid === null) {
       const id = noteDocId(places.liveAt(i).filename);
       return index.has(id) ? id : null;
     }
+    if (near.doc === undefined || !index.idAt) return null;
+    const id = index.idAt(near.doc + place - near.place);
     const prefix = `h:${cid}/`;
-    const holds = (id: string | undefined): id is string => id !== undefined && index.has(id) && places.of(id, id.slice(prefix.length), cid) === place;
-    let run = this.runs.get(cid);
-    if (run && holds(run.get(i))) return run.get(i) as string;
-    if (this.runs.size >= RUNS_KEPT) this.runs.clear();
-    run = new Map();
-    for (const id of index.ids(prefix)) {
-      const at = places.of(id, id.slice(prefix.length), cid);
-      if (at >= 0) run.set(places.locate(at).i, id);
-    }
-    this.runs.set(cid, run);
-    const id = run.get(i);
-    return holds(id) ? id : null;
+    return id?.startsWith(prefix) && places.of(id, id.slice(prefix.length), cid) === place ? id : null;
   }
 
   /** The arrays by document number, for the engine's current numbering and `places`, long enough for `doc`. */

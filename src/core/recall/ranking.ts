@@ -191,14 +191,19 @@ export function lendWithinSittings<T extends SearchHit>(hits: readonly T[], sitt
 
 /**
  * Answer turns (ANSWER_REACH): the places just after each lender that are no candidate (`isCandidate`),
- * each with ANSWER_SHARE of its best lender's score; the space's last place is `size - 1`.
+ * each with the lender that reaches it with the best score (it scores ANSWER_SHARE of that lender's,
+ * `answerScore`); the space's last place is `size - 1`.
  */
-export function answerPlaces(lenders: readonly Candidate[], size: number, isCandidate: (place: number) => boolean): Map<number, number> {
-  const scores = new Map<number, number>();
+export function answerPlaces<T extends Candidate>(lenders: readonly T[], size: number, isCandidate: (place: number) => boolean): Map<number, T> {
+  const best = new Map<number, T>();
   for (const lender of lenders) {
-    const share = ANSWER_SHARE * Math.max(0, lender.score);
-    for (let place = lender.place + 1; place <= lender.place + ANSWER_REACH && place < size; place++)
-      if (!isCandidate(place) && share > (scores.get(place) ?? -1)) scores.set(place, share);
+    for (let place = lender.place + 1; place <= lender.place + ANSWER_REACH && place < size; place++) {
+      const other = best.get(place);
+      if (!isCandidate(place) && (other === undefined || lender.score > other.score)) best.set(place, lender);
+    }
   }
-  return scores;
+  return best;
 }
+
+/** An answer turn's score, from the lender that reached it (answerPlaces). */
+export const answerScore = (lender: SearchHit): number => ANSWER_SHARE * Math.max(0, lender.score);

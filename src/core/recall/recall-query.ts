@@ -14,6 +14,7 @@ import { placesAround } from './neighbours.js';
 import { buildFilter, type RecallFilterInput } from './query-filter.js';
 import {
   answerPlaces,
+  answerScore,
   type Candidate,
   lendToNeighbours,
   lendWithinSittings,
@@ -94,11 +95,11 @@ export function weigh(
   if (lenders.length > 0) {
     const byPlace = new Map(hits.filter((hit) => hit.place >= 0).map((hit) => [hit.place, hit]));
     const added: Candidate[] = [];
-    for (const [place, score] of answerPlaces(lenders, places.size, (near) => byPlace.has(near))) {
-      const id = index.noteAt(place, places);
+    for (const [place, lender] of answerPlaces(lenders, places.size, (near) => byPlace.has(near))) {
+      const id = index.noteAt(place, places, { place: lender.place, doc: found.find((hit) => hit.id === lender.id)?.doc });
       const meta = id !== null && keep ? index.meta(id) : null;
       if (id === null || (keep && (meta === null || !keep(meta)))) continue;
-      const answer = index.candidate({ id, score }, places);
+      const answer = index.candidate({ id, score: answerScore(lender) }, places);
       byPlace.set(place, answer);
       added.push(answer);
     }

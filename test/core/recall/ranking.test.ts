@@ -5,6 +5,7 @@ import {
   ANSWER_REACH,
   ANSWER_SHARE,
   answerPlaces,
+  answerScore,
   type Candidate,
   lendToNeighbours,
   lendWithinSittings,
@@ -181,7 +182,7 @@ describe('ranking: what recall knows about a note', () => {
     const answers = answerPlaces([lender(10, 10), lender(11, 4), lender(20, 20)], 22, (place) => candidates.has(place));
     assert.equal(ANSWER_REACH, 2);
     assert.deepEqual(
-      [...answers].sort(([a], [b]) => a - b),
+      [...answers].map(([place, from]) => [place, answerScore(from)]).sort(([a], [b]) => (a as number) - (b as number)),
       [
         [12, ANSWER_SHARE * 10],
         [13, ANSWER_SHARE * 4],
