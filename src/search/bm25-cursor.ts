@@ -1,8 +1,8 @@
 /**
  * Reading one term's postings forwards, in document order: the segment's, varint-packed
- * (bm25-segment.ts), then those added since, as bm25.ts keeps them (`doc * 256 + tf`, every document
- * after the segment's). The scorers (bm25-scorer.ts) walk every query term with one, and the index
- * its counts and bounds.
+ * (bm25-segment.ts), then those added since (bm25-delta.ts: `doc * 256 + tf`, every document after
+ * the segment's). The scorers (bm25-scorer.ts) read each query term through one; the index (bm25.ts)
+ * counts a term's live documents and works out its scoring bound with one too.
  */
 
 /** A document number past every document: a cursor at the end of its postings. */

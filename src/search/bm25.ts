@@ -2,11 +2,11 @@
  * A compact BM25 full-text index (k1 and b in bm25-query.ts) with prefix and typo matching, written for
  * fast cold loads: a snapshot is a checksum and a few typed-array views away from answering.
  *
- * State: one immutable segment (loaded or compacted, postings varint-packed) plus the documents
- * added since, whose postings sit in plain arrays. Removal marks the document dead; searches skip
- * dead documents and count only live ones in df, N and the average length, so results do not
- * depend on whether a compaction (on `serialize`, or once dead documents outnumber live ones) has
- * run yet.
+ * State: one immutable segment (loaded or compacted, postings varint-packed: bm25-segment.ts) plus
+ * the documents added since, whose postings sit in plain arrays (bm25-delta.ts). Removal marks the
+ * document dead; searches skip dead documents and count only live ones in df, N and the average
+ * length, so results do not depend on whether a compaction (on `serialize`, or once dead documents
+ * outnumber live ones) has run yet.
  */
 import { MemoCache } from '../shared/bounded-cache.js';
 import { createAnalyzer, words } from './analyze.js';
