@@ -406,7 +406,8 @@ function contextFigures(results: readonly QuestionResult[], key: (name: string) 
 function printCategories(results: readonly QuestionResult[], weights: readonly string[]): void {
   const row = (name: string, s: Scores) =>
     `  ${name.padEnd(26)} ${String(s.questions).padStart(5)}  ${[s.recall1, s.recall5, s.recall10, s.mrr, s.sessionHit1, s.hit5, s.sessionRecall10, s.sessionHit10, s.sessionRecall10Distinct, s.sessionMrr].map((v) => v.toFixed(3)).join('  ')}`;
-  // The s… columns are over sessions: recall@10 and hit@10 of the top 10's sessions, recall over the first 10 distinct sessions, MRR.
+  // The s… columns are over sessions: recall@10 and hit@10 of the top 10's sessions, recall over the first 10 distinct
+  // sessions of 50 hits (after cons.: of its 10, no deeper ranking was asked), MRR.
   progress(`  ${''.padEnd(26)} ${'n'.padStart(5)}  r@1    r@5    r@10   MRR    sHit@1 hit@5  sR@10  sHit10 sR@10d sMRR`);
   const names = { live: 'live-mem', bm25: 'BM25 library', grep: 'grep', after: 'after cons.' } as const;
   for (const category of [undefined, ...CATEGORIES]) {
@@ -550,7 +551,7 @@ function locomoFigures(run: LocomoRun): Figure[] {
   const [ours, theirs, grep, later] = [live, library, grepped, after] as [Scores, Scores, Scores, Scores];
   /** The session figures of a ranker (prefix '' for live-mem, 'bm25_', 'grep_'). */
   const sessionFigures = (prefix: string, s: Scores, ranker: string) => [
-    figure(key(`${prefix}session_recall10`), '  session recall@10 (evidence sessions among the top 10 hits\' sessions)', s.sessionRecall10, 'ratio'),
+    figure(key(`${prefix}session_recall10`), "  session recall@10 (evidence sessions among the top 10 hits' sessions)", s.sessionRecall10, 'ratio'),
     figure(key(`${prefix}session_hit10`), '  session hit@10 (any evidence session among them)', s.sessionHit10, 'ratio'),
     figure(key(`${prefix}session_recall10_distinct`), '  session recall@10 over the first 10 distinct sessions of 50 hits', s.sessionRecall10Distinct, 'ratio'),
     figure(key(`${prefix}session_mrr`), '  session MRR (the first hit in an evidence session, top 10)', s.sessionMrr, 'ratio'),

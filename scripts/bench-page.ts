@@ -121,7 +121,11 @@ export function retrievalSection(title: string, run: LocomoRun, load: Load, seco
     const cells = overall.map((scores, i) => checked(`${run.split} ${RANKERS[i]?.name} ${row.label}`, scores[row.metric]));
     lines.push(`| ${row.label} | ${cells.join(' | ')} | ${loadText(load)} | ${row.not} |`);
   }
-  lines.push('', '| category (questions) | turn recall@5: live-mem | BM25 | grep | session recall@10: live-mem | BM25 | grep | load |', '|---|---:|---:|---:|---:|---:|---:|---|');
+  lines.push(
+    '',
+    '| category (questions) | turn recall@5: live-mem | BM25 | grep | session recall@10: live-mem | BM25 | grep | load |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
+  );
   for (const category of CATEGORIES) {
     const per = RANKERS.map(({ ranker }) => scoresOf(run.results, ranker, category));
     const questions = per[0]?.questions ?? 0;
@@ -160,7 +164,11 @@ function afterSection(run: LocomoRun, load: Load): string[] {
       share((r) => r.context.evidence),
       'Whether a model answers from it, nor whether all the evidence is there: one evidence turn counts.',
     ],
-    ['memory_context holds an evidence turn after the consolidation', share((r) => r.contextAfter.evidence), 'The same, after the scripted model’s consolidation.'],
+    [
+      'memory_context holds an evidence turn after the consolidation',
+      share((r) => r.contextAfter.evidence),
+      'The same, after the scripted model’s consolidation.',
+    ],
     [
       'memory_context tokens used, mean',
       tokens.reduce((a, b) => a + b, 0) / tokens.length,
@@ -224,7 +232,7 @@ function commitOf(): string {
 const OVERALL_NOT = [
   'Answers. Every figure here is retrieval: whether the evidence the data marks is among the hits. The field’s LoCoMo headline figures (mem0 66.9, Zep 66–75, Letta 74.0) are a model’s answers judged by another model: a different measure, not comparable with these.',
   'MemPalace’s 92.4 % LoCoMo recall@10 (benchmarks/BENCHMARKS.md of MemPalace/mempalace: bge-large embeddings with keyword boosts, no LLM) ranks whole sessions as single texts and keeps 10 of them, over all ten conversations and all five categories; the nearest row here is "session recall@10, first 10 distinct sessions", still not the same measure (section 21 above says how they differ).',
-  'Hybrid search with real word vectors: the models are not in package.json (`--locomo-embeddings` in section 21 runs them: see below).',
+  'Hybrid search with real word vectors: the models are not in package.json (`--locomo-embeddings` in section 21, above, runs them).',
   'Speed and memory against the official memory server and a bare SDK server (sections 3, 9, 10, 17 and 20 of `npm run bench`): they install the peer server from npm, so they are not offline, and take minutes.',
   'Other talk: LoCoMo is ten synthetic conversations between two people, in English; the held-out five judge the targets and were not tuned on.',
 ];
@@ -248,7 +256,9 @@ export async function buildPage(options: PageOptions): Promise<string> {
       const ids = idsOf(split, options.small);
       progress(`retention, ${split} split (${ids.join(', ')})`);
       const { value: figures, load, seconds } = await measured(() => benchRetention({ split, ids, save: !options.small }));
-      sections.push(...retentionSection(`Retention check, ${split === 'dev' ? 'development' : 'held-out'} conversations (${ids.join(', ')})`, figures, load, seconds));
+      sections.push(
+        ...retentionSection(`Retention check, ${split === 'dev' ? 'development' : 'held-out'} conversations (${ids.join(', ')})`, figures, load, seconds),
+      );
     }
   } finally {
     await removeTempHomes();
