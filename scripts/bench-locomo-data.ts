@@ -1,7 +1,9 @@
 /**
  * The LoCoMo data of section 21 (bench-locomo.ts) and its metrics, pure: the ten conversations of
  * bench/locomo/locomo10.json.gz (see its README: source, licence, what was changed) read with
- * node:zlib, nothing fetched; and recall@k, MRR and session Hit@1 over a ranking of turns.
+ * node:zlib, nothing fetched; recall@k, MRR and session Hit@1 over a ranking of turns, the same read
+ * over the sessions those turns belong to (the unit MemPalace and LongMemEval report), and the grep
+ * baseline ranked beside live-mem and the BM25 library.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -186,6 +188,60 @@ export const sessionHitAt1 = (ranking: Ranking, evidence: readonly string[]): nu
   return top !== null && top !== undefined && evidence.some((id) => sessionOf(id) === sessionOf(top)) ? 1 : 0;
 };
 
+// ---------------------------------------------------------------------------------------------
+// The same over sessions: a hit stands for the session its turn belongs to. The field's retrieval
+// figures on LoCoMo and LongMemEval are of this kind (MemPalace's benchmarks/locomo_bench.py retrieves
+// session documents and scores the share of evidence sessions among them; LongMemEval's
+// src/retrieval/eval_utils.py scores recall_any and recall_all, and maps turn rankings to sessions in
+// evaluate_retrieval_turn2session, widening k until k distinct sessions are in).
+
+/** The sessions of the first k hits that are turns, each once, in rank order. */
+export function sessionsOf(ranking: Ranking, k = ranking.length): number[] {
+  const sessions: number[] = [];
+  for (const id of ranking.slice(0, k)) {
+    if (id === null || !/^D\d+:/.test(id)) continue;
+    const session = sessionOf(id);
+    if (!sessions.includes(session)) sessions.push(session);
+  }
+  return sessions;
+}
+
+const evidenceSessions = (evidence: readonly string[]): number[] => [...new Set(evidence.map(sessionOf))];
+
+/**
+ * Session recall@k: the share of the question's evidence sessions (the sessions of its evidence turns)
+ * among the sessions of the first k hits. A question with evidence in sessions 3 and 7 whose top 10
+ * holds turns of sessions 3, 4 and 9 scores 0.5.
+ */
+export const sessionRecallAt = (ranking: Ranking, evidence: readonly string[], k: number): number => {
+  const wanted = evidenceSessions(evidence);
+  if (wanted.length === 0) return 0;
+  const found = sessionsOf(ranking, k);
+  return wanted.filter((session) => found.includes(session)).length / wanted.length;
+};
+
+/** Session hit@k: 1 when any evidence session is among the sessions of the first k hits (LongMemEval's recall_any@k). */
+export const sessionHitAt = (ranking: Ranking, evidence: readonly string[], k: number): number => (sessionRecallAt(ranking, evidence, k) > 0 ? 1 : 0);
+
+/**
+ * Session recall over the first k distinct sessions of a deeper ranking (LongMemEval's turn→session reading,
+ * and the closest to MemPalace's, which retrieves k session documents): the turns are read down the ranking
+ * until k sessions are in, or the ranking ends.
+ */
+export const distinctSessionRecallAt = (ranking: Ranking, evidence: readonly string[], k: number): number => {
+  const wanted = evidenceSessions(evidence);
+  if (wanted.length === 0) return 0;
+  const found = sessionsOf(ranking).slice(0, k);
+  return wanted.filter((session) => found.includes(session)).length / wanted.length;
+};
+
+/** 1 / the rank of the first hit that is a turn of an evidence session, 0 without one. */
+export const sessionReciprocalRank = (ranking: Ranking, evidence: readonly string[]): number => {
+  const wanted = evidenceSessions(evidence);
+  const at = ranking.findIndex((id) => id !== null && /^D\d+:/.test(id) && wanted.includes(sessionOf(id)));
+  return at < 0 ? 0 : 1 / (at + 1);
+};
+
 export interface Scores {
   questions: number;
   recall1: number;
@@ -195,12 +251,18 @@ export interface Scores {
   sessionHit1: number;
   /** An evidence turn in the first 5 at all (the looser reading). */
   hit5: number;
+  /** Over the sessions of the first 10 hits: the share of the evidence sessions, any of them, MRR. */
+  sessionRecall10: number;
+  sessionHit10: number;
+  sessionMrr: number;
+  /** Over the first 10 distinct sessions of the deeper ranking (the first 10 hits when none was given). */
+  sessionRecall10Distinct: number;
 }
 
 /** The means over questions (a question whose evidence names no turn counts as a miss); none gives zeros. */
-export function score(results: ReadonlyArray<{ ranking: Ranking; evidence: readonly string[] }>): Scores {
-  const mean = (metric: (ranking: Ranking, evidence: readonly string[]) => number) =>
-    results.length === 0 ? 0 : results.reduce((sum, { ranking, evidence }) => sum + metric(ranking, evidence), 0) / results.length;
+export function score(results: ReadonlyArray<{ ranking: Ranking; evidence: readonly string[]; deep?: Ranking }>): Scores {
+  const mean = (metric: (ranking: Ranking, evidence: readonly string[], deep: Ranking) => number) =>
+    results.length === 0 ? 0 : results.reduce((sum, { ranking, evidence, deep }) => sum + metric(ranking, evidence, deep ?? ranking), 0) / results.length;
   return {
     questions: results.length,
     recall1: mean((r, e) => recallAt(r, e, 1)),
@@ -209,5 +271,45 @@ export function score(results: ReadonlyArray<{ ranking: Ranking; evidence: reado
     mrr: mean(reciprocalRank),
     sessionHit1: mean(sessionHitAt1),
     hit5: mean((r, e) => hitAt(r, e, 5)),
+    sessionRecall10: mean((r, e) => sessionRecallAt(r, e, 10)),
+    sessionHit10: mean((r, e) => sessionHitAt(r, e, 10)),
+    sessionMrr: mean(sessionReciprocalRank),
+    sessionRecall10Distinct: mean((_, e, d) => distinctSessionRecallAt(d, e, 10)),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The grep baseline: what an agent with plain files and `grep -i -w -F -e word …` would rank.
+
+/** Words a question asks with that say nothing of its subject (English function words, question words, the
+ * tails of contractions and possessives split off at the apostrophe). */
+const GREP_STOP_WORDS = new Set(
+  `s t d ll m re ve a about after all also an and any are as at be been before being but by can could did do does doing for from had has have
+  he her hers him his how i if in into is it its me my of on or our she so some than that the their them then there these they
+  this those to up was we were what when where which who whom whose why will with would you your`.split(/\s+/),
+);
+
+/** The question's content words: lowercased runs of letters and digits, the stop words left out, each once. */
+export const grepWords = (question: string): string[] => [
+  ...new Set((question.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((word) => !GREP_STOP_WORDS.has(word))),
+];
+
+/**
+ * The grep baseline over a conversation's turns: each turn scored by how many of the question's content
+ * words it holds as whole words, case-insensitively (`grep -i -w`, no stemming, no weighting); turns
+ * holding none are left out; ties keep the conversation's order (grep's output order). Returns the first
+ * `limit` dia ids.
+ */
+export function grepRanker(turns: ReadonlyArray<{ diaId: string; text: string }>): (question: string, limit: number) => string[] {
+  const words = turns.map((turn) => new Set(turn.text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []));
+  return (question, limit) => {
+    const wanted = grepWords(question);
+    const scored: Array<{ at: number; count: number }> = [];
+    for (const [at, held] of words.entries()) {
+      const count = wanted.filter((word) => held.has(word)).length;
+      if (count > 0) scored.push({ at, count });
+    }
+    scored.sort((a, b) => b.count - a.count || a.at - b.at);
+    return scored.slice(0, limit).map(({ at }) => turns[at]?.diaId as string);
   };
 }

@@ -11,7 +11,11 @@
  *   asked twice: the second pass's p50 is the speed figure (warm), the first's is printed beside it
  *   (a new process, compiling as it answers);
  * - the plain BM25 library (wink-bm25-text-search with wink-nlp-utils: lowercase, tokenise, stop
- *   words, Porter stemming) over the same texts;
+ *   words, Porter stemming) over the same texts, and the grep baseline (bench-locomo-data.ts
+ *   grepRanker: turns ranked by how many of the question's content words they hold as whole words,
+ *   case-insensitively);
+ * - each of the three asked again for 50 hits (not timed), for the session figure read over the first
+ *   10 distinct sessions;
  * - memory_context (2,000 tokens): whether an evidence turn is in it, tokens used;
  * then again after one consolidation by a lossy scripted model (bench-locomo-model.ts, through the
  * real `openai` client) with summaries on, which leaves every note in history and adds bank sections
@@ -20,7 +24,8 @@
  * Metrics (bench-locomo-data.ts), means over questions: recall@k, the share of the question's evidence
  * turns among the first k hits (the reading that reproduces issue 23's baseline); hit@5, any evidence turn
  * in the first 5; MRR, 1 / the rank of the first evidence turn in the top 10; session Hit@1, the top hit
- * is a turn of a session holding evidence. memory_context holds an evidence turn when the turn's note
+ * is a turn of a session holding evidence; session recall@10, the share of the evidence sessions among the
+ * sessions of the top 10 (and over the first 10 distinct sessions of the 50), session hit@10 and MRR. memory_context holds an evidence turn when the turn's note
  * filename (a search hit) or its whole text (a recent note) is in it.
  *
  * Reported on the development split (conversations 26, 30, 41, 42, 43); `--locomo-split heldout|all`
@@ -57,6 +62,7 @@ import {
   CATEGORIES,
   CATEGORY_NAMES,
   type Conversation,
+  grepRanker,
   loadLocomo,
   type Ranking,
   score,
@@ -68,6 +74,8 @@ import {
 import { locomoReply } from './bench-locomo-model.js';
 
 const SEARCH_LIMIT = 10;
+/** The deeper ranking the distinct-sessions figure reads (asked apart, not timed). */
+const DEEP_LIMIT = 50;
 const CONTEXT_MAX_TOKENS = 2_000;
 /** Questions of the first conversation asked over MCP too. */
 const MCP_SAMPLE = 40;
@@ -114,7 +122,7 @@ export const noteText = (turn: Turn, day: string): string => `[${day}] ${turn.te
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 
 /** One question's outcome, as written to the results file. */
-interface QuestionResult {
+export interface QuestionResult {
   id: string;
   category: number;
   question: string;
@@ -123,7 +131,10 @@ interface QuestionResult {
   /** Top 10 of each ranker: a dia id, or `source:ref` for a hit that is no turn. */
   live: string[];
   bm25: string[];
+  grep: string[];
   after: string[];
+  /** The first DEEP_LIMIT hits of live-mem, the library and grep, before consolidation. */
+  deep: { live: string[]; bm25: string[]; grep: string[] };
   context: { tokens: number; evidence: boolean };
   contextAfter: { tokens: number; evidence: boolean };
   /** With embeddings: the same for each hybrid core, by its weight. */
@@ -167,7 +178,7 @@ function libraryIndex(conversation: Conversation, texts: ReadonlyMap<string, str
   engine.definePrepTasks([nlp.string.lowerCase, nlp.string.tokenize0, nlp.tokens.removeWords, nlp.tokens.stem]);
   for (const turn of conversation.turns) engine.addDoc({ body: texts.get(turn.diaId) as string }, turn.diaId);
   engine.consolidate();
-  return (query: string): string[] => engine.search(query, SEARCH_LIMIT).map(([id]) => id);
+  return (query: string, limit = SEARCH_LIMIT): string[] => engine.search(query, limit).map(([id]) => id);
 }
 
 async function runConversation(
@@ -224,6 +235,7 @@ async function runConversation(
       filenameOf.set(turn.diaId, filename);
     }
     const library = libraryIndex(conversation, texts);
+    const grep = grepRanker(conversation.turns.map((turn) => ({ diaId: turn.diaId, text: texts.get(turn.diaId) as string })));
     const questions = conversation.questions.filter((q) => (CATEGORIES as readonly number[]).includes(q.category));
     const search = async (arm: Arm, query: string) => {
       const started = performance.now();
@@ -261,6 +273,9 @@ async function runConversation(
 
     await embedAll();
     const before = await ask();
+    const deepLive: string[][] = [];
+    for (const q of questions)
+      deepLive.push(labelled((await core.recall.search(caller, { space_id: spaceId, query: q.question, limit: DEEP_LIMIT })).results, turnOf));
     const mcpSame: number[] = [];
     const mcpMs: number[] = [];
     const mcpColdMs: number[] = [];
@@ -313,7 +328,9 @@ async function runConversation(
         evidence: q.evidence,
         live: bm.start.hits,
         bm25: library(q.question),
+        grep: grep(q.question, SEARCH_LIMIT),
         after: bm.end.hits,
+        deep: { live: deepLive[i] as string[], bm25: library(q.question, DEEP_LIMIT), grep: grep(q.question, DEEP_LIMIT) },
         context: bm.start.context,
         contextAfter: bm.end.context,
         ...(hybrid.length > 0 ? { hybrid: Object.fromEntries(hybrid) } : {}),
@@ -333,18 +350,28 @@ async function runConversation(
   }
 }
 
-type Ranker = 'live' | 'bm25' | 'after';
+type Ranker = 'live' | 'bm25' | 'grep' | 'after';
 
-/** One ranker's outcomes: live-mem's BM25 (`live`, `after`), the library, or a hybrid core's (`hybrid:<weight>:live|after`). */
+/** One ranker's outcomes: live-mem's BM25 (`live`, `after`), the library, grep, or a hybrid core's (`hybrid:<weight>:live|after`). */
 function rankingOf(result: QuestionResult, ranker: string): Ranking {
   if (!ranker.startsWith('hybrid:')) return result[ranker as Ranker] as Ranking;
   const [, weight, when] = ranker.split(':') as [string, string, 'live' | 'after'];
   return (result.hybrid?.[weight]?.[when] ?? []) as Ranking;
 }
 
-function scoresOf(results: readonly QuestionResult[], ranker: string, category?: number): Scores {
+/** The ranker's 50 hits where they were asked for (live-mem before consolidation, the library, grep). */
+const deepOf = (result: QuestionResult, ranker: string): Ranking | undefined =>
+  ranker === 'live' || ranker === 'bm25' || ranker === 'grep' ? result.deep[ranker] : undefined;
+
+/** The means of a ranker's metrics over the results (of one category, when given). */
+export function scoresOf(results: readonly QuestionResult[], ranker: string, category?: number): Scores {
   const picked = results.filter((result) => category === undefined || result.category === category);
-  return score(picked.map((result) => ({ ranking: rankingOf(result, ranker), evidence: result.evidence })));
+  return score(
+    picked.map((result) => {
+      const deep = deepOf(result, ranker);
+      return { ranking: rankingOf(result, ranker), evidence: result.evidence, ...(deep ? { deep } : {}) };
+    }),
+  );
 }
 
 function contextFigures(results: readonly QuestionResult[], key: (name: string) => string, which: 'context' | 'contextAfter'): Figure[] {
@@ -378,12 +405,14 @@ function contextFigures(results: readonly QuestionResult[], key: (name: string) 
 /** The per-category table, to stderr: every metric for each ranker. */
 function printCategories(results: readonly QuestionResult[], weights: readonly string[]): void {
   const row = (name: string, s: Scores) =>
-    `  ${name.padEnd(26)} ${String(s.questions).padStart(5)}  ${[s.recall1, s.recall5, s.recall10, s.mrr, s.sessionHit1, s.hit5].map((v) => v.toFixed(3)).join('  ')}`;
-  progress(`  ${''.padEnd(26)} ${'n'.padStart(5)}  r@1    r@5    r@10   MRR    sHit@1 hit@5`);
+    `  ${name.padEnd(26)} ${String(s.questions).padStart(5)}  ${[s.recall1, s.recall5, s.recall10, s.mrr, s.sessionHit1, s.hit5, s.sessionRecall10, s.sessionHit10, s.sessionRecall10Distinct, s.sessionMrr].map((v) => v.toFixed(3)).join('  ')}`;
+  // The s… columns are over sessions: recall@10 and hit@10 of the top 10's sessions, recall over the first 10 distinct
+  // sessions of 50 hits (after cons.: of its 10, no deeper ranking was asked), MRR.
+  progress(`  ${''.padEnd(26)} ${'n'.padStart(5)}  r@1    r@5    r@10   MRR    sHit@1 hit@5  sR@10  sHit10 sR@10d sMRR`);
+  const names = { live: 'live-mem', bm25: 'BM25 library', grep: 'grep', after: 'after cons.' } as const;
   for (const category of [undefined, ...CATEGORIES]) {
     const name = category === undefined ? 'all' : `${category} ${CATEGORY_NAMES[category]}`;
-    for (const ranker of ['live', 'bm25', 'after'] as const)
-      progress(row(`${name}, ${ranker === 'live' ? 'live-mem' : ranker === 'bm25' ? 'BM25 library' : 'after cons.'}`, scoresOf(results, ranker, category)));
+    for (const ranker of ['live', 'bm25', 'grep', 'after'] as const) progress(row(`${name}, ${names[ranker]}`, scoresOf(results, ranker, category)));
     for (const weight of weights) {
       progress(row(`${name}, hybrid ${weight}`, scoresOf(results, `hybrid:${weight}:live`, category)));
       progress(row(`${name}, hybrid ${weight} after`, scoresOf(results, `hybrid:${weight}:after`, category)));
@@ -423,34 +452,69 @@ function printSideBySide(
   for (const [label, cell] of rows) progress(`  ${label.padEnd(22)}${columns.map((c) => cell(c).padStart(12)).join('')}`);
 }
 
-export async function benchLocomo(): Promise<Figure[]> {
-  const split = locomoSplit();
-  const scripted = locomoHybrid();
-  const endpoint = locomoEmbeddings();
-  const conversations = loadLocomo(SPLITS[split]);
+/** What a LoCoMo run is asked to do: the split (or some of its conversations), and the extras. */
+export interface LocomoOptions {
+  split: Split;
+  /** The conversations to run (ids of the split); the whole split by default. */
+  ids?: readonly string[];
+  /** Ask a sample of the largest conversation's questions over MCP stdio (needs the build: `npm run build`). */
+  mcp?: boolean;
+  /** The scripted embeddings server (`--locomo-hybrid`), or a real endpoint (`--locomo-embeddings`). */
+  scripted?: boolean;
+  endpoint?: { url: string; model: string };
+  /** Write the per-question results to .bench/ (default true). */
+  save?: boolean;
+}
+
+/** One run's outcome: each question's rankings and what the run timed. */
+export interface LocomoRun {
+  split: Split;
+  conversations: Conversation[];
+  results: QuestionResult[];
+  weights: string[];
+  endpoint: { url: string; model: string } | undefined;
+  mcpSame: number[];
+  mcpMs: number[];
+  mcpColdMs: number[];
+  searchMs: Map<string, number[]>;
+  embedMs: Map<string, number>;
+  largest: number;
+}
+
+/** Writes every conversation of the run into its own space and asks its questions (see the header). */
+export async function runLocomo(options: LocomoOptions): Promise<LocomoRun> {
+  const { split, scripted = false, endpoint, mcp = false, save = true } = options;
+  const ids = options.ids ?? SPLITS[split];
+  const conversations = loadLocomo(ids);
   const home = await freshHome('locomo');
   const llm = await startScriptedLlm([{ dynamic: locomoReply }]);
   const embedder = scripted && !endpoint ? await startScriptedEmbeddings({ dims: 256 }) : undefined;
   const client = endpoint ? createOpenAiEmbeddings({ baseUrl: endpoint.url, apiKey: '', model: endpoint.model }) : embedder?.client();
   const weights = client ? locomoWeights() : [];
-  const results: QuestionResult[] = [];
-  const mcpSame: number[] = [];
-  const mcpMs: number[] = [];
-  const mcpColdMs: number[] = [];
-  const searchMs = new Map<string, number[]>();
-  const embedMs = new Map<string, number>();
-  // Over MCP: the largest conversation of the split (about 700 notes, as issue 23's speed target has it).
-  const largest = conversations.reduce((best, c, i) => (c.turns.length > (conversations[best]?.turns.length ?? 0) ? i : best), 0);
+  const run: LocomoRun = {
+    split,
+    conversations,
+    results: [],
+    weights: weights.map(String),
+    endpoint,
+    mcpSame: [],
+    mcpMs: [],
+    mcpColdMs: [],
+    searchMs: new Map(),
+    embedMs: new Map(),
+    // Over MCP: the largest conversation of the split (about 700 notes, as issue 23's speed target has it).
+    largest: conversations.reduce((best, c, i) => (c.turns.length > (conversations[best]?.turns.length ?? 0) ? i : best), 0),
+  };
   const start = performance.now();
   try {
     for (const [i, conversation] of conversations.entries()) {
-      const done = await runConversation(home, conversation, llm, i === largest, client ? { client, weights } : undefined);
-      results.push(...done.results);
-      mcpSame.push(...done.mcpSame);
-      mcpMs.push(...done.mcpMs);
-      mcpColdMs.push(...done.mcpColdMs);
-      for (const [arm, times] of Object.entries(done.searchMs)) searchMs.set(arm, [...(searchMs.get(arm) ?? []), ...times]);
-      for (const [arm, ms] of Object.entries(done.embedMs)) embedMs.set(arm, (embedMs.get(arm) ?? 0) + ms);
+      const done = await runConversation(home, conversation, llm, mcp && i === run.largest, client ? { client, weights } : undefined);
+      run.results.push(...done.results);
+      run.mcpSame.push(...done.mcpSame);
+      run.mcpMs.push(...done.mcpMs);
+      run.mcpColdMs.push(...done.mcpColdMs);
+      for (const [arm, times] of Object.entries(done.searchMs)) run.searchMs.set(arm, [...(run.searchMs.get(arm) ?? []), ...times]);
+      for (const [arm, ms] of Object.entries(done.embedMs)) run.embedMs.set(arm, (run.embedMs.get(arm) ?? 0) + ms);
       progress(
         `  conversation ${conversation.id}: ${conversation.turns.length} turns, ${done.results.length} questions (${((performance.now() - start) / 1000).toFixed(1)} s)`,
       );
@@ -459,19 +523,42 @@ export async function benchLocomo(): Promise<Figure[]> {
     await llm.close();
     await embedder?.close();
   }
-  const names = weights.map(String);
-  const label = endpoint ? endpoint.model.replace(/[^a-z0-9]+/gi, '-') : 'scripted';
-  await mkdir(RESULTS_DIR, { recursive: true });
-  const file = path.join(RESULTS_DIR, `locomo-${split}${client ? `-hybrid-${label}` : ''}.json`);
-  await writeFile(file, `${JSON.stringify({ split, conversations: SPLITS[split], weights, questions: results }, null, 1)}\n`);
-  progress(`  per-question results: ${path.relative(process.cwd(), file)}`);
-  printCategories(results, names);
-  if (names.length > 0) printSideBySide(results, names, searchMs, embedMs);
+  if (save) {
+    const label = endpoint ? endpoint.model.replace(/[^a-z0-9]+/gi, '-') : 'scripted';
+    await mkdir(RESULTS_DIR, { recursive: true });
+    const file = path.join(RESULTS_DIR, `locomo-${split}${client ? `-hybrid-${label}` : ''}.json`);
+    await writeFile(file, `${JSON.stringify({ split, conversations: ids, weights, questions: run.results }, null, 1)}\n`);
+    progress(`  per-question results: ${path.relative(process.cwd(), file)}`);
+  }
+  return run;
+}
 
+export async function benchLocomo(): Promise<Figure[]> {
+  const endpoint = locomoEmbeddings();
+  const run = await runLocomo({ split: locomoSplit(), scripted: locomoHybrid(), mcp: true, ...(endpoint ? { endpoint } : {}) });
+  printCategories(run.results, run.weights);
+  if (run.weights.length > 0) printSideBySide(run.results, run.weights, run.searchMs, run.embedMs);
+  return locomoFigures(run);
+}
+
+/** Section 21's figures from a run. */
+function locomoFigures(run: LocomoRun): Figure[] {
+  const { split, conversations, results, endpoint, mcpSame, mcpMs, mcpColdMs, searchMs, embedMs, largest } = run;
+  const names = run.weights;
   const key = (name: string) => `locomo_${split === 'dev' ? '' : `${split}_`}${name}`;
   const turns = conversations.reduce((sum, c) => sum + c.turns.length, 0);
-  const [live, library, after] = (['live', 'bm25', 'after'] as const).map((ranker) => scoresOf(results, ranker));
-  const [ours, theirs, later] = [live, library, after] as [Scores, Scores, Scores];
+  const [live, library, grepped, after] = (['live', 'bm25', 'grep', 'after'] as const).map((ranker) => scoresOf(results, ranker));
+  const [ours, theirs, grep, later] = [live, library, grepped, after] as [Scores, Scores, Scores, Scores];
+  /** The session figures of a ranker (prefix '' for live-mem, 'bm25_', 'grep_'). */
+  const sessionFigures = (prefix: string, s: Scores, ranker: string) => [
+    figure(key(`${prefix}session_recall10`), "  session recall@10 (evidence sessions among the top 10 hits' sessions)", s.sessionRecall10, 'ratio'),
+    figure(key(`${prefix}session_hit10`), '  session hit@10 (any evidence session among them)', s.sessionHit10, 'ratio'),
+    figure(key(`${prefix}session_recall10_distinct`), '  session recall@10 over the first 10 distinct sessions of 50 hits', s.sessionRecall10Distinct, 'ratio'),
+    figure(key(`${prefix}session_mrr`), '  session MRR (the first hit in an evidence session, top 10)', s.sessionMrr, 'ratio'),
+    ...CATEGORIES.map((c) =>
+      figure(key(`${prefix}session_recall10_cat${c}`), `  session recall@10, category ${c}`, scoresOf(results, ranker, c).sessionRecall10, 'ratio'),
+    ),
+  ];
   const where = `${split} split: ${conversations.length} conversations, ${turns.toLocaleString('en')} turns, ${results.length.toLocaleString('en')} questions of categories 1–4`;
   const share = (test: (result: QuestionResult) => boolean) => results.filter(test).length / results.length;
   const hybridFigures = names.flatMap((weight) => {
@@ -509,6 +596,7 @@ export async function benchLocomo(): Promise<Figure[]> {
     figure(key('session_hit1'), '  session Hit@1', ours.sessionHit1, 'ratio'),
     figure(key('hit5'), '  hit@5 (an evidence turn in the top 5)', ours.hit5, 'ratio'),
     ...CATEGORIES.map((c) => figure(key(`recall5_cat${c}`), `  recall@5, category ${c} (${CATEGORY_NAMES[c]})`, scoresOf(results, 'live', c).recall5, 'ratio')),
+    ...sessionFigures('', ours, 'live'),
     figure(key('bm25_recall5'), 'plain BM25 library (wink-bm25-text-search), recall@5', theirs.recall5, 'ratio'),
     figure(key('bm25_recall1'), '  recall@1', theirs.recall1, 'ratio'),
     figure(key('bm25_recall10'), '  recall@10', theirs.recall10, 'ratio'),
@@ -516,11 +604,20 @@ export async function benchLocomo(): Promise<Figure[]> {
     figure(key('bm25_session_hit1'), '  session Hit@1', theirs.sessionHit1, 'ratio'),
     figure(key('bm25_hit5'), '  hit@5', theirs.hit5, 'ratio'),
     ...CATEGORIES.map((c) => figure(key(`bm25_recall5_cat${c}`), `  recall@5, category ${c}`, scoresOf(results, 'bm25', c).recall5, 'ratio')),
+    ...sessionFigures('bm25_', theirs, 'bm25'),
+    figure(key('grep_recall5'), "grep baseline (turns ranked by the question's content words they hold, grep -i -w), recall@5", grep.recall5, 'ratio'),
+    figure(key('grep_recall1'), '  recall@1', grep.recall1, 'ratio'),
+    figure(key('grep_recall10'), '  recall@10', grep.recall10, 'ratio'),
+    figure(key('grep_mrr'), '  MRR (top 10)', grep.mrr, 'ratio'),
+    figure(key('grep_hit5'), '  hit@5', grep.hit5, 'ratio'),
+    ...CATEGORIES.map((c) => figure(key(`grep_recall5_cat${c}`), `  recall@5, category ${c}`, scoresOf(results, 'grep', c).recall5, 'ratio')),
+    ...sessionFigures('grep_', grep, 'grep'),
     figure(key('recall5_vs_bm25'), 'live-mem recall@5 − BM25 library', ours.recall5 - theirs.recall5, 'ratio', atLeast(TARGET.overLibrary)),
     figure(key('mrr_vs_bm25'), '  MRR − BM25 library', ours.mrr - theirs.mrr, 'ratio'),
     figure(key('after_recall5'), 'after a lossy consolidation (+ summaries), recall@5', later.recall5, 'ratio'),
     figure(key('after_mrr'), '  MRR', later.mrr, 'ratio'),
     figure(key('after_session_hit1'), '  session Hit@1', later.sessionHit1, 'ratio'),
+    figure(key('after_session_recall10'), '  session recall@10', later.sessionRecall10, 'ratio'),
     figure(key('after_recall5_change'), '  recall@5 after − before', later.recall5 - ours.recall5, 'ratio', atLeast(0)),
     ...contextFigures(results, key, 'context'),
     ...contextFigures(results, key, 'contextAfter'),

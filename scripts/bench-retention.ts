@@ -36,7 +36,7 @@ import { baseName, spaceKeys } from '../src/core/layout.js';
 import { listKeys } from '../src/storage/list.js';
 import type { StorageDriver } from '../src/storage/types.js';
 import { atLeast, atMost, below, figure, percentile, progress, type Figure } from './bench-lib.js';
-import { type Conversation, loadLocomo, SPLITS } from './bench-locomo-data.js';
+import { type Conversation, loadLocomo, SPLITS, type Split } from './bench-locomo-data.js';
 import { locomoSplit, noteText } from './bench-locomo.js';
 import { notesOf } from './bench-locomo-model.js';
 import type { Message } from './bench-growth-model.js';
@@ -232,9 +232,13 @@ function timeCheck(replay: Replay, analyzer: Analyzer): number {
   return (used.user + used.system) / 1000;
 }
 
-export async function benchRetention(): Promise<Figure[]> {
-  const split = locomoSplit();
-  const conversations = loadLocomo(SPLITS[split]);
+/**
+ * `split` (default: `--locomo-split`), optionally only some of its conversations (the benchmark page's small
+ * run), and whether the dropped facts go to .bench/ (default true).
+ */
+export async function benchRetention(options: { split?: Split; ids?: readonly string[]; save?: boolean } = {}): Promise<Figure[]> {
+  const split = options.split ?? locomoSplit();
+  const conversations = loadLocomo(options.ids ?? SPLITS[split]);
   const cut = new Set<string>();
   const fragments = new Map<string, string>();
   const replies: string[] = [];
@@ -303,8 +307,11 @@ export async function benchRetention(): Promise<Figure[]> {
   } finally {
     await server.close();
   }
-  await mkdir(RESULTS_DIR, { recursive: true });
-  await writeFile(path.join(RESULTS_DIR, `retention-${split}.json`), `${JSON.stringify({ split, conversations: SPLITS[split], dropped }, null, 1)}\n`);
+  if (options.save !== false) {
+    await mkdir(RESULTS_DIR, { recursive: true });
+    const ids = conversations.map((conversation) => conversation.id);
+    await writeFile(path.join(RESULTS_DIR, `retention-${split}.json`), `${JSON.stringify({ split, conversations: ids, dropped }, null, 1)}\n`);
+  }
   const ratio = (a: number, b: number) => (b > 0 ? a / b : null);
   const label = `LoCoMo ${split}, lossy model keeping a fragment of one note in ${CUT_EVERY}`;
   return [

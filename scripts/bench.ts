@@ -86,9 +86,10 @@
  *                    process, its index's bytes a note and warm search
  *  21. LoCoMo        (scripts/bench-locomo.ts) recall on real conversations (bench/locomo/, shipped with the
  *                    repository, not the package): one note per turn through the core, memory_search per
- *                    question of categories 1–4 beside a plain BM25 library on the same turns, before and
- *                    after a lossy scripted consolidation, and memory_context (2,000 tokens); the development
- *                    split by default (`--locomo-split heldout|all`), per-question results in .bench/
+ *                    question of categories 1–4 beside a plain BM25 library and a grep baseline on the same
+ *                    turns, before and after a lossy scripted consolidation, and memory_context (2,000 tokens):
+ *                    turn- and session-level recall@k and MRR; the development split by default
+ *                    (`--locomo-split heldout|all`), per-question results in .bench/
  *  22. headings      (scripts/bench-headings.ts) a bank file of 10,000 one-line headings (320 KB): its outline,
  *                    search documents, compaction sections, consolidation view and one section edit (median
  *                    of 5), a consolidation of one note into a space holding it (outside the model) and the
@@ -119,6 +120,7 @@
  *      npm run bench -- --baseline e1b0e00 --only 3,10,20   those sections on this build, then each on
  *                                     e1b0e00 built in a temporary worktree, side by side
  *      npm run bench -- --only 21 --locomo-split all    the LoCoMo section on all ten conversations
+ *      npm run bench:page             the benchmark page of docs/benchmarks.md (scripts/bench-page.ts)
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';

@@ -163,3 +163,44 @@ export function findId(slots: Int32Array, list: IdList, key: Uint8Array): number
     if (list.is(entry - 1, key)) return entry - 1;
   }
 }
+
+/**
+ * A segment's ids made strings (hits, filtered candidates), by document number: a candidate recurs
+ * from query to query, and handing out the same string each time spares decoding it again, and
+ * spares whoever keys a Map by it (recall's descriptions, places, re-ranking) hashing it again (V8
+ * keeps a string's hash in the string). Bounded: past `limit` strings, all are dropped. One per
+ * segment: a compaction renumbers.
+ */
+export class IdStrings {
+  /** Filled, not holey (see TermList): by document number, so a candidate's id is one array read. Created on the first ask. */
+  private made: (string | undefined)[] | undefined;
+  private count = 0;
+  private chars = 0;
+
+  constructor(
+    private readonly list: IdList,
+    private readonly limit: number,
+  ) {}
+
+  get(doc: number): string {
+    const made = (this.made ??= new Array<string | undefined>(this.list.length).fill(undefined));
+    let id = made[doc];
+    if (id === undefined) {
+      id = this.list.get(doc);
+      if (this.count >= this.limit) {
+        made.fill(undefined);
+        this.count = 0;
+        this.chars = 0;
+      }
+      made[doc] = id;
+      this.count++;
+      this.chars += id.length;
+    }
+    return id;
+  }
+
+  /** What the strings made hold (`bytes` estimates), in string headers, characters and slots. */
+  madeBytes(stringBytes: number, slotBytes: number): number {
+    return (this.made?.length ?? 0) * slotBytes + this.chars + this.count * stringBytes;
+  }
+}

@@ -22,71 +22,16 @@
  * as the exhaustive scorer sums it, and ties go to the smaller id. Bounds only decide what is
  * skipped, with a margin so that floating-point rounding never skips a document that could rank.
  */
+import { END, type PostingCursor } from './bm25-cursor.js';
 import { B, K1, type QueryTerm } from './bm25-query.js';
 
-/** A document number past every document: a cursor at the end of its postings. */
-export const END = 0x7fffffff;
+export { END, PostingCursor } from './bm25-cursor.js';
 
 /** Documents weighed together: per word, this many 8-byte slots (32 KB), reused window after window. */
 const WINDOW = 4096;
 
 /** Bounds are compared with this relative margin, far above the rounding of a sum of a few dozen terms. */
 const MARGIN = 1e-9;
-
-/**
- * One term's postings, read forwards: the segment's (varint, bm25-segment.ts), then those added
- * since (`doc * 256 + tf`, every document after the segment's). `doc` is END past the last.
- */
-export class PostingCursor {
-  doc = -1;
-  tf = 0;
-  private deltaAt = 0;
-
-  constructor(
-    private readonly bytes: Uint8Array,
-    private at: number,
-    private readonly end: number,
-    private readonly delta: readonly number[] | undefined,
-  ) {}
-
-  /** Moves to the next posting; returns its document (END past the last). */
-  next(): number {
-    if (this.at < this.end) {
-      const data = this.bytes;
-      let p = this.at;
-      let byte = data[p++] as number;
-      let value = byte & 127;
-      if (byte & 128) {
-        let scale = 128;
-        do {
-          byte = data[p++] as number;
-          value += (byte & 127) * scale;
-          scale *= 128;
-        } while (byte & 128);
-      }
-      this.doc += (value >>> 1) + 1;
-      this.tf = value & 1 ? (data[p++] as number) : 1;
-      this.at = p;
-      return this.doc;
-    }
-    const delta = this.delta;
-    if (delta !== undefined && this.deltaAt < delta.length) {
-      const packed = delta[this.deltaAt++] as number;
-      this.doc = Math.floor(packed / 256);
-      this.tf = packed % 256;
-      return this.doc;
-    }
-    this.doc = END;
-    return END;
-  }
-
-  /** Moves to the first posting at or after `target`; returns its document. */
-  advance(target: number): number {
-    let doc = this.doc;
-    while (doc < target) doc = this.next();
-    return doc;
-  }
-}
 
 /** A term of a query word as the scorer reads it. */
 export interface ScoredTerm extends QueryTerm {

@@ -2,21 +2,26 @@
  * A compact BM25 full-text index (k1 and b in bm25-query.ts) with prefix and typo matching, written for
  * fast cold loads: a snapshot is a checksum and a few typed-array views away from answering.
  *
- * State: one immutable segment (loaded or compacted, postings varint-packed) plus the documents
- * added since, whose postings sit in plain arrays. Removal marks the document dead; searches skip
- * dead documents and count only live ones in df, N and the average length, so results do not
- * depend on whether a compaction (on `serialize`, or once dead documents outnumber live ones) has
- * run yet.
+ * State: one immutable segment (loaded or compacted, postings varint-packed: bm25-segment.ts) plus
+ * the documents added since, whose postings sit in plain arrays (bm25-delta.ts). Removal marks the
+ * document dead; searches skip dead documents and count only live ones in df, N and the average
+ * length, so results do not depend on whether a compaction (on `serialize`, or once dead documents
+ * outnumber live ones) has run yet.
  */
 import { MemoCache } from '../shared/bounded-cache.js';
-import { createAnalyzer, DEFAULT_CACHE_LIMIT, detach, words } from './analyze.js';
-import { findId } from './bm25-ids.js';
+import { createAnalyzer, words } from './analyze.js';
+import { Background } from './bm25-background.js';
+import { END, PostingCursor } from './bm25-cursor.js';
+import { Delta } from './bm25-delta.js';
+import { findId, IdStrings } from './bm25-ids.js';
+import { EMPTY_INDEX_BYTES, grown, MAP_ENTRY_BYTES, SLOT_BYTES, segmentBytes, STRING_BYTES } from './bm25-memory.js';
 import { compact, emptySegment, findTerm, MAX_DOCS, MAX_TF, type Segment } from './bm25-segment.js';
 import { planQuery, type QueryTerm } from './bm25-query.js';
 import { decodeSnapshot, encodeSnapshot } from './bm25-snapshot.js';
-import { mergeSorted } from './term-match.js';
-import { END, PostingCursor, Scratch, scoreAll, scoreTopK, tfBound, type ScoredTerm } from './bm25-scorer.js';
+import { Scratch, scoreAll, scoreTopK, tfBound, type ScoredTerm } from './bm25-scorer.js';
 import type { SearchHit, SearchOptions, TextIndex, TextIndexEngine } from './types.js';
+
+export { ARRAY_BYTES, MAP_ENTRY_BYTES, SLOT_BYTES, STRING_BYTES } from './bm25-memory.js';
 
 const ENGINE_NAME = 'bm25-v1';
 
@@ -47,8 +52,6 @@ export const bm25Engine: TextIndexEngine = engine(false);
  */
 export const bm25ExhaustiveEngine: TextIndexEngine = engine(true);
 
-/** Background-document term counts kept (IndexOptions.countedPrefixes; a `MemoCache`): one forgotten is counted again when asked. */
-const BACKGROUND_DF_CACHED = 100_000;
 /** Segment terms whose postings' extremes (a scoring bound) are kept once scanned: those with this many postings or more… */
 const EXTREMES_FROM_DF = 256;
 /** …up to this many terms (a `MemoCache`): one forgotten is scanned again when asked. */
@@ -60,21 +63,8 @@ class Bm25Index implements TextIndex {
   // The index caches per word below, so the analyser need not cache too.
   private readonly analyzer = createAnalyzer({ cacheLimit: 0 });
   private base!: Segment;
-  /**
-   * Documents added since the segment: their terms numbered in order of appearance, with the
-   * postings of each as `doc * 256 + tf` (ascending, since documents are numbered in order).
-   */
-  private deltaNumbers!: Map<string, number>;
-  private deltaTerms!: string[];
-  private deltaPostings!: number[][];
-  private deltaPostingCount = 0;
-  /** The delta's terms in sorted order, for prefix and fuzzy matching; covers deltaTerms[0, sortedCount). */
-  private sortedDelta!: string[];
-  private sortedCount = 0;
-  /** Raw word → its delta term numbers (its characters tallied for `bytes`): one hash lookup per word is the bulk of indexing time. */
-  private readonly wordTerms = new MemoCache<readonly number[]>(DEFAULT_CACHE_LIMIT, (word) => word.length);
-  /** Scratch term frequencies by delta term number, all zero between calls to add. */
-  private frequencies = new Int32Array(1024);
+  /** The terms and postings of the documents added since the segment (bm25-delta.ts). */
+  private readonly delta = new Delta(this.analyzer);
   /**
    * Ids of the documents added since the segment, numbered after its own: the segment's stay bytes
    * (bm25-ids.ts), found by its stored table (a Map of a million ids took 0.6 s to build at each load,
@@ -90,35 +80,19 @@ class Bm25Index implements TextIndex {
   private live = 0;
   private dead = 0;
   private totalLength = 0;
-  /** Characters of the ids added since the segment and of the terms (segment and delta): kept as they change, for `bytes`. */
+  /** Characters of the ids added since the segment, kept as they change (for `bytes`). */
   private idChars = 0;
-  private termChars = 0;
 
-  /**
-   * Background documents (IndexOptions.countedPrefixes), known by a mask over document numbers built when
-   * first needed (a loaded snapshot classifies its ids then), with how many are live and their length.
-   */
-  private background: { mask: Uint8Array; live: number; length: number } | null = null;
-  /** Live background documents holding a term, counted from its postings when first asked; cleared when one changes. */
-  private readonly backgroundDf = new MemoCache<number>(BACKGROUND_DF_CACHED);
+  /** The documents the statistics leave out (IndexOptions.countedPrefixes). */
+  private readonly background: Background;
   /** The scorer's window arrays, reused from search to search. */
   private readonly scratch = new Scratch();
   /** Per segment term (a long list), its postings' shortest document length * 256 + largest term frequency (baseExtremes). */
   private readonly extremes = new MemoCache<number, number>(EXTREMES_CACHED);
 
-  /**
-   * Segment ids made strings (hits, filtered candidates), by document number: a candidate recurs from
-   * query to query, and handing out the same string each time spares decoding it again, and spares
-   * whoever keys a Map by it (recall's descriptions, places, re-ranking) hashing it again (V8 keeps a
-   * string's hash in the string). Bounded; dropped when a compaction renumbers.
-   */
-  private idStrings: (string | undefined)[] | undefined;
-  private idStringCount = 0;
-  private idStringChars = 0;
+  /** Segment ids made strings, by document number (bm25-ids.ts). */
+  private idStrings!: IdStrings;
 
-  /** The prefixes of counted ids (IndexOptions.countedPrefixes), as strings and as UTF-8 bytes; none: all count. */
-  private readonly counted: readonly string[] | undefined;
-  private readonly countedBytes: readonly Buffer[];
   /** The sections a load had to compute again (TextIndex.rebuilt). */
   readonly rebuilt: readonly string[];
 
@@ -129,8 +103,7 @@ class Bm25Index implements TextIndex {
     /** Scores every posting (bm25ExhaustiveEngine): the reference, for tests. */
     private readonly exhaustive = false,
   ) {
-    this.counted = countedPrefixes;
-    this.countedBytes = (countedPrefixes ?? []).map((prefix) => Buffer.from(prefix, 'utf8'));
+    this.background = new Background(countedPrefixes);
     this.rebuilt = rebuilt;
     this.adopt(segment);
   }
@@ -173,22 +146,7 @@ class Bm25Index implements TextIndex {
   private idOf(doc: number): string | undefined {
     if (this.removed[doc] === 1) return undefined;
     const baseCount = this.base.ids.length;
-    if (doc >= baseCount) return this.deltaIds[doc - baseCount];
-    // Filled, not holey (see TermList): by document number, so a candidate's id is one array read.
-    const made = (this.idStrings ??= new Array<string | undefined>(baseCount).fill(undefined));
-    let id = made[doc];
-    if (id === undefined) {
-      id = this.base.ids.get(doc);
-      if (this.idStringCount >= ID_STRINGS_KEPT) {
-        made.fill(undefined);
-        this.idStringCount = 0;
-        this.idStringChars = 0;
-      }
-      made[doc] = id;
-      this.idStringCount++;
-      this.idStringChars += id.length;
-    }
-    return id;
+    return doc >= baseCount ? this.deltaIds[doc - baseCount] : this.idStrings.get(doc);
   }
 
   /** Whether a live document's id sorts before another's (the scorers' tie-break). */
@@ -196,17 +154,6 @@ class Bm25Index implements TextIndex {
     const { ids } = this.base;
     if (a < ids.length && b < ids.length) return (this.base.idRanks[a] as number) < (this.base.idRanks[b] as number);
     return (this.idOf(a) as string) < (this.idOf(b) as string);
-  }
-
-  /** Whether a document counts in the statistics (IndexOptions.countedPrefixes), asked of its id's bytes. */
-  private countedDoc(doc: number): boolean {
-    const baseCount = this.base.ids.length;
-    if (doc >= baseCount) return this.countedId(this.deltaIds[doc - baseCount] as string);
-    return this.base.ids.startsWithAny(doc, this.countedBytes);
-  }
-
-  private countedId(id: string): boolean {
-    return this.counted === undefined || this.counted.some((prefix) => id.startsWith(prefix));
   }
 
   add(id: string, text: string): void {
@@ -217,30 +164,31 @@ class Bm25Index implements TextIndex {
     if (doc >= this.lengths.length) this.lengths = grown(this.lengths, doc + 1);
     if (doc >= this.removed.length) this.removed = grown(this.removed, doc + 1);
 
+    const { delta } = this;
     const touched: number[] = [];
     let length = 0;
     for (const word of textWords) {
-      const numbers = this.termNumbersOf(word);
+      const numbers = delta.termNumbersOf(word); // may number new terms, and grow `frequencies`
       length += numbers.length;
       for (const n of numbers) {
-        const count = (this.frequencies[n] as number) + 1;
-        this.frequencies[n] = count;
+        const count = (delta.frequencies[n] as number) + 1;
+        delta.frequencies[n] = count;
         if (count === 1) touched.push(n);
       }
     }
     for (const n of touched) {
-      (this.deltaPostings[n] as number[]).push(doc * 256 + Math.min(this.frequencies[n] as number, MAX_TF));
-      this.frequencies[n] = 0;
+      (delta.postings[n] as number[]).push(doc * 256 + Math.min(delta.frequencies[n] as number, MAX_TF));
+      delta.frequencies[n] = 0;
     }
-    this.deltaPostingCount += touched.length;
+    delta.postingCount += touched.length;
     this.deltaIds.push(id);
     this.deltaDocs.set(id, doc);
     this.idChars += id.length;
     this.lengths[doc] = length;
     this.live++;
     this.totalLength += length;
-    if (this.background && !this.countedId(id)) this.markBackground(doc, length);
-    if (this.deltaPostingCount >= MAX_DELTA_POSTINGS) this.compactNow();
+    this.background.added(doc, id, length);
+    if (delta.postingCount >= MAX_DELTA_POSTINGS) this.compactNow();
   }
 
   remove(id: string): void {
@@ -251,11 +199,7 @@ class Bm25Index implements TextIndex {
     this.live--;
     this.dead++;
     this.totalLength -= this.lengths[doc] as number;
-    if (this.background?.mask[doc] === 1) {
-      this.background.live--;
-      this.background.length -= this.lengths[doc] as number;
-      this.backgroundDf.clear();
-    }
+    this.background.removed(doc, this.lengths[doc] as number);
     // Bounds the memory a long run of replacements leaves behind to about twice the live index.
     if (this.dead >= MIN_DEAD_TO_COMPACT && this.dead > this.live) this.compactNow();
   }
@@ -264,7 +208,7 @@ class Bm25Index implements TextIndex {
     const limit = Math.floor(options.limit);
     if (!(limit > 0) || this.live === 0) return [];
     // Background documents left out of the statistics, unless they are all there is.
-    const background = this.countedApart();
+    const background = this.background.apart(this.base.ids, this.deltaIds, this.removed, this.lengths, this.live);
     // The planner asks held then df of each term: counted once (with dead documents, a scan of its postings).
     const held = new Map<string, number>();
     const heldOf = (term: string): number => {
@@ -278,7 +222,7 @@ class Bm25Index implements TextIndex {
         termsOf: (token) => this.analyzer.termsOf(token),
         held: heldOf,
         df: (term) => heldOf(term) - (background ? this.backgroundDfOf(term, background.mask) : 0),
-        sortedTerms: () => [this.base.terms, this.sortedDeltaTerms()],
+        sortedTerms: () => [this.base.terms, this.delta.sortedTerms()],
         docCount: this.live - (background?.live ?? 0),
       },
       { prefix: options.prefix !== false, fuzzy: options.fuzzy !== false },
@@ -303,7 +247,7 @@ class Bm25Index implements TextIndex {
   }
 
   compact(): void {
-    if (this.deltaTerms.length > 0 || this.dead > 0) this.compactNow();
+    if (this.delta.terms.length > 0 || this.dead > 0) this.compactNow();
   }
 
   serialize(headroom = 0): Buffer {
@@ -311,47 +255,19 @@ class Bm25Index implements TextIndex {
     return encodeSnapshot(this.base, ENGINE_NAME, headroom);
   }
 
-  /**
-   * Typed arrays by their length; every string as a V8 header plus a byte a character (ids and
-   * terms are one-byte strings unless they hold other scripts: then an underestimate); every slot
-   * of a plain array a pointer, and a delta term's postings array the 16 slots V8 gives an array on
-   * its first push; every Map entry what V8's ordered hash table spends on it; and the fixed cost of
-   * an empty index. Checked against the heap growth of 500 indexes of 20 notes and one of 100,000
-   * (just built, compacted, loaded from a snapshot): from equal to 22% below it.
-   */
+  /** The estimate bm25-memory.ts describes. */
   bytes(): number {
-    const { base } = this;
-    const segment =
-      base.postings.byteLength +
-      base.offsets.byteLength +
-      base.df.byteLength +
-      base.lengths.byteLength +
-      base.ids.bytes.byteLength +
-      base.ids.ends.byteLength +
-      base.terms.bytes.byteLength +
-      base.terms.ends.byteLength +
-      base.terms.madeBytes(STRING_BYTES, SLOT_BYTES) +
-      base.idSlots.byteLength +
-      base.idRanks.byteLength +
-      base.termSlots.byteLength;
-    const strings = (this.deltaIds.length + this.deltaTerms.length + this.wordTerms.size + this.idStringCount) * STRING_BYTES;
-    const chars = this.idChars + this.termChars + this.wordTerms.weight + this.idStringChars;
-    const slots =
-      (this.deltaIds.length + this.deltaTerms.length * 2 + this.sortedDelta.length + this.deltaPostingCount + (this.idStrings?.length ?? 0)) * SLOT_BYTES +
-      this.deltaTerms.length * (ARRAY_BYTES + 16 * SLOT_BYTES) +
-      this.wordTerms.size * (ARRAY_BYTES + 2 * SLOT_BYTES);
-    const entries = (this.deltaDocs.size + this.deltaNumbers.size + this.wordTerms.size + this.backgroundDf.size + this.extremes.size) * MAP_ENTRY_BYTES;
+    const ids = this.deltaIds.length * (STRING_BYTES + SLOT_BYTES) + this.idChars + this.idStrings.madeBytes(STRING_BYTES, SLOT_BYTES);
+    const entries = (this.deltaDocs.size + this.background.df.size + this.extremes.size) * MAP_ENTRY_BYTES;
     return (
       EMPTY_INDEX_BYTES +
-      segment +
-      (this.background?.mask.byteLength ?? 0) +
+      segmentBytes(this.base) +
+      this.delta.bytes() +
+      this.background.maskBytes() +
       this.removed.byteLength +
       this.lengths.byteLength +
-      this.frequencies.byteLength +
       this.scratch.bytes() +
-      strings +
-      chars +
-      slots +
+      ids +
       entries
     );
   }
@@ -365,7 +281,7 @@ class Bm25Index implements TextIndex {
     return plans.map((plan) =>
       plan.map((term) => {
         const t = this.baseTerm(term.term);
-        const delta = this.deltaPostingsOf(term.term);
+        const delta = this.delta.postingsOf(term.term);
         return {
           ...term,
           cursor: this.cursorAt(t, delta),
@@ -413,65 +329,15 @@ class Bm25Index implements TextIndex {
     return findTerm(this.base.termSlots, this.base.terms, term);
   }
 
-  private deltaPostingsOf(term: string): number[] | undefined {
-    const n = this.deltaNumbers.get(term);
-    return n === undefined ? undefined : this.deltaPostings[n];
-  }
-
-  private termNumbersOf(word: string): readonly number[] {
-    let numbers = this.wordTerms.get(word);
-    if (numbers === undefined) {
-      numbers = this.analyzer.termsOf(word).map((term) => this.deltaNumberOf(term));
-      this.wordTerms.set(detach(word), numbers);
-    }
-    return numbers;
-  }
-
-  private deltaNumberOf(term: string): number {
-    let n = this.deltaNumbers.get(term);
-    if (n === undefined) {
-      n = this.deltaTerms.length;
-      this.deltaNumbers.set(term, n);
-      this.deltaTerms.push(term);
-      this.termChars += term.length;
-      this.deltaPostings.push([]);
-      if (n >= this.frequencies.length) this.frequencies = grown(this.frequencies, n + 1);
-    }
-    return n;
-  }
-
-  /** The background documents when the statistics leave them out: some are live, and so are others. */
-  private countedApart(): { mask: Uint8Array; live: number; length: number } | null {
-    const background = this.backgroundNow();
-    return background && background.live > 0 && background.live < this.live ? background : null;
-  }
-
-  /** The background mask, built on first use when `countedPrefixes` is set (null without it). */
-  private backgroundNow(): { mask: Uint8Array; live: number; length: number } | null {
-    if (!this.counted || this.background) return this.background;
-    const count = this.docCount;
-    this.background = { mask: new Uint8Array(Math.max(16, count)), live: 0, length: 0 };
-    for (let doc = 0; doc < count; doc++) if (this.removed[doc] !== 1 && !this.countedDoc(doc)) this.markBackground(doc, this.lengths[doc] as number);
-    return this.background;
-  }
-
-  private markBackground(doc: number, length: number): void {
-    const background = this.background as { mask: Uint8Array; live: number; length: number };
-    if (doc >= background.mask.length) background.mask = grown(background.mask, doc + 1);
-    background.mask[doc] = 1;
-    background.live++;
-    background.length += length;
-    this.backgroundDf.clear();
-  }
-
   /** Live background documents holding the term (scanned from its postings once, then cached). */
   private backgroundDfOf(term: string, mask: Uint8Array): number {
-    let count = this.backgroundDf.get(term);
+    const cache = this.background.df;
+    let count = cache.get(term);
     if (count === undefined) {
       count = 0;
       const cursor = this.cursorOf(term);
       for (let doc = cursor.next(); doc !== END; doc = cursor.next()) if (mask[doc] === 1 && this.removed[doc] !== 1) count++;
-      this.backgroundDf.set(term, count);
+      cache.set(term, count);
     }
     return count;
   }
@@ -479,7 +345,7 @@ class Bm25Index implements TextIndex {
   /** Live documents holding the term. */
   private df(term: string): number {
     const t = this.baseTerm(term);
-    const delta = this.deltaPostingsOf(term);
+    const delta = this.delta.postingsOf(term);
     const total = (t === undefined ? 0 : (this.base.df[t] as number)) + (delta?.length ?? 0);
     if (this.dead === 0 || total === 0) return total;
     let live = 0;
@@ -490,7 +356,7 @@ class Bm25Index implements TextIndex {
 
   /** A cursor on every posting of the term, dead documents included. */
   private cursorOf(term: string): PostingCursor {
-    return this.cursorAt(this.baseTerm(term), this.deltaPostingsOf(term));
+    return this.cursorAt(this.baseTerm(term), this.delta.postingsOf(term));
   }
 
   /** A cursor on a segment term's postings (`t`, undefined: none), then the term's added ones. */
@@ -499,21 +365,14 @@ class Bm25Index implements TextIndex {
     return t === undefined ? new PostingCursor(postings, 0, 0, delta) : new PostingCursor(postings, offsets[t] as number, offsets[t + 1] as number, delta);
   }
 
-  private sortedDeltaTerms(): string[] {
-    if (this.sortedCount < this.deltaTerms.length) {
-      this.sortedDelta = mergeSorted(this.sortedDelta, this.deltaTerms.slice(this.sortedCount).sort());
-      this.sortedCount = this.deltaTerms.length;
-    }
-    return this.sortedDelta;
-  }
-
   private compactNow(): void {
+    const { delta } = this;
     this.adopt(
       compact({
         base: this.base,
-        deltaTerms: this.sortedDeltaTerms(),
-        deltaPostings: (term) => this.deltaPostingsOf(term),
-        deltaPostingCount: this.deltaPostingCount,
+        deltaTerms: delta.sortedTerms(),
+        deltaPostings: (term) => delta.postingsOf(term),
+        deltaPostingCount: delta.postingCount,
         deltaIds: this.deltaIds,
         dead: this.removed,
         lengths: this.lengths,
@@ -525,44 +384,19 @@ class Bm25Index implements TextIndex {
   private adopt(segment: Segment): void {
     const { ids } = segment;
     this.base = segment;
-    this.deltaNumbers = new Map();
-    this.deltaTerms = [];
-    this.deltaPostings = [];
-    this.deltaPostingCount = 0;
-    this.sortedDelta = [];
-    this.sortedCount = 0;
-    this.wordTerms.clear();
-    this.termChars = 0; // the segment's terms are bytes, counted with it
+    this.delta.reset();
     this.idChars = 0;
     this.deltaIds = [];
     this.removed = new Uint8Array(ids.length + 16);
     this.lengths = grown(segment.lengths, ids.length + 1);
     this.deltaDocs.clear();
     this.numbering++;
-    this.idStrings = undefined;
-    this.idStringCount = 0;
-    this.idStringChars = 0;
+    this.idStrings = new IdStrings(ids, ID_STRINGS_KEPT);
     this.live = ids.length;
     this.dead = 0;
     this.totalLength = segment.totalLength;
     // Compaction renumbers documents: the mask is built again when next needed.
-    this.background = null;
-    this.backgroundDf.clear();
+    this.background.reset();
     this.extremes.clear();
   }
-}
-
-/** V8's costs on a 64-bit heap: a string's header, a pointer, an empty array, an entry of a Map (with its share of buckets). */
-export const STRING_BYTES = 20;
-export const SLOT_BYTES = 8;
-export const ARRAY_BYTES = 32;
-export const MAP_ENTRY_BYTES = 40;
-/** An index holding nothing (the object, its analyser, empty maps), measured on Node 20 beside the scratch array counted apart. */
-const EMPTY_INDEX_BYTES = 5_000;
-
-/** A copy of `array` with room for at least `needed` elements (doubling, so appends stay amortised O(1)). */
-function grown<T extends Uint32Array | Int32Array | Uint8Array>(array: T, needed: number): T {
-  const bigger = new (array.constructor as new (length: number) => T)(Math.max(16, needed, array.length * 2));
-  bigger.set(array);
-  return bigger;
 }

@@ -7,15 +7,22 @@ import { level1Messages } from '../../src/core/recall/summaries/prompt.js';
 import { DEFAULT_RULES } from '../../src/core/space/default-rules.js';
 import {
   CATEGORIES,
+  distinctSessionRecallAt,
   evidenceIds,
   firstEvidenceRank,
+  grepRanker,
+  grepWords,
   hitAt,
   loadLocomo,
   parseSessionTime,
   reciprocalRank,
   recallAt,
   score,
+  sessionHitAt,
   sessionHitAt1,
+  sessionReciprocalRank,
+  sessionRecallAt,
+  sessionsOf,
   SPLITS,
 } from '../../scripts/bench-locomo-data.js';
 import { locomoReply } from '../../scripts/bench-locomo-model.js';
@@ -59,8 +66,64 @@ describe('LoCoMo metrics', () => {
       { ranking: [null, 'D2:1', 'D2:2'], evidence: ['D2:2', 'D2:9'] },
       { ranking: ['D1:1'], evidence: [] },
     ]);
-    assert.deepEqual(scores, { questions: 3, recall1: 1 / 3, recall5: 0.5, recall10: 0.5, mrr: (1 + 1 / 3) / 3, sessionHit1: 1 / 3, hit5: 2 / 3 });
+    assert.deepEqual(scores, {
+      questions: 3,
+      recall1: 1 / 3,
+      recall5: 0.5,
+      recall10: 0.5,
+      mrr: (1 + 1 / 3) / 3,
+      sessionHit1: 1 / 3,
+      hit5: 2 / 3,
+      sessionRecall10: 2 / 3,
+      sessionHit10: 2 / 3,
+      sessionMrr: 0.5,
+      sessionRecall10Distinct: 2 / 3,
+    });
     assert.equal(score([]).recall5, 0);
+    // The distinct-sessions figure reads the deeper ranking when one is given.
+    const deep = ['D1:1', 'D1:2', 'D2:1', 'D3:1', 'D4:1', 'D5:1', 'D6:1', 'D7:1', 'D8:1', 'D9:1', 'D10:1'];
+    assert.equal(score([{ ranking: deep.slice(0, 10), evidence: ['D10:4'], deep }]).sessionRecall10Distinct, 1);
+    assert.equal(score([{ ranking: deep.slice(0, 10), evidence: ['D10:4'] }]).sessionRecall10Distinct, 0);
+  });
+
+  it('session recall@k is the share of the evidence sessions among the sessions of the first k hits', () => {
+    assert.deepEqual(sessionsOf(['D1:1', 'summary:x', null, 'D3:2', 'D1:5']), [1, 3]);
+    assert.equal(sessionRecallAt(ranking, ['D1:9', 'D5:1'], 5), 0.5);
+    assert.equal(sessionRecallAt(ranking, ['D1:9', 'D1:4'], 5), 1);
+    assert.equal(sessionRecallAt(ranking, ['D1:9'], 1), 0);
+    assert.equal(sessionRecallAt(ranking, ['D3:4'], 4), 0);
+    assert.equal(sessionRecallAt(ranking, ['D3:4'], 5), 1);
+    assert.equal(sessionRecallAt(ranking, [], 5), 0);
+    assert.equal(sessionHitAt(ranking, ['D5:1', 'D2:3'], 10), 1);
+    assert.equal(sessionHitAt(ranking, ['D5:1'], 10), 0);
+  });
+
+  it('reads the first k distinct sessions down a deeper ranking, as LongMemEval maps turns to sessions', () => {
+    const deep = ['D1:1', 'D1:2', 'D2:1', 'D3:1', 'D4:1', 'D5:1', 'D6:1', 'D7:1', 'D8:1', 'D9:1', 'D10:1', 'D11:1'];
+    assert.equal(sessionRecallAt(deep, ['D10:5'], 10), 0);
+    assert.equal(distinctSessionRecallAt(deep, ['D10:5'], 10), 1);
+    assert.equal(distinctSessionRecallAt(deep, ['D11:1'], 10), 0);
+    assert.equal(distinctSessionRecallAt(deep.slice(0, 3), ['D2:9', 'D7:1'], 10), 0.5);
+  });
+
+  it('session MRR takes the first hit in an evidence session', () => {
+    assert.equal(sessionReciprocalRank([null, 'D4:1', 'D2:2'], ['D2:9']), 1 / 3);
+    assert.equal(sessionReciprocalRank(['summary:x', 'D2:1'], ['D2:9']), 1 / 2);
+    assert.equal(sessionReciprocalRank(['D4:1'], ['D2:9']), 0);
+  });
+
+  it('grep ranks turns by the question words they hold as whole words, ties in the talk order', () => {
+    assert.deepEqual(grepWords("What did Caroline's mother paint in 2022?"), ['caroline', 'mother', 'paint', '2022']);
+    const grep = grepRanker([
+      { diaId: 'D1:1', text: 'I paint every day' },
+      { diaId: 'D1:2', text: 'My mother paints; Caroline too' },
+      { diaId: 'D1:3', text: 'Caroline and her mother PAINT.' },
+      { diaId: 'D1:4', text: 'nothing here' },
+      { diaId: 'D1:5', text: 'paint, paint, paint' },
+    ]);
+    assert.deepEqual(grep("Does Caroline's mother paint?", 10), ['D1:3', 'D1:2', 'D1:1', 'D1:5']);
+    assert.deepEqual(grep("Does Caroline's mother paint?", 2), ['D1:3', 'D1:2']);
+    assert.deepEqual(grep('What is it?', 10), []);
   });
 
   it('reads session dates and the irregular evidence entries', () => {

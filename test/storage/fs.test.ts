@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
+import { statfsSync } from 'node:fs';
 import { mkdir, readdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { MAX_NAME_BYTES } from '../../src/shared/keys.js';
+import { createListingCache } from '../../src/core/note/listing-cache.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
+import { COARSE_SETTLE_MS, FINE_SETTLE_MS, localFineStamps, settleMs } from '../../src/storage/fs/folder-version.js';
 import { INLINE_READ_BYTES } from '../../src/storage/fs/read-file.js';
 import { acquireLease } from '../../src/storage/lease.js';
 import { listKeys } from '../../src/storage/list.js';
@@ -190,17 +193,89 @@ describe('fs driver specifics', () => {
       const driver = createFsDriver(tmp.dir);
       assert.equal(await driver.version!('sp/live/'), 'absent');
       await driver.put('sp/live/a.md', 'a');
+      // A stamp in the future is fresh whatever the machine's load: it may share its tick with the next change.
+      const folder = path.join(tmp.dir, 'sp/live');
+      await utimes(folder, new Date(), new Date(Date.now() + 60_000));
       assert.equal(await driver.version!('sp/live/'), null, 'a fresh mtime may share its clock tick with the next change');
       const past = new Date(Date.now() - 10_000);
-      await utimes(path.join(tmp.dir, 'sp/live'), past, past);
+      await utimes(folder, past, past);
       const settled = await driver.version!('sp/live/');
       assert.ok(settled && settled !== 'absent');
       assert.equal(await driver.version!('sp/live/'), settled, 'stable while nothing changes');
       await driver.put('sp/live/a.md', 'replaced');
-      await utimes(path.join(tmp.dir, 'sp/live'), past, new Date(Date.now() - 5_000));
+      await utimes(folder, past, new Date(Date.now() - 5_000));
       const after = await driver.version!('sp/live/');
       assert.ok(after && after !== settled);
       await assert.rejects(driver.version!('../out/'), /escapes|segment/);
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it('settles a sub-second stamp of a local filesystem within FINE_SETTLE_MS, a whole-second or remote one within COARSE_SETTLE_MS', async () => {
+    assert.equal(settleMs(true, 1_764_000_000_123_456_789n), FINE_SETTLE_MS);
+    assert.equal(settleMs(true, 1_764_000_000_000_000_000n), COARSE_SETTLE_MS, 'whole seconds: FAT, 128-byte ext4 inodes');
+    assert.equal(settleMs(false, 1_764_000_000_123_456_789n), COARSE_SETTLE_MS, 'NFS, SMB, another OS');
+    const tmp = await tempDir();
+    try {
+      // This machine's temporary folder is ext4 or tmpfs: local, nanosecond stamps.
+      const type = Number(statfsSync(tmp.dir).type);
+      assert.equal(localFineStamps(tmp.dir), process.platform === 'linux' && (type === 0xef53 || type === 0x01021994), `statfs type 0x${type.toString(16)}`);
+      if (!localFineStamps(tmp.dir)) return;
+      const driver = createFsDriver(tmp.dir);
+      await driver.put('sp/live/a.md', 'a');
+      const folder = path.join(tmp.dir, 'sp/live');
+      // 300 ms old, with a fraction of a second: vouched for here, where the coarse window would still wait.
+      const fraction = (Date.now() - 300) / 1000 + 0.000_123;
+      await utimes(folder, fraction, fraction);
+      assert.ok(await driver.version!('sp/live/'), 'a 300 ms old sub-second stamp is vouched for');
+      // The same age on a whole second is not (a filesystem of whole-second stamps).
+      const whole = Math.floor((Date.now() - 300) / 1000);
+      if (Date.now() - whole * 1000 < COARSE_SETTLE_MS) {
+        await utimes(folder, whole, whole);
+        assert.equal(await driver.version!('sp/live/'), null, 'a whole-second stamp waits the coarse window');
+      }
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it('never hides a note written before a listing began, with a writer beside it (the listing cache on a fine window)', async () => {
+    const tmp = await tempDir();
+    try {
+      const writer = createFsDriver(tmp.dir);
+      const reader = createFsDriver(tmp.dir);
+      const { cachedListing } = createListingCache(reader);
+      await writer.put('sp/live/0000.md', '0');
+      const written: string[] = ['sp/live/0000.md'];
+      let writing = true;
+      const writes = (async () => {
+        for (let i = 1; writing; i++) {
+          const key = `sp/live/${String(i).padStart(4, '0')}.md`;
+          await writer.put(key, String(i));
+          written.push(key);
+          // Bursts and pauses around the window, so stamps both settle and share ticks.
+          if (i % 20 === 0) await new Promise((resolve) => setTimeout(resolve, FINE_SETTLE_MS + (i % 3) * 10));
+        }
+      })();
+      const until = Date.now() + 1_500;
+      let listings = 0;
+      let cached = 0;
+      let last: string[] | undefined;
+      while (Date.now() < until) {
+        const acknowledged = written.length;
+        const keys = await cachedListing('sp/live/', () => listKeys(reader, 'sp/live/'));
+        if (keys === last) cached++;
+        last = keys;
+        listings++;
+        const listed = new Set(keys);
+        const missing = written.slice(0, acknowledged).filter((key) => !listed.has(key));
+        assert.deepEqual(missing, [], `listing ${listings} hides notes written before it began`);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      writing = false;
+      await writes;
+      assert.ok(listings > 50 && cached > 0, `the cache served some listings (${cached} of ${listings})`);
     } finally {
       await tmp.remove();
     }

@@ -2,7 +2,7 @@ import type { PutOptions, StorageDriver, StoredObject } from '../types.js';
 import { createFileCreator } from './create-file.js';
 import { findDebris } from './debris.js';
 import { deleteFile, deleteFiles, removeFolder } from './delete-file.js';
-import { folderVersion } from './folder-version.js';
+import { createFolderVersions } from './folder-version.js';
 import { createFsStore } from './fs-store.js';
 import { listFiles } from './list-files.js';
 import { etagOf, infoOf, statFile } from './object-info.js';
@@ -59,7 +59,7 @@ export function createFsDriver(rootDir: string, options: FsDriverOptions = {}): 
       return read && { ...infoOf(key, read.stats), body: read.body };
     },
 
-    version: (prefix) => folderVersion(root, prefix),
+    version: createFolderVersions(root),
 
     async stat(key) {
       const stats = await statFile(pathOf(key));

@@ -306,7 +306,10 @@ describe("on fs, live/'s listing beside the texts", () => {
       const fs = createFsDriver(tmp.dir);
       const { core: writer } = makeCore({ storage: fs });
       await writer.spaces.create(owner, { space_id: SPACE });
-      await writeNotes(writer, 120, 0); // live/ changed a moment ago: its mtime vouches for nothing yet
+      await writeNotes(writer, 120, 0);
+      // live/ changing: a stamp in the future vouches for nothing, however long the search below takes.
+      const folder = path.join(tmp.dir, ...live.split('/').filter(Boolean));
+      await utimes(folder, new Date(), new Date(Date.now() + 60_000));
       const { core: first } = makeCore({ storage: fs });
       await first.notes.search(owner, { space_id: SPACE, query: 'zzz-nothing', limit: 5 });
       await first.idle();
