@@ -119,9 +119,7 @@ class Bm25Index implements TextIndex {
     return this.docOf(id) !== undefined;
   }
 
-  idAt(doc: number): string | undefined {
-    return Number.isInteger(doc) && doc >= 0 && doc < this.docCount ? this.idOf(doc) : undefined;
-  }
+  idAt = (doc: number): string | undefined => (Number.isInteger(doc) && doc >= 0 && doc < this.docCount ? this.idOf(doc) : undefined);
 
   /**
    * The ids as of the call, those starting with `prefix` when given (compared as bytes: the others are
