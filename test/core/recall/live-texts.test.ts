@@ -275,13 +275,14 @@ describe("on fs, live/'s listing beside the texts", () => {
 
       // Another process writes a note: live/ moves on (unsettled, then settled at another time).
       const { core: other } = makeCore({ storage: fs });
-      const added = await other.notes.write(owner, { space_id: SPACE, category: 'observation', content: 'a zebracorn seen later' });
-      const found = await core.notes.search(owner, { space_id: SPACE, query: 'zebracorn', limit: 1 });
+      const added = await other.notes.write(owner, { space_id: SPACE, category: 'observation', content: 'a quokkasaur seen later' });
+      // A word no other note holds: notes of the same second sort by their ids, not by when they were written.
+      const found = await core.notes.search(owner, { space_id: SPACE, query: 'quokkasaur', limit: 1 });
       assert.equal(found.notes[0]?.filename, added.filename, 'the process that took the listing sees the new note');
       await settle(tmp.dir, 30);
       const again = counted(fs);
       const { core: next } = makeCore({ storage: again.driver });
-      const fresh = await next.notes.search(owner, { space_id: SPACE, query: 'zebracorn', limit: 1 });
+      const fresh = await next.notes.search(owner, { space_id: SPACE, query: 'quokkasaur', limit: 1 });
       assert.equal(fresh.notes[0]?.filename, added.filename, 'a new process sees it too');
       assert.equal(again.counts.liveListings, 1, 'the folder is at another version: listed');
       await assertSameAsScan(next, fs);
