@@ -13,8 +13,6 @@ import type { IndexProgress } from './index-documents.js';
 import { placesAround } from './neighbours.js';
 import { buildFilter, type RecallFilterInput } from './query-filter.js';
 import {
-  answerPlaces,
-  answerScore,
   type Candidate,
   lendToNeighbours,
   lendWithinSittings,
@@ -75,17 +73,11 @@ export interface RecallHit {
 
 /**
  * What recall knows of a ranking's documents beyond their words (ranking.ts), before it is cut or
- * fused: the agent field and the source prior, then the notes written just after the best note hits
- * join the candidates (answer turns; only those `keep` keeps), then the best note hits lend to the
- * candidates around them, then candidates gain from the best of their sitting. Neighbours, answer turns
- * and sittings are places in the space's timeline (timeline.ts): no name is parsed, nothing is read.
+ * fused: the agent field and the source prior, then the best note hits lend to the candidates around
+ * them, then candidates gain from the best of their sitting. Neighbours and sittings are places in
+ * the space's timeline (timeline.ts): no name is parsed, nothing is read.
  */
-export function weigh(
-  index: SpaceIndex,
-  found: readonly SearchHit[],
-  words: ReadonlySet<string>,
-  keep?: ((meta: DocMeta) => boolean) | undefined,
-): Candidate[] {
+export function weigh(index: SpaceIndex, found: readonly SearchHit[], words: ReadonlySet<string>): Candidate[] {
   const places = index.timeline.places();
   let hits = rerank(
     found.map((hit) => index.candidate(hit, places)),
@@ -94,16 +86,6 @@ export function weigh(
   const lenders = NEIGHBOUR_SHARE > 0 ? hits.slice(0, NEIGHBOUR_LENDERS).filter((hit) => hit.place >= 0) : [];
   if (lenders.length > 0) {
     const byPlace = new Map(hits.filter((hit) => hit.place >= 0).map((hit) => [hit.place, hit]));
-    const added: Candidate[] = [];
-    for (const [place, lender] of answerPlaces(lenders, places.size, (near) => byPlace.has(near))) {
-      const id = index.noteAt(place, places, { place: lender.place, doc: found.find((hit) => hit.id === lender.id)?.doc });
-      const meta = id !== null && keep ? index.meta(id) : null;
-      if (id === null || (keep && (meta === null || !keep(meta)))) continue;
-      const answer = index.candidate({ id, score: answerScore(lender) }, places);
-      byPlace.set(place, answer);
-      added.push(answer);
-    }
-    if (added.length > 0) hits = [...hits, ...added].sort((a, b) => b.score - a.score);
     hits = lendToNeighbours(hits, lenders, (lender) => placesAround(places, lender.place, NEIGHBOUR_REACH).flatMap((near) => byPlace.get(near) ?? []));
   }
   const sitters = hits.slice(0, SITTING_CANDIDATES).filter((hit) => hit.place >= 0);
@@ -147,14 +129,13 @@ function rank(
     : undefined;
   const pool = Math.max(RERANK_POOL, spare);
   const words = queryWords(query);
-  const hits: SearchHit[] = weigh(index, index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }), words, keep);
+  const hits: SearchHit[] = weigh(index, index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }), words);
   if (!vector || !index.vectors) return hits.slice(0, spare);
   const cosines = index.vectors.search(vector, { limit: pool, ...(filter ? { filter } : {}) });
   const semantic = weigh(
     index,
     rescaleCosines(cosines, (id) => !isDerivedDocId(id)),
     words,
-    keep,
   );
   return fuseScores(hits, semantic, parts.context.embeddingsWeight).slice(0, spare);
 }

@@ -2,11 +2,6 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createCore, type Core } from '../../../src/core/core.js';
 import {
-  ANSWER_REACH,
-  ANSWER_SHARE,
-  answerPlaces,
-  answerScore,
-  type Candidate,
   lendToNeighbours,
   lendWithinSittings,
   NEIGHBOUR_SHARE,
@@ -151,45 +146,6 @@ describe('ranking: what recall knows about a note', () => {
     assert.ok(hits[answer]!.score > 0);
     // Its score is lent: a query that matches the answer alone gives it its own, larger.
     assert.ok(hits[answer]!.score < ((await search(core, 'Buddy grandfather'))[0]?.score ?? 0));
-  });
-
-  it("brings up the reply to a question hit that holds none of the query's words, live or consolidated, unless a filter refuses it", async () => {
-    const llm = await startScriptedLlm([{ reply: plan([rewrite('talk.md', '# Talk\n\nAda and Bob talk.\n')], 'Synthesis: a talk.') }]);
-    servers.push(llm);
-    const core = await space(
-      [
-        ['ada', 'The heron sanctuary opens at dawn on weekends.'],
-        ['ada', 'How long have you been married?'],
-        ['bob', '5 years already! Time flies.'],
-        ['bob', 'Our neighbour walks the dog at night.'],
-      ],
-      llm,
-    );
-    const query = 'How long has Bob been married?';
-    const reply = (hits: Array<{ text: string; source: string }>) => hits.find((hit) => /5 years already/.test(hit.text));
-    assert.equal(reply(await search(core, query))?.source, 'live');
-    const byAda = (await core.recall.search(owner, { space_id: 'talk', query, limit: 5, agent: 'ada' })).results;
-    assert.ok(byAda.length > 0 && !reply(byAda), 'the agent filter keeps the reply out');
-    assert.equal((await core.consolidation.consolidate(owner, { space_id: 'talk' })).status, 'ok');
-    assert.equal(reply(await search(core, query))?.source, 'history', 'named from its consolidation');
-  });
-
-  it('gives the places just after each lender that are no candidate a share of its best score', () => {
-    const lender = (place: number, score: number): Candidate => ({ id: `n:${place}`, score, agent: 'ada', derived: false, place });
-    // Lenders at 10 and 11 (both candidates, as lenders are) reach 12 and 13: 12 takes the better share; 15 is a
-    // candidate already; the space ends at 21, so the lender at 20 reaches 21 alone.
-    const candidates = new Set([10, 11, 15, 20]);
-    const answers = answerPlaces([lender(10, 10), lender(11, 4), lender(20, 20)], 22, (place) => candidates.has(place));
-    assert.equal(ANSWER_REACH, 2);
-    assert.deepEqual(
-      [...answers].map(([place, from]) => [place, answerScore(from)]).sort(([a], [b]) => (a as number) - (b as number)),
-      [
-        [12, ANSWER_SHARE * 10],
-        [13, ANSWER_SHARE * 4],
-        [21, ANSWER_SHARE * 20],
-      ],
-    );
-    assert.equal(answerPlaces([lender(14, 5)], 22, (place) => candidates.has(place)).has(15), false);
   });
 
   it('lends along the listing its index caught up to: a search after a new note lists live/ once', async () => {
