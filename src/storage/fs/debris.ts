@@ -5,6 +5,7 @@ import { normalizePrefix, RESERVED_SUFFIXES } from '../../shared/keys.js';
 import { compareKeys } from '../key-order.js';
 import type { DebrisFile } from '../types.js';
 import { isCode, storageError } from './errors.js';
+import { folderPath } from './fs-store.js';
 import { tempWriterGone } from './temp-name.js';
 
 /**
@@ -78,6 +79,6 @@ export async function findDebris(root: string, prefix: string, options: { remove
       found.push({ path: path.relative(root, file).split(path.sep).join('/'), ageMs, stale, removed });
     }
   };
-  await visit(folderKey === '' ? root : path.join(root, ...folderKey.split('/')));
+  await visit(folderPath(root, folderKey));
   return found.sort((a, b) => compareKeys(a.path, b.path));
 }

@@ -1,7 +1,7 @@
 import { statfsSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { normalizePrefix } from '../../shared/keys.js';
 import { isCode, storageError } from './errors.js';
+import { folderPath } from './fs-store.js';
 
 /**
  * A folder's version (StorageDriver.version): its inode and mtime. Every write goes through a temp
@@ -54,7 +54,7 @@ export function createFolderVersions(root: string): (prefix: string) => Promise<
   return async (prefix) => {
     const folderKey = normalizePrefix(prefix);
     if (!folderKey.endsWith('/')) return null;
-    const dir = path.join(root, ...folderKey.slice(0, -1).split('/'));
+    const dir = folderPath(root, folderKey);
     try {
       const stats = statSync(dir, { bigint: true, throwIfNoEntry: false });
       if (!stats) return 'absent';

@@ -22,6 +22,11 @@ export interface FsStore {
   pruneEmptyDirs(dir: string): Promise<void>;
 }
 
+/** The folder of a folder key below `root` ('' is the root; with or without its trailing '/'). */
+export function folderPath(root: string, folderKey: string): string {
+  return path.join(root, ...folderKey.replace(/\/$/, '').split('/'));
+}
+
 export function createFsStore(rootDir: string): FsStore {
   const root = path.resolve(rootDir);
 

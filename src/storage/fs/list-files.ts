@@ -6,7 +6,7 @@ import { paginate } from '../list.js';
 import type { ListOptions, ListPage } from '../types.js';
 import { isReserved, sweep } from './debris.js';
 import { isCode, storageError } from './errors.js';
-import type { FsStore } from './fs-store.js';
+import { type FsStore, folderPath } from './fs-store.js';
 
 /**
  * `list` on fs: the folder that holds every match is read whole (recursively, or one level with a
@@ -18,7 +18,7 @@ export async function listFiles(store: FsStore, prefix: string, options: ListOpt
   // The folder that holds every match: the prefix itself when it ends in '/', else its parent.
   const cut = normalized.lastIndexOf('/') + 1;
   const folderKey = normalized.slice(0, cut);
-  const dir = folderKey === '' ? store.root : path.join(store.root, ...folderKey.slice(0, -1).split('/'));
+  const dir = folderPath(store.root, folderKey);
   const shallow = options.delimiter === '/' && folderKey === normalized;
   const found: string[] = [];
   const debris: string[] = [];
