@@ -4,6 +4,7 @@ import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { encodeHistoryPreimages } from './history.js';
 import { kindOf } from './kind.js';
 import type { CommitRecord } from './record.js';
+import type { SpaceLock } from './space-lock.js';
 
 /**
  * The commit point: the record (record.ts) written create-only at `_consolidation/pending.json`; from
@@ -21,6 +22,26 @@ export async function writeCommit(context: CoreContext, record: CommitRecord): P
     }
     throw error;
   }
+}
+
+/**
+ * A commit as every kind makes it: the lease checked, the record written (the commit point, with a
+ * fault point on either side; `written` told its id), then rolled forward — by the kind's own
+ * roll-forward, which a client calls with what only this run has, or `applyCommit`.
+ */
+export async function commitAndApply<T>(
+  context: CoreContext,
+  held: Pick<SpaceLock, 'stillHeld'>,
+  record: CommitRecord,
+  rollForward: () => Promise<T>,
+  written?: (id: string) => void,
+): Promise<T> {
+  await context.fault('before-commit');
+  await held.stillHeld();
+  await writeCommit(context, record);
+  written?.(record.id);
+  await context.fault('after-commit');
+  return rollForward();
 }
 
 /** Writes `content` at `key` unless it is there already; compare-and-swap against `expectedEtag`. */

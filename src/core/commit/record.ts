@@ -1,3 +1,4 @@
+import { isoSeconds } from '../../shared/time.js';
 import type { CoreContext } from '../context.js';
 import { toStamp } from '../note-name.js';
 import type { RetentionEntry, SectionRetention } from '../retention/record.js';
@@ -88,6 +89,28 @@ export interface Preimage {
  */
 export function historyId(context: CoreContext, now: Date): string {
   return `${toStamp(now)}-${now.getUTCMilliseconds().toString(36).padStart(2, '0')}${context.randomId()}`;
+}
+
+/**
+ * The fields a record of a kind that moves no notes (compaction, revision, forget) starts with:
+ * its id (with `idSuffix`), space, kind and time, no notes and no writes yet.
+ */
+export function noteFreeRecord(
+  context: CoreContext,
+  spaceId: string,
+  kind: 'compaction' | 'revision' | 'forget',
+  idSuffix = '',
+): Pick<CommitRecord, 'id' | 'space_id' | 'kind' | 'committed_at' | 'notes' | 'time_range' | 'writes'> {
+  const now = context.clock();
+  return {
+    id: `${historyId(context, now)}${idSuffix}`,
+    space_id: spaceId,
+    kind,
+    committed_at: isoSeconds(now),
+    notes: [],
+    time_range: { oldest: null, newest: null },
+    writes: [],
+  };
 }
 
 /** Test hook: a point where a fault can be injected (the CLI maps LIVE_MEM_TEST_KILL_AT to SIGKILL). */

@@ -1,12 +1,11 @@
 import type { LlmCalls } from '../../llm/call.js';
 import { LlmError, type LlmClient } from '../../llm/types.js';
 import { isLiveMemError, LiveMemError } from '../../shared/errors.js';
-import { isoSeconds } from '../../shared/time.js';
 import { readBankFiles } from '../bank/bank-files.js';
 import { type BankBudget, measureTokens } from '../bank/budget.js';
 import type { Caller } from '../caller.js';
-import { applyCommit, writeCommit } from '../commit/commit.js';
-import { type CommitRecord, type FileWrite, historyId, type Preimage } from '../commit/record.js';
+import { applyCommit, commitAndApply } from '../commit/commit.js';
+import { type CommitRecord, type FileWrite, noteFreeRecord, type Preimage } from '../commit/record.js';
 import { lockSpace, type SpaceLock } from '../commit/space-lock.js';
 import type { CoreContext } from '../context.js';
 import { requireModel } from '../model.js';
@@ -94,25 +93,22 @@ async function commitDigests(
   { writes, preimages, retention }: Digested,
   pending: { id?: string | undefined },
 ): Promise<string> {
-  const now = context.clock();
   const record: CommitRecord = {
-    id: historyId(context, now),
-    space_id: spaceId,
-    kind: 'compaction',
-    committed_at: isoSeconds(now),
-    notes: [],
-    time_range: { oldest: null, newest: null },
+    ...noteFreeRecord(context, spaceId, 'compaction'),
     writes,
     metrics: { files: writes.length, sections: preimages.length, by: caller.agent, model: model.label },
     preimages,
     retention,
   };
-  await context.fault('before-commit');
-  await held.stillHeld();
-  await writeCommit(context, record);
-  pending.id = record.id;
-  await context.fault('after-commit');
-  await applyCommit(context, record);
+  await commitAndApply(
+    context,
+    held,
+    record,
+    () => applyCommit(context, record),
+    (id) => {
+      pending.id = id;
+    },
+  );
   return record.id;
 }
 

@@ -1,5 +1,5 @@
 import type { Caller } from '../caller.js';
-import { writeCommit } from '../commit/commit.js';
+import { commitAndApply } from '../commit/commit.js';
 import type { SpaceLock } from '../commit/space-lock.js';
 import type { NoteName } from '../note-name.js';
 import type { ConsolidationDeps } from './types.js';
@@ -49,11 +49,8 @@ export async function commitAgentPlan(
     by: caller.agent,
     model: `agent:${caller.agent}`,
   });
-  await context.fault('before-commit');
-  await held.stillHeld();
-  await writeCommit(context, record);
-  await context.fault('after-commit');
-  await rollForwardConsolidation(context, record, new Map(window.names.map((name, i) => [name.filename, (window.bodies[i] as { body: Buffer }).body])));
+  const bodies = new Map(window.names.map((name, i) => [name.filename, (window.bodies[i] as { body: Buffer }).body]));
+  await commitAndApply(context, held, record, () => rollForwardConsolidation(context, record, bodies));
   await dropClaim(context, spaceId, claim.handle);
   hooks.onCommitted?.(spaceId, {
     files: applied.writes.map((w) => ({ filename: w.filename, kind: w.kind })),

@@ -6,7 +6,7 @@ import type { TextIndexEngine } from '../../search/types.js';
 import type { BankBudget } from '../bank/budget.js';
 import type { Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
-import { writeCommit } from '../commit/commit.js';
+import { commitAndApply } from '../commit/commit.js';
 import type { SpaceLock } from '../commit/space-lock.js';
 import type { NoteName } from '../note-name.js';
 import { rollForwardConsolidation } from './commit-kind.js';
@@ -113,12 +113,16 @@ export async function consolidateWindow(run: WindowRun, state: RunState, remaini
     by: run.caller.agent,
     model: llm.label,
   });
-  await context.fault('before-commit');
-  await held.stillHeld();
-  await writeCommit(context, record);
-  state.committed = record.id;
-  await context.fault('after-commit');
-  await rollForwardConsolidation(context, record, new Map(window.map((w) => [w.name.filename, w.body])));
+  const bodies = new Map(window.map((w) => [w.name.filename, w.body]));
+  await commitAndApply(
+    context,
+    held,
+    record,
+    () => rollForwardConsolidation(context, record, bodies),
+    (id) => {
+      state.committed = id;
+    },
+  );
   state.committed = undefined;
 
   for (const write of applied.writes) {

@@ -1,8 +1,7 @@
-import { isoSeconds } from '../../shared/time.js';
 import type { Caller } from '../caller.js';
-import { writeCommit } from '../commit/commit.js';
+import { commitAndApply } from '../commit/commit.js';
 import { FORGET_ID_SUFFIX } from '../commit/history-record.js';
-import { type CommitRecord, historyId } from '../commit/record.js';
+import { type CommitRecord, noteFreeRecord } from '../commit/record.js';
 import { lockSpace, PERSON_LEASE_WAIT_MS } from '../commit/space-lock.js';
 import { receipt } from './receipt.js';
 import { type BankReview, bankReview, type TextHit, textHits } from './review.js';
@@ -30,23 +29,12 @@ export async function forgetNow(deps: ForgetDeps, caller: Caller, spaceId: strin
     located = await locateNotes(deps.corpus, spaceId, names);
     review = await bankReview(deps, spaceId, located); // before the forget takes the notes out of the provenance
     hits = await textHits(deps, spaceId, located); // and their text away
-    const now = context.clock();
     record = {
-      id: `${historyId(context, now)}${FORGET_ID_SUFFIX}`,
-      space_id: spaceId,
-      kind: 'forget',
-      committed_at: isoSeconds(now),
-      notes: [],
-      time_range: { oldest: null, newest: null },
-      writes: [],
+      ...noteFreeRecord(context, spaceId, 'forget', FORGET_ID_SUFFIX),
       metrics: { by: caller.agent, notes: located.length },
       forget: { by: caller.agent, reason, notes: located, ...(input.purge_backups === true ? { purge_backups: true } : {}) },
     };
-    await context.fault('before-commit');
-    await held.stillHeld();
-    await writeCommit(context, record);
-    await context.fault('after-commit');
-    applied = await applyForget(context, record);
+    applied = await commitAndApply(context, held, record, () => applyForget(context, record));
   } finally {
     await held.release();
   }

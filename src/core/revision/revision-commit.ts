@@ -1,7 +1,6 @@
-import { isoSeconds } from '../../shared/time.js';
 import type { Caller } from '../caller.js';
-import { applyCommit, writeCommit } from '../commit/commit.js';
-import { type CommitRecord, historyId } from '../commit/record.js';
+import { applyCommit, commitAndApply } from '../commit/commit.js';
+import { type CommitRecord, noteFreeRecord } from '../commit/record.js';
 import { lockSpace, PERSON_LEASE_WAIT_MS } from '../commit/space-lock.js';
 import { SYNTHESIS_FILE } from '../layout.js';
 import { redactLines, removedLines, withoutRemovedLines } from './targets.js';
@@ -64,25 +63,15 @@ export async function commitRevision(
         ...(copies.length > 0 ? { synthesis_copies: copies } : {}),
       };
     }
-    const now = context.clock();
     const record: CommitRecord = {
-      id: historyId(context, now),
-      space_id: spaceId,
-      kind: 'revision',
-      committed_at: isoSeconds(now),
-      notes: [],
-      time_range: { oldest: null, newest: null },
+      ...noteFreeRecord(context, spaceId, 'revision'),
       writes,
       metrics: { by: caller.agent, files: writes.length },
       preimages,
       ...(rules ? { rules } : {}),
       revision,
     };
-    await context.fault('before-commit');
-    await held.stillHeld();
-    await writeCommit(context, record);
-    await context.fault('after-commit');
-    await applyCommit(context, record);
+    await commitAndApply(context, held, record, () => applyCommit(context, record));
     if (writes.length > 0)
       deps.onCommitted?.(
         spaceId,

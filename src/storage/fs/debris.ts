@@ -1,11 +1,11 @@
-import { promises as fsp, type Dirent, type Stats } from 'node:fs';
+import { promises as fsp, type Stats } from 'node:fs';
 import path from 'node:path';
 import { mapLimit } from '../../shared/concurrency.js';
 import { normalizePrefix, RESERVED_SUFFIXES } from '../../shared/keys.js';
 import { compareKeys } from '../key-order.js';
 import type { DebrisFile } from '../types.js';
 import { isCode, storageError } from './errors.js';
-import { folderPath } from './fs-store.js';
+import { folderPath, readFolder } from './fs-store.js';
 import { tempWriterGone } from './temp-name.js';
 
 /**
@@ -49,14 +49,7 @@ export async function findDebris(root: string, prefix: string, options: { remove
   const folderKey = normalizePrefix(prefix).replace(/\/$/, '');
   const found: DebrisFile[] = [];
   const visit = async (dir: string): Promise<void> => {
-    let entries: Dirent[];
-    try {
-      entries = await fsp.readdir(dir, { withFileTypes: true });
-    } catch (error) {
-      if (isCode(error, 'ENOENT', 'ENOTDIR')) return;
-      throw storageError('list', dir, error);
-    }
-    for (const entry of entries) {
+    for (const entry of await readFolder(dir)) {
       const file = path.join(dir, entry.name);
       if (!isReserved(entry.name)) {
         if (entry.isDirectory()) await visit(file);

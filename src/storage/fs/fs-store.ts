@@ -1,8 +1,9 @@
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { coalescing } from '../../shared/concurrency.js';
 import { LiveMemError } from '../../shared/errors.js';
 import { normalizeKey } from '../../shared/keys.js';
+import { isCode, storageError } from './errors.js';
 import { createTempNamer } from './temp-name.js';
 
 /**
@@ -25,6 +26,16 @@ export interface FsStore {
 /** The folder of a folder key below `root` ('' is the root; with or without its trailing '/'). */
 export function folderPath(root: string, folderKey: string): string {
   return path.join(root, ...folderKey.replace(/\/$/, '').split('/'));
+}
+
+/** A folder's entries, none when it does not exist (or is a file): what a listing walks. */
+export async function readFolder(dir: string): Promise<Dirent[]> {
+  try {
+    return await fsp.readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if (isCode(error, 'ENOENT', 'ENOTDIR')) return [];
+    throw storageError('list', dir, error);
+  }
 }
 
 export function createFsStore(rootDir: string): FsStore {

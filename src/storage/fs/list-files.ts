@@ -1,12 +1,10 @@
-import { promises as fsp, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { normalizePrefix } from '../../shared/keys.js';
 import { compareKeys, sortKeys } from '../key-order.js';
 import { paginate } from '../list.js';
 import type { ListOptions, ListPage } from '../types.js';
 import { isReserved, sweep } from './debris.js';
-import { isCode, storageError } from './errors.js';
-import { type FsStore, folderPath } from './fs-store.js';
+import { type FsStore, folderPath, readFolder } from './fs-store.js';
 
 /**
  * `list` on fs: the folder that holds every match is read whole (recursively, or one level with a
@@ -38,14 +36,7 @@ export async function listFiles(store: FsStore, prefix: string, options: ListOpt
  * Temp and lock files are no keys; their paths go to `debris`.
  */
 export async function walk(dir: string, keyPrefix: string, shallow: boolean, keys: string[], debris: string[]): Promise<void> {
-  let entries: Dirent[];
-  try {
-    entries = await fsp.readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    if (isCode(error, 'ENOENT', 'ENOTDIR')) return;
-    throw storageError('list', dir, error);
-  }
-  for (const entry of entries) {
+  for (const entry of await readFolder(dir)) {
     const key = `${keyPrefix}${entry.name}`;
     if (isReserved(entry.name)) {
       if (entry.isFile() || entry.isDirectory()) debris.push(path.join(dir, entry.name));
