@@ -21,11 +21,10 @@ import { applySectionEdit } from '../src/core/markdown/edit.js';
 import { outlineOf } from '../src/core/markdown/outline.js';
 import { createCore } from '../src/core/core.js';
 import { bankSections } from '../src/core/markdown/sections.js';
-import type { LlmClient } from '../src/llm/types.js';
 import { bm25Engine } from '../src/search/bm25.js';
 import { createFsDriver } from '../src/storage/fs/fs-driver.js';
 import { startScriptedLlm } from '../test/helpers/scripted-llm.js';
-import { below, figure, freshHome, percentile, progress, timeMs, type Figure } from './bench-lib.js';
+import { below, figure, freshHome, percentile, progress, timedModel, timeMs, type Figure } from './bench-lib.js';
 
 const HEADINGS = 10_000;
 /** Four times as many: linear, the outline takes about four times as long (quadratic, sixteen). */
@@ -43,23 +42,6 @@ const median = async (run: () => unknown): Promise<number> => {
   for (let i = 0; i < RUNS; i++) times.push(await timeMs(async () => run()));
   return percentile(times, 50);
 };
-
-/** A client that adds up the time spent inside the model's calls. */
-function timed(llm: LlmClient): LlmClient & { spentMs: number } {
-  const wrapper = {
-    ...llm,
-    spentMs: 0,
-    async chat(request: Parameters<LlmClient['chat']>[0]) {
-      const start = performance.now();
-      try {
-        return await llm.chat(request);
-      } finally {
-        wrapper.spentMs += performance.now() - start;
-      }
-    },
-  };
-  return wrapper;
-}
 
 export async function benchHeadings(): Promise<Figure[]> {
   const file = headingsFile();
@@ -90,7 +72,7 @@ export async function benchHeadings(): Promise<Figure[]> {
   const server = await startScriptedLlm([{ reply }]);
   let consolidationMs: number;
   try {
-    const llm = timed(server.client({ contextWindow: 1_000_000, maxTokens: 4_000 }));
+    const llm = timedModel(server.client({ contextWindow: 1_000_000, maxTokens: 4_000 }));
     const core = createCore({ storage: createFsDriver(home), llm });
     await core.spaces.create(caller, { space_id: 'headings' });
     await createFsDriver(home).put('headings/bank/log.md', file);

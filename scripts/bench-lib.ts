@@ -12,6 +12,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { LlmClient } from '../src/llm/types.js';
 import { mapLimit } from '../src/shared/concurrency.js';
 
 /** This checkout: the build under test unless `--baseline` switches to another (systemUnderTest). */
@@ -337,4 +338,21 @@ export async function peerAvailable(): Promise<boolean> {
     progress(`  could not install ${PEER_PACKAGE}: ${(error as Error).message.split('\n')[0]}; using the brief's figures`);
   }
   return installed();
+}
+
+/** A client that adds up the time spent inside the model's calls. */
+export function timedModel(llm: LlmClient): LlmClient & { spentMs: number } {
+  const wrapper = {
+    ...llm,
+    spentMs: 0,
+    async chat(request: Parameters<LlmClient['chat']>[0]) {
+      const start = performance.now();
+      try {
+        return await llm.chat(request);
+      } finally {
+        wrapper.spentMs += performance.now() - start;
+      }
+    },
+  };
+  return wrapper;
 }

@@ -135,7 +135,6 @@ import { createFsDriver } from '../src/storage/fs/fs-driver.js';
 import { createS3Driver } from '../src/storage/s3/s3-driver.js';
 import { listKeys } from '../src/storage/list.js';
 import type { StorageDriver } from '../src/storage/types.js';
-import type { LlmClient } from '../src/llm/types.js';
 import { FIRST_PLAN } from '../fixtures/llm/scenarios.js';
 import { startScriptedLlm } from '../test/helpers/scripted-llm.js';
 import { ensureS3Bucket, s3DriverOptions, s3TestConfig, uniqueS3Prefix } from '../test/helpers/s3.js';
@@ -160,6 +159,7 @@ import {
   progress,
   removeTempHomes,
   timeCalls,
+  timedModel,
   timeMs,
   withServer,
   type Figure,
@@ -269,28 +269,11 @@ async function benchRead(): Promise<Figure[]> {
   });
 }
 
-/** A client that adds up the time spent inside the model's calls. */
-function timed(llm: LlmClient): LlmClient & { spentMs: number } {
-  const wrapper = {
-    ...llm,
-    spentMs: 0,
-    async chat(request: Parameters<LlmClient['chat']>[0]) {
-      const start = performance.now();
-      try {
-        return await llm.chat(request);
-      } finally {
-        wrapper.spentMs += performance.now() - start;
-      }
-    },
-  };
-  return wrapper;
-}
-
 /** Consolidates CONSOLIDATION_NOTES notes on `storage`; returns the time spent outside the LLM. */
 async function consolidationOverheadMs(storage: StorageDriver): Promise<number> {
   const server = await startScriptedLlm([{ reply: FIRST_PLAN }]);
   try {
-    const llm = timed(server.client({ contextWindow: 1_000_000, maxTokens: 16_000 }));
+    const llm = timedModel(server.client({ contextWindow: 1_000_000, maxTokens: 16_000 }));
     const core = createCore({ storage, llm });
     const caller = ownerCaller('bench');
     await core.spaces.create(caller, { space_id: 'consolidate' });
