@@ -189,6 +189,8 @@ export function createSpaceIndex(options: SpaceIndexOptions) {
     },
     candidate: (hit: SearchHit, places: Places): Candidate => describer.candidate(hit, places),
     meta: (id: string): DocMeta | null => describer.meta(id),
+    /** The id of the note at a place of the timeline, if indexed (Describer.noteAt): no I/O. */
+    noteAt: (place: number, places: Places, near: { place: number; doc: number | undefined }): string | null => describer.noteAt(place, places, near),
     /** Summaries indexed, by id (level, range, whether sealed). */
     summaryCoverage: (): ReadonlyMap<string, SummaryCoverage> => summaries.coverage,
     /** The text of a bank section, from memory. */
