@@ -43,17 +43,20 @@ export const NEIGHBOUR_REACH = 2;
 
 /**
  * Answer turns: the notes written just after one of the best note hits (NEIGHBOUR_LENDERS), up to
- * ANSWER_REACH of them, join the candidates even when they hold none of the query's words, at
- * ANSWER_SHARE of the best such hit's score (then lending and sittings weigh them like the rest). A
- * question names what the turn asking it names ("How long have you been married?"), not what the
- * reply says ("5 years already!"): lending alone reached only candidates. LoCoMo dev recall@5 0.656 →
- * 0.682 (single-hop 0.746 → 0.792, the others the same or better); 1 after at 0.2 / 0.4 / 0.6: 0.670 /
- * 0.662 / 0.663; 2 after at 0.2 / 0.4: 0.678 / 0.672; 3 after at 0.3: 0.681; 5 or 20 hits lending
- * instead of 10: 0.680 / 0.682; only notes by another agent: 0.667; a larger share after a hit that
- * asks ("?", 10 texts read a query) and a smaller one otherwise: 0.661–0.675.
+ * ANSWER_REACH of them and in its sitting (no pause over SITTING_PAUSE_MS on the way), join the
+ * candidates even when they hold none of the query's words, at ANSWER_SHARE of the best such hit's
+ * score (then lending and sittings weigh them like the rest). A question names what the turn asking it
+ * names ("How long have you been married?"), not what the reply says ("5 years already!"): lending
+ * alone reached only candidates. Never in an exact search (memory_forget's), never past a filter.
+ * LoCoMo dev recall@5, BM25 alone / with GloVe-SIF vectors (weight 0.2), from 0.656 / 0.662: 0.678 /
+ * 0.687 at 0.2; 0.679 / 0.683 at 0.25; 0.682 / 0.683 at 0.3, where multi-hop with vectors fell 0.367 →
+ * 0.350 (lists gathered over sittings: the replies of the best sitting crowd out the others). Earlier,
+ * BM25 alone: 1 after at 0.2 / 0.4 / 0.6: 0.670 / 0.662 / 0.663; 2 after at 0.4: 0.672; 3 after at
+ * 0.3: 0.681; 5 or 20 hits lending instead of 10: 0.680 / 0.682; only notes by another agent: 0.667; a
+ * larger share after a hit that asks ("?", 10 texts read a query): 0.661–0.675.
  */
 export const ANSWER_REACH = 2;
-export const ANSWER_SHARE = 0.3;
+export const ANSWER_SHARE = 0.2;
 
 /**
  * Sittings: the notes around a note written with no pause longer than SITTING_PAUSE_MS from one to the
