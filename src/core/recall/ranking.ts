@@ -42,8 +42,9 @@ export const NEIGHBOUR_SHARE = 0.2;
 export const NEIGHBOUR_REACH = 2;
 
 /**
- * Answer turns: the notes written just after one of the best note hits (NEIGHBOUR_LENDERS), up to
- * ANSWER_REACH of them and in its sitting (no pause over SITTING_PAUSE_MS on the way), join the
+ * Answer turns: the notes written just after one of the best note hits (NEIGHBOUR_LENDERS) that is in
+ * a sitting, up to ANSWER_REACH of them and in that sitting (no pause over SITTING_PAUSE_MS on the way;
+ * a stream of notes without pauses is no sitting, and its next note no reply), join the
  * candidates even when they hold none of the query's words, at ANSWER_SHARE of the best such hit's
  * score (then lending and sittings weigh them like the rest). A question names what the turn asking it
  * names ("How long have you been married?"), not what the reply says ("5 years already!"): lending

@@ -90,8 +90,8 @@ export interface AnswerTurns {
 
 /**
  * What recall knows of a ranking's documents beyond their words (ranking.ts), before it is cut or
- * fused: the agent field and the source prior, then the notes written just after the best note hits,
- * in their sitting, join the candidates (answer turns: never in an exact search, and only those the
+ * fused: the agent field and the source prior, then the notes written just after the best note hits
+ * of a sitting, in that sitting, join the candidates (answer turns: never in an exact search, and only those the
  * query's filters admit), then the best note hits lend to the candidates around them, then candidates
  * gain from the best of their sitting. Neighbours, answer turns and sittings are places in the space's
  * timeline (timeline.ts): no name is parsed, nothing is read.
@@ -106,7 +106,9 @@ export function weigh(index: SpaceIndex, found: readonly SearchHit[], words: Rea
   if (lenders.length > 0) {
     const byPlace = new Map(hits.filter((hit) => hit.place >= 0).map((hit) => [hit.place, hit]));
     const added: Candidate[] = [];
-    const turns = answers.exact ? [] : answerPlaces(lenders, places, (near) => byPlace.has(near));
+    // Only a hit of a sitting is answered: in a stream of notes without pauses (no sitting) the next note is no reply.
+    const asking = answers.exact ? [] : lenders.filter((lender) => places.sittingOf(lender.place, SITTING_PAUSE_MS, SITTING_REACH) >= 0);
+    const turns = asking.length > 0 ? answerPlaces(asking, places, (near) => byPlace.has(near)) : [];
     for (const [place, lender] of turns) {
       const id = index.noteAt(place, places, { place: lender.place, doc: found.find((hit) => hit.id === lender.id)?.doc });
       if (id === null || (answers.admit && !answers.admit(id))) continue;

@@ -227,6 +227,18 @@ describe('ranking: what recall knows about a note', () => {
     assert.equal(forget.notes.length, 2, 'a forget by query selects only the notes holding its words');
   });
 
+  it('answers no hit of a stream of notes without a pause (no sitting: the next note is no reply)', async () => {
+    // 70 notes a second apart, more than a sitting holds (SITTING_REACH 64): the note after the hit is not brought up.
+    const notes: Array<[string, string]> = Array.from({ length: 70 }, (_, i) => [i % 2 ? 'bob' : 'ada', `routine entry ${i}`]);
+    notes[30] = ['ada', 'How long have you been married?'];
+    notes[31] = ['bob', '5 years already! Time flies.'];
+    const core = await space(notes);
+    assert.deepEqual(
+      (await search(core, 'How long has Bob been married?')).map((hit) => hit.text),
+      ['How long have you been married?'],
+    );
+  });
+
   it('lends along the listing its index caught up to: a search after a new note lists live/ once', async () => {
     const driver = createMemoryDriver(); // no folder versions: every listing asked for is made
     let liveListings = 0;
