@@ -109,23 +109,26 @@ export class Describer {
   }
 
   /**
-   * The id of the note at a place of `places`, if the index holds it (the ranking's answer turns,
-   * ranking.ts `answerPlaces`), with nothing read from the store and no scan: a live note is named by
-   * live/'s listing; a consolidated one is looked for at the document number as far from `near`'s (a
-   * hit of the same run, SearchHit.doc) as its place is from `near`'s, since a consolidation's notes are
-   * indexed in their run's order — and taken only if the timeline places it there.
+   * The note at a place of `places` as a candidate scoring `score`, if the index holds it (the
+   * ranking's answer turns, ranking.ts `answerPlaces`), with nothing read from the store, no scan and no
+   * description parsed: a live note is named by live/'s listing, which says its agent; a consolidated
+   * one is looked for at the document number as far from `near`'s (a hit of the same run,
+   * SearchHit.doc) as its place is from `near`'s, since a consolidation's notes are indexed in their
+   * run's order — and taken only if the timeline places it there.
    */
-  noteAt(place: number, places: Places, near: { place: number; doc: number | undefined }): string | null {
+  answerAt(place: number, places: Places, near: { place: number; doc: number | undefined }, score: number): Candidate | null {
     const index = this.docs.index;
     const { cid, i } = places.locate(place);
     if (cid === null) {
-      const id = noteDocId(places.liveAt(i).filename);
-      return index.has(id) ? id : null;
+      const note = places.liveAt(i);
+      const id = noteDocId(note.filename);
+      return index.has(id) ? { id, score, agent: note.agent, derived: false, place } : null;
     }
     if (near.doc === undefined || !index.idAt) return null;
-    const id = index.idAt(near.doc + place - near.place);
+    const doc = near.doc + place - near.place;
+    const id = index.idAt(doc);
     const prefix = `h:${cid}/`;
-    return id?.startsWith(prefix) && places.of(id, id.slice(prefix.length), cid) === place ? id : null;
+    return id?.startsWith(prefix) && places.of(id, id.slice(prefix.length), cid) === place ? this.candidate({ id, score, doc }, places) : null;
   }
 
   /** The arrays by document number, for the engine's current numbering and `places`, long enough for `doc`. */

@@ -110,9 +110,9 @@ export function weigh(index: SpaceIndex, found: readonly SearchHit[], words: Rea
     const asking = answers.exact ? [] : lenders.filter((lender) => places.sittingOf(lender.place, SITTING_PAUSE_MS, SITTING_REACH) >= 0);
     const turns = asking.length > 0 ? answerPlaces(asking, places, (near) => byPlace.has(near)) : [];
     for (const [place, lender] of turns) {
-      const id = index.noteAt(place, places, { place: lender.place, doc: found.find((hit) => hit.id === lender.id)?.doc });
-      if (id === null || (answers.admit && !answers.admit(id))) continue;
-      const answer = index.candidate({ id, score: answerScore(lender) }, places);
+      const near = { place: lender.place, doc: found.find((hit) => hit.id === lender.id)?.doc };
+      const answer = index.answerAt(place, places, near, answerScore(lender));
+      if (answer === null || (answers.admit && !answers.admit(answer.id))) continue;
       byPlace.set(place, answer);
       added.push(answer);
     }
