@@ -91,10 +91,10 @@ export interface AnswerTurns {
 /**
  * What recall knows of a ranking's documents beyond their words (ranking.ts), before it is cut or
  * fused: the agent field and the source prior, then the notes written just after the best note hits
- * of a sitting, in that sitting, join the candidates (answer turns: never in an exact search, and only those the
- * query's filters admit), then the best note hits lend to the candidates around them, then candidates
- * gain from the best of their sitting. Neighbours, answer turns and sittings are places in the space's
- * timeline (timeline.ts): no name is parsed, nothing is read.
+ * of a sitting, in that sitting, join the candidates (answer turns: never in an exact search, and only
+ * those the query's filters admit), then the best note hits lend to the candidates around them, then
+ * candidates gain from the best of their sitting. Neighbours, answer turns and sittings are places in
+ * the space's timeline (timeline.ts): no name is parsed, nothing is read.
  */
 export function weigh(index: SpaceIndex, found: readonly SearchHit[], words: ReadonlySet<string>, answers: AnswerTurns): Candidate[] {
   const places = index.timeline.places();
