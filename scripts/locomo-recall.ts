@@ -8,11 +8,15 @@
  * writes each question's ranking to .bench/locomo-recall-<split>.json:
  *
  *   node --import tsx scripts/locomo-recall.ts [dev|heldout] [--context]
+ *
+ * With LOCOMO_EMBEDDINGS="URL MODEL" (what scripts/serve-embeddings.ts prints) it asks in hybrid mode,
+ * the cosines weighed LOCOMO_WEIGHT (0.2 by default).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ownerCaller } from '../src/core/caller.js';
 import { createCore } from '../src/core/core.js';
+import { createOpenAiEmbeddings, type EmbeddingsClient } from '../src/llm/embeddings.js';
 import { createMemoryDriver } from '../src/storage/memory/memory-driver.js';
 import { CATEGORIES, CATEGORY_NAMES, type Conversation, loadLocomo, type Ranking, type Scores, SPLITS, type Split, score } from './bench-locomo-data.js';
 import { noteText } from './bench-locomo.js';
@@ -36,13 +40,20 @@ export interface LocomoRecallOptions {
   limit?: number;
   /** Ask memory_context too (2,000 tokens). */
   context?: boolean;
+  /** Hybrid: an embeddings endpoint (scripts/serve-embeddings.ts) and the weight of its cosines. */
+  embeddings?: { client: EmbeddingsClient; weight: number };
 }
 
 /** One conversation written into a fresh core, then asked its questions. */
 async function askConversation(conversation: Conversation, options: LocomoRecallOptions): Promise<QuestionOutcome[]> {
   const clock = { now: 0 };
   const storage = createMemoryDriver(() => new Date(clock.now));
-  const core = createCore({ storage, clock: () => new Date(clock.now++) });
+  const embeddings = options.embeddings;
+  const core = createCore({
+    storage,
+    clock: () => new Date(clock.now++),
+    ...(embeddings ? { embeddings: embeddings.client, embeddingsWeight: embeddings.weight } : {}),
+  });
   const spaceId = `locomo-${conversation.id}`;
   try {
     await core.spaces.create(caller, { space_id: spaceId });
@@ -60,10 +71,16 @@ async function askConversation(conversation: Conversation, options: LocomoRecall
       filenameOf.set(turn.diaId, filename);
       textOf.set(turn.diaId, content.replace(/\s*\n\s*/g, ' ').trim());
     }
+    if (embeddings) {
+      // A search starts embedding every document in the background; idle waits until all are.
+      await core.recall.search(caller, { space_id: spaceId, query: 'embed', limit: 1 });
+      await core.idle();
+    }
     const outcomes: QuestionOutcome[] = [];
     for (const q of conversation.questions) {
       if (!(CATEGORIES as readonly number[]).includes(q.category)) continue;
       const answer = await core.recall.search(caller, { space_id: spaceId, query: q.question, limit: options.limit ?? 10 });
+      if (answer.mode !== (embeddings ? 'hybrid' : 'bm25')) throw new Error(`memory_search of ${spaceId} answered in ${answer.mode} mode`);
       const ranking = answer.results.map((hit) => ((hit.source === 'live' || hit.source === 'history') && turnOf.get(hit.ref)) || null);
       let context: boolean | undefined;
       if (options.context) {
@@ -110,9 +127,14 @@ export function printCategoryScores(table: ReadonlyMap<number, Scores & { contex
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const split = (process.argv.find((arg) => arg in SPLITS) ?? 'dev') as Split;
   const started = performance.now();
+  // LOCOMO_EMBEDDINGS="URL MODEL" (what scripts/serve-embeddings.ts prints), LOCOMO_WEIGHT the cosines' weight (0.2).
+  const [url, model] = (process.env.LOCOMO_EMBEDDINGS ?? '').split(/\s+/);
   const outcomes = await locomoRecall(loadLocomo(SPLITS[split]), {
     limit: Number(process.env.LOCOMO_LIMIT ?? 10),
     context: process.argv.includes('--context'),
+    ...(url && model
+      ? { embeddings: { client: createOpenAiEmbeddings({ baseUrl: url, apiKey: '', model }), weight: Number(process.env.LOCOMO_WEIGHT ?? 0.2) } }
+      : {}),
   });
   console.log(printCategoryScores(categoryScores(outcomes)));
   console.log(`${((performance.now() - started) / 1000).toFixed(1)} s`);

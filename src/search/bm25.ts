@@ -119,6 +119,8 @@ class Bm25Index implements TextIndex {
     return this.docOf(id) !== undefined;
   }
 
+  idAt = (doc: number): string | undefined => (Number.isInteger(doc) && doc >= 0 && doc < this.docCount ? this.idOf(doc) : undefined);
+
   /**
    * The ids as of the call, those starting with `prefix` when given (compared as bytes: the others are
    * never made strings). A caller may add and remove while iterating: the iteration keeps the

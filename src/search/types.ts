@@ -38,6 +38,8 @@ export interface TextIndex {
   /** Changes whenever documents are numbered anew (SearchHit.doc): numbers seen before mean nothing after. */
   readonly numbering: number;
   has(id: string): boolean;
+  /** The id of the document numbered `doc` (SearchHit.doc, under the current `numbering`), undefined when removed or never numbered. */
+  idAt?(doc: number): string | undefined;
   add(id: string, text: string): void;
   remove(id: string): void;
   search(query: string, options: SearchOptions): SearchHit[];

@@ -25,7 +25,8 @@ export async function selectNotes({ search }: ForgetDeps, caller: Caller, spaceI
   if (hasQuery) {
     const limit = input.limit ?? QUERY_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) throw invalid(`limit must be an integer from 1 to ${MAX_SEARCH_LIMIT}`);
-    const found = await search(caller, { space_id: spaceId, query: (input.query as string).trim(), sources: ['live', 'history'], limit });
+    // Exact: what a reader's search adds beside the words (the replies to a hit, notes near in meaning) is never selected.
+    const found = await search(caller, { space_id: spaceId, query: (input.query as string).trim(), sources: ['live', 'history'], limit }, { exact: true });
     const names = [...new Set(found.results.map((hit) => hit.ref))];
     if (names.length === 0)
       throw new LiveMemError('not_found', `no note of '${spaceId}' matches ${JSON.stringify(input.query)}: nothing was forgotten`, { space_id: spaceId });

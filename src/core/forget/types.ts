@@ -36,9 +36,11 @@ export interface Located {
 export interface ForgetDeps {
   context: CoreContext;
   corpus: Corpus;
+  /** memory_search, asked `exact`: a forget's query selects only notes holding its words (recall-query.ts RecallOptions). */
   search: (
     caller: Caller,
     input: { space_id: string; query: string; sources: string[]; limit: number },
+    options: { exact: true },
   ) => Promise<{ results: Array<{ source: string; ref: string }> }>;
   onForgotten?: (spaceId: string) => Promise<void>;
   /** Section-level provenance (recall/sources.ts): the bank sections each note fed. */

@@ -1,5 +1,5 @@
 import type { SearchHit } from '../../search/types.js';
-import { bankRef, type DocMeta, noteMeta, parsePreimageDocId, preimageMeta, SYNTHESIS_DOC_ID } from './documents.js';
+import { bankRef, type DocMeta, noteDocId, noteMeta, parsePreimageDocId, preimageMeta, SYNTHESIS_DOC_ID } from './documents.js';
 import type { BankFeeder } from './feed-bank.js';
 import type { HistoryFeeder } from './feed-history.js';
 import type { SummariesFeeder } from './feed-summaries.js';
@@ -106,6 +106,29 @@ export class Describer {
       }
     }
     return this.candidateOf(hit, kind, place);
+  }
+
+  /**
+   * The note at a place of `places` as a candidate scoring `score`, if the index holds it (the
+   * ranking's answer turns, ranking.ts `answerPlaces`), with nothing read from the store, no scan and no
+   * description parsed: a live note is named by live/'s listing, which says its agent; a consolidated
+   * one is looked for at the document number as far from `near`'s (a hit of the same run,
+   * SearchHit.doc) as its place is from `near`'s, since a consolidation's notes are indexed in their
+   * run's order — and taken only if the timeline places it there.
+   */
+  answerAt(place: number, places: Places, near: { place: number; doc: number | undefined }, score: number): Candidate | null {
+    const index = this.docs.index;
+    const { cid, i } = places.locate(place);
+    if (cid === null) {
+      const note = places.liveAt(i);
+      const id = noteDocId(note.filename);
+      return index.has(id) ? { id, score, agent: note.agent, derived: false, place } : null;
+    }
+    if (near.doc === undefined || !index.idAt) return null;
+    const doc = near.doc + place - near.place;
+    const id = index.idAt(doc);
+    const prefix = `h:${cid}/`;
+    return id?.startsWith(prefix) && places.of(id, id.slice(prefix.length), cid) === place ? this.candidate({ id, score, doc }, places) : null;
   }
 
   /** The arrays by document number, for the engine's current numbering and `places`, long enough for `doc`. */

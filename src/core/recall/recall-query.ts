@@ -13,6 +13,8 @@ import type { IndexProgress } from './index-documents.js';
 import { placesAround } from './neighbours.js';
 import { buildFilter, type RecallFilterInput } from './query-filter.js';
 import {
+  answerPlaces,
+  answerScore,
   type Candidate,
   lendToNeighbours,
   lendWithinSittings,
@@ -43,6 +45,12 @@ export interface MemorySearchInput extends RecallFilterInput {
 export interface RecallOptions {
   /** Progress of the index's catch-up with the store (long on a first build of a large space). */
   onProgress?: (event: IndexProgress) => void;
+  /**
+   * Only documents that hold the query's words (or their stems, prefixes, near spellings), as BM25
+   * finds them: no answer turns, no vectors. What selects documents to act on (memory_forget's query)
+   * rather than to read; ranked as usual among themselves.
+   */
+  exact?: boolean;
 }
 
 export interface RecallHit {
@@ -72,12 +80,23 @@ export interface RecallHit {
 }
 
 /**
+ * Which documents may join the candidates without the query's words (answer turns): none in an exact
+ * search (`exact`), else those the query's filters keep (`admit`; every note without filters).
+ */
+export interface AnswerTurns {
+  exact: boolean;
+  admit: ((id: string) => boolean) | undefined;
+}
+
+/**
  * What recall knows of a ranking's documents beyond their words (ranking.ts), before it is cut or
- * fused: the agent field and the source prior, then the best note hits lend to the candidates around
- * them, then candidates gain from the best of their sitting. Neighbours and sittings are places in
+ * fused: the agent field and the source prior, then the notes written just after the best note hits
+ * of a sitting, in that sitting, join the candidates (answer turns: never in an exact search, and only
+ * those the query's filters admit), then the best note hits lend to the candidates around them, then
+ * candidates gain from the best of their sitting. Neighbours, answer turns and sittings are places in
  * the space's timeline (timeline.ts): no name is parsed, nothing is read.
  */
-export function weigh(index: SpaceIndex, found: readonly SearchHit[], words: ReadonlySet<string>): Candidate[] {
+export function weigh(index: SpaceIndex, found: readonly SearchHit[], words: ReadonlySet<string>, answers: AnswerTurns): Candidate[] {
   const places = index.timeline.places();
   let hits = rerank(
     found.map((hit) => index.candidate(hit, places)),
@@ -86,6 +105,18 @@ export function weigh(index: SpaceIndex, found: readonly SearchHit[], words: Rea
   const lenders = NEIGHBOUR_SHARE > 0 ? hits.slice(0, NEIGHBOUR_LENDERS).filter((hit) => hit.place >= 0) : [];
   if (lenders.length > 0) {
     const byPlace = new Map(hits.filter((hit) => hit.place >= 0).map((hit) => [hit.place, hit]));
+    const added: Candidate[] = [];
+    // Only a hit of a sitting is answered: in a stream of notes without pauses (no sitting) the next note is no reply.
+    const asking = answers.exact ? [] : lenders.filter((lender) => places.sittingOf(lender.place, SITTING_PAUSE_MS, SITTING_REACH) >= 0);
+    const turns = asking.length > 0 ? answerPlaces(asking, places, (near) => byPlace.has(near)) : [];
+    for (const [place, lender] of turns) {
+      const near = { place: lender.place, doc: found.find((hit) => hit.id === lender.id)?.doc };
+      const answer = index.answerAt(place, places, near, answerScore(lender));
+      if (answer === null || (answers.admit && !answers.admit(answer.id))) continue;
+      byPlace.set(place, answer);
+      added.push(answer);
+    }
+    if (added.length > 0) hits = [...hits, ...added].sort((a, b) => b.score - a.score);
     hits = lendToNeighbours(hits, lenders, (lender) => placesAround(places, lender.place, NEIGHBOUR_REACH).flatMap((near) => byPlace.get(near) ?? []));
   }
   const sitters = hits.slice(0, SITTING_CANDIDATES).filter((hit) => hit.place >= 0);
@@ -110,7 +141,8 @@ export interface RecallQueryParts {
 /**
  * The ranked hits of a query, `spare` of them: BM25 weighed (weigh), fused with the cosine
  * candidates (fusion.ts) when the query has a vector — the cosines first put on the notes' scale, as
- * deep as BM25's and weighed the same way, then the two fused by score, weighted to BM25.
+ * deep as BM25's and weighed the same way, then the two fused by score, weighted to BM25. `exact`:
+ * only documents holding the query's words (BM25 alone, no answer turns).
  */
 function rank(
   parts: RecallQueryParts,
@@ -119,6 +151,7 @@ function rank(
   vector: Float32Array | null,
   spare: number,
   keep: ((meta: DocMeta) => boolean) | undefined,
+  exact: boolean,
 ): SearchHit[] {
   // Without filters nothing is asked per candidate; a document without a description is skipped after.
   const filter = keep
@@ -129,13 +162,15 @@ function rank(
     : undefined;
   const pool = Math.max(RERANK_POOL, spare);
   const words = queryWords(query);
-  const hits: SearchHit[] = weigh(index, index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }), words);
+  const answers: AnswerTurns = { exact, admit: filter };
+  const hits: SearchHit[] = weigh(index, index.index.search(query, { limit: pool, ...(filter ? { filter } : {}) }), words, answers);
   if (!vector || !index.vectors) return hits.slice(0, spare);
   const cosines = index.vectors.search(vector, { limit: pool, ...(filter ? { filter } : {}) });
   const semantic = weigh(
     index,
     rescaleCosines(cosines, (id) => !isDerivedDocId(id)),
     words,
+    answers,
   );
   return fuseScores(hits, semantic, parts.context.embeddingsWeight).slice(0, spare);
 }
@@ -183,8 +218,9 @@ export function createRecallQuery(parts: RecallQueryParts) {
     const keep = buildFilter(input);
     await requireSpace(parts.context, spaceId);
     const index = await parts.indexOf(spaceId, options.onProgress);
-    const { vector, fallback } = await parts.embeddings.queryVector(spaceId, index, query);
-    const hits = rank(parts, index, query, vector, limit + 5, keep); // a few spare for documents gone since they were indexed
+    const exact = options.exact === true;
+    const { vector, fallback } = exact ? { vector: null, fallback: undefined } : await parts.embeddings.queryVector(spaceId, index, query);
+    const hits = rank(parts, index, query, vector, limit + 5, keep, exact); // a few spare for documents gone since they were indexed
     const results = await present(parts, spaceId, index, query, hits, limit);
     return {
       status: 'ok' as const,

@@ -189,6 +189,9 @@ export function createSpaceIndex(options: SpaceIndexOptions) {
     },
     candidate: (hit: SearchHit, places: Places): Candidate => describer.candidate(hit, places),
     meta: (id: string): DocMeta | null => describer.meta(id),
+    /** The note at a place of the timeline as a candidate, if indexed (Describer.answerAt): no I/O. */
+    answerAt: (place: number, places: Places, near: { place: number; doc: number | undefined }, score: number): Candidate | null =>
+      describer.answerAt(place, places, near, score),
     /** Summaries indexed, by id (level, range, whether sealed). */
     summaryCoverage: (): ReadonlyMap<string, SummaryCoverage> => summaries.coverage,
     /** The text of a bank section, from memory. */

@@ -2,6 +2,11 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createCore, type Core } from '../../../src/core/core.js';
 import {
+  ANSWER_REACH,
+  ANSWER_SHARE,
+  answerPlaces,
+  answerScore,
+  type Candidate,
   lendToNeighbours,
   lendWithinSittings,
   NEIGHBOUR_SHARE,
@@ -146,6 +151,92 @@ describe('ranking: what recall knows about a note', () => {
     assert.ok(hits[answer]!.score > 0);
     // Its score is lent: a query that matches the answer alone gives it its own, larger.
     assert.ok(hits[answer]!.score < ((await search(core, 'Buddy grandfather'))[0]?.score ?? 0));
+  });
+
+  it("brings up the reply to a question hit that holds none of the query's words, live or consolidated, unless a filter refuses it", async () => {
+    const llm = await startScriptedLlm([{ reply: plan([rewrite('talk.md', '# Talk\n\nAda and Bob talk.\n')], 'Synthesis: a talk.') }]);
+    servers.push(llm);
+    const core = await space(
+      [
+        ['ada', 'The heron sanctuary opens at dawn on weekends.'],
+        ['ada', 'How long have you been married?'],
+        ['bob', '5 years already! Time flies.'],
+        ['bob', 'Our neighbour walks the dog at night.'],
+      ],
+      llm,
+    );
+    const query = 'How long has Bob been married?';
+    const reply = (hits: Array<{ text: string; source: string }>) => hits.find((hit) => /5 years already/.test(hit.text));
+    assert.equal(reply(await search(core, query))?.source, 'live');
+    const byAda = (await core.recall.search(owner, { space_id: 'talk', query, limit: 5, agent: 'ada' })).results;
+    assert.ok(byAda.length > 0 && !reply(byAda), 'the agent filter keeps the reply out');
+    assert.equal((await core.consolidation.consolidate(owner, { space_id: 'talk' })).status, 'ok');
+    assert.equal(reply(await search(core, query))?.source, 'history', 'named from its consolidation');
+  });
+
+  it('gives the places just after each lender, in its sitting, that are no candidate a share of its best score', () => {
+    const lender = (place: number, score: number): Candidate => ({ id: `n:${place}`, score, agent: 'ada', derived: false, place });
+    // Notes a second apart, but an hour's pause before 17: a reply is written in the sitting of what it answers.
+    const places = { size: 22, secondsAt: (place: number) => place + (place >= 17 ? 3600 : 0) };
+    // Lenders at 10 and 11 (both candidates, as lenders are) reach 12 and 13: 12 takes the better share; 15 is a
+    // candidate already; the lender at 16 reaches nothing past the pause; the space ends at 21, so the lender at 20 reaches 21 alone.
+    const candidates = new Set([10, 11, 15, 16, 20]);
+    const answers = answerPlaces([lender(10, 10), lender(11, 4), lender(16, 30), lender(20, 20)], places, (place) => candidates.has(place));
+    assert.equal(ANSWER_REACH, 2);
+    assert.deepEqual(
+      [...answers].map(([place, from]) => [place, answerScore(from)]).sort(([a], [b]) => (a as number) - (b as number)),
+      [
+        [12, ANSWER_SHARE * 10],
+        [13, ANSWER_SHARE * 4],
+        [21, ANSWER_SHARE * 20],
+      ],
+    );
+    assert.equal(answerPlaces([lender(14, 5)], places, (place) => candidates.has(place)).has(15), false);
+    // The pause may fall between the two places a lender reaches: the second is past it.
+    assert.deepEqual([...answerPlaces([lender(15, 5)], places, () => false).keys()], [16]);
+  });
+
+  it("adds no note without the query's words past a pause, outside the query's filters, or to an exact search (memory_forget's)", async () => {
+    // Notes of other days (as an import of old notes writes them): the note after a hit is no reply to it.
+    const times = ['2023-03-15T13:30:00Z', '2023-06-02T08:15:00Z', '2023-09-20T00:00:00Z', '2023-09-20T00:00:05Z', '2023-09-20T00:00:09Z'];
+    let at = 0;
+    const core = createCore({ storage: createMemoryDriver(), clock: () => new Date(times[Math.min(at, times.length - 1)] as string) });
+    await core.spaces.create(owner, { space_id: 'talk' });
+    const notes: Array<[string, string]> = [
+      ['ada', 'the warehouse export runs hourly'],
+      ['bob', 'the roof was repaired in June'],
+      ['ada', 'did the warehouse export fail again?'],
+      ['bob', 'yes, twice, both at midnight'],
+      ['ada', 'I moved it to six in the morning'],
+    ];
+    for (const [agent, content] of notes) {
+      await core.notes.write(owner, { space_id: 'talk', agent, category: 'observation', content });
+      at++;
+    }
+    const texts = async (input: Record<string, unknown> = {}, options: { exact?: true } = {}) =>
+      (await core.recall.search(owner, { space_id: 'talk', query: 'warehouse export', ...input }, options)).results.map((hit) => hit.text).sort();
+    // The June note follows the March hit months later: not a reply. The two after the September question are.
+    assert.deepEqual(await texts(), [...notes.slice(2).map(([, text]) => text), notes[0]?.[1]].sort());
+    // A filter refuses a reply as it refuses any note: the window ends before them, the agent wrote none of them.
+    assert.deepEqual(await texts({ until: '2023-09-20T00:00:01Z' }), [notes[0]?.[1], notes[2]?.[1]].sort());
+    assert.deepEqual(await texts({ agent: 'ada' }), [notes[0]?.[1], notes[2]?.[1], notes[4]?.[1]].sort());
+    assert.deepEqual(await texts({ agent: 'bob' }), []);
+    // Exact: the notes holding the words alone — what memory_forget's query selects.
+    assert.deepEqual(await texts({}, { exact: true }), [notes[0]?.[1], notes[2]?.[1]].sort());
+    const forget = await core.forget.forget(owner, { space_id: 'talk', query: 'warehouse export' });
+    assert.equal(forget.notes.length, 2, 'a forget by query selects only the notes holding its words');
+  });
+
+  it('answers no hit of a stream of notes without a pause (no sitting: the next note is no reply)', async () => {
+    // 70 notes a second apart, more than a sitting holds (SITTING_REACH 64): the note after the hit is not brought up.
+    const notes: Array<[string, string]> = Array.from({ length: 70 }, (_, i) => [i % 2 ? 'bob' : 'ada', `routine entry ${i}`]);
+    notes[30] = ['ada', 'How long have you been married?'];
+    notes[31] = ['bob', '5 years already! Time flies.'];
+    const core = await space(notes);
+    assert.deepEqual(
+      (await search(core, 'How long has Bob been married?')).map((hit) => hit.text),
+      ['How long have you been married?'],
+    );
   });
 
   it('lends along the listing its index caught up to: a search after a new note lists live/ once', async () => {
