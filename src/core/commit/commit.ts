@@ -4,7 +4,6 @@ import { SYNTHESIS_FILE, spaceKeys } from '../layout.js';
 import { encodeHistoryPreimages } from './history.js';
 import { kindOf } from './kind.js';
 import type { CommitRecord } from './record.js';
-import type { SpaceLock } from './space-lock.js';
 
 /**
  * The commit point: the record (record.ts) written create-only at `_consolidation/pending.json`; from
@@ -31,7 +30,7 @@ export async function writeCommit(context: CoreContext, record: CommitRecord): P
  */
 export async function commitAndApply<T>(
   context: CoreContext,
-  held: Pick<SpaceLock, 'stillHeld'>,
+  held: { stillHeld(): Promise<void> }, // space-lock.ts's SpaceLock, which imports this file
   record: CommitRecord,
   rollForward: () => Promise<T>,
   written?: (id: string) => void,
