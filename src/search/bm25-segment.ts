@@ -33,6 +33,11 @@ export interface Segment {
   postings: Uint8Array;
   /** The terms' hash table (termTable), stored like the ids'. */
   termSlots: Int32Array;
+  /**
+   * Whether postings bytes [from, to) match their checksums, for a segment loaded from a snapshot that
+   * checks them as they are first read (bm25-snapshot.ts); absent for one built in memory.
+   */
+  postingsSound?: (from: number, to: number) => boolean;
 }
 
 /** Term frequencies are clamped here everywhere, so one byte holds them; BM25 saturates long before. */

@@ -19,7 +19,7 @@ import { compact, emptySegment, findTerm, MAX_DOCS, MAX_TF, type Segment } from 
 import { planQuery, type QueryTerm } from './bm25-query.js';
 import { decodeSnapshot, encodeSnapshot } from './bm25-snapshot.js';
 import { Scratch, scoreAll, scoreTopK, tfBound, type ScoredTerm } from './bm25-scorer.js';
-import type { SearchHit, SearchOptions, TextIndex, TextIndexEngine } from './types.js';
+import { CorruptIndexError, type SearchHit, type SearchOptions, type TextIndex, type TextIndexEngine } from './types.js';
 
 export { ARRAY_BYTES, MAP_ENTRY_BYTES, SLOT_BYTES, STRING_BYTES } from './bm25-memory.js';
 
@@ -247,6 +247,7 @@ class Bm25Index implements TextIndex {
   }
 
   serialize(headroom = 0): Buffer {
+    this.verify(); // a damaged block is never written into a new snapshot under a fresh checksum
     this.compact();
     return encodeSnapshot(this.base, ENGINE_NAME, headroom);
   }
@@ -320,9 +321,25 @@ class Bm25Index implements TextIndex {
     return doc === undefined || this.removed[doc] === 1 ? undefined : doc;
   }
 
-  /** The number of `term` in the segment, or undefined. */
+  /**
+   * The number of `term` in the segment, or undefined; every reader of a segment term's postings
+   * finds it here, so a loaded segment checks them here first (each block once: bm25-snapshot.ts).
+   */
   private baseTerm(term: string): number | undefined {
-    return findTerm(this.base.termSlots, this.base.terms, term);
+    const { termSlots, terms, offsets, postingsSound } = this.base;
+    const t = findTerm(termSlots, terms, term);
+    if (t !== undefined && postingsSound !== undefined && !postingsSound(offsets[t] as number, offsets[t + 1] as number)) this.damaged();
+    return t;
+  }
+
+  /** Checks every lazily checked part of a loaded segment (its postings); throws CorruptIndexError if one is damaged. */
+  verify(): void {
+    const { postings, postingsSound } = this.base;
+    if (postingsSound !== undefined && !postingsSound(0, postings.length)) this.damaged();
+  }
+
+  private damaged(): never {
+    throw new CorruptIndexError('search index snapshot damaged: a block of its postings does not match its checksum');
   }
 
   /** Live background documents holding the term (scanned from its postings once, then cached). */
@@ -362,6 +379,7 @@ class Bm25Index implements TextIndex {
   }
 
   private compactNow(): void {
+    this.verify();
     const { delta } = this;
     this.adopt(
       compact({

@@ -210,8 +210,9 @@ export function createIndexStore(context: CoreContext, engine: TextIndexEngine) 
         const object = await storage.get(key);
         if (!object) continue;
         try {
-          const { header } = decodeSnapshot(object.body, engine);
+          const { header, index } = decodeSnapshot(object.body, engine);
           if (header.space_id !== spaceId) throw new Error(`snapshot belongs to space '${header.space_id}'`);
+          index.verify(); // what a load leaves to be checked as it is first read
           found.push({ key, header });
         } catch (error) {
           found.push({ key, header: null, problem: (error as Error).message });
