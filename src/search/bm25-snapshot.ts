@@ -30,7 +30,7 @@
 import { createHash } from 'node:crypto';
 import { alignedCopy, hasMagic, readSections, type Section, type SectionSource, writeSections } from '../shared/sections.js';
 import { IdList, idRanks, idTable, tableSize } from './bm25-ids.js';
-import { type Segment, termTable } from './bm25-segment.js';
+import { checkPostings, type Segment, termTable } from './bm25-segment.js';
 import { TermList } from './bm25-terms.js';
 import { CorruptIndexError } from './types.js';
 
@@ -70,6 +70,7 @@ const bytesSection = (name: string, bytes: Uint8Array): SectionSource => ({
 
 /** The snapshot of `segment`, after `headroom` free bytes (a multiple of 8: the arrays stay aligned). */
 export function encodeSnapshot(segment: Segment, engine: string, headroom = 0): Buffer {
+  checkPostings(segment, 0, segment.postings.length); // a damaged block is never written under a fresh checksum
   const name = Buffer.from(engine, 'utf8');
   const meta: SectionSource = {
     name: 'meta',
@@ -171,6 +172,8 @@ export function decodeSnapshot(input: Buffer, engine: string): LoadedSegment {
   const termSlots = table('term-table', TERM_TABLE_VERSION, tableSize(termCount), () => termTable(terms));
   const totalLength = meta.readDoubleLE(16);
   const postingsSound = (from: number, to: number) => postingSection.soundAt(from, to);
+  // A damaged companion is not trusted (the postings are then checked whole): written sound again.
+  if (sections.get('postings~crc')?.sound() === false) rebuilt.push('postings~crc');
   return { segment: { ids, idSlots, idRanks: ranks, lengths, totalLength, terms, df, offsets, postings, termSlots, postingsSound }, rebuilt };
 }
 
