@@ -108,7 +108,13 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
 
     /** Brings the space's index up to date if this process has one open (after a forget: it drops the notes now). */
     async refreshIfOpen(spaceId: string): Promise<void> {
-      await indexes.peek(spaceId)?.refresh();
+      const index = indexes.peek(spaceId);
+      try {
+        await index?.refresh();
+      } catch (error) {
+        if (!(error instanceof CorruptIndexError) || !index) throw error;
+        await reopen(spaceId, index, error);
+      }
     },
 
     /** Resolves once background snapshot writes have finished (a CLI process waits before it exits). */
