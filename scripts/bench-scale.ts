@@ -9,7 +9,12 @@
  *   them (the longest tail a new process meets);
  * - three new processes per space: the first memory_search (snapshot load plus that catch-up),
  *   median with the fastest and slowest; at 1M, memory_context as a new process, warm, and the
- *   peak RSS of the process having served both; the 1M index's bytes per note and warm search.
+ *   peak RSS of the process having served both; the 1M index's bytes per note and warm search;
+ *   memory_context with a query, warm (p50 and p90 of 20), in both spaces;
+ * - beside each of those, round by round, the same first search as an agent meets it: the build's
+ *   executable spawned over stdio, from the spawn to the first memory_search answered (its start,
+ *   the MCP handshake, then the same load and catch-up), with the server's CPU time from /proc and
+ *   the machine's load as the round ran.
  *
  * Queries are drawn from the notes' own vocabulary (bench-text.ts); queries of words no note holds are
  * timed apart. Each child reports its CPU time beside the wall time. The children load the core of the
@@ -18,6 +23,7 @@
  * are not the other's.
  */
 import { execFile } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 // The parent writes the tail notes with this checkout's core (the store's layout is every build's); a
@@ -25,7 +31,20 @@ import { promisify } from 'node:util';
 import { ownerCaller } from '../src/core/caller.js';
 import { createCore } from '../src/core/core.js';
 import { createFsDriver } from '../src/storage/fs/fs-driver.js';
-import { atMost, figure, freshHome, importFrom, measureBuild, percentile, progress, systemUnderTest, timeMs, type Figure } from './bench-lib.js';
+import {
+  atMost,
+  cpuMs,
+  figure,
+  freshHome,
+  importFrom,
+  measureBuild,
+  percentile,
+  progress,
+  startServer,
+  systemUnderTest,
+  timeMs,
+  type Figure,
+} from './bench-lib.js';
 import { seedSynthetic } from './bench-recall.js';
 import { missQueries, searchQueries, syntheticNotes, vocabulary } from './bench-text.js';
 
@@ -40,7 +59,7 @@ const WARM_CALLS = 20;
 /** Words the notes hold (7 in 10 of the queries here before were words no note held: a flattering p50). */
 const QUERIES = searchQueries(vocabulary(), WARM_CALLS, 20);
 const MISSES = missQueries(WARM_CALLS, 21);
-const TARGET = { context1mMs: 200, first100kMs: 300, first1mMs: 1_000, peak1mMiB: 1_000, warmMax1mMs: 400 };
+const TARGET = { context1mMs: 200, contextQuery100kMs: 50, first100kMs: 300, first1mMs: 1_000, peak1mMiB: 1_000, warmMax1mMs: 400 };
 const MiB = 1024 * 1024;
 
 interface ChildReport {
@@ -53,6 +72,9 @@ interface ChildReport {
   searchWarmMaxMs: number;
   searchWarmCpuMs: number;
   missWarmMs: number;
+  /** memory_context with a query (one of the warm search queries), warm: p50 and p90 of WARM_CALLS. */
+  contextQueryP50Ms: number;
+  contextQueryP90Ms: number;
   idleMs: number;
   estimateBytes: number;
   heapBytes: number;
@@ -98,6 +120,11 @@ async function child(root: string, home: string, spaceId: string, withContext: b
   const missed: number[] = [];
   for (const query of MISSES) missed.push(await timeMs(() => core.recall.search(caller, { space_id: spaceId, query, limit: 10 })));
   report.missWarmMs = percentile(missed, 50);
+  const withQuery: number[] = [];
+  for (let i = 0; i < WARM_CALLS; i++)
+    withQuery.push(await timeMs(() => core.recall.context(caller, { space_id: spaceId, query: QUERIES[(i + 1) % QUERIES.length] as string })));
+  report.contextQueryP50Ms = percentile(withQuery, 50);
+  report.contextQueryP90Ms = percentile(withQuery, 90);
   report.idleMs = await timeMs(() => core.idle());
   gc();
   const end = process.memoryUsage();
@@ -117,6 +144,30 @@ async function runChild(home: string, spaceId: string, withContext: boolean): Pr
     { maxBuffer: 1 << 20 },
   );
   return JSON.parse(stdout) as ChildReport;
+}
+
+/** The first search as an agent meets it: the build's executable spawned over stdio, timed from the spawn to the first answer. */
+interface StdioRound {
+  connectMs: number;
+  firstAnswerMs: number;
+  totalMs: number;
+  /** The server's CPU time from its start to that answer (null without /proc). */
+  cpuMs: number | null;
+  load: number;
+}
+
+async function stdioFirstSearch(home: string, spaceId: string): Promise<StdioRound> {
+  const load = loadavg()[0] ?? 0;
+  const started = performance.now();
+  const server = await startServer(home);
+  const connected = performance.now();
+  try {
+    await server.call('memory_search', { space_id: spaceId, query: QUERIES[0] as string, limit: 10 });
+    const answered = performance.now();
+    return { connectMs: connected - started, firstAnswerMs: answered - connected, totalMs: answered - started, cpuMs: cpuMs(server.pid), load };
+  } finally {
+    await server.close();
+  }
 }
 
 const median = (values: readonly number[]) => percentile(values, 50);
@@ -151,11 +202,54 @@ export async function benchScale(): Promise<Figure[]> {
       });
 
   const cold: Record<SpaceKey, ChildReport[]> = { '100k': [], '1m': [] };
-  for (let run = 0; run < COLD_RUNS; run++) for (const key of ['100k', '1m'] as const) cold[key].push(await runChild(home, SPACES[key].spaceId, key === '1m'));
-  for (const key of ['100k', '1m'] as const)
+  const stdio: Record<SpaceKey, StdioRound[]> = { '100k': [], '1m': [] };
+  for (let run = 0; run < COLD_RUNS; run++)
+    for (const key of ['100k', '1m'] as const) {
+      cold[key].push(await runChild(home, SPACES[key].spaceId, key === '1m'));
+      stdio[key].push(await stdioFirstSearch(home, SPACES[key].spaceId));
+    }
+  for (const key of ['100k', '1m'] as const) {
     progress(`  ${key}: first search of a new process ${cold[key].map((r) => r.firstSearchMs.toFixed(0)).join(', ')} ms`);
+    const rounds = stdio[key].map(
+      (r) => `${r.totalMs.toFixed(0)} (start ${r.connectMs.toFixed(0)}, CPU ${r.cpuMs?.toFixed(0) ?? '?'}, load ${r.load.toFixed(1)})`,
+    );
+    progress(`  ${key}: over stdio, spawn to first answer ${rounds.join(', ')} ms`);
+  }
 
   const first = (key: SpaceKey) => cold[key].map((r) => r.firstSearchMs);
+  const overStdio = (key: SpaceKey) => stdio[key].map((r) => r.totalMs);
+  const loads = (key: SpaceKey) => stdio[key].map((r) => r.load.toFixed(1)).join(', ');
+  const stdioFigures = (key: SpaceKey, label: string, target: number): Figure[] => [
+    figure(
+      `scale_first_stdio_${key}_ms`,
+      `  the same over stdio, spawn to first answer (median of ${COLD_RUNS}: ${spread(overStdio(key))} ms; loads ${loads(key)})`,
+      median(overStdio(key)),
+      'ms',
+      atMost(target),
+    ),
+    figure(
+      `scale_first_stdio_${key}_start_ms`,
+      `    of which the process's start and MCP handshake (${label})`,
+      median(stdio[key].map((r) => r.connectMs)),
+      'ms',
+    ),
+    figure(
+      `scale_first_stdio_${key}_cpu_ms`,
+      "    the server's CPU time to that answer (median, /proc)",
+      stdio[key].some((r) => r.cpuMs === null) ? null : median(stdio[key].map((r) => r.cpuMs as number)),
+      'ms',
+    ),
+  ];
+  const contextQuery = (key: SpaceKey, label: string): Figure[] => [
+    figure(
+      `scale_context_query_${key}_p50_ms`,
+      `memory_context with a query p50, warm, ${label} (20 calls, median over processes)`,
+      median(cold[key].map((r) => r.contextQueryP50Ms)),
+      'ms',
+      key === '100k' ? atMost(TARGET.contextQuery100kMs) : undefined,
+    ),
+    figure(`scale_context_query_${key}_p90_ms`, '  its p90', median(cold[key].map((r) => r.contextQueryP90Ms)), 'ms'),
+  ];
   const big = cold['1m'];
   const built = rebuild['1m']?.report as ChildReport;
   const last = big.at(-1) as ChildReport;
@@ -172,6 +266,7 @@ export async function benchScale(): Promise<Figure[]> {
       atMost(TARGET.first100kMs),
     ),
     figure('scale_first_search_100k_cpu_ms', '  its CPU time (median)', median(cold['100k'].map((r) => r.firstSearchCpuMs)), 'ms'),
+    ...stdioFigures('100k', '100k', TARGET.first100kMs),
     figure(
       'scale_first_search_1m_ms',
       `memory_search, first of a new process, 1M + ${TAIL_NOTES} new notes (median of ${COLD_RUNS}: ${spread(first('1m'))} ms)`,
@@ -180,6 +275,7 @@ export async function benchScale(): Promise<Figure[]> {
       atMost(TARGET.first1mMs),
     ),
     figure('scale_first_search_1m_cpu_ms', '  its CPU time (median)', median(big.map((r) => r.firstSearchCpuMs)), 'ms'),
+    ...stdioFigures('1m', '1M', TARGET.first1mMs),
     figure(
       'scale_context_1m_cold_ms',
       `memory_context, new process, 1M notes (median of ${COLD_RUNS})`,
@@ -194,6 +290,8 @@ export async function benchScale(): Promise<Figure[]> {
       'ms',
       atMost(TARGET.context1mMs),
     ),
+    ...contextQuery('100k', '100k notes'),
+    ...contextQuery('1m', '1M notes'),
     figure(
       'scale_search_100k_warm_p50_ms',
       `memory_search p50, warm, 100k notes (${WARM_CALLS} queries of the notes' words)`,

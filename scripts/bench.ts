@@ -82,8 +82,10 @@
  *  20. 1M cold     (scripts/bench-scale.ts) 100,000 and 1,000,000 notes (1,995 consolidations of 500 + 2,500
  *                    live), each step in a new process: a rebuild without a snapshot (time, peak RSS); then,
  *                    99 notes later, the first memory_search of a new process (snapshot load + catch-up,
- *                    median of 3 with spread), memory_context new and warm at 1M, the peak RSS of the 1M
- *                    process, its index's bytes a note and warm search
+ *                    median of 3 with spread), in-process and, round by round beside it, over stdio from
+ *                    the spawn to the first answer (start, server CPU, load); memory_context new and warm
+ *                    at 1M, with a query warm (p50, p90) at 100k and 1M; the peak RSS of the 1M process,
+ *                    its index's bytes a note and warm search
  *  21. LoCoMo        (scripts/bench-locomo.ts) recall on real conversations (bench/locomo/, shipped with the
  *                    repository, not the package): one note per turn through the core, memory_search per
  *                    question of categories 1–4 beside a plain BM25 library and a grep baseline on the same

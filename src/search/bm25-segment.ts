@@ -12,6 +12,7 @@
 import { IdList, IdListBuilder, idRanks, idTable, tableSize } from './bm25-ids.js';
 import { type SortedTerms, TermList } from './bm25-terms.js';
 import { mergeSorted } from './term-match.js';
+import { CorruptIndexError } from './types.js';
 
 export interface Segment {
   /** Document ids by document number; all live. */
@@ -33,6 +34,20 @@ export interface Segment {
   postings: Uint8Array;
   /** The terms' hash table (termTable), stored like the ids'. */
   termSlots: Int32Array;
+  /**
+   * Whether postings bytes [from, to) match their checksums, for a segment loaded from a snapshot that
+   * checks them as they are first read (bm25-snapshot.ts); absent for one built in memory.
+   */
+  postingsSound?: (from: number, to: number) => boolean;
+}
+
+/**
+ * Throws CorruptIndexError unless postings bytes [from, to) are sound: a loaded segment's are checked
+ * as they are first read (bm25-snapshot.ts), before anything is answered from them.
+ */
+export function checkPostings(segment: Segment, from: number, to: number): void {
+  if (segment.postingsSound !== undefined && !segment.postingsSound(from, to))
+    throw new CorruptIndexError('search index snapshot damaged: a block of its postings does not match its checksum');
 }
 
 /** Term frequencies are clamped here everywhere, so one byte holds them; BM25 saturates long before. */
@@ -78,6 +93,13 @@ export function termTable(terms: SortedTerms): Int32Array {
     slots[slot] = i + 1;
   }
   return slots;
+}
+
+/** The number of `term` in the segment, or undefined; its postings checked first (checkPostings). */
+export function termOf(segment: Segment, term: string): number | undefined {
+  const t = findTerm(segment.termSlots, segment.terms, term);
+  if (t !== undefined) checkPostings(segment, segment.offsets[t] as number, segment.offsets[t + 1] as number);
+  return t;
 }
 
 /** The position of `term` in `terms` by their table (termTable), or undefined. */
@@ -159,6 +181,7 @@ export interface CompactionInput {
  */
 export function compact(input: CompactionInput): Segment {
   const { base, deltaIds, dead } = input;
+  checkPostings(base, 0, base.postings.length); // every posting is read, and a new segment trusts its own
   const baseCount = base.ids.length;
   const docCount = baseCount + deltaIds.length;
   const renumber = new Int32Array(docCount).fill(-1);

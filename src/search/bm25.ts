@@ -1,12 +1,11 @@
 /**
- * A compact BM25 full-text index (k1 and b in bm25-query.ts) with prefix and typo matching, written for
- * fast cold loads: a snapshot is a checksum and a few typed-array views away from answering.
+ * A compact BM25 full-text index (k1 and b in bm25-query.ts) with prefix and typo matching, written for fast cold
+ * loads: a snapshot is a checksum and a few typed-array views away from answering (its postings checked as read).
  *
- * State: one immutable segment (loaded or compacted, postings varint-packed: bm25-segment.ts) plus
- * the documents added since, whose postings sit in plain arrays (bm25-delta.ts). Removal marks the
- * document dead; searches skip dead documents and count only live ones in df, N and the average
- * length, so results do not depend on whether a compaction (on `serialize`, or once dead documents
- * outnumber live ones) has run yet.
+ * State: one immutable segment (loaded or compacted, postings varint-packed: bm25-segment.ts) plus the documents
+ * added since, whose postings sit in plain arrays (bm25-delta.ts). Removal marks the document dead; searches skip
+ * dead documents and count only live ones in df, N and the average length, so results do not depend on whether a
+ * compaction (on `serialize`, or once dead documents outnumber live ones) has run yet.
  */
 import { MemoCache } from '../shared/bounded-cache.js';
 import { createAnalyzer, words } from './analyze.js';
@@ -15,7 +14,7 @@ import { END, PostingCursor } from './bm25-cursor.js';
 import { Delta } from './bm25-delta.js';
 import { findId, IdStrings } from './bm25-ids.js';
 import { EMPTY_INDEX_BYTES, grown, MAP_ENTRY_BYTES, SLOT_BYTES, segmentBytes, STRING_BYTES } from './bm25-memory.js';
-import { compact, emptySegment, findTerm, MAX_DOCS, MAX_TF, type Segment } from './bm25-segment.js';
+import { checkPostings, compact, emptySegment, MAX_DOCS, MAX_TF, type Segment, termOf } from './bm25-segment.js';
 import { planQuery, type QueryTerm } from './bm25-query.js';
 import { decodeSnapshot, encodeSnapshot } from './bm25-snapshot.js';
 import { Scratch, scoreAll, scoreTopK, tfBound, type ScoredTerm } from './bm25-scorer.js';
@@ -46,10 +45,7 @@ const engine = (exhaustive: boolean): TextIndexEngine => ({
 
 export const bm25Engine: TextIndexEngine = engine(false);
 
-/**
- * The same engine scoring every posting of every query term (bm25-scorer.ts `scoreAll`): the
- * reference the pruned scorer must answer like, to the bit. For tests; nothing searches with it.
- */
+/** The same engine scoring every posting of every query term (bm25-scorer.ts `scoreAll`): the reference the pruned scorer must match to the bit; tests only. */
 export const bm25ExhaustiveEngine: TextIndexEngine = engine(true);
 
 /** Segment terms whose postings' extremes (a scoring bound) are kept once scanned: those with this many postings or more… */
@@ -322,9 +318,13 @@ class Bm25Index implements TextIndex {
     return doc === undefined || this.removed[doc] === 1 ? undefined : doc;
   }
 
-  /** The number of `term` in the segment, or undefined. */
+  /** The number of `term` in the segment, or undefined: every reader of its postings finds it here (termOf checks them). */
   private baseTerm(term: string): number | undefined {
-    return findTerm(this.base.termSlots, this.base.terms, term);
+    return termOf(this.base, term);
+  }
+
+  verify(): void {
+    checkPostings(this.base, 0, this.base.postings.length);
   }
 
   /** Live background documents holding the term (scanned from its postings once, then cached). */

@@ -9,7 +9,10 @@
  *   before scoring, so filtered-out documents cost nothing but the callback.
  * - `serialize` returns a self-contained buffer; `load` of that buffer answers every search the
  *   same, and throws `CorruptIndexError` on any buffer it did not write (truncated, altered,
- *   another version): an index is derived data, rebuilt rather than trusted.
+ *   another version): an index is derived data, rebuilt rather than trusted. A part that a search
+ *   reads a piece at a time may be checked as it is first read instead: `search` (and `serialize`,
+ *   `compact`) then throw `CorruptIndexError` when it is damaged, before any answer is made of it,
+ *   and the owner rebuilds the index; `verify` checks every such part at once.
  */
 export interface SearchHit {
   id: string;
@@ -62,6 +65,8 @@ export interface TextIndex {
   serialize(headroom?: number): Buffer;
   /** Packs what was added since the last compaction into the compact form a loaded snapshot has (less memory, same answers). */
   compact(): void;
+  /** Checks what `load` left to be checked when first read; throws CorruptIndexError if any of it is damaged. */
+  verify(): void;
   /**
    * An estimate of the memory the index holds, in bytes (its typed arrays exactly, its strings,
    * arrays and maps by V8's per-entry costs): what a memory budget counts (recall-service.ts).

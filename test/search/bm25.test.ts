@@ -472,8 +472,52 @@ describe('bm25 index: snapshots', () => {
       for (const id of index.ids()) assert.equal(loaded.has(id), true, id);
       assert.deepEqual(allResults(bm25Engine.load(loaded.serialize())), allResults(index), `${table}: written sound again`);
     }
-    for (const name of ['meta', 'id-ends', 'ids', 'lengths', 'term-ends', 'terms', 'df', 'offsets', 'postings'])
+    for (const name of ['meta', 'id-ends', 'ids', 'lengths', 'term-ends', 'terms', 'df', 'offsets'])
       assert.throws(() => bm25Engine.load(damaged(name)), CorruptIndexError, `${name}: the index itself, refused whole`);
+  });
+
+  it('checks its postings by blocks as a search first reads them: a damaged block is found before any answer is made of it', () => {
+    const docs: Record<string, string> = {};
+    for (let i = 0; i < 24_000; i++) docs[`n:note-${i}`] = `alpha${i % 7} word${i} shared zulu${i % 11}`;
+    const index = indexOf(docs);
+    const snapshot = index.serialize();
+    const { sections } = readSections(snapshot, snapshot.subarray(0, 8));
+    const postings = sections.get('postings') as Section;
+    assert.ok(postings.bytes.length > 2 * 64 * 1024, `postings of ${postings.bytes.length} bytes span several blocks`);
+    const section = (name: string) => sections.get(name)?.bytes as Buffer;
+    const u32 = (bytes: Buffer) => new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
+    const terms = new TermList(section('terms'), u32(section('term-ends')));
+    const offsets = u32(section('offsets'));
+    const termNumber = (term: string) => Array.from({ length: terms.length }, (_, t) => terms.at(t)).indexOf(term);
+    // 'alpha0' sorts first and 'zulu0' last: their postings lie blocks apart.
+    const [first, last] = [termNumber('alpha0'), termNumber('zulu0')];
+    assert.ok((offsets[last] as number) - (offsets[first + 1] as number) > 64 * 1024, 'the two terms are blocks apart');
+    const damaged = Buffer.from(snapshot);
+    const at = postings.bytes.byteOffset - snapshot.byteOffset + (offsets[first] as number);
+    damaged[at] = (damaged[at] as number) ^ 0x40;
+
+    const loaded = bm25Engine.load(damaged);
+    assert.deepEqual(loaded.rebuilt, [], 'loaded: its postings are not read yet');
+    assert.deepEqual(ids(loaded, 'zulu0', { limit: 1000 }), ids(index, 'zulu0', { limit: 1000 }), 'a term in a sound block answers as before');
+    assert.throws(() => loaded.search('alpha0', { limit: 10 }), CorruptIndexError, 'a term in the damaged block: refused, not answered');
+    assert.throws(() => loaded.verify(), CorruptIndexError, 'verify checks every block');
+    assert.throws(() => bm25Engine.load(damaged).serialize(), CorruptIndexError, 'never written into a new snapshot under a fresh checksum');
+    const sound = bm25Engine.load(snapshot);
+    sound.verify();
+    assert.deepEqual(allResults(sound), allResults(index));
+
+    // A snapshot written before the blocks (no companion section): its postings are checked whole, when first read.
+    const kept = [...sections.values()].filter((s) => s.name !== 'postings~crc');
+    const older = writeSections(
+      snapshot.subarray(0, 8),
+      snapshot.readUInt32LE(8),
+      kept.map((s) => ({ name: s.name, version: s.version, bytes: s.bytes.length, write: (into: Buffer) => s.bytes.copy(into) })),
+    );
+    assert.deepEqual(allResults(bm25Engine.load(older)), allResults(index));
+    const olderSections = readSections(older, older.subarray(0, 8)).sections;
+    const olderAt = (olderSections.get('postings') as Section).bytes.byteOffset - older.byteOffset + (offsets[first] as number);
+    older[olderAt] = (older[olderAt] as number) ^ 0x40;
+    assert.throws(() => bm25Engine.load(older).search('zulu0', { limit: 10 }), CorruptIndexError, 'any term: the postings are one block');
   });
 
   it('computes the ranks of a snapshot written before them, and breaks ties by id as before', () => {

@@ -33,6 +33,32 @@ describe('files of sections', () => {
     assert.equal(sections.get('b')?.sound(), false);
   });
 
+  it('checks a section with block checksums by the blocks a reader uses, each once; without a sound companion, whole', () => {
+    const bytes = Buffer.from(Array.from({ length: 100 }, (_, i) => i));
+    const blocked = { name: 'big', version: 1, bytes: bytes.length, write: (into: Buffer) => bytes.copy(into), blocks: 16 };
+    const file = writeSections(MAGIC, 1, [text('a', 'first'), blocked, text('z', 'last')]);
+    const at = (name: string) => (readSections(file, MAGIC).sections.get(name)?.bytes.byteOffset as number) - file.byteOffset;
+    assert.deepEqual([...readSections(file, MAGIC).sections.keys()], ['a', 'big', 'big~crc', 'z'], 'the companion follows its section');
+    const sound = readSections(file, MAGIC).sections.get('big');
+    assert.equal(sound?.sound(), true, 'its own checksum is still written (older readers check it)');
+    assert.equal(sound?.soundAt(0, 100), true);
+    const damaged = Buffer.from(file);
+    damaged[at('big') + 40] = (damaged[at('big') + 40] as number) ^ 1; // block 2 (bytes 32–47)
+    const big = readSections(damaged, MAGIC).sections.get('big');
+    assert.equal(big?.soundAt(0, 32), true, 'blocks 0–1 are sound');
+    assert.equal(big?.soundAt(48, 100), true, 'blocks 3–6 are sound');
+    assert.equal(big?.soundAt(47, 48), false, 'a byte of block 2');
+    assert.equal(big?.soundAt(30, 34), false, 'a range across blocks 1 and 2');
+    assert.equal(big?.soundAt(40, 40), true, 'an empty range');
+    assert.equal(big?.sound(), false);
+    // A damaged companion is not trusted: the section is checked whole.
+    const companion = Buffer.from(file);
+    companion[at('big~crc') + 12] = (companion[at('big~crc') + 12] as number) ^ 1;
+    assert.equal(readSections(companion, MAGIC).sections.get('big')?.soundAt(0, 8), true, 'whole and sound');
+    companion[at('big') + 90] = (companion[at('big') + 90] as number) ^ 1;
+    assert.equal(readSections(companion, MAGIC).sections.get('big')?.soundAt(0, 8), false, 'whole, and damaged elsewhere');
+  });
+
   it('refuses a file that is not whole: magic, size, table', () => {
     const file = writeSections(MAGIC, 1, [text('a', 'some bytes')]);
     const table = Buffer.from(file);

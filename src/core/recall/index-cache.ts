@@ -46,6 +46,13 @@ export function createIndexCache(context: CoreContext, corpus: Corpus, make: (sp
       return made;
     },
 
+    /** Drops the space's index if it is this one, without a snapshot (a damaged one: recall-service.ts `reopen`). */
+    drop(spaceId: string, index: SpaceIndex): boolean {
+      if (indexes.peek(spaceId) !== index) return false;
+      indexes.delete(spaceId);
+      return true;
+    },
+
     /** Takes the index's memory estimate after it grew, and evicts others over the budget. */
     account(spaceId: string, index: SpaceIndex): void {
       if (indexes.peek(spaceId) !== index) return; // evicted meanwhile

@@ -20,7 +20,8 @@ import { decodeLiveTexts, type Packed } from './live-texts.js';
  *
  * Frame: a file of sections (shared/sections.ts), "LMRISECT", format 2: `header` (the JSON below), then
  * `vectors` when the header says so (the vector store's buffer, which checks itself), then `engine` (the
- * engine's snapshot, a file of sections itself, checked section by section). Each section carries its
+ * engine's snapshot, a file of sections itself, checked section by section, its postings by blocks as a
+ * search first reads them). Each section carries its
  * own version and checksum, so a damaged part that can be computed again alone is (the embeddings, the
  * engine's hash tables), and a section added later (`extra`) is skipped by readers that do not know it.
  * The space index adds `timeline` (timeline.ts: level 0's note times for the ranking), which a damaged
@@ -210,8 +211,9 @@ export function createIndexStore(context: CoreContext, engine: TextIndexEngine) 
         const object = await storage.get(key);
         if (!object) continue;
         try {
-          const { header } = decodeSnapshot(object.body, engine);
+          const { header, index } = decodeSnapshot(object.body, engine);
           if (header.space_id !== spaceId) throw new Error(`snapshot belongs to space '${header.space_id}'`);
+          index.verify(); // what a load leaves to be checked as it is first read
           found.push({ key, header });
         } catch (error) {
           found.push({ key, header: null, problem: (error as Error).message });

@@ -1,6 +1,6 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import type { Analyzer } from '../../search/analyze.js';
-import type { SearchHit } from '../../search/types.js';
+import { CorruptIndexError, type SearchHit } from '../../search/types.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import type { NoteRetention } from '../retention/record.js';
@@ -133,6 +133,8 @@ export interface RecallQueryParts {
   context: CoreContext;
   analyzer: Analyzer;
   indexOf: (spaceId: string, onProgress?: RecallOptions['onProgress']) => Promise<SpaceIndex>;
+  /** The space's index opened again after `damaged` proved damaged as a search read it (recall-service.ts). */
+  reopen: (spaceId: string, damaged: SpaceIndex, error: Error, onProgress?: RecallOptions['onProgress']) => Promise<SpaceIndex>;
   embeddings: EmbeddingScheduler;
   textOf: (spaceId: string, index: SpaceIndex, meta: DocMeta) => Promise<string | null>;
   sources: Sources;
@@ -217,10 +219,18 @@ export function createRecallQuery(parts: RecallQueryParts) {
     const limit = validateLimit(input.limit ?? 10, MAX_SEARCH_LIMIT);
     const keep = buildFilter(input);
     await requireSpace(parts.context, spaceId);
-    const index = await parts.indexOf(spaceId, options.onProgress);
+    let index = await parts.indexOf(spaceId, options.onProgress);
     const exact = options.exact === true;
     const { vector, fallback } = exact ? { vector: null, fallback: undefined } : await parts.embeddings.queryVector(spaceId, index, query);
-    const hits = rank(parts, index, query, vector, limit + 5, keep, exact); // a few spare for documents gone since they were indexed
+    let hits: SearchHit[];
+    try {
+      hits = rank(parts, index, query, vector, limit + 5, keep, exact); // a few spare for documents gone since they were indexed
+    } catch (error) {
+      // A part of the snapshot checked as it is first read was damaged: nothing was answered from it.
+      if (!(error instanceof CorruptIndexError)) throw error;
+      index = await parts.reopen(spaceId, index, error, options.onProgress);
+      hits = rank(parts, index, query, vector, limit + 5, keep, exact);
+    }
     const results = await present(parts, spaceId, index, query, hits, limit);
     return {
       status: 'ok' as const,

@@ -1,5 +1,5 @@
 import { createAnalyzer } from '../../search/analyze.js';
-import type { TextIndexEngine } from '../../search/types.js';
+import { CorruptIndexError, type TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
 import type { Corpus } from '../note/corpus.js';
 import { createDocumentText } from './document-text.js';
@@ -26,12 +26,36 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   const embeddings = createEmbeddingScheduler(context, textOf, (spaceId, index) => indexes.reweigh(spaceId, index));
   const indexes = createIndexCache(context, corpus, (spaceId) => createSpaceIndex({ context, corpus, engine, store, spaceId }), embeddings.running);
 
-  const indexOf = async (spaceId: string, onProgress?: RecallOptions['onProgress']): Promise<SpaceIndex> => {
+  const caughtUp = async (spaceId: string, onProgress?: RecallOptions['onProgress']): Promise<SpaceIndex> => {
     const index = await indexes.open(spaceId);
     await index.refresh(onProgress);
     embeddings.start(spaceId, index);
     indexes.account(spaceId, index);
     return index;
+  };
+
+  /**
+   * An index whose snapshot proved damaged as it was read (a part the engine checks at first use:
+   * CorruptIndexError) is dropped unsaved and its snapshot deleted; the space's index is then opened
+   * again (from an older snapshot, else the store). Concurrent callers that met the same damage drop it once.
+   */
+  const reopen = async (spaceId: string, damaged: SpaceIndex, error: Error, onProgress?: RecallOptions['onProgress']): Promise<SpaceIndex> => {
+    if (indexes.peek(spaceId) === damaged) {
+      await damaged.discardSnapshot(error);
+      indexes.drop(spaceId, damaged);
+    }
+    return caughtUp(spaceId, onProgress);
+  };
+
+  /** The space's index, caught up with the store (opened if need be; rebuilt if its snapshot proves damaged as it catches up). */
+  const indexOf = async (spaceId: string, onProgress?: RecallOptions['onProgress']): Promise<SpaceIndex> => {
+    try {
+      return await caughtUp(spaceId, onProgress);
+    } catch (error) {
+      const damaged = indexes.peek(spaceId);
+      if (!(error instanceof CorruptIndexError) || !damaged) throw error;
+      return reopen(spaceId, damaged, error, onProgress);
+    }
   };
 
   /**
@@ -43,7 +67,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   const analyzer = createAnalyzer({ cacheLimit: 20_000 });
 
   return {
-    search: createRecallQuery({ context, analyzer, indexOf, embeddings, textOf, sources }),
+    search: createRecallQuery({ context, analyzer, indexOf, reopen, embeddings, textOf, sources }),
     /** How far the space's embeddings are (space_info): counted only when this process holds its index. */
     embeddingProgress: (spaceId: string) => embeddings.progress(spaceId, indexes.peek(spaceId)),
     /** The notes written around a note (neighbours.ts): what memory_context and hits with neighbours show. */
@@ -60,7 +84,13 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
      * index rebuilt) and writes a snapshot of it now, so the store's newest snapshot covers everything.
      */
     async rebuildIndex(spaceId: string, options: RecallOptions = {}): Promise<void> {
-      const index = await indexOf(spaceId, options.onProgress);
+      let index = await indexOf(spaceId, options.onProgress);
+      try {
+        index.index.verify(); // what its load left to be checked as it is read
+      } catch (error) {
+        if (!(error instanceof CorruptIndexError)) throw error;
+        index = await reopen(spaceId, index, error, options.onProgress);
+      }
       await index.saveSnapshot();
     },
 
@@ -78,7 +108,13 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
 
     /** Brings the space's index up to date if this process has one open (after a forget: it drops the notes now). */
     async refreshIfOpen(spaceId: string): Promise<void> {
-      await indexes.peek(spaceId)?.refresh();
+      const index = indexes.peek(spaceId);
+      try {
+        await index?.refresh();
+      } catch (error) {
+        if (!(error instanceof CorruptIndexError) || !index) throw error;
+        await reopen(spaceId, index, error);
+      }
     },
 
     /** Resolves once background snapshot writes have finished (a CLI process waits before it exits). */

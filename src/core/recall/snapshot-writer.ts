@@ -41,8 +41,12 @@ export class SnapshotWriter {
     private readonly header: () => Omit<SnapshotHeader, 'vectors'>,
   ) {}
 
+  /** The snapshot the index was loaded from, if it was. */
+  loadedKey: string | undefined;
+
   /** A snapshot loaded: it counts as written now, unless it must be written again (`resave`). */
   loaded(key: string): void {
+    this.loadedKey = key;
     this.held.push(key);
     if (!this.docs.resave) this.lastAt = this.context.monotonic();
   }

@@ -1,4 +1,4 @@
-import type { SearchHit, TextIndex, TextIndexEngine } from '../../search/types.js';
+import { CorruptIndexError, type SearchHit, type TextIndex, type TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
 import { spaceKeys } from '../layout.js';
 import type { Corpus } from '../note/corpus.js';
@@ -162,7 +162,13 @@ export function createSpaceIndex(options: SpaceIndexOptions) {
       context.logger.warn(`search index of '${spaceId}'${failed}: ${(error as Error).message}`);
       return;
     }
-    write();
+    try {
+      write();
+    } catch (error) {
+      // Its snapshot proved damaged as the new one was encoded: nothing is written; the next search rebuilds it (recall-service.ts).
+      if (!(error instanceof CorruptIndexError)) throw error;
+      context.logger.warn(`search index of '${spaceId}'${failed}: ${error.message}`);
+    }
   };
 
   return {
@@ -182,6 +188,15 @@ export function createSpaceIndex(options: SpaceIndexOptions) {
     snapshotIfDue: () => writer.ifDue(),
     /** What live_search matches of live notes (feed-live.ts `lookup`): no engine, no catch-up. */
     liveTexts: (): Promise<LiveTextsLookup> => live.lookup(() => loaded),
+    /**
+     * The snapshot this index was loaded from proved damaged where it is checked as it is read (the
+     * engine threw CorruptIndexError): deleted, and logged. The caller drops this index unsaved.
+     */
+    async discardSnapshot(error: Error): Promise<void> {
+      const key = writer.loadedKey;
+      context.logger.warn(`search index of '${spaceId}': snapshot ${key ?? '(none)'} is damaged (${error.message}); deleting it and rebuilding the index`);
+      if (key !== undefined) await context.storage.delete(key).catch(() => undefined);
+    },
     /** Writes a snapshot of the index as it is now, whatever changed, and waits for it. */
     saveSnapshot(): Promise<void> {
       writer.ifDue(true, true);

@@ -6,6 +6,7 @@ import { createCore, type Core } from '../../../src/core/core.js';
 import { readFences } from '../../../src/core/prompt-fence.js';
 import { isLiveMemError } from '../../../src/shared/errors.js';
 import type { Logger } from '../../../src/shared/log.js';
+import { readSections } from '../../../src/shared/sections.js';
 import { listKeys } from '../../../src/storage/list.js';
 import { createMemoryDriver } from '../../../src/storage/memory/memory-driver.js';
 import { createFsDriver } from '../../../src/storage/fs/fs-driver.js';
@@ -220,6 +221,56 @@ describe('memory_search', () => {
       logs.join('\n'),
     );
     assert.equal(await storage.stat(key as string), null, 'the damaged snapshot is gone');
+  });
+
+  it('finds a corrupt byte in each section kind of its snapshot when that section is first used, rebuilds that part alone, and answers the same', async () => {
+    const { storage, core } = await project();
+    const query = { space_id: 'proj', query: 'quokka bucket', limit: 5 };
+    const expected = (await core.recall.search(owner, query)).results.map((r) => r.ref);
+    await core.idle();
+    const [key] = (await listKeys(storage, 'proj/_index/')).filter((k) => k.endsWith('.snapshot'));
+    const pristine = Buffer.from((await storage.get(key as string))!.body);
+    const frame = readSections(pristine, pristine.subarray(0, 8)).sections;
+    const engine = frame.get('engine')?.bytes as Buffer;
+    const inner = readSections(engine, engine.subarray(0, 8)).sections;
+    const offsetOf = (bytes: Buffer) => bytes.byteOffset - pristine.byteOffset;
+    // The byte to flip in each section: its middle, and in the postings the first of a term the query reads.
+    const terms = inner.get('terms')?.bytes as Buffer;
+    const u32 = (bytes: Buffer) => new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
+    const termEnds = u32(inner.get('term-ends')?.bytes as Buffer);
+    const quokka = Array.from(termEnds, (end, t) => terms.toString('utf8', t === 0 ? 0 : termEnds[t - 1], end)).indexOf('quokka');
+    assert.ok(quokka >= 0, 'the query term is indexed');
+    const targets = new Map<string, number>();
+    for (const [name, section] of frame) if (name !== 'engine') targets.set(name, offsetOf(section.bytes) + (section.bytes.length >> 1));
+    for (const [name, section] of inner) targets.set(name, offsetOf(section.bytes) + (section.bytes.length >> 1));
+    targets.set('postings', offsetOf(inner.get('postings')?.bytes as Buffer) + (u32(inner.get('offsets')?.bytes as Buffer)[quokka] as number));
+    // What each kind costs: a derived part computed again alone (the snapshot kept, written again), or the index rebuilt from the store.
+    const alone = ['timeline', 'id-table', 'id-ranks', 'term-table', 'postings~crc'];
+    const atFirstRead = ['postings'];
+    for (const [name, at] of targets) {
+      for (const old of (await listKeys(storage, 'proj/_index/')).filter((k) => k.endsWith('.snapshot'))) await storage.delete(old);
+      const damaged = Buffer.from(pristine);
+      damaged[at] = (damaged[at] as number) ^ 0x40;
+      await storage.put(key as string, damaged);
+      logs.length = 0;
+      const fresh = await makeCore(storage);
+      const again = (await fresh.recall.search(owner, query)).results.map((r) => r.ref);
+      assert.deepEqual(again, expected, `${name}: the same answer`);
+      const said = logs.join('\n');
+      if (alone.includes(name)) {
+        assert.ok(said.includes(`computed ${name} again`), `${name}: computed again alone\n${said}`);
+        assert.ok(await storage.stat(key as string), `${name}: the snapshot is kept`);
+      } else {
+        const why = atFirstRead.includes(name) ? 'is damaged' : 'unusable';
+        assert.ok(said.includes(why), `${name}: found ${atFirstRead.includes(name) ? 'as first read' : 'at load'}\n${said}`);
+        assert.equal(await storage.stat(key as string), null, `${name}: the damaged snapshot is gone`);
+      }
+      await fresh.idle();
+    }
+    assert.deepEqual(
+      [...targets.keys()].sort(),
+      [...alone, ...atFirstRead, 'header', 'meta', 'id-ends', 'ids', 'lengths', 'term-ends', 'terms', 'df', 'offsets'].sort(),
+    );
   });
 
   it('follows a note from live/ into history without losing or doubling it', async () => {
