@@ -1,5 +1,5 @@
 import { invalid } from '../../shared/errors.js';
-import { ASSIGNMENT_HINTS, assignments } from './assignments.js';
+import { ASSIGNMENT_HINTS, assignments, mayHoldAssignment } from './assignments.js';
 import { BLOCK_HINTS, privateKeyBlocks, puttyPrivateLines } from './blocks.js';
 import { SECRET_PATTERNS } from './patterns.js';
 import type { Finding, SecretPattern } from './secret-pattern.js';
@@ -33,8 +33,8 @@ const PRIVATE_TAG = /<(\/?)private>/gi;
  * counted); an unclosed `<private>` removes everything after it, a stray `</private>` is dropped.
  * `removed` counts the spans.
  */
-export function stripPrivate(text: string): { text: string; removed: number } {
-  if (!text.toLowerCase().includes('private>')) return { text, removed: 0 };
+export function stripPrivate(text: string, lower = text.toLowerCase()): { text: string; removed: number } {
+  if (!lower.includes('private>')) return { text, removed: 0 };
   const kept: string[] = [];
   let removed = 0;
   let depth = 0;
@@ -117,9 +117,12 @@ function hintsIn(lower: string): Set<string> | null {
   return seen;
 }
 
-/** Every secret in `text`, in order, overlapping findings merged (named by the higher-ranked kind). */
-function findSecrets(text: string): Finding[] {
-  const seen = hintsIn(text.toLowerCase());
+/**
+ * Every secret in `text`, in order, overlapping findings merged (named by the higher-ranked kind).
+ * `lower` is `text` lowercased, when the caller has it already.
+ */
+function findSecrets(text: string, lower = text.toLowerCase()): Finding[] {
+  const seen = hintsIn(lower);
   if (!seen) return [];
   const found: Finding[] = [];
   if (seen.has(BLOCK_HINTS.pem)) privateKeyBlocks(text, found);
@@ -136,7 +139,7 @@ function findSecrets(text: string): Finding[] {
       found.push({ start, end, kind: pattern.kind, rank });
     }
   }
-  if (ASSIGNMENT_HINTS.some((hint) => seen.has(hint))) assignments(text, found, ASSIGNMENTS_RANK);
+  if (ASSIGNMENT_HINTS.some((hint) => seen.has(hint)) && mayHoldAssignment(lower)) assignments(text, found, ASSIGNMENTS_RANK);
   found.sort((a, b) => a.start - b.start || a.rank - b.rank);
   const merged: Finding[] = [];
   for (const finding of found) {
@@ -161,13 +164,13 @@ export function describeKinds(kinds: readonly KindCount[]): string {
 }
 
 /** The kinds of secrets `text` holds (empty: none). */
-export function secretKinds(text: string): KindCount[] {
-  return countKinds(findSecrets(text));
+export function secretKinds(text: string, lower?: string): KindCount[] {
+  return countKinds(findSecrets(text, lower));
 }
 
-/** `text` with every secret replaced by `[redacted: kind]`, and what was replaced. */
-export function maskSecrets(text: string): { text: string; redacted: KindCount[] } {
-  const findings = findSecrets(text);
+/** `text` with every secret replaced by `[redacted: kind]`, and what was replaced (`lower`: `text` lowercased, if at hand). */
+export function maskSecrets(text: string, lower?: string): { text: string; redacted: KindCount[] } {
+  const findings = findSecrets(text, lower);
   if (findings.length === 0) return { text, redacted: [] };
   const parts: string[] = [];
   let at = 0;
@@ -195,10 +198,13 @@ export interface Redacted {
  */
 export function redactForWrite(text: string, mode: RedactMode, what: string, options: { honourPrivate?: boolean; refusalHint?: string } = {}): Redacted {
   const honourPrivate = options.honourPrivate ?? true;
-  const { text: kept, removed } = honourPrivate ? stripPrivate(text) : { text, removed: 0 };
+  // One lowercase copy serves the `<private>` check and the hint scan, unless spans were cut.
+  const lower = text.toLowerCase();
+  const { text: kept, removed } = honourPrivate ? stripPrivate(text, lower) : { text, removed: 0 };
   if (mode === 'off') return { text: kept, redacted: [], private_removed: removed };
+  const keptLower = kept === text ? lower : undefined;
   if (mode === 'refuse') {
-    const kinds = secretKinds(kept);
+    const kinds = secretKinds(kept, keptLower);
     if (kinds.length > 0) {
       throw invalid(
         `${what} holds what looks like secrets (${describeKinds(kinds)}): nothing was stored (LIVE_MEM_REDACT=refuse). ` +
@@ -208,7 +214,7 @@ export function redactForWrite(text: string, mode: RedactMode, what: string, opt
     }
     return { text: kept, redacted: [], private_removed: removed };
   }
-  const masked = maskSecrets(kept);
+  const masked = maskSecrets(kept, keptLower);
   return { text: masked.text, redacted: masked.redacted, private_removed: removed };
 }
 

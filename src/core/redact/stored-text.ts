@@ -88,36 +88,41 @@ export function addKinds(into: KindCount[], more: readonly KindCount[]): KindCou
  */
 export function redactFields<T>(value: T, mode: RedactMode, options: FieldOptions = {}): { value: T } & KeptOut {
   const kept: KeptOut = { redacted: [], private_removed: 0 };
-  const honourPrivate = options.honourPrivate ?? true;
   const label = options.label ?? ((path: string) => `the ${path}`);
   const refuseEmptied = options.refuseEmptied ?? true;
+  // One options object for every string; the label is only built for a refusal (a string per field per call otherwise).
+  const forWrite = { honourPrivate: options.honourPrivate ?? true, ...(options.refusalHint ? { refusalHint: options.refusalHint } : {}) };
   const text = (raw: string, path: string): string => {
-    const result = redactForWrite(raw, mode, label(path), {
-      honourPrivate,
-      ...(options.refusalHint ? { refusalHint: options.refusalHint } : {}),
-    });
+    const result = mode === 'refuse' ? redactForWrite(raw, mode, label(path), forWrite) : redactForWrite(raw, mode, '', forWrite);
     if (refuseEmptied && result.private_removed > 0 && result.text.trim() === '' && raw.trim() !== '') {
       throw invalid(`nothing is left of ${label(path)} once its <private> text is removed: nothing was stored`);
     }
-    addKinds(kept.redacted, result.redacted);
+    if (result.redacted.length > 0) addKinds(kept.redacted, result.redacted);
     kept.private_removed += result.private_removed;
     return result.text;
   };
   const walk = (item: unknown, path: string): unknown => {
     if (typeof item === 'string') return text(item, path || 'text');
     if (Array.isArray(item)) {
-      const out = item.map((entry, i) => walk(entry, `${path}[${i}]`));
-      return out.some((entry, i) => entry !== item[i]) ? out : item;
+      let out: unknown[] | undefined;
+      for (let i = 0; i < item.length; i++) {
+        const entry = item[i];
+        const next = walk(entry, `${path}[${i}]`);
+        if (next !== entry) out ??= item.slice();
+        if (out) out[i] = next;
+      }
+      return out ?? item;
     }
     if (!isPlainObject(item)) return item;
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [key, entry] of Object.entries(item)) {
+    // A copy only once a field changed: most inputs hold no secret and keep their identity.
+    let out: Record<string, unknown> | undefined;
+    for (const key of Object.keys(item)) {
+      const entry = item[key];
       const next = REFERENCE_FIELDS.has(key) && isReference(entry) ? entry : walk(entry, path ? `${path}.${key}` : key);
-      changed ||= next !== entry;
-      out[key] = next;
+      if (next !== entry) out ??= { ...item };
+      if (out) out[key] = next;
     }
-    return changed ? out : item;
+    return out ?? item;
   };
   return { value: walk(value, '') as T, ...kept };
 }
