@@ -33,7 +33,7 @@ export function measureBuild(root: string): void {
 }
 /**
  * `--baseline <ref>`'s built worktree, for the sections that interleave both builds round by round
- * themselves (bench-write-cpu.ts) rather than being run once on each; undefined without one.
+ * themselves (bench-writes.ts) rather than being run once on each; undefined without one.
  */
 const baseline: { root?: string } = {};
 export const baselineRoot = (): string | undefined => baseline.root;

@@ -104,6 +104,12 @@
  *                    work package tokens per window (p50/p90) against the endpoint prompt's, on the growth
  *                    bench's notes and LoCoMo's dev conversations; how often the retention check sends the
  *                    agent's plan back; notes left in live/ on each path
+ *  25. writes       (scripts/bench-writes.ts) a note's CPU in-process on tmpfs (/dev/shm), 2,000 notes after a
+ *                    warm-up, a new process a round: with --baseline, rounds alternate with the baseline's
+ *                    build (at least 10 each; median, spread and the median of the rounds' ratios, with the
+ *                    load); then 2,000 short notes (`fact i about component-(i % 97)`) over MCP stdio on the
+ *                    temp folder's disk against as many create_entities of the official memory server, in
+ *                    alternated rounds (a new server and store each): wall and server CPU, median ratio
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -159,6 +165,7 @@ import {
   printReport,
   progress,
   removeTempHomes,
+  setBaselineRoot,
   timeCalls,
   timeMs,
   withServer,
@@ -178,6 +185,7 @@ import { benchLocomo } from './bench-locomo.js';
 import { benchAppendThroughput, benchNoteLatency, benchProcesses, benchS3Note, noteArgs } from './bench-notes.js';
 import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-recall.js';
 import { benchToolsList } from './bench-tools.js';
+import { benchWriteCpu, benchWritesVsPeer } from './bench-writes.js';
 import { benchUi } from './bench-ui.js';
 
 /** Targets from the brief (the append ones derive from the peer's times below). */
@@ -408,6 +416,11 @@ const SECTIONS: ReadonlyArray<{ title: string; run: () => Promise<Figure[]>; bas
   { title: '22. a bank file of 10,000 headings', run: benchHeadings },
   { title: '23. retention: nothing dropped silently', run: benchRetention },
   { title: '24. agent-written consolidation', run: benchAgentConsolidation },
+  // Runs both builds itself, round by round (--baseline sets bench-lib's baselineRoot): not run again on the baseline.
+  {
+    title: '25. writes: CPU against the baseline, MCP against the official server',
+    run: async () => [...(await benchWriteCpu()), ...(await benchWritesVsPeer())],
+  },
 ];
 
 /**
@@ -438,6 +451,7 @@ async function main(): Promise<void> {
   const argument = (flag: string) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
   const ref = argument('--baseline');
   const baselineDir = ref ? await prepareBaseline(ref) : undefined;
+  setBaselineRoot(baselineDir);
   const probeDir = await freshHome('machine');
   try {
     // `npm run bench -- --only 4,6` runs the sections whose titles start with those numbers.

@@ -1,5 +1,5 @@
 import { invalid } from '../../shared/errors.js';
-import { type KindCount, type RedactMode, redactForWrite } from './redact.js';
+import { holdsNothingToRedact, type KindCount, type RedactMode, redactForWrite } from './redact.js';
 
 /**
  * The one pass every text a caller hands the core goes through before anything is stored: not a
@@ -87,12 +87,14 @@ export function addKinds(into: KindCount[], more: readonly KindCount[]): KindCou
  * of it would be stored.
  */
 export function redactFields<T>(value: T, mode: RedactMode, options: FieldOptions = {}): { value: T } & KeptOut {
+  if (flatAndClean(value)) return { value, redacted: [], private_removed: 0 };
   const kept: KeptOut = { redacted: [], private_removed: 0 };
   const label = options.label ?? ((path: string) => `the ${path}`);
   const refuseEmptied = options.refuseEmptied ?? true;
   // One options object for every string; the label is only built for a refusal (a string per field per call otherwise).
   const forWrite = { honourPrivate: options.honourPrivate ?? true, ...(options.refusalHint ? { refusalHint: options.refusalHint } : {}) };
   const text = (raw: string, path: string): string => {
+    if (holdsNothingToRedact(raw)) return raw;
     const result = mode === 'refuse' ? redactForWrite(raw, mode, label(path), forWrite) : redactForWrite(raw, mode, '', forWrite);
     if (refuseEmptied && result.private_removed > 0 && result.text.trim() === '' && raw.trim() !== '') {
       throw invalid(`nothing is left of ${label(path)} once its <private> text is removed: nothing was stored`);
@@ -125,6 +127,21 @@ export function redactFields<T>(value: T, mode: RedactMode, options: FieldOption
     return out ?? item;
   };
   return { value: walk(value, '') as T, ...kept };
+}
+
+/**
+ * Whether `value` is an input of one level (a note's: strings, numbers, booleans) whose every string
+ * holds nothing the pass would change: the common case, answered without walking it.
+ */
+function flatAndClean(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  for (const key of Object.keys(value)) {
+    const entry = value[key];
+    if (typeof entry === 'string') {
+      if (!REFERENCE_FIELDS.has(key) && !holdsNothingToRedact(entry)) return false;
+    } else if (typeof entry === 'object' && entry !== null) return false;
+  }
+  return true;
 }
 
 /** `result` with what the pass kept out added to what it says itself (`redacted`, `private_removed`). */
@@ -182,7 +199,7 @@ export function redactInputs<T extends object>(context: { redact: RedactMode }, 
         // Every capability taking an input object answers with a promise: a refusal is a rejection.
         return Promise.reject(error);
       }
-      const result = fn.apply(target, [args[0], pass.value, ...args.slice(2)]);
+      const result = args.length === 2 ? fn.call(target, args[0], pass.value) : fn.apply(target, [args[0], pass.value, ...args.slice(2)]);
       if (pass.redacted.length === 0 && pass.private_removed === 0) return result;
       return result instanceof Promise ? result.then((answer) => report(answer, pass)) : report(result, pass);
     };

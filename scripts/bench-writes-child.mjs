@@ -1,7 +1,7 @@
-// One round of bench-write-cpu.ts (section 25), in plain JavaScript so that no TypeScript loader hook
+// One round of bench-writes.ts (section 25), in plain JavaScript so that no TypeScript loader hook
 // runs beside the measured calls: loads a build's library (its dist/index.js), writes `warmUp` notes
 // into a new space on `home`, then `count` more, and prints the CPU time (process.cpuUsage: every
-// thread) and wall time a note over those as JSON. Usage: node bench-write-cpu-child.mjs
+// thread) and wall time a note over those as JSON. Usage: node bench-writes-child.mjs
 // <build root> <home> <count> <warm-up> <note args as JSON: categories, content prefix, tags>.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
