@@ -392,7 +392,7 @@ async function benchArchive(): Promise<Figure[]> {
  * executable (its `bin/`) or load its core from `src/` through bench-lib's `importFrom`. The others
  * import this checkout's modules directly, so a baseline run of them would measure this build again.
  */
-const SECTIONS: ReadonlyArray<{ title: string; run: () => Promise<Figure[]>; baseline?: true }> = [
+const SECTIONS: ReadonlyArray<{ title: string; run: () => Promise<Figure[]>; baseline?: true; interleaves?: true }> = [
   { title: '1. start-up', run: benchStartup, baseline: true },
   { title: '2. live_note latency, beside the floors', run: benchNoteLatency, baseline: true },
   { title: '3. append throughput (+ 5. peak RSS)', run: benchAppendThroughput, baseline: true },
@@ -420,6 +420,7 @@ const SECTIONS: ReadonlyArray<{ title: string; run: () => Promise<Figure[]>; bas
   {
     title: '25. writes: CPU against the baseline, MCP against the official server',
     run: async () => [...(await benchWriteCpu()), ...(await benchWritesVsPeer())],
+    interleaves: true,
   },
 ];
 
@@ -476,7 +477,8 @@ async function main(): Promise<void> {
         }
       }
       for (const fig of found) {
-        const base = baselineDir ? (baseline?.find((b) => b.key === fig.key)?.value ?? null) : undefined;
+        // A section that interleaves the builds itself prints the baseline's figures as its own rows.
+        const base = baselineDir && !section.interleaves ? (baseline?.find((b) => b.key === fig.key)?.value ?? null) : undefined;
         figures.push({ ...fig, section: section.title, ...(base === undefined ? {} : { baseline: base }) });
       }
     }
