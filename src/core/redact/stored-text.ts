@@ -87,24 +87,23 @@ export function addKinds(into: KindCount[], more: readonly KindCount[]): KindCou
  * of it would be stored.
  */
 export function redactFields<T>(value: T, mode: RedactMode, options: FieldOptions = {}): { value: T } & KeptOut {
-  if (flatAndClean(value)) return { value, redacted: [], private_removed: 0 };
   const kept: KeptOut = { redacted: [], private_removed: 0 };
-  const label = options.label ?? ((path: string) => `the ${path}`);
-  const refuseEmptied = options.refuseEmptied ?? true;
-  // One options object for every string; the label is only built for a refusal (a string per field per call otherwise).
-  const forWrite = { honourPrivate: options.honourPrivate ?? true, ...(options.refusalHint ? { refusalHint: options.refusalHint } : {}) };
-  const text = (raw: string, path: string): string => {
-    if (holdsNothingToRedact(raw)) return raw;
-    const result = mode === 'refuse' ? redactForWrite(raw, mode, label(path), forWrite) : redactForWrite(raw, mode, '', forWrite);
-    if (refuseEmptied && result.private_removed > 0 && result.text.trim() === '' && raw.trim() !== '') {
-      throw invalid(`nothing is left of ${label(path)} once its <private> text is removed: nothing was stored`);
+  // A note's input is one level of strings: passed in one loop, each string scanned once, copied only if one changed.
+  if (isFlat(value)) {
+    let out: Record<string, unknown> | undefined;
+    for (const key of Object.keys(value)) {
+      const entry = value[key];
+      if (typeof entry !== 'string' || REFERENCE_FIELDS.has(key)) continue;
+      const next = redactString(entry, key, mode, options, kept);
+      if (next !== entry) {
+        out ??= { ...value };
+        out[key] = next;
+      }
     }
-    if (result.redacted.length > 0) addKinds(kept.redacted, result.redacted);
-    kept.private_removed += result.private_removed;
-    return result.text;
-  };
+    return { value: (out ?? value) as T, ...kept };
+  }
   const walk = (item: unknown, path: string): unknown => {
-    if (typeof item === 'string') return text(item, path || 'text');
+    if (typeof item === 'string') return redactString(item, path || 'text', mode, options, kept);
     if (Array.isArray(item)) {
       let out: unknown[] | undefined;
       for (let i = 0; i < item.length; i++) {
@@ -129,19 +128,32 @@ export function redactFields<T>(value: T, mode: RedactMode, options: FieldOption
   return { value: walk(value, '') as T, ...kept };
 }
 
-/**
- * Whether `value` is an input of one level (a note's: strings, numbers, booleans) whose every string
- * holds nothing the pass would change: the common case, answered without walking it.
- */
-function flatAndClean(value: unknown): boolean {
+/** An object of one level: no field holds an object or a list (a note's input). */
+function isFlat(value: unknown): value is Record<string, unknown> {
   if (!isPlainObject(value)) return false;
   for (const key of Object.keys(value)) {
     const entry = value[key];
-    if (typeof entry === 'string') {
-      if (!REFERENCE_FIELDS.has(key) && !holdsNothingToRedact(entry)) return false;
-    } else if (typeof entry === 'object' && entry !== null) return false;
+    if (typeof entry === 'object' && entry !== null) return false;
   }
   return true;
+}
+
+/**
+ * One string of an input through the pass (the field at `path`), what it kept out added to `kept`.
+ * A string with no hint of a secret and no `<private>` tag is returned as it is after one scan; the
+ * label of a refusal is built only for a refusal.
+ */
+function redactString(raw: string, path: string, mode: RedactMode, options: FieldOptions, kept: KeptOut): string {
+  if (holdsNothingToRedact(raw)) return raw;
+  const label = options.label ?? ((at: string) => `the ${at}`);
+  const forWrite = { honourPrivate: options.honourPrivate ?? true, ...(options.refusalHint ? { refusalHint: options.refusalHint } : {}) };
+  const result = redactForWrite(raw, mode, mode === 'refuse' ? label(path) : '', forWrite);
+  if ((options.refuseEmptied ?? true) && result.private_removed > 0 && result.text.trim() === '' && raw.trim() !== '') {
+    throw invalid(`nothing is left of ${label(path)} once its <private> text is removed: nothing was stored`);
+  }
+  if (result.redacted.length > 0) addKinds(kept.redacted, result.redacted);
+  kept.private_removed += result.private_removed;
+  return result.text;
 }
 
 /** `result` with what the pass kept out added to what it says itself (`redacted`, `private_removed`). */
