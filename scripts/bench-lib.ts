@@ -32,6 +32,15 @@ export const systemUnderTest = (): { root: string; bin: string } => ({
 export function measureBuild(root: string): void {
   sut.root = root;
 }
+/**
+ * `--baseline <ref>`'s built worktree, for the sections that interleave both builds round by round
+ * themselves (bench-writes.ts) rather than being run once on each; undefined without one.
+ */
+const baseline: { root?: string } = {};
+export const baselineRoot = (): string | undefined => baseline.root;
+export function setBaselineRoot(root: string | undefined): void {
+  baseline.root = root;
+}
 /** A module of the build under test, by its path from the repository's root (e.g. `src/core/core.js`). */
 export const importFrom = async <T>(relative: string): Promise<T> =>
   (await import(pathToFileURL(path.join(sut.root, relative.replace(/\.js$/, '.ts'))).href)) as T;

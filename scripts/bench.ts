@@ -106,6 +106,12 @@
  *                    work package tokens per window (p50/p90) against the endpoint prompt's, on the growth
  *                    bench's notes and LoCoMo's dev conversations; how often the retention check sends the
  *                    agent's plan back; notes left in live/ on each path
+ *  25. writes       (scripts/bench-writes.ts) a note's CPU in-process on tmpfs (/dev/shm), 2,000 notes after a
+ *                    warm-up, a new process a round: with --baseline, rounds alternate with the baseline's
+ *                    build (at least 10 each; median, spread and the median of the rounds' ratios, with the
+ *                    load); then 2,000 short notes (`fact i about component-(i % 97)`) over MCP stdio on the
+ *                    temp folder's disk against as many create_entities of the official memory server, in
+ *                    alternated rounds (a new server and store each): wall and server CPU, median ratio
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -160,6 +166,7 @@ import {
   printReport,
   progress,
   removeTempHomes,
+  setBaselineRoot,
   timeCalls,
   timedModel,
   timeMs,
@@ -180,6 +187,7 @@ import { benchLocomo } from './bench-locomo.js';
 import { benchAppendThroughput, benchNoteLatency, benchProcesses, benchS3Note, noteArgs } from './bench-notes.js';
 import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-recall.js';
 import { benchToolsList } from './bench-tools.js';
+import { benchWriteCpu, benchWritesVsPeer } from './bench-writes.js';
 import { benchUi } from './bench-ui.js';
 
 /** Targets from the brief (the append ones derive from the peer's times below). */
@@ -369,7 +377,7 @@ async function benchArchive(): Promise<Figure[]> {
  * executable (its `bin/`) or load its core from `src/` through bench-lib's `importFrom`. The others
  * import this checkout's modules directly, so a baseline run of them would measure this build again.
  */
-const SECTIONS: ReadonlyArray<{ title: string; run: () => Promise<Figure[]>; baseline?: true }> = [
+const SECTIONS: ReadonlyArray<{ title: string; run: () => Promise<Figure[]>; baseline?: true; interleaves?: true }> = [
   { title: '1. start-up', run: benchStartup, baseline: true },
   { title: '2. live_note latency, beside the floors', run: benchNoteLatency, baseline: true },
   { title: '3. append throughput (+ 5. peak RSS)', run: benchAppendThroughput, baseline: true },
@@ -393,6 +401,12 @@ const SECTIONS: ReadonlyArray<{ title: string; run: () => Promise<Figure[]>; bas
   { title: '22. a bank file of 10,000 headings', run: benchHeadings },
   { title: '23. retention: nothing dropped silently', run: benchRetention },
   { title: '24. agent-written consolidation', run: benchAgentConsolidation },
+  // Runs both builds itself, round by round (--baseline sets bench-lib's baselineRoot): not run again on the baseline.
+  {
+    title: '25. writes: CPU against the baseline, MCP against the official server',
+    run: async () => [...(await benchWriteCpu()), ...(await benchWritesVsPeer())],
+    interleaves: true,
+  },
 ];
 
 /**
@@ -423,6 +437,7 @@ async function main(): Promise<void> {
   const argument = (flag: string) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
   const ref = argument('--baseline');
   const baselineDir = ref ? await prepareBaseline(ref) : undefined;
+  setBaselineRoot(baselineDir);
   const probeDir = await freshHome('machine');
   try {
     // `npm run bench -- --only 4,6` runs the sections whose titles start with those numbers.
@@ -447,7 +462,8 @@ async function main(): Promise<void> {
         }
       }
       for (const fig of found) {
-        const base = baselineDir ? (baseline?.find((b) => b.key === fig.key)?.value ?? null) : undefined;
+        // A section that interleaves the builds itself prints the baseline's figures as its own rows.
+        const base = baselineDir && !section.interleaves ? (baseline?.find((b) => b.key === fig.key)?.value ?? null) : undefined;
         figures.push({ ...fig, section: section.title, ...(base === undefined ? {} : { baseline: base }) });
       }
     }

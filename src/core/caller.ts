@@ -36,10 +36,11 @@ export function authorize(caller: Caller, permission: Permission, spaceId?: stri
   }
 }
 
+const IMPLIED: Readonly<Record<Permission, readonly Permission[]>> = { read: ['read', 'write', 'admin'], write: ['write', 'admin'], admin: ['admin'] };
+
 /** Whether the caller holds `permission`: admin implies write implies read. */
 export function holds(caller: Caller, permission: Permission): boolean {
-  const implied: Record<Permission, Permission[]> = { read: ['read', 'write', 'admin'], write: ['write', 'admin'], admin: ['admin'] };
-  return implied[permission].some((p) => caller.permissions.has(p));
+  return IMPLIED[permission].some((p) => caller.permissions.has(p));
 }
 
 export function canAccessSpace(caller: Caller, spaceId: string): boolean {

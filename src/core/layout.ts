@@ -42,6 +42,9 @@ export const SYSTEM_PREFIX = '_system/';
 /** Folder sentinels the Python server created; never listed as notes or bank files. */
 export const KEEP_FILE = '.keep';
 
+/** A live note's key: what spaceKeys(spaceId).note(filename) gives, without building every key of the space (each note's write asks for it). */
+export const liveNoteKey = (spaceId: string, filename: string): string => `${spaceId}/live/${filename}`;
+
 export function spaceKeys(spaceId: string) {
   const root = `${spaceId}/`;
   return {
@@ -51,7 +54,7 @@ export function spaceKeys(spaceId: string) {
     synthesis: `${root}${SYNTHESIS_FILE}`,
     live: `${root}live/`,
     bank: `${root}bank/`,
-    note: (filename: string) => `${root}live/${filename}`,
+    note: (filename: string) => liveNoteKey(spaceId, filename),
     bankFile: (filename: string) => `${root}bank/${filename}`,
     history: `${root}history/`,
     historyRecord: (cid: string) => `${root}history/${cid}/record.json`,

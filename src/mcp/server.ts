@@ -141,6 +141,29 @@ export function serverInstructions(offered: Offered = EVERY_TOOL, space: SpaceMo
 /** The instructions with every tool served: docs/tools.md's "The memory workflow for agents". */
 export const SERVER_INSTRUCTIONS = serverInstructions();
 
+/**
+ * The tools a caller may call of a selection, and what its hints may name (`offered` narrowed to
+ * them), kept per caller and selection: both are objects never changed (the owner's caller is one
+ * object for every request), so a call does not filter every tool again.
+ */
+function offerings(offered: Offered): (caller: Caller, asked: ToolSelection) => { profile: string; listed: ToolDefinition[]; offered: Offered } {
+  const cache = new WeakMap<Caller, WeakMap<ToolSelection, { profile: string; listed: ToolDefinition[]; offered: Offered }>>();
+  return (caller, asked) => {
+    let byCaller = cache.get(caller);
+    if (!byCaller) {
+      byCaller = new WeakMap();
+      cache.set(caller, byCaller);
+    }
+    let found = byCaller.get(asked);
+    if (!found) {
+      const listed = callableBy(caller, asked.tools);
+      found = { profile: asked.profile, listed, offered: { ...offered, tools: new Set(listed.map((tool) => tool.name)) } satisfies Offered };
+      byCaller.set(asked, found);
+    }
+    return found;
+  };
+}
+
 /** An MCP server exposing the core's tools; the transport is the caller's choice. */
 export function createMcpServer(options: McpServerOptions): McpServer {
   const served = options.tools ?? selectTools('all');
@@ -183,12 +206,9 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       throw error;
     }
   };
+  const offeredFor = offerings(offered);
   /** What this request is offered: the tools it asked for, those of them its caller may call, under the profile's name. */
-  const offeredTo = (caller: Caller, extra: ToolExtra) => {
-    const asked = options.listed?.(extra) ?? served;
-    const listed = callableBy(caller, asked.tools);
-    return { profile: asked.profile, listed, offered: { ...offered, tools: new Set(listed.map((tool) => tool.name)) } satisfies Offered };
-  };
+  const offeredTo = (caller: Caller, extra: ToolExtra) => offeredFor(caller, options.listed?.(extra) ?? served);
   instructionsPerClient(server, async (capabilities, extra) => {
     const { offered: forCaller } = offeredTo(await listingCaller(extra), extra);
     return serverInstructions({ ...forCaller, model: hasModel(capabilities) }, spaces.mode(capabilities));

@@ -25,7 +25,8 @@ const FORBIDDEN_CHARS = /[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u
 
 export function normalizeKey(key: string): string {
   if (typeof key !== 'string' || key.length === 0) throw invalid('storage key is empty');
-  if (utf8Bytes(key) > MAX_KEY_BYTES) throw invalid(`storage key is longer than ${MAX_KEY_BYTES} bytes`);
+  // A UTF-16 unit is at most 3 bytes in UTF-8: only a longer key is encoded to be measured (every write passes here).
+  if (key.length > MAX_KEY_BYTES / 3 && utf8Bytes(key) > MAX_KEY_BYTES) throw invalid(`storage key is longer than ${MAX_KEY_BYTES} bytes`);
   if (key.includes('\\')) throw invalid(`storage key contains a backslash: ${JSON.stringify(key)}`);
   if (FORBIDDEN_CHARS.test(key)) throw invalid(`storage key contains a control or invisible character: ${JSON.stringify(key)}`);
   if (key.startsWith('/') || /^[a-zA-Z]:/.test(key)) throw invalid(`storage key is absolute: ${JSON.stringify(key)}`);

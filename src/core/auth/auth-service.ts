@@ -44,6 +44,9 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
   const store = createTokenStore(context);
   const deps: TokenDeps = { context, store };
 
+  /** The caller without a token: one object for every request (callers are never changed), so what is derived from it can be kept. */
+  const owner = ownerCaller(settings.ownerAgent);
+
   /** The caller's scope, once it is known to be an admin. */
   const adminScope = (caller: Caller): TokenScope => {
     authorize(caller, 'admin');
@@ -56,7 +59,7 @@ export function createAuthService(context: CoreContext, settings: AuthSettings) 
      * takes effect at once, in open sessions too), or the owner / anonymous without one.
      */
     async resolve(token: string | undefined): Promise<Caller> {
-      if (token === undefined || token === '') return settings.required ? ANONYMOUS : ownerCaller(settings.ownerAgent);
+      if (token === undefined || token === '') return settings.required ? ANONYMOUS : owner;
       if (settings.adminTokenHash && sameHash(hashToken(token), settings.adminTokenHash)) {
         return { agent: 'admin', permissions: new Set(PERMISSIONS), spaces: '*', canChooseAgent: false };
       }

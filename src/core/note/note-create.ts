@@ -10,7 +10,7 @@ import { spaceKeys } from '../layout.js';
 import { requireSpace } from '../space-meta.js';
 
 /** Writes a new note (create-only) at `key` of `spaceId`; `not_found` if the space does not exist. */
-export type CreateNote = (spaceId: string, key: string, body: string) => Promise<void>;
+export type CreateNote = (spaceId: string, key: string, body: Buffer | string) => Promise<void>;
 
 /** This process's note creator, with its own memory of the spaces it has seen exist. */
 export function noteCreator(context: CoreContext): CreateNote {
@@ -32,13 +32,14 @@ export function noteCreator(context: CoreContext): CreateNote {
   const knownSpaces = new Map<string, number>();
 
   const NOTE_TYPE = 'text/markdown; charset=utf-8';
+  const INTO_KNOWN_FOLDER = { ifNoneMatch: '*', contentType: NOTE_TYPE, inExistingFolder: true } as const;
   const notFound = (spaceId: string) => new LiveMemError('not_found', `space '${spaceId}' does not exist`, { space_id: spaceId });
 
-  return async (spaceId: string, key: string, body: string): Promise<void> => {
+  return async (spaceId: string, key: string, body: Buffer | string): Promise<void> => {
     if (storage.removeFolder) {
       if (knownSpaces.has(spaceId)) {
         try {
-          await storage.put(key, body, { ifNoneMatch: '*', contentType: NOTE_TYPE, inExistingFolder: true });
+          await storage.put(key, body, INTO_KNOWN_FOLDER);
           return;
         } catch (error) {
           // No live/ folder: the space was deleted, or its last live notes were consolidated.

@@ -2,7 +2,7 @@ import { mapLimit } from '../../shared/concurrency.js';
 import { invalid, isLiveMemError } from '../../shared/errors.js';
 import { authorize, type Caller, toAgentName } from '../caller.js';
 import type { CoreContext } from '../context.js';
-import { spaceKeys } from '../layout.js';
+import { liveNoteKey } from '../layout.js';
 import { formatNoteName, isoSeconds, type NoteName, parseNoteName, toStamp } from '../note-name.js';
 import { requireSpace } from '../space-meta.js';
 import { parseSince, validateCategory, validateLimit, validateSpaceId } from '../validate.js';
@@ -84,9 +84,10 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
         const time = noteTime();
         const filename = formatNoteName(time, agent, category, context.randomId());
         const timestamp = isoSeconds(time);
-        const body = formatNoteFile({ timestamp, agent, category, tags, space_id: spaceId }, content);
+        // Encoded once: the file's bytes and the answer's size.
+        const body = Buffer.from(formatNoteFile({ timestamp, agent, category, tags, space_id: spaceId }, content));
         try {
-          await createNote(spaceId, spaceKeys(spaceId).note(filename), body);
+          await createNote(spaceId, liveNoteKey(spaceId, filename), body);
           corpus.wroteLive(spaceId, { filename, timestamp, agent, category, tags: [...tags], content });
           return {
             status: 'created' as const,
@@ -95,7 +96,7 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
             category,
             agent,
             tags,
-            size: Buffer.byteLength(body),
+            size: body.length,
             timestamp,
             ...(spaceCreated ? { space_created: true } : {}),
           };

@@ -23,6 +23,17 @@ export function assignmentKind(key: string): string | undefined {
 export const ASSIGNMENT_HINTS = ['pass', 'pwd', 'secret', 'key', 'token'];
 
 /**
+ * Where a key naming a secret could stand in a text (case-insensitive): one of ASSIGNMENT_HINTS, its letters
+ * perhaps split by the separators a key may hold (`api_k-ey` is `apikey` to assignmentKind), then the
+ * rest of a key and its operator (`=`, `:`, `:=`, `=>`) or an XML element's `>`. Every key
+ * assignmentKind accepts ends with a hint's letters (see its branches), so a text this does not match
+ * holds no assignment and the scan of every key (ASSIGNMENT_KEY) is skipped: in prose, "the token
+ * refresh path" names a hint but assigns nothing.
+ */
+const ASSIGNMENT_NEAR = new RegExp(`(?:${ASSIGNMENT_HINTS.map((hint) => [...hint].join('[_.:-]*')).join('|')})[a-z0-9_.:-]{0,63}["']?[ \\t]{0,8}[:=>]`, 'i');
+export const mayHoldAssignment = (text: string): boolean => ASSIGNMENT_NEAR.test(text);
+
+/**
  * `key = value`, `key: value`, `"key": "value"`, `key := value`, `'key' => 'value'`: the key part. A name
  * right after a colon is a path's or an ARN's (`arn:aws:…:secret:prod/db`), not a key.
  */

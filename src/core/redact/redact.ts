@@ -1,5 +1,5 @@
 import { invalid } from '../../shared/errors.js';
-import { ASSIGNMENT_HINTS, assignments } from './assignments.js';
+import { ASSIGNMENT_HINTS, assignments, mayHoldAssignment } from './assignments.js';
 import { BLOCK_HINTS, privateKeyBlocks, puttyPrivateLines } from './blocks.js';
 import { SECRET_PATTERNS } from './patterns.js';
 import type { Finding, SecretPattern } from './secret-pattern.js';
@@ -8,7 +8,7 @@ import type { Finding, SecretPattern } from './secret-pattern.js';
  * Secrets never stored: the one place that finds them, for notes at write time, imports, and the
  * model's consolidation plans and compaction digests before they are committed. Every scan is
  * linear in the text (see secret-pattern.ts), and a text holding none of the patterns' literals is
- * passed after one lowercase copy and one scan for all of them.
+ * passed after one scan for all of them (case-insensitive: no lowercase copy is made).
  *
  * `LIVE_MEM_REDACT`: `mask` (default) replaces each secret with `[redacted: kind]`, keeping what
  * surrounds it (`password=[redacted: password]`); `refuse` refuses the whole write, naming the
@@ -27,6 +27,7 @@ export interface KindCount {
 export const marker = (kind: string): string => `[redacted: ${kind}]`;
 
 const PRIVATE_TAG = /<(\/?)private>/gi;
+const PRIVATE_CLOSE = /private>/i;
 
 /**
  * Removes every `<private>…</private>` span (tags case-insensitive, spans over lines, nested tags
@@ -34,7 +35,7 @@ const PRIVATE_TAG = /<(\/?)private>/gi;
  * `removed` counts the spans.
  */
 export function stripPrivate(text: string): { text: string; removed: number } {
-  if (!text.toLowerCase().includes('private>')) return { text, removed: 0 };
+  if (!PRIVATE_CLOSE.test(text)) return { text, removed: 0 };
   const kept: string[] = [];
   let removed = 0;
   let depth = 0;
@@ -63,10 +64,13 @@ const ASSIGNMENTS_RANK = SECRET_PATTERNS.length;
 /**
  * Every hint of every pattern, block and assignment, as one expression shaped as a trie (one
  * branch per first letter, so each place in the text costs one test of its letter whatever the
- * number of hints). Most texts hold none: one scan of the lowercased text then answers.
+ * number of hints). Most texts hold none: one scan then answers. Case-insensitive rather than run
+ * over a lowercased copy: no row can match where only a lowercase copy holds its hint, since
+ * lowercasing maps no character but A–Z onto a–z that matters here (the Kelvin sign's `k` or a
+ * dotted `İ`'s `i` are no letters of any row's, whose letters are ASCII, matched without the `u` flag).
  */
 const ALL_HINTS = [...new Set([...SECRET_PATTERNS.flatMap((pattern) => pattern.hints), ...ASSIGNMENT_HINTS, ...Object.values(BLOCK_HINTS)])];
-const HINT_SCAN = new RegExp(trieSource(ALL_HINTS), 'g');
+const HINT_SCAN = new RegExp(trieSource(ALL_HINTS), 'gi');
 /** The hint found at a place stands for every hint it begins with (`sk-ant-` holds `sk-`): the trie takes the longest. */
 const PREFIXES = new Map(ALL_HINTS.map((hint) => [hint, ALL_HINTS.filter((other) => hint.startsWith(other))]));
 /** The patterns each hint may start, by rank. */
@@ -102,33 +106,47 @@ function trieSource(words: readonly string[]): string {
 }
 
 /**
- * The hints `lower` holds, or null when it holds none (the common case: nothing more is done).
- * After each find the scan goes on one character later, not past it: a hint that starts inside
- * another is found too.
+ * The hints `text` holds (lowercase), or null when it holds none (the common case: nothing more is
+ * done). After each find the scan goes on one character later, not past it: a hint that starts
+ * inside another is found too.
  */
-function hintsIn(lower: string): Set<string> | null {
+function hintsIn(text: string): Set<string> | null {
   HINT_SCAN.lastIndex = 0;
   let seen: Set<string> | null = null;
-  for (let match = HINT_SCAN.exec(lower); match; match = HINT_SCAN.exec(lower)) {
+  for (let match = HINT_SCAN.exec(text); match; match = HINT_SCAN.exec(text)) {
     seen ??= new Set();
-    for (const hint of PREFIXES.get(match[0]) ?? []) seen.add(hint);
+    for (const hint of PREFIXES.get(match[0].toLowerCase()) ?? []) seen.add(hint);
     HINT_SCAN.lastIndex = match.index + 1;
   }
   return seen;
 }
 
+/**
+ * Whether the write pass leaves `text` as it is in every mode: no hint of any secret and no
+ * `<private>` tag (one scan each, nothing allocated). Most texts are such; the others go through
+ * redactForWrite.
+ */
+export function holdsNothingToRedact(text: string): boolean {
+  HINT_SCAN.lastIndex = 0;
+  return !HINT_SCAN.test(text) && !PRIVATE_CLOSE.test(text);
+}
+
 /** Every secret in `text`, in order, overlapping findings merged (named by the higher-ranked kind). */
 function findSecrets(text: string): Finding[] {
-  const seen = hintsIn(text.toLowerCase());
+  const seen = hintsIn(text);
   if (!seen) return [];
   const found: Finding[] = [];
   if (seen.has(BLOCK_HINTS.pem)) privateKeyBlocks(text, found);
   if (seen.has(BLOCK_HINTS.putty)) puttyPrivateLines(text, found);
-  const ranks = new Set<number>();
-  for (const hint of seen) for (const rank of BY_HINT.get(hint) ?? []) ranks.add(rank);
-  for (const rank of [...ranks].sort((a, b) => a - b)) {
+  const ranks: number[] = [];
+  for (const hint of seen) for (const rank of BY_HINT.get(hint) ?? []) if (!ranks.includes(rank)) ranks.push(rank);
+  ranks.sort((a, b) => a - b);
+  for (const rank of ranks) {
     const pattern = SECRET_PATTERNS[rank] as SecretPattern;
-    for (const match of text.matchAll(pattern.regex)) {
+    // The row's own global regex, from the start (matchAll would build a copy of it per call).
+    const regex = pattern.regex;
+    regex.lastIndex = 0;
+    for (let match = regex.exec(text); match; match = regex.exec(text)) {
       // Every pattern has the `d` flag: indices are there.
       const indices = match.indices as RegExpIndicesArray;
       const [start, end] = indices.groups?.s ?? (indices[0] as [number, number]);
@@ -136,7 +154,7 @@ function findSecrets(text: string): Finding[] {
       found.push({ start, end, kind: pattern.kind, rank });
     }
   }
-  if (ASSIGNMENT_HINTS.some((hint) => seen.has(hint))) assignments(text, found, ASSIGNMENTS_RANK);
+  if (ASSIGNMENT_HINTS.some((hint) => seen.has(hint)) && mayHoldAssignment(text)) assignments(text, found, ASSIGNMENTS_RANK);
   found.sort((a, b) => a.start - b.start || a.rank - b.rank);
   const merged: Finding[] = [];
   for (const finding of found) {

@@ -1,5 +1,5 @@
 import { invalid } from '../../shared/errors.js';
-import { type KindCount, type RedactMode, redactForWrite } from './redact.js';
+import { holdsNothingToRedact, type KindCount, type RedactMode, redactForWrite } from './redact.js';
 
 /**
  * The one pass every text a caller hands the core goes through before anything is stored: not a
@@ -88,38 +88,72 @@ export function addKinds(into: KindCount[], more: readonly KindCount[]): KindCou
  */
 export function redactFields<T>(value: T, mode: RedactMode, options: FieldOptions = {}): { value: T } & KeptOut {
   const kept: KeptOut = { redacted: [], private_removed: 0 };
-  const honourPrivate = options.honourPrivate ?? true;
-  const label = options.label ?? ((path: string) => `the ${path}`);
-  const refuseEmptied = options.refuseEmptied ?? true;
-  const text = (raw: string, path: string): string => {
-    const result = redactForWrite(raw, mode, label(path), {
-      honourPrivate,
-      ...(options.refusalHint ? { refusalHint: options.refusalHint } : {}),
-    });
-    if (refuseEmptied && result.private_removed > 0 && result.text.trim() === '' && raw.trim() !== '') {
-      throw invalid(`nothing is left of ${label(path)} once its <private> text is removed: nothing was stored`);
+  // A note's input is one level of strings: passed in one loop, each string scanned once, copied only if one changed.
+  if (isFlat(value)) {
+    let out: Record<string, unknown> | undefined;
+    for (const key of Object.keys(value)) {
+      const entry = value[key];
+      if (typeof entry !== 'string' || REFERENCE_FIELDS.has(key)) continue;
+      const next = redactString(entry, key, mode, options, kept);
+      if (next !== entry) {
+        out ??= { ...value };
+        out[key] = next;
+      }
     }
-    addKinds(kept.redacted, result.redacted);
-    kept.private_removed += result.private_removed;
-    return result.text;
-  };
+    return { value: (out ?? value) as T, ...kept };
+  }
   const walk = (item: unknown, path: string): unknown => {
-    if (typeof item === 'string') return text(item, path || 'text');
+    if (typeof item === 'string') return redactString(item, path || 'text', mode, options, kept);
     if (Array.isArray(item)) {
-      const out = item.map((entry, i) => walk(entry, `${path}[${i}]`));
-      return out.some((entry, i) => entry !== item[i]) ? out : item;
+      let out: unknown[] | undefined;
+      for (let i = 0; i < item.length; i++) {
+        const entry = item[i];
+        const next = walk(entry, `${path}[${i}]`);
+        if (next !== entry) out ??= item.slice();
+        if (out) out[i] = next;
+      }
+      return out ?? item;
     }
     if (!isPlainObject(item)) return item;
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [key, entry] of Object.entries(item)) {
+    // A copy only once a field changed: most inputs hold no secret and keep their identity.
+    let out: Record<string, unknown> | undefined;
+    for (const key of Object.keys(item)) {
+      const entry = item[key];
       const next = REFERENCE_FIELDS.has(key) && isReference(entry) ? entry : walk(entry, path ? `${path}.${key}` : key);
-      changed ||= next !== entry;
-      out[key] = next;
+      if (next !== entry) out ??= { ...item };
+      if (out) out[key] = next;
     }
-    return changed ? out : item;
+    return out ?? item;
   };
   return { value: walk(value, '') as T, ...kept };
+}
+
+/** An object of one level: no field holds an object or a list (a note's input). */
+function isFlat(value: unknown): value is Record<string, unknown> {
+  if (!isPlainObject(value)) return false;
+  for (const key of Object.keys(value)) {
+    const entry = value[key];
+    if (typeof entry === 'object' && entry !== null) return false;
+  }
+  return true;
+}
+
+/**
+ * One string of an input through the pass (the field at `path`), what it kept out added to `kept`.
+ * A string with no hint of a secret and no `<private>` tag is returned as it is after one scan; the
+ * label of a refusal is built only for a refusal.
+ */
+function redactString(raw: string, path: string, mode: RedactMode, options: FieldOptions, kept: KeptOut): string {
+  if (holdsNothingToRedact(raw)) return raw;
+  const label = options.label ?? ((at: string) => `the ${at}`);
+  const forWrite = { honourPrivate: options.honourPrivate ?? true, ...(options.refusalHint ? { refusalHint: options.refusalHint } : {}) };
+  const result = redactForWrite(raw, mode, mode === 'refuse' ? label(path) : '', forWrite);
+  if ((options.refuseEmptied ?? true) && result.private_removed > 0 && result.text.trim() === '' && raw.trim() !== '') {
+    throw invalid(`nothing is left of ${label(path)} once its <private> text is removed: nothing was stored`);
+  }
+  if (result.redacted.length > 0) addKinds(kept.redacted, result.redacted);
+  kept.private_removed += result.private_removed;
+  return result.text;
 }
 
 /** `result` with what the pass kept out added to what it says itself (`redacted`, `private_removed`). */
@@ -177,7 +211,7 @@ export function redactInputs<T extends object>(context: { redact: RedactMode }, 
         // Every capability taking an input object answers with a promise: a refusal is a rejection.
         return Promise.reject(error);
       }
-      const result = fn.apply(target, [args[0], pass.value, ...args.slice(2)]);
+      const result = args.length === 2 ? fn.call(target, args[0], pass.value) : fn.apply(target, [args[0], pass.value, ...args.slice(2)]);
       if (pass.redacted.length === 0 && pass.private_removed === 0) return result;
       return result instanceof Promise ? result.then((answer) => report(answer, pass)) : report(result, pass);
     };

@@ -41,8 +41,12 @@ export async function readFolder(dir: string): Promise<Dirent[]> {
 export function createFsStore(rootDir: string): FsStore {
   const root = path.resolve(rootDir);
 
+  // A normalised key has no empty, '.' or '..' segment and no backslash, and the root is resolved: joining
+  // them needs no normalising pass over the path (path.join's, a loop over every character of every note's path).
+  const base = root.endsWith(path.sep) ? root : root + path.sep;
+  const toNative = path.sep === '/' ? (key: string) => key : (key: string) => key.replaceAll('/', path.sep);
   const pathOf = (key: string): string => {
-    const file = path.join(root, ...normalizeKey(key).split('/'));
+    const file = base + toNative(normalizeKey(key));
     if (!file.startsWith(root + path.sep)) throw new LiveMemError('invalid_input', `key escapes the store: ${key}`);
     return file;
   };
