@@ -370,7 +370,13 @@ export async function benchRetention(options: { split?: Split; ids?: readonly st
       'ratio',
     ),
     figure('retention_locomo_held_share', '  share of the notes written held verbatim', ratio(held.notes, held.written), 'ratio'),
-    figure('retention_locomo_held_vs_cut', '  notes not held − notes the model cut or left out (0: the check and the model agree)', held.written - held.notes - cutNotes, 'ratio', atMost(0)),
+    figure(
+      'retention_locomo_held_vs_cut',
+      '  notes not held − notes the model cut or left out (0: the check and the model agree)',
+      held.written - held.notes - cutNotes,
+      'ratio',
+      atMost(0),
+    ),
     figure(
       'retention_locomo_held_facts',
       `  the data's facts whose every evidence turn is held (of ${held.factsWritten})`,
