@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildPage, checked, hybridSection, PAGE_END, PAGE_START, retrievalSection, splicePage } from '../../scripts/bench-page.js';
 import type { LocomoRun } from '../../scripts/bench-locomo.js';
+import { retentionSection } from '../../scripts/bench-page-retention.js';
+import { SERVER_NAMES, type ServerSpeed, speedSection } from '../../scripts/bench-page-speed.js';
 
 /**
  * The benchmark page's command (scripts/bench-page.ts, `npm run bench:page`) at its small size: the
@@ -22,6 +24,19 @@ describe('the benchmark page', () => {
     const empty = { split: 'dev', conversations: [], results: [], weights: [] } as unknown as LocomoRun;
     assert.throws(() => retrievalSection('empty', empty, { start: 0, end: 0 }, 0), /the dev split asked no question/);
     assert.throws(() => hybridSection(empty, { start: 0, end: 0 }), /the dev split ran without vectors/);
+    // A server whose CPU could not be read, or a missing server, stops the speed part.
+    const server: ServerSpeed = { writeP50: 1, writeCpu: 1, searchP50: 1, searchCpu: 1, peakRss: 80 };
+    const servers = new Map(SERVER_NAMES.map((name) => [name, { ...server }]));
+    const speed = { size: { notes: 1, searches: 1, rounds: 1 }, servers, load: { start: 0, end: 0 } };
+    assert.equal(speedSection(speed, 0).filter((line) => line.startsWith('| write')).length, 2);
+    servers.set('live-mem', { ...server, writeCpu: null });
+    assert.throws(() => speedSection(speed, 0), /live-mem write CPU per call, server \(ms\) cannot be computed \(null\)/);
+    servers.delete('bare SDK server');
+    servers.set('live-mem', server);
+    assert.throws(() => speedSection(speed, 0), /bare SDK server write p50, wall \(ms\) cannot be computed \(null\)/);
+    // A retention figure without its line saying what it does not show stops the page too.
+    const figure = { key: 'retention_new', label: 'new', value: 1, unit: 'ratio' as const, target: undefined };
+    assert.throws(() => retentionSection('t', '', [figure], { start: 0, end: 0 }, 0), /retention_new has no line/);
   });
 
   it('goes between its markers in docs/benchmarks.md, or at the end', () => {
