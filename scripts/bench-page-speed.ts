@@ -229,7 +229,7 @@ export function speedSection(run: SpeedRun, seconds: number): string[] {
   const lines = [
     '### Speed and memory: one session against the official memory server and a bare SDK server',
     '',
-    `${size.notes.toLocaleString('en')} notes written one at a time, then ${size.searches} searches over them (limit 20), over MCP stdio, each server spawned for the session and kept for all of it; ${size.rounds} round${size.rounds > 1 ? 's' : ''}, the servers interleaved in a rotated order each round, medians over rounds; ${seconds.toFixed(0)} s. A ratio below 1 is live-mem cheaper.`,
+    `${size.notes.toLocaleString('en')} notes written one at a time, then ${size.searches} searches over them (limit 20), over MCP stdio, each server spawned for the session and kept for all of it; ${size.rounds} round${size.rounds > 1 ? 's' : ''}, the servers interleaved in a rotated order each round, medians over rounds; ${seconds.toFixed(0)} s. A ratio below 1 is live-mem cheaper. CPU per call is the server's CPU time over the phase divided by its calls (a mean, every thread), the wall figure a median: a CPU figure above the wall p50 is a slow tail or a second thread's work.`,
     '',
     `| figure | ${SERVER_NAMES.join(' | ')} | live-mem ÷ official | live-mem ÷ bare SDK | load | what it does not show |`,
     '|---|---:|---:|---:|---:|---:|---|---|',
