@@ -117,7 +117,7 @@ interface Step {
   retention: { checked: number; letGo: number; flagged: number };
 }
 
-interface RunResult {
+export interface RunResult {
   steps: Step[];
   calls: ModelCall[];
   budgets: { file: number; bank: number };
@@ -125,6 +125,8 @@ interface RunResult {
   newestInBank: number;
   recallAt5: number;
   seconds: number;
+  /** Every bank file at the end, joined. */
+  bankText: string;
 }
 
 const sumTokens = (calls: readonly ModelCall[], pick: (call: ModelCall) => number = (call) => call.promptTokens + call.completionTokens) =>
@@ -157,7 +159,7 @@ async function consolidateOnce(opened: Opened): Promise<{ status: string; notes_
   }
 }
 
-async function growthRun(compaction: 'auto' | 'off', windows: GrowthNote[][], contextWindow = CONTEXT_WINDOW): Promise<RunResult> {
+export async function growthRun(compaction: 'auto' | 'off', windows: GrowthNote[][], contextWindow = CONTEXT_WINDOW): Promise<RunResult> {
   const home = await freshHome(`growth-${compaction}-${contextWindow}`);
   const model = await startGrowthModel();
   const env = {
@@ -227,6 +229,7 @@ async function growthRun(compaction: 'auto' | 'off', windows: GrowthNote[][], co
       newestInBank: newest.filter((id) => bank.text.includes(id)).length / newest.length,
       recallAt5,
       seconds,
+      bankText: bank.text,
     };
   } finally {
     await opened.close();

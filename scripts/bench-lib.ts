@@ -4,10 +4,8 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { execFile } from 'node:child_process';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { access, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { promisify } from 'node:util';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -45,9 +43,12 @@ export function setBaselineRoot(root: string | undefined): void {
 export const importFrom = async <T>(relative: string): Promise<T> =>
   (await import(pathToFileURL(path.join(sut.root, relative.replace(/\.js$/, '.ts'))).href)) as T;
 
+/**
+ * The official MCP memory server, the peer the benchmark compares with: a pinned devDependency, so
+ * `npm ci` brings it and no section fetches anything (the benchmark page runs offline).
+ */
 const PEER_PACKAGE = '@modelcontextprotocol/server-memory';
-const PEER_DIR = fileURLToPath(new URL('../.bench/peer/', import.meta.url));
-const PEER_ENTRY = path.join(PEER_DIR, 'node_modules', PEER_PACKAGE, 'dist', 'index.js');
+const PEER_ENTRY = fileURLToPath(new URL(`../node_modules/${PEER_PACKAGE}/dist/index.js`, import.meta.url));
 
 // ---------------------------------------------------------------------------------------------
 // Figures and the report
@@ -331,22 +332,15 @@ export async function withServer<T>(home: string, run: (server: BenchServer) => 
   }
 }
 
-/** The peer's entry point, installing it once into .bench/peer; null when it cannot be had. */
+/** Whether the peer is installed (`npm ci` brings it: a devDependency); a section without it prints no comparison. */
 export async function peerAvailable(): Promise<boolean> {
-  const installed = () =>
-    access(PEER_ENTRY).then(
-      () => true,
-      () => false,
-    );
-  if (await installed()) return true;
-  progress(`  installing ${PEER_PACKAGE} into .bench/peer for the comparison`);
   try {
-    await mkdir(PEER_DIR, { recursive: true });
-    await promisify(execFile)('npm', ['install', '--prefix', PEER_DIR, '--no-audit', '--no-fund', PEER_PACKAGE], { timeout: 180_000 });
-  } catch (error) {
-    progress(`  could not install ${PEER_PACKAGE}: ${(error as Error).message.split('\n')[0]}; using the brief's figures`);
+    await access(PEER_ENTRY);
+    return true;
+  } catch {
+    progress(`  ${PEER_PACKAGE} is not in node_modules (a devDependency: \`npm ci\` brings it); no comparison`);
+    return false;
   }
-  return installed();
 }
 
 /** A client that adds up the time spent inside the model's calls. */

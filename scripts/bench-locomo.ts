@@ -187,6 +187,7 @@ async function runConversation(
   llm: ScriptedLlm,
   mcpSample: boolean,
   embeddings?: { client: EmbeddingsClient; weights: readonly number[] },
+  every = 1,
 ): Promise<{ results: QuestionResult[] } & Timings> {
   const spaceId = `locomo-${conversation.id}`;
   const clock = { now: 0 };
@@ -236,7 +237,7 @@ async function runConversation(
     }
     const library = libraryIndex(conversation, texts);
     const grep = grepRanker(conversation.turns.map((turn) => ({ diaId: turn.diaId, text: texts.get(turn.diaId) as string })));
-    const questions = conversation.questions.filter((q) => (CATEGORIES as readonly number[]).includes(q.category));
+    const questions = conversation.questions.filter((q) => (CATEGORIES as readonly number[]).includes(q.category)).filter((_, i) => i % every === 0);
     const search = async (arm: Arm, query: string) => {
       const started = performance.now();
       const answer = await arm.core.recall.search(caller, { space_id: spaceId, query, limit: SEARCH_LIMIT });
@@ -464,6 +465,8 @@ export interface LocomoOptions {
   endpoint?: { url: string; model: string };
   /** Write the per-question results to .bench/ (default true). */
   save?: boolean;
+  /** Ask one question in this many, in the data's order (the benchmark page's small run); every one by default. */
+  every?: number;
 }
 
 /** One run's outcome: each question's rankings and what the run timed. */
@@ -508,7 +511,7 @@ export async function runLocomo(options: LocomoOptions): Promise<LocomoRun> {
   const start = performance.now();
   try {
     for (const [i, conversation] of conversations.entries()) {
-      const done = await runConversation(home, conversation, llm, mcp && i === run.largest, client ? { client, weights } : undefined);
+      const done = await runConversation(home, conversation, llm, mcp && i === run.largest, client ? { client, weights } : undefined, options.every);
       run.results.push(...done.results);
       run.mcpSame.push(...done.mcpSame);
       run.mcpMs.push(...done.mcpMs);

@@ -150,7 +150,20 @@ interface ConversationOutcome {
   /** Turns cut to a fragment. */
   cutTurns: Set<string>;
   replays: Replay[];
+  /** The final bank: every bank file and the synthesis, whitespace collapsed (see heldVerbatim). */
+  finalBank: string;
 }
+
+/** Runs of whitespace as one space: a note's line in the bank may wrap where the note did not. */
+const collapsed = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * The mechanical check of the final bank: a note is held when its whole text (its turn's day, words and
+ * caption, as written), whitespace collapsed, is in a bank file or the synthesis. Not a paraphrase, not
+ * the words spread over lines: the lossy model keeps every note it did not cut verbatim, so a kept note
+ * found and a cut one not are exactly what the check tells apart.
+ */
+const heldVerbatim = (content: string, finalBank: string): boolean => finalBank.includes(collapsed(content));
 
 /** The bank files and the synthesis as they are now. */
 async function bankState(storage: StorageDriver, spaceId: string): Promise<{ files: Map<string, string>; synthesis: string }> {
@@ -203,11 +216,13 @@ async function runConversation(
     }
     if (result.notes_remaining === 0) break;
   }
+  const final = await bankState(storage, spaceId);
+  const finalBank = collapsed([...final.files.values(), final.synthesis].join('\n'));
   const cutTurns = new Set([...cut].flatMap((content) => turnOfText.get(content) ?? []));
   const kept = new Map(
     [...cut].flatMap((content) => (turnOfText.has(content) ? [[turnOfText.get(content) as string, fragments.get(content) ?? ''] as const] : [])),
   );
-  return { entries, turnOf, cutTurns, replays, kept };
+  return { entries, turnOf, cutTurns, replays, kept, finalBank };
 }
 
 /**
@@ -261,6 +276,8 @@ export async function benchRetention(options: { split?: Split; ids?: readonly st
   let factsCaught = 0;
   const windowMs: number[] = [];
   const windowSizes: number[] = [];
+  /** The mechanical check: notes written and held verbatim in the final bank; the data's facts whose every evidence turn is. */
+  const held = { notes: 0, written: 0, facts: 0, factsWritten: 0, consolidations: 0 };
   /** Each dropped fact and what the check said of its cut turns: for error analysis (.bench/retention-<split>.json). */
   const dropped: Array<{ fact: string; caught: boolean; turns: Array<{ turn: string; text: string; entry: RetentionEntry | undefined }> }> = [];
   try {
@@ -269,6 +286,17 @@ export async function benchRetention(options: { split?: Split; ids?: readonly st
       const turnText = new Map(conversation.turns.map((turn) => [turn.diaId, turn.text]));
       const names = new Set(conversation.speakers.map((name) => name.toLowerCase()));
       const flaggedTurns = new Set(outcome.entries.filter(flagged).flatMap((entry) => outcome.turnOf.get(entry.note) ?? []));
+      const days = new Map(conversation.sessions.map((session) => [session.number, session.day]));
+      const heldTurns = new Set(
+        conversation.turns.filter((turn) => heldVerbatim(noteText(turn, days.get(turn.session) as string), outcome.finalBank)).map((turn) => turn.diaId),
+      );
+      held.written += conversation.turns.length;
+      held.notes += heldTurns.size;
+      held.consolidations += outcome.replays.length;
+      for (const fact of conversation.facts.filter((f) => f.evidence.length > 0)) {
+        held.factsWritten++;
+        if (fact.evidence.every((id) => heldTurns.has(id))) held.facts++;
+      }
       for (const entry of outcome.entries) {
         const turn = outcome.turnOf.get(entry.note) as string;
         const wasCut = outcome.cutTurns.has(turn);
@@ -335,5 +363,25 @@ export async function benchRetention(options: { split?: Split; ids?: readonly st
       below(TARGET.windowMs),
     ),
     figure('retention_window_ms_p90', '  check per window, p90', percentile(windowMs, 90), 'ms', below(TARGET.windowMs)),
+    figure(
+      'retention_locomo_held_notes',
+      `final bank after ${held.consolidations} consolidations: notes held verbatim (of ${held.written} written)`,
+      held.notes,
+      'ratio',
+    ),
+    figure('retention_locomo_held_share', '  share of the notes written held verbatim', ratio(held.notes, held.written), 'ratio'),
+    figure(
+      'retention_locomo_held_vs_cut',
+      '  notes not held − notes the model cut or left out (0: the check and the model agree)',
+      held.written - held.notes - cutNotes,
+      'ratio',
+      atMost(0),
+    ),
+    figure(
+      'retention_locomo_held_facts',
+      `  the data's facts whose every evidence turn is held (of ${held.factsWritten})`,
+      ratio(held.facts, held.factsWritten),
+      'ratio',
+    ),
   ];
 }

@@ -15,8 +15,8 @@
  *   3. append        2,000 (median of 3 runs) and 10,000 notes over one connection (fresh space each),
  *                    sequential and with 32 calls in flight, against the official MCP memory server
  *                    (@modelcontextprotocol/server-memory) appending as many facts sequentially,
- *                    measured here on the same disk in the same run (installed once into .bench/peer
- *                    from the npm registry)
+ *                    measured here on the same disk in the same run (a pinned devDependency:
+ *                    `npm ci` brings it)
  *   4. live_read     limit 50 on a space of 10,000 notes seeded in-process through the core
  *                    (several agents and categories, timestamps spread over four hours):
  *                    p50/p99 of 200 sequential reads, and p50 of a category + agent filtered read

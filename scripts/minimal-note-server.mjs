@@ -7,7 +7,10 @@
  *   node scripts/minimal-note-server.mjs <live folder> by-hand   JSON-RPC read and written by hand
  *   node scripts/minimal-note-server.mjs <live folder> sdk       the MCP SDK's McpServer, one tool
  *
- * Both also answer `system_whoami` with a fixed result, so the benchmark can measure their round trip.
+ * Both also answer `system_whoami` with a fixed result, so the benchmark can measure their round trip,
+ * and `live_search` as live-mem does (the newest notes whose content or tags hold the query,
+ * case-insensitively, `limit` of them, with the total found) over the notes this process wrote, kept in
+ * memory: the benchmark page (scripts/bench-page-speed.ts) runs one per session, as a stateful server.
  * test/bench/minimal-note-server.test.ts checks that the note is byte for byte the one live-mem writes.
  */
 import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
@@ -28,6 +31,8 @@ const WHOAMI = { status: 'ok', agent: AGENT, permissions: 'admin', spaces: '*' }
 // The note
 
 let spare; // a temp file opened ahead, as live-mem's fs driver keeps one
+/** The notes written, oldest first, with the lowercased texts live_search matches. */
+const written = [];
 let created = 0;
 let lastMs = 0;
 process.on('exit', () => spare && unlinkSync(spare.temp));
@@ -71,7 +76,21 @@ function writeNote({ space_id, category, content, tags = '' }) {
   closeSync(fd);
   created++;
   setImmediate(openSpare); // after the answer, as live-mem does
+  written.push({ note: { filename, timestamp, agent: AGENT, category, tags: tagList, content }, texts: [content, ...tagList].map((t) => t.toLowerCase()) });
   return { status: 'created', space_id, filename, category, agent: AGENT, tags: tagList, size: body.length, timestamp };
+}
+
+function searchNotes({ space_id, query, limit = 20 }) {
+  const needle = query.toLowerCase();
+  const notes = [];
+  let found = 0;
+  for (let i = written.length - 1; i >= 0; i--) {
+    const { note, texts } = written[i];
+    if (!texts.some((text) => text.includes(needle))) continue;
+    if (found++ < limit) notes.push(note);
+    else break; // one past the limit says there is more, as live-mem stops
+  }
+  return { status: 'ok', space_id, query, notes, total: notes.length, has_more: found > limit };
 }
 
 const toolResult = (result) => ({ content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result });
@@ -87,6 +106,8 @@ if (mode === 'sdk') {
   const input = { space_id: z.string(), category: z.string(), content: z.string(), agent: z.string().default(''), tags: z.string().default('') };
   server.registerTool('live_note', { description: 'Write a note.', inputSchema: input }, async (args) => toolResult(writeNote(args)));
   server.registerTool('system_whoami', { description: 'Who is calling.', inputSchema: {} }, async () => toolResult(WHOAMI));
+  const search = { space_id: z.string(), query: z.string(), limit: z.number().int().default(20) };
+  server.registerTool('live_search', { description: 'Find notes holding a text.', inputSchema: search }, async (args) => toolResult(searchNotes(args)));
   await server.connect(new StdioServerTransport());
 } else {
   const send = (message) => process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
@@ -98,6 +119,7 @@ if (mode === 'sdk') {
     if (method !== 'tools/call') throw Object.assign(new Error(`no method ${method}`), { code: -32601 });
     if (params.name === 'system_whoami') return toolResult(WHOAMI);
     const args = params.arguments ?? {};
+    if (params.name === 'live_search' && typeof args.query === 'string') return toolResult(searchNotes(args));
     if (params.name !== 'live_note' || typeof args.space_id !== 'string' || typeof args.category !== 'string' || typeof args.content !== 'string') {
       throw Object.assign(new Error('invalid tools/call'), { code: -32602 });
     }

