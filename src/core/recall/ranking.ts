@@ -18,7 +18,15 @@ import type { Places } from './timeline.js';
  *   after a consolidation they took 476 of 3,810 top-5 places, now 3, and recall@5 no longer drops.
  */
 
-/** A note by an agent a query word names: its score times (1 + this). */
+/**
+ * A note by an agent a query word names: its score times (1 + this), applied last (preferNamedAgents),
+ * after answer turns, lending and sittings. Applied first, as it was, the other agent's notes borrowed
+ * from the named agent's boosted scores (the reply after a hit, a neighbour, a note of its sitting) and
+ * took a fifth of the top 5 on LoCoMo while holding 3 % of the evidence. LoCoMo dev recall@5, BM25 /
+ * GloVe-SIF hybrid: 0.678 / 0.687 → 0.691 / 0.698 (multi-hop 0.319 / 0.364 → 0.344 / 0.384); ×1.7 /
+ * ×2.5 last: 0.691 / 0.688; ×2 first and again ×1.43 last: 0.694 / 0.693; ×1.5 / ×3 / ×5 first only:
+ * 0.673 / 0.668 / 0.671.
+ */
 export const AGENT_BOOST = 1;
 /** Bank sections, summaries, the synthesis and pre-images: their score times this. */
 export const DERIVED_PRIOR = 0.5;
@@ -142,6 +150,30 @@ export function rerank(hits: readonly Candidate[], words: ReadonlySet<string>): 
     .map((hit) => {
       const factor = factorOf(hit);
       return { id: hit.id, score: hit.score >= 0 ? hit.score * factor : hit.score / factor, agent: hit.agent, derived: hit.derived, place: hit.place };
+    })
+    .sort(bestFirst);
+}
+
+/**
+ * The agent field, applied last (after answer turns, lending and sittings): a note whose agent a query
+ * word names, its score times (1 + AGENT_BOOST), a negative score (a cosine) divided. Best first; a query
+ * that names no agent of the hits gets them back as they were.
+ */
+export function preferNamedAgents<T extends Candidate>(hits: readonly T[], words: ReadonlySet<string>): T[] {
+  const factor = 1 + AGENT_BOOST;
+  const named = new Map<string, boolean>();
+  let any = false;
+  for (const hit of hits) {
+    if (hit.agent === undefined || hit.derived || named.has(hit.agent)) continue;
+    const names = namesAgent(hit.agent, words);
+    named.set(hit.agent, names);
+    any ||= names;
+  }
+  if (!any) return hits.slice();
+  return hits
+    .map((hit) => {
+      if (hit.agent === undefined || hit.derived || named.get(hit.agent) !== true) return hit;
+      return { ...hit, score: hit.score >= 0 ? hit.score * factor : hit.score / factor };
     })
     .sort(bestFirst);
 }
