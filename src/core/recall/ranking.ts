@@ -155,27 +155,50 @@ export function rerank(hits: readonly Candidate[], words: ReadonlySet<string>): 
 }
 
 /**
+ * An agent a query names after another (the object: "What did Caroline give Melanie?"): its notes' score
+ * times (1 + this) instead. LoCoMo dev recall@5, BM25: 0.691 → 0.699 (the 67 questions naming both
+ * speakers; ×1 for the second: 0.697).
+ */
+export const SECOND_AGENT_BOOST = 0.5;
+
+/**
  * The agent field, applied last (after answer turns, lending and sittings): a note whose agent a query
- * word names, its score times (1 + AGENT_BOOST), a negative score (a cosine) divided. Best first; a query
- * that names no agent of the hits gets them back as they were.
+ * word names, its score times (1 + AGENT_BOOST) for the agent named first in the query (the words in the
+ * query's order, as queryWords keeps them), (1 + SECOND_AGENT_BOOST) for any other named; a negative
+ * score (a cosine) divided. Best first; a query that names no agent of the hits gets them back as they
+ * were.
  */
 export function preferNamedAgents<T extends Candidate>(hits: readonly T[], words: ReadonlySet<string>): T[] {
-  const factor = 1 + AGENT_BOOST;
-  const named = new Map<string, boolean>();
-  let any = false;
+  // Each agent of the hits: the position in the query of the word naming it, or -1 (a few agents a pool).
+  const order = new Map<string, number>();
+  let first = Number.POSITIVE_INFINITY;
   for (const hit of hits) {
-    if (hit.agent === undefined || hit.derived || named.has(hit.agent)) continue;
-    const names = namesAgent(hit.agent, words);
-    named.set(hit.agent, names);
-    any ||= names;
+    if (hit.agent === undefined || hit.derived || order.has(hit.agent)) continue;
+    const position = nameAt(hit.agent, words);
+    order.set(hit.agent, position);
+    if (position >= 0 && position < first) first = position;
   }
-  if (!any) return hits.slice();
+  if (first === Number.POSITIVE_INFINITY) return hits.slice();
   return hits
     .map((hit) => {
-      if (hit.agent === undefined || hit.derived || named.get(hit.agent) !== true) return hit;
+      const position = hit.agent === undefined || hit.derived ? -1 : (order.get(hit.agent) ?? -1);
+      if (position < 0) return hit;
+      const factor = 1 + (position === first ? AGENT_BOOST : SECOND_AGENT_BOOST);
       return { ...hit, score: hit.score >= 0 ? hit.score * factor : hit.score / factor };
     })
     .sort(bestFirst);
+}
+
+/** Where among the query's words (in order) the agent is named (namesAgent), or -1. */
+function nameAt(agent: string, words: ReadonlySet<string>): number {
+  const first = fold(agent.split(NAME_PARTS)[0] ?? '');
+  if (first.length < 2 || !words.has(first)) return -1;
+  let position = 0;
+  for (const word of words) {
+    if (word === first) return position;
+    position++;
+  }
+  return -1;
 }
 
 /**

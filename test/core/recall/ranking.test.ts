@@ -261,7 +261,7 @@ describe('ranking: what recall knows about a note', () => {
     const exact = await core.recall.search(owner, { space_id: 'talk', query: 'Melanie pottery' }, { exact: true });
     assert.deepEqual(exact.results.map((hit) => hit.text).sort(), [pottery[0]?.[1], pottery[4]?.[1]].sort());
     const forget = await core.forget.forget(owner, { space_id: 'talk', query: 'Melanie pottery' });
-    assert.equal(forget.notes.length, 2, 'a forget by query selects the notes holding its words, not the named agent\'s');
+    assert.equal(forget.notes.length, 2, "a forget by query selects the notes holding its words, not the named agent's");
   });
 
   it('answers no hit of a stream of notes without a pause (no sitting: the next note is no reply)', async () => {
@@ -402,7 +402,7 @@ describe('ranking: what recall knows about a note', () => {
     assert.equal(rerank([candidate('b', -0.4)], words)[0]?.score, -0.2);
   });
 
-  it('weighs the named agents up last, leaving derived text, others and a query naming no one as they were', () => {
+  it('weighs the agents a query names up last, the first named most, leaving derived text, others and a query naming no one as they were', () => {
     const kinds: Record<string, { agent: string | undefined; derived: boolean }> = {
       a: { agent: 'caroline', derived: false },
       b: { agent: 'melanie', derived: false },
@@ -418,6 +418,16 @@ describe('ranking: what recall knows about a note', () => {
         ['b', 2.8],
         ['c', 2.5],
         ['e', -0.2],
+      ],
+    );
+    // Both named: the one named first (the subject) counts double, the other (the object) half as much again.
+    assert.deepEqual(
+      preferNamedAgents(hits, queryWords('what did Caroline give Melanie')).map((hit) => [hit.id, hit.score]),
+      [
+        ['a', 6],
+        ['c', 2.5],
+        ['b', 1.4 * 1.5],
+        ['e', -0.4 / 1.5],
       ],
     );
     const unnamed = preferNamedAgents(hits, queryWords('what did she make'));
