@@ -21,6 +21,7 @@ import {
   NEIGHBOUR_LENDERS,
   NEIGHBOUR_REACH,
   NEIGHBOUR_SHARE,
+  preferNamedAgents,
   queryWords,
   RERANK_POOL,
   rerank,
@@ -79,6 +80,9 @@ export interface RecallHit {
   truncated: boolean;
 }
 
+/** Query words that name no agent: rerank applies the source prior alone. */
+const NO_AGENT: ReadonlySet<string> = new Set();
+
 /**
  * Which documents may join the candidates without the query's words (answer turns): none in an exact
  * search (`exact`), else those the query's filters keep (`admit`; every note without filters).
@@ -90,17 +94,19 @@ export interface AnswerTurns {
 
 /**
  * What recall knows of a ranking's documents beyond their words (ranking.ts), before it is cut or
- * fused: the agent field and the source prior, then the notes written just after the best note hits
- * of a sitting, in that sitting, join the candidates (answer turns: never in an exact search, and only
- * those the query's filters admit), then the best note hits lend to the candidates around them, then
- * candidates gain from the best of their sitting. Neighbours, answer turns and sittings are places in
+ * fused: the source prior, then the notes written just after the best note hits of a sitting, in that
+ * sitting, join the candidates (answer turns: never in an exact search, and only those the query's
+ * filters admit), then the best note hits lend to the candidates around them, then candidates gain from
+ * the best of their sitting, and last the agent field (preferNamedAgents): applied first, it let the
+ * other agent's notes climb back by what they borrowed from the named agent's. Neighbours, answer turns and sittings are places in
  * the space's timeline (timeline.ts): no name is parsed, nothing is read.
  */
 export function weigh(index: SpaceIndex, found: readonly SearchHit[], words: ReadonlySet<string>, answers: AnswerTurns): Candidate[] {
   const places = index.timeline.places();
+  // The source prior first; the agent field last (preferNamedAgents), once answer turns, lending and sittings have weighed.
   let hits = rerank(
     found.map((hit) => index.candidate(hit, places)),
-    words,
+    NO_AGENT,
   );
   const lenders = NEIGHBOUR_SHARE > 0 ? hits.slice(0, NEIGHBOUR_LENDERS).filter((hit) => hit.place >= 0) : [];
   if (lenders.length > 0) {
@@ -120,12 +126,14 @@ export function weigh(index: SpaceIndex, found: readonly SearchHit[], words: Rea
     hits = lendToNeighbours(hits, lenders, (lender) => placesAround(places, lender.place, NEIGHBOUR_REACH).flatMap((near) => byPlace.get(near) ?? []));
   }
   const sitters = hits.slice(0, SITTING_CANDIDATES).filter((hit) => hit.place >= 0);
-  if (sitters.length < 2) return hits;
-  const sittings = new Map(sitters.map((hit) => [hit.place, places.sittingOf(hit.place, SITTING_PAUSE_MS, SITTING_REACH)]));
-  return lendWithinSittings(hits, (hit) => {
-    const sitting = sittings.get(hit.place);
-    return sitting === undefined || sitting < 0 ? undefined : sitting;
-  });
+  if (sitters.length >= 2) {
+    const sittings = new Map(sitters.map((hit) => [hit.place, places.sittingOf(hit.place, SITTING_PAUSE_MS, SITTING_REACH)]));
+    hits = lendWithinSittings(hits, (hit) => {
+      const sitting = sittings.get(hit.place);
+      return sitting === undefined || sitting < 0 ? undefined : sitting;
+    });
+  }
+  return preferNamedAgents(hits, words);
 }
 
 /** What the query pipeline uses: the index of a space caught up, embeddings, texts and provenance. */

@@ -11,6 +11,7 @@ import {
   lendWithinSittings,
   NEIGHBOUR_SHARE,
   namesAgent,
+  preferNamedAgents,
   queryWords,
   rankFactor,
   rerank,
@@ -36,6 +37,15 @@ async function space(notes: Array<[agent: string, content: string]>, llm?: Scrip
   for (const [agent, content] of notes) await core.notes.write(owner, { space_id: 'talk', agent, category: 'observation', content });
   return core;
 }
+
+/** A sitting of five turns, a second apart: caroline asks, melanie answers without the question's words. */
+const pottery: Array<[agent: string, content: string]> = [
+  ['caroline', 'Melanie, the pottery class you took sounds fun. Was it hard?'],
+  ['melanie', 'Not at all, I made a bowl and a mug for the kids.'],
+  ['caroline', 'A bowl! I went to the museum with my friends today.'],
+  ['melanie', 'I also went camping with the family last month.'],
+  ['caroline', 'Camping sounds great, Melanie.'],
+];
 
 const search = async (core: Core, query: string) => (await core.recall.search(owner, { space_id: 'talk', query, limit: 5 })).results;
 
@@ -227,6 +237,33 @@ describe('ranking: what recall knows about a note', () => {
     assert.equal(forget.notes.length, 2, 'a forget by query selects only the notes holding its words');
   });
 
+  it("ranks the named speaker's reply above the other speaker's turns it answers, which borrowed from it", async () => {
+    const core = await space(pottery);
+    const hits = await search(core, 'What did Melanie make in her pottery class?');
+    // With the agent field weighed first, caroline's question and her next turn (lent a share of the boosted reply) came first.
+    assert.equal(hits[0]?.agent, 'melanie', hits.map((hit) => `${hit.agent}: ${hit.text}`).join(' | '));
+    assert.match(hits[0]?.text ?? '', /I made a bowl/);
+  });
+
+  it("never lets an agent's name in a query pass a filter, add a note to an exact search or to memory_forget's selection", async () => {
+    const core = await space(pottery);
+    const found = async (input: Record<string, unknown>, options: { exact?: true } = {}) =>
+      (await core.recall.search(owner, { space_id: 'talk', query: 'What did Melanie make in her pottery class?', ...input }, options)).results;
+    assert.deepEqual([...new Set((await found({ agent: 'caroline' })).map((hit) => hit.agent))], ['caroline']);
+    const reply = (await found({})).find((hit) => hit.agent === 'melanie');
+    const before = new Date(Date.parse(reply?.timestamp ?? '') - 1).toISOString();
+    assert.deepEqual(
+      (await found({ until: before })).map((hit) => hit.agent),
+      ['caroline'],
+      'the window ends before melanie wrote: her reply is no candidate, named or not',
+    );
+    // Exact: only notes holding the query's words; melanie's, holding none of "Melanie pottery", are not selected for naming her.
+    const exact = await core.recall.search(owner, { space_id: 'talk', query: 'Melanie pottery' }, { exact: true });
+    assert.deepEqual(exact.results.map((hit) => hit.text).sort(), [pottery[0]?.[1], pottery[4]?.[1]].sort());
+    const forget = await core.forget.forget(owner, { space_id: 'talk', query: 'Melanie pottery' });
+    assert.equal(forget.notes.length, 2, "a forget by query selects the notes holding its words, not the named agent's");
+  });
+
   it('answers no hit of a stream of notes without a pause (no sitting: the next note is no reply)', async () => {
     // 70 notes a second apart, more than a sitting holds (SITTING_REACH 64): the note after the hit is not brought up.
     const notes: Array<[string, string]> = Array.from({ length: 70 }, (_, i) => [i % 2 ? 'bob' : 'ada', `routine entry ${i}`]);
@@ -363,6 +400,39 @@ describe('ranking: what recall knows about a note', () => {
     );
     // A negative score (a cosine) moves up when boosted, too.
     assert.equal(rerank([candidate('b', -0.4)], words)[0]?.score, -0.2);
+  });
+
+  it('weighs the agents a query names up last, the first named most, leaving derived text, others and a query naming no one as they were', () => {
+    const kinds: Record<string, { agent: string | undefined; derived: boolean }> = {
+      a: { agent: 'caroline', derived: false },
+      b: { agent: 'melanie', derived: false },
+      c: { agent: undefined, derived: true },
+      e: { agent: 'melanie', derived: false },
+    };
+    const candidate = (id: string, score: number) => ({ id, score, ...(kinds[id] as (typeof kinds)[string]), place: -1 });
+    const hits = [candidate('a', 3), candidate('c', 2.5), candidate('b', 1.4), candidate('e', -0.4)];
+    assert.deepEqual(
+      preferNamedAgents(hits, queryWords('what did Melanie make')).map((hit) => [hit.id, hit.score]),
+      [
+        ['a', 3],
+        ['b', 2.8],
+        ['c', 2.5],
+        ['e', -0.2],
+      ],
+    );
+    // Both named: the one named first (the subject) counts double, the other (the object) half as much again.
+    assert.deepEqual(
+      preferNamedAgents(hits, queryWords('what did Caroline give Melanie')).map((hit) => [hit.id, hit.score]),
+      [
+        ['a', 6],
+        ['c', 2.5],
+        ['b', 1.4 * 1.5],
+        ['e', -0.4 / 1.5],
+      ],
+    );
+    const unnamed = preferNamedAgents(hits, queryWords('what did she make'));
+    assert.deepEqual(unnamed, hits);
+    assert.notEqual(unnamed, hits, 'a new list, the one given unchanged');
   });
 });
 
