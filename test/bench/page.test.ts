@@ -45,7 +45,7 @@ describe('the benchmark page', () => {
     assert.equal(splicePage('# B\n', page), `# B\n\n${page}\n`);
   });
 
-  it('computes every figure of the page on one conversation per split', { timeout: 120_000 }, async () => {
+  it('computes every figure of the page on one conversation per split', { timeout: 600_000 }, async () => {
     const page = await buildPage({ small: true });
     assert.ok(page.startsWith(PAGE_START) && page.endsWith(PAGE_END));
     assert.doesNotMatch(page, /NaN|undefined|Infinity|n\/a/);
