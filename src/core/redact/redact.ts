@@ -145,7 +145,8 @@ export function scansFor(text: string): SelectedScans | null {
   const selected: SelectedScans = { ranks: [], assignment: false, pem: false, putty: false };
   let unsorted = false;
   for (; match; match = HINT_SCAN.exec(text)) {
-    const scans = BY_HINT.get(match[0].toLowerCase()) as HintScans;
+    // Hints are lowercase, as most texts write them: a copy is made only for one written otherwise.
+    const scans = (BY_HINT.get(match[0]) ?? BY_HINT.get(match[0].toLowerCase())) as HintScans;
     for (const rank of scans.ranks) {
       if (selected.ranks.includes(rank)) continue;
       unsorted ||= selected.ranks.length > 0 && rank < (selected.ranks[selected.ranks.length - 1] as number);
