@@ -20,8 +20,16 @@ export interface NoteName {
 
 const STAMP = /^\d{8}T\d{6}$/;
 
-/** The stamp of a date: 2026-02-20T18:05:12.345Z → 20260220T180512. */
-export const toStamp = (time: Date): string => time.toISOString().replace(/[-:]/g, '').slice(0, 15);
+/**
+ * The stamp of a date: 2026-02-20T18:05:12.345Z → 20260220T180512. Cut from the ISO text by place
+ * (a note's write takes one; a regex replace cost more than the date's formatting); a year outside
+ * 0000–9999, whose ISO text is longer, goes the general way.
+ */
+export function toStamp(time: Date): string {
+  const iso = time.toISOString();
+  if (iso.length !== 24) return iso.replace(/[-:]/g, '').slice(0, 15);
+  return iso.slice(0, 4) + iso.slice(5, 7) + iso.slice(8, 13) + iso.slice(14, 16) + iso.slice(17, 19);
+}
 
 export function formatNoteName(time: Date, agent: string, category: Category, random6: string): string {
   const millis = time.getUTCMilliseconds().toString(36).padStart(2, '0');

@@ -33,6 +33,18 @@ const MIN_CACHE_BYTES = 1024 * 1024;
 const NOTE_VIEW_BYTES = 300;
 
 /**
+ * Flattens a text built by `+` or a template literal (a note's filename is a rope of seven pieces, its
+ * timestamp a slice of a date's ISO text and a `Z`) into one string, in place: V8 reads a number only
+ * from a flat string, and once a rope is flat the GC replaces it by its flat copy. A written note's
+ * view stays in the live-note cache: each piece of a rope would be one more survivor every scavenge
+ * copies (in section 25's steady state, 0.046 ms a note with ropes, 0.040 flattened). The number is
+ * compared so that the call is kept.
+ */
+function flattenText(text: string): boolean {
+  return Number.isNaN(Number(text));
+}
+
+/**
  * A live note's file, read by every reader of live/ (this corpus, a consolidation's window); null when
  * it is gone, or larger than any note live-mem writes (LARGEST_NOTE_BYTES: a planted file, read whole,
  * would take that much memory, or fail every read of the space): left out with a warning, it hides
@@ -124,6 +136,9 @@ export function createCorpus(context: CoreContext) {
      * index (or a live_read) reads no file.
      */
     wroteLive(spaceId: string, view: NoteView): void {
+      flattenText(view.filename);
+      flattenText(view.timestamp);
+      flattenText(view.content);
       liveNotes.set(`${spaceId}/${view.filename}`, view, view.content.length + NOTE_VIEW_BYTES);
     },
 

@@ -71,12 +71,28 @@ const ASSIGNMENTS_RANK = SECRET_PATTERNS.length;
  */
 const ALL_HINTS = [...new Set([...SECRET_PATTERNS.flatMap((pattern) => pattern.hints), ...ASSIGNMENT_HINTS, ...Object.values(BLOCK_HINTS)])];
 const HINT_SCAN = new RegExp(trieSource(ALL_HINTS), 'gi');
-/** The hint found at a place stands for every hint it begins with (`sk-ant-` holds `sk-`): the trie takes the longest. */
-const PREFIXES = new Map(ALL_HINTS.map((hint) => [hint, ALL_HINTS.filter((other) => hint.startsWith(other))]));
-/** The patterns each hint may start, by rank. */
-const BY_HINT = new Map<string, number[]>();
-for (const [rank, pattern] of SECRET_PATTERNS.entries()) {
-  for (const hint of pattern.hints) BY_HINT.set(hint, [...(BY_HINT.get(hint) ?? []), rank]);
+/**
+ * What each hint selects: the rows it is a literal of (by rank), and whether it opens the key scan
+ * or a block scan. The hint found at a place stands for every hint it begins with (`sk-ant-` holds
+ * `sk-`, `tokens:` holds `token`): the trie takes the longest, so its entry merges theirs.
+ */
+interface HintScans {
+  ranks: readonly number[];
+  assignment: boolean;
+  pem: boolean;
+  putty: boolean;
+}
+const BY_HINT = new Map<string, HintScans>();
+for (const hint of ALL_HINTS) {
+  const prefixes = ALL_HINTS.filter((other) => hint.startsWith(other));
+  const ranks: number[] = [];
+  for (const [rank, pattern] of SECRET_PATTERNS.entries()) if (pattern.hints.some((own) => prefixes.includes(own))) ranks.push(rank);
+  BY_HINT.set(hint, {
+    ranks,
+    assignment: ASSIGNMENT_HINTS.some((own) => prefixes.includes(own)),
+    pem: prefixes.includes(BLOCK_HINTS.pem),
+    putty: prefixes.includes(BLOCK_HINTS.putty),
+  });
 }
 
 interface TrieNode {
@@ -105,20 +121,44 @@ function trieSource(words: readonly string[]): string {
   return source(root);
 }
 
+/** The scans a text's hints select (see scansFor). */
+export interface SelectedScans {
+  /** The rows to run, by rank (ascending): those one of whose hints the text holds. */
+  ranks: number[];
+  /** The key scan (assignments.ts): the text holds one of ASSIGNMENT_HINTS. */
+  assignment: boolean;
+  pem: boolean;
+  putty: boolean;
+}
+
 /**
- * The hints `text` holds (lowercase), or null when it holds none (the common case: nothing more is
- * done). After each find the scan goes on one character later, not past it: a hint that starts
- * inside another is found too.
+ * The scans `text` needs, keyed by the literals it holds (as gitleaks' `keywords`): a row runs only
+ * where one of its hints is, so "the token refresh path" runs Airtable's row (`pat`) and the gate of
+ * the key scan, not the catalogue. Null when the text holds no hint (the common case: nothing more
+ * is done). One scan of the text; after each find it goes on one character later, not past it: a
+ * hint that starts inside another is found too.
  */
-function hintsIn(text: string): Set<string> | null {
+export function scansFor(text: string): SelectedScans | null {
   HINT_SCAN.lastIndex = 0;
-  let seen: Set<string> | null = null;
-  for (let match = HINT_SCAN.exec(text); match; match = HINT_SCAN.exec(text)) {
-    seen ??= new Set();
-    for (const hint of PREFIXES.get(match[0].toLowerCase()) ?? []) seen.add(hint);
+  let match = HINT_SCAN.exec(text);
+  if (!match) return null;
+  const selected: SelectedScans = { ranks: [], assignment: false, pem: false, putty: false };
+  let unsorted = false;
+  for (; match; match = HINT_SCAN.exec(text)) {
+    // Hints are lowercase, as most texts write them: a copy is made only for one written otherwise.
+    const scans = (BY_HINT.get(match[0]) ?? BY_HINT.get(match[0].toLowerCase())) as HintScans;
+    for (const rank of scans.ranks) {
+      if (selected.ranks.includes(rank)) continue;
+      unsorted ||= selected.ranks.length > 0 && rank < (selected.ranks[selected.ranks.length - 1] as number);
+      selected.ranks.push(rank);
+    }
+    if (scans.assignment) selected.assignment = true;
+    if (scans.pem) selected.pem = true;
+    if (scans.putty) selected.putty = true;
     HINT_SCAN.lastIndex = match.index + 1;
   }
-  return seen;
+  if (unsorted) selected.ranks.sort((x, y) => x - y);
+  return selected;
 }
 
 /**
@@ -131,17 +171,20 @@ export function holdsNothingToRedact(text: string): boolean {
   return !HINT_SCAN.test(text) && !PRIVATE_CLOSE.test(text);
 }
 
-/** Every secret in `text`, in order, overlapping findings merged (named by the higher-ranked kind). */
-function findSecrets(text: string): Finding[] {
-  const seen = hintsIn(text);
-  if (!seen) return [];
-  const found: Finding[] = [];
-  if (seen.has(BLOCK_HINTS.pem)) privateKeyBlocks(text, found);
-  if (seen.has(BLOCK_HINTS.putty)) puttyPrivateLines(text, found);
-  const ranks: number[] = [];
-  for (const hint of seen) for (const rank of BY_HINT.get(hint) ?? []) if (!ranks.includes(rank)) ranks.push(rank);
-  ranks.sort((a, b) => a - b);
-  for (const rank of ranks) {
+const NONE: readonly Finding[] = Object.freeze([]);
+
+/**
+ * Every secret in `text`, in order, overlapping findings merged (named by the higher-ranked kind).
+ * A text whose selected rows find nothing allocates no list (NONE): most texts holding a hint hold
+ * no secret.
+ */
+function findSecrets(text: string): readonly Finding[] {
+  const selected = scansFor(text);
+  if (!selected) return NONE;
+  let found: Finding[] | undefined;
+  if (selected.pem) privateKeyBlocks(text, (found ??= []));
+  if (selected.putty) puttyPrivateLines(text, (found ??= []));
+  for (const rank of selected.ranks) {
     const pattern = SECRET_PATTERNS[rank] as SecretPattern;
     // The row's own global regex, from the start (matchAll would build a copy of it per call).
     const regex = pattern.regex;
@@ -151,10 +194,11 @@ function findSecrets(text: string): Finding[] {
       const indices = match.indices as RegExpIndicesArray;
       const [start, end] = indices.groups?.s ?? (indices[0] as [number, number]);
       if (pattern.valid && !pattern.valid(text.slice(start, end))) continue;
-      found.push({ start, end, kind: pattern.kind, rank });
+      (found ??= []).push({ start, end, kind: pattern.kind, rank });
     }
   }
-  if (ASSIGNMENT_HINTS.some((hint) => seen.has(hint)) && mayHoldAssignment(text)) assignments(text, found, ASSIGNMENTS_RANK);
+  if (selected.assignment && mayHoldAssignment(text)) assignments(text, (found ??= []), ASSIGNMENTS_RANK);
+  if (!found || found.length === 0) return NONE;
   found.sort((a, b) => a.start - b.start || a.rank - b.rank);
   const merged: Finding[] = [];
   for (const finding of found) {
@@ -165,6 +209,17 @@ function findSecrets(text: string): Finding[] {
     } else merged.push({ ...finding });
   }
   return merged;
+}
+
+/**
+ * Whether redactForWrite(text, mode) gives back `text` itself with nothing to report: no
+ * `<private>` tag, and (unless mode is `off`) no secret the selected scans find. What the input
+ * pass (stored-text.ts) asks of every string, in one scan for the hints and only the rows they
+ * select, with nothing allocated past the selection when nothing is found.
+ */
+export function leavesAsIs(text: string, mode: RedactMode): boolean {
+  if (PRIVATE_CLOSE.test(text)) return false;
+  return mode === 'off' || findSecrets(text).length === 0;
 }
 
 function countKinds(findings: readonly Finding[]): KindCount[] {

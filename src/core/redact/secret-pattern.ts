@@ -15,7 +15,12 @@ export interface SecretPattern {
   kind: string;
   /** Global, with the `d` flag; the named group `s` is the secret when present, else the whole match. */
   regex: RegExp;
-  /** Lowercase literals, one of which every match contains. */
+  /**
+   * Lowercase literals, one of which every match contains (as gitleaks' `keywords`): the row runs only
+   * on a text holding one (redact.ts, scansFor). A token with no prefix of its own is keyed on a word
+   * the text must hold beside it instead (Discord's bot token: "discord"); test/core/redact-prefilter.test.ts
+   * checks both against every sample.
+   */
   hints: string[];
   /** Rejects a match that only looks like the kind (e.g. a slug with no digit). */
   valid?: (secret: string) => boolean;

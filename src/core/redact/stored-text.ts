@@ -1,5 +1,5 @@
 import { invalid } from '../../shared/errors.js';
-import { holdsNothingToRedact, type KindCount, type RedactMode, redactForWrite } from './redact.js';
+import { type KindCount, leavesAsIs, type RedactMode, redactForWrite } from './redact.js';
 
 /**
  * The one pass every text a caller hands the core goes through before anything is stored: not a
@@ -140,11 +140,12 @@ function isFlat(value: unknown): value is Record<string, unknown> {
 
 /**
  * One string of an input through the pass (the field at `path`), what it kept out added to `kept`.
- * A string with no hint of a secret and no `<private>` tag is returned as it is after one scan; the
- * label of a refusal is built only for a refusal.
+ * A string the pass leaves as it is (no `<private>` tag, no secret the rows its hints select find:
+ * leavesAsIs) is returned after one scan for the hints, allocating nothing more; a string that
+ * changes is scanned again by redactForWrite (rare). The label of a refusal is built only for a refusal.
  */
 function redactString(raw: string, path: string, mode: RedactMode, options: FieldOptions, kept: KeptOut): string {
-  if (holdsNothingToRedact(raw)) return raw;
+  if (leavesAsIs(raw, mode)) return raw;
   const label = options.label ?? ((at: string) => `the ${at}`);
   const forWrite = { honourPrivate: options.honourPrivate ?? true, ...(options.refusalHint ? { refusalHint: options.refusalHint } : {}) };
   const result = redactForWrite(raw, mode, mode === 'refuse' ? label(path) : '', forWrite);
