@@ -91,6 +91,7 @@ export function createHistoryReader(context: CoreContext, caches: HistoryCaches,
       for (const cid of record.forget.consolidations) {
         records.delete(`${spaceId}/${cid}`);
         bundles.delete(`${spaceId}/${cid}`);
+        reading.delete(`${spaceId}/${cid}`);
       }
       // And every record from the first of them on: the forget takes out their copy of the synthesis.
       const first = [...record.forget.consolidations].sort()[0];
@@ -98,12 +99,26 @@ export function createHistoryReader(context: CoreContext, caches: HistoryCaches,
     }
   };
 
+  /**
+   * Bundles being read, by cache key: callers that ask for one while it is read share that read (a
+   * search's hits often fall in the same consolidation; on S3 each read is a 240 KB GET). Dropped
+   * with the cached bundle when a forget rewrites it.
+   */
+  const reading = new Map<string, Promise<{ bundle: HistoryBundle; bytes: number | null }>>();
   /** A consolidation's notes.json, decoded once; each note's front-matter parsed when first asked. */
   const bundleOf = async (spaceId: string, cid: string, cache = true): Promise<HistoryBundle> => {
     const cacheKey = `${spaceId}/${cid}`;
     const cached = bundles.get(cacheKey);
     if (cached) return cached;
-    const { bundle, bytes } = await readHistoryBundle(storage, spaceId, cid, (filename) => isForgotten(spaceId, filename));
+    let read = reading.get(cacheKey);
+    if (!read) {
+      const started = readHistoryBundle(storage, spaceId, cid, (filename) => isForgotten(spaceId, filename)).finally(() => {
+        if (reading.get(cacheKey) === started) reading.delete(cacheKey);
+      });
+      read = started;
+      reading.set(cacheKey, read);
+    }
+    const { bundle, bytes } = await read;
     // A bundle is only cached once whole: a missing notes.json (a consolidation being written) is asked again.
     if (bytes !== null && cache) bundles.set(cacheKey, bundle, bytes * 2 + ENTRY_BYTES);
     return bundle;
