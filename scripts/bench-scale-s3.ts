@@ -37,16 +37,21 @@ export async function seedS3Space(plan: SeedPlan, texts: readonly string[], tail
   if (!process.env.LIVE_MEM_TEST_S3_ENDPOINT) return null;
   const { makeS3Harness } = await import('../test/helpers/s3.js');
   const harness = await makeS3Harness({ prefix: `bench-scale-${Date.now().toString(36)}` });
-  const started = performance.now();
-  await seedSynthetic(harness.driver, plan, texts);
-  const seedMs = performance.now() - started;
-  const core = createCore({ storage: harness.driver });
-  const caller = ownerCaller('bench');
-  await core.recall.search(caller, { space_id: plan.spaceId, query, limit: 10 }); // the first build
-  await core.idle(); // its snapshot written
-  for (const content of tail) await core.notes.write(caller, { space_id: plan.spaceId, category: 'observation', content });
-  await core.idle();
-  return { harness, spaceId: plan.spaceId, seedMs };
+  try {
+    const started = performance.now();
+    await seedSynthetic(harness.driver, plan, texts);
+    const seedMs = performance.now() - started;
+    const core = createCore({ storage: harness.driver });
+    const caller = ownerCaller('bench');
+    await core.recall.search(caller, { space_id: plan.spaceId, query, limit: 10 }); // the first build
+    await core.idle(); // its snapshot written
+    for (const content of tail) await core.notes.write(caller, { space_id: plan.spaceId, category: 'observation', content });
+    await core.idle();
+    return { harness, spaceId: plan.spaceId, seedMs };
+  } catch (error) {
+    await harness.cleanup().catch(() => undefined);
+    throw error;
+  }
 }
 
 export async function s3FirstSearch(space: S3Space, home: string, query: string): Promise<S3Round> {
