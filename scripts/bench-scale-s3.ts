@@ -4,10 +4,11 @@
  * build, the same 99 tail notes, then the first memory_search of a new process as an agent meets it —
  * the build's executable (the bundle, so module loading is what a user pays) spawned over stdio with
  * the S3 settings, timed from the handshake to the answer, with the server's CPU time over that span
- * from /proc and the load as the round ran. The 1M space is not seeded here: its first build reads
- * 1,995 bundles back from the store and writes a 140 MB snapshot, minutes of a bench run for a figure
- * whose parts (one snapshot GET, the same listings) the 100k one already shows. The seeding and the
- * snapshot are this checkout's; a baseline build whose snapshots differ rebuilds in its first round.
+ * from /proc and the load as the round ran. The 1M space is not seeded here: with its snapshots it
+ * takes about 700 MB of the store, and the dev radosgw (scripts/ceph-up.sh) keeps 1 GB in memory —
+ * filled, it blocks every write and delete of every test run; its first build also takes minutes. The
+ * space is deleted after the rounds. The seeding and the snapshot are this checkout's; a baseline build
+ * whose snapshots differ rebuilds in its first round.
  */
 import { loadavg } from 'node:os';
 import { ownerCaller } from '../src/core/caller.js';
