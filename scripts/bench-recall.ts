@@ -17,6 +17,7 @@ import { CATEGORIES, type Category } from '../src/core/validate.js';
 import { mapLimit } from '../src/shared/concurrency.js';
 import { openBatch } from '../src/storage/batch.js';
 import { createFsDriver } from '../src/storage/fs/fs-driver.js';
+import type { StorageDriver } from '../src/storage/types.js';
 import { plan, rewrite } from '../fixtures/llm/scenarios.js';
 import { startScriptedLlm } from '../test/helpers/scripted-llm.js';
 import { missQueries, searchQueries, seeded, syntheticNotes, uniqueId, vocabulary } from './bench-text.js';
@@ -55,8 +56,9 @@ export interface SeedPlan {
  * (history/{cid}/notes.json + record.json, as commit/commit.ts writes them, with no bank), the
  * rest as live note files. No fsync per file: one batch, flushed once.
  */
-export async function seedSynthetic(home: string, seed: SeedPlan, texts: readonly string[]): Promise<void> {
-  const storage = createFsDriver(home);
+export async function seedSynthetic(home: string | StorageDriver, seed: SeedPlan, texts: readonly string[]): Promise<void> {
+  // A home is an fs store of its own, closed at the end; a driver given (section 20's S3 store) is the caller's.
+  const storage = typeof home === 'string' ? createFsDriver(home) : home;
   await createCore({ storage }).spaces.create(ownerCaller('seed'), { space_id: seed.spaceId });
   const keys = spaceKeys(seed.spaceId);
   const firstMs = Date.now() - 60 * DAY_MS;
@@ -92,7 +94,7 @@ export async function seedSynthetic(home: string, seed: SeedPlan, texts: readonl
   const live = Array.from({ length: texts.length - index }, () => noteAt(index++));
   await mapLimit(live, 16, (note) => batch.put(keys.note(note.filename), note.body));
   await batch.flush();
-  await storage.close?.();
+  if (typeof home === 'string') await storage.close?.();
 }
 
 // ---------------------------------------------------------------------------------------------

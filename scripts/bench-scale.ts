@@ -46,6 +46,7 @@ import {
   type Figure,
 } from './bench-lib.js';
 import { seedSynthetic } from './bench-recall.js';
+import { dropS3Space, type S3Round, type S3Space, s3FirstSearch, s3Figures, seedS3Space } from './bench-scale-s3.js';
 import { missQueries, searchQueries, syntheticNotes, vocabulary } from './bench-text.js';
 
 const SPACES = {
@@ -180,6 +181,15 @@ export async function benchScale(): Promise<Figure[]> {
   for (const [key, space] of Object.entries(SPACES) as Array<[SpaceKey, (typeof SPACES)[SpaceKey]]>)
     seedMs[key] = await timeMs(() => seedSynthetic(home, space, syntheticNotes(space.notes, space.seed, words)));
   progress(`  seeded 100,000 notes in ${(seedMs['100k'] / 1000).toFixed(1)} s and 1,000,000 in ${(seedMs['1m'] / 1000).toFixed(1)} s`);
+  const tail = Array.from({ length: TAIL_NOTES }, (_, i) => `tail note ${i}: ${words.slice(i, i + 12).join(' ')}`);
+  // Before the long rebuilds: a store that fails (a stalled radosgw) is known at once, and leaves only its own figures out.
+  let s3 = await seedS3Space(SPACES['100k'], syntheticNotes(SPACES['100k'].notes, SPACES['100k'].seed, words), tail, QUERIES[0] as string).catch(
+    (error: unknown) => {
+      progress(`  S3 left out: ${(error as Error).message}`);
+      return null;
+    },
+  );
+  if (s3) progress(`  100k: seeded on S3 in ${(s3.seedMs / 1000).toFixed(1)} s, snapshot and tail notes written`);
 
   const rebuild: Partial<Record<SpaceKey, { ms: number; report: ChildReport }>> = {};
   for (const key of ['100k', '1m'] as const) {
@@ -194,20 +204,33 @@ export async function benchScale(): Promise<Figure[]> {
   const core = createCore({ storage: createFsDriver(home) });
   const caller = ownerCaller('bench');
   for (const key of ['100k', '1m'] as const)
-    for (let i = 0; i < TAIL_NOTES; i++)
-      await core.notes.write(caller, {
-        space_id: SPACES[key].spaceId,
-        category: 'observation',
-        content: `tail note ${i}: ${words.slice(i, i + 12).join(' ')}`,
-      });
+    for (const content of tail) await core.notes.write(caller, { space_id: SPACES[key].spaceId, category: 'observation', content });
 
   const cold: Record<SpaceKey, ChildReport[]> = { '100k': [], '1m': [] };
   const stdio: Record<SpaceKey, StdioRound[]> = { '100k': [], '1m': [] };
-  for (let run = 0; run < COLD_RUNS; run++)
-    for (const key of ['100k', '1m'] as const) {
-      cold[key].push(await runChild(home, SPACES[key].spaceId, key === '1m'));
-      stdio[key].push(await stdioFirstSearch(home, SPACES[key].spaceId));
-    }
+  const onS3: S3Round[] = [];
+  try {
+    for (let run = 0; run < COLD_RUNS; run++)
+      for (const key of ['100k', '1m'] as const) {
+        cold[key].push(await runChild(home, SPACES[key].spaceId, key === '1m'));
+        stdio[key].push(await stdioFirstSearch(home, SPACES[key].spaceId));
+        if (s3 && key === '100k')
+          await s3FirstSearch(s3, home, QUERIES[0] as string).then(
+            (round) => onS3.push(round),
+            async (error: unknown) => {
+              progress(`  S3 left out: ${(error as Error).message}`);
+              await dropS3Space(s3 as S3Space);
+              s3 = null;
+            },
+          );
+      }
+  } finally {
+    if (s3) await dropS3Space(s3);
+  }
+  if (s3) {
+    const rounds = onS3.map((r) => `${r.firstMs.toFixed(0)} (CPU ${r.cpuMs?.toFixed(0) ?? '?'}, load ${r.load.toFixed(1)})`);
+    progress(`  100k on S3: first search over stdio, handshake to answer ${rounds.join(', ')} ms`);
+  }
   for (const key of ['100k', '1m'] as const) {
     progress(`  ${key}: first search of a new process ${cold[key].map((r) => r.firstSearchMs.toFixed(0)).join(', ')} ms`);
     const rounds = stdio[key].map(
@@ -267,6 +290,7 @@ export async function benchScale(): Promise<Figure[]> {
     ),
     figure('scale_first_search_100k_cpu_ms', '  its CPU time (median)', median(cold['100k'].map((r) => r.firstSearchCpuMs)), 'ms'),
     ...stdioFigures('100k', '100k', TARGET.first100kMs),
+    ...(s3 ? s3Figures(s3, onS3, '100k') : []),
     figure(
       'scale_first_search_1m_ms',
       `memory_search, first of a new process, 1M + ${TAIL_NOTES} new notes (median of ${COLD_RUNS}: ${spread(first('1m'))} ms)`,

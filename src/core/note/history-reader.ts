@@ -91,6 +91,7 @@ export function createHistoryReader(context: CoreContext, caches: HistoryCaches,
       for (const cid of record.forget.consolidations) {
         records.delete(`${spaceId}/${cid}`);
         bundles.delete(`${spaceId}/${cid}`);
+        reading.delete(`${spaceId}/${cid}`);
       }
       // And every record from the first of them on: the forget takes out their copy of the synthesis.
       const first = [...record.forget.consolidations].sort()[0];
@@ -98,12 +99,14 @@ export function createHistoryReader(context: CoreContext, caches: HistoryCaches,
     }
   };
 
+  /** Bundles being read, by cache key (shareRead); dropped with the cached bundle when a forget rewrites it. */
+  const reading = new Map<string, Promise<{ bundle: HistoryBundle; bytes: number | null }>>();
   /** A consolidation's notes.json, decoded once; each note's front-matter parsed when first asked. */
   const bundleOf = async (spaceId: string, cid: string, cache = true): Promise<HistoryBundle> => {
     const cacheKey = `${spaceId}/${cid}`;
     const cached = bundles.get(cacheKey);
     if (cached) return cached;
-    const { bundle, bytes } = await readHistoryBundle(storage, spaceId, cid, (filename) => isForgotten(spaceId, filename));
+    const { bundle, bytes } = await shareRead(reading, cacheKey, () => readHistoryBundle(storage, spaceId, cid, (filename) => isForgotten(spaceId, filename)));
     // A bundle is only cached once whole: a missing notes.json (a consolidation being written) is asked again.
     if (bytes !== null && cache) bundles.set(cacheKey, bundle, bytes * 2 + ENTRY_BYTES);
     return bundle;
@@ -168,6 +171,20 @@ export function createHistoryReader(context: CoreContext, caches: HistoryCaches,
     /** A space's tombstones, if any forget of it is known (never made here: a read must not add a space). */
     tombstones: (spaceId: string): ReadonlySet<string> | undefined => forgets.get(spaceId)?.names,
   };
+}
+
+/**
+ * The read of `key` in flight, or `start()`'s, kept in `reads` until it settles: callers that ask
+ * meanwhile share it (a search's hits often fall in one consolidation; on S3 each is a 240 KB GET).
+ */
+function shareRead<T>(reads: Map<string, Promise<T>>, key: string, start: () => Promise<T>): Promise<T> {
+  const pending = reads.get(key);
+  if (pending) return pending;
+  const started = start().finally(() => {
+    if (reads.get(key) === started) reads.delete(key);
+  });
+  reads.set(key, started);
+  return started;
 }
 
 /** A compaction's preimages.json, decoded once and cached (it is frozen once its record exists). */
