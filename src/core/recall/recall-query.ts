@@ -115,8 +115,11 @@ export function weigh(index: SpaceIndex, found: readonly SearchHit[], words: Rea
     // Only a hit of a sitting is answered: in a stream of notes without pauses (no sitting) the next note is no reply.
     const asking = answers.exact ? [] : lenders.filter((lender) => places.sittingOf(lender.place, SITTING_PAUSE_MS, SITTING_REACH) >= 0);
     const turns = asking.length > 0 ? answerPlaces(asking, places, (near) => byPlace.has(near)) : [];
+    // The hits' documents by id, built at the first answer turn (none on the common path): the first hit of an id, as a scan of `found` gave it.
+    let docs: Map<string, SearchHit['doc']> | undefined;
     for (const [place, lender] of turns) {
-      const near = { place: lender.place, doc: found.find((hit) => hit.id === lender.id)?.doc };
+      docs ??= docsById(found);
+      const near = { place: lender.place, doc: docs.get(lender.id) };
       const answer = index.answerAt(place, places, near, answerScore(lender));
       if (answer === null || (answers.admit && !answers.admit(answer.id))) continue;
       byPlace.set(place, answer);
@@ -150,6 +153,13 @@ export type IndexRecovery = <T>(
   retry: (reopened: SpaceIndex) => T | Promise<T>,
   onProgress?: RecallOptions['onProgress'],
 ) => Promise<T>;
+
+/** Each hit's engine number (SearchHit.doc) by its id; the first hit of an id wins. */
+function docsById(found: readonly SearchHit[]): Map<string, SearchHit['doc']> {
+  const docs = new Map<string, SearchHit['doc']>();
+  for (const hit of found) if (!docs.has(hit.id)) docs.set(hit.id, hit.doc);
+  return docs;
+}
 
 /** What the query pipeline uses: the index of a space caught up, embeddings, texts and provenance. */
 export interface RecallQueryParts {
