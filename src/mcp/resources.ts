@@ -6,22 +6,22 @@ import type { BankFileInfo } from '../core/bank/bank-service.js';
 import { authorize, canAccessSpace, type Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
 import type { CoreEvent } from '../core/events.js';
+import { STORE, type FeedEvent, type FeedSubscription } from '../core/feed/change-feed.js';
 import { validateSpaceId } from '../core/validate.js';
 import { mapLimit } from '../shared/concurrency.js';
 import { isLiveMemError } from '../shared/errors.js';
 import type { Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
+import { changesList, resourceUri, updatedUris } from './feed-notices.js';
 import { protocolError } from './result.js';
 import type { ToolExtra } from './tool.js';
 
 const MIME = 'text/markdown';
 
-/** The URI of each resource; space ids and bank file names are URI-safe, the encoding is a guard. */
-export const resourceUri = {
-  bank: (spaceId: string, filename: string) => `live-mem://${spaceId}/bank/${encodeURIComponent(filename)}`,
-  rules: (spaceId: string) => `live-mem://${spaceId}/rules`,
-  synthesis: (spaceId: string) => `live-mem://${spaceId}/synthesis`,
-};
+export { resourceUri };
+
+/** Live notes the `live` resource shows, newest first. */
+const LIVE_NOTES = 50;
 
 /** A space the caller may read, with what its listing needs. */
 interface ListedSpace {
@@ -82,6 +82,19 @@ const kinds: ResourceKind[] = [
     ],
     read: async (core, caller, vars) => (await core.spaces.synthesis(caller, { space_id: vars.space ?? '' })).synthesis,
   },
+  {
+    name: 'live-notes',
+    title: 'Live notes',
+    description: `The newest ${LIVE_NOTES} live notes of a space, newest first: subscribe to it to be told of notes written by any agent, process or host.`,
+    template: 'live-mem://{space}/live',
+    list: (space) => [{ uri: resourceUri.live(space.space_id), name: `${space.space_id}/live`, title: `Live notes of ${space.space_id}`, mimeType: MIME }],
+    read: async (core, caller, vars) => {
+      const { notes, has_more } = await core.notes.read(caller, { space_id: vars.space ?? '', limit: LIVE_NOTES });
+      const blocks = notes.map((note) => `## ${note.timestamp} · ${note.agent} · ${note.category}\n\n${note.content.trim()}\n`);
+      if (has_more) blocks.push(`_Older notes: live_read with before "${notes.at(-1)?.filename ?? ''}"._\n`);
+      return blocks.join('\n');
+    },
+  },
 ];
 
 export interface ResourceHost {
@@ -105,17 +118,22 @@ function decode(variables: Variables): Record<string, string> {
 }
 
 /**
- * Registers each space's bank files, rules and synthesis as resources (listed and as templates),
- * read through the core with the caller, so a read is refused exactly as the tools refuse it.
- * Subscriptions live as long as this server (one client): a consolidation committed in this process
- * sends `notifications/resources/updated` for the subscribed URIs it wrote, and a created bank file
- * or a created or deleted space sends `notifications/resources/list_changed` to a client that has
- * listed resources, when its caller may read that space.
+ * Registers each space's bank files, rules, synthesis and live notes as resources (listed and as
+ * templates), read through the core with the caller, so a read is refused exactly as the tools refuse it.
+ * Subscriptions live as long as this server (one client) and are fed by the core's change feed, which
+ * sees changes made by any process or host on the store: a subscribed URI whose content changed (a
+ * note, a commit, a correction) gets `notifications/resources/updated`; a created or deleted bank file
+ * of a watched space, or a created or deleted space, sends `notifications/resources/list_changed` to a
+ * client that has listed resources, when its caller may read that space. A bank file created by a
+ * consolidation in this process in a space nobody here watches still changes the list, as before.
  */
 export function registerResources(server: McpServer, host: ResourceHost): void {
   const { core, logger } = host;
-  const subscribed = new Set<string>();
+  /** Subscribed URIs and their space; each space with one is watched through the feed. */
+  const subscribed = new Map<string, string>();
+  const watched = new Map<string, FeedSubscription>();
   let lister: Caller | undefined;
+  let storeWatch: FeedSubscription | undefined;
 
   /** The spaces the caller may read, once per resources/list (each template's list callback asks). */
   const listings = new WeakMap<object, Promise<ListedSpace[]>>();
@@ -129,6 +147,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
       caller = ANONYMOUS;
     }
     lister = caller;
+    if (host.notifications !== false) storeWatch ??= core.feed.subscribe([STORE], (event) => onFeed(event));
     const listed = await core.spaces.list(caller).catch((error: unknown) => {
       if (isLiveMemError(error, 'forbidden')) return { spaces: [] };
       throw error;
@@ -182,7 +201,10 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
       const variables = template.match(uri);
       if (variables) return decode(variables).space ?? '';
     }
-    throw new McpError(ErrorCode.InvalidParams, `unknown resource URI ${JSON.stringify(uri)}: live-mem://{space}/bank/{file}, …/rules or …/synthesis`);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `unknown resource URI ${JSON.stringify(uri)}: live-mem://{space}/bank/{file}, …/rules, …/synthesis or …/live`,
+    );
   };
   const normalize = (uri: string): string => {
     try {
@@ -192,13 +214,36 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
     }
   };
 
+  const send = (notification: Promise<void>) =>
+    notification.catch((error: unknown) => logger.debug('a resource notification was not sent', { error: String(error) }));
+  const listChanged = (spaceId: string) => {
+    if (lister && canAccessSpace(lister, spaceId) && server.isConnected()) void send(server.server.sendResourceListChanged());
+  };
+  // Changes seen in the store, by anyone: spaces created and deleted come from the store's watch (once a
+  // client listed), the rest from the watch of each space a URI is subscribed in.
+  const onFeed = (event: FeedEvent) => {
+    if (event.type === 'space_created' || event.type === 'space_deleted') return listChanged(event.space_id);
+    for (const uri of updatedUris(event)) if (subscribed.has(uri) && server.isConnected()) void send(server.server.sendResourceUpdated({ uri }));
+    if (changesList(event)) listChanged(event.space_id);
+  };
+  const unwatch = (spaceId: string) => {
+    if ([...subscribed.values()].includes(spaceId)) return;
+    watched.get(spaceId)?.unsubscribe();
+    watched.delete(spaceId);
+  };
+
   if (host.notifications === false) return;
   server.server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     try {
       const uri = normalize(request.params.uri);
       // The core's guard, in its order: a valid id, then the caller's right to read that space.
-      authorize(await host.caller(extra), 'read', validateSpaceId(spaceOf(uri)));
-      subscribed.add(uri);
+      const spaceId = validateSpaceId(spaceOf(uri));
+      authorize(await host.caller(extra), 'read', spaceId);
+      subscribed.set(uri, spaceId);
+      let watch = watched.get(spaceId);
+      if (!watch) watched.set(spaceId, (watch = core.feed.subscribe([spaceId], onFeed)));
+      // Answered once the space's baseline is taken: any change after this answer is told.
+      await watch.ready;
       return {};
     } catch (error) {
       throw protocolError(error, logger, 'resources/subscribe', host.offered);
@@ -206,26 +251,24 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
     const { uri } = request.params;
-    subscribed.delete(URL.canParse(uri) ? new URL(uri).href : uri);
+    const key = URL.canParse(uri) ? new URL(uri).href : uri;
+    const spaceId = subscribed.get(key);
+    subscribed.delete(key);
+    if (spaceId !== undefined) unwatch(spaceId);
     return {};
   });
 
-  const send = (notification: Promise<void>) =>
-    notification.catch((error: unknown) => logger.debug('a resource notification was not sent', { error: String(error) }));
-  const listChanged = (spaceId: string) => {
-    if (lister && canAccessSpace(lister, spaceId) && server.isConnected()) void send(server.server.sendResourceListChanged());
-  };
+  // A consolidation in this process, in a space no URI here is subscribed in, still changes the list (the feed does the rest).
   const onEvent = (event: CoreEvent) => {
-    if (event.type !== 'bank_changed') return listChanged(event.space_id);
-    const uris = event.files.map((file) => resourceUri.bank(event.space_id, file.filename));
-    if (event.synthesis) uris.push(resourceUri.synthesis(event.space_id));
-    for (const uri of uris) if (subscribed.has(uri) && server.isConnected()) void send(server.server.sendResourceUpdated({ uri }));
-    if (event.files.some((file) => file.kind === 'created' || file.kind === 'deleted')) listChanged(event.space_id);
+    if (event.type === 'bank_changed' && !watched.has(event.space_id) && event.files.some((file) => file.kind !== 'updated')) listChanged(event.space_id);
   };
   const stop = core.events.on(onEvent);
   const closed = server.server.onclose;
   server.server.onclose = () => {
     stop();
+    storeWatch?.unsubscribe();
+    for (const watch of watched.values()) watch.unsubscribe();
+    watched.clear();
     closed?.();
   };
 }
