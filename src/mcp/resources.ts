@@ -201,10 +201,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
       const variables = template.match(uri);
       if (variables) return decode(variables).space ?? '';
     }
-    throw new McpError(
-      ErrorCode.InvalidParams,
-      `unknown resource URI ${JSON.stringify(uri)}: live-mem://{space}/bank/{file}, …/rules, …/synthesis or …/live`,
-    );
+    throw new McpError(ErrorCode.InvalidParams, `unknown resource URI ${JSON.stringify(uri)}: live-mem://{space}/bank/{file}, …/rules, …/synthesis or …/live`);
   };
   const normalize = (uri: string): string => {
     try {

@@ -72,7 +72,7 @@ function scenario(label: string, makeEnv: () => Promise<{ env: Record<string, st
       assert.match(String((contents[0] as { text: string }).text), /^## \S+ · bob · decision\n\nRelease 3\.2\.1 ships on 2026-03-14\./);
     });
 
-    it("a consolidation committed through B: the files it wrote, the synthesis, the live notes it moved, the list", async () => {
+    it('a consolidation committed through B: the files it wrote, the synthesis, the live notes it moved, the list', async () => {
       updated.length = 0;
       const listedBefore = listChanged;
       const pkg = (await b.call('bank_consolidate', { space_id: 'demo' })) as unknown as { handle: string; prompt: string };

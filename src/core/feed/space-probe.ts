@@ -34,10 +34,96 @@ type Part = (typeof PARTS)[number];
 
 /** A completed history entry: its record written last (commit/record.ts). */
 const RECORD = 'record.json';
+/** The synthesis and the rules beside the bank's files in one map (no file name starts with NUL). */
+const SYNTHESIS_ENTRY = '\0synthesis';
+const RULES_ENTRY = '\0rules';
 
 export interface SpaceProbe {
   /** Compares the store with what the last check saw; the first check only takes a baseline. Throws what the store throws (state kept: the next check retries). */
   check(): Promise<FeedEvent[]>;
+}
+
+type Keys = ReturnType<typeof spaceKeys>;
+
+/** The live notes stamped after `from`, by name. */
+async function listLive(storage: StorageDriver, keys: Keys, from: string): Promise<Set<string>> {
+  const names = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const page = await storage.list(keys.live, { startAfter: `${keys.live}${from}`, ...(cursor ? { cursor } : {}) });
+    for (const object of page.objects) {
+      const name = object.key.slice(keys.live.length);
+      if (name.endsWith('.md') && !name.includes('/')) names.add(name);
+    }
+    cursor = page.cursor;
+  } while (cursor);
+  return names;
+}
+
+/**
+ * The history entries committed after `from` (their ids start with their commit stamp), complete
+ * ones only: an entry is complete once its record exists (written last). `known` are complete already;
+ * `incomplete` is kept up to date with those listed whose record is not there yet.
+ */
+async function listHistory(
+  storage: StorageDriver,
+  keys: Keys,
+  from: string,
+  known: ReadonlySet<string> | undefined,
+  incomplete: Set<string>,
+): Promise<Set<string>> {
+  const ids = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const page = await storage.list(keys.history, { delimiter: '/', startAfter: `${keys.history}${from}`, ...(cursor ? { cursor } : {}) });
+    for (const prefix of page.prefixes) ids.add(prefix.slice(keys.history.length, -1));
+    cursor = page.cursor;
+  } while (cursor);
+  const complete = new Set<string>();
+  for (const id of ids) {
+    if (known?.has(id)) complete.add(id);
+    else if (await storage.stat(`${keys.history}${id}/${RECORD}`)) {
+      complete.add(id);
+      incomplete.delete(id);
+    } else incomplete.add(id);
+  }
+  for (const id of incomplete) if (!ids.has(id)) incomplete.delete(id);
+  return complete;
+}
+
+/** Bank files, the synthesis and the rules by etag ('' for the two when absent). */
+async function readBank(storage: StorageDriver, keys: Keys): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  let cursor: string | undefined;
+  do {
+    const page = await storage.list(keys.bank, { delimiter: '/', ...(cursor ? { cursor } : {}) });
+    for (const object of page.objects) {
+      const name = object.key.slice(keys.bank.length);
+      if (!isStoredBankFilename(name)) continue;
+      const etag = object.etag ?? (await storage.stat(object.key))?.etag;
+      if (etag !== undefined) files.set(name, etag);
+    }
+    cursor = page.cursor;
+  } while (cursor);
+  const [synthesis, rules] = await Promise.all([storage.stat(keys.synthesis), storage.stat(keys.rules)]);
+  files.set(SYNTHESIS_ENTRY, synthesis?.etag ?? '');
+  files.set(RULES_ENTRY, rules?.etag ?? '');
+  return files;
+}
+
+/** What changed between two reads of the bank, or null. */
+function bankEvent(spaceId: string, before: Map<string, string>, after: Map<string, string>): FeedEvent | null {
+  const files: ChangedFile[] = [];
+  for (const [name, etag] of after) {
+    if (name.startsWith('\0')) continue;
+    const old = before.get(name);
+    if (old === undefined) files.push({ filename: name, kind: 'created' });
+    else if (old !== etag) files.push({ filename: name, kind: 'updated' });
+  }
+  for (const name of before.keys()) if (!name.startsWith('\0') && !after.has(name)) files.push({ filename: name, kind: 'deleted' });
+  const synthesis = before.get(SYNTHESIS_ENTRY) !== after.get(SYNTHESIS_ENTRY);
+  const rules = before.get(RULES_ENTRY) !== after.get(RULES_ENTRY);
+  return files.length > 0 || synthesis || rules ? { type: 'bank_changed', space_id: spaceId, files, synthesis, rules } : null;
 }
 
 export function createSpaceProbe(storage: StorageDriver, spaceId: string, clock: () => Date): SpaceProbe {
@@ -69,75 +155,6 @@ export function createSpaceProbe(storage: StorageDriver, spaceId: string, clock:
     return { changed, seen };
   };
 
-  const listLive = async (): Promise<Set<string>> => {
-    const names = new Set<string>();
-    let cursor: string | undefined;
-    do {
-      const page = await storage.list(keys.live, { startAfter: `${keys.live}${windowStart()}`, ...(cursor ? { cursor } : {}) });
-      for (const object of page.objects) {
-        const name = object.key.slice(keys.live.length);
-        if (name.endsWith('.md') && !name.includes('/')) names.add(name);
-      }
-      cursor = page.cursor;
-    } while (cursor);
-    return names;
-  };
-
-  /** History entries of the window, complete ones only (an entry is complete once its record exists). */
-  const listHistory = async (): Promise<Set<string>> => {
-    const ids = new Set<string>();
-    let cursor: string | undefined;
-    do {
-      const page = await storage.list(keys.history, { delimiter: '/', startAfter: `${keys.history}${windowStart()}`, ...(cursor ? { cursor } : {}) });
-      for (const prefix of page.prefixes) ids.add(prefix.slice(keys.history.length, -1));
-      cursor = page.cursor;
-    } while (cursor);
-    const complete = new Set<string>();
-    for (const id of ids) {
-      if (history?.has(id)) complete.add(id);
-      else if (await storage.stat(`${keys.history}${id}/${RECORD}`)) {
-        complete.add(id);
-        incomplete.delete(id);
-      } else incomplete.add(id);
-    }
-    for (const id of incomplete) if (!ids.has(id)) incomplete.delete(id);
-    return complete;
-  };
-
-  /** Bank files, the synthesis and the rules by etag ('' for the two when absent). */
-  const readBank = async (): Promise<Map<string, string>> => {
-    const files = new Map<string, string>();
-    let cursor: string | undefined;
-    do {
-      const page = await storage.list(keys.bank, { delimiter: '/', ...(cursor ? { cursor } : {}) });
-      for (const object of page.objects) {
-        const name = object.key.slice(keys.bank.length);
-        if (!isStoredBankFilename(name)) continue;
-        const etag = object.etag ?? (await storage.stat(object.key))?.etag;
-        if (etag !== undefined) files.set(name, etag);
-      }
-      cursor = page.cursor;
-    } while (cursor);
-    const [synthesis, rules] = await Promise.all([storage.stat(keys.synthesis), storage.stat(keys.rules)]);
-    files.set('\0synthesis', synthesis?.etag ?? '');
-    files.set('\0rules', rules?.etag ?? '');
-    return files;
-  };
-
-  const bankEvent = (before: Map<string, string>, after: Map<string, string>): FeedEvent | null => {
-    const files: ChangedFile[] = [];
-    for (const [name, etag] of after) {
-      if (name.startsWith('\0')) continue;
-      const old = before.get(name);
-      if (old === undefined) files.push({ filename: name, kind: 'created' });
-      else if (old !== etag) files.push({ filename: name, kind: 'updated' });
-    }
-    for (const name of before.keys()) if (!name.startsWith('\0') && !after.has(name)) files.push({ filename: name, kind: 'deleted' });
-    const synthesis = before.get('\0synthesis') !== after.get('\0synthesis');
-    const rules = before.get('\0rules') !== after.get('\0rules');
-    return files.length > 0 || synthesis || rules ? { type: 'bank_changed', space_id: spaceId, files, synthesis, rules } : null;
-  };
-
   const reset = () => {
     versions.clear();
     live = history = bank = undefined;
@@ -167,7 +184,7 @@ export function createSpaceProbe(storage: StorageDriver, spaceId: string, clock:
       }
 
       if (changed.has('live')) {
-        const names = await listLive();
+        const names = await listLive(storage, keys, windowStart());
         if (live) {
           const from = windowStart();
           const added = [...names].filter((name) => !live?.has(name));
@@ -184,7 +201,7 @@ export function createSpaceProbe(storage: StorageDriver, spaceId: string, clock:
       }
 
       if (changed.has('history') || incomplete.size > 0) {
-        const ids = await listHistory();
+        const ids = await listHistory(storage, keys, windowStart(), history, incomplete);
         const added = history ? [...ids].filter((id) => !history?.has(id)) : [];
         if (added.length > 0) {
           events.push({ type: 'committed', space_id: spaceId, ids: added.sort() });
@@ -198,8 +215,8 @@ export function createSpaceProbe(storage: StorageDriver, spaceId: string, clock:
       if (bankDirty) {
         // A commit being applied writes the bank file by file: compared once it is done, in one event.
         if (!(await storage.stat(keys.pending))) {
-          const now = await readBank();
-          const event = bank && bankEvent(bank, now);
+          const now = await readBank(storage, keys);
+          const event = bank && bankEvent(spaceId, bank, now);
           if (event) events.push(event);
           bank = now;
           bankDirty = false;
