@@ -1,0 +1,48 @@
+/**
+ * The viewer's change stream: `GET /api/spaces/{id}/changes`, server-sent events fed by the core's
+ * change feed (core/feed/), so the live page learns of a note or a commit made by any process or
+ * host when the store shows it, and reads it through the tools as before. The events say what changed
+ * (note names, commit ids, bank files), never a note's text; the caller must be allowed to read the
+ * space. While a stream is open its space is watched; it stops being watched when the page leaves.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { authorize, type Caller } from '../core/caller.js';
+import type { Core } from '../core/core.js';
+import { validateSpaceId } from '../core/validate.js';
+import { isLiveMemError } from '../shared/errors.js';
+import { SECURITY_HEADERS, sendJson } from './headers.js';
+
+/** A comment line this often keeps proxies from closing a quiet stream. */
+const HEARTBEAT_MS = 25_000;
+
+export const CHANGES_PATH = /^\/api\/spaces\/([^/]+)\/changes$/;
+
+export function streamChanges(core: Core, req: IncomingMessage, res: ServerResponse, rawSpaceId: string, caller: Caller | undefined): void {
+  if (req.method !== 'GET') return sendJson(res, 405, { status: 'error', message: 'GET only' }, { allow: 'GET' });
+  if (caller === undefined) {
+    return sendJson(
+      res,
+      401,
+      { status: 'error', message: 'a token is needed: send it as Authorization: Bearer <token>' },
+      { 'www-authenticate': 'Bearer realm="live-mem"' },
+    );
+  }
+  let spaceId: string;
+  try {
+    spaceId = validateSpaceId(decodeURIComponent(rawSpaceId));
+    authorize(caller, 'read', spaceId);
+  } catch (error) {
+    const forbidden = isLiveMemError(error, 'forbidden');
+    return sendJson(res, forbidden ? 403 : 400, { status: forbidden ? 'forbidden' : 'error', message: (error as Error).message });
+  }
+  res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+  const write = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
+  const subscription = core.feed.subscribe([spaceId], (event) => write(event.type, event));
+  // Told once the baseline is taken: every change after it will be streamed.
+  void subscription.ready.then(() => write('ready', { space_id: spaceId }));
+  const heartbeat = setInterval(() => res.write(': still here\n\n'), HEARTBEAT_MS).unref();
+  res.once('close', () => {
+    clearInterval(heartbeat);
+    subscription.unsubscribe();
+  });
+}
