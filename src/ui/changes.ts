@@ -17,24 +17,34 @@ const HEARTBEAT_MS = 25_000;
 
 export const CHANGES_PATH = /^\/api\/spaces\/([^/]+)\/changes$/;
 
-export function streamChanges(core: Core, req: IncomingMessage, res: ServerResponse, rawSpaceId: string, caller: Caller | undefined): void {
-  if (req.method !== 'GET') return sendJson(res, 405, { status: 'error', message: 'GET only' }, { allow: 'GET' });
+/** Why a stream request is refused (its status and answer), or the space it may follow. */
+function refusal(
+  req: IncomingMessage,
+  rawSpaceId: string,
+  caller: Caller | undefined,
+): { status: number; body: unknown; headers?: Record<string, string> } | string {
+  if (req.method !== 'GET') return { status: 405, body: { status: 'error', message: 'GET only' }, headers: { allow: 'GET' } };
   if (caller === undefined) {
-    return sendJson(
-      res,
-      401,
-      { status: 'error', message: 'a token is needed: send it as Authorization: Bearer <token>' },
-      { 'www-authenticate': 'Bearer realm="live-mem"' },
-    );
+    const body = { status: 'error', message: 'a token is needed: send it as Authorization: Bearer <token>' };
+    return { status: 401, body, headers: { 'www-authenticate': 'Bearer realm="live-mem"' } };
   }
-  let spaceId: string;
   try {
-    spaceId = validateSpaceId(decodeURIComponent(rawSpaceId));
+    const spaceId = validateSpaceId(decodeURIComponent(rawSpaceId));
     authorize(caller, 'read', spaceId);
+    return spaceId;
   } catch (error) {
     const forbidden = isLiveMemError(error, 'forbidden');
-    return sendJson(res, forbidden ? 403 : 400, { status: forbidden ? 'forbidden' : 'error', message: (error as Error).message });
+    return { status: forbidden ? 403 : 400, body: { status: forbidden ? 'forbidden' : 'error', message: (error as Error).message } };
   }
+}
+
+export function streamChanges(core: Core, req: IncomingMessage, res: ServerResponse, rawSpaceId: string, caller: Caller | undefined): void {
+  const checked = refusal(req, rawSpaceId, caller);
+  if (typeof checked !== 'string') {
+    sendJson(res, checked.status, checked.body, checked.headers);
+    return;
+  }
+  const spaceId = checked;
   res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
   const write = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
   const subscription = core.feed.subscribe([spaceId], (event) => write(event.type, event));

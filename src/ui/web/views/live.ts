@@ -125,6 +125,32 @@ export async function liveView(context: ViewContext): Promise<Node> {
     describe();
   };
 
+  await load();
+  keepFresh(spaceId, poll, { pulse, problem }, context.onLeave);
+  return h(
+    'section',
+    {},
+    spaceHeader(spaceId, 'live'),
+    h(
+      'form',
+      { class: 'filters', onsubmit: (event: Event) => event.preventDefault() },
+      filterFields(filters, () => void load().catch((error: unknown) => problem.replaceChildren(errorBox(error)))),
+      pulse,
+    ),
+    problem,
+    status,
+    list,
+    more,
+  );
+}
+
+/**
+ * Runs `poll` when the space's change stream tells of a change (and every STREAMING_POLL_MS as a
+ * safety net), or every POLL_MS while there is no stream, opening it again REOPEN_MS after it failed.
+ * `pulse` says which (`data-source`: stream or poll) and turns stale while reading fails.
+ */
+function keepFresh(spaceId: string, poll: () => Promise<void>, shown: { pulse: HTMLElement; problem: HTMLElement }, onLeave: ViewContext['onLeave']): void {
+  const { pulse, problem } = shown;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
   let streaming = false;
@@ -175,30 +201,14 @@ export async function liveView(context: ViewContext): Promise<Node> {
         setTimeout(follow, REOPEN_MS);
       });
   };
-  context.onLeave(() => {
+  onLeave(() => {
     stopped = true;
     clearTimeout(timer);
     stream.abort();
   });
 
-  await load();
   follow();
   timer = setTimeout(tick, POLL_MS);
-  return h(
-    'section',
-    {},
-    spaceHeader(spaceId, 'live'),
-    h(
-      'form',
-      { class: 'filters', onsubmit: (event: Event) => event.preventDefault() },
-      filterFields(filters, () => void load().catch((error: unknown) => problem.replaceChildren(errorBox(error)))),
-      pulse,
-    ),
-    problem,
-    status,
-    list,
-    more,
-  );
 }
 
 /** The feed's filter fields (agent, category, tags): a change writes `filters` and calls `changed`. */
