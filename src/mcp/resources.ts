@@ -238,7 +238,14 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
       authorize(await host.caller(extra), 'read', spaceId);
       subscribed.set(uri, spaceId);
       let watch = watched.get(spaceId);
-      if (!watch) watched.set(spaceId, (watch = core.feed.subscribe([spaceId], onFeed)));
+      // Spaces created and deleted come from the store's watch alone (told once, to a client that listed).
+      if (!watch)
+        watched.set(
+          spaceId,
+          (watch = core.feed.subscribe([spaceId], (event) => {
+            if (!event.type.startsWith('space_')) onFeed(event);
+          })),
+        );
       // Answered once the space's baseline is taken: any change after this answer is told.
       await watch.ready;
       return {};

@@ -117,6 +117,24 @@ function scenario(label: string, makeStorage: () => Promise<{ storage: StorageDr
       store.unsubscribe();
     });
 
+    it('a space watched before it exists: told when it is created, then its notes; idle meanwhile', async () => {
+      const { a, b, watched } = await twoCores();
+      const events: FeedEvent[] = [];
+      const subscription = a.feed.subscribe(['later'], (event) => events.push(event));
+      await subscription.ready;
+      await sleep(INTERVAL_MS * 3);
+      const idle = watched.calls.length;
+      await sleep(INTERVAL_MS * 4);
+      const perCheck = (watched.calls.length - idle) / 4;
+      assert.ok(perCheck <= 4.5, `an absent space costs a few calls a check (${watched.calls.slice(idle).join(', ')})`);
+      await b.spaces.create(owner, { space_id: 'later' });
+      await until(() => events.length > 0, 'the space created');
+      await b.notes.write(owner, { space_id: 'later', category: 'progress', content: 'first note' });
+      await until(() => events.length > 1, 'its note');
+      assert.deepEqual(simplify(events), ['space_created later', 'notes +1 -0']);
+      subscription.unsubscribe();
+    });
+
     it('checks only watched spaces, and nothing once the last subscriber left', async () => {
       const { a, b, watched } = await twoCores();
       await b.spaces.create(owner, { space_id: 'demo' });

@@ -212,7 +212,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   };
 }
 
-/** The store's spaces: one listing of its top level per check; a new folder counts once its `_meta.json` exists. */
+/** The store's spaces: one listing of its top level per check (its folders but `_backups/`, `_system/`); a new folder counts once its `_meta.json` exists. */
 function createStoreProbe(storage: StorageDriver): Probe {
   let spaces: Set<string> | undefined;
   return {
@@ -227,7 +227,8 @@ function createStoreProbe(storage: StorageDriver): Probe {
       const now = new Set<string>();
       const events: FeedEvent[] = [];
       for (const folder of folders) {
-        if (spaces?.has(folder) || (await storage.stat(`${folder}/_meta.json`))) now.add(folder);
+        // The baseline takes every folder as it is (no request per space); a new one counts once its meta exists.
+        if (!spaces || spaces.has(folder) || (await storage.stat(`${folder}/_meta.json`))) now.add(folder);
         if (spaces && now.has(folder) && !spaces.has(folder)) events.push({ type: 'space_created', space_id: folder });
       }
       for (const space of spaces ?? []) if (!now.has(space)) events.push({ type: 'space_deleted', space_id: space });

@@ -177,10 +177,11 @@ export function createSpaceProbe(storage: StorageDriver, spaceId: string, clock:
           reset();
         } else if (exists === false && now) events.push({ type: 'space_created', space_id: spaceId });
         exists = now;
-        if (!now) {
-          for (const [part, version] of seen) if (version !== null) versions.set(part, version);
-          return events;
-        }
+      }
+      if (exists === false) {
+        // Nothing to list in a space that is not there: looked at again when its folder changes (or, without versions, at each check).
+        for (const [part, version] of seen) if (version !== null) versions.set(part, version);
+        return events;
       }
 
       if (changed.has('live')) {
