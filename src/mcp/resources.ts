@@ -3,16 +3,15 @@ import { UriTemplate, type Variables } from '@modelcontextprotocol/sdk/shared/ur
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, type Resource } from '@modelcontextprotocol/sdk/types.js';
 import { ANONYMOUS } from '../core/auth/auth-service.js';
 import type { BankFileInfo } from '../core/bank/bank-service.js';
-import { authorize, canAccessSpace, type Caller } from '../core/caller.js';
+import { authorize, type Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
-import type { CoreEvent } from '../core/events.js';
-import { STORE, type FeedEvent, type FeedSubscription } from '../core/feed/change-feed.js';
 import { validateSpaceId } from '../core/validate.js';
 import { mapLimit } from '../shared/concurrency.js';
 import { isLiveMemError } from '../shared/errors.js';
 import type { Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
-import { changesList, resourceUri, updatedUris } from './feed-notices.js';
+import { resourceUri } from './feed-notices.js';
+import { createResourceWatch } from './resource-watch.js';
 import { protocolError } from './result.js';
 import type { ToolExtra } from './tool.js';
 
@@ -129,11 +128,16 @@ function decode(variables: Variables): Record<string, string> {
  */
 export function registerResources(server: McpServer, host: ResourceHost): void {
   const { core, logger } = host;
-  /** Subscribed URIs and their space; each space with one is watched through the feed. */
-  const subscribed = new Map<string, string>();
-  const watched = new Map<string, FeedSubscription>();
-  let lister: Caller | undefined;
-  let storeWatch: FeedSubscription | undefined;
+  const send = (notification: Promise<void>) =>
+    notification.catch((error: unknown) => logger.debug('a resource notification was not sent', { error: String(error) }));
+  // Without notifications (stateless HTTP) nothing is watched: no subscription, no list_changed.
+  const watch =
+    host.notifications === false
+      ? undefined
+      : createResourceWatch(core, {
+          updated: (uri) => server.isConnected() && void send(server.server.sendResourceUpdated({ uri })),
+          listChanged: () => server.isConnected() && void send(server.server.sendResourceListChanged()),
+        });
 
   /** The spaces the caller may read, once per resources/list (each template's list callback asks). */
   const listings = new WeakMap<object, Promise<ListedSpace[]>>();
@@ -146,8 +150,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
       if (!isLiveMemError(error, 'forbidden')) throw error;
       caller = ANONYMOUS;
     }
-    lister = caller;
-    if (host.notifications !== false) storeWatch ??= core.feed.subscribe([STORE], (event) => onFeed(event));
+    watch?.listed(caller);
     const listed = await core.spaces.list(caller).catch((error: unknown) => {
       if (isLiveMemError(error, 'forbidden')) return { spaces: [] };
       throw error;
@@ -211,43 +214,15 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
     }
   };
 
-  const send = (notification: Promise<void>) =>
-    notification.catch((error: unknown) => logger.debug('a resource notification was not sent', { error: String(error) }));
-  const listChanged = (spaceId: string) => {
-    if (lister && canAccessSpace(lister, spaceId) && server.isConnected()) void send(server.server.sendResourceListChanged());
-  };
-  // Changes seen in the store, by anyone: spaces created and deleted come from the store's watch (once a
-  // client listed), the rest from the watch of each space a URI is subscribed in.
-  const onFeed = (event: FeedEvent) => {
-    if (event.type === 'space_created' || event.type === 'space_deleted') return listChanged(event.space_id);
-    for (const uri of updatedUris(event)) if (subscribed.has(uri) && server.isConnected()) void send(server.server.sendResourceUpdated({ uri }));
-    if (changesList(event)) listChanged(event.space_id);
-  };
-  const unwatch = (spaceId: string) => {
-    if ([...subscribed.values()].includes(spaceId)) return;
-    watched.get(spaceId)?.unsubscribe();
-    watched.delete(spaceId);
-  };
-
-  if (host.notifications === false) return;
+  if (!watch) return;
   server.server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     try {
       const uri = normalize(request.params.uri);
       // The core's guard, in its order: a valid id, then the caller's right to read that space.
       const spaceId = validateSpaceId(spaceOf(uri));
       authorize(await host.caller(extra), 'read', spaceId);
-      subscribed.set(uri, spaceId);
-      let watch = watched.get(spaceId);
-      // Spaces created and deleted come from the store's watch alone (told once, to a client that listed).
-      if (!watch)
-        watched.set(
-          spaceId,
-          (watch = core.feed.subscribe([spaceId], (event) => {
-            if (!event.type.startsWith('space_')) onFeed(event);
-          })),
-        );
       // Answered once the space's baseline is taken: any change after this answer is told.
-      await watch.ready;
+      await watch.subscribe(uri, spaceId);
       return {};
     } catch (error) {
       throw protocolError(error, logger, 'resources/subscribe', host.offered);
@@ -255,24 +230,13 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
     const { uri } = request.params;
-    const key = URL.canParse(uri) ? new URL(uri).href : uri;
-    const spaceId = subscribed.get(key);
-    subscribed.delete(key);
-    if (spaceId !== undefined) unwatch(spaceId);
+    watch.unsubscribe(URL.canParse(uri) ? new URL(uri).href : uri);
     return {};
   });
 
-  // A consolidation in this process, in a space no URI here is subscribed in, still changes the list (the feed does the rest).
-  const onEvent = (event: CoreEvent) => {
-    if (event.type === 'bank_changed' && !watched.has(event.space_id) && event.files.some((file) => file.kind !== 'updated')) listChanged(event.space_id);
-  };
-  const stop = core.events.on(onEvent);
   const closed = server.server.onclose;
   server.server.onclose = () => {
-    stop();
-    storeWatch?.unsubscribe();
-    for (const watch of watched.values()) watch.unsubscribe();
-    watched.clear();
+    watch.close();
     closed?.();
   };
 }
