@@ -21,7 +21,10 @@ export const DEFAULT_WATCH_INTERVAL_MS = { versions: 1_000, listings: 5_000 };
 export type FeedListener = (event: FeedEvent) => void;
 
 export interface FeedSubscription {
-  /** Resolves once each target's first check has taken its baseline: changes after it are told. */
+  /**
+   * Resolves once each target's first check ran: its baseline taken, so changes after it are told (if
+   * the store failed that check, the next interval takes the baseline; `ready` does not wait for it).
+   */
   ready: Promise<void>;
   /** Stops this subscription; a target with no subscriber left is no longer checked. Idempotent. */
   unsubscribe(): void;
