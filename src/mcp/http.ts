@@ -1,29 +1,27 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { type AuthInfo, DEFAULT_MAX_REQUEST_BODY_SIZE, isJSONRPCRequest } from '@modelcontextprotocol/server';
 import type { Caller } from '../core/caller.js';
-import { DEFAULT_MAX_REQUEST_BODY_SIZE, requestBodyTooLargeMessage } from '@modelcontextprotocol/sdk/server/requestBody.js';
-import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { LiveMemError } from '../shared/errors.js';
 import { answerJsonOnly, bearerChallenge, RESOURCE_METADATA_PATH, replyResourceMetadata } from './http-answers.js';
 import { type Admitted, bearerOf, type Refuse } from '../http/listen.js';
 import type { Mount } from '../http/mount.js';
 import { type ToolSelection, selectTools } from './profiles.js';
-import { plainErrors } from './result.js';
+import { legacyErrors } from './result.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 import { SharedServerTransport } from './shared-transport.js';
-import type { ToolDefinition, ToolExtra } from './tool.js';
+import type { ToolDefinition, RequestContext } from './tool.js';
 import { allTools } from './tools/index.js';
 
 /** The caller the front door authenticated for this request (set on `req.auth` by handleMcp). */
-function callerOf(extra: ToolExtra): Caller {
-  const caller = extra.authInfo?.extra?.caller as Caller | undefined;
+function callerOf(ctx: RequestContext): Caller {
+  const caller = ctx.http?.authInfo?.extra?.caller as Caller | undefined;
   if (!caller) throw new LiveMemError('forbidden', 'this request carries no authenticated caller');
   return caller;
 }
 
 /** The tools this request's URL asked to be listed (set on `req.auth` by handleMcp), if it asked. */
-const askedOf = (extra: ToolExtra): ToolSelection | undefined => extra.authInfo?.extra?.tools as ToolSelection | undefined;
+const askedOf = (ctx: RequestContext): ToolSelection | undefined => ctx.http?.authInfo?.extra?.tools as ToolSelection | undefined;
 
 /**
  * The profile a URL asks for (`/mcp?tools=standard`, a profile or tool names, as LIVE_MEM_TOOLS
@@ -57,6 +55,9 @@ const replyError = (res: ServerResponse, status: number, code: number, message: 
 };
 const replyJsonRpc: Refuse = (res, _url, status, message, headers = {}) => replyError(res, status, -32000 - status, message, headers);
 
+/** The SDK's own answer to a body over its limit (its transport's wording, which v2 no longer exports). */
+const BODY_TOO_LARGE = `Payload Too Large: Request body must not exceed ${DEFAULT_MAX_REQUEST_BODY_SIZE} bytes`;
+
 /** The first MCP version without JSON-RPC batches (they were added in 2025-03-26 and removed in 2025-06-18). */
 const NO_BATCHES_SINCE = '2025-06-18';
 /** What a request without MCP-Protocol-Version speaks (the transport specification's rule for older clients). */
@@ -70,7 +71,7 @@ const VERSION_WITHOUT_HEADER = '2025-03-26';
  */
 async function readMessages(req: IncomingMessage, res: ServerResponse, admitted: Admitted<Caller>): Promise<{ body: unknown } | undefined> {
   const tooLarge = (): undefined => {
-    replyError(res, 413, -32000, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
+    replyError(res, 413, -32000, BODY_TOO_LARGE);
     return undefined;
   };
   if (Number(req.headers['content-length']) > DEFAULT_MAX_REQUEST_BODY_SIZE) return tooLarge();
@@ -120,16 +121,17 @@ export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Moun
   // No notifications and no sampling: a stateless server has no stream to send them on once the request is answered.
   const served = options.tools ?? selectTools('all');
   const listed = options.listed ?? served;
-  const server = createMcpServer({
+  const serverOptions: McpServerOptions = {
     ...options,
     resolveCaller: callerOf,
-    listed: (extra) => askedOf(extra) ?? listed,
+    listed: (ctx) => askedOf(ctx) ?? listed,
     remote: true,
     notifications: false,
     sampling: false,
-  });
+  };
+  const server = await createMcpServer(serverOptions);
   const shared = new SharedServerTransport();
-  await server.connect(plainErrors(shared));
+  await server.connect(legacyErrors(shared));
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse, url: URL, admitted: Admitted<Caller>): Promise<void> => {
     const { caller } = admitted;
@@ -146,14 +148,14 @@ export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Moun
     const messages = await readMessages(req, res, admitted);
     if (!messages) return;
 
-    // The caller and the tools it asked for travel with this request's messages (extra.authInfo), never in the shared server.
+    // The caller and the tools it asked for travel with this request's messages (ctx.http.authInfo), never in the shared server.
     (req as IncomingMessage & { auth?: AuthInfo }).auth = {
       token: bearer,
       clientId: caller.agent,
       scopes: [...caller.permissions],
       extra: { caller, ...(tools ? { tools } : {}) },
     };
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answerJsonOnly(req) });
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answerJsonOnly(req) });
     const { detach } = shared.attach(transport);
     res.on('close', () => {
       detach();
@@ -173,5 +175,8 @@ export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Moun
     },
     refuse: replyJsonRpc,
   };
-  return { mount, close: () => server.close() };
+  return {
+    mount,
+    close: () => server.close(),
+  };
 }

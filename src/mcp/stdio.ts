@@ -1,7 +1,6 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { plainErrors } from './result.js';
+import type { McpServer, Transport } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { legacyErrors } from './result.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 /**
@@ -26,7 +25,7 @@ export async function serveStdio(options: McpServerOptions): Promise<void> {
  * SDK's InMemoryTransport, so the very server the binary serves answers without a process.
  */
 export async function connectServer(options: McpServerOptions, transport: Transport): Promise<McpServer> {
-  const server = createMcpServer(options);
-  await server.connect(plainErrors(transport));
+  const server = await createMcpServer(options);
+  await server.connect(legacyErrors(transport));
   return server;
 }
