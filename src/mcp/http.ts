@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import { type AuthInfo, DEFAULT_MAX_REQUEST_BODY_SIZE, isJSONRPCRequest } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { type AuthInfo, createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isJSONRPCRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { Caller } from '../core/caller.js';
 import { LiveMemError } from '../shared/errors.js';
 import { answerJsonOnly, bearerChallenge, RESOURCE_METADATA_PATH, replyResourceMetadata } from './http-answers.js';
@@ -107,12 +107,14 @@ async function readMessages(req: IncomingMessage, res: ServerResponse, admitted:
 }
 
 /**
- * MCP over Streamable HTTP at `/mcp`, stateless, as a mount of the HTTP front door (http/): every
+ * MCP over Streamable HTTP at `/mcp`, stateless, in both eras, as a mount of the HTTP front door (http/): every
  * request carries `Authorization: Bearer …`, is checked by the front door (Host and Origin against
  * DNS rebinding, the caller's share, then the token — so a revocation or an expiry applies to the
  * very next request), and is served by the process's one server through a transport of its own
  * (shared-transport.ts), the caller carried with its messages. Several clients share the process
- * safely; nothing of one request is visible to another. The mount owns `/mcp` and its resource
+ * safely; nothing of one request is visible to another. A 2026-07-28 request (`_meta` envelope) goes
+ * to the SDK's entry for that era (createMcpHandler), behind the same front door and body reading;
+ * 2025 clients keep the shared server, as they were served before. The mount owns `/mcp` and its resource
  * metadata; alone behind a front door, it answers 404 on every other path.
  */
 export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Mount<Caller>; close(): Promise<void> }> {
@@ -132,6 +134,13 @@ export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Moun
   const server = await createMcpServer(serverOptions);
   const shared = new SharedServerTransport();
   await server.connect(legacyErrors(shared));
+  // A 2026-07-28 client (its request carries the `_meta` envelope) is served by the SDK's entry, an
+  // instance per request fitted to its token (`authInfo`): that era has no session to share.
+  const modern = createMcpHandler(({ authInfo }) => createMcpServer({ ...serverOptions, era: 'modern', authInfo }), {
+    legacy: 'reject',
+    onerror: (error) => options.logger.debug(`MCP over HTTP: ${error.message}`),
+  });
+  const serveModern = toNodeHandler(modern, { onerror: (error) => options.logger.warn(`MCP over HTTP: ${error.message}`) });
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse, url: URL, admitted: Admitted<Caller>): Promise<void> => {
     const { caller } = admitted;
@@ -155,6 +164,7 @@ export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Moun
       scopes: [...caller.permissions],
       extra: { caller, ...(tools ? { tools } : {}) },
     };
+    if (!(await isLegacyRequest(await toWebRequest(req, messages.body), messages.body))) return serveModern(req, res, messages.body);
     const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answerJsonOnly(req) });
     const { detach } = shared.attach(transport);
     res.on('close', () => {
@@ -177,6 +187,9 @@ export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Moun
   };
   return {
     mount,
-    close: () => server.close(),
+    close: async () => {
+      await modern.close();
+      await server.close();
+    },
   };
 }
