@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
-import { type AuthInfo, createMcpHandler, DEFAULT_MAX_REQUEST_BODY_SIZE, isJSONRPCRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
+  isJSONRPCRequest,
+  isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
+} from '@modelcontextprotocol/server';
 import type { Caller } from '../core/caller.js';
 import { LiveMemError } from '../shared/errors.js';
 import { answerJsonOnly, bearerChallenge, RESOURCE_METADATA_PATH, replyResourceMetadata } from './http-answers.js';
@@ -57,6 +64,17 @@ const replyJsonRpc: Refuse = (res, _url, status, message, headers = {}) => reply
 
 /** The SDK's own answer to a body over its limit (its transport's wording, which v2 no longer exports). */
 const BODY_TOO_LARGE = `Payload Too Large: Request body must not exceed ${DEFAULT_MAX_REQUEST_BODY_SIZE} bytes`;
+
+/**
+ * Whether a body is a 2026-07-28 message: one that names its protocol version in its `_meta` envelope,
+ * as the SDK's classification (isLegacyRequest) then decides. A body without that key is 2025's,
+ * told at no cost: the requests of 2025 clients build no web Request to be classified.
+ */
+async function isModern(req: IncomingMessage, body: unknown): Promise<boolean> {
+  const meta = (body as { params?: { _meta?: unknown } } | null)?.params?._meta;
+  if (typeof meta !== 'object' || meta === null || !(PROTOCOL_VERSION_META_KEY in meta)) return false;
+  return !(await isLegacyRequest(await toWebRequest(req, body), body));
+}
 
 /** The first MCP version without JSON-RPC batches (they were added in 2025-03-26 and removed in 2025-06-18). */
 const NO_BATCHES_SINCE = '2025-06-18';
@@ -164,7 +182,7 @@ export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Moun
       scopes: [...caller.permissions],
       extra: { caller, ...(tools ? { tools } : {}) },
     };
-    if (!(await isLegacyRequest(await toWebRequest(req, messages.body), messages.body))) return serveModern(req, res, messages.body);
+    if (await isModern(req, messages.body)) return serveModern(req, res, messages.body);
     const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answerJsonOnly(req) });
     const { detach } = shared.attach(transport);
     res.on('close', () => {
