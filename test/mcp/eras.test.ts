@@ -4,10 +4,11 @@
  * move), each over stdio (the built binary) and over Streamable HTTP (`live-mem serve --http`). Each
  * gets the whole tool surface, a note written and read back, a search, a bank read, a resource, a
  * prompt; the modern one also `server/discover`, a deterministic tools/list and -32602 for a missing
- * resource (-32002 stays the 2025 answer). In process, the SDK's HTTP entry is driven through its
+ * resource (-32002 stays the 2025 answer); and through `live-mem connect`, the relay. In process, the SDK's HTTP entry is driven through its
  * fetch function, as the SDK's own guide tests it.
  */
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -145,6 +146,22 @@ describe('both protocol eras from one build', () => {
     } finally {
       await modern.close();
       await legacy.close();
+    }
+  });
+
+  it('through `live-mem connect` (stdio relayed to HTTP), the v2 client still reaches the modern era', async () => {
+    const tokenFile = `${home.dir}/token`;
+    await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
+    const client = modernClient();
+    const args = [BIN, '--token-file', tokenFile, 'connect', http.url];
+    await client.connect(new StdioClientTransport({ command: process.execPath, args, env: env(), stderr: 'ignore' }));
+    try {
+      assert.equal(client.getProtocolEra(), 'modern');
+      await call(client, 'live_note', { space_id: 'alpha', category: 'progress', content: 'relayed in the modern era' });
+      assert.match(JSON.stringify(await call(client, 'live_read', { space_id: 'alpha' })), /relayed in the modern era/);
+      assert.equal(await missingCode(client), -32602);
+    } finally {
+      await client.close();
     }
   });
 });
