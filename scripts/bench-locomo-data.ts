@@ -1,13 +1,17 @@
 /**
- * The LoCoMo data of section 21 (bench-locomo.ts) and its metrics, pure: the ten conversations of
+ * The LoCoMo data of section 21 (bench-locomo.ts) and its metrics: the ten conversations of
  * bench/locomo/locomo10.json.gz (see its README: source, licence, what was changed) read with
- * node:zlib, nothing fetched; recall@k, MRR and session Hit@1 over a ranking of turns, the same read
- * over the sessions those turns belong to (the unit MemPalace and LongMemEval report), and the grep
- * baseline ranked beside live-mem and the BM25 library.
+ * node:zlib, nothing fetched; the one way a conversation becomes notes (writeConversation: section 21
+ * and scripts/locomo-recall.ts write it alike, through the core they are given); recall@k, MRR and
+ * session Hit@1 over a ranking of turns, the same read over the sessions those turns belong to (the
+ * unit MemPalace and LongMemEval report), and the grep baseline ranked beside live-mem and the BM25
+ * library. All pure but writeConversation.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import type { Caller } from '../src/core/caller.js';
+import type { Core } from '../src/core/core.js';
 
 export const LOCOMO_FILE = fileURLToPath(new URL('../bench/locomo/locomo10.json.gz', import.meta.url));
 
@@ -148,6 +152,55 @@ export function loadLocomo(ids: readonly string[] = SPLITS.all, file = LOCOMO_FI
     if (!raw) throw new Error(`conversation ${id} is not in ${file}`);
     return readConversation(id, raw);
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// A conversation as notes: one live note per turn, by its speaker, dated by its session.
+
+/** A turn as its note says it: the session's day first, then the text, then what a shared image shows. */
+export const noteText = (turn: Turn, day: string): string => `[${day}] ${turn.text}${turn.caption ? ` [shares a photo: ${turn.caption}]` : ''}`;
+
+/** A note's text on one line, as memory_context prints a recent note. */
+export const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, ' ').trim();
+
+/** What writeConversation wrote, by dia id and by note filename. */
+export interface WrittenConversation {
+  /** Dia id → its note's content (noteText). */
+  texts: Map<string, string>;
+  /** Note filename → dia id. */
+  turnOf: Map<string, string>;
+  /** Dia id → note filename. */
+  filenameOf: Map<string, string>;
+}
+
+/**
+ * Every turn of `conversation` written into `spaceId` through `core` as a live note by its speaker
+ * (category observation), dated by its session: `clock.now`, what the core's clock reads, is set to the
+ * session's time plus the turn's place in seconds before each write, and the note must carry that
+ * time (the talk's own, or since/until and the newest notes would measure the run's).
+ */
+export async function writeConversation(
+  core: Pick<Core, 'notes'>,
+  caller: Caller,
+  spaceId: string,
+  conversation: Conversation,
+  clock: { now: number },
+): Promise<WrittenConversation> {
+  const written: WrittenConversation = { texts: new Map(), turnOf: new Map(), filenameOf: new Map() };
+  const days = new Map(conversation.sessions.map((session) => [session.number, session]));
+  for (const turn of conversation.turns) {
+    const session = days.get(turn.session);
+    if (!session) throw new Error(`turn ${turn.diaId} of conversation ${conversation.id} has no session`);
+    const at = session.time.getTime() + turn.index * 1000;
+    clock.now = at;
+    const content = noteText(turn, session.day);
+    written.texts.set(turn.diaId, content);
+    const { filename, timestamp } = await core.notes.write(caller, { space_id: spaceId, agent: turn.speaker, category: 'observation', content });
+    if (Date.parse(timestamp) !== at) throw new Error(`turn ${turn.diaId} of ${spaceId} was dated ${timestamp}, not ${new Date(at).toISOString()}`);
+    written.turnOf.set(filename, turn.diaId);
+    written.filenameOf.set(turn.diaId, filename);
+  }
+  return written;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -67,9 +67,10 @@ import {
   type Ranking,
   score,
   type Scores,
+  oneLine,
   SPLITS,
   type Split,
-  type Turn,
+  writeConversation,
 } from './bench-locomo-data.js';
 import { locomoReply } from './bench-locomo-model.js';
 
@@ -116,10 +117,8 @@ function locomoWeights(env: NodeJS.ProcessEnv = process.env): number[] {
   });
 }
 
-/** A turn as its note says it: the session's day first, then the text, then what a shared image shows. */
-export const noteText = (turn: Turn, day: string): string => `[${day}] ${turn.text}${turn.caption ? ` [shares a photo: ${turn.caption}]` : ''}`;
-
-const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
+/** Re-exported from bench-locomo-data.ts, where writeConversation uses it: tests and bench-retention.ts import it from here. */
+export { noteText } from './bench-locomo-data.js';
 
 /** One question's outcome, as written to the results file. */
 export interface QuestionResult {
@@ -218,23 +217,7 @@ async function runConversation(
   const core = base.core;
   try {
     await core.spaces.create(caller, { space_id: spaceId });
-    const texts = new Map<string, string>();
-    const turnOf = new Map<string, string>();
-    const filenameOf = new Map<string, string>();
-    const days = new Map(conversation.sessions.map((session) => [session.number, session]));
-    for (const turn of conversation.turns) {
-      const session = days.get(turn.session);
-      if (!session) throw new Error(`turn ${turn.diaId} of conversation ${conversation.id} has no session`);
-      const at = session.time.getTime() + turn.index * 1000;
-      clock.now = at;
-      const content = noteText(turn, session.day);
-      texts.set(turn.diaId, content);
-      const { filename, timestamp } = await core.notes.write(caller, { space_id: spaceId, agent: turn.speaker, category: 'observation', content });
-      // The talk's own time, or since/until and the newest notes would measure the run's.
-      if (Date.parse(timestamp) !== at) throw new Error(`turn ${turn.diaId} of ${spaceId} was dated ${timestamp}, not ${new Date(at).toISOString()}`);
-      turnOf.set(filename, turn.diaId);
-      filenameOf.set(turn.diaId, filename);
-    }
+    const { texts, turnOf, filenameOf } = await writeConversation(core, caller, spaceId, conversation, clock);
     const library = libraryIndex(conversation, texts);
     const grep = grepRanker(conversation.turns.map((turn) => ({ diaId: turn.diaId, text: texts.get(turn.diaId) as string })));
     const questions = conversation.questions.filter((q) => (CATEGORIES as readonly number[]).includes(q.category)).filter((_, i) => i % every === 0);

@@ -112,6 +112,10 @@
  *                    load); then 2,000 short notes (`fact i about component-(i % 97)`) over MCP stdio on the
  *                    temp folder's disk against as many create_entities of the official memory server, in
  *                    alternated rounds (a new server and store each): wall and server CPU, median ratio
+ *  26. change feed  (scripts/bench-feed.ts) what watching a space where nothing happens costs per hour at the
+ *                    default interval: on fs the CPU of a check (10 idle spaces watched at 20 ms, rounds
+ *                    alternating with rounds watching nothing; median of 5) and its store calls; on radosgw,
+ *                    when configured, the requests of a check counted through the driver, per hour at 5 s
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -189,6 +193,7 @@ import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-r
 import { benchToolsList } from './bench-tools.js';
 import { benchWriteCpu, benchWritesVsPeer } from './bench-writes.js';
 import { benchUi } from './bench-ui.js';
+import { benchFeed } from './bench-feed.js';
 
 /** Targets from the brief (the append ones derive from the peer's times below). */
 const TARGET = { startupMs: 300, readP50Ms: 50, consolidationFsMs: 500, consolidationS3Ms: 3_000 } as const;
@@ -407,6 +412,7 @@ const SECTIONS: ReadonlyArray<{ title: string; run: () => Promise<Figure[]>; bas
     run: async () => [...(await benchWriteCpu()), ...(await benchWritesVsPeer())],
     interleaves: true,
   },
+  { title: '26. change detection of an idle watched space', run: benchFeed },
 ];
 
 /**

@@ -1,7 +1,7 @@
 /**
  * LoCoMo recall in-process, in seconds: each conversation's turns written as notes on the memory
- * driver (as section 21 of the benchmark writes them, bench-locomo.ts: one live note per turn, by its
- * speaker, dated by its session), then every question of categories 1–4 asked of memory_search and,
+ * driver (as section 21 of the benchmark writes them: writeConversation, bench-locomo-data.ts, one live
+ * note per turn, by its speaker, dated by its session), then every question of categories 1–4 asked of memory_search and,
  * when asked, of memory_context. No consolidation, no MCP, no library baseline: what tuning the ranking
  * and the per-category floors of test/bench/locomo-recall.test.ts need, on the development split only
  * (the held-out one judges, through the benchmark). Run alone it prints the per-category table and
@@ -18,8 +18,19 @@ import { ownerCaller } from '../src/core/caller.js';
 import { createCore } from '../src/core/core.js';
 import { createOpenAiEmbeddings, type EmbeddingsClient } from '../src/llm/embeddings.js';
 import { createMemoryDriver } from '../src/storage/memory/memory-driver.js';
-import { CATEGORIES, CATEGORY_NAMES, type Conversation, loadLocomo, type Ranking, type Scores, SPLITS, type Split, score } from './bench-locomo-data.js';
-import { noteText } from './bench-locomo.js';
+import {
+  CATEGORIES,
+  CATEGORY_NAMES,
+  type Conversation,
+  loadLocomo,
+  oneLine,
+  type Ranking,
+  type Scores,
+  SPLITS,
+  type Split,
+  score,
+  writeConversation,
+} from './bench-locomo-data.js';
 
 const caller = ownerCaller('locomo');
 const CONTEXT_MAX_TOKENS = 2_000;
@@ -57,20 +68,8 @@ async function askConversation(conversation: Conversation, options: LocomoRecall
   const spaceId = `locomo-${conversation.id}`;
   try {
     await core.spaces.create(caller, { space_id: spaceId });
-    const days = new Map(conversation.sessions.map((session) => [session.number, session]));
-    const turnOf = new Map<string, string>();
-    const filenameOf = new Map<string, string>();
-    const textOf = new Map<string, string>();
-    for (const turn of conversation.turns) {
-      const session = days.get(turn.session);
-      if (!session) throw new Error(`turn ${turn.diaId} of conversation ${conversation.id} has no session`);
-      clock.now = session.time.getTime() + turn.index * 1000;
-      const content = noteText(turn, session.day);
-      const { filename } = await core.notes.write(caller, { space_id: spaceId, agent: turn.speaker, category: 'observation', content });
-      turnOf.set(filename, turn.diaId);
-      filenameOf.set(turn.diaId, filename);
-      textOf.set(turn.diaId, content.replace(/\s*\n\s*/g, ' ').trim());
-    }
+    const { texts, turnOf, filenameOf } = await writeConversation(core, caller, spaceId, conversation, clock);
+    const textOf = new Map([...texts].map(([diaId, text]) => [diaId, oneLine(text)]));
     if (embeddings) {
       // A search starts embedding every document in the background; idle waits until all are.
       await core.recall.search(caller, { space_id: spaceId, query: 'embed', limit: 1 });

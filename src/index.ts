@@ -5,3 +5,4 @@ export { LiveMemError, type ErrorCode } from './shared/errors.js';
 export type { StorageDriver } from './storage/types.js';
 export { createMemoryDriver } from './storage/memory/memory-driver.js';
 export { createFsDriver } from './storage/fs/fs-driver.js';
+export { STORE, type ChangeFeed, type FeedEvent, type FeedSubscription } from './core/feed/change-feed.js';

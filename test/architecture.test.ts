@@ -46,7 +46,7 @@ const FLOORS: string[][] = [
   ['storage/', 'llm/', 'search/', 'config/'], // the driver contract and drivers; the chat port, a reply's JSON; the full-text engine; settings
   ['core/markdown/', 'core/redact/', 'core/retention/'], // the Markdown section model; secrets in text; what a rewrite kept of a text
   ['core/*'], // the base: the context, the caller, the store's layout and names, a backup's manifest, a space's meta, the prompt fence
-  ['core/auth/', 'core/derived/', 'core/spend/', 'core/model-output/'], // tokens; summaries as stored; spend and caps; the gate of a model's text
+  ['core/auth/', 'core/derived/', 'core/spend/', 'core/model-output/', 'core/feed/'], // tokens; summaries as stored; spend and caps; the gate of a model's text; the change feed
   ['core/commit/'], // the commit protocol: lease, pending record, the kinds' interface, roll-forward steps, history, section-edit applier
   ['core/jobs.ts', 'core/bank/', 'core/note/'], // background job records; the bank; notes, written and read
   ['core/consolidation/', 'core/compaction/', 'core/revision/', 'core/recall/', 'core/history/', 'core/space/'], // the services

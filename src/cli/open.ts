@@ -97,6 +97,7 @@ export async function openCore(options: GlobalOptions, env: NodeJS.ProcessEnv = 
     fault: faultHook(env),
     version: VERSION,
     indexMemoryBytes: settings.indexMemoryMb * 1024 * 1024,
+    ...(settings.watchIntervalMs === undefined ? {} : { watchIntervalMs: settings.watchIntervalMs }),
     auth: {
       required: settings.auth === 'required',
       ownerAgent: settings.agent,

@@ -518,6 +518,15 @@ export const FIELDS: Field[] = [
     defaultText: '512',
   },
   {
+    key: 'watchIntervalMs',
+    env: 'LIVE_MEM_WATCH_INTERVAL_MS',
+    file: 'watch_interval_ms',
+    parse: int(50, 3_600_000),
+    description:
+      'How often a space someone watches (a resource subscription, the viewer) is checked for changes made by any process or host: a few stats on fs, two small listings on S3',
+    defaultText: '1000 on fs, 5000 on S3',
+  },
+  {
     key: 's3.forcePathStyle',
     env: 'LIVE_MEM_S3_FORCE_PATH_STYLE',
     file: 's3.force_path_style',

@@ -97,6 +97,8 @@ export interface Settings {
   summaryGroupChars: number;
   /** Megabytes the search indexes of all spaces may hold in one process before the least recently used are evicted. */
   indexMemoryMb: number;
+  /** Milliseconds between two checks of a watched space for changes (unset: the driver's default, core/feed/change-feed.ts). */
+  watchIntervalMs?: number;
   /** The caller's token (LIVE_MEM_TOKEN / --token); never logged. */
   token?: string;
   /** 'required': without a token only the public tools answer; 'optional': no token = the local owner. */
@@ -218,6 +220,7 @@ export function resolveSettings(inputs: SettingsInputs): Settings {
     summaryWindowChars: get('summaryWindowChars', 6_000),
     summaryGroupChars: get('summaryGroupChars', 10_000),
     indexMemoryMb: get('indexMemoryMb', 512),
+    ...(values.has('watchIntervalMs') ? { watchIntervalMs: values.get('watchIntervalMs') as number } : {}),
     ...(values.has('token') ? { token: values.get('token') as string } : {}),
     auth: get('auth', 'optional'),
     ...(values.has('tools') ? { tools: values.get('tools') as string } : {}),

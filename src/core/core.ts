@@ -41,6 +41,7 @@ import type { RedactMode } from './redact/redact.js';
 import { DEFAULT_RETENTION, type RetentionMode } from './retention/record.js';
 import { createSpendLedger } from './spend/ledger.js';
 import { createEvents } from './events.js';
+import { createChangeFeed } from './feed/change-feed.js';
 import { createNoteService } from './note/note-service.js';
 import { createCorpus } from './note/corpus.js';
 import { createMemoryContext } from './recall/memory-context.js';
@@ -64,6 +65,14 @@ import type { TextIndexEngine } from '../search/types.js';
 export function createCore(options: CoreOptions & { auth?: AuthSettings; searchEngine?: TextIndexEngine }) {
   const context: CoreContext = createContext(options);
   const events = createEvents(context.logger);
+  const feed = createChangeFeed({
+    storage: context.storage,
+    logger: context.logger,
+    clock: context.clock,
+    ...(options.watchIntervalMs === undefined ? {} : { intervalMs: options.watchIntervalMs }),
+  });
+  // A change made here is checked at once rather than at the next interval (the feed still finds it in the store).
+  events.on(() => feed.poke());
   const corpus = createCorpus(context);
   const notes = createNoteService(
     context,
@@ -166,6 +175,8 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     context,
     /** Changes made in this process (consolidation commits, spaces created or deleted): `events.on(listener)`. */
     events: { on: events.on },
+    /** Changes by anyone to the spaces watched, from the store's own change detection (feed/change-feed.ts): `feed.subscribe(spaceIds, listener)`. */
+    feed,
     ...capabilities,
     /** Waits for background work that must not be cut by the process exiting (index snapshots, summaries runs). */
     idle: async () => {
@@ -199,6 +210,8 @@ export interface CoreOptions {
   fault?: (point: string) => Promise<void>;
   version?: string;
   indexMemoryBytes?: number;
+  /** Milliseconds between two checks of a watched space by the change feed (feed/change-feed.ts). */
+  watchIntervalMs?: number;
 }
 
 /**

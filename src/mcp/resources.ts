@@ -1,26 +1,25 @@
-import { ResourceTemplate, UriTemplate, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { McpServer, Variables, Resource } from '@modelcontextprotocol/server';
+import type { McpServer, Resource, Variables } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceTemplate, UriTemplate } from '@modelcontextprotocol/server';
 import { ANONYMOUS } from '../core/auth/auth-service.js';
 import type { BankFileInfo } from '../core/bank/bank-service.js';
-import { authorize, canAccessSpace, type Caller } from '../core/caller.js';
+import { authorize, type Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
-import type { CoreEvent } from '../core/events.js';
 import { validateSpaceId } from '../core/validate.js';
 import { mapLimit } from '../shared/concurrency.js';
 import { isLiveMemError } from '../shared/errors.js';
 import type { Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
+import { resourceUri } from './feed-notices.js';
+import { createResourceWatch } from './resource-watch.js';
 import { protocolError } from './result.js';
 import type { RequestContext } from './tool.js';
 
 const MIME = 'text/markdown';
 
-/** The URI of each resource; space ids and bank file names are URI-safe, the encoding is a guard. */
-export const resourceUri = {
-  bank: (spaceId: string, filename: string) => `live-mem://${spaceId}/bank/${encodeURIComponent(filename)}`,
-  rules: (spaceId: string) => `live-mem://${spaceId}/rules`,
-  synthesis: (spaceId: string) => `live-mem://${spaceId}/synthesis`,
-};
+export { resourceUri };
+
+/** Live notes the `live` resource shows, newest first. */
+const LIVE_NOTES = 50;
 
 /** A space the caller may read, with what its listing needs. */
 interface ListedSpace {
@@ -81,6 +80,19 @@ const kinds: ResourceKind[] = [
     ],
     read: async (core, caller, vars) => (await core.spaces.synthesis(caller, { space_id: vars.space ?? '' })).synthesis,
   },
+  {
+    name: 'live-notes',
+    title: 'Live notes',
+    description: `The newest ${LIVE_NOTES} live notes of a space, newest first: subscribe to it to be told of notes written by any agent, process or host.`,
+    template: 'live-mem://{space}/live',
+    list: (space) => [{ uri: resourceUri.live(space.space_id), name: `${space.space_id}/live`, title: `Live notes of ${space.space_id}`, mimeType: MIME }],
+    read: async (core, caller, vars) => {
+      const { notes, has_more } = await core.notes.read(caller, { space_id: vars.space ?? '', limit: LIVE_NOTES });
+      const blocks = notes.map((note) => `## ${note.timestamp} · ${note.agent} · ${note.category}\n\n${note.content.trim()}\n`);
+      if (has_more) blocks.push(`_Older notes: live_read with before "${notes.at(-1)?.filename ?? ''}"._\n`);
+      return blocks.join('\n');
+    },
+  },
 ];
 
 export interface ResourceHost {
@@ -104,17 +116,27 @@ function decode(variables: Variables): Record<string, string> {
 }
 
 /**
- * Registers each space's bank files, rules and synthesis as resources (listed and as templates),
- * read through the core with the caller, so a read is refused exactly as the tools refuse it.
- * Subscriptions live as long as this server (one client): a consolidation committed in this process
- * sends `notifications/resources/updated` for the subscribed URIs it wrote, and a created bank file
- * or a created or deleted space sends `notifications/resources/list_changed` to a client that has
- * listed resources, when its caller may read that space.
+ * Registers each space's bank files, rules, synthesis and live notes as resources (listed and as
+ * templates), read through the core with the caller, so a read is refused exactly as the tools refuse it.
+ * Subscriptions live as long as this server (one client) and are fed by the core's change feed, which
+ * sees changes made by any process or host on the store: a subscribed URI whose content changed (a
+ * note, a commit, a correction) gets `notifications/resources/updated`; a created or deleted bank file
+ * of a watched space, or a created or deleted space, sends `notifications/resources/list_changed` to a
+ * client that has listed resources, when its caller may read that space. A bank file created by a
+ * consolidation in this process in a space nobody here watches still changes the list, as before.
  */
 export function registerResources(server: McpServer, host: ResourceHost): void {
   const { core, logger } = host;
-  const subscribed = new Set<string>();
-  let lister: Caller | undefined;
+  const send = (notification: Promise<void>) =>
+    notification.catch((error: unknown) => logger.debug('a resource notification was not sent', { error: String(error) }));
+  // Without notifications (stateless HTTP) nothing is watched: no subscription, no list_changed.
+  const watch =
+    host.notifications === false
+      ? undefined
+      : createResourceWatch(core, {
+          updated: (uri) => server.isConnected() && void send(server.server.sendResourceUpdated({ uri })),
+          listChanged: () => server.isConnected() && void send(server.server.sendResourceListChanged()),
+        });
 
   /** The spaces the caller may read, once per resources/list (each template's list callback asks). */
   const listings = new WeakMap<object, Promise<ListedSpace[]>>();
@@ -127,7 +149,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
       if (!isLiveMemError(error, 'forbidden')) throw error;
       caller = ANONYMOUS;
     }
-    lister = caller;
+    watch?.listed(caller);
     const listed = await core.spaces.list(caller).catch((error: unknown) => {
       if (isLiveMemError(error, 'forbidden')) return { spaces: [] };
       throw error;
@@ -183,7 +205,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
     }
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
-      `unknown resource URI ${JSON.stringify(uri)}: live-mem://{space}/bank/{file}, …/rules or …/synthesis`,
+      `unknown resource URI ${JSON.stringify(uri)}: live-mem://{space}/bank/{file}, …/rules, …/synthesis or …/live`,
     );
   };
   const normalize = (uri: string): string => {
@@ -194,13 +216,15 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
     }
   };
 
-  if (host.notifications === false) return;
+  if (!watch) return;
   server.server.setRequestHandler('resources/subscribe', async (request, ctx) => {
     try {
       const uri = normalize(request.params.uri);
       // The core's guard, in its order: a valid id, then the caller's right to read that space.
-      authorize(await host.caller(ctx), 'read', validateSpaceId(spaceOf(uri)));
-      subscribed.add(uri);
+      const spaceId = validateSpaceId(spaceOf(uri));
+      authorize(await host.caller(ctx), 'read', spaceId);
+      // Answered once the space's baseline is taken: any change after this answer is told.
+      await watch.subscribe(uri, spaceId);
       return {};
     } catch (error) {
       throw protocolError(error, logger, 'resources/subscribe', host.offered);
@@ -208,26 +232,13 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
   });
   server.server.setRequestHandler('resources/unsubscribe', (request) => {
     const { uri } = request.params;
-    subscribed.delete(URL.canParse(uri) ? new URL(uri).href : uri);
+    watch.unsubscribe(URL.canParse(uri) ? new URL(uri).href : uri);
     return {};
   });
 
-  const send = (notification: Promise<void>) =>
-    notification.catch((error: unknown) => logger.debug('a resource notification was not sent', { error: String(error) }));
-  const listChanged = (spaceId: string) => {
-    if (lister && canAccessSpace(lister, spaceId) && server.isConnected()) void send(server.server.sendResourceListChanged());
-  };
-  const onEvent = (event: CoreEvent) => {
-    if (event.type !== 'bank_changed') return listChanged(event.space_id);
-    const uris = event.files.map((file) => resourceUri.bank(event.space_id, file.filename));
-    if (event.synthesis) uris.push(resourceUri.synthesis(event.space_id));
-    for (const uri of uris) if (subscribed.has(uri) && server.isConnected()) void send(server.server.sendResourceUpdated({ uri }));
-    if (event.files.some((file) => file.kind === 'created' || file.kind === 'deleted')) listChanged(event.space_id);
-  };
-  const stop = core.events.on(onEvent);
   const closed = server.server.onclose;
   server.server.onclose = () => {
-    stop();
+    watch.close();
     closed?.();
   };
 }

@@ -5,6 +5,7 @@ import type { Handler, Refuse } from '../http/listen.js';
 import type { Logger } from '../shared/log.js';
 import { type LocalSession, runToolRequest, viewerCaller } from './api.js';
 import type { UiAssets } from './assets.js';
+import { CHANGES_PATH, streamChanges } from './changes.js';
 import { send, sendJson } from './headers.js';
 
 export interface UiHandlerOptions {
@@ -20,7 +21,7 @@ export interface UiHandlerOptions {
   local?: LocalSession;
 }
 
-/** The viewer over HTTP: the page and its assets, `GET /api/session`, `POST /api/tools/{name}`. */
+/** The viewer over HTTP: the page and its assets, `GET /api/session`, `POST /api/tools/{name}`, `GET /api/spaces/{id}/changes` (changes.ts). */
 export interface UiHandler {
   /** Who a bearer stands for: this session's secret, or a token (called by the front door, for every request bearing one). */
   authenticate: Handler<Caller>['authenticate'];
@@ -81,6 +82,8 @@ export function createUiHandler(options: UiHandlerOptions): UiHandler {
           version: options.version,
         });
       }
+      const changes = CHANGES_PATH.exec(url.pathname)?.[1];
+      if (changes !== undefined) return streamChanges(options.core, req, res, changes, admitted.caller);
       const tool = /^\/api\/tools\/([a-z_]+)$/.exec(url.pathname)?.[1];
       if (tool !== undefined) {
         const answer = await runToolRequest(api, req, tool, admitted.caller);

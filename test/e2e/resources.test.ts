@@ -121,8 +121,10 @@ describe('MCP resources, prompts and instructions', () => {
   it('lists rules and synthesis of every space, the three templates, and reads them', async () => {
     const { resources } = await server.client.listResources();
     assert.deepEqual(resources.map((r) => r.uri).sort(), [
+      'live-mem://alpha/live',
       'live-mem://alpha/rules',
       'live-mem://alpha/synthesis',
+      'live-mem://busy/live',
       'live-mem://busy/rules',
       'live-mem://busy/synthesis',
     ]);
@@ -134,12 +136,16 @@ describe('MCP resources, prompts and instructions', () => {
     const { resourceTemplates } = await server.client.listResourceTemplates();
     assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate).sort(), [
       'live-mem://{space}/bank/{file}',
+      'live-mem://{space}/live',
       'live-mem://{space}/rules',
       'live-mem://{space}/synthesis',
     ]);
 
     assert.match(await readText(server, 'live-mem://alpha/rules'), /activeContext\.md/);
     assert.equal(await readText(server, 'live-mem://alpha/synthesis'), '', 'empty before the first consolidation');
+    const live = await readText(server, 'live-mem://alpha/live');
+    assert.match(live, /^## \S+ · owner · progress\n\nalpha step 4 of the export\n/, 'the newest note first');
+    assert.match(live, /alpha step 0 of the export/);
     await assert.rejects(server.client.readResource({ uri: 'live-mem://alpha/bank/progress.md' }), refused('not_found', -32002));
     await assert.rejects(server.client.readResource({ uri: 'live-mem://ghost/rules' }), refused('not_found', -32002));
     await assert.rejects(server.client.readResource({ uri: 'live-mem://alpha/bank/..%2Fmeta.json' }), refused('error', -32602));
@@ -252,7 +258,7 @@ describe('MCP resources, prompts and instructions', () => {
           resources.every((r) => r.uri.startsWith('live-mem://busy/')),
           resources.map((r) => r.uri).join(' '),
         );
-        for (const uri of ['live-mem://alpha/rules', 'live-mem://alpha/synthesis', 'live-mem://alpha/bank/progress.md']) {
+        for (const uri of ['live-mem://alpha/rules', 'live-mem://alpha/synthesis', 'live-mem://alpha/bank/progress.md', 'live-mem://alpha/live']) {
           await assert.rejects(elsewhere.client.readResource({ uri }), refused('forbidden', -32600), uri);
         }
         await assert.rejects(elsewhere.client.subscribeResource({ uri: 'live-mem://alpha/bank/progress.md' }), refused('forbidden', -32600));

@@ -325,12 +325,20 @@ if (requireBrowserOrSkip()) {
       await page.selectOption('select[name=category]', '');
       await countIs(page.locator('.feed .note'), 6);
 
+      // The page follows the server's change stream (its change feed), not a poll every second.
+      await page.locator('.pulse[data-source="stream"]').waitFor();
+      await page.waitForTimeout(1_500); // past the first poll: from here on, news come through the stream (the poll waits 30 s)
       const written = await cli(env, ['note', 'alpha', 'written by another process', '-c', 'insight', '--as', 'other-agent']);
       assert.equal(written.exitCode, 0, written.stderr);
-      await page.locator('.feed .note', { hasText: 'written by another process' }).waitFor();
+      await page.locator('.feed .note', { hasText: 'written by another process' }).waitFor({ timeout: 5_000 });
       assert.match(await notes.first().innerText(), /other-agent/, 'the new note is on top');
       assert.equal(await notes.count(), 7, 'added, not reloaded twice');
       await screenshot(page, 'live');
+      // The stream is read like the tools: a credential, and a space the token may read.
+      const changes = (token?: string) =>
+        fetch(`${ui.origin}/api/spaces/beta/changes`, token ? { headers: { authorization: `Bearer ${token}` } } : {}).then((response) => response.status);
+      assert.equal(await changes(), 401);
+      assert.equal(await changes(tokens.reader), 403, 'a token of alpha does not follow beta');
       assert.deepEqual(watch.errors, []);
       await page.close();
     });

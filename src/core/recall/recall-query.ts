@@ -1,6 +1,6 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import type { Analyzer } from '../../search/analyze.js';
-import { CorruptIndexError, type SearchHit } from '../../search/types.js';
+import type { SearchHit } from '../../search/types.js';
 import { authorize, type Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
 import type { NoteRetention } from '../retention/record.js';
@@ -115,8 +115,11 @@ export function weigh(index: SpaceIndex, found: readonly SearchHit[], words: Rea
     // Only a hit of a sitting is answered: in a stream of notes without pauses (no sitting) the next note is no reply.
     const asking = answers.exact ? [] : lenders.filter((lender) => places.sittingOf(lender.place, SITTING_PAUSE_MS, SITTING_REACH) >= 0);
     const turns = asking.length > 0 ? answerPlaces(asking, places, (near) => byPlace.has(near)) : [];
+    // The hits' documents by id, built at the first answer turn (none on the common path): the first hit of an id, as a scan of `found` gave it.
+    let docs: Map<string, SearchHit['doc']> | undefined;
     for (const [place, lender] of turns) {
-      const near = { place: lender.place, doc: found.find((hit) => hit.id === lender.id)?.doc };
+      docs ??= docsById(found);
+      const near = { place: lender.place, doc: docs.get(lender.id) };
       const answer = index.answerAt(place, places, near, answerScore(lender));
       if (answer === null || (answers.admit && !answers.admit(answer.id))) continue;
       byPlace.set(place, answer);
@@ -136,13 +139,35 @@ export function weigh(index: SpaceIndex, found: readonly SearchHit[], words: Rea
   return preferNamedAgents(hits, words);
 }
 
+/**
+ * Runs `attempt` on a space's index; if the index proves damaged as it is read (CorruptIndexError), the
+ * index `damaged()` names once the error is caught is dropped with its snapshot and the space's index
+ * opened again (from an older snapshot, else the store), then `retry` runs once on the index reopened.
+ * The sites differ only by `retry`: a search asks again, one whose attempt was the catch-up itself
+ * (which reopening does) takes the index reopened as it is. Any other error is thrown.
+ */
+export type IndexRecovery = <T>(
+  spaceId: string,
+  attempt: () => T | Promise<T>,
+  damaged: () => SpaceIndex | undefined,
+  retry: (reopened: SpaceIndex) => T | Promise<T>,
+  onProgress?: RecallOptions['onProgress'],
+) => Promise<T>;
+
+/** Each hit's engine number (SearchHit.doc) by its id; the first hit of an id wins. */
+function docsById(found: readonly SearchHit[]): Map<string, SearchHit['doc']> {
+  const docs = new Map<string, SearchHit['doc']>();
+  for (const hit of found) if (!docs.has(hit.id)) docs.set(hit.id, hit.doc);
+  return docs;
+}
+
 /** What the query pipeline uses: the index of a space caught up, embeddings, texts and provenance. */
 export interface RecallQueryParts {
   context: CoreContext;
   analyzer: Analyzer;
   indexOf: (spaceId: string, onProgress?: RecallOptions['onProgress']) => Promise<SpaceIndex>;
-  /** The space's index opened again after `damaged` proved damaged as a search read it (recall-service.ts). */
-  reopen: (spaceId: string, damaged: SpaceIndex, error: Error, onProgress?: RecallOptions['onProgress']) => Promise<SpaceIndex>;
+  /** The recovery from a damaged snapshot that every reader of an index shares (recall-service.ts). */
+  withIndexRecovery: IndexRecovery;
   embeddings: EmbeddingScheduler;
   textOf: (spaceId: string, index: SpaceIndex, meta: DocMeta) => Promise<string | null>;
   sources: Sources;
@@ -230,15 +255,18 @@ export function createRecallQuery(parts: RecallQueryParts) {
     let index = await parts.indexOf(spaceId, options.onProgress);
     const exact = options.exact === true;
     const { vector, fallback } = exact ? { vector: null, fallback: undefined } : await parts.embeddings.queryVector(spaceId, index, query);
-    let hits: SearchHit[];
-    try {
-      hits = rank(parts, index, query, vector, limit + 5, keep, exact); // a few spare for documents gone since they were indexed
-    } catch (error) {
-      // A part of the snapshot checked as it is first read was damaged: nothing was answered from it.
-      if (!(error instanceof CorruptIndexError)) throw error;
-      index = await parts.reopen(spaceId, index, error, options.onProgress);
-      hits = rank(parts, index, query, vector, limit + 5, keep, exact);
-    }
+    const spare = limit + 5; // a few spare for documents gone since they were indexed
+    // A part of the snapshot checked as it is first read was damaged: nothing was answered from it; asked again of the index reopened.
+    const hits = await parts.withIndexRecovery(
+      spaceId,
+      () => rank(parts, index, query, vector, spare, keep, exact),
+      () => index,
+      (reopened) => {
+        index = reopened;
+        return rank(parts, reopened, query, vector, spare, keep, exact);
+      },
+      options.onProgress,
+    );
     const results = await present(parts, spaceId, index, query, hits, limit);
     return {
       status: 'ok' as const,

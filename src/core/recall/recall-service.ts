@@ -47,16 +47,38 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     return caughtUp(spaceId, onProgress);
   };
 
-  /** The space's index, caught up with the store (opened if need be; rebuilt if its snapshot proves damaged as it catches up). */
-  const indexOf = async (spaceId: string, onProgress?: RecallOptions['onProgress']): Promise<SpaceIndex> => {
+  /** Reopens a damaged index (reopen) and retries once: IndexRecovery (recall-query.ts), the one shape of every reader of an index. */
+  async function withIndexRecovery<T>(
+    spaceId: string,
+    attempt: () => T | Promise<T>,
+    damaged: () => SpaceIndex | undefined,
+    retry: (reopened: SpaceIndex) => T | Promise<T>,
+    onProgress?: RecallOptions['onProgress'],
+  ): Promise<T> {
     try {
-      return await caughtUp(spaceId, onProgress);
+      return await attempt();
     } catch (error) {
-      const damaged = indexes.peek(spaceId);
-      if (!(error instanceof CorruptIndexError) || !damaged) throw error;
-      return reopen(spaceId, damaged, error, onProgress);
+      const index = damaged();
+      if (!(error instanceof CorruptIndexError) || !index) throw error;
+      return retry(await reopen(spaceId, index, error, onProgress));
     }
-  };
+  }
+
+  /** The index reopened, as it is: reopening is itself a catch-up, what indexOf and refreshIfOpen attempted. */
+  const reopened = (index: SpaceIndex): SpaceIndex => index;
+
+  /**
+   * The space's index, caught up with the store (opened if need be; rebuilt if its snapshot proves damaged
+   * as it catches up: the index then in memory is the damaged one).
+   */
+  const indexOf = (spaceId: string, onProgress?: RecallOptions['onProgress']): Promise<SpaceIndex> =>
+    withIndexRecovery(
+      spaceId,
+      () => caughtUp(spaceId, onProgress),
+      () => indexes.peek(spaceId),
+      reopened,
+      onProgress,
+    );
 
   /**
    * Neighbours (memory_context, hits with neighbours) walk the space's timeline. Both ask right after a
@@ -67,7 +89,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   const analyzer = createAnalyzer({ cacheLimit: 20_000 });
 
   return {
-    search: createRecallQuery({ context, analyzer, indexOf, reopen, embeddings, textOf, sources }),
+    search: createRecallQuery({ context, analyzer, indexOf, withIndexRecovery, embeddings, textOf, sources }),
     /** How far the space's embeddings are (space_info): counted only when this process holds its index. */
     embeddingProgress: (spaceId: string) => embeddings.progress(spaceId, indexes.peek(spaceId)),
     /** The notes written around a note (neighbours.ts): what memory_context and hits with neighbours show. */
@@ -84,14 +106,19 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
      * index rebuilt) and writes a snapshot of it now, so the store's newest snapshot covers everything.
      */
     async rebuildIndex(spaceId: string, options: RecallOptions = {}): Promise<void> {
-      let index = await indexOf(spaceId, options.onProgress);
-      try {
-        index.index.verify(); // what its load left to be checked as it is read
-      } catch (error) {
-        if (!(error instanceof CorruptIndexError)) throw error;
-        index = await reopen(spaceId, index, error, options.onProgress);
-      }
-      await index.saveSnapshot();
+      const index = await indexOf(spaceId, options.onProgress);
+      // What its load left to be checked as it is read; an index reopened is saved as the reopening left it (not checked again).
+      const checked = await withIndexRecovery(
+        spaceId,
+        () => {
+          index.index.verify();
+          return index;
+        },
+        () => index,
+        reopened,
+        options.onProgress,
+      );
+      await checked.saveSnapshot();
     },
 
     /**
@@ -109,12 +136,12 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
     /** Brings the space's index up to date if this process has one open (after a forget: it drops the notes now). */
     async refreshIfOpen(spaceId: string): Promise<void> {
       const index = indexes.peek(spaceId);
-      try {
-        await index?.refresh();
-      } catch (error) {
-        if (!(error instanceof CorruptIndexError) || !index) throw error;
-        await reopen(spaceId, index, error);
-      }
+      await withIndexRecovery(
+        spaceId,
+        () => index?.refresh(),
+        () => index,
+        () => undefined,
+      );
     },
 
     /** Resolves once background snapshot writes have finished (a CLI process waits before it exits). */

@@ -88,54 +88,42 @@ export function addKinds(into: KindCount[], more: readonly KindCount[]): KindCou
  */
 export function redactFields<T>(value: T, mode: RedactMode, options: FieldOptions = {}): { value: T } & KeptOut {
   const kept: KeptOut = { redacted: [], private_removed: 0 };
-  // A note's input is one level of strings: passed in one loop, each string scanned once, copied only if one changed.
-  if (isFlat(value)) {
-    let out: Record<string, unknown> | undefined;
-    for (const key of Object.keys(value)) {
-      const entry = value[key];
-      if (typeof entry !== 'string' || REFERENCE_FIELDS.has(key)) continue;
-      const next = redactString(entry, key, mode, options, kept);
-      if (next !== entry) {
-        out ??= { ...value };
-        out[key] = next;
-      }
-    }
-    return { value: (out ?? value) as T, ...kept };
-  }
-  const walk = (item: unknown, path: string): unknown => {
-    if (typeof item === 'string') return redactString(item, path || 'text', mode, options, kept);
-    if (Array.isArray(item)) {
-      let out: unknown[] | undefined;
-      for (let i = 0; i < item.length; i++) {
-        const entry = item[i];
-        const next = walk(entry, `${path}[${i}]`);
-        if (next !== entry) out ??= item.slice();
-        if (out) out[i] = next;
-      }
-      return out ?? item;
-    }
-    if (!isPlainObject(item)) return item;
-    // A copy only once a field changed: most inputs hold no secret and keep their identity.
-    let out: Record<string, unknown> | undefined;
-    for (const key of Object.keys(item)) {
-      const entry = item[key];
-      const next = REFERENCE_FIELDS.has(key) && isReference(entry) ? entry : walk(entry, path ? `${path}.${key}` : key);
-      if (next !== entry) out ??= { ...item };
-      if (out) out[key] = next;
-    }
-    return out ?? item;
-  };
-  return { value: walk(value, '') as T, ...kept };
+  return { value: walk(value, '', mode, options, kept) as T, ...kept };
 }
 
-/** An object of one level: no field holds an object or a list (a note's input). */
-function isFlat(value: unknown): value is Record<string, unknown> {
-  if (!isPlainObject(value)) return false;
-  for (const key of Object.keys(value)) {
-    const entry = value[key];
-    if (typeof entry === 'object' && entry !== null) return false;
+/**
+ * `item` through the pass (redactFields), the field at `path` ('' at the top). Copies only once a
+ * field changed: most inputs hold no secret and keep their identity. A string field is passed in
+ * the object's own loop, not by a call of walk per field: a note's input, one level of strings,
+ * costs one loop, each string scanned once.
+ */
+function walk(item: unknown, path: string, mode: RedactMode, options: FieldOptions, kept: KeptOut): unknown {
+  if (typeof item === 'string') return redactString(item, path, mode, options, kept);
+  if (Array.isArray(item)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < item.length; i++) {
+      const entry = item[i];
+      const next = walk(entry, `${path}[${i}]`, mode, options, kept);
+      if (next !== entry) out ??= item.slice();
+      if (out) out[i] = next;
+    }
+    return out ?? item;
   }
-  return true;
+  if (!isPlainObject(item)) return item;
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(item)) {
+    const entry = item[key];
+    if (typeof entry !== 'string' && (typeof entry !== 'object' || entry === null)) continue; // numbers, booleans, nothing: kept as they are
+    const next =
+      REFERENCE_FIELDS.has(key) && isReference(entry)
+        ? entry
+        : typeof entry === 'string'
+          ? redactString(entry, path ? `${path}.${key}` : key, mode, options, kept)
+          : walk(entry, path ? `${path}.${key}` : key, mode, options, kept);
+    if (next !== entry) out ??= { ...item };
+    if (out) out[key] = next;
+  }
+  return out ?? item;
 }
 
 /**
@@ -146,11 +134,12 @@ function isFlat(value: unknown): value is Record<string, unknown> {
  */
 function redactString(raw: string, path: string, mode: RedactMode, options: FieldOptions, kept: KeptOut): string {
   if (leavesAsIs(raw, mode)) return raw;
-  const label = options.label ?? ((at: string) => `the ${at}`);
+  const field = path || 'text';
+  const label = () => (options.label ? options.label(field) : `the ${field}`);
   const forWrite = { honourPrivate: options.honourPrivate ?? true, ...(options.refusalHint ? { refusalHint: options.refusalHint } : {}) };
-  const result = redactForWrite(raw, mode, mode === 'refuse' ? label(path) : '', forWrite);
+  const result = redactForWrite(raw, mode, mode === 'refuse' ? label() : '', forWrite);
   if ((options.refuseEmptied ?? true) && result.private_removed > 0 && result.text.trim() === '' && raw.trim() !== '') {
-    throw invalid(`nothing is left of ${label(path)} once its <private> text is removed: nothing was stored`);
+    throw invalid(`nothing is left of ${label()} once its <private> text is removed: nothing was stored`);
   }
   if (result.redacted.length > 0) addKinds(kept.redacted, result.redacted);
   kept.private_removed += result.private_removed;

@@ -79,3 +79,29 @@ export async function callTool<T extends Result = Result>(name: string, args: Re
   }
   return body as T;
 }
+
+/**
+ * Follows a space's change stream (`GET /api/spaces/{id}/changes`, server-sent events read from a
+ * fetch: EventSource cannot send the Authorization header). `onEvent` gets each event's type; resolves
+ * when the stream ends, rejects when it cannot be opened. `signal` closes it.
+ */
+export async function followChanges(spaceId: string, onEvent: (type: string) => void, signal: AbortSignal): Promise<void> {
+  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  const bearer = token.get();
+  if (bearer) headers.authorization = `Bearer ${bearer}`;
+  const response = await fetch(`/api/spaces/${encodeURIComponent(spaceId)}/changes`, { headers, cache: 'no-store', signal });
+  if (!response.ok || !response.body)
+    throw new ApiError(response.status, 'error', `the change stream answered HTTP ${response.status}`, response.status === 401);
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      const type = /^event: (.+)$/m.exec(buffer.slice(0, end))?.[1];
+      buffer = buffer.slice(end + 2);
+      if (type) onEvent(type);
+    }
+  }
+}

@@ -1,5 +1,5 @@
 import { CATEGORIES } from '../../../core/validate.js';
-import { callTool, type Result } from '../api.js';
+import { callTool, followChanges, type Result } from '../api.js';
 import { count, h } from '../dom.js';
 import { errorBox, type Note, noteCard, spaceHeader, type ViewContext } from './common.js';
 
@@ -7,6 +7,10 @@ import { errorBox, type Note, noteCard, spaceHeader, type ViewContext } from './
 const LOADED = 1000;
 const PAGE = 100;
 const POLL_MS = 1000;
+/** While the change stream is open, a poll this rarely still runs: a safety net, not the way news arrive. */
+const STREAMING_POLL_MS = 30_000;
+/** After the stream failed or ended, it is opened again this much later (polling every POLL_MS meanwhile). */
+const REOPEN_MS = 10_000;
 
 type Notes = Result & { notes: Note[]; has_more: boolean };
 
@@ -20,9 +24,11 @@ interface Filters {
 /**
  * #/space/{id}/live: the live notes, newest first, filtered by agent and category (by live_read)
  * and tags (here), shown 100 at a time; past the 1,000 loaded, "Show more" loads the next 1,000
- * older ones (live_read with `before`), so every note of a large space can be reached. It polls
- * live_read with `since` (inclusive, to the second, so nothing is missed; notes already shown are
- * recognised by file name) and puts new notes on top without reloading anything.
+ * older ones (live_read with `before`), so every note of a large space can be reached. It follows
+ * the space's change stream (the server's change feed, which sees notes of every process and host)
+ * and, on a change, reads live_read with `since` (inclusive, to the second, so nothing is missed;
+ * notes already shown are recognised by file name), putting new notes on top without reloading
+ * anything. Without the stream (refused, cut), it polls live_read every second instead.
  */
 export async function liveView(context: ViewContext): Promise<Node> {
   const spaceId = context.parts[0] as string;
@@ -119,26 +125,8 @@ export async function liveView(context: ViewContext): Promise<Node> {
     describe();
   };
 
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let stopped = false;
-  const tick = async () => {
-    try {
-      await poll();
-      problem.replaceChildren();
-      pulse.classList.remove('stale');
-    } catch (error) {
-      problem.replaceChildren(errorBox(error));
-      pulse.classList.add('stale');
-    }
-    if (!stopped) timer = setTimeout(tick, POLL_MS);
-  };
-  context.onLeave(() => {
-    stopped = true;
-    clearTimeout(timer);
-  });
-
   await load();
-  timer = setTimeout(tick, POLL_MS);
+  keepFresh(spaceId, poll, { pulse, problem }, context.onLeave);
   return h(
     'section',
     {},
@@ -154,6 +142,73 @@ export async function liveView(context: ViewContext): Promise<Node> {
     list,
     more,
   );
+}
+
+/**
+ * Runs `poll` when the space's change stream tells of a change (and every STREAMING_POLL_MS as a
+ * safety net), or every POLL_MS while there is no stream, opening it again REOPEN_MS after it failed.
+ * `pulse` says which (`data-source`: stream or poll) and turns stale while reading fails.
+ */
+function keepFresh(spaceId: string, poll: () => Promise<void>, shown: { pulse: HTMLElement; problem: HTMLElement }, onLeave: ViewContext['onLeave']): void {
+  const { pulse, problem } = shown;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  let streaming = false;
+  let polling = false;
+  let again = false;
+  const tick = async () => {
+    clearTimeout(timer);
+    if (polling) {
+      again = true; // a change told while reading: read once more after
+      return;
+    }
+    polling = true;
+    try {
+      await poll();
+      problem.replaceChildren();
+      pulse.classList.remove('stale');
+    } catch (error) {
+      problem.replaceChildren(errorBox(error));
+      pulse.classList.add('stale');
+    }
+    polling = false;
+    if (again) {
+      again = false;
+      return void tick();
+    }
+    if (!stopped) timer = setTimeout(tick, streaming ? STREAMING_POLL_MS : POLL_MS);
+  };
+  const stream = new AbortController();
+  const follow = () => {
+    if (stopped) return;
+    pulse.dataset.source = 'poll';
+    void followChanges(
+      spaceId,
+      (type) => {
+        if (type === 'ready') {
+          streaming = true;
+          pulse.dataset.source = 'stream';
+        } else if (type === 'notes' || type === 'committed') void tick();
+      },
+      stream.signal,
+    )
+      .catch(() => undefined)
+      .finally(() => {
+        streaming = false;
+        if (stopped) return;
+        pulse.dataset.source = 'poll';
+        void tick();
+        setTimeout(follow, REOPEN_MS);
+      });
+  };
+  onLeave(() => {
+    stopped = true;
+    clearTimeout(timer);
+    stream.abort();
+  });
+
+  follow();
+  timer = setTimeout(tick, POLL_MS);
 }
 
 /** The feed's filter fields (agent, category, tags): a change writes `filters` and calls `changed`. */
