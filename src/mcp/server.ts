@@ -362,7 +362,8 @@ function serveTools(server: McpServer, tools: readonly ToolDefinition[], host: T
     const tool = byName.get(name);
     if (tool) return server.server.projectCallToolResult(await call(tool, request.params.arguments ?? {}, ctx), undefined);
     const unknown = `Tool ${name} not found`;
-    if (host.legacy) return { content: [{ type: 'text', text: unknown }], isError: true };
+    // SDK v1's words: its McpError wrote "MCP error <code>: " into the text of the result.
+    if (host.legacy) return { content: [{ type: 'text', text: `MCP error ${ProtocolErrorCode.InvalidParams}: ${unknown}` }], isError: true };
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknown);
   });
 }

@@ -1,13 +1,41 @@
-// Compares what a 2025 client (the v1 SDK client) sees from two builds over stdio: main's and this branch's.
+// What a 2025-era client (the SDK's v1 client) sees from two builds of live-mem, side by side: the
+// initialize answer (capabilities, instructions), the lists, and the errors of bad calls, each as JSON.
+// `node scripts/compare-mcp-builds.mjs A/bin/live-mem.cjs B/bin/live-mem.cjs` over stdio; with
+// CMP_HTTP=1, over `serve --http` with a token. Prints each difference, then how many are identical.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 const [binA, binB] = process.argv.slice(2);
 async function observe(bin, home) {
   const client = new Client({ name: 'cmp', version: '0' }, { capabilities: { sampling: {} } });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin], env: { PATH: process.env.PATH, HOME: home, LIVE_MEM_HOME: home, LIVE_MEM_AGENT: 'cmp' }, stderr: 'ignore' }));
+  const env = { PATH: process.env.PATH, HOME: home, LIVE_MEM_HOME: home, LIVE_MEM_AGENT: 'cmp' };
+  let child;
+  if (process.env.CMP_HTTP) {
+    execFileSync(process.execPath, [bin, 'space', 'create', 'alpha'], { env });
+    const token = JSON.parse(
+      execFileSync(process.execPath, [bin, 'token', 'create', 'cmp', '--permissions', 'read,write', '--spaces', 'alpha', '--json'], { env }).toString(),
+    ).token;
+    child = spawn(process.execPath, [bin, 'serve', '--http', '--port', '0'], { env });
+    const url = await new Promise((resolve) => {
+      let seen = '';
+      child.stderr.on('data', (c) => {
+        seen += c;
+        const m = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
+        if (m) resolve(m[1]);
+      });
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  } else await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin], env, stderr: 'ignore' }));
   const out = {};
-  const safe = async (k, f) => { try { out[k] = await f(); } catch (e) { out[k] = { error: e.message, code: e.code, data: e.data }; } };
+  const safe = async (k, f) => {
+    try {
+      out[k] = await f();
+    } catch (e) {
+      out[k] = { error: e.message, code: e.code, data: e.data };
+    }
+  };
   out.capabilities = client.getServerCapabilities();
   out.version = client.getServerVersion();
   out.instructions = client.getInstructions();
@@ -29,6 +57,7 @@ async function observe(bin, home) {
   await safe('ping', () => client.ping());
   await safe('setLevel', () => client.setLoggingLevel('debug'));
   await client.close();
+  child?.kill('SIGTERM');
   return out;
 }
 const a = await observe(binA, mkdtempSync('/tmp/sdk2cmp/a-'));
