@@ -99,6 +99,11 @@ export interface Admitted<C> {
   caller: C | undefined;
   /** Counts `calls` more against the request's share — the other calls of a JSON-RPC batch; a refusal counts nothing. */
   charge(calls: number): Refusal | undefined;
+  /**
+   * The request is answered and what stays open is a stream (the viewer's change stream): it no longer
+   * counts in flight against its caller, only as a connection (maxConnections). Idempotent.
+   */
+  answered(): void;
 }
 
 /** The part of a server a front door serves: who a token stands for, the handler, its error shape. */
@@ -244,7 +249,7 @@ export async function listenGuarded<C>(options: ListenOptions<C>): Promise<{ ori
       if (moved) return refuseFor(res, url, moved);
     }
     if (request.expectsContinue) res.writeContinue();
-    await options.handle(req, res, url, { caller, charge: admission.charge });
+    await options.handle(req, res, url, { caller, charge: admission.charge, answered: admission.release });
   };
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);

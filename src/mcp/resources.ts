@@ -4,6 +4,7 @@ import { ANONYMOUS } from '../core/auth/auth-service.js';
 import type { BankFileInfo } from '../core/bank/bank-service.js';
 import { authorize, type Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
+import { escapeShown, fenceLines, newNonce, oneLine, shownDataRule } from '../core/prompt-fence.js';
 import { validateSpaceId } from '../core/validate.js';
 import { mapLimit } from '../shared/concurrency.js';
 import { isLiveMemError } from '../shared/errors.js';
@@ -87,10 +88,16 @@ const kinds: ResourceKind[] = [
     template: 'live-mem://{space}/live',
     list: (space) => [{ uri: resourceUri.live(space.space_id), name: `${space.space_id}/live`, title: `Live notes of ${space.space_id}`, mimeType: MIME }],
     read: async (core, caller, vars) => {
-      const { notes, has_more } = await core.notes.read(caller, { space_id: vars.space ?? '', limit: LIVE_NOTES });
-      const blocks = notes.map((note) => `## ${note.timestamp} · ${note.agent} · ${note.category}\n\n${note.content.trim()}\n`);
-      if (has_more) blocks.push(`_Older notes: live_read with before "${notes.at(-1)?.filename ?? ''}"._\n`);
-      return blocks.join('\n');
+      const spaceId = vars.space ?? '';
+      const { notes, has_more } = await core.notes.read(caller, { space_id: spaceId, limit: LIVE_NOTES });
+      // Read into a model's context as it is: marked as data the way memory_context marks its notes (prompt-fence.ts).
+      const nonce = newNonce();
+      const { open, close } = fenceLines(nonce, 'notes');
+      const lines = notes.map((note) =>
+        escapeShown(`- [${oneLine(note.timestamp)} ${JSON.stringify(oneLine(note.agent))} ${oneLine(note.category)}] ${oneLine(note.content)}`),
+      );
+      const older = has_more ? `\nOlder notes: live_read with before ${JSON.stringify(notes.at(-1)?.filename ?? '')}.\n` : '';
+      return `# Live notes of space '${spaceId}', newest first\n\n${shownDataRule(nonce)}\n\n${open}\n${lines.join('\n')}\n${close}\n${older}`;
     },
   },
 ];

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorize, type Caller } from '../core/caller.js';
+import type { Admitted } from '../http/listen.js';
 import type { Core } from '../core/core.js';
 import { validateSpaceId } from '../core/validate.js';
 import { isLiveMemError } from '../shared/errors.js';
@@ -38,13 +39,15 @@ function refusal(
   }
 }
 
-export function streamChanges(core: Core, req: IncomingMessage, res: ServerResponse, rawSpaceId: string, caller: Caller | undefined): void {
-  const checked = refusal(req, rawSpaceId, caller);
+/** Streams a space's changes; once open, the stream no longer holds one of its caller's calls in flight (`answered`). */
+export function streamChanges(core: Core, req: IncomingMessage, res: ServerResponse, rawSpaceId: string, admitted: Admitted<Caller>): void {
+  const checked = refusal(req, rawSpaceId, admitted.caller);
   if (typeof checked !== 'string') {
     sendJson(res, checked.status, checked.body, checked.headers);
     return;
   }
   const spaceId = checked;
+  admitted.answered();
   res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
   const write = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
   const subscription = core.feed.subscribe([spaceId], (event) => write(event.type, event));

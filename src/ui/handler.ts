@@ -83,7 +83,7 @@ export function createUiHandler(options: UiHandlerOptions): UiHandler {
         });
       }
       const changes = CHANGES_PATH.exec(url.pathname)?.[1];
-      if (changes !== undefined) return streamChanges(options.core, req, res, changes, admitted.caller);
+      if (changes !== undefined) return streamChanges(options.core, req, res, changes, admitted);
       const tool = /^\/api\/tools\/([a-z_]+)$/.exec(url.pathname)?.[1];
       if (tool !== undefined) {
         const answer = await runToolRequest(api, req, tool, admitted.caller);

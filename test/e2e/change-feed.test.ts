@@ -69,7 +69,7 @@ function scenario(label: string, makeEnv: () => Promise<{ env: Record<string, st
       const took = await within(deadline, () => updated.includes('live-mem://demo/live'), 'resources/updated for the live notes');
       t.diagnostic(`the note told after ${took} ms`);
       const { contents } = await a.client.readResource({ uri: 'live-mem://demo/live' });
-      assert.match(String((contents[0] as { text: string }).text), /^## \S+ · bob · decision\n\nRelease 3\.2\.1 ships on 2026-03-14\./);
+      assert.match(String((contents[0] as { text: string }).text), /\n- \[\S+ "bob" decision\] Release 3\.2\.1 ships on 2026-03-14\./);
     });
 
     it('a consolidation committed through B: the files it wrote, the synthesis, the live notes it moved, the list', async (t) => {

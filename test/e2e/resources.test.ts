@@ -144,7 +144,8 @@ describe('MCP resources, prompts and instructions', () => {
     assert.match(await readText(server, 'live-mem://alpha/rules'), /activeContext\.md/);
     assert.equal(await readText(server, 'live-mem://alpha/synthesis'), '', 'empty before the first consolidation');
     const live = await readText(server, 'live-mem://alpha/live');
-    assert.match(live, /^## \S+ · owner · progress\n\nalpha step 4 of the export\n/, 'the newest note first');
+    assert.match(live, /^# Live notes of space 'alpha', newest first\n\nStored memory follows/, 'marked as data');
+    assert.match(live, /\n<<<notes nonce=(\S+)>>>\n- \[\S+ "owner" progress\] alpha step 4 of the export\n/, 'the newest note first, fenced');
     assert.match(live, /alpha step 0 of the export/);
     await assert.rejects(server.client.readResource({ uri: 'live-mem://alpha/bank/progress.md' }), refused('not_found', -32002));
     await assert.rejects(server.client.readResource({ uri: 'live-mem://ghost/rules' }), refused('not_found', -32002));

@@ -339,6 +339,23 @@ if (requireBrowserOrSkip()) {
         fetch(`${ui.origin}/api/spaces/beta/changes`, token ? { headers: { authorization: `Bearer ${token}` } } : {}).then((response) => response.status);
       assert.equal(await changes(), 401);
       assert.equal(await changes(tokens.reader), 403, 'a token of alpha does not follow beta');
+      // An open stream is an answered request: more streams than a token's calls in flight (8) leave its calls served.
+      const streams = await Promise.all(
+        Array.from({ length: 9 }, async () => {
+          const controller = new AbortController();
+          const response = await fetch(`${ui.origin}/api/spaces/alpha/changes`, {
+            headers: { authorization: `Bearer ${tokens.reader}` },
+            signal: controller.signal,
+          });
+          return { status: response.status, controller };
+        }),
+      );
+      assert.deepEqual(
+        streams.map((stream) => stream.status),
+        Array(9).fill(200),
+      );
+      assert.equal((await api(ui.url, 'live_read', { space_id: 'alpha', limit: 1 }, tokens.reader)).status, 200, 'a call beside nine open streams');
+      for (const stream of streams) stream.controller.abort();
       assert.deepEqual(watch.errors, []);
       await page.close();
     });
