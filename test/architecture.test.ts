@@ -89,7 +89,7 @@ const CONFINED: Array<[RegExp, string]> = [
   [/^@aws-sdk\//, 'storage/s3'],
   [/^openai$/, 'llm'],
   [/^@huggingface\/transformers/, 'llm'],
-  [/^@modelcontextprotocol\/sdk/, 'mcp'],
+  [/^@modelcontextprotocol\//, 'mcp'],
   [/^zod$/, 'mcp'],
   [/^commander$/, 'cli'],
   [/^@orama\/stemmers/, 'search'],

@@ -3,7 +3,7 @@ import type { Core } from '../core/core.js';
 import type { Logger } from '../shared/log.js';
 import { toolError, toolResult } from './result.js';
 import { createDefaultSpaces } from './default-space.js';
-import { runTool, type ToolContext, type ToolDefinition, type ToolExtra } from './tool.js';
+import { runTool, type ToolContext, type ToolDefinition, type RequestContext } from './tool.js';
 
 export interface DirectCall {
   core: Core;
@@ -25,12 +25,14 @@ export async function callToolDirect(tool: ToolDefinition, args: unknown, call: 
   const answer = await (async () => {
     try {
       // Handlers read the core, the caller and the tools' profile; nothing reaches for the MCP request.
-      const extra = { signal: call.signal, requestId: 0, sendNotification: async () => undefined, sendRequest: async () => undefined } as unknown as ToolExtra;
+      const ctx = {
+        mcpReq: { id: 0, method: 'tools/call', signal: call.signal, notify: async () => undefined, send: async () => undefined },
+      } as unknown as RequestContext;
       return toolResult(
         await runTool(tool, args, {
           core: call.core,
           caller: call.caller,
-          extra,
+          ctx,
           clientModel: () => undefined,
           reportProgress: () => undefined,
           tools: call.tools,

@@ -1,6 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { type ClientCapabilities, type Root, RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Server, ClientCapabilities, Root } from '@modelcontextprotocol/server';
 import { type Caller, canAccessSpace, ownerCaller } from '../core/caller.js';
 import { createCore, type Core } from '../core/core.js';
 import { type ProjectClaim, projectSpace } from '../core/space/project-space.js';
@@ -59,6 +58,8 @@ export interface DefaultSpaces {
    * own default space before that note answers what it will answer then (tool.ts `runTool`).
    */
   asCreated(spaceId: string, caller: Caller): Promise<Core>;
+  /** Follows the roots of the client of `server` (a 2025-era stdio connection, with `project`); call once, before it connects. */
+  follow(server: Server): void;
 }
 
 /** How long a call waits for the client's answer to `roots/list` before going on to the next rule. */
@@ -69,8 +70,6 @@ export interface DefaultSpaceOptions {
   logger: Logger;
   /** Stdio: the pinned space and the server's folder; absent over HTTP. */
   project?: ProjectSpaces | undefined;
-  /** The server whose client's roots are followed (stdio, with `project`). */
-  server?: Server | undefined;
   /**
    * How a call's `project` argument is read (config/project-argument.ts, given by the CLI): a folder
    * or a remote on stdio, a remote only over HTTP. Absent (the web viewer's calls): refused.
@@ -80,7 +79,7 @@ export interface DefaultSpaceOptions {
 
 export function createDefaultSpaces(options: DefaultSpaceOptions): DefaultSpaces {
   const { project } = options;
-  const roots = project && options.server ? followRoots(options.server, project.identify, options.logger) : undefined;
+  let roots: ReturnType<typeof followRoots> | undefined;
   const spaceOf = projectSpaces(options.core);
   const named = (caller: Caller, text: string) => namedProject(caller, text, options.argument, spaceOf);
   return {
@@ -110,6 +109,9 @@ export function createDefaultSpaces(options: DefaultSpaceOptions): DefaultSpaces
       return capabilities?.roots ? 'roots' : 'project';
     },
     asCreated: newSpaceReads(options.core),
+    follow(server) {
+      if (project) roots = followRoots(server, project.identify, options.logger);
+    },
   };
 }
 
@@ -205,7 +207,7 @@ function followRoots(server: Server, identify: ProjectSpaces['identify'], logger
   server.oninitialized = () => {
     if (declared()) ask();
   };
-  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+  server.setNotificationHandler('notifications/roots/list_changed', async () => {
     if (!declared()) return;
     logger.debug('the client says its roots changed: asking them again');
     ask();

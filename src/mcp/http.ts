@@ -1,29 +1,34 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
+  isJSONRPCRequest,
+  isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
+} from '@modelcontextprotocol/server';
 import type { Caller } from '../core/caller.js';
-import { DEFAULT_MAX_REQUEST_BODY_SIZE, requestBodyTooLargeMessage } from '@modelcontextprotocol/sdk/server/requestBody.js';
-import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { LiveMemError } from '../shared/errors.js';
 import { answerJsonOnly, bearerChallenge, RESOURCE_METADATA_PATH, replyResourceMetadata } from './http-answers.js';
 import { type Admitted, bearerOf, type Refuse } from '../http/listen.js';
 import type { Mount } from '../http/mount.js';
 import { type ToolSelection, selectTools } from './profiles.js';
-import { plainErrors } from './result.js';
+import { legacyErrors } from './result.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 import { SharedServerTransport } from './shared-transport.js';
-import type { ToolDefinition, ToolExtra } from './tool.js';
+import type { ToolDefinition, RequestContext } from './tool.js';
 import { allTools } from './tools/index.js';
 
 /** The caller the front door authenticated for this request (set on `req.auth` by handleMcp). */
-function callerOf(extra: ToolExtra): Caller {
-  const caller = extra.authInfo?.extra?.caller as Caller | undefined;
+function callerOf(ctx: RequestContext): Caller {
+  const caller = ctx.http?.authInfo?.extra?.caller as Caller | undefined;
   if (!caller) throw new LiveMemError('forbidden', 'this request carries no authenticated caller');
   return caller;
 }
 
 /** The tools this request's URL asked to be listed (set on `req.auth` by handleMcp), if it asked. */
-const askedOf = (extra: ToolExtra): ToolSelection | undefined => extra.authInfo?.extra?.tools as ToolSelection | undefined;
+const askedOf = (ctx: RequestContext): ToolSelection | undefined => ctx.http?.authInfo?.extra?.tools as ToolSelection | undefined;
 
 /**
  * The profile a URL asks for (`/mcp?tools=standard`, a profile or tool names, as LIVE_MEM_TOOLS
@@ -57,6 +62,20 @@ const replyError = (res: ServerResponse, status: number, code: number, message: 
 };
 const replyJsonRpc: Refuse = (res, _url, status, message, headers = {}) => replyError(res, status, -32000 - status, message, headers);
 
+/** The SDK's own answer to a body over its limit (its transport's wording, which v2 no longer exports). */
+const BODY_TOO_LARGE = `Payload Too Large: Request body must not exceed ${DEFAULT_MAX_REQUEST_BODY_SIZE} bytes`;
+
+/**
+ * Whether a body is a 2026-07-28 message: one that names its protocol version in its `_meta` envelope,
+ * as the SDK's classification (isLegacyRequest) then decides. A body without that key is 2025's,
+ * told at no cost: the requests of 2025 clients build no web Request to be classified.
+ */
+async function isModern(req: IncomingMessage, body: unknown): Promise<boolean> {
+  const meta = (body as { params?: { _meta?: unknown } } | null)?.params?._meta;
+  if (typeof meta !== 'object' || meta === null || !(PROTOCOL_VERSION_META_KEY in meta)) return false;
+  return !(await isLegacyRequest(await toWebRequest(req, body), body));
+}
+
 /** The first MCP version without JSON-RPC batches (they were added in 2025-03-26 and removed in 2025-06-18). */
 const NO_BATCHES_SINCE = '2025-06-18';
 /** What a request without MCP-Protocol-Version speaks (the transport specification's rule for older clients). */
@@ -70,7 +89,7 @@ const VERSION_WITHOUT_HEADER = '2025-03-26';
  */
 async function readMessages(req: IncomingMessage, res: ServerResponse, admitted: Admitted<Caller>): Promise<{ body: unknown } | undefined> {
   const tooLarge = (): undefined => {
-    replyError(res, 413, -32000, requestBodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
+    replyError(res, 413, -32000, BODY_TOO_LARGE);
     return undefined;
   };
   if (Number(req.headers['content-length']) > DEFAULT_MAX_REQUEST_BODY_SIZE) return tooLarge();
@@ -106,12 +125,14 @@ async function readMessages(req: IncomingMessage, res: ServerResponse, admitted:
 }
 
 /**
- * MCP over Streamable HTTP at `/mcp`, stateless, as a mount of the HTTP front door (http/): every
+ * MCP over Streamable HTTP at `/mcp`, stateless, in both eras, as a mount of the HTTP front door (http/): every
  * request carries `Authorization: Bearer …`, is checked by the front door (Host and Origin against
  * DNS rebinding, the caller's share, then the token — so a revocation or an expiry applies to the
  * very next request), and is served by the process's one server through a transport of its own
  * (shared-transport.ts), the caller carried with its messages. Several clients share the process
- * safely; nothing of one request is visible to another. The mount owns `/mcp` and its resource
+ * safely; nothing of one request is visible to another. A 2026-07-28 request (`_meta` envelope) goes
+ * to the SDK's entry for that era (createMcpHandler), behind the same front door and body reading;
+ * 2025 clients keep the shared server, as they were served before. The mount owns `/mcp` and its resource
  * metadata; alone behind a front door, it answers 404 on every other path.
  */
 export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Mount<Caller>; close(): Promise<void> }> {
@@ -120,16 +141,24 @@ export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Moun
   // No notifications and no sampling: a stateless server has no stream to send them on once the request is answered.
   const served = options.tools ?? selectTools('all');
   const listed = options.listed ?? served;
-  const server = createMcpServer({
+  const serverOptions: McpServerOptions = {
     ...options,
     resolveCaller: callerOf,
-    listed: (extra) => askedOf(extra) ?? listed,
+    listed: (ctx) => askedOf(ctx) ?? listed,
     remote: true,
     notifications: false,
     sampling: false,
-  });
+  };
+  const server = await createMcpServer(serverOptions);
   const shared = new SharedServerTransport();
-  await server.connect(plainErrors(shared));
+  await server.connect(legacyErrors(shared));
+  // A 2026-07-28 client (its request carries the `_meta` envelope) is served by the SDK's entry, an
+  // instance per request fitted to its token (`authInfo`): that era has no session to share.
+  const modern = createMcpHandler(({ authInfo }) => createMcpServer({ ...serverOptions, era: 'modern', authInfo }), {
+    legacy: 'reject',
+    onerror: (error) => options.logger.debug(`MCP over HTTP: ${error.message}`),
+  });
+  const serveModern = toNodeHandler(modern, { onerror: (error) => options.logger.warn(`MCP over HTTP: ${error.message}`) });
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse, url: URL, admitted: Admitted<Caller>): Promise<void> => {
     const { caller } = admitted;
@@ -146,14 +175,15 @@ export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Moun
     const messages = await readMessages(req, res, admitted);
     if (!messages) return;
 
-    // The caller and the tools it asked for travel with this request's messages (extra.authInfo), never in the shared server.
+    // The caller and the tools it asked for travel with this request's messages (ctx.http.authInfo), never in the shared server.
     (req as IncomingMessage & { auth?: AuthInfo }).auth = {
       token: bearer,
       clientId: caller.agent,
       scopes: [...caller.permissions],
       extra: { caller, ...(tools ? { tools } : {}) },
     };
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answerJsonOnly(req) });
+    if (await isModern(req, messages.body)) return serveModern(req, res, messages.body);
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answerJsonOnly(req) });
     const { detach } = shared.attach(transport);
     res.on('close', () => {
       detach();
@@ -173,5 +203,11 @@ export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Moun
     },
     refuse: replyJsonRpc,
   };
-  return { mount, close: () => server.close() };
+  return {
+    mount,
+    close: async () => {
+      await modern.close();
+      await server.close();
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
-import type { ToolExtra } from './tool.js';
+import type { RequestContext } from './tool.js';
 
 /**
  * Progress notifications for one tool call (notifications/progress, sent only when the request
@@ -7,14 +7,14 @@ import type { ToolExtra } from './tool.js';
  * a notification that overtook the answer would reach a client that had already forgotten the
  * call's progress token.
  */
-export function progressChannel(extra: ToolExtra) {
+export function progressChannel(ctx: RequestContext) {
   let sent: Promise<unknown> = Promise.resolve();
   return {
     report(event: ProgressEvent) {
-      const progressToken = extra._meta?.progressToken;
+      const progressToken = ctx.mcpReq._meta?.progressToken;
       if (progressToken === undefined) return;
-      const notification = extra
-        .sendNotification({
+      const notification = ctx.mcpReq
+        .notify({
           method: 'notifications/progress',
           params: { progressToken, progress: event.notes_done, total: event.notes_total, message: event.message },
         })

@@ -1,5 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer, GetPromptResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
@@ -10,7 +9,7 @@ import { EVERY_TOOL, mcpWording, missingSpaceAdvice, offers, type Offered } from
 import type { Logger } from '../shared/log.js';
 import { type DefaultSpaces, noDefaultSpace } from './default-space.js';
 import { protocolError } from './result.js';
-import type { ToolExtra } from './tool.js';
+import type { RequestContext } from './tool.js';
 
 /** What memory_start says of the memory it embeds: information to work with, never a change to the caller's instructions. */
 const MEMORY_IS_DATA =
@@ -198,7 +197,7 @@ export const prompts = [
 export interface PromptHost {
   core: Core;
   logger: Logger;
-  caller(extra: ToolExtra): Promise<Caller>;
+  caller(ctx: RequestContext): Promise<Caller>;
   /** What the server offers (default: every tool). */
   offered?: Offered;
   /** The space of a prompt whose space argument is omitted, as a tool's (default-space.ts). */
@@ -210,11 +209,11 @@ export function registerPrompts(server: McpServer, host: PromptHost): void {
   for (const prompt of prompts) {
     server.registerPrompt(
       prompt.name,
-      { title: prompt.title, description: prompt.description, argsSchema: prompt.args },
-      async (args, extra): Promise<GetPromptResult> => {
+      { title: prompt.title, description: prompt.description, argsSchema: z.object(prompt.args) },
+      async (args, ctx): Promise<GetPromptResult> => {
         try {
           const given = (args as { space?: string }).space?.trim();
-          const caller = await host.caller(extra);
+          const caller = await host.caller(ctx);
           const chosen = given ? undefined : await host.spaces.resolve(caller);
           if (chosen?.source === 'none') throw noDefaultSpace('the space argument', chosen);
           const space = chosen ? chosen.space_id : (given as string);

@@ -1,6 +1,7 @@
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { isJSONRPCRequest, isJSONRPCResultResponse, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCRequest, isJSONRPCResultResponse } from '@modelcontextprotocol/server';
+import type { RequestId } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Logger } from '../shared/log.js';
 import { shownUrl } from '../shared/shown-url.js';
 

@@ -1,6 +1,5 @@
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { UriTemplate, type Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, type Resource } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer, Resource, Variables } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceTemplate, UriTemplate } from '@modelcontextprotocol/server';
 import { ANONYMOUS } from '../core/auth/auth-service.js';
 import type { BankFileInfo } from '../core/bank/bank-service.js';
 import { authorize, type Caller } from '../core/caller.js';
@@ -14,7 +13,7 @@ import type { Logger } from '../shared/log.js';
 import { resourceUri } from './feed-notices.js';
 import { createResourceWatch } from './resource-watch.js';
 import { protocolError } from './result.js';
-import type { ToolExtra } from './tool.js';
+import type { RequestContext } from './tool.js';
 
 const MIME = 'text/markdown';
 
@@ -107,7 +106,7 @@ export interface ResourceHost {
   core: Core;
   logger: Logger;
   /** Who is calling this request (throws `forbidden` for an unknown, revoked or expired token). */
-  caller(extra: ToolExtra): Promise<Caller>;
+  caller(ctx: RequestContext): Promise<Caller>;
   /** Whether the transport can notify (stdio); without, no subscriptions and no list_changed. */
   notifications?: boolean;
   /** What the server offers, for the hints of errors. */
@@ -119,7 +118,7 @@ function decode(variables: Variables): Record<string, string> {
   try {
     return Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, decodeURIComponent(Array.isArray(value) ? value.join(',') : value)]));
   } catch {
-    throw new McpError(ErrorCode.InvalidParams, 'malformed percent-encoding in the resource URI');
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'malformed percent-encoding in the resource URI');
   }
 }
 
@@ -148,10 +147,10 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
 
   /** The spaces the caller may read, once per resources/list (each template's list callback asks). */
   const listings = new WeakMap<object, Promise<ListedSpace[]>>();
-  const listSpaces = async (extra: ToolExtra): Promise<ListedSpace[]> => {
+  const listSpaces = async (ctx: RequestContext): Promise<ListedSpace[]> => {
     let caller: Caller;
     try {
-      caller = await host.caller(extra);
+      caller = await host.caller(ctx);
     } catch (error) {
       // An unknown or revoked token lists nothing rather than failing the client's startup listing.
       if (!isLiveMemError(error, 'forbidden')) throw error;
@@ -174,9 +173,9 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
     });
     return spaces.filter((space) => space !== null);
   };
-  const listing = (extra: ToolExtra): Promise<ListedSpace[]> => {
-    let found = listings.get(extra);
-    if (!found) listings.set(extra, (found = listSpaces(extra)));
+  const listing = (ctx: RequestContext): Promise<ListedSpace[]> => {
+    let found = listings.get(ctx);
+    if (!found) listings.set(ctx, (found = listSpaces(ctx)));
     return found;
   };
 
@@ -185,18 +184,18 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
     server.registerResource(
       kind.name,
       new ResourceTemplate(kind.template, {
-        list: async (extra) => {
+        list: async (ctx) => {
           try {
-            return { resources: (await listing(extra)).flatMap((space) => kind.list(space)) };
+            return { resources: (await listing(ctx)).flatMap((space) => kind.list(space)) };
           } catch (error) {
             throw protocolError(error, logger, 'resources/list', host.offered);
           }
         },
       }),
       { title: kind.title, description: kind.description, mimeType: MIME },
-      async (uri, variables, extra) => {
+      async (uri, variables, ctx) => {
         try {
-          const text = await kind.read(core, await host.caller(extra), decode(variables));
+          const text = await kind.read(core, await host.caller(ctx), decode(variables));
           return { contents: [{ uri: uri.href, mimeType: MIME, text }] };
         } catch (error) {
           throw protocolError(error, logger, `resources/read ${uri.href}`, host.offered);
@@ -211,23 +210,26 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
       const variables = template.match(uri);
       if (variables) return decode(variables).space ?? '';
     }
-    throw new McpError(ErrorCode.InvalidParams, `unknown resource URI ${JSON.stringify(uri)}: live-mem://{space}/bank/{file}, …/rules, …/synthesis or …/live`);
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `unknown resource URI ${JSON.stringify(uri)}: live-mem://{space}/bank/{file}, …/rules, …/synthesis or …/live`,
+    );
   };
   const normalize = (uri: string): string => {
     try {
       return new URL(uri).href;
     } catch {
-      throw new McpError(ErrorCode.InvalidParams, `invalid resource URI ${JSON.stringify(uri)}`);
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid resource URI ${JSON.stringify(uri)}`);
     }
   };
 
   if (!watch) return;
-  server.server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+  server.server.setRequestHandler('resources/subscribe', async (request, ctx) => {
     try {
       const uri = normalize(request.params.uri);
       // The core's guard, in its order: a valid id, then the caller's right to read that space.
       const spaceId = validateSpaceId(spaceOf(uri));
-      authorize(await host.caller(extra), 'read', spaceId);
+      authorize(await host.caller(ctx), 'read', spaceId);
       // Answered once the space's baseline is taken: any change after this answer is told.
       await watch.subscribe(uri, spaceId);
       return {};
@@ -235,7 +237,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
       throw protocolError(error, logger, 'resources/subscribe', host.offered);
     }
   });
-  server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+  server.server.setRequestHandler('resources/unsubscribe', (request) => {
     const { uri } = request.params;
     watch.unsubscribe(URL.canParse(uri) ? new URL(uri).href : uri);
     return {};

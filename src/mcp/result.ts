@@ -1,5 +1,5 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type CallToolResult, ErrorCode as McpErrorCode, isJSONRPCErrorResponse, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCErrorResponse, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { Transport, CallToolResult } from '@modelcontextprotocol/server';
 import { MODEL_FIX, MODEL_FIX_REMOTE } from '../core/model.js';
 import { isLiveMemError, statusOf, type ErrorCode, type LiveMemError } from '../shared/errors.js';
 import { EVERY_TOOL, hintFor, mcpWording, type Offered } from '../shared/hints.js';
@@ -39,60 +39,57 @@ export function toolError(error: unknown, logger: Logger, toolName: string, offe
   return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result, isError: true };
 }
 
-/** JSON-RPC error codes for domain errors outside tools (resources, prompts); -32002 is MCP's "resource not found". */
+/** JSON-RPC error codes for domain errors outside tools (resources, prompts); -32002 is MCP 2025's "resource not found" (legacyErrors). */
 const PROTOCOL_CODES: Partial<Record<ErrorCode, number>> = {
   not_found: -32002,
-  invalid_input: McpErrorCode.InvalidParams,
-  forbidden: McpErrorCode.InvalidRequest,
+  invalid_input: ProtocolErrorCode.InvalidParams,
+  forbidden: ProtocolErrorCode.InvalidRequest,
 };
-
-/** What the SDK sends as a JSON-RPC error (its code, message and data), without McpError's "MCP error N:" in the message. */
-class RequestError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-}
 
 /**
  * The one place where an error of a resource or prompt request becomes a JSON-RPC error: those
  * have no result to carry a status, so the status rides in `data`. Internal errors as in toolError.
  */
 export function protocolError(error: unknown, logger: Logger, what: string, offered: Offered = EVERY_TOOL): Error {
-  if (error instanceof McpError) return error;
+  if (error instanceof ProtocolError) return error;
   if (isLiveMemError(error) && error.code !== 'internal') {
     const hint = hintOf(error, offered);
-    return new RequestError(PROTOCOL_CODES[error.code] ?? McpErrorCode.InternalError, messageFor(error, offered), {
+    return new ProtocolError(PROTOCOL_CODES[error.code] ?? ProtocolErrorCode.InternalError, messageFor(error, offered), {
       status: statusOf(error),
       code: error.code,
       ...(hint ? { hint } : {}),
     });
   }
   logger.error(`${what} failed`, { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-  return new RequestError(McpErrorCode.InternalError, `internal error in ${what}; the server's log (stderr) has the details`, {
+  return new ProtocolError(ProtocolErrorCode.InternalError, `internal error in ${what}; the server's log (stderr) has the details`, {
     status: 'error',
     code: 'internal',
   });
 }
 
+/** What v1 of the SDK answered a `resources/read` of a URI no resource matches (v2: "Resource not found: <uri>", `data.uri`). */
+const resourceNotFound = (uri: string) => `Resource ${uri} not found`;
+
 /**
- * A transport whose JSON-RPC errors carry their bare message. The SDK's McpError writes "MCP error
- * <code>: " into its own message, the SDK's server sends that message as the error's, and the
- * client's McpError adds the prefix again ("MCP error -32602: MCP error -32602: Prompt x not
- * found"). Errors live-mem raises go through protocolError (RequestError, no prefix); those the SDK
- * raises itself — an unknown prompt or resource, a refused prompt argument — lose theirs here.
+ * A transport that keeps 2025-era clients' errors as they were before the SDK's v2. It sends every
+ * -32002 as -32602, since MCP 2026-07-28 names a missing resource -32602, on the 2025 era too: a
+ * missing space or bank file of live-mem's own (protocolError, `data.code` `not_found`) stays -32002
+ * there. And a URI no resource matches is said as v1 said it. `legacy` says whether the connection
+ * speaks the 2025 era (default: always); a 2026-07-28 one gets the SDK's errors as they are.
  */
-export function plainErrors<T extends Transport>(transport: T): T {
+export function legacyErrors<T extends Transport>(transport: T, legacy: () => boolean = () => true): T {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     // A result (most messages) is told by a key, without the schema check (a parse of the message).
-    if (!('error' in message) || !isJSONRPCErrorResponse(message)) return send(message, options);
-    const prefix = `MCP error ${message.error.code}: `;
-    const bare = message.error.message.startsWith(prefix) ? message.error.message.slice(prefix.length) : message.error.message;
-    return send({ ...message, error: { ...message.error, message: bare } }, options);
+    if (!('error' in message) || !isJSONRPCErrorResponse(message) || message.error.code !== ProtocolErrorCode.InvalidParams || !legacy())
+      return send(message, options);
+    const { error } = message;
+    const data = error.data as Record<string, unknown> | undefined;
+    if (data?.code === 'not_found') return send({ ...message, error: { ...error, code: PROTOCOL_CODES.not_found as number } }, options);
+    const uri = data?.uri;
+    if (data && typeof uri === 'string' && Object.keys(data).length === 1 && error.message === `Resource not found: ${uri}`)
+      return send({ ...message, error: { code: error.code, message: resourceNotFound(uri) } }, options);
+    return send(message, options);
   };
   return transport;
 }

@@ -1,13 +1,5 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  type ClientCapabilities,
-  type InitializeRequest,
-  InitializeRequestSchema,
-  type InitializeResult,
-  ListToolsRequestSchema,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import type { AuthInfo, CacheHint, CallToolResult, ClientCapabilities, InitializeRequest, InitializeResult, Tool } from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { ANONYMOUS } from '../core/auth/auth-service.js';
 import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
@@ -25,17 +17,14 @@ import { registerPrompts } from './prompts.js';
 import { CONSOLIDATE_AFTER_TASK, CONSOLIDATE_BACKLOG } from '../core/backlog.js';
 import { registerResources } from './resources.js';
 import { toolError, toolResult } from './result.js';
-import { runTool, type ToolContext, type ToolDefinition, type ToolExtra } from './tool.js';
-
-/** What the SDK is told a tool takes: anything; parseArguments checks it against the tool's schema. */
-const ANY_ARGUMENTS = z.looseObject({});
+import { runTool, type ToolContext, type ToolDefinition, type RequestContext } from './tool.js';
 
 export interface McpServerOptions {
   core: Core;
   version: string;
   logger: Logger;
   /** Who is calling, per request: the local owner on stdio; tokens later. */
-  resolveCaller(extra: ToolExtra): Caller | Promise<Caller>;
+  resolveCaller(ctx: RequestContext): Caller | Promise<Caller>;
   /** What to assume of the client's model when consolidating through sampling. */
   samplingLimits?: { contextWindow: number; maxOutputTokens: number };
   /** The tools served, and callable (a profile, see profiles.ts); default: every tool. */
@@ -45,7 +34,7 @@ export interface McpServerOptions {
    * (`?tools=`), else the server's default one. Default: every tool served. Either way a caller is
    * listed only what its permissions let it call (profiles.ts callableBy).
    */
-  listed?(extra: ToolExtra): ToolSelection;
+  listed?(ctx: RequestContext): ToolSelection;
   /**
    * Whether the transport can send notifications outside a request's answer (stdio: yes, default).
    * Without, resources.subscribe and the listChanged capabilities are not advertised: a promise the
@@ -72,6 +61,43 @@ export interface McpServerOptions {
   project?: ProjectSpaces;
   /** How a call's `project` argument is read (default-space.ts): a folder or a remote on stdio, a remote over HTTP. */
   argument?: DefaultSpaceOptions['argument'];
+  /**
+   * The protocol era this instance serves (the SDK's serving entries say, stdio.ts, http.ts): 2025's
+   * (`legacy`, the default: initialize, roots, sampling) or 2026-07-28's (`modern`: stateless, no
+   * request from server to client, so neither roots nor sampling).
+   */
+  era?: 'legacy' | 'modern';
+  /** The token of the HTTP request a modern instance answers (its instructions are fitted to its caller when built). */
+  authInfo?: AuthInfo | undefined;
+}
+
+/**
+ * How long a 2026-07-28 client may keep each list or read (`ttlMs`, `cacheScope`): what a server
+ * serves (its tools, prompts, templates) changes only when it restarts; tools/list and the
+ * instructions (server/discover) are fitted to the caller's token, so private; resources change
+ * with any note or consolidation, of any process: never kept.
+ */
+const TEN_MINUTES = 600_000;
+const CACHE_HINTS: Partial<
+  Record<'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read' | 'server/discover', CacheHint>
+> = {
+  'tools/list': { ttlMs: TEN_MINUTES, cacheScope: 'private' },
+  'server/discover': { ttlMs: TEN_MINUTES, cacheScope: 'private' },
+  'prompts/list': { ttlMs: TEN_MINUTES, cacheScope: 'public' },
+  'resources/templates/list': { ttlMs: TEN_MINUTES, cacheScope: 'public' },
+  'resources/list': { ttlMs: 0, cacheScope: 'private' },
+  'resources/read': { ttlMs: 0, cacheScope: 'private' },
+};
+
+/** The tools/list entries of a served selection (listing.ts), built once per process: instances are built per connection or per request. */
+const listings = new WeakMap<readonly ToolDefinition[], Map<string, Tool>>();
+function listingOf(tools: readonly ToolDefinition[]): Map<string, Tool> {
+  let listing = listings.get(tools);
+  if (!listing) {
+    listing = new Map(listTools(tools).map((tool) => [tool.name, tool]));
+    listings.set(tools, listing);
+  }
+  return listing;
 }
 
 /**
@@ -164,20 +190,27 @@ function offerings(offered: Offered): (caller: Caller, asked: ToolSelection) => 
   };
 }
 
-/** An MCP server exposing the core's tools; the transport is the caller's choice. */
-export function createMcpServer(options: McpServerOptions): McpServer {
+/**
+ * An MCP server exposing the core's tools, for one era (options.era); the transport is the caller's
+ * choice. Built once per stdio connection, and per request of a 2026-07-28 client over HTTP: what
+ * costs (the tools/list answer, schemas) is built once per process.
+ */
+export async function createMcpServer(options: McpServerOptions): Promise<McpServer> {
   const served = options.tools ?? selectTools('all');
   const { tools } = served;
-  /** The client lends its own model: no endpoint is configured, it declared sampling, and this transport can carry the request. */
+  const modern = options.era === 'modern';
+  /** The client lends its own model: no endpoint is configured, it declared sampling, and this transport can carry the request (never in 2026-07-28). */
   const lendsModel = (capabilities: ClientCapabilities | undefined): boolean =>
-    !options.core.context.llm && options.sampling !== false && capabilities?.sampling !== undefined;
+    !modern && !options.core.context.llm && options.sampling !== false && capabilities?.sampling !== undefined;
   /** A consolidation this client asks for can run: on the configured endpoint, or on the client's model. */
   const hasModel = (capabilities: ClientCapabilities | undefined): boolean => options.core.context.llm !== undefined || lendsModel(capabilities);
-  const server = new McpServer(
-    { name: 'live-mem', title: 'live-mem', version: options.version },
-    // The SDK answers resources/list, read and templates but not subscribe: resources.ts does, hence `subscribe` here.
-    { capabilities: { tools: {}, logging: {}, resources: { subscribe: true, listChanged: true }, prompts: {} } },
-  );
+  const spaces = createDefaultSpaces({
+    core: options.core,
+    logger: options.logger,
+    project: options.project,
+    argument: options.argument,
+  });
+  let instance: McpServer | undefined;
   // Whether a note creates a missing space may depend on the caller (`auto`): tools and prompts refine this per call.
   // Resources and prompts name the tools served; tools/list, the instructions and a tool's hints those listed to the caller (offeredTo).
   const offered: Offered = {
@@ -186,97 +219,58 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     remote: options.remote === true,
     // Known once the client has initialized: read when a request is answered (its copies are made then).
     get model() {
-      return hasModel(server.server.getClientCapabilities());
+      return hasModel(instance?.server.getClientCapabilities());
     },
   };
-  const spaces = createDefaultSpaces({
-    core: options.core,
-    logger: options.logger,
-    project: options.project,
-    server: server.server,
-    argument: options.argument,
-  });
-
+  const offeredFor = offerings(offered);
   /** The caller of a request that lists (tools/list, initialize): one whose token is refused is listed what anyone may call. */
-  const listingCaller = async (extra: ToolExtra): Promise<Caller> => {
+  const listingCaller = async (ctx: RequestContext): Promise<Caller> => {
     try {
-      return await options.resolveCaller(extra);
+      return await options.resolveCaller(ctx);
     } catch (error) {
       if (isLiveMemError(error, 'forbidden')) return ANONYMOUS;
       throw error;
     }
   };
-  const offeredFor = offerings(offered);
   /** What this request is offered: the tools it asked for, those of them its caller may call, under the profile's name. */
-  const offeredTo = (caller: Caller, extra: ToolExtra) => offeredFor(caller, options.listed?.(extra) ?? served);
-  instructionsPerClient(server, async (capabilities, extra) => {
-    const { offered: forCaller } = offeredTo(await listingCaller(extra), extra);
+  const offeredTo = (caller: Caller, ctx: RequestContext) => offeredFor(caller, options.listed?.(ctx) ?? served);
+  /** The instructions for a client declaring `capabilities` (none in 2026-07-28: no roots, no sampling), fitted to the caller of `ctx`. */
+  const instructionsFor = async (capabilities: ClientCapabilities | undefined, ctx: RequestContext) => {
+    const { offered: forCaller } = offeredTo(await listingCaller(ctx), ctx);
     return serverInstructions({ ...forCaller, model: hasModel(capabilities) }, spaces.mode(capabilities));
-  });
+  };
+  // A 2026-07-28 instance serves one caller, known as it is built (HTTP: the request's token, stdio: the session's):
+  // its instructions, which server/discover answers, are fitted to it. There the SDK fills in ttlMs and cacheScope.
+  const opening = { mcpReq: {}, http: options.authInfo ? { authInfo: options.authInfo } : undefined } as unknown as RequestContext;
+  const server = new McpServer(
+    { name: 'live-mem', title: 'live-mem', version: options.version },
+    {
+      // The SDK answers resources/list, read and templates but not subscribe: resources.ts does, hence `subscribe` here.
+      capabilities: { tools: {}, logging: {}, resources: { subscribe: true, listChanged: true }, prompts: {} },
+      ...(modern ? { instructions: await instructionsFor(undefined, opening), cacheHints: CACHE_HINTS } : {}),
+    },
+  );
+  instance = server;
+  if (!modern) {
+    spaces.follow(server.server);
+    instructionsPerClient(server, instructionsFor);
+  }
   const limits = options.samplingLimits ?? { contextWindow: 32_768, maxOutputTokens: 8_192 };
-
   /** The client's own model, when no endpoint is configured and the client offers sampling. */
   const clientModel = (): LlmClient | undefined => (lendsModel(server.server.getClientCapabilities()) ? clientSamplingModel(server.server, limits) : undefined);
-
-  /** The caller; a public tool answers an unknown, revoked or expired token as anonymous. */
-  const resolveCaller = async (tool: ToolDefinition, extra: ToolExtra): Promise<Caller> => {
-    try {
-      return await options.resolveCaller(extra);
-    } catch (error) {
-      if (tool.permission === 'public' && isLiveMemError(error, 'forbidden')) return ANONYMOUS;
-      throw error;
-    }
-  };
-
-  for (const tool of tools) {
-    // Neither schema is given to the SDK; both are listed (listing.ts). The arguments are checked by
-    // parseArguments, so that a refused one gets a result with its status like any other error. The
-    // results are not parsed on every call (a fifth of a note's CPU time): they are checked where they
-    // are read, by clients such as the SDK's own, and the tests run such a client over every tool.
-    server.registerTool(
-      tool.name,
-      { title: tool.title, description: tool.description, inputSchema: ANY_ARGUMENTS, annotations: tool.annotations },
-      async (args: Record<string, unknown>, extra: ToolExtra) => {
-        const progress = progressChannel(extra);
-        let caller: Caller | undefined;
-        let forCaller: Offered = offered;
-        try {
-          caller = await resolveCaller(tool, extra);
-          const { profile, listed, offered: callerOffered } = offeredTo(caller, extra);
-          forCaller = callerOffered;
-          const context: ToolContext = {
-            core: options.core,
-            caller,
-            extra,
-            clientModel,
-            reportProgress: progress.report,
-            tools: { profile, count: listed.length },
-            spaces,
-            remote: options.remote === true,
-            consolidation: { by: callerOffered.model ? 'model' : 'agent', tool: offers(callerOffered, 'bank_consolidate') },
-          };
-          const result = await runTool(tool, args, context);
-          await progress.sent();
-          return toolResult(result);
-        } catch (error) {
-          // A missing space's error names the spaces near it this caller may see (the hint offers them).
-          const shown = caller ? await withSimilarSpaces(options.core.context, caller, error) : error;
-          // Whether a note would create the missing space depends on the caller (LIVE_MEM_AUTO_CREATE_SPACES=auto).
-          return toolError(shown, options.logger, tool.name, {
-            ...forCaller,
-            autoCreateSpaces: caller !== undefined && options.core.notes.createsSpaces(caller),
-          });
-        }
-      },
-    );
-  }
-  // Replaces the SDK's tools/list answer with a leaner one (listing.ts), built on the first request:
-  // the tools this request is offered (offeredTo), in the order served.
-  let listing: Map<string, Tool> | undefined;
-  server.server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
-    listing ??= new Map(listTools(tools).map((tool) => [tool.name, tool]));
-    const { listed } = offeredTo(await listingCaller(extra), extra);
-    return { tools: listed.flatMap((tool) => listing?.get(tool.name) ?? []) };
+  serveTools(server, tools, {
+    options,
+    offered,
+    offeredTo,
+    spaces,
+    clientModel,
+    legacy: !modern,
+  });
+  // Replaces the SDK's tools/list answer with a leaner one (listing.ts): the tools this request is offered (offeredTo), in the order served.
+  server.server.setRequestHandler('tools/list', async (_request, ctx) => {
+    const listing = listingOf(tools);
+    const { listed } = offeredTo(await listingCaller(ctx), ctx);
+    return { tools: listed.flatMap((tool) => listing.get(tool.name) ?? []) };
   });
 
   // Resources and prompts read through the core with the request's caller, as the tools do.
@@ -284,7 +278,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   const host = {
     core: options.core,
     logger: options.logger,
-    caller: async (extra: ToolExtra) => options.resolveCaller(extra),
+    caller: async (ctx: RequestContext) => options.resolveCaller(ctx),
     offered,
     spaces,
   };
@@ -300,6 +294,80 @@ export function createMcpServer(options: McpServerOptions): McpServer {
   return server;
 }
 
+/** What a tools/call needs of the server it runs in (createMcpServer). */
+interface ToolHost {
+  options: McpServerOptions;
+  offered: Offered;
+  offeredTo(caller: Caller, ctx: RequestContext): { profile: string; listed: ToolDefinition[]; offered: Offered };
+  spaces: ToolContext['spaces'];
+  clientModel(): LlmClient | undefined;
+  /** A 2025-era client is told of a tool that does not exist as SDK v1 told it: a result with isError, not a JSON-RPC error. */
+  legacy: boolean;
+}
+
+/**
+ * Answers tools/call itself, rather than through the SDK's registerTool: neither schema is given to
+ * the SDK; both are listed (listing.ts). The arguments are checked by parseArguments, so that a
+ * refused one gets a result with its status like any other error. The results are not parsed on every
+ * call (a fifth of a note's CPU time): they are checked where they are read, by clients such as the
+ * SDK's own, and the tests run such a client over every tool. An instance registers nothing per tool:
+ * it is built per connection, and per request of a 2026-07-28 client over HTTP.
+ */
+function serveTools(server: McpServer, tools: readonly ToolDefinition[], host: ToolHost): void {
+  const { options } = host;
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  /** The caller; a public tool answers an unknown, revoked or expired token as anonymous. */
+  const resolveCaller = async (tool: ToolDefinition, ctx: RequestContext): Promise<Caller> => {
+    try {
+      return await options.resolveCaller(ctx);
+    } catch (error) {
+      if (tool.permission === 'public' && isLiveMemError(error, 'forbidden')) return ANONYMOUS;
+      throw error;
+    }
+  };
+  const call = async (tool: ToolDefinition, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> => {
+    const progress = progressChannel(ctx);
+    let caller: Caller | undefined;
+    let forCaller: Offered = host.offered;
+    try {
+      caller = await resolveCaller(tool, ctx);
+      const { profile, listed, offered: callerOffered } = host.offeredTo(caller, ctx);
+      forCaller = callerOffered;
+      const context: ToolContext = {
+        core: options.core,
+        caller,
+        ctx,
+        clientModel: host.clientModel,
+        reportProgress: progress.report,
+        tools: { profile, count: listed.length },
+        spaces: host.spaces,
+        remote: options.remote === true,
+        consolidation: { by: callerOffered.model ? 'model' : 'agent', tool: offers(callerOffered, 'bank_consolidate') },
+      };
+      const result = await runTool(tool, args, context);
+      await progress.sent();
+      return toolResult(result);
+    } catch (error) {
+      // A missing space's error names the spaces near it this caller may see (the hint offers them).
+      const shown = caller ? await withSimilarSpaces(options.core.context, caller, error) : error;
+      // Whether a note would create the missing space depends on the caller (LIVE_MEM_AUTO_CREATE_SPACES=auto).
+      return toolError(shown, options.logger, tool.name, {
+        ...forCaller,
+        autoCreateSpaces: caller !== undefined && options.core.notes.createsSpaces(caller),
+      });
+    }
+  };
+  server.server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { name } = request.params;
+    const tool = byName.get(name);
+    if (tool) return server.server.projectCallToolResult(await call(tool, request.params.arguments ?? {}, ctx), undefined);
+    const unknown = `Tool ${name} not found`;
+    // SDK v1's words: its McpError wrote "MCP error <code>: " into the text of the result.
+    if (host.legacy) return { content: [{ type: 'text', text: `MCP error ${ProtocolErrorCode.InvalidParams}: ${unknown}` }], isError: true };
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknown);
+  });
+}
+
 /**
  * Instructions fitted to each client at initialize: whether space_id may be left empty depends on
  * the roots the client declares there, whether agents are asked to consolidate on the sampling it
@@ -309,12 +377,12 @@ export function createMcpServer(options: McpServerOptions): McpServer {
  * the client's capabilities) is wrapped; an SDK without it fails here, at startup, not with wrong
  * instructions.
  */
-function instructionsPerClient(server: McpServer, instructionsFor: (capabilities: ClientCapabilities, extra: ToolExtra) => Promise<string>): void {
+function instructionsPerClient(server: McpServer, instructionsFor: (capabilities: ClientCapabilities, ctx: RequestContext) => Promise<string>): void {
   const inner = server.server as unknown as { _oninitialize?: (request: InitializeRequest) => Promise<InitializeResult> };
   const answer = inner._oninitialize;
   if (typeof answer !== 'function') throw new Error('the MCP SDK no longer answers initialize through Server._oninitialize: update instructionsPerClient');
-  server.server.setRequestHandler(InitializeRequestSchema, async (request, extra) => ({
+  server.server.setRequestHandler('initialize', async (request, ctx) => ({
     ...(await answer.call(server.server, request)),
-    instructions: await instructionsFor(request.params.capabilities, extra),
+    instructions: await instructionsFor(request.params.capabilities, ctx),
   }));
 }

@@ -1,12 +1,5 @@
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  type MessageExtraInfo,
-  type RequestId,
-} from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse } from '@modelcontextprotocol/server';
+import type { Transport, TransportSendOptions, JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/server';
 
 /** Where the answer to one forwarded request goes: the HTTP request's own transport, under the client's id. */
 interface Route {
@@ -23,7 +16,7 @@ interface Route {
  * - each request gets an id unique in the process, and its answer (and the notifications sent
  *   about it, such as progress) goes back to the transport it came from, under the client's id —
  *   two clients both asking with id 1 never see each other's answers;
- * - who is calling travels with the message (`extra.authInfo`, set per HTTP request), never in the
+ * - who is calling travels with the message (`ctx.http.authInfo`, set per HTTP request), never in the
  *   server: concurrent requests of different tokens share nothing but the server's code;
  * - a request whose HTTP connection closes is cancelled (its handler's signal aborts), as closing a
  *   per-request server did.

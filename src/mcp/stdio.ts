@@ -1,16 +1,26 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { plainErrors } from './result.js';
+import type { McpServer, Transport } from '@modelcontextprotocol/server';
+import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { legacyErrors } from './result.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
 
 /**
- * Serves MCP on stdio until stdin closes or a signal arrives. stdout carries JSON-RPC only; logs go
- * to stderr. In-flight calls finish before the server closes: a note being written is either
- * answered or was never acknowledged, and the store never holds half of one.
+ * Serves MCP on stdio until stdin closes or a signal arrives, to a client of either era: the SDK's
+ * entry (serveStdio) reads the opening message — `initialize` (MCP 2025) or an enveloped request
+ * such as `server/discover` (2026-07-28) — and pins the connection to an instance built for that era
+ * (createMcpServer `era`). stdout carries JSON-RPC only; logs go to stderr. In-flight calls finish
+ * before the server closes: a note being written is either answered or was never acknowledged, and
+ * the store never holds half of one.
  */
 export async function serveStdio(options: McpServerOptions): Promise<void> {
-  const server = await connectServer(options, new StdioServerTransport());
+  let era: McpServerOptions['era'] = 'legacy';
+  const transport = legacyErrors(new StdioServerTransport(), () => era === 'legacy');
+  const handle = serveEras(
+    async (context) => {
+      era = context.era;
+      return createMcpServer({ ...options, era: context.era });
+    },
+    { transport, onerror: (error) => options.logger.debug(`MCP on stdio: ${error.message}`) },
+  );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.stdin.once('end', stop);
@@ -18,15 +28,15 @@ export async function serveStdio(options: McpServerOptions): Promise<void> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  await server.close();
+  await handle.close();
 }
 
 /**
- * The server stdio serves, connected to `transport`: stdio's in the binary; in a test, one end of the
+ * The server stdio serves to a 2025-era client, connected to `transport`: in a test, one end of the
  * SDK's InMemoryTransport, so the very server the binary serves answers without a process.
  */
 export async function connectServer(options: McpServerOptions, transport: Transport): Promise<McpServer> {
-  const server = createMcpServer(options);
-  await server.connect(plainErrors(transport));
+  const server = await createMcpServer(options);
+  await server.connect(legacyErrors(transport));
   return server;
 }

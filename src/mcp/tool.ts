@@ -1,5 +1,4 @@
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Caller } from '../core/caller.js';
 import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
@@ -11,13 +10,14 @@ import { situationOf } from '../shared/hints.js';
 import { type DefaultSpace, type DefaultSpaces, noDefaultSpace } from './default-space.js';
 import { projectArgument, projectSpaceId } from './schemas.js';
 
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** The SDK's context of the MCP request being answered (its id, signal, `_meta`, the HTTP request's auth). */
+export type RequestContext = ServerContext;
 
 /** What a tool's handler gets: the core, who is calling, and the MCP request context. */
 export interface ToolContext {
   core: Core;
   caller: Caller;
-  extra: ToolExtra;
+  ctx: RequestContext;
   /** The connected client's model through MCP sampling, when it offers sampling; else undefined. */
   clientModel(): LlmClient | undefined;
   /** Sends an MCP progress notification when the request asked for progress. */

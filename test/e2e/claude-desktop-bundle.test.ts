@@ -124,7 +124,7 @@ describe('the Claude Desktop bundle', () => {
     assert.match(await readFile(path.join(unpacked, 'LICENSE'), 'utf8'), /^MIT License\n\nCopyright \(c\) 2026 Cloud Temple\n/);
     const notices = await readFile(path.join(unpacked, 'THIRD-PARTY-LICENSES.txt'), 'utf8');
     assert.equal(notices, await readFile(path.join(ROOT, 'dist', 'THIRD-PARTY-LICENSES.txt'), 'utf8'));
-    for (const bundled of ['@modelcontextprotocol/sdk', 'zod', 'openai', 'yaml']) assert.match(notices, new RegExp(`^${bundled} \\S+ \\(`, 'm'), bundled);
+    for (const bundled of ['@modelcontextprotocol/server', 'zod', 'openai', 'yaml']) assert.match(notices, new RegExp(`^${bundled} \\S+ \\(`, 'm'), bundled);
     const versions = await readFile(path.join(unpacked, 'BUNDLED-DEPENDENCIES.json'), 'utf8');
     assert.equal(versions, await readFile(path.join(ROOT, 'dist', 'BUNDLED-DEPENDENCIES.json'), 'utf8'));
     assert.equal((await stat(path.join(unpacked, 'bin', 'live-mem.cjs'))).mode & 0o111, 0o111, 'the entry point keeps its mode');
