@@ -32,7 +32,16 @@ export interface ListenServing {
   close(): Promise<void>;
 }
 
-export function createListenServing(options: { core: Core; logger: Logger; factory: McpServerFactory }): ListenServing {
+export interface ListenServingOptions {
+  core: Core;
+  logger: Logger;
+  /** The modern era's instance factory (http.ts): the stream's handler builds one to answer the listen request. */
+  factory: McpServerFactory;
+  /** Who the request's token stands for now (the front door's authenticate): throws `forbidden` once revoked or expired. */
+  authenticate(req: IncomingMessage): Promise<Caller>;
+}
+
+export function createListenServing(options: ListenServingOptions): ListenServing {
   const { core, logger, factory } = options;
   const open = new Set<McpHttpHandler>();
   const onerror = (error: Error) => logger.debug(`MCP listen stream over HTTP: ${error.message}`);
@@ -47,9 +56,13 @@ export function createListenServing(options: { core: Core; logger: Logger; facto
         if (!held) return listener?.(event);
         if (!held.some((other) => JSON.stringify(other) === JSON.stringify(event))) held.push(event);
       };
+      let handler: McpHttpHandler | undefined;
+      const { caller } = admitted;
+      // A token revoked or expired while its stream is open ends it, as the next request of it would be refused.
+      const who = { caller, current: () => options.authenticate(req), revoked: () => (handler ? void handler.close() : res.destroy()) };
       const watch =
-        admitted.caller && Object.keys(filter).length > 0
-          ? watchStream(core, admitted.caller, filter, {
+        caller && Object.keys(filter).length > 0
+          ? watchStream(core, { ...who, caller }, filter, {
               updated: (uri) => publish({ kind: 'resource_updated', uri }),
               listChanged: () => publish({ kind: 'resources_list_changed' }),
             })
@@ -73,14 +86,15 @@ export function createListenServing(options: { core: Core; logger: Logger; facto
           };
         },
       };
-      const handler = createMcpHandler(factory, { legacy: 'reject', bus, onerror });
-      open.add(handler);
+      const stream = createMcpHandler(factory, { legacy: 'reject', bus, onerror });
+      handler = stream;
+      open.add(stream);
       res.once('close', () => {
-        open.delete(handler);
-        void handler.close();
+        open.delete(stream);
+        void stream.close();
       });
       const params = (body as { params?: Record<string, unknown> }).params ?? {};
-      await toNodeHandler(handler, { onerror })(req, res, { ...(body as object), params: { ...params, notifications: filter } });
+      await toNodeHandler(stream, { onerror })(req, res, { ...(body as object), params: { ...params, notifications: filter } });
     },
     async close() {
       const closing = [...open].map((handler) => handler.close());

@@ -161,7 +161,12 @@ export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Moun
   const factory: McpServerFactory = ({ authInfo }) => createMcpServer({ ...serverOptions, era: 'modern', authInfo });
   const modern = createMcpHandler(factory, { legacy: 'reject', onerror: (error) => options.logger.debug(`MCP over HTTP: ${error.message}`) });
   // Its listen streams, each fed by the change feed for what its token may read (http-listen.ts).
-  const listening = createListenServing({ core: options.core, logger: options.logger, factory });
+  const listening = createListenServing({
+    core: options.core,
+    logger: options.logger,
+    factory,
+    authenticate: (req) => options.authenticate(bearerOf(req) ?? ''),
+  });
   const serveModern = toNodeHandler(modern, { onerror: (error) => options.logger.warn(`MCP over HTTP: ${error.message}`) });
 
   const handleMcp = async (req: IncomingMessage, res: ServerResponse, url: URL, admitted: Admitted<Caller>): Promise<void> => {

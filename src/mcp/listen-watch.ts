@@ -7,7 +7,7 @@
  * stopped when it closes, so a space no open stream asks for is not checked.
  */
 import { ProtocolError, type RequestId, type SubscriptionFilter } from '@modelcontextprotocol/server';
-import { authorize, type Caller } from '../core/caller.js';
+import { authorize, type Caller, canAccessSpace } from '../core/caller.js';
 import type { Core } from '../core/core.js';
 import { isLiveMemError } from '../shared/errors.js';
 import { createResourceWatch, type ResourceNotices } from './resource-watch.js';
@@ -55,17 +55,50 @@ export interface ListenStream {
   close(): void;
 }
 
+/** How a stream's caller is checked again before each notification, and what ends the stream when it no longer may hear. */
+export interface StreamCaller {
+  caller: Caller;
+  /** The caller now (its token looked up again): a revocation or an expiry applies to the next notification. Throws `forbidden` then. */
+  current(): Promise<Caller>;
+  /** The token no longer stands for anyone: the stream is ended (its watch is stopped here). */
+  revoked(): void;
+}
+
 /**
  * Watches what one stream asks for, with a filter narrowed for its caller (narrowFilter): each URI's
  * space, and for `resourcesListChanged` the store's list of spaces (those the caller may read are told).
+ * Before each notification the caller is looked up again, as each request's is: a revoked or expired
+ * token ends the stream, a space its token may no longer read is not told of.
  */
-export function watchStream(core: Core, caller: Caller, filter: SubscriptionFilter, notices: ResourceNotices): ListenStream {
-  const watch = createResourceWatch(core, notices);
+export function watchStream(core: Core, who: StreamCaller, filter: SubscriptionFilter, notices: ResourceNotices): ListenStream {
+  let closed = false;
+  let checked: Promise<void> = Promise.resolve();
+  /** Tells a notification once the caller, looked up again, may still hear it; in order. */
+  const tell = (spaceId: string | undefined, send: () => void) => {
+    checked = checked.then(async () => {
+      if (closed) return;
+      let caller: Caller;
+      try {
+        caller = await who.current();
+      } catch (error) {
+        if (!isLiveMemError(error, 'forbidden')) throw error;
+        stream.close();
+        who.revoked();
+        return;
+      }
+      if (spaceId === undefined || canAccessSpace(caller, spaceId)) send();
+    });
+    checked = checked.catch((error: unknown) => core.context.logger.warn('a listen notification was not told', { error: String(error) }));
+  };
+  const watch = createResourceWatch(core, {
+    updated: (uri) => tell(subscribable(uri).spaceId, () => notices.updated(uri)),
+    listChanged: () => tell(undefined, () => notices.listChanged()),
+  });
+  const { caller } = who;
   const baselines: Array<Promise<void>> = [];
   if (filter.resourcesListChanged === true) baselines.push(watch.listed(caller, true));
   for (const uri of filter.resourceSubscriptions ?? []) baselines.push(watch.subscribe(uri, subscribable(uri).spaceId));
-  let closed = false;
-  return {
+  const stream: ListenStream = {
     ready: Promise.all(baselines).then(() => undefined),
     close() {
       if (closed) return;
@@ -73,4 +106,5 @@ export function watchStream(core: Core, caller: Caller, filter: SubscriptionFilt
       watch.close();
     },
   };
+  return stream;
 }

@@ -11,6 +11,7 @@
 import { type JSONRPCMessage, type RequestId, SUBSCRIPTION_ID_META_KEY, type SubscriptionFilter, type Transport } from '@modelcontextprotocol/server';
 import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
+import { LiveMemError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import { type ListenStream, listenFilter, narrowFilter, watchStream } from './listen-watch.js';
 
@@ -60,8 +61,22 @@ export function withListenStreams(wire: Transport, host: StdioListenHost): Trans
     if (id === undefined || caller === undefined) return wire.send(ack);
     asked.delete(id);
     if (Object.keys(honored).length === 0) return wire.send(ack); // the entry closes it at once
+    const who = {
+      caller,
+      current: async () => {
+        const now = await host.caller();
+        if (now === undefined) throw new LiveMemError('forbidden', 'the token of this connection was revoked or expired');
+        return now;
+      },
+      // The stream ends as the entry ends one (its empty result): the client may listen again, and be refused.
+      revoked: () => {
+        open.delete(id);
+        const result = { resultType: 'complete', _meta: { [SUBSCRIPTION_ID_META_KEY]: id } };
+        wire.send({ jsonrpc: '2.0', id, result } as JSONRPCMessage).catch(() => undefined);
+      },
+    };
     const stream: Stream = {
-      watch: watchStream(host.core, caller, honored, {
+      watch: watchStream(host.core, who, honored, {
         updated: (uri) => tell(id, 'notifications/resources/updated', { uri }),
         listChanged: () => tell(id, 'notifications/resources/list_changed'),
       }),

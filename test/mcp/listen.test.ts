@@ -4,7 +4,7 @@
  * front door, on a free port), each on an fs store that a second core writes to as another process
  * would. A stream hears of the URIs it asked for and of spaces created, only for what its caller may
  * read (its acknowledged filter says so); once it closes the feed watches nothing; over HTTP an open
- * stream does not hold its token's one call in flight.
+ * stream does not hold its token's one call in flight, and a token revoked ends its stream at the next change.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -147,6 +147,18 @@ describe('subscriptions/listen fed by the change feed, in process', () => {
       assert.deepEqual(a.feed.watching(), ['*'], 'the other stream still watches the list');
       await streamTheirs.close();
       await until(() => a.feed.watching().length === 0, 'the feed left idle');
+
+      // A token revoked while its stream is open: the next change ends the stream, untold.
+      const doomed = await a.auth.create(owner, { name: 'doomed', permissions: 'read', space_ids: 'demo' });
+      const revokedClient = await connect(doomed.token);
+      const seenRevoked = record(revokedClient);
+      const streamRevoked = await revokedClient.listen({ resourceSubscriptions: [LIVE] });
+      await a.auth.revoke(owner, { token: 'doomed' });
+      await b.notes.write(owner, { space_id: 'demo', category: 'todo', content: 'after the revocation' });
+      assert.equal(await streamRevoked.closed, 'graceful');
+      assert.deepEqual(seenRevoked, { updated: [], lists: 0 });
+      await until(() => a.feed.watching().length === 0, 'the feed left idle');
+      await revokedClient.close();
     } finally {
       await mine.close();
       await theirs.close();
