@@ -226,13 +226,22 @@ export function erasFigures(runs: Record<ServerName, Run[]>, size: ErasSize): Fi
   for (const name of SERVERS) {
     const mine = runs[name];
     const latencies = mine.flatMap((run) => run.latencies);
-    const loads = `load ${spread(mine.map((run) => run.load), 1)}`;
+    const loads = `load ${spread(
+      mine.map((run) => run.load),
+      1,
+    )}`;
+    const cpus = mine.map((run) => run.cpuPerCall);
     const key = `eras_n${n}_${name}`;
     figures.push(
-      figure(`${key}_calls_per_s`, `${LABEL[name]}: live_note calls/s, N=${n}, median of ${mine.length} (${loads})`, median(mine.map((r) => r.perS)), 'calls/s'),
+      figure(
+        `${key}_calls_per_s`,
+        `${LABEL[name]}: live_note calls/s, N=${n}, median of ${mine.length} (${loads})`,
+        median(mine.map((r) => r.perS)),
+        'calls/s',
+      ),
       figure(`${key}_p50_ms`, `  p50 latency a call (${loads})`, latencies.length ? median(latencies) : null, 'ms'),
       figure(`${key}_p99_ms`, `  p99 latency a call (${loads})`, latencies.length ? percentile(latencies, 99) : null, 'ms'),
-      figure(`${key}_cpu_ms`, `  server CPU a call (${spread(mine.map((r) => r.cpuPerCall), 3)} ms; ${loads})`, median(mine.map((r) => r.cpuPerCall)), 'ms'),
+      figure(`${key}_cpu_ms`, `  server CPU a call (${spread(cpus, 3)} ms; ${loads})`, median(cpus), 'ms'),
     );
   }
   const ratios = (a: ServerName, b: ServerName, of: (run: Run) => number) => runs[a].map((run, i) => of(run) / of(runs[b][i] as Run));
