@@ -59,6 +59,8 @@ export interface Run {
   failed: number;
   perS: number;
   cpuPerCall: number;
+  /** This process's CPU a call (the N clients, and the bench around them): shared by the machine's cores with the server's. */
+  clientCpuPerCall: number;
   latencies: number[];
   load: number;
 }
@@ -154,6 +156,7 @@ async function load(target: Target, clients: number, ms: number): Promise<Run> {
     latencies.length = 0;
     const loadNow = loadavg()[0] ?? 0;
     const before = cpuMs(target.pid);
+    const clientBefore = process.cpuUsage();
     const start = performance.now();
     const end = start + ms;
     await Promise.all(
@@ -163,8 +166,17 @@ async function load(target: Target, clients: number, ms: number): Promise<Run> {
     );
     const elapsed = performance.now() - start;
     const after = cpuMs(target.pid);
+    const own = process.cpuUsage(clientBefore);
     const cpu = before === null || after === null || calls === 0 ? Number.NaN : (after - before) / calls;
-    return { calls, failed, perS: (calls * 1000) / elapsed, cpuPerCall: cpu, latencies, load: loadNow };
+    return {
+      calls,
+      failed,
+      perS: (calls * 1000) / elapsed,
+      cpuPerCall: cpu,
+      clientCpuPerCall: (own.user + own.system) / 1000 / calls,
+      latencies,
+      load: loadNow,
+    };
   } finally {
     await Promise.all(connected.map((client) => client.close()));
   }
@@ -205,7 +217,7 @@ export async function measureEras(size: ErasSize = ERAS_SIZE): Promise<Record<Se
         progress(
           `  round ${round + 1}/${size.rounds}, ${LABEL[name]} (load ${run.load.toFixed(1)}): ${run.perS.toFixed(0)} calls/s, ` +
             `p50 ${percentile(run.latencies, 50).toFixed(1)} ms, p99 ${percentile(run.latencies, 99).toFixed(1)} ms, ` +
-            `CPU ${run.cpuPerCall.toFixed(3)} ms a call${run.failed ? `, ${run.failed} failed` : ''}`,
+            `CPU ${run.cpuPerCall.toFixed(3)} ms a call (clients ${run.clientCpuPerCall.toFixed(3)})${run.failed ? `, ${run.failed} failed` : ''}`,
         );
       }
     }
