@@ -41,7 +41,7 @@ export interface ErasSize {
   runMs: number;
   warmMs: number;
 }
-export const ERAS_SIZE: ErasSize = { clients: 50, rounds: 3, runMs: 3_000, warmMs: 2_000, ...JSON.parse(process.env.LIVE_MEM_BENCH_ERAS ?? '{}') };
+export const ERAS_SIZE: ErasSize = { clients: 50, rounds: 3, runMs: 3_000, warmMs: 3_000, ...JSON.parse(process.env.LIVE_MEM_BENCH_ERAS ?? '{}') };
 
 const MODERN = '2026-07-28';
 const BARE = fileURLToPath(new URL('./minimal-eras-server.mjs', import.meta.url));
