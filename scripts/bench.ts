@@ -116,6 +116,11 @@
  *                    default interval: on fs the CPU of a check (10 idle spaces watched at 20 ms, rounds
  *                    alternating with rounds watching nothing; median of 5) and its store calls; on radosgw,
  *                    when configured, the requests of a check counted through the driver, per hour at 5 s
+ *  27. eras         (scripts/bench-eras.ts) stateless HTTP, 50 clients (a Client and a token each) writing
+ *                    notes back to back: `serve --http` answered in the 2026-07-28 era (an McpServer per
+ *                    request), the same in the 2025 era (the shared server), and a bare v2 SDK server
+ *                    (scripts/minimal-eras-server.mjs), in rounds rotating the order: calls/s, p50/p99,
+ *                    server CPU a call (/proc), the ratios modern/2025 and live-mem/bare, with the load
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -194,6 +199,7 @@ import { benchToolsList } from './bench-tools.js';
 import { benchWriteCpu, benchWritesVsPeer } from './bench-writes.js';
 import { benchUi } from './bench-ui.js';
 import { benchFeed } from './bench-feed.js';
+import { benchEras } from './bench-eras.js';
 
 /** Targets from the brief (the append ones derive from the peer's times below). */
 const TARGET = { startupMs: 300, readP50Ms: 50, consolidationFsMs: 500, consolidationS3Ms: 3_000 } as const;
@@ -413,6 +419,7 @@ const SECTIONS: ReadonlyArray<{ title: string; run: () => Promise<Figure[]>; bas
     interleaves: true,
   },
   { title: '26. change detection of an idle watched space', run: benchFeed },
+  { title: '27. HTTP at N = 50 in both MCP eras, against a bare v2 SDK server', run: benchEras, baseline: true },
 ];
 
 /**

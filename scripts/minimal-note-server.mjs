@@ -13,85 +13,23 @@
  * memory: the benchmark page (scripts/bench-page-speed.ts) runs one per session, as a stateful server.
  * test/bench/minimal-note-server.test.ts checks that the note is byte for byte the one live-mem writes.
  */
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
-import path from 'node:path';
-import { customAlphabet } from 'nanoid';
+import { noteWriter } from './minimal-note-file.mjs';
 
 const [dir, mode = 'by-hand'] = process.argv.slice(2);
 if (!dir || !['by-hand', 'sdk'].includes(mode)) {
   process.stderr.write('usage: minimal-note-server.mjs <live folder> by-hand|sdk\n');
   process.exit(2);
 }
-mkdirSync(dir, { recursive: true });
 const AGENT = 'bench';
-const randomId = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 6);
 const WHOAMI = { status: 'ok', agent: AGENT, permissions: 'admin', spaces: '*' };
 
 // -------------------------------------------------------------------------------------------------
-// The note
+// The note (minimal-note-file.mjs)
 
-let spare; // a temp file opened ahead, as live-mem's fs driver keeps one
-/** The notes written, oldest first, with the lowercased texts live_search matches. */
-const written = [];
-let created = 0;
-let lastMs = 0;
-process.on('exit', () => spare && unlinkSync(spare.temp));
-const openSpare = () => {
-  const temp = path.join(dir, `.spare-${process.pid}-${created}.lmtmp`);
-  spare = { temp, fd: openSync(temp, 'wx', 0o600) };
-};
-
-function writeNote({ space_id, category, content, tags = '' }) {
-  lastMs = Math.max(Date.now(), lastMs + 1);
-  const time = new Date(lastMs);
-  const iso = time.toISOString();
-  const timestamp = `${iso.slice(0, 19)}Z`;
-  const millis = time.getUTCMilliseconds().toString(36).padStart(2, '0');
-  const filename = `${iso.replace(/[-:]/g, '').slice(0, 15)}_${AGENT}_${category}_${millis}${randomId()}.md`;
-  const tagList = tags
-    .split(',')
-    .map((tag) => tag.trim())
-    .filter(Boolean);
-  const q = JSON.stringify;
-  const body = Buffer.from(
-    [
-      '---',
-      `timestamp: ${q(timestamp)}`,
-      `agent: ${q(AGENT)}`,
-      `category: ${q(category)}`,
-      `tags: [${tagList.map(q).join(', ')}]`,
-      `space_id: ${q(space_id)}`,
-      '---',
-      '',
-      content,
-    ].join('\n'),
-  );
-  if (!spare) openSpare();
-  const { temp, fd } = spare;
-  spare = undefined;
-  writeSync(fd, body, 0, body.length, 0);
-  linkSync(temp, path.join(dir, filename));
-  unlinkSync(temp);
-  fsyncSync(fd);
-  closeSync(fd);
-  created++;
-  setImmediate(openSpare); // after the answer, as live-mem does
-  written.push({ note: { filename, timestamp, agent: AGENT, category, tags: tagList, content }, texts: [content, ...tagList].map((t) => t.toLowerCase()) });
-  return { status: 'created', space_id, filename, category, agent: AGENT, tags: tagList, size: body.length, timestamp };
-}
-
-function searchNotes({ space_id, query, limit = 20 }) {
-  const needle = query.toLowerCase();
-  const notes = [];
-  let found = 0;
-  for (let i = written.length - 1; i >= 0; i--) {
-    const { note, texts } = written[i];
-    if (!texts.some((text) => text.includes(needle))) continue;
-    if (found++ < limit) notes.push(note);
-    else break; // one past the limit says there is more, as live-mem stops
-  }
-  return { status: 'ok', space_id, query, notes, total: notes.length, has_more: found > limit };
-}
+const notes = noteWriter(dir, AGENT);
+process.on('exit', notes.close);
+const writeNote = notes.write;
+const searchNotes = notes.search;
 
 const toolResult = (result) => ({ content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result });
 

@@ -218,6 +218,13 @@ export function createSpaceProbe(storage: StorageDriver, spaceId: string, clock:
         if (!(await storage.stat(keys.pending))) {
           const now = await readBank(storage, keys);
           const event = bank && bankEvent(spaceId, bank, now);
+          // A space being deleted loses its bank before its folder's version says so: told as deleted, not file by file.
+          if (event && !(await storage.stat(keys.meta))) {
+            exists = false;
+            reset();
+            events.push({ type: 'space_deleted', space_id: spaceId });
+            return events;
+          }
           if (event) events.push(event);
           bank = now;
           bankDirty = false;
