@@ -6,6 +6,7 @@ import {
   DEFAULT_MAX_REQUEST_BODY_SIZE,
   isJSONRPCRequest,
   isLegacyRequest,
+  type McpServerFactory,
   PROTOCOL_VERSION_META_KEY,
 } from '@modelcontextprotocol/server';
 import type { Caller } from '../core/caller.js';
@@ -13,6 +14,8 @@ import { LiveMemError } from '../shared/errors.js';
 import { answerJsonOnly, bearerChallenge, RESOURCE_METADATA_PATH, replyResourceMetadata } from './http-answers.js';
 import { type Admitted, bearerOf, type Refuse } from '../http/listen.js';
 import type { Mount } from '../http/mount.js';
+import { createListenServing } from './http-listen.js';
+import { listenFilter } from './listen-watch.js';
 import { type ToolSelection, selectTools } from './profiles.js';
 import { legacyErrors } from './result.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
@@ -143,7 +146,8 @@ async function readMessages(req: IncomingMessage, res: ServerResponse, admitted:
 export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Mount<Caller>; close(): Promise<void> }> {
   const trustProxy = options.trustProxy === true;
   // Built once (tools, schemas, resources, prompts, the tools/list answer); each request is a transport over it.
-  // No notifications and no sampling: a stateless server has no stream to send them on once the request is answered.
+  // No notifications and no sampling for a 2025 client: a stateless server has no stream to send them on once the
+  // request is answered. A 2026-07-28 client opens listen streams instead (http-listen.ts).
   const served = options.tools ?? selectTools('all');
   const listed = options.listed ?? served;
   const serverOptions: McpServerOptions = {
@@ -159,9 +163,14 @@ export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Moun
   await server.connect(legacyErrors(shared));
   // A 2026-07-28 client (its request carries the `_meta` envelope) is served by the SDK's entry, an
   // instance per request fitted to its token (`authInfo`): that era has no session to share.
-  const modern = createMcpHandler(({ authInfo }) => createMcpServer({ ...serverOptions, era: 'modern', authInfo }), {
-    legacy: 'reject',
-    onerror: (error) => options.logger.debug(`MCP over HTTP: ${error.message}`),
+  const factory: McpServerFactory = ({ authInfo }) => createMcpServer({ ...serverOptions, era: 'modern', authInfo });
+  const modern = createMcpHandler(factory, { legacy: 'reject', onerror: (error) => options.logger.debug(`MCP over HTTP: ${error.message}`) });
+  // Its listen streams, each fed by the change feed for what its token may read (http-listen.ts).
+  const listening = createListenServing({
+    core: options.core,
+    logger: options.logger,
+    factory,
+    authenticate: (req) => options.authenticate(bearerOf(req) ?? ''),
   });
   const serveModern = toNodeHandler(modern, { onerror: (error) => options.logger.warn(`MCP over HTTP: ${error.message}`) });
 
@@ -187,7 +196,10 @@ export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Moun
       scopes: [...caller.permissions],
       extra: { caller, ...(tools ? { tools } : {}) },
     };
-    if (await isModern(req, messages.body)) return serveModern(req, res, messages.body);
+    if (await isModern(req, messages.body)) {
+      const listen = listenFilter(messages.body);
+      return listen ? listening.serve(req, res, messages.body, listen, admitted) : serveModern(req, res, messages.body);
+    }
     const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: answerJsonOnly(req) });
     const { detach } = shared.attach(transport);
     res.on('close', () => {
@@ -211,6 +223,7 @@ export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Moun
   return {
     mount,
     close: async () => {
+      await listening.close();
       await modern.close();
       await server.close();
     },

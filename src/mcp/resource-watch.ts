@@ -18,8 +18,12 @@ export interface ResourceNotices {
 }
 
 export interface ResourceWatch {
-  /** The client listed resources as `caller`: from now on it hears of the list changing, for the spaces that caller may read. */
-  listed(caller: Caller): void;
+  /**
+   * The client listed resources as `caller`: from now on it hears of the list changing, for the spaces
+   * that caller may read. `asked`: it asked to hear of it (a listen stream), so the store's list is
+   * watched whatever a check costs. Resolves once the store's baseline is taken, when it is watched.
+   */
+  listed(caller: Caller, asked?: boolean): Promise<void>;
   /** Subscribes to `uri` of `spaceId` (already authorised); resolves once the space's baseline is taken. */
   subscribe(uri: string, spaceId: string): Promise<void>;
   unsubscribe(uri: string): void;
@@ -32,6 +36,7 @@ export function createResourceWatch(core: Core, notices: ResourceNotices): Resou
   const subscribed = new Map<string, string>();
   const watched = new Map<string, FeedSubscription>();
   let lister: Caller | undefined;
+  let asking = false;
   let storeWatch: FeedSubscription | undefined;
 
   const listChanged = (spaceId: string) => {
@@ -48,10 +53,11 @@ export function createResourceWatch(core: Core, notices: ResourceNotices): Resou
   /**
    * The store's list of spaces is watched for a client that listed: always where a check is a stat (fs),
    * and, where it is a request (S3), only while the client subscribes to something — a client that only
-   * listed then hears of spaces created and deleted by this process alone (its own events, below).
+   * listed then hears of spaces created and deleted by this process alone (its own events, below) — unless
+   * it asked to hear of them (a listen stream's resourcesListChanged).
    */
   const watchStore = () => {
-    if (lister !== undefined && (core.context.storage.version !== undefined || subscribed.size > 0)) {
+    if (lister !== undefined && (asking || core.context.storage.version !== undefined || subscribed.size > 0)) {
       storeWatch ??= core.feed.subscribe([STORE], onFeed);
     } else {
       storeWatch?.unsubscribe();
@@ -68,9 +74,11 @@ export function createResourceWatch(core: Core, notices: ResourceNotices): Resou
   });
 
   return {
-    listed(caller) {
+    async listed(caller, asked = false) {
       lister = caller;
+      asking ||= asked;
       watchStore();
+      await storeWatch?.ready;
     },
     async subscribe(uri, spaceId) {
       subscribed.set(uri, spaceId);

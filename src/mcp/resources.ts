@@ -122,6 +122,31 @@ function decode(variables: Variables): Record<string, string> {
   }
 }
 
+/** The URI templates of the kinds, to tell which space a URI names. */
+const templates = kinds.map((kind) => new UriTemplate(kind.template));
+
+/**
+ * A URI a client may subscribe to (resources/subscribe, a listen stream's resourceSubscriptions):
+ * normalised, with the space it names, checked as the core checks an id — or an invalid-params error.
+ * Whether the caller may read that space is the caller's check (authorize).
+ */
+export function subscribable(raw: string): { uri: string; spaceId: string } {
+  let uri: string;
+  try {
+    uri = new URL(raw).href;
+  } catch {
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid resource URI ${JSON.stringify(raw)}`);
+  }
+  for (const template of templates) {
+    const variables = template.match(uri);
+    if (variables) return { uri, spaceId: validateSpaceId(decode(variables).space ?? '') };
+  }
+  throw new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `unknown resource URI ${JSON.stringify(uri)}: live-mem://{space}/bank/{file}, …/rules, …/synthesis or …/live`,
+  );
+}
+
 /**
  * Registers each space's bank files, rules, synthesis and live notes as resources (listed and as
  * templates), read through the core with the caller, so a read is refused exactly as the tools refuse it.
@@ -131,6 +156,8 @@ function decode(variables: Variables): Record<string, string> {
  * of a watched space, or a created or deleted space, sends `notifications/resources/list_changed` to a
  * client that has listed resources, when its caller may read that space. A bank file created by a
  * consolidation in this process in a space nobody here watches still changes the list, as before.
+ * That is the 2025 era's delivery; a 2026-07-28 client hears of changes on the listen streams it opens,
+ * which the serving entry answers and watches (listen-watch.ts), so its instance watches nothing.
  */
 export function registerResources(server: McpServer, host: ResourceHost): void {
   const { core, logger } = host;
@@ -156,7 +183,7 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
       if (!isLiveMemError(error, 'forbidden')) throw error;
       caller = ANONYMOUS;
     }
-    watch?.listed(caller);
+    void watch?.listed(caller);
     const listed = await core.spaces.list(caller).catch((error: unknown) => {
       if (isLiveMemError(error, 'forbidden')) return { spaces: [] };
       throw error;
@@ -179,7 +206,6 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
     return found;
   };
 
-  const templates = kinds.map((kind) => new UriTemplate(kind.template));
   for (const kind of kinds) {
     server.registerResource(
       kind.name,
@@ -204,31 +230,10 @@ export function registerResources(server: McpServer, host: ResourceHost): void {
     );
   }
 
-  /** The space a URI of ours names, or an invalid-params error. */
-  const spaceOf = (uri: string): string => {
-    for (const template of templates) {
-      const variables = template.match(uri);
-      if (variables) return decode(variables).space ?? '';
-    }
-    throw new ProtocolError(
-      ProtocolErrorCode.InvalidParams,
-      `unknown resource URI ${JSON.stringify(uri)}: live-mem://{space}/bank/{file}, …/rules, …/synthesis or …/live`,
-    );
-  };
-  const normalize = (uri: string): string => {
-    try {
-      return new URL(uri).href;
-    } catch {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `invalid resource URI ${JSON.stringify(uri)}`);
-    }
-  };
-
   if (!watch) return;
   server.server.setRequestHandler('resources/subscribe', async (request, ctx) => {
     try {
-      const uri = normalize(request.params.uri);
-      // The core's guard, in its order: a valid id, then the caller's right to read that space.
-      const spaceId = validateSpaceId(spaceOf(uri));
+      const { uri, spaceId } = subscribable(request.params.uri);
       authorize(await host.caller(ctx), 'read', spaceId);
       // Answered once the space's baseline is taken: any change after this answer is told.
       await watch.subscribe(uri, spaceId);

@@ -38,7 +38,9 @@ export interface McpServerOptions {
   /**
    * Whether the transport can send notifications outside a request's answer (stdio: yes, default).
    * Without, resources.subscribe and the listChanged capabilities are not advertised: a promise the
-   * stateless HTTP transport (GET /mcp is 405) could never keep.
+   * stateless HTTP transport (GET /mcp is 405) could never keep. That is the 2025 era: a 2026-07-28
+   * instance advertises resources' subscribe and listChanged on every transport, for the listen streams
+   * its serving entry answers (listen-watch.ts).
    */
   notifications?: boolean;
   /**
@@ -273,8 +275,9 @@ export async function createMcpServer(options: McpServerOptions): Promise<McpSer
     return { tools: listed.flatMap((tool) => listing.get(tool.name) ?? []) };
   });
 
-  // Resources and prompts read through the core with the request's caller, as the tools do.
-  const notifications = options.notifications ?? true;
+  // Resources and prompts read through the core with the request's caller, as the tools do. A 2026-07-28
+  // client hears of changes on a listen stream the serving entry watches (listen-watch.ts), never from its instance.
+  const notifications = !modern && (options.notifications ?? true);
   const host = {
     core: options.core,
     logger: options.logger,
@@ -284,12 +287,13 @@ export async function createMcpServer(options: McpServerOptions): Promise<McpSer
   };
   registerResources(server, { ...host, notifications });
   registerPrompts(server, host);
-  // The SDK declares listChanged for each kind it registers; merged last, these take them back.
+  // The SDK declares listChanged for each kind it registers; merged last, these take them back. A
+  // listen stream is told of resources alone (tools and prompts change only with a restart), on every transport.
   if (!notifications)
     server.server.registerCapabilities({
       tools: { listChanged: false },
       prompts: { listChanged: false },
-      resources: { subscribe: false, listChanged: false },
+      resources: { subscribe: modern, listChanged: modern },
     });
   return server;
 }

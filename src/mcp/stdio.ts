@@ -1,7 +1,10 @@
 import type { McpServer, Transport } from '@modelcontextprotocol/server';
 import { serveStdio as serveEras, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { isLiveMemError } from '../shared/errors.js';
 import { legacyErrors } from './result.js';
 import { createMcpServer, type McpServerOptions } from './server.js';
+import { withListenStreams } from './stdio-listen.js';
+import type { RequestContext } from './tool.js';
 
 /**
  * Serves MCP on stdio until stdin closes or a signal arrives, to a client of either era: the SDK's
@@ -12,15 +15,7 @@ import { createMcpServer, type McpServerOptions } from './server.js';
  * the store never holds half of one.
  */
 export async function serveStdio(options: McpServerOptions): Promise<void> {
-  let era: McpServerOptions['era'] = 'legacy';
-  const transport = legacyErrors(new StdioServerTransport(), () => era === 'legacy');
-  const handle = serveEras(
-    async (context) => {
-      era = context.era;
-      return createMcpServer({ ...options, era: context.era });
-    },
-    { transport, onerror: (error) => options.logger.debug(`MCP on stdio: ${error.message}`) },
-  );
+  const handle = serveConnection(options, new StdioServerTransport());
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.stdin.once('end', stop);
@@ -29,6 +24,35 @@ export async function serveStdio(options: McpServerOptions): Promise<void> {
     process.once('SIGTERM', stop);
   });
   await handle.close();
+}
+
+/**
+ * One connection of either era over `wire` (stdio; in a test, one end of an InMemoryTransport). A
+ * 2025 client subscribes through its instance (resources.ts); a 2026-07-28 client's listen streams,
+ * which the entry answers, are fed by the change feed through the transport (stdio-listen.ts).
+ */
+export function serveConnection(options: McpServerOptions, wire: Transport): { close(): Promise<void> } {
+  let era: McpServerOptions['era'] = 'legacy';
+  const opening = { mcpReq: {} } as unknown as RequestContext;
+  const caller = async () => {
+    try {
+      return await options.resolveCaller(opening);
+    } catch (error) {
+      if (isLiveMemError(error, 'forbidden')) return undefined;
+      throw error;
+    }
+  };
+  const transport = withListenStreams(
+    legacyErrors(wire, () => era === 'legacy'),
+    { core: options.core, logger: options.logger, caller },
+  );
+  return serveEras(
+    async (context) => {
+      era = context.era;
+      return createMcpServer({ ...options, era: context.era });
+    },
+    { transport, onerror: (error) => options.logger.debug(`MCP on stdio: ${error.message}`) },
+  );
 }
 
 /**
