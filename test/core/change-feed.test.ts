@@ -15,17 +15,9 @@ import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';
 import { owner } from '../helpers/core.js';
 import { tempDir } from '../helpers/tmp.js';
+import { sleep, until } from '../helpers/wait.js';
 
 const INTERVAL_MS = 50;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(check: () => boolean, what: string, ms = 2_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`no ${what} within ${ms} ms`);
-    await sleep(5);
-  }
-}
 
 /** Every call to the store, counted (version too); `failNext` makes the next calls of a method throw. */
 function watchedDriver(driver: StorageDriver) {

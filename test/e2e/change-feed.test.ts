@@ -14,23 +14,13 @@ import { ensureS3Bucket, requireS3OrSkip, s3DriverOptions, s3ProcessEnv, uniqueS
 import { createS3Driver } from '../../src/storage/s3/s3-driver.js';
 import { listKeys } from '../../src/storage/list.js';
 import { tempDir } from '../helpers/tmp.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `check` holds; returns how long it took. */
-async function within(ms: number, check: () => boolean, what: string): Promise<number> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > ms) throw new Error(`no ${what} within ${ms} ms`);
-    await sleep(10);
-  }
-  return Date.now() - start;
-}
+import { sleep, within } from '../helpers/wait.js';
 
 const URIS = ['live-mem://demo/live', 'live-mem://demo/synthesis', 'live-mem://demo/bank/activeContext.md'];
 
 function scenario(label: string, makeEnv: () => Promise<{ env: Record<string, string>; deadlineMs: number; cleanup(): Promise<void> }>) {
-  describe(`notifications across two processes, ${label}`, () => {
+  // A hang (a server that never closes) fails the suite in 3 minutes rather than holding CI.
+  describe(`notifications across two processes, ${label}`, { timeout: 180_000 }, () => {
     let a: SpawnedServer;
     let b: SpawnedServer;
     let deadline = 0;

@@ -19,37 +19,17 @@ import { BIN, type HttpServer, spawnServer, startHttpServer, toolCaller } from '
 import { writePlan } from '../helpers/plan-writer.js';
 import { ensureS3Bucket, requireS3OrSkip, s3DriverOptions, s3ProcessEnv, uniqueS3Prefix } from '../helpers/s3.js';
 import { tempDir } from '../helpers/tmp.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function within(ms: number, check: () => boolean, what: string): Promise<number> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > ms) throw new Error(`no ${what} within ${ms} ms`);
-    await sleep(10);
-  }
-  return Date.now() - start;
-}
+import { sleep, within } from '../helpers/wait.js';
+import { recordResourceNotices } from '../helpers/resource-notices.js';
 
 const URIS = ['live-mem://demo/live', 'live-mem://demo/synthesis', 'live-mem://demo/bank/activeContext.md'];
 const FILTER = { resourceSubscriptions: URIS, resourcesListChanged: true };
 const modernClient = () => new Client({ name: 'listen-e2e', version: '0' }, { versionNegotiation: { mode: 'auto' } });
 
-/** A listening client's notifications, as they arrive. */
-function record(client: Client) {
-  const seen = { updated: [] as string[], lists: 0 };
-  client.setNotificationHandler('notifications/resources/updated', (notification) => {
-    seen.updated.push(notification.params.uri);
-  });
-  client.setNotificationHandler('notifications/resources/list_changed', () => {
-    seen.lists++;
-  });
-  return seen;
-}
-
 type Call = (name: string, args?: Record<string, unknown>) => Promise<Record<string, unknown> & { status: string }>;
 
 /** What every scenario checks: B's note, B's consolidation, B's new space, told to A's stream. */
-function checks(setup: () => { call: Call; seen: ReturnType<typeof record>; deadline: number }) {
+function checks(setup: () => { call: Call; seen: ReturnType<typeof recordResourceNotices>; deadline: number }) {
   it('a note written through B reaches the stream on A', async (t) => {
     const { call, seen, deadline } = setup();
     seen.updated.length = 0;
@@ -80,12 +60,13 @@ function checks(setup: () => { call: Call; seen: ReturnType<typeof record>; dead
   });
 }
 
-describe('subscriptions/listen across two processes on one fs store (within 2 s)', () => {
+// A hang (a stream or a server that never closes) fails the suite in 3 minutes rather than holding CI.
+describe('subscriptions/listen across two processes on one fs store (within 2 s)', { timeout: 180_000 }, () => {
   let home: Awaited<ReturnType<typeof tempDir>>;
   let a: Client;
   let b: Awaited<ReturnType<typeof spawnServer>>;
   let stream: McpSubscription;
-  let seen: ReturnType<typeof record>;
+  let seen: ReturnType<typeof recordResourceNotices>;
 
   before(async () => {
     home = await tempDir();
@@ -97,7 +78,7 @@ describe('subscriptions/listen across two processes on one fs store (within 2 s)
     const processEnv = { PATH: process.env.PATH ?? '', HOME: home.dir, ...env, LIVE_MEM_AGENT: 'alice' };
     await a.connect(new StdioClientTransport({ command: process.execPath, args: [BIN], env: processEnv, stderr: 'ignore' }));
     assert.equal(a.getProtocolEra(), 'modern');
-    seen = record(a);
+    seen = recordResourceNotices(a);
     stream = await a.listen(FILTER);
     assert.deepEqual(stream.honoredFilter, FILTER);
   });
@@ -122,7 +103,7 @@ describe('subscriptions/listen across two processes on one fs store (within 2 s)
 const s3 = requireS3OrSkip('subscriptions/listen on S3');
 if (s3) {
   const INTERVAL_MS = 500;
-  describe(`subscriptions/listen across two team servers on one radosgw bucket (LIVE_MEM_WATCH_INTERVAL_MS=${INTERVAL_MS}, within the interval + 2 s)`, () => {
+  describe(`subscriptions/listen across two team servers on one radosgw bucket (LIVE_MEM_WATCH_INTERVAL_MS=${INTERVAL_MS}, within the interval + 2 s)`, { timeout: 180_000 }, () => {
     const prefix = uniqueS3Prefix('listen');
     let home: Awaited<ReturnType<typeof tempDir>>;
     let serverA: HttpServer;
@@ -130,8 +111,8 @@ if (s3) {
     let reader: Client;
     let stranger: Client;
     let writer: Client;
-    let seen: ReturnType<typeof record>;
-    let seenStranger: ReturnType<typeof record>;
+    let seen: ReturnType<typeof recordResourceNotices>;
+    let seenStranger: ReturnType<typeof recordResourceNotices>;
     const connect = async (server: HttpServer, token: string) => {
       const client = modernClient();
       await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
@@ -158,8 +139,8 @@ if (s3) {
       reader = await connect(serverA, readAll);
       stranger = await connect(serverA, otherOnly);
       writer = await connect(serverB, write);
-      seen = record(reader);
-      seenStranger = record(stranger);
+      seen = recordResourceNotices(reader);
+      seenStranger = recordResourceNotices(stranger);
       assert.deepEqual((await reader.listen(FILTER)).honoredFilter, FILTER);
       assert.deepEqual(
         (await stranger.listen(FILTER)).honoredFilter,

@@ -17,31 +17,11 @@ import { serveConnection } from '../../src/mcp/stdio.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { owner } from '../helpers/core.js';
 import { tempDir } from '../helpers/tmp.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-async function until(check: () => boolean, what: string, ms = 2_000): Promise<number> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > ms) throw new Error(`no ${what} within ${ms} ms`);
-    await sleep(5);
-  }
-  return Date.now() - start;
-}
+import { sleep, until } from '../helpers/wait.js';
+import { recordResourceNotices } from '../helpers/resource-notices.js';
 
 const LIVE = 'live-mem://demo/live';
 const modernClient = () => new Client({ name: 'listen-test', version: '0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-
-/** A client's notifications, as they arrive. */
-function record(client: Client) {
-  const seen = { updated: [] as string[], lists: 0 };
-  client.setNotificationHandler('notifications/resources/updated', (notification) => {
-    seen.updated.push(notification.params.uri);
-  });
-  client.setNotificationHandler('notifications/resources/list_changed', () => {
-    seen.lists++;
-  });
-  return seen;
-}
 
 describe('subscriptions/listen fed by the change feed, in process', () => {
   let home: Awaited<ReturnType<typeof tempDir>>;
@@ -76,7 +56,7 @@ describe('subscriptions/listen fed by the change feed, in process', () => {
     const { client, close } = await stdioClient(owner);
     try {
       assert.equal(client.getProtocolEra(), 'modern');
-      const seen = record(client);
+      const seen = recordResourceNotices(client);
       assert.deepEqual(a.feed.watching(), [], 'nothing watched before a stream asks');
       const stream = await client.listen({ resourceSubscriptions: [LIVE], resourcesListChanged: true });
       assert.deepEqual(stream.honoredFilter, { resourceSubscriptions: [LIVE], resourcesListChanged: true });
@@ -96,7 +76,7 @@ describe('subscriptions/listen fed by the change feed, in process', () => {
     const limited: Caller = { agent: 'o', permissions: new Set(['read']), spaces: new Set(['other']), canChooseAgent: false };
     const { client, close } = await stdioClient(limited);
     try {
-      const seen = record(client);
+      const seen = recordResourceNotices(client);
       const stream = await client.listen({ resourceSubscriptions: [LIVE, 'live-mem://other/live'], resourcesListChanged: true });
       assert.deepEqual(stream.honoredFilter, { resourceSubscriptions: ['live-mem://other/live'], resourcesListChanged: true });
       assert.deepEqual(a.feed.watching().sort(), ['*', 'other']);
@@ -126,8 +106,8 @@ describe('subscriptions/listen fed by the change feed, in process', () => {
     const mine = await connect(demo);
     const theirs = await connect(other);
     try {
-      const seenMine = record(mine);
-      const seenTheirs = record(theirs);
+      const seenMine = recordResourceNotices(mine);
+      const seenTheirs = recordResourceNotices(theirs);
       const filter = { resourceSubscriptions: [LIVE], resourcesListChanged: true };
       const streamMine = await mine.listen(filter);
       const streamTheirs = await theirs.listen(filter);
@@ -151,7 +131,7 @@ describe('subscriptions/listen fed by the change feed, in process', () => {
       // A token revoked while its stream is open: the next change ends the stream, untold.
       const doomed = await a.auth.create(owner, { name: 'doomed', permissions: 'read', space_ids: 'demo' });
       const revokedClient = await connect(doomed.token);
-      const seenRevoked = record(revokedClient);
+      const seenRevoked = recordResourceNotices(revokedClient);
       const streamRevoked = await revokedClient.listen({ resourceSubscriptions: [LIVE] });
       await a.auth.revoke(owner, { token: 'doomed' });
       await b.notes.write(owner, { space_id: 'demo', category: 'todo', content: 'after the revocation' });

@@ -13,16 +13,7 @@ import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
 import { owner } from '../helpers/core.js';
 import { tempDir } from '../helpers/tmp.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(check: () => boolean, what: string, ms = 2_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`no ${what} within ${ms} ms`);
-    await sleep(5);
-  }
-}
+import { sleep, until } from '../helpers/wait.js';
 
 const recorder = () => {
   const updated: string[] = [];
