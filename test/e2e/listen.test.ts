@@ -103,7 +103,9 @@ describe('subscriptions/listen across two processes on one fs store (within 2 s)
 const s3 = requireS3OrSkip('subscriptions/listen on S3');
 if (s3) {
   const INTERVAL_MS = 500;
-  describe(`subscriptions/listen across two team servers on one radosgw bucket (LIVE_MEM_WATCH_INTERVAL_MS=${INTERVAL_MS}, within the interval + 2 s)`, { timeout: 180_000 }, () => {
+  describe(`subscriptions/listen across two team servers on one radosgw bucket (LIVE_MEM_WATCH_INTERVAL_MS=${INTERVAL_MS}, within the interval + 2 s)`, {
+    timeout: 180_000,
+  }, () => {
     const prefix = uniqueS3Prefix('listen');
     let home: Awaited<ReturnType<typeof tempDir>>;
     let serverA: HttpServer;
