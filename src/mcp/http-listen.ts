@@ -17,7 +17,7 @@ import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
 import type { Admitted } from '../http/listen.js';
 import type { Logger } from '../shared/log.js';
-import { type listenFilter, narrowFilter, watchStream } from './listen-watch.js';
+import { createHold, type listenFilter, narrowFilter, watchStream } from './listen-watch.js';
 
 export interface ListenServing {
   /** Serves one listen request (`listen`: what listenFilter read of its body) until its stream closes. */
@@ -51,10 +51,9 @@ export function createListenServing(options: ListenServingOptions): ListenServin
       const filter = narrowFilter(admitted.caller, listen.filter);
       let listener: ((event: ServerEvent) => void) | undefined;
       /** Events told before the stream's acknowledgement, told after it. */
-      let held: ServerEvent[] | undefined = [];
+      const held = createHold<ServerEvent>();
       const publish = (event: ServerEvent) => {
-        if (!held) return listener?.(event);
-        if (!held.some((other) => JSON.stringify(other) === JSON.stringify(event))) held.push(event);
+        if (!held.keep(event)) listener?.(event);
       };
       let handler: McpHttpHandler | undefined;
       const { caller } = admitted;
@@ -77,9 +76,7 @@ export function createListenServing(options: ListenServingOptions): ListenServin
           // The stream is open (acknowledged): it no longer holds one of its token's calls in flight.
           admitted.answered();
           listener = subscriber;
-          const waiting = held ?? [];
-          held = undefined;
-          for (const event of waiting) subscriber(event);
+          for (const event of held.release()) subscriber(event);
           return () => {
             listener = undefined;
             watch?.close();

@@ -48,6 +48,29 @@ export function narrowFilter(caller: Caller | undefined, filter: SubscriptionFil
   return narrowed;
 }
 
+/**
+ * A stream's notifications told before its acknowledgement is sent: kept, each once, and handed over
+ * in order when the stream opens (both transports acknowledge only once the baselines are taken).
+ */
+export function createHold<T>() {
+  let held: T[] | undefined = [];
+  return {
+    /** Keeps `item` while the stream is not open (true); false once it is: send it now. */
+    keep(item: T): boolean {
+      if (!held) return false;
+      const same = JSON.stringify(item);
+      if (!held.some((other) => JSON.stringify(other) === same)) held.push(item);
+      return true;
+    },
+    /** The stream is open: what was kept, in the order told. */
+    release(): T[] {
+      const kept = held ?? [];
+      held = undefined;
+      return kept;
+    },
+  };
+}
+
 export interface ListenStream {
   /** Resolves once the baselines of what the stream watches are taken: any change after it is told. */
   ready: Promise<void>;

@@ -17,8 +17,6 @@ import type { RequestContext } from './tool.js';
 
 const MIME = 'text/markdown';
 
-export { resourceUri };
-
 /** Live notes the `live` resource shows, newest first. */
 const LIVE_NOTES = 50;
 

@@ -13,7 +13,7 @@ import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
 import { LiveMemError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
-import { type ListenStream, listenFilter, narrowFilter, watchStream } from './listen-watch.js';
+import { createHold, type ListenStream, listenFilter, narrowFilter, watchStream } from './listen-watch.js';
 
 export interface StdioListenHost {
   core: Core;
@@ -25,7 +25,7 @@ export interface StdioListenHost {
 interface Stream {
   watch: ListenStream;
   /** Notifications told before the acknowledgement was sent, sent after it. */
-  held: JSONRPCMessage[] | undefined;
+  held: ReturnType<typeof createHold<JSONRPCMessage>>;
 }
 
 const idOf = (message: JSONRPCMessage): RequestId | undefined => ('id' in message ? message.id : undefined);
@@ -42,10 +42,7 @@ export function withListenStreams(wire: Transport, host: StdioListenHost): Trans
     const stream = open.get(id);
     if (!stream) return;
     const message = { jsonrpc: '2.0', method, params: { ...params, _meta: { [SUBSCRIPTION_ID_META_KEY]: id } } } as JSONRPCMessage;
-    if (stream.held) {
-      if (!stream.held.some((held) => JSON.stringify(held) === JSON.stringify(message))) stream.held.push(message);
-      return;
-    }
+    if (stream.held.keep(message)) return;
     wire.send(message).catch((error: unknown) => host.logger.debug('a listen notification was not sent', { error: String(error) }));
   };
   const stop = (id: RequestId) => {
@@ -80,14 +77,12 @@ export function withListenStreams(wire: Transport, host: StdioListenHost): Trans
         updated: (uri) => tell(id, 'notifications/resources/updated', { uri }),
         listChanged: () => tell(id, 'notifications/resources/list_changed'),
       }),
-      held: [],
+      held: createHold<JSONRPCMessage>(),
     };
     open.set(id, stream);
     await stream.watch.ready;
     await wire.send(ack);
-    const held = stream.held ?? [];
-    stream.held = undefined;
-    for (const message of held) await wire.send(message);
+    for (const message of stream.held.release()) await wire.send(message);
   };
 
   const transport: Transport = {
