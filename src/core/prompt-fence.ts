@@ -21,6 +21,9 @@ import { randomBytes } from 'node:crypto';
 /** 96 random bits, base64url: one per prompt. */
 export const newNonce = (): string => randomBytes(12).toString('base64url');
 
+/** The nonce a prompt's fence lines carry (fenceLines), if it has any. */
+export const nonceIn = (prompt: string): string | undefined => /nonce=([\w-]{16})>>>/.exec(prompt)?.[1];
+
 /**
  * What a reader could take for `<`, and for how many of them. The rule is Unicode's, not a list
  * of sightings: the characters whose NFKD form holds `<` (＜ ﹤ ≮), those Unicode's confusables

@@ -163,7 +163,8 @@ export async function createMcpHttp(options: HttpOptions): Promise<{ mount: Moun
   await server.connect(legacyErrors(shared));
   // A 2026-07-28 client (its request carries the `_meta` envelope) is served by the SDK's entry, an
   // instance per request fitted to its token (`authInfo`): that era has no session to share.
-  const factory: McpServerFactory = ({ authInfo }) => createMcpServer({ ...serverOptions, era: 'modern', authInfo });
+  // It may lend its model: input_required rounds come back as new requests, to any replica (model-rounds.ts).
+  const factory: McpServerFactory = ({ authInfo }) => createMcpServer({ ...serverOptions, era: 'modern', sampling: true, authInfo });
   const modern = createMcpHandler(factory, { legacy: 'reject', onerror: (error) => options.logger.debug(`MCP over HTTP: ${error.message}`) });
   // Its listen streams, each fed by the change feed for what its token may read (http-listen.ts).
   const listening = createListenServing({

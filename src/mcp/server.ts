@@ -1,23 +1,21 @@
-import type { AuthInfo, CacheHint, CallToolResult, ClientCapabilities, InitializeRequest, InitializeResult, Tool } from '@modelcontextprotocol/server';
-import { McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { AuthInfo, CacheHint, ClientCapabilities, InitializeRequest, InitializeResult, Tool } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, McpServer } from '@modelcontextprotocol/server';
 import { ANONYMOUS } from '../core/auth/auth-service.js';
 import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
-import { withSimilarSpaces } from '../core/space/similar-spaces.js';
-import type { LlmClient } from '../llm/types.js';
 import { isLiveMemError } from '../shared/errors.js';
 import { EVERY_TOOL, offers, type Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
-import { clientSamplingModel } from './client-model.js';
+import { clientSamplingModel, type ModelLimits } from './client-model.js';
+import { modelRounds } from './model-rounds.js';
 import { createDefaultSpaces, type DefaultSpaceOptions, type ProjectSpaces, type SpaceMode } from './default-space.js';
 import { listTools } from './listing.js';
 import { callableBy, selectTools, type ToolSelection } from './profiles.js';
-import { progressChannel } from './progress.js';
 import { registerPrompts } from './prompts.js';
 import { CONSOLIDATE_AFTER_TASK, CONSOLIDATE_BACKLOG } from '../core/backlog.js';
 import { registerResources } from './resources.js';
-import { toolError, toolResult } from './result.js';
-import { runTool, type ToolContext, type ToolDefinition, type RequestContext } from './tool.js';
+import { serveTools } from './tool-calls.js';
+import type { ToolDefinition, RequestContext } from './tool.js';
 
 export interface McpServerOptions {
   core: Core;
@@ -201,9 +199,17 @@ export async function createMcpServer(options: McpServerOptions): Promise<McpSer
   const served = options.tools ?? selectTools('all');
   const { tools } = served;
   const modern = options.era === 'modern';
-  /** The client lends its own model: no endpoint is configured, it declared sampling, and this transport can carry the request (never in 2026-07-28). */
+  /**
+   * The client lends its own model: no endpoint is configured, it declared sampling and this transport can
+   * carry the request (pushed in 2025, embedded in input_required rounds in 2026-07-28: model-rounds.ts).
+   */
   const lendsModel = (capabilities: ClientCapabilities | undefined): boolean =>
-    !modern && !options.core.context.llm && options.sampling !== false && capabilities?.sampling !== undefined;
+    !options.core.context.llm && options.sampling !== false && capabilities?.sampling !== undefined;
+  /** What the client of `ctx` declared: at initialize in 2025, with each request (its `_meta` envelope) in 2026-07-28. */
+  const declared = (ctx: RequestContext): ClientCapabilities | undefined =>
+    modern
+      ? ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)
+      : instance?.server.getClientCapabilities();
   /** A consolidation this client asks for can run: on the configured endpoint, or on the client's model. */
   const hasModel = (capabilities: ClientCapabilities | undefined): boolean => options.core.context.llm !== undefined || lendsModel(capabilities);
   const spaces = createDefaultSpaces({
@@ -257,15 +263,14 @@ export async function createMcpServer(options: McpServerOptions): Promise<McpSer
     spaces.follow(server.server);
     instructionsPerClient(server, instructionsFor);
   }
-  const limits = options.samplingLimits ?? { contextWindow: 32_768, maxOutputTokens: 8_192 };
-  /** The client's own model, when no endpoint is configured and the client offers sampling. */
-  const clientModel = (): LlmClient | undefined => (lendsModel(server.server.getClientCapabilities()) ? clientSamplingModel(server.server, limits) : undefined);
+  const limits: ModelLimits = options.samplingLimits ?? { contextWindow: 32_768, maxOutputTokens: 8_192 };
   serveTools(server, tools, {
     options,
     offered,
     offeredTo,
     spaces,
-    clientModel,
+    lendsModel: (ctx) => lendsModel(declared(ctx)),
+    clientModel: (tool, ctx) => (modern ? modelRounds(ctx, tool, limits) : { llm: clientSamplingModel(server.server, limits) }),
     legacy: !modern,
   });
   // Replaces the SDK's tools/list answer with a leaner one (listing.ts): the tools this request is offered (offeredTo), in the order served.
@@ -296,80 +301,6 @@ export async function createMcpServer(options: McpServerOptions): Promise<McpSer
       resources: { subscribe: modern, listChanged: modern },
     });
   return server;
-}
-
-/** What a tools/call needs of the server it runs in (createMcpServer). */
-interface ToolHost {
-  options: McpServerOptions;
-  offered: Offered;
-  offeredTo(caller: Caller, ctx: RequestContext): { profile: string; listed: ToolDefinition[]; offered: Offered };
-  spaces: ToolContext['spaces'];
-  clientModel(): LlmClient | undefined;
-  /** A 2025-era client is told of a tool that does not exist as SDK v1 told it: a result with isError, not a JSON-RPC error. */
-  legacy: boolean;
-}
-
-/**
- * Answers tools/call itself, rather than through the SDK's registerTool: neither schema is given to
- * the SDK; both are listed (listing.ts). The arguments are checked by parseArguments, so that a
- * refused one gets a result with its status like any other error. The results are not parsed on every
- * call (a fifth of a note's CPU time): they are checked where they are read, by clients such as the
- * SDK's own, and the tests run such a client over every tool. An instance registers nothing per tool:
- * it is built per connection, and per request of a 2026-07-28 client over HTTP.
- */
-function serveTools(server: McpServer, tools: readonly ToolDefinition[], host: ToolHost): void {
-  const { options } = host;
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  /** The caller; a public tool answers an unknown, revoked or expired token as anonymous. */
-  const resolveCaller = async (tool: ToolDefinition, ctx: RequestContext): Promise<Caller> => {
-    try {
-      return await options.resolveCaller(ctx);
-    } catch (error) {
-      if (tool.permission === 'public' && isLiveMemError(error, 'forbidden')) return ANONYMOUS;
-      throw error;
-    }
-  };
-  const call = async (tool: ToolDefinition, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> => {
-    const progress = progressChannel(ctx);
-    let caller: Caller | undefined;
-    let forCaller: Offered = host.offered;
-    try {
-      caller = await resolveCaller(tool, ctx);
-      const { profile, listed, offered: callerOffered } = host.offeredTo(caller, ctx);
-      forCaller = callerOffered;
-      const context: ToolContext = {
-        core: options.core,
-        caller,
-        ctx,
-        clientModel: host.clientModel,
-        reportProgress: progress.report,
-        tools: { profile, count: listed.length },
-        spaces: host.spaces,
-        remote: options.remote === true,
-        consolidation: { by: callerOffered.model ? 'model' : 'agent', tool: offers(callerOffered, 'bank_consolidate') },
-      };
-      const result = await runTool(tool, args, context);
-      await progress.sent();
-      return toolResult(result);
-    } catch (error) {
-      // A missing space's error names the spaces near it this caller may see (the hint offers them).
-      const shown = caller ? await withSimilarSpaces(options.core.context, caller, error) : error;
-      // Whether a note would create the missing space depends on the caller (LIVE_MEM_AUTO_CREATE_SPACES=auto).
-      return toolError(shown, options.logger, tool.name, {
-        ...forCaller,
-        autoCreateSpaces: caller !== undefined && options.core.notes.createsSpaces(caller),
-      });
-    }
-  };
-  server.server.setRequestHandler('tools/call', async (request, ctx) => {
-    const { name } = request.params;
-    const tool = byName.get(name);
-    if (tool) return server.server.projectCallToolResult(await call(tool, request.params.arguments ?? {}, ctx), undefined);
-    const unknown = `Tool ${name} not found`;
-    // SDK v1's words: its McpError wrote "MCP error <code>: " into the text of the result.
-    if (host.legacy) return { content: [{ type: 'text', text: `MCP error ${ProtocolErrorCode.InvalidParams}: ${unknown}` }], isError: true };
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, unknown);
-  });
 }
 
 /**

@@ -18,8 +18,12 @@ export interface ToolContext {
   core: Core;
   caller: Caller;
   ctx: RequestContext;
-  /** The connected client's model through MCP sampling, when it offers sampling; else undefined. */
-  clientModel(): LlmClient | undefined;
+  /**
+   * The connected client's model, when no endpoint is configured and the client declares sampling
+   * (pushed sampling requests in 2025, input_required rounds in 2026-07-28); else undefined. Work
+   * started in the `background` outlives the request: a 2026-07-28 client's model cannot serve it.
+   */
+  clientModel(use?: { background?: boolean }): LlmClient | undefined;
   /** Sends an MCP progress notification when the request asked for progress. */
   reportProgress(event: ProgressEvent): void;
   /** The tools this server offers: a profile name (or `custom`) and how many. */
@@ -47,6 +51,12 @@ export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape> {
   /** The permission the tool needs (seed 004's matrix), for the docs; the core enforces it. */
   permission: 'read' | 'write' | 'admin' | 'public';
   handler(args: z.infer<z.ZodObject<Input>>, context: ToolContext): Promise<Record<string, unknown>>;
+  /**
+   * For a tool whose work asks the client's model over several rounds of one call (2026-07-28,
+   * model-rounds.ts): what the rounds did together, from what the earlier ones did and the next one's
+   * result. Without it the call answers what its last round did.
+   */
+  rounds?(earlier: Record<string, unknown>, later: Record<string, unknown>): Record<string, unknown>;
 }
 
 /**

@@ -22,6 +22,7 @@ import { selectTools } from '../../src/mcp/profiles.js';
 import { createMcpServer } from '../../src/mcp/server.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { BIN, type HttpServer, startHttpServer } from '../helpers/mcp-client.js';
+import { writePlan } from '../helpers/plan-writer.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const owner = ownerCaller('owner');
@@ -160,6 +161,28 @@ describe('both protocol eras from one build', () => {
       await call(client, 'live_note', { space_id: 'alpha', category: 'progress', content: 'relayed in the modern era' });
       assert.match(JSON.stringify(await call(client, 'live_read', { space_id: 'alpha' })), /relayed in the modern era/);
       assert.equal(await missingCode(client), -32602);
+    } finally {
+      await client.close();
+    }
+  });
+  it('HTTP, 2026-07-28: a client lending its model consolidates on it, through input_required rounds', async () => {
+    const headers = { authorization: `Bearer ${token}` };
+    const prompts: string[] = [];
+    const client = new Client({ name: 'eras-lending', version: '0' }, { capabilities: { sampling: {} }, versionNegotiation: { mode: 'auto' } });
+    client.setRequestHandler('sampling/createMessage', async (request) => {
+      const first = request.params.messages[0]?.content;
+      const prompt = first && 'text' in first ? String(first.text) : '';
+      prompts.push(prompt);
+      return { model: 'client-model', role: 'assistant', content: { type: 'text', text: writePlan({ prompt }) } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(http.url), { requestInit: { headers } }));
+    try {
+      await call(client, 'live_note', { space_id: 'alpha', category: 'decision', content: 'era check: the lent model folds this in' });
+      const result = await call(client, 'bank_consolidate', { space_id: 'alpha' });
+      assert.equal(result.status, 'ok', JSON.stringify(result));
+      assert.equal(result.notes_remaining, 0);
+      assert.equal(prompts.length, Number(result.windows));
+      assert.match(JSON.stringify(await call(client, 'bank_read', { space_id: 'alpha', filename: 'activeContext.md' })), /the lent model folds this in/);
     } finally {
       await client.close();
     }

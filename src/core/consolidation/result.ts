@@ -30,3 +30,35 @@ export interface ConsolidationResult {
   unaccounted_notes?: string[];
   [field: string]: unknown;
 }
+
+const SUMMED = [
+  'notes_processed',
+  'bank_files_created',
+  'bank_files_updated',
+  'operations_applied',
+  'operations_failed',
+  'llm_prompt_tokens',
+  'llm_completion_tokens',
+  'llm_tokens_used',
+  'llm_calls',
+  'duration_seconds',
+  'windows',
+] as const;
+const LISTED = ['consolidations', 'warnings', 'suspect_notes', 'unaccounted_notes'] as const;
+
+/**
+ * What two runs of one consolidation did together (the rounds of one call with the client's model):
+ * counts added, lists joined, the state after them (notes remaining, synthesis, status) the later
+ * run's — except that a later failure after committed windows is `partial`, never `error`.
+ */
+export function joinRuns(earlier: ConsolidationResult, later: ConsolidationResult): ConsolidationResult {
+  const joined: ConsolidationResult = { ...later, synthesis_compressed: earlier.synthesis_compressed || later.synthesis_compressed };
+  for (const field of SUMMED) joined[field] = (earlier[field] ?? 0) + (later[field] ?? 0);
+  for (const field of LISTED) {
+    const both = [...(earlier[field] ?? []), ...(later[field] ?? [])];
+    if (both.length > 0 || field === 'consolidations') joined[field] = both;
+  }
+  if (earlier.recovered && !later.recovered) joined.recovered = earlier.recovered;
+  if (later.status === 'error' && joined.windows > 0) joined.status = 'partial';
+  return joined;
+}

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { int, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
 import { DEFAULT_PACKAGE_TOKENS } from '../../core/consolidation/agent-plan.js';
+import { type ConsolidationResult, joinRuns } from '../../core/consolidation/result.js';
 import { invalid } from '../../shared/errors.js';
 import { defineTool, READ_ONLY } from '../tool.js';
 
@@ -37,13 +38,14 @@ export const consolidationTools = [
         if (args.plan === '') throw invalid("give your plan (plan) with the handle, or handle='new' for a work package");
         return core.consolidation.submit(caller, { space_id: args.space_id, handle: args.handle }, args.plan);
       }
-      const llm = clientModel();
+      const llm = clientModel({ background: args.background });
       if (args.handle === 'new' || (!core.context.llm && !llm)) return core.consolidation.ask(caller, { ...input, budget_tokens: args.tokens });
       // A background job outlives this request: its progress goes to the job record, not to notifications.
       return args.background
         ? core.jobs.start(caller, input, llm ? { llm } : {})
         : core.consolidation.consolidate(caller, input, { ...(llm ? { llm } : {}), onProgress: reportProgress });
     },
+    rounds: (earlier, later) => joinRuns(earlier as ConsolidationResult, later as ConsolidationResult),
   }),
   defineTool({
     name: 'bank_compact',

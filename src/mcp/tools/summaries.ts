@@ -61,7 +61,7 @@ export const summaryTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     handler: (args, { core, caller, clientModel, reportProgress }) => {
       const { background, ...input } = args;
-      const llm = clientModel();
+      const llm = clientModel({ background });
       return background
         ? core.summaries.start(caller, input, llm ? { llm } : {})
         : core.summaries.update(caller, input, { ...(llm ? { llm } : {}), onProgress: levelProgress(reportProgress) });
