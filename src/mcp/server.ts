@@ -14,6 +14,7 @@ import { callableBy, selectTools, type ToolSelection } from './profiles.js';
 import { registerPrompts } from './prompts.js';
 import { CONSOLIDATE_AFTER_TASK, CONSOLIDATE_BACKLOG } from '../core/backlog.js';
 import { registerResources } from './resources.js';
+import { declaresTasks, serveTasks, TASKS_EXTENSION } from './tasks.js';
 import { serveTools } from './tool-calls.js';
 import type { ToolDefinition, RequestContext } from './tool.js';
 
@@ -254,7 +255,14 @@ export async function createMcpServer(options: McpServerOptions): Promise<McpSer
     { name: 'live-mem', title: 'live-mem', version: options.version },
     {
       // The SDK answers resources/list, read and templates but not subscribe: resources.ts does, hence `subscribe` here.
-      capabilities: { tools: {}, logging: {}, resources: { subscribe: true, listChanged: true }, prompts: {} },
+      // 2026-07-28's tasks extension: long work answered as a task to a client that declares it (tasks.ts).
+      capabilities: {
+        tools: {},
+        logging: {},
+        resources: { subscribe: true, listChanged: true },
+        prompts: {},
+        ...(modern ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+      },
       ...(modern ? { instructions: await instructionsFor(undefined, opening), cacheHints: CACHE_HINTS } : {}),
     },
   );
@@ -270,9 +278,11 @@ export async function createMcpServer(options: McpServerOptions): Promise<McpSer
     offeredTo,
     spaces,
     lendsModel: (ctx) => lendsModel(declared(ctx)),
+    takesTasks: (ctx) => modern && declaresTasks(declared(ctx)),
     clientModel: (tool, ctx) => (modern ? modelRounds(ctx, tool, limits) : { llm: clientSamplingModel(server.server, limits) }),
     legacy: !modern,
   });
+  if (modern) serveTasks(server, tools, { core: options.core, resolveCaller: options.resolveCaller });
   // Replaces the SDK's tools/list answer with a leaner one (listing.ts): the tools this request is offered (offeredTo), in the order served.
   server.server.setRequestHandler('tools/list', async (_request, ctx) => {
     const listing = listingOf(tools);

@@ -10,6 +10,7 @@ import type { Logger } from '../shared/log.js';
 import { offers, type Offered } from '../shared/hints.js';
 import type { ModelRounds } from './model-rounds.js';
 import { progressChannel } from './progress.js';
+import { type CreatedTask, createdTask } from './tasks.js';
 import { toolError, toolResult } from './result.js';
 import { runTool, type RequestContext, type ToolContext, type ToolDefinition } from './tool.js';
 
@@ -25,6 +26,8 @@ export interface ToolHost {
   offered: Offered;
   offeredTo(caller: Caller, ctx: RequestContext): { profile: string; listed: ToolDefinition[]; offered: Offered };
   spaces: ToolContext['spaces'];
+  /** Whether the client of `ctx` takes tasks (2026-07-28's extension, declared on the request). */
+  takesTasks(ctx: RequestContext): boolean;
   /** Whether the client of `ctx` lends its model (no endpoint configured, sampling declared). */
   lendsModel(ctx: RequestContext): boolean;
   /** The client's model for a call of `tool`: pushed sampling requests (2025), or rounds of input_required (2026-07-28) with what they asked for. */
@@ -53,7 +56,11 @@ export function serveTools(server: McpServer, tools: readonly ToolDefinition[], 
       throw error;
     }
   };
-  const call = async (tool: ToolDefinition, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult | InputRequiredResult> => {
+  const call = async (
+    tool: ToolDefinition,
+    args: Record<string, unknown>,
+    ctx: RequestContext,
+  ): Promise<CallToolResult | InputRequiredResult | CreatedTask> => {
     const progress = progressChannel(ctx);
     let caller: Caller | undefined;
     let forCaller: Offered = host.offered;
@@ -79,6 +86,7 @@ export function serveTools(server: McpServer, tools: readonly ToolDefinition[], 
         tools: { profile, count: listed.length },
         spaces: host.spaces,
         remote: options.remote === true,
+        asTask: tool.task !== undefined && host.takesTasks(ctx),
         consolidation: { by: callerOffered.model || lends ? 'model' : 'agent', tool: offers(callerOffered, 'bank_consolidate') },
       };
       let result: Record<string, unknown>;
@@ -93,6 +101,7 @@ export function serveTools(server: McpServer, tools: readonly ToolDefinition[], 
       await progress.sent();
       const asked = rounds()?.ask(result);
       if (asked) return asked;
+      if (context.asTask && typeof result.job_id === 'string') return createdTask(tool.name, result as Parameters<typeof createdTask>[1]);
       return toolResult(rounds()?.settle(result) ?? result);
     } catch (error) {
       // A missing space's error names the spaces near it this caller may see (the hint offers them).
@@ -109,7 +118,10 @@ export function serveTools(server: McpServer, tools: readonly ToolDefinition[], 
     const tool = byName.get(name);
     if (tool) {
       const answer = await call(tool, request.params.arguments ?? {}, ctx);
-      return isInputRequiredResult(answer) ? answer : server.server.projectCallToolResult(answer, undefined);
+      if (isInputRequiredResult(answer)) return answer;
+      // A task handle passes the SDK's tools/call check as it is (its result schema is open): the SDK has no type for it.
+      if (answer.resultType === 'task') return answer as unknown as CallToolResult;
+      return server.server.projectCallToolResult(answer as CallToolResult, undefined);
     }
     const unknown = `Tool ${name} not found`;
     // SDK v1's words: its McpError wrote "MCP error <code>: " into the text of the result.

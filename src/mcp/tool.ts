@@ -4,6 +4,7 @@ import type { Caller } from '../core/caller.js';
 import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
 import type { BacklogReach } from '../core/backlog.js';
 import type { Core } from '../core/core.js';
+import type { JobRecord } from '../core/jobs.js';
 import type { LlmClient } from '../llm/types.js';
 import { invalid, isLiveMemError } from '../shared/errors.js';
 import { situationOf } from '../shared/hints.js';
@@ -32,6 +33,11 @@ export interface ToolContext {
   spaces: DefaultSpaces;
   /** The client reaches this server over the network (HTTP): what needs fixing is for whoever runs it (server.ts `remote`). */
   remote?: boolean;
+  /**
+   * The client takes a task for this call (2026-07-28's tasks extension, declared on the request, and a
+   * tool with a `task`): long work is started as its background job and answered as a task (tasks.ts).
+   */
+  asTask?: boolean;
   /** Who consolidates for this caller (live-mem's model or the agent itself) and whether bank_consolidate is offered to it; default: the core's. */
   consolidation?: BacklogReach;
 }
@@ -57,6 +63,13 @@ export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape> {
    * result. Without it the call answers what its last round did.
    */
   rounds?(earlier: Record<string, unknown>, later: Record<string, unknown>): Record<string, unknown>;
+  /** For a tool whose work may run as a background job: how that job is followed, as an MCP task (tasks.ts). */
+  task?: ToolTask;
+}
+
+/** How a tool's background job is read by its space and id (a task's state: tasks.ts); not_found when there is none. */
+export interface ToolTask {
+  follow(core: Core, caller: Caller, spaceId: string, jobId: string): Promise<JobRecord<unknown, unknown>>;
 }
 
 /**

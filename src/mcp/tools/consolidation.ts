@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { int, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
 import { DEFAULT_PACKAGE_TOKENS } from '../../core/consolidation/agent-plan.js';
 import { type ConsolidationResult, joinRuns } from '../../core/consolidation/result.js';
-import { invalid } from '../../shared/errors.js';
+import { invalid, LiveMemError } from '../../shared/errors.js';
 import { defineTool, READ_ONLY } from '../tool.js';
 
 const metrics = {
@@ -13,6 +13,13 @@ const metrics = {
 };
 
 const job = z.looseObject({ job_id: str, state: z.enum(['running', 'ok', 'partial', 'error', 'interrupted']) });
+
+/** The one job a status asked by id answers; not_found when its record is gone. */
+export function onlyJob<Job>(status: { jobs: ReadonlyArray<Job | null> }): Job {
+  const job = status.jobs[0];
+  if (!job) throw new LiveMemError('not_found', 'no such job');
+  return job;
+}
 
 export const consolidationTools = [
   defineTool({
@@ -32,7 +39,7 @@ export const consolidationTools = [
     },
     output: outputShape(metrics),
     annotations: { readOnlyHint: false, destructiveHint: false },
-    handler: (args, { core, caller, clientModel, reportProgress }) => {
+    handler: (args, { core, caller, clientModel, reportProgress, asTask }) => {
       const input = { space_id: args.space_id, ...(args.agent ? { agent: args.agent } : {}) };
       if (args.handle !== '' && args.handle !== 'new') {
         if (args.plan === '') throw invalid("give your plan (plan) with the handle, or handle='new' for a work package");
@@ -41,11 +48,13 @@ export const consolidationTools = [
       const llm = clientModel({ background: args.background });
       if (args.handle === 'new' || (!core.context.llm && !llm)) return core.consolidation.ask(caller, { ...input, budget_tokens: args.tokens });
       // A background job outlives this request: its progress goes to the job record, not to notifications.
-      return args.background
+      // A client that takes tasks gets live-mem's own model's work as one (the client's model answers within the call).
+      return args.background || (asTask === true && !llm)
         ? core.jobs.start(caller, input, llm ? { llm } : {})
         : core.consolidation.consolidate(caller, input, { ...(llm ? { llm } : {}), onProgress: reportProgress });
     },
     rounds: (earlier, later) => joinRuns(earlier as ConsolidationResult, later as ConsolidationResult),
+    task: { follow: async (core, caller, spaceId, jobId) => onlyJob(await core.jobs.status(caller, { space_id: spaceId, job_id: jobId })) },
   }),
   defineTool({
     name: 'bank_compact',

@@ -3,6 +3,7 @@ import type { ProgressEvent } from '../../core/consolidation/consolidation-servi
 import type { SummariesProgress } from '../../core/recall/summaries/run-types.js';
 import { int, obj, outputShape, spaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY } from '../tool.js';
+import { onlyJob } from './consolidation.js';
 
 const updateResult = {
   written: int,
@@ -59,13 +60,14 @@ export const summaryTools = [
     },
     output: outputShape(updateResult),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    handler: (args, { core, caller, clientModel, reportProgress }) => {
+    handler: (args, { core, caller, clientModel, reportProgress, asTask }) => {
       const { background, ...input } = args;
       const llm = clientModel({ background });
-      return background
+      return background || (asTask === true && !llm && !input.dry_run)
         ? core.summaries.start(caller, input, llm ? { llm } : {})
         : core.summaries.update(caller, input, { ...(llm ? { llm } : {}), onProgress: levelProgress(reportProgress) });
     },
+    task: { follow: async (core, caller, spaceId, jobId) => onlyJob(await core.summaries.status(caller, { space_id: spaceId, job_id: jobId })) },
   }),
   defineTool({
     name: 'summaries_list',
