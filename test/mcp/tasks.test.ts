@@ -98,7 +98,9 @@ describe('long work as MCP tasks (2026-07-28 tasks extension)', () => {
     home = await tempDir();
     storage = createFsDriver(home.dir);
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const plan = { dynamic: (messages: Array<{ role: string; content: string }>) => writePlan({ prompt: messages.find((m) => m.role === 'user')?.content ?? '' }) };
+    const plan = {
+      dynamic: (messages: Array<{ role: string; content: string }>) => writePlan({ prompt: messages.find((m) => m.role === 'user')?.content ?? '' }),
+    };
     // The first plan waits for the test; every later one is written at once.
     llm = await startScriptedLlm([{ until: gate, then: plan }, ...Array.from({ length: 20 }, () => plan)]);
     const core = createCore({ storage });
@@ -115,7 +117,7 @@ describe('long work as MCP tasks (2026-07-28 tasks extension)', () => {
 
   it('server/discover offers the extension', async () => {
     const answer = await send(replica(owner), 'server/discover', {}, true);
-    assert.deepEqual((answer.result?.capabilities as { extensions?: unknown }).extensions, { [TASKS_EXTENSION]: {} }, JSON.stringify(answer));
+    assert.deepEqual((answer.result?.capabilities as { extensions?: unknown } | undefined)?.extensions, { [TASKS_EXTENSION]: {} }, JSON.stringify(answer));
   });
 
   it('a consolidation is a task: working, followed from another replica, completed with the tool result', async () => {
@@ -148,7 +150,7 @@ describe('long work as MCP tasks (2026-07-28 tasks extension)', () => {
     await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: 'one more note' });
     const answer = await send(replica(owner), 'tools/call', { name: 'bank_consolidate', arguments: { space_id: 'proj' } }, false);
     assert.equal(answer.result?.resultType, 'complete', JSON.stringify(answer));
-    assert.equal((answer.result?.structuredContent as { notes_processed: number }).notes_processed, 1);
+    assert.equal((answer.result?.structuredContent as { notes_processed: number } | undefined)?.notes_processed, 1);
   });
 
   it('summaries_update is a task too', async () => {
