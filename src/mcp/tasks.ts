@@ -56,7 +56,8 @@ export function taskOf(taskId: string, record: JobRecord<unknown, unknown>): Rec
     return { ...base, status, statusMessage: message, error: { code: ProtocolErrorCode.InternalError, message } };
   }
   const result = (record.result ?? { status: record.state }) as Record<string, unknown>;
-  return { ...base, status, statusMessage: `${record.state}`, result: toolResult(result) };
+  // The tools/call result the call would have answered, as 2026-07-28 frames it (resultType included).
+  return { ...base, status, statusMessage: `${record.state}`, result: { ...toolResult(result), resultType: 'complete' } };
 }
 
 /** A CreateTaskResult: the handle of a task (a started job). */

@@ -3,13 +3,16 @@
  * extension on its request gets bank_consolidate (and summaries_update) on live-mem's own model as a
  * task handle at once, follows it with tasks/get — from any replica sharing the store — until it is
  * completed with the tool's result; a client that does not declare it gets the result in the call, as
- * before. In process: the SDK's HTTP entry (createMcpHandler) driven with raw JSON-RPC through its fetch
- * function (the SDK's v2 client refuses a task result without the ext-tasks package's adapters); the
- * model is the scripted OpenAI-compatible server on 127.0.0.1 through the real `openai` client, held
- * until the test lets it answer.
+ * before. In process: the SDK's HTTP entry (createMcpHandler) driven through its fetch function, by the
+ * extension's own requester (@modelcontextprotocol/ext-tasks' client session over the SDK's v2 client,
+ * its raw dispatch posting to the entry, as that package asks of a 2026-07-28 host) and by raw JSON-RPC
+ * for the details; the model is the scripted OpenAI-compatible server on 127.0.0.1 through the real
+ * `openai` client, held until the test lets it answer.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createTaskSessionFromClient, type RawClientDispatch, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { type Caller, ownerCaller } from '../../src/core/caller.js';
 import { createCore } from '../../src/core/core.js';
@@ -29,9 +32,13 @@ const stranger: Caller = { agent: 'stranger', permissions: new Set(['read', 'wri
 const MODERN = '2026-07-28';
 
 type Answer = { result?: Record<string, unknown>; error?: { code: number; message: string } };
+type Entry = { fetch(request: Request): Promise<Response> };
+const CLIENT_INFO = { name: 'tasks-test', version: '0' };
+const TAKES_TASKS = { extensions: { [TASKS_EXTENSION]: {} } };
 
-/** One 2026-07-28 request to `handler`, declaring the tasks extension or not. */
-async function send(handler: { fetch(request: Request): Promise<Response> }, method: string, params: Record<string, unknown>, tasks: boolean): Promise<Answer> {
+/** One JSON-RPC request posted to `handler` as a 2026-07-28 client posts it (the routing headers included). */
+async function post(handler: Entry, message: { method: string; params?: Record<string, unknown>; id?: unknown }): Promise<Answer> {
+  const params = message.params ?? {};
   const name = typeof params.taskId === 'string' ? params.taskId : typeof params.name === 'string' ? params.name : undefined;
   const response = await handler.fetch(
     new Request('http://test.local/mcp', {
@@ -40,27 +47,47 @@ async function send(handler: { fetch(request: Request): Promise<Response> }, met
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
         'mcp-protocol-version': MODERN,
-        'mcp-method': method,
+        'mcp-method': message.method,
         ...(name ? { 'mcp-name': name } : {}),
       },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method,
-        params: {
-          ...params,
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': MODERN,
-            'io.modelcontextprotocol/clientInfo': { name: 'tasks-test', version: '0' },
-            'io.modelcontextprotocol/clientCapabilities': tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {},
-          },
-        },
-      }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: message.id ?? 1, ...message }),
     }),
   );
   const text = await response.text();
-  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text);
-  return JSON.parse(json) as Answer;
+  return JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text)) as Answer;
+}
+
+/** One 2026-07-28 request to `handler`, declaring the tasks extension or not. */
+const send = (handler: Entry, method: string, params: Record<string, unknown>, tasks: boolean): Promise<Answer> =>
+  post(handler, {
+    method,
+    params: {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN,
+        'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
+        'io.modelcontextprotocol/clientCapabilities': tasks ? TAKES_TASKS : {},
+      },
+    },
+  });
+
+/** The extension's own requester over the SDK's v2 client, for `handler`: its 2026-07-28 requests go out raw (the SDK's codecs refuse task traffic). */
+async function taskSession(handler: Entry) {
+  const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: 'auto' }, capabilities: TAKES_TASKS });
+  await client.connect(new StreamableHTTPClientTransport(new URL('http://test.local/mcp'), { fetch: (url, init) => handler.fetch(new Request(url, init)) }));
+  const rawDispatch: RawClientDispatch = async (request) => (await post(handler, request as { method: string })) as never;
+  const session = createTaskSessionFromClient(client, {
+    endpointId: 'tasks-test',
+    rawDispatch,
+    v2RequestFraming: { protocolVersion: MODERN, clientInfo: CLIENT_INFO, clientCapabilities: TAKES_TASKS },
+  });
+  return {
+    session,
+    close: async () => {
+      await session.close();
+      await client.close();
+    },
+  };
 }
 
 /** tasks/get until the task is completed (20 s at most): its DetailedTask. */
@@ -174,5 +201,45 @@ describe('long work as MCP tasks (2026-07-28 tasks extension)', () => {
     const refused = await send(replica(stranger), 'tasks/get', { taskId }, true);
     assert.equal(refused.error?.code, -32602, JSON.stringify(refused));
     assert.equal((await send(replica(stranger), 'tasks/update', { taskId, inputResponses: {} }, true)).error?.code, -32602);
+    await completed(handler, taskId);
+  });
+
+  it("the extension's own client calls bank_consolidate, follows the task and settles it with the tool's result", async () => {
+    const core = createCore({ storage });
+    for (let i = 0; i < 3; i++) await core.notes.write(owner, { space_id: 'proj', category: 'insight', content: `settled insight ${i}` });
+    const { session, close } = await taskSession(replica(owner));
+    try {
+      const execution = await session.callTool('bank_consolidate', { space_id: 'proj' });
+      const { outcome } = await execution.settle();
+      assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+      const result = resultFromTaskOutcome(outcome) as unknown as { structuredContent: { status: string; notes_processed: number } };
+      assert.equal(result.structuredContent.status, 'ok');
+      assert.equal(result.structuredContent.notes_processed, 3);
+    } finally {
+      await close();
+    }
+  });
+
+  it('a job whose process died is a failed task, for the raw reader and for the extension client', async () => {
+    const jobId = '20261203T000000-dead00';
+    const stale = '2026-12-03T00:00:00Z';
+    await storage.put(
+      `${spaceKeys('proj').jobs}${jobId}.json`,
+      JSON.stringify({
+        job_id: jobId,
+        space_id: 'proj',
+        state: 'running',
+        started_at: stale,
+        updated_at: stale,
+        runner: 'gone@elsewhere:1',
+        progress: null,
+        result: null,
+      }),
+    );
+    const taskId = `bank_consolidate/proj/${jobId}`;
+    const answer = await send(replica(owner), 'tasks/get', { taskId }, true);
+    assert.equal(answer.result?.status, 'failed', JSON.stringify(answer));
+    assert.equal((answer.result?.error as { code: number } | undefined)?.code, -32603);
+    assert.match(String(answer.result?.statusMessage), /gone@elsewhere:1/);
   });
 });
