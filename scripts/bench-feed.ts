@@ -8,16 +8,19 @@
  *   (DEFAULT_WATCH_INTERVAL_MS.versions); beside it, the store calls a check makes, and the same check
  *   through the feed's timer at INTERVAL_MS, in rounds alternating with rounds watching nothing.
  * - S3 (radosgw, when LIVE_MEM_TEST_S3_ENDPOINT is set): requests. One space of NOTES notes, watched
- *   for CHECKS checks, every call to the driver counted (each is one request): requests per idle check,
- *   and per hour at 5,000 ms (DEFAULT_WATCH_INTERVAL_MS.listings); and the CPU of a check.
- * Nothing is added to a note's write (the store's own names are the change marker), so there is no
- * write cost to measure. The load average is printed beside each figure: a busy machine skews CPU time.
+ *   for CHECKS checks, every call to the driver counted (each is one request): requests per idle check
+ *   (a HEAD of the space's change marker) and per full check (the marker moved, or the minute's listing
+ *   for writers that keep no marker), per hour at 5,000 ms (DEFAULT_WATCH_INTERVAL_MS.listings) with one
+ *   full check a minute; the CPU of a check; and what the markers cost a writer: a note's write p50 (its
+ *   marker written after it, not awaited) beside a bare PUT, and the PUTs per spaced note.
+ * fs needs no marker (folder versions): nothing is added to its writes. The load average is printed
+ * beside each figure: a busy machine skews CPU time.
  */
 import { loadavg } from 'node:os';
 import { ownerCaller } from '../src/core/caller.js';
 import { createCore } from '../src/core/core.js';
 import { DEFAULT_WATCH_INTERVAL_MS } from '../src/core/feed/change-feed.js';
-import { createSpaceProbe } from '../src/core/feed/space-probe.js';
+import { createSpaceProbe, FULL_CHECK_MS } from '../src/core/feed/space-probe.js';
 import { FINE_SETTLE_MS } from '../src/storage/fs/folder-version.js';
 import { createFsDriver } from '../src/storage/fs/fs-driver.js';
 import { listKeys } from '../src/storage/list.js';
@@ -33,6 +36,7 @@ const ROUND_MS = 3_000;
 const ROUNDS = 5;
 const CHECKS = 20;
 const FS_CHECKS = 500;
+const WRITES = 60;
 const HOUR_MS = 3_600_000;
 const owner = ownerCaller('bench');
 
@@ -125,6 +129,9 @@ async function benchFs(): Promise<Figure[]> {
   ];
 }
 
+/** The median of `values`. */
+const median = (values: number[]) => percentile(values, 50);
+
 async function benchS3(): Promise<Figure[]> {
   const config = s3TestConfig();
   if (!config) {
@@ -136,38 +143,63 @@ async function benchS3(): Promise<Figure[]> {
   const storage = createS3Driver({ ...s3DriverOptions(config), prefix });
   try {
     const [id] = await seed(storage, 1);
+    const space = id as string;
+    // Idle checks through the feed's timer: each one a HEAD of the marker (no full listing within the run).
     const { driver, calls, byMethod } = counted(storage);
     const core = createCore({ storage: driver, watchIntervalMs: 50 });
-    let checks = 0;
-    let last = 0;
-    const subscription = core.feed.subscribe([id as string], () => undefined);
+    const subscription = core.feed.subscribe([space], () => undefined);
     await subscription.ready;
     for (const key of Object.keys(byMethod)) byMethod[key] = 0;
     const start = process.cpuUsage();
-    // Checks counted by their listings of live/ (one each while the window holds under 1,000 notes).
-    while (checks < CHECKS) {
-      await sleep(10);
-      const lists = byMethod.list ?? 0;
-      if (lists !== last) {
-        last = lists;
-        checks = Math.floor(lists / 2);
-      }
-    }
+    while ((byMethod.stat ?? 0) < CHECKS) await sleep(10);
     const cpuMs = cpuMsOf(process.cpuUsage(start));
-    const made = calls();
+    const checks = byMethod.stat ?? 0;
+    const idle = calls() / checks;
     subscription.unsubscribe();
     core.feed.close();
-    const perCheck = made / checks;
-    progress(`  S3: ${checks} checks, ${made} requests (${JSON.stringify(byMethod)}), load ${load()}`);
+    progress(`  S3 idle: ${checks} checks, ${calls()} requests (${JSON.stringify(byMethod)}), load ${load()}`);
+    // A full check (a moved marker, or the minute's listing for writers that keep none): counted alone.
+    const full = counted(storage);
+    const probe = createSpaceProbe(full.driver, space, () => new Date());
+    await probe.check(true);
+    const fullCalls: number[] = [];
+    for (let i = 0; i < CHECKS; i++) {
+      const before = full.calls();
+      await probe.check(true);
+      fullCalls.push(full.calls() - before);
+    }
+    const fullCost = median(fullCalls);
+    const perHour = (HOUR_MS / DEFAULT_WATCH_INTERVAL_MS.listings) * idle + (HOUR_MS / FULL_CHECK_MS) * (fullCost - idle);
+    // What the markers cost a writer: a note's write (the marker written after it, not awaited) beside a bare PUT of a note-sized object.
+    const writer = counted(storage);
+    const notes = createCore({ storage: writer.driver });
+    const noteMs: number[] = [];
+    const putMs: number[] = [];
+    for (let i = 0; i < WRITES; i++) {
+      let t = performance.now();
+      await notes.notes.write(owner, { space_id: space, category: 'progress', content: `marker bench note ${i}` });
+      noteMs.push(performance.now() - t);
+      await sleep(20); // spaced: each note its own marker write
+      t = performance.now();
+      await storage.put(`${space}/bench-bare/${i}.md`, `marker bench bare put ${i}`);
+      putMs.push(performance.now() - t);
+    }
+    await notes.context.storage.close?.();
+    const puts = (writer.byMethod.put ?? 0) / WRITES;
+    progress(`  S3 writes: ${WRITES} notes, ${JSON.stringify(writer.byMethod)}, load ${load()}`);
     return [
-      figure('feed_s3_requests_per_check', `S3: requests per idle watched space's check (${NOTES} notes; load ${load()})`, perCheck, 'ratio'),
+      figure('feed_s3_requests_per_check', `S3: requests per idle watched space's check (a HEAD of its marker; load ${load()})`, idle, 'ratio'),
+      figure('feed_s3_full_check_requests', `  requests of a full check (the marker moved, or once a minute; ${NOTES} notes)`, fullCost, 'ratio'),
       figure(
         'feed_s3_requests_per_hour',
-        `  requests per idle watched space per hour at ${DEFAULT_WATCH_INTERVAL_MS.listings} ms`,
-        perCheck * (HOUR_MS / DEFAULT_WATCH_INTERVAL_MS.listings),
+        `  requests per idle watched space per hour at ${DEFAULT_WATCH_INTERVAL_MS.listings} ms, the minute's listing included`,
+        perHour,
         'ratio',
       ),
-      figure('feed_s3_check_cpu_ms', '  CPU of one check, both listings parsed (the idle process included: an upper bound)', cpuMs / checks, 'ms'),
+      figure('feed_s3_check_cpu_ms', '  CPU of one idle check (the idle process included: an upper bound)', cpuMs / checks, 'ms'),
+      figure('feed_s3_note_p50_ms', `  a note's write p50, its marker after it (${WRITES} spaced)`, median(noteMs), 'ms'),
+      figure('feed_s3_bare_put_p50_ms', '  a bare PUT of a note-sized object p50, beside it', median(putMs), 'ms'),
+      figure('feed_s3_puts_per_note', "  PUTs per spaced note (the note's, its marker's)", puts, 'ratio'),
     ];
   } finally {
     await storage.deleteMany(await listKeys(storage, ''));

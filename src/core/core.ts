@@ -42,6 +42,7 @@ import { DEFAULT_RETENTION, type RetentionMode } from './retention/record.js';
 import { createSpendLedger } from './spend/ledger.js';
 import { createEvents } from './events.js';
 import { createChangeFeed } from './feed/change-feed.js';
+import { withChangeMarkers } from './feed/change-marker.js';
 import { createNoteService } from './note/note-service.js';
 import { createCorpus } from './note/corpus.js';
 import { createMemoryContext } from './recall/memory-context.js';
@@ -222,15 +223,18 @@ export const commitKinds = () => registerCommitKinds([consolidationCommit, compa
 
 /** The context every part of the core is given: the options over the defaults, the kinds of commit, and the spend ledger made for it. */
 export function createContext(options: CoreOptions): CoreContext {
+  const logger = options.logger ?? silentLogger;
+  // Without folder versions (S3), writes keep change markers: a watcher's idle check is one HEAD (feed/change-marker.ts).
+  const storage = withChangeMarkers(options.storage, logger);
   const context: Omit<CoreContext, 'spend'> & { spend?: SpendLedger } = {
-    storage: options.storage,
-    freshStat: createFreshStat(options.storage),
+    storage,
+    freshStat: createFreshStat(storage),
     // The core's one wall clock and one monotonic clock: everything else reads these (test/core/clock.test.ts).
     clock: options.clock ?? (() => new Date()),
     monotonic: options.monotonic ?? (() => performance.now()),
     randomId: options.randomId ?? customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 6),
     limits: { ...DEFAULT_LIMITS, ...options.limits },
-    logger: options.logger ?? silentLogger,
+    logger,
     llm: options.llm,
     embeddings: options.embeddings,
     embeddingsWeight: options.embeddingsWeight ?? DEFAULT_EMBEDDINGS_WEIGHT,

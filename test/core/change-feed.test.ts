@@ -7,9 +7,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { createCore, type Core } from '../../src/core/core.js';
-import { type FeedEvent, STORE } from '../../src/core/feed/change-feed.js';
+import { createChangeFeed, type FeedEvent, STORE } from '../../src/core/feed/change-feed.js';
+import { markersOf } from '../../src/core/feed/change-marker.js';
+import { STORE_CHANGES } from '../../src/core/layout.js';
+import { toStamp } from '../../src/core/note-name.js';
 import { LiveMemError } from '../../src/shared/errors.js';
-import type { Logger } from '../../src/shared/log.js';
+import { type Logger, silentLogger } from '../../src/shared/log.js';
 import { createFsDriver } from '../../src/storage/fs/fs-driver.js';
 import { createMemoryDriver } from '../../src/storage/memory/memory-driver.js';
 import type { StorageDriver } from '../../src/storage/types.js';
@@ -212,5 +215,76 @@ describe('a core consolidation through B, watched from A', () => {
     await until(() => events.some((event) => event.type === 'bank_changed'), 'the bank change');
     await sleep(INTERVAL_MS * 3);
     assert.deepEqual(simplify(events).sort(), ['bank created:activeContext.md synthesis', 'committed 1', 'notes +0 -1']);
+  });
+});
+
+describe('change markers, on a store without folder versions (the memory driver, as S3)', () => {
+  it('names the markers a write touches', () => {
+    assert.deepEqual(markersOf('demo/live/20261203T101010_a_decision_abcd1234.md'), ['demo/_changes.json']);
+    assert.deepEqual(markersOf('demo/history/20261203T101010-abc123/record.json'), ['demo/_changes.json']);
+    assert.deepEqual(markersOf('demo/bank/activeContext.md'), ['demo/_changes.json']);
+    assert.deepEqual(markersOf('demo/_meta.json'), ['demo/_changes.json', STORE_CHANGES]);
+    assert.deepEqual(markersOf('demo/_meta.json', true), [STORE_CHANGES], 'a deleted meta: the store marker only');
+    assert.deepEqual(markersOf('demo/', true), [STORE_CHANGES]);
+    for (const key of ['demo/_index/1.snapshot', 'demo/_consolidation/lock.json', 'demo/_changes.json', '_system/changes.json', 'demo/live/x.md']) {
+      if (key === 'demo/live/x.md') assert.deepEqual(markersOf(key, true), [], 'a note deleted: no marker (a commit writes its history)');
+      else assert.deepEqual(markersOf(key), [], key);
+    }
+  });
+
+  it("an idle watched space costs one HEAD a check; another process's note is told through its marker", async (t) => {
+    const storage = createMemoryDriver();
+    const watched = watchedDriver(storage);
+    const a = createCore({ storage: watched.driver, watchIntervalMs: INTERVAL_MS });
+    const b = createCore({ storage });
+    t.after(() => a.feed.close());
+    await b.spaces.create(owner, { space_id: 'demo' });
+    const events: FeedEvent[] = [];
+    await a.feed.subscribe(['demo'], (event) => events.push(event)).ready;
+    const start = watched.calls.length;
+    await sleep(INTERVAL_MS * 8);
+    const idle = watched.calls.slice(start);
+    assert.ok(idle.length >= 4, `checks ran (${idle.length})`);
+    assert.deepEqual([...new Set(idle)], ['stat'], `an idle check is one HEAD of the marker (${idle.join(', ')})`);
+    await b.notes.write(owner, { space_id: 'demo', category: 'decision', content: 'told through the marker' });
+    await until(() => events.length > 0, 'the note');
+    assert.deepEqual(simplify(events), ['notes +1 -0']);
+    assert.ok(await storage.stat('demo/_changes.json'), 'B wrote the marker');
+  });
+
+  it('a writer that keeps no marker (an older release, the Python server) is told at the next full listing', async (t) => {
+    const storage = createMemoryDriver();
+    const core = createCore({ storage });
+    await core.spaces.create(owner, { space_id: 'demo' });
+    const feed = createChangeFeed({ storage: core.context.storage, logger: silentLogger, clock: () => new Date(), intervalMs: INTERVAL_MS, fullCheckMs: 400 });
+    t.after(() => feed.close());
+    const events: FeedEvent[] = [];
+    await feed.subscribe(['demo'], (event) => events.push(event)).ready;
+    // Straight to the store, no marker: as a writer that does not know of them.
+    await storage.put(`demo/live/${toStamp(new Date())}_python_decision_0a1b2c3d.md`, '# note\n\nwritten without a marker\n');
+    await sleep(INTERVAL_MS * 3);
+    assert.equal(events.length, 0, 'not before the full listing');
+    await until(() => events.length > 0, 'the note, at the full listing', 2_000);
+    assert.deepEqual(simplify(events), ['notes +1 -0']);
+  });
+
+  it('a marker that cannot be written fails no note; the change is told at the full listing', async (t) => {
+    const storage = createMemoryDriver();
+    const refusing = Object.assign(Object.create(storage) as StorageDriver, {
+      put: (key: string, ...rest: unknown[]) =>
+        key.endsWith('_changes.json')
+          ? Promise.reject(new LiveMemError('storage_error', 'the store is down (test)'))
+          : (storage.put as (...a: unknown[]) => Promise<{ etag: string }>).call(storage, key, ...rest),
+    });
+    const writer = createCore({ storage: refusing });
+    await writer.spaces.create(owner, { space_id: 'demo' });
+    const feed = createChangeFeed({ storage, logger: silentLogger, clock: () => new Date(), intervalMs: INTERVAL_MS, fullCheckMs: 300 });
+    t.after(() => feed.close());
+    const events: FeedEvent[] = [];
+    await feed.subscribe(['demo'], (event) => events.push(event)).ready;
+    const written = await writer.notes.write(owner, { space_id: 'demo', category: 'todo', content: 'written all the same' });
+    assert.equal(written.status, 'created');
+    await until(() => events.length > 0, 'the note, at the full listing', 2_000);
+    assert.deepEqual(simplify(events), ['notes +1 -0']);
   });
 });

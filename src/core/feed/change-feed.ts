@@ -8,7 +8,8 @@
 import { mapLimit } from '../../shared/concurrency.js';
 import type { Logger } from '../../shared/log.js';
 import type { StorageDriver } from '../../storage/types.js';
-import { createSpaceProbe, type FeedEvent } from './space-probe.js';
+import { STORE_CHANGES } from '../layout.js';
+import { createSpaceProbe, FULL_CHECK_MS, type FeedEvent, markerWatch } from './space-probe.js';
 
 export type { FeedEvent } from './space-probe.js';
 
@@ -44,7 +45,8 @@ export interface ChangeFeed {
 }
 
 interface Probe {
-  check(): Promise<FeedEvent[]>;
+  /** `full`: past an unchanged marker or folder version (space-probe.ts). */
+  check(full: boolean): Promise<FeedEvent[]>;
 }
 
 interface Watch {
@@ -63,11 +65,15 @@ export interface ChangeFeedOptions {
   clock: () => Date;
   /** Milliseconds between checks; default by driver (DEFAULT_WATCH_INTERVAL_MS). */
   intervalMs?: number;
+  /** Without folder versions: list a watched space at least this often, whatever its marker says (FULL_CHECK_MS). */
+  fullCheckMs?: number;
 }
 
 export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   const { storage, logger, clock } = options;
   const intervalMs = options.intervalMs ?? (storage.version ? DEFAULT_WATCH_INTERVAL_MS.versions : DEFAULT_WATCH_INTERVAL_MS.listings);
+  const fullCheckMs = options.fullCheckMs ?? FULL_CHECK_MS;
+  let poked = false;
   const watches = new Map<string, Watch>();
   let timer: NodeJS.Timeout | undefined;
   let running = false;
@@ -86,9 +92,9 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     }
   };
 
-  const checkOne = async (target: string, watch: Watch) => {
+  const checkOne = async (target: string, watch: Watch, full: boolean) => {
     try {
-      const events = await watch.probe.check();
+      const events = await watch.probe.check(full);
       if (watch.failing) logger.info('change detection recovered', { target });
       watch.failing = false;
       if (watches.get(target) === watch) deliver(target, watch, events);
@@ -112,7 +118,10 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     timer = undefined;
     running = true;
     const current = [...watches];
-    void mapLimit(current, storage.parallelism, ([target, watch]) => checkOne(target, watch)).finally(() => {
+    // A check asked for by a change made here looks past the markers: this process may not have written them yet.
+    const full = poked;
+    poked = false;
+    void mapLimit(current, storage.parallelism, ([target, watch]) => checkOne(target, watch, full)).finally(() => {
       running = false;
       const now = again;
       again = false;
@@ -122,6 +131,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
 
   const poke = () => {
     if (closed || watches.size === 0) return;
+    poked = true;
     if (running) {
       again = true;
       return;
@@ -138,7 +148,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
       const checked = new Promise<void>((resolve) => {
         markChecked = resolve;
       });
-      const probe = target === STORE ? createStoreProbe(storage) : createSpaceProbe(storage, target, clock);
+      const probe = target === STORE ? createStoreProbe(storage, clock, fullCheckMs) : createSpaceProbe(storage, target, clock, fullCheckMs);
       watch = { probe, listeners: new Set(), checked, markChecked, failing: false };
       watches.set(target, watch);
     }
@@ -216,10 +226,26 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
 }
 
 /** The store's spaces: one listing of its top level per check (its folders but `_backups/`, `_system/`); a new folder counts once its `_meta.json` exists. */
-function createStoreProbe(storage: StorageDriver): Probe {
+/**
+ * Spaces made and removed anywhere in the store: the root's listing, taken when the root's folder version
+ * (fs) or the store's change marker (change-marker.ts) moved, and at least once a minute without versions.
+ */
+function createStoreProbe(storage: StorageDriver, clock: () => Date, fullCheckMs: number): Probe {
   let spaces: Set<string> | undefined;
+  let version: string | null | undefined;
+  const marker = storage.version ? undefined : markerWatch(storage, STORE_CHANGES, clock, fullCheckMs);
   return {
-    async check() {
+    async check(full) {
+      let commit: (() => void) | undefined;
+      if (storage.version) {
+        const now = await storage.version('');
+        if (!full && now !== null && now === version && spaces) return [];
+        commit = () => (version = now);
+      } else if (marker) {
+        const seen = await marker.changed(full);
+        if (!seen.changed && spaces) return [];
+        commit = seen.commit;
+      }
       const folders = new Set<string>();
       let cursor: string | undefined;
       do {
@@ -236,6 +262,9 @@ function createStoreProbe(storage: StorageDriver): Probe {
       }
       for (const space of spaces ?? []) if (!now.has(space)) events.push({ type: 'space_deleted', space_id: space });
       spaces = now;
+      // On fs, a folder whose meta is not written yet is listed again at the next check, whatever the root's
+      // version says (writing the meta does not change it); the store's marker is written after the meta.
+      if (marker || [...folders].every((folder) => now.has(folder))) commit?.();
       return events;
     },
   };

@@ -2,9 +2,10 @@
  * One watched space's change detection: what it last saw of the space, and one check that compares
  * the store with it and says what changed — whoever changed it, this process or another one on another
  * host. Like the search index's catch-up (recall/feed-*.ts) it reads only what is new: on a driver with
- * folder versions (fs) an idle check is four stats; without (S3) it is two small listings — live/ and
- * history/ from a recent point in their time-ordered names — and the bank is compared (etags) only when
- * a commit completed. Nothing is added to a note's write: the store's own names are the change marker.
+ * folder versions (fs) an idle check is four stats; without (S3) it is one HEAD of the space's change
+ * marker (change-marker.ts), and only when the marker moved — or a minute passed, for writers that keep
+ * none — two small listings, of live/ and history/ from a recent point in their time-ordered names. The
+ * bank is compared (etags) only when a commit completed.
  */
 import type { StorageDriver } from '../../storage/types.js';
 import type { ChangedFile } from '../events.js';
@@ -39,8 +40,39 @@ const SYNTHESIS_ENTRY = '\0synthesis';
 const RULES_ENTRY = '\0rules';
 
 export interface SpaceProbe {
-  /** Compares the store with what the last check saw; the first check only takes a baseline. Throws what the store throws (state kept: the next check retries). */
-  check(): Promise<FeedEvent[]>;
+  /**
+   * Compares the store with what the last check saw; the first check only takes a baseline. `full`: look
+   * past an unchanged marker (a change this process just made, whose marker may not be written yet).
+   * Throws what the store throws (state kept: the next check retries).
+   */
+  check(full?: boolean): Promise<FeedEvent[]>;
+}
+
+/** Without folder versions, a space is listed at least this often whatever its marker says: writers that keep no marker (older releases, the Python server, a process that died before writing it) are seen. */
+export const FULL_CHECK_MS = 60_000;
+
+/**
+ * Whether a store without folder versions changed since `seen` (the marker's etag at the last check
+ * that completed): its marker moved, or `fullCheckMs` passed since the last full look. `commit` records
+ * what this check saw, once it completed (a check that threw looks again).
+ */
+export function markerWatch(storage: StorageDriver, marker: string, clock: () => Date, fullCheckMs: number) {
+  let seen: string | null | undefined;
+  let lastFull = Number.NEGATIVE_INFINITY;
+  return {
+    async changed(full: boolean): Promise<{ changed: boolean; commit(): void }> {
+      const now = clock().getTime();
+      const etag = (await storage.stat(marker))?.etag ?? null;
+      const changed = full || seen === undefined || etag !== seen || now - lastFull >= fullCheckMs;
+      return {
+        changed,
+        commit: () => {
+          seen = etag;
+          if (changed) lastFull = now;
+        },
+      };
+    },
+  };
 }
 
 type Keys = ReturnType<typeof spaceKeys>;
@@ -126,8 +158,9 @@ function bankEvent(spaceId: string, before: Map<string, string>, after: Map<stri
   return files.length > 0 || synthesis || rules ? { type: 'bank_changed', space_id: spaceId, files, synthesis, rules } : null;
 }
 
-export function createSpaceProbe(storage: StorageDriver, spaceId: string, clock: () => Date): SpaceProbe {
+export function createSpaceProbe(storage: StorageDriver, spaceId: string, clock: () => Date, fullCheckMs = FULL_CHECK_MS): SpaceProbe {
   const keys = spaceKeys(spaceId);
+  const marker = storage.version ? undefined : markerWatch(storage, keys.changes, clock, fullCheckMs);
   const folders: Record<Part, string> = { root: keys.root, live: keys.live, history: keys.history, bank: keys.bank };
   const versions = new Map<Part, string>();
   let exists: boolean | undefined;
@@ -141,9 +174,13 @@ export function createSpaceProbe(storage: StorageDriver, spaceId: string, clock:
 
   const windowStart = () => toStamp(new Date(clock().getTime() - WINDOW_MS));
 
-  /** Which parts changed since the last check, by their folder versions (all of them without versions). */
-  const changedParts = async (): Promise<{ changed: Set<Part>; seen: Map<Part, string | null> }> => {
+  /** Which parts changed since the last check: by their folder versions, or (without versions) all of them once the marker moved. */
+  const changedParts = async (full: boolean): Promise<{ changed: Set<Part>; seen: Map<Part, string | null>; commit?: () => void }> => {
     const seen = new Map<Part, string | null>();
+    if (marker) {
+      const { changed, commit } = await marker.changed(full);
+      return { changed: new Set(changed ? PARTS : []), seen, commit };
+    }
     if (!storage.version) return { changed: new Set(PARTS), seen };
     const found = await Promise.all(PARTS.map((part) => (storage.version as (prefix: string) => Promise<string | null>)(folders[part])));
     const changed = new Set<Part>();
@@ -162,80 +199,86 @@ export function createSpaceProbe(storage: StorageDriver, spaceId: string, clock:
     bankDirty = true;
   };
 
-  return {
-    async check() {
-      const { changed, seen } = await changedParts();
-      if (changed.size === 0 && incomplete.size === 0 && !bankDirty) return [];
-      const events: FeedEvent[] = [];
-      const baseline = exists === undefined;
+  const inspect = async (changed: Set<Part>, seen: Map<Part, string | null>): Promise<FeedEvent[]> => {
+    if (changed.size === 0 && incomplete.size === 0 && !bankDirty) return [];
+    const events: FeedEvent[] = [];
+    const baseline = exists === undefined;
 
-      // Existence: on fs when the space's folder changed; without versions at the baseline, while absent, and when notes left (below).
-      if (storage.version ? changed.has('root') : baseline || exists === false) {
-        const now = (await storage.stat(keys.meta)) !== null;
-        if (exists === true && !now) {
-          events.push({ type: 'space_deleted', space_id: spaceId });
+    // Existence: on fs when the space's folder changed; without versions at the baseline, while absent, and when notes left (below).
+    if (storage.version ? changed.has('root') : baseline || exists === false) {
+      const now = (await storage.stat(keys.meta)) !== null;
+      if (exists === true && !now) {
+        events.push({ type: 'space_deleted', space_id: spaceId });
+        reset();
+      } else if (exists === false && now) events.push({ type: 'space_created', space_id: spaceId });
+      exists = now;
+    }
+    if (exists === false) {
+      // Nothing to list in a space that is not there: looked at again when its folder changes (or, without versions, at each check).
+      for (const [part, version] of seen) if (version !== null) versions.set(part, version);
+      return events;
+    }
+
+    if (changed.has('live')) {
+      const names = await listLive(storage, keys, windowStart());
+      if (live) {
+        const from = windowStart();
+        const added = [...names].filter((name) => !live?.has(name));
+        const removed = [...live].filter((name) => !names.has(name) && name >= from);
+        if (added.length > 0 || removed.length > 0) events.push({ type: 'notes', space_id: spaceId, added, removed });
+        // Without versions, notes leaving with no commit may be the space going away.
+        if (!storage.version && removed.length > 0 && !(await storage.stat(keys.meta))) {
+          exists = false;
           reset();
-        } else if (exists === false && now) events.push({ type: 'space_created', space_id: spaceId });
-        exists = now;
-      }
-      if (exists === false) {
-        // Nothing to list in a space that is not there: looked at again when its folder changes (or, without versions, at each check).
-        for (const [part, version] of seen) if (version !== null) versions.set(part, version);
-        return events;
-      }
-
-      if (changed.has('live')) {
-        const names = await listLive(storage, keys, windowStart());
-        if (live) {
-          const from = windowStart();
-          const added = [...names].filter((name) => !live?.has(name));
-          const removed = [...live].filter((name) => !names.has(name) && name >= from);
-          if (added.length > 0 || removed.length > 0) events.push({ type: 'notes', space_id: spaceId, added, removed });
-          // Without versions, notes leaving with no commit may be the space going away.
-          if (!storage.version && removed.length > 0 && !(await storage.stat(keys.meta))) {
-            exists = false;
-            reset();
-            return [{ type: 'space_deleted', space_id: spaceId }];
-          }
-        }
-        live = names;
-      }
-
-      if (changed.has('history') || incomplete.size > 0) {
-        const ids = await listHistory(storage, keys, windowStart(), history, incomplete);
-        const added = history ? [...ids].filter((id) => !history?.has(id)) : [];
-        if (added.length > 0) {
-          events.push({ type: 'committed', space_id: spaceId, ids: added.sort() });
-          bankDirty = true;
-        }
-        history = ids;
-      }
-
-      if (storage.version && (changed.has('bank') || changed.has('root'))) bankDirty = true;
-      let bankDone = !bankDirty;
-      if (bankDirty) {
-        // A commit being applied writes the bank file by file: compared once it is done, in one event.
-        if (!(await storage.stat(keys.pending))) {
-          const now = await readBank(storage, keys);
-          const event = bank && bankEvent(spaceId, bank, now);
-          // A space being deleted loses its bank before its folder's version says so: told as deleted, not file by file.
-          if (event && !(await storage.stat(keys.meta))) {
-            exists = false;
-            reset();
-            events.push({ type: 'space_deleted', space_id: spaceId });
-            return events;
-          }
-          if (event) events.push(event);
-          bank = now;
-          bankDirty = false;
-          bankDone = true;
+          return [{ type: 'space_deleted', space_id: spaceId }];
         }
       }
+      live = names;
+    }
 
-      for (const [part, version] of seen) {
-        if (version === null || (!bankDone && (part === 'bank' || part === 'root'))) continue;
-        versions.set(part, version);
+    if (changed.has('history') || incomplete.size > 0) {
+      const ids = await listHistory(storage, keys, windowStart(), history, incomplete);
+      const added = history ? [...ids].filter((id) => !history?.has(id)) : [];
+      if (added.length > 0) {
+        events.push({ type: 'committed', space_id: spaceId, ids: added.sort() });
+        bankDirty = true;
       }
+      history = ids;
+    }
+
+    if (storage.version && (changed.has('bank') || changed.has('root'))) bankDirty = true;
+    let bankDone = !bankDirty;
+    if (bankDirty) {
+      // A commit being applied writes the bank file by file: compared once it is done, in one event.
+      if (!(await storage.stat(keys.pending))) {
+        const now = await readBank(storage, keys);
+        const event = bank && bankEvent(spaceId, bank, now);
+        // A space being deleted loses its bank before its folder's version says so: told as deleted, not file by file.
+        if (event && !(await storage.stat(keys.meta))) {
+          exists = false;
+          reset();
+          events.push({ type: 'space_deleted', space_id: spaceId });
+          return events;
+        }
+        if (event) events.push(event);
+        bank = now;
+        bankDirty = false;
+        bankDone = true;
+      }
+    }
+
+    for (const [part, version] of seen) {
+      if (version === null || (!bankDone && (part === 'bank' || part === 'root'))) continue;
+      versions.set(part, version);
+    }
+    return events;
+  };
+
+  return {
+    async check(full = false) {
+      const { changed, seen, commit } = await changedParts(full);
+      const events = await inspect(changed, seen);
+      commit?.();
       return events;
     },
   };
