@@ -29,12 +29,12 @@
  *                                            space, a file no system can hold…): moved here, byte for byte,
  *                                            never applied, its notes left in live/; `doctor` reports it
  *   {space}/_consolidation/jobs/{job}.json   background consolidations and their state
- *   {space}/_changes.json                    the space's change marker: rewritten after each write a watcher is told of,
- *                                            on a store without folder versions (feed/change-marker.ts); state, never backed up
- *   _system/changes.json                     the store's change marker: spaces made or removed (the same)
  *   {space}/_spend/{YYYY-MM-DD}/{stamp}-{id}.json
  *                                            one model call paid for this space (its purpose, model, tokens), by
  *                                            UTC day, create-only (spend/ledger.ts); internal: never backed up
+ *   _system/changes/{space}.json             a space's change marker: rewritten after each write its watchers are told
+ *                                            of, on a store of objects without folders (S3; feed/change-marker.ts)
+ *   _system/changes.json                     the store's: spaces made or removed
  *   _backups/{space}/{stamp}/manifest.json   a backup: every file with its size and SHA-256 (written last)
  *   _backups/{space}/{stamp}/files/{path}    the space's files, as they were
  */
@@ -44,6 +44,8 @@ export { SYNTHESIS_FILE };
 export const SYSTEM_PREFIX = '_system/';
 /** The store's change marker (feed/change-marker.ts): rewritten when a space is made or removed. */
 export const STORE_CHANGES = `${SYSTEM_PREFIX}changes.json`;
+/** A space's change marker (feed/change-marker.ts), outside its folder: a space's deletion never leaves it behind, nor brings the folder back. */
+export const spaceChanges = (spaceId: string): string => `${SYSTEM_PREFIX}changes/${spaceId}.json`;
 /** Folder sentinels the Python server created; never listed as notes or bank files. */
 export const KEEP_FILE = '.keep';
 
@@ -55,7 +57,6 @@ export function spaceKeys(spaceId: string) {
   return {
     root,
     meta: `${root}_meta.json`,
-    changes: `${root}_changes.json`,
     rules: `${root}_rules.md`,
     synthesis: `${root}${SYNTHESIS_FILE}`,
     live: `${root}live/`,

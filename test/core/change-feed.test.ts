@@ -218,22 +218,28 @@ describe('a core consolidation through B, watched from A', () => {
   });
 });
 
-describe('change markers, on a store without folder versions (the memory driver, as S3)', () => {
+/** The memory driver without its folders: a store of objects, as S3 (no folders, no folder versions). */
+function objectStore(): StorageDriver {
+  const { removeFolder: _folders, ...objects } = createMemoryDriver();
+  return objects;
+}
+
+describe('change markers, on a store of objects without folders (the memory driver without its folders, as S3)', () => {
   it('names the markers a write touches', () => {
-    assert.deepEqual(markersOf('demo/live/20261203T101010_a_decision_abcd1234.md'), ['demo/_changes.json']);
-    assert.deepEqual(markersOf('demo/history/20261203T101010-abc123/record.json'), ['demo/_changes.json']);
-    assert.deepEqual(markersOf('demo/bank/activeContext.md'), ['demo/_changes.json']);
-    assert.deepEqual(markersOf('demo/_meta.json'), ['demo/_changes.json', STORE_CHANGES]);
+    assert.deepEqual(markersOf('demo/live/20261203T101010_a_decision_abcd1234.md'), ['_system/changes/demo.json']);
+    assert.deepEqual(markersOf('demo/history/20261203T101010-abc123/record.json'), ['_system/changes/demo.json']);
+    assert.deepEqual(markersOf('demo/bank/activeContext.md'), ['_system/changes/demo.json']);
+    assert.deepEqual(markersOf('demo/_meta.json'), ['_system/changes/demo.json', STORE_CHANGES]);
     assert.deepEqual(markersOf('demo/_meta.json', true), [STORE_CHANGES], 'a deleted meta: the store marker only');
     assert.deepEqual(markersOf('demo/', true), [STORE_CHANGES]);
-    for (const key of ['demo/_index/1.snapshot', 'demo/_consolidation/lock.json', 'demo/_changes.json', '_system/changes.json', 'demo/live/x.md']) {
+    for (const key of ['demo/_index/1.snapshot', 'demo/_consolidation/lock.json', '_system/changes/demo.json', '_system/changes.json', 'demo/live/x.md']) {
       if (key === 'demo/live/x.md') assert.deepEqual(markersOf(key, true), [], 'a note deleted: no marker (a commit writes its history)');
       else assert.deepEqual(markersOf(key), [], key);
     }
   });
 
   it("an idle watched space costs one HEAD a check; another process's note is told through its marker", async (t) => {
-    const storage = createMemoryDriver();
+    const storage = objectStore();
     const watched = watchedDriver(storage);
     const a = createCore({ storage: watched.driver, watchIntervalMs: INTERVAL_MS });
     const b = createCore({ storage });
@@ -249,11 +255,11 @@ describe('change markers, on a store without folder versions (the memory driver,
     await b.notes.write(owner, { space_id: 'demo', category: 'decision', content: 'told through the marker' });
     await until(() => events.length > 0, 'the note');
     assert.deepEqual(simplify(events), ['notes +1 -0']);
-    assert.ok(await storage.stat('demo/_changes.json'), 'B wrote the marker');
+    assert.ok(await storage.stat('_system/changes/demo.json'), 'B wrote the marker');
   });
 
   it('a writer that keeps no marker (an older release, the Python server) is told at the next full listing', async (t) => {
-    const storage = createMemoryDriver();
+    const storage = objectStore();
     const core = createCore({ storage });
     await core.spaces.create(owner, { space_id: 'demo' });
     const feed = createChangeFeed({ storage: core.context.storage, logger: silentLogger, clock: () => new Date(), intervalMs: INTERVAL_MS, fullCheckMs: 400 });
@@ -269,10 +275,10 @@ describe('change markers, on a store without folder versions (the memory driver,
   });
 
   it('a marker that cannot be written fails no note; the change is told at the full listing', async (t) => {
-    const storage = createMemoryDriver();
+    const storage = objectStore();
     const refusing = Object.assign(Object.create(storage) as StorageDriver, {
       put: (key: string, ...rest: unknown[]) =>
-        key.endsWith('_changes.json')
+        key.startsWith('_system/changes')
           ? Promise.reject(new LiveMemError('storage_error', 'the store is down (test)'))
           : (storage.put as (...a: unknown[]) => Promise<{ etag: string }>).call(storage, key, ...rest),
     });

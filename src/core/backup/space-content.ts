@@ -26,7 +26,6 @@ const INTERNAL: Array<[RegExp, string]> = [
   [/^_summaries\/jobs\//, 'a background job record'],
   [/^_index\//, 'a search index snapshot'],
   [/^_spend\//, 'the model spend ledger'],
-  [/^_changes\.json$/, 'the change marker'],
 ];
 
 const TOP_FILES = new Set(['_meta.json', '_rules.md', '_synthesis.md', KEEP_FILE]);

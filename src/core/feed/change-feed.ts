@@ -69,6 +69,19 @@ export interface ChangeFeedOptions {
   fullCheckMs?: number;
 }
 
+/** Tells a watch's listeners its events, in order; a listener that throws is logged, and the others are told all the same. */
+function deliver(logger: Logger, target: string, watch: Watch, events: FeedEvent[]): void {
+  for (const event of events) {
+    for (const listener of watch.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        logger.warn(`a listener of the change feed failed on ${event.type}`, { target, error: String(error) });
+      }
+    }
+  }
+}
+
 export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   const { storage, logger, clock } = options;
   const intervalMs = options.intervalMs ?? (storage.version ? DEFAULT_WATCH_INTERVAL_MS.versions : DEFAULT_WATCH_INTERVAL_MS.listings);
@@ -80,24 +93,12 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   let again = false;
   let closed = false;
 
-  const deliver = (target: string, watch: Watch, events: FeedEvent[]) => {
-    for (const event of events) {
-      for (const listener of watch.listeners) {
-        try {
-          listener(event);
-        } catch (error) {
-          logger.warn(`a listener of the change feed failed on ${event.type}`, { target, error: String(error) });
-        }
-      }
-    }
-  };
-
   const checkOne = async (target: string, watch: Watch, full: boolean) => {
     try {
       const events = await watch.probe.check(full);
       if (watch.failing) logger.info('change detection recovered', { target });
       watch.failing = false;
-      if (watches.get(target) === watch) deliver(target, watch, events);
+      if (watches.get(target) === watch) deliver(logger, target, watch, events);
     } catch (error) {
       // The state is kept: the next interval checks again, from what was last seen.
       if (!watch.failing) logger.warn('change detection failed; retried at the next interval', { target, error: String(error) });
@@ -225,15 +226,16 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
   };
 }
 
-/** The store's spaces: one listing of its top level per check (its folders but `_backups/`, `_system/`); a new folder counts once its `_meta.json` exists. */
 /**
- * Spaces made and removed anywhere in the store: the root's listing, taken when the root's folder version
- * (fs) or the store's change marker (change-marker.ts) moved, and at least once a minute without versions.
+ * Spaces made and removed anywhere in the store: one listing of its top level (its folders but `_backups/`,
+ * `_system/`; a new folder counts once its `_meta.json` exists), taken when the root's folder version (fs)
+ * or the store's change marker (change-marker.ts) moved — at least once a minute with a marker — and at
+ * every check on a store with neither (memory).
  */
 function createStoreProbe(storage: StorageDriver, clock: () => Date, fullCheckMs: number): Probe {
   let spaces: Set<string> | undefined;
   let version: string | null | undefined;
-  const marker = storage.version ? undefined : markerWatch(storage, STORE_CHANGES, clock, fullCheckMs);
+  const marker = storage.version || storage.removeFolder ? undefined : markerWatch(storage, STORE_CHANGES, clock, fullCheckMs);
   return {
     async check(full) {
       let commit: (() => void) | undefined;

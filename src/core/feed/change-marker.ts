@@ -1,20 +1,23 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../shared/log.js';
 import type { StorageDriver, WriteBatch } from '../../storage/types.js';
-import { STORE_CHANGES, spaceKeys } from '../layout.js';
+import { STORE_CHANGES, spaceChanges, spaceKeys } from '../layout.js';
 
 /**
- * The change markers writers keep on a store without folder versions (S3), so that a watcher's idle
- * check is one request — a HEAD of the space's marker — instead of listings (space-probe.ts): after
- * anything a watcher is told of is written — a live note, a history entry, a bank file, the synthesis,
- * the rules, the space's meta — its space's marker (`{space}/_changes.json`, and for a meta
- * the store's, `_system/changes.json`) is rewritten. One mechanism for every writer of the core: the
- * store it is given is wrapped, so nothing that writes needs to know.
+ * The change markers writers keep on a store of objects without folders nor folder versions (S3), so
+ * that a watcher's idle check is one request — a HEAD of the space's marker — instead of listings
+ * (space-probe.ts): after anything a watcher is told of is written — a live note, a history entry, a
+ * bank file, the synthesis, the rules, the space's meta — its space's marker
+ * (`_system/changes/{space}.json`, outside the space's folder; and for a meta the store's,
+ * `_system/changes.json`) is rewritten. One mechanism for every writer of the core: the store it is
+ * given is wrapped, so nothing that writes needs to know. A store with folders (fs, memory) is not:
+ * fs has folder versions, and a listing of the memory driver costs no request.
  *
  * A marker is written after the write it marks and not awaited by it: a note's write costs no more
  * time, and one more PUT (writes of one space while its marker is being written are folded into one
  * more marker write, so a burst costs two). A marker that never comes (the process died first, a
  * writer of an older release or the Python server) only delays: watchers list the space anyway at
- * least once a minute. Markers are state, not content: never exported nor backed up (backup/space-content.ts).
+ * least once a minute. Markers are store state, outside every space: never exported nor backed up.
  */
 
 /**
@@ -28,21 +31,23 @@ export function markersOf(key: string, deleted = false): string[] {
   const slash = key.indexOf('/');
   if (slash <= 0 || key.startsWith('_')) return [];
   const keys = spaceKeys(key.slice(0, slash));
-  if (key === keys.meta || (deleted && key === keys.root)) return deleted ? [STORE_CHANGES] : [keys.changes, STORE_CHANGES];
+  const marker = spaceChanges(key.slice(0, slash));
+  if (key === keys.meta || (deleted && key === keys.root)) return deleted ? [STORE_CHANGES] : [marker, STORE_CHANGES];
   if (deleted) return [];
   const marked = key === keys.synthesis || key === keys.rules || key.startsWith(keys.live) || key.startsWith(keys.history) || key.startsWith(keys.bank);
-  return marked ? [keys.changes] : [];
+  return marked ? [marker] : [];
 }
 
-/** `storage`, its writes marked (a store with folder versions needs no markers: it is returned as it is). */
+/** `storage`, its writes marked; a store with folders or folder versions needs no markers: it is returned as it is. */
 export function withChangeMarkers(storage: StorageDriver, logger: Logger): StorageDriver {
-  if (storage.version) return storage;
+  if (storage.version || storage.removeFolder) return storage;
   /** Per marker: the write in flight, and whether another is owed once it lands. */
   const writing = new Map<string, { owed: boolean; done: Promise<void> }>();
   let count = 0;
 
   const write = (marker: string): Promise<void> =>
-    storage.put(marker, `${JSON.stringify({ at: new Date().toISOString(), pid: process.pid, n: ++count })}\n`, { contentType: 'application/json' }).then(
+    // A new body each time (S3's etag is its MD5): this process and its count.
+    storage.put(marker, `${JSON.stringify({ pid: process.pid, n: ++count, id: randomUUID() })}\n`, { contentType: 'application/json' }).then(
       () => undefined,
       (error: unknown) => logger.debug(`could not write the change marker ${marker}: watchers see the change at their next listing`, { error: String(error) }),
     );
@@ -83,15 +88,6 @@ export function withChangeMarkers(storage: StorageDriver, logger: Logger): Stora
       await storage.deleteMany(keys);
       mark(keys, true);
     },
-    ...(storage.removeFolder
-      ? {
-          removeFolder: async (prefix: string) => {
-            const removed = await (storage.removeFolder as (prefix: string) => Promise<number>)(prefix);
-            mark([prefix], true);
-            return removed;
-          },
-        }
-      : {}),
     ...(storage.batch
       ? {
           batch: (): WriteBatch => {

@@ -2,14 +2,14 @@
  * One watched space's change detection: what it last saw of the space, and one check that compares
  * the store with it and says what changed — whoever changed it, this process or another one on another
  * host. Like the search index's catch-up (recall/feed-*.ts) it reads only what is new: on a driver with
- * folder versions (fs) an idle check is four stats; without (S3) it is one HEAD of the space's change
+ * folder versions (fs) an idle check is four stats; on S3 it is one HEAD of the space's change
  * marker (change-marker.ts), and only when the marker moved — or a minute passed, for writers that keep
  * none — two small listings, of live/ and history/ from a recent point in their time-ordered names. The
  * bank is compared (etags) only when a commit completed.
  */
 import type { StorageDriver } from '../../storage/types.js';
 import type { ChangedFile } from '../events.js';
-import { spaceKeys } from '../layout.js';
+import { spaceChanges, spaceKeys } from '../layout.js';
 import { toStamp } from '../note-name.js';
 import { isStoredBankFilename } from '../validate.js';
 
@@ -160,7 +160,7 @@ function bankEvent(spaceId: string, before: Map<string, string>, after: Map<stri
 
 export function createSpaceProbe(storage: StorageDriver, spaceId: string, clock: () => Date, fullCheckMs = FULL_CHECK_MS): SpaceProbe {
   const keys = spaceKeys(spaceId);
-  const marker = storage.version ? undefined : markerWatch(storage, keys.changes, clock, fullCheckMs);
+  const marker = storage.version || storage.removeFolder ? undefined : markerWatch(storage, spaceChanges(spaceId), clock, fullCheckMs);
   const folders: Record<Part, string> = { root: keys.root, live: keys.live, history: keys.history, bank: keys.bank };
   const versions = new Map<Part, string>();
   let exists: boolean | undefined;
