@@ -44,7 +44,7 @@ const mayImport = (from: string, to: string): boolean =>
 const FLOORS: string[][] = [
   ['shared/'], // errors, key guards, logging, concurrency: nothing local
   ['storage/', 'llm/', 'search/', 'config/'], // the driver contract and drivers; the chat port, a reply's JSON; the full-text engine; settings
-  ['core/markdown/', 'core/redact/', 'core/retention/'], // the Markdown section model; secrets in text; what a rewrite kept of a text
+  ['core/markdown/', 'core/redact/', 'core/retention/', 'core/anchors/'], // the Markdown section model; secrets in text; what a rewrite kept of a text; the code a note cites
   ['core/*'], // the base: the context, the caller, the store's layout and names, a backup's manifest, a space's meta, the prompt fence
   ['core/auth/', 'core/derived/', 'core/spend/', 'core/model-output/', 'core/feed/'], // tokens; summaries as stored; spend and caps; the gate of a model's text; the change feed
   ['core/commit/'], // the commit protocol: lease, pending record, the kinds' interface, roll-forward steps, history, section-edit applier

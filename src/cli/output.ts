@@ -186,6 +186,8 @@ const VIEWS = {
     return [fields(rest), ...retentionBlock(retention)].join('\n');
   },
   notes,
+  /** The anchors of a space's notes in this checkout (live-mem anchors). */
+  anchors: (result: Result) => `checkout: ${scalar(result.checkout)}\n\n${table((result.anchors as Result[]) ?? [], ['note', 'cites', 'state', 'detail'])}`,
   spaces: (result: Result) => {
     const spaces = (result.spaces as Result[]) ?? [];
     const columns = ['space_id', 'live_notes_count', 'bank_files_count', 'owner', 'description'];

@@ -3,6 +3,7 @@ import { CLIENT_CAPABILITIES_META_KEY, McpServer } from '@modelcontextprotocol/s
 import { ANONYMOUS } from '../core/auth/auth-service.js';
 import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
+import type { Checkout } from '../shared/checkout.js';
 import { isLiveMemError } from '../shared/errors.js';
 import { EVERY_TOOL, offers, type Offered } from '../shared/hints.js';
 import type { Logger } from '../shared/log.js';
@@ -48,6 +49,8 @@ export interface McpServerOptions {
    * its own, and a sampling request would have no stream to come back on.
    */
   sampling?: boolean;
+  /** The project's checkout on this machine (stdio: the server's folder's work tree), for the anchors of notes (core/anchors/). */
+  checkout?: () => Promise<Checkout | undefined>;
   /**
    * The clients reach this server over the network (HTTP): what a person fixes on their own machine
    * (a client's entry, `live-mem setup`) changes nothing for them, so hints and messages send them

@@ -6,6 +6,7 @@ import type { Core } from '../core/core.js';
 import { withSimilarSpaces } from '../core/space/similar-spaces.js';
 import type { LlmClient } from '../llm/types.js';
 import { isLiveMemError } from '../shared/errors.js';
+import type { Checkout } from '../shared/checkout.js';
 import type { Logger } from '../shared/log.js';
 import { offers, type Offered } from '../shared/hints.js';
 import type { ModelRounds } from './model-rounds.js';
@@ -22,6 +23,7 @@ export interface ToolHost {
     logger: Logger;
     resolveCaller(ctx: RequestContext): Caller | Promise<Caller>;
     remote?: boolean;
+    checkout?: () => Promise<Checkout | undefined>;
   };
   offered: Offered;
   offeredTo(caller: Caller, ctx: RequestContext): { profile: string; listed: ToolDefinition[]; offered: Offered };
@@ -86,6 +88,7 @@ export function serveTools(server: McpServer, tools: readonly ToolDefinition[], 
         tools: { profile, count: listed.length },
         spaces: host.spaces,
         remote: options.remote === true,
+        checkout: options.checkout ?? (async () => undefined),
         asTask: tool.task !== undefined && host.takesTasks(ctx),
         consolidation: { by: callerOffered.model || lends ? 'model' : 'agent', tool: offers(callerOffered, 'bank_consolidate') },
       };

@@ -4,6 +4,7 @@ import type { Caller } from '../core/caller.js';
 import type { ProgressEvent } from '../core/consolidation/consolidation-service.js';
 import type { BacklogReach } from '../core/backlog.js';
 import type { Core } from '../core/core.js';
+import type { Checkout } from '../shared/checkout.js';
 import type { JobRecord } from '../core/jobs.js';
 import type { LlmClient } from '../llm/types.js';
 import { invalid, isLiveMemError } from '../shared/errors.js';
@@ -31,6 +32,8 @@ export interface ToolContext {
   tools: { profile: string; count: number };
   /** The space of a call whose `projectSpaceId` is left empty, and how a space reads before its first note (default-space.ts). */
   spaces: DefaultSpaces;
+  /** The project's checkout on this machine, for anchors (stdio: the server's folder's work tree); none over HTTP. */
+  checkout?(): Promise<Checkout | undefined>;
   /** The client reaches this server over the network (HTTP): what needs fixing is for whoever runs it (server.ts `remote`). */
   remote?: boolean;
   /**

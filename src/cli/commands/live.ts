@@ -1,3 +1,4 @@
+import { anchorsFor, withCheckedAnchors } from '../../core/anchors/note-anchors.js';
 import { CATEGORIES } from '../../core/validate.js';
 import { type CommandDef, integer } from '../command.js';
 import type { Session } from '../open.js';
@@ -9,14 +10,45 @@ async function contentFrom(words: string[]): Promise<string> {
   return readStdin('the note');
 }
 
-export async function note({ core, caller }: Session, spaceId: string, words: string[], options: { category: string; tags?: string; agent?: string }) {
+/** The checkout of the folder the command runs in (anchors: core/anchors/), if it is in a git work tree. */
+const hereCheckout = async () => (await import('../../config/checkout.js')).gitCheckout(process.cwd());
+
+export async function note(
+  { core, caller }: Session,
+  spaceId: string,
+  words: string[],
+  options: { category: string; tags?: string; agent?: string; anchors?: string },
+) {
+  const content = await contentFrom(words);
   return core.notes.write(caller, {
     space_id: spaceId,
     category: options.category,
-    content: await contentFrom(words),
+    content,
     ...(options.tags !== undefined ? { tags: options.tags } : {}),
     ...(options.agent !== undefined ? { agent: options.agent } : {}),
+    anchors: await anchorsFor(await hereCheckout(), content, options.anchors ?? ''),
   });
+}
+
+/** The anchors of a space's live notes and their states in the checkout the command runs in. */
+export async function anchors({ core, caller }: Session, spaceId: string, options: { limit: number }) {
+  const checkout = await hereCheckout();
+  const { notes } = await core.notes.read(caller, { space_id: spaceId, limit: options.limit });
+  const rows = (await withCheckedAnchors(checkout, notes)).flatMap((checked) =>
+    (checked.anchors ?? []).map((anchor) => ({
+      note: checked.filename,
+      cites: `${anchor.path}${anchor.lines ? `:${anchor.lines.join('-')}` : ''}${anchor.symbol ? `#${anchor.symbol}` : ''}`,
+      state: anchor.state,
+      detail: anchor.detail,
+    })),
+  );
+  const commit = await checkout?.commit();
+  return {
+    status: 'ok' as const,
+    space_id: spaceId,
+    checkout: checkout ? `${checkout.repo ?? 'a local repository'}${commit ? ` at ${commit.slice(0, 12)}` : ''}` : 'none: this folder is in no git work tree',
+    anchors: rows,
+  };
 }
 
 export const read = ({ core, caller }: Session, spaceId: string, options: { limit: number; category?: string; agent?: string; since?: string }) =>
@@ -38,12 +70,14 @@ export const noteCommand: CommandDef = {
     { flags: '-c, --category <category>', description: 'note category', choices: CATEGORIES, default: 'observation' },
     { flags: '-t, --tags <tags>', description: 'comma-separated tags' },
     { flags: '--as <agent>', description: 'sign as this agent name (default: --agent / LIVE_MEM_AGENT)' },
+    { flags: '--anchors <list>', description: 'code the note cites, from this checkout: path:12-40, path#symbol (what its text cites is anchored too)' },
   ],
-  run: (session, spaceId: string, words: string[], options: { category: string; tags?: string; as?: string }) =>
+  run: (session, spaceId: string, words: string[], options: { category: string; tags?: string; as?: string; anchors?: string }) =>
     note(session, spaceId, words, {
       category: options.category,
       ...(options.tags !== undefined ? { tags: options.tags } : {}),
       ...(options.as !== undefined ? { agent: options.as } : {}),
+      ...(options.anchors !== undefined ? { anchors: options.anchors } : {}),
     }),
   view: 'written',
   examples: ['live-mem note my-project "the build needs Node 20" -c decision -t build', 'git log -1 --format=%B | live-mem note my-project -'],
@@ -78,4 +112,13 @@ export const searchCommand: CommandDef = {
   run: search,
   view: 'notes',
   examples: ['live-mem search my-project "node 20"'],
+};
+
+export const anchorsCommand: CommandDef = {
+  name: 'anchors <space_id>',
+  description: "the code a space's live notes cite, and whether it is still so in this folder's checkout (fresh, drifted, moved, missing, unverifiable)",
+  options: [{ flags: '-n, --limit <n>', description: 'newest notes to look at (1-1000)', parse: integer, default: 1000 }],
+  run: anchors,
+  view: 'anchors',
+  examples: ['cd ~/src/webapp && live-mem anchors acme-webapp-kgtmie3wqx'],
 };

@@ -3,6 +3,7 @@ import { projectOfArgument } from '../../config/project-argument.js';
 import { projectIdentity } from '../../config/project-identity.js';
 import type { ProjectSpaces } from '../../mcp/default-space.js';
 import type { ToolSelection } from '../../mcp/profiles.js';
+import type { Checkout } from '../../shared/checkout.js';
 import type { McpServerOptions } from '../../mcp/server.js';
 import type { Opened, Session } from '../open.js';
 import { VERSION } from '../version.js';
@@ -120,6 +121,16 @@ export async function stdioServer(
     project: projectSpaces(session.settings.space, place),
     argument: (text: string) => projectOfArgument(text, { home: place.home, folders: true }),
     resolveCaller: session.resolveCaller,
+    checkout: checkoutOf(place.cwd),
+  };
+}
+
+/** The git checkout of the folder the server runs in, found on first use (anchors: core/anchors/); none in `/` or a folder outside any work tree. */
+function checkoutOf(cwd: string): () => Promise<Checkout | undefined> {
+  let found: Promise<Checkout | undefined> | undefined;
+  return () => {
+    found ??= import('../../config/checkout.js').then(({ gitCheckout }) => gitCheckout(cwd));
+    return found;
   };
 }
 

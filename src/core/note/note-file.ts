@@ -1,5 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { invalid } from '../../shared/errors.js';
+import type { Anchor } from '../anchors/anchor.js';
+import { storedAnchors } from '../anchors/stored.js';
 import { isoSeconds } from '../note-name.js';
 
 /**
@@ -12,6 +14,7 @@ import { isoSeconds } from '../note-name.js';
  *   category: "observation"
  *   tags: ["auth", "module"]
  *   space_id: "projet-alpha"
+ *   anchors: [{"path":"src/net/client.ts","lines":[40,72],…}]    (live-mem: the code it cites, core/anchors/)
  *   ---
  *
  *   content
@@ -29,6 +32,8 @@ export interface NoteFields {
   category: string;
   tags: string[];
   space_id: string;
+  /** The code the note cites, as its writer's checkout had it (core/anchors/); absent when none. */
+  anchors?: Anchor[];
 }
 
 export interface ParsedNote extends Partial<NoteFields> {
@@ -45,6 +50,7 @@ export function formatNoteFile(fields: NoteFields, content: string): string {
     `category: ${q(fields.category)}`,
     `tags: [${fields.tags.map(q).join(', ')}]`,
     `space_id: ${q(fields.space_id)}`,
+    ...(fields.anchors && fields.anchors.length > 0 ? [`anchors: ${JSON.stringify(fields.anchors)}`] : []),
     '---',
     '',
     content,
@@ -61,6 +67,8 @@ export function parseNoteFile(text: string): ParsedNote {
   const fields = { timestamp, agent: str(header.agent), category: str(header.category), tags, space_id: str(header.space_id) };
   const result: ParsedNote = { content };
   for (const [key, value] of Object.entries(fields)) if (value !== undefined) Object.assign(result, { [key]: value });
+  const anchors = storedAnchors(header.anchors);
+  if (anchors.length > 0) result.anchors = anchors;
   return result;
 }
 

@@ -14,6 +14,8 @@ export interface NoteWriteInput {
   agent?: string;
   /** Comma-separated, or a list. */
   tags?: string | string[];
+  /** The code it cites, captured from the writer's checkout (core/anchors/): stored beside its text. */
+  anchors?: readonly unknown[];
 }
 
 export interface NoteReadInput {

@@ -11,6 +11,7 @@ import { createIngest } from './ingest.js';
 import { newestLive } from './newest.js';
 import { noteCreator } from './note-create.js';
 import { formatNoteFile, normalizeTags } from './note-file.js';
+import { givenAnchors } from '../anchors/stored.js';
 import { MAX_READ_LIMIT, type NoteReadInput, type NoteSearchInput, type NoteWriteInput } from './note-inputs.js';
 import { type LiveTextsOf, searchNotes } from './note-search.js';
 import { liveNoteStats } from './note-stats.js';
@@ -76,6 +77,7 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
         throw invalid(`content has ${content.length} characters; the limit is ${limits.maxNoteChars}`, { limit: limits.maxNoteChars });
       }
       const tags = normalizeTags(input.tags);
+      const anchors = givenAnchors(input.anchors);
       const agent = caller.canChooseAgent && input.agent ? toAgentName(input.agent) : caller.agent;
       // Its secrets were masked and its `<private>` spans dropped on the way in (redact/stored-text.ts).
       let spaceCreated = false;
@@ -85,10 +87,10 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
         const filename = formatNoteName(time, agent, category, context.randomId());
         const timestamp = isoSeconds(time);
         // Encoded once: the file's bytes and the answer's size.
-        const body = Buffer.from(formatNoteFile({ timestamp, agent, category, tags, space_id: spaceId }, content));
+        const body = Buffer.from(formatNoteFile({ timestamp, agent, category, tags, space_id: spaceId, ...(anchors.length > 0 ? { anchors } : {}) }, content));
         try {
           await createNote(spaceId, liveNoteKey(spaceId, filename), body);
-          corpus.wroteLive(spaceId, { filename, timestamp, agent, category, tags: [...tags], content });
+          corpus.wroteLive(spaceId, { filename, timestamp, agent, category, tags: [...tags], content, ...(anchors.length > 0 ? { anchors } : {}) });
           return {
             status: 'created' as const,
             space_id: spaceId,
@@ -98,6 +100,7 @@ export function createNoteService(context: CoreContext, corpus: Corpus, createSp
             tags,
             size: body.length,
             timestamp,
+            ...(anchors.length > 0 ? { anchors } : {}),
             ...(spaceCreated ? { space_created: true } : {}),
           };
         } catch (error) {

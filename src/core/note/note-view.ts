@@ -1,3 +1,4 @@
+import type { Anchor } from '../anchors/anchor.js';
 import { parseNoteFile } from './note-file.js';
 import { stampToIso, type NoteName } from '../note-name.js';
 
@@ -9,6 +10,8 @@ export interface NoteView {
   category: string;
   tags: string[];
   content: string;
+  /** The code it cites (core/anchors/), when it cites any. */
+  anchors?: Anchor[];
 }
 
 export function toNoteView(name: NoteName, body: Buffer | string): NoteView {
@@ -20,5 +23,6 @@ export function toNoteView(name: NoteName, body: Buffer | string): NoteView {
     category: parsed.category ?? name.category,
     tags: parsed.tags ?? [],
     content: parsed.content,
+    ...(parsed.anchors ? { anchors: parsed.anchors } : {}),
   };
 }

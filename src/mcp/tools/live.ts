@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { category, categoryFilter, int, notesResult, outputShape, projectSpaceId, str } from '../schemas.js';
+import type { Anchor } from '../../core/anchors/anchor.js';
+import { anchorsFor, withCheckedAnchors } from '../../core/anchors/note-anchors.js';
+import type { Checkout } from '../../shared/checkout.js';
 import { defineTool, READ_ONLY, WRITES } from '../tool.js';
+
+/** A result's notes with their anchors checked against the reader's checkout (core/anchors/). */
+async function checked<Result extends { notes: Array<{ anchors?: Anchor[] }> }>(result: Result, checkout: Checkout | undefined) {
+  return { ...result, notes: await withCheckedAnchors(checkout, result.notes) };
+}
 
 export const liveTools = [
   defineTool({
@@ -16,6 +24,7 @@ export const liveTools = [
       content: z.string().describe('text or Markdown'),
       agent: z.string().default('').describe("your agent name; empty = the server's"),
       tags: z.string().default('').describe('comma-separated'),
+      anchors: z.string().default('').describe('code it cites: path:12-40, path#symbol'),
     },
     output: outputShape({
       space_id: str,
@@ -27,7 +36,8 @@ export const liveTools = [
       private_removed: int,
     }),
     annotations: WRITES,
-    handler: (args, { core, caller }) => core.notes.write(caller, args),
+    handler: async ({ anchors: named, ...args }, { core, caller, checkout }) =>
+      core.notes.write(caller, { ...args, anchors: await anchorsFor(await checkout?.(), args.content, named) }),
   }),
   defineTool({
     name: 'live_read',
@@ -44,7 +54,7 @@ export const liveTools = [
     },
     output: outputShape(notesResult),
     annotations: READ_ONLY,
-    handler: (args, { core, caller }) => core.notes.read(caller, args),
+    handler: async (args, { core, caller, checkout }) => checked(await core.notes.read(caller, args), await checkout?.()),
   }),
   defineTool({
     name: 'live_search',
@@ -58,6 +68,6 @@ export const liveTools = [
     },
     output: outputShape(notesResult),
     annotations: READ_ONLY,
-    handler: (args, { core, caller }) => core.notes.search(caller, args),
+    handler: async (args, { core, caller, checkout }) => checked(await core.notes.search(caller, args), await checkout?.()),
   }),
 ];
