@@ -121,6 +121,8 @@
  *                    request), the same in the 2025 era (the shared server), and a bare v2 SDK server
  *                    (scripts/minimal-eras-server.mjs), in rounds rotating the order: calls/s, p50/p99,
  *                    server CPU a call (/proc), the ratios modern/2025 and live-mem/bare, with the load
+ *  28. anchors      (scripts/bench-anchors.ts) 1,000 anchors over a 10,000-file git repository: checked by a
+ *                    new process, then warm (p50/p99), and what capturing a note's anchors adds to its write
  *
  * Each figure is printed next to its target with ✓/✗, then all figures as one line of JSON.
  * Progress goes to stderr, the report to stdout. The server fsyncs every note, so the append figures
@@ -198,6 +200,7 @@ import { benchLiveSearch, benchRecallQuality, benchSearchSpeed } from './bench-r
 import { benchToolsList } from './bench-tools.js';
 import { benchWriteCpu, benchWritesVsPeer } from './bench-writes.js';
 import { benchUi } from './bench-ui.js';
+import { benchAnchors } from './bench-anchors.js';
 import { benchFeed } from './bench-feed.js';
 import { benchEras } from './bench-eras.js';
 
@@ -420,6 +423,7 @@ const SECTIONS: ReadonlyArray<{ title: string; run: () => Promise<Figure[]>; bas
   },
   { title: '26. change detection of an idle watched space', run: benchFeed },
   { title: '27. HTTP at N = 50 in both MCP eras, against a bare v2 SDK server', run: benchEras, baseline: true },
+  { title: '28. anchors: checks over a 10,000-file repository', run: () => benchAnchors() },
 ];
 
 /**

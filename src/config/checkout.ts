@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { open, realpath, stat } from 'node:fs/promises';
+import { open, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Checkout, FileRead } from '../shared/checkout.js';
@@ -43,6 +43,38 @@ async function git(top: string, args: string[]): Promise<string | undefined> {
   }
 }
 
+/**
+ * The commit `top`'s HEAD names, read from git's files (no process: a note's write asks it): HEAD, then
+ * its ref, loose or packed, in the common folder of a linked work tree. Undefined when any of it is
+ * not as expected (the caller asks git then).
+ */
+async function headOf(top: string): Promise<string | undefined> {
+  try {
+    let gitDir = path.join(top, '.git');
+    if ((await stat(gitDir)).isFile()) {
+      const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(await readFile(gitDir, 'utf8'))?.[1];
+      if (!pointer) return undefined;
+      gitDir = path.resolve(top, pointer);
+    }
+    const head = (await readFile(path.join(gitDir, 'HEAD'), 'utf8')).trim();
+    if (/^[0-9a-f]{40,64}$/.test(head)) return head;
+    const ref = /^ref: (refs\/[^\s]+)$/.exec(head)?.[1];
+    if (!ref || ref.includes('..')) return undefined;
+    const common = await readFile(path.join(gitDir, 'commondir'), 'utf8').then(
+      (dir) => path.resolve(gitDir, dir.trim()),
+      () => gitDir,
+    );
+    for (const dir of new Set([gitDir, common])) {
+      const loose = await readFile(path.join(dir, ref), 'utf8').catch(() => undefined);
+      if (loose && /^[0-9a-f]{40,64}\s*$/.test(loose)) return loose.trim();
+    }
+    const packed = await readFile(path.join(common, 'packed-refs'), 'utf8').catch(() => '');
+    return new RegExp(`^([0-9a-f]{40,64}) ${ref.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm').exec(packed)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
 /** The checkout of the work tree holding `folder`; undefined when `folder` is in none. */
 export async function gitCheckout(folder: string): Promise<Checkout | undefined> {
   const top = workTreeOf(folder);
@@ -51,7 +83,7 @@ export async function gitCheckout(folder: string): Promise<Checkout | undefined>
   const repository = repositoryOf(top);
   const origin = 'origin' in repository ? repository.origin : undefined;
   const repo = origin ? remoteProject(origin, top)?.canonical : undefined;
-  const cache = new Map<string, { size: number; mtimeMs: number; ino: number; lines: readonly string[] }>();
+  const cache = new Map<string, { version: string; lines: readonly string[] }>();
 
   const read = async (relative: string): Promise<FileRead> => {
     const absolute = path.resolve(realTop, relative);
@@ -66,8 +98,9 @@ export async function gitCheckout(folder: string): Promise<Checkout | undefined>
     const info = await stat(real);
     if (!info.isFile()) return { unreadable: 'not a file' };
     if (info.size > MAX_FILE_BYTES) return { unreadable: `larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB: not read` };
+    const version = `${info.ino}:${info.size}:${info.mtimeMs}`;
     const cached = cache.get(real);
-    if (cached && cached.size === info.size && cached.mtimeMs === info.mtimeMs && cached.ino === info.ino) return { lines: cached.lines };
+    if (cached && cached.version === version) return { lines: cached.lines, version };
     const handle = await open(real, 'r');
     let body: Buffer;
     try {
@@ -79,13 +112,13 @@ export async function gitCheckout(folder: string): Promise<Checkout | undefined>
     if (body.subarray(0, 8_000).includes(0)) return { unreadable: 'a binary file' };
     const lines = body.toString('utf8').replace(/\r\n?/g, '\n').split('\n');
     if (cache.size >= CACHED_FILES) cache.delete(cache.keys().next().value as string);
-    cache.set(real, { size: info.size, mtimeMs: info.mtimeMs, ino: info.ino, lines });
-    return { lines };
+    cache.set(real, { version, lines });
+    return { lines, version };
   };
 
   return {
     ...(repo ? { repo } : {}),
-    commit: async () => (await git(top, ['rev-parse', 'HEAD']))?.trim() || undefined,
+    commit: async () => (await headOf(top)) ?? ((await git(top, ['rev-parse', 'HEAD']))?.trim() || undefined),
     read,
     find: async (word) => {
       const out = await git(top, ['grep', '-l', '-w', '-F', '-I', '--max-count=1', '-e', word]);

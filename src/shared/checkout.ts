@@ -4,8 +4,11 @@
  * files and the file system. Here because both sides name it and neither may import the other.
  */
 
-/** What a checkout gives of a file: its lines, or why it cannot be read (never read wholesale past its bound). */
-export type FileRead = { lines: readonly string[] } | { missing: true } | { unreadable: string };
+/**
+ * What a checkout gives of a file: its lines (and a token of the file's identity, size and time: the
+ * same token, the same lines), or why it cannot be read (never read wholesale past its bound).
+ */
+export type FileRead = { lines: readonly string[]; version?: string } | { missing: true } | { unreadable: string };
 
 export interface Checkout {
   /** The repository (canonical: `github.com/acme/webapp`), when it has one: an anchor of another repository is unverifiable here. */

@@ -135,6 +135,10 @@ function driftOf(anchor: Anchor, now: readonly string[]): string {
   return `${what} changed: ${anchor.line_hashes.length - kept} of ${anchor.line_hashes.length} cited lines differ (${size})`;
 }
 
+/** Per reader's checkout: what an anchor's check found in a file at a version, so that a warm check reads nothing again. */
+const checked = new WeakMap<Checkout, Map<string, { version: string; check: AnchorCheck }>>();
+const CHECKS_KEPT = 20_000;
+
 /** An anchor checked against `checkout` (the reader's): fresh, drifted, moved, missing or unverifiable. */
 export async function checkAnchor(checkout: Checkout | undefined, anchor: Anchor): Promise<AnchorCheck> {
   if (!checkout) return { state: 'unverifiable', detail: 'no checkout of the project here' };
@@ -143,18 +147,37 @@ export async function checkAnchor(checkout: Checkout | undefined, anchor: Anchor
   const read = await checkout.read(anchor.path);
   if ('unreadable' in read) return { state: 'unverifiable', detail: `${anchor.path}: ${read.unreadable}` };
   if ('lines' in read) {
-    const range = citedRange(read.lines, anchor);
-    if (typeof range !== 'string' && hashOf(read.lines.slice(range[0] - 1, range[1])) === anchor.hash) return { state: 'fresh', detail: 'as cited' };
-    // Cited lines may have moved within the file; a symbol is found by its definition, a whole file is the file.
-    const found = anchor.lines && !anchor.symbol ? locate(read.lines, anchor.span, anchor.hash) : undefined;
-    if (found) return { state: 'moved', detail: `now at ${anchor.path}:${found.join('-')}`, now: { path: anchor.path, lines: found } };
-    if (typeof range !== 'string') return { state: 'drifted', detail: driftOf(anchor, read.lines.slice(range[0] - 1, range[1])) };
+    // What the file itself says is kept by its version; what other files say (a symbol gone elsewhere) is asked again.
+    const key = `${anchor.hash} ${anchor.path} ${anchor.lines?.join('-') ?? ''} ${anchor.symbol ?? ''}`;
+    let known = checked.get(checkout);
+    if (!known) checked.set(checkout, (known = new Map()));
+    const hit = read.version === undefined ? undefined : known.get(key);
+    if (hit && hit.version === read.version) return hit.check;
+    const check = inFile(anchor, read.lines);
+    if (check) {
+      if (read.version !== undefined) {
+        if (known.size >= CHECKS_KEPT) known.delete(known.keys().next().value as string);
+        known.set(key, { version: read.version, check });
+      }
+      return check;
+    }
   }
   const elsewhere = await movedElsewhere(checkout, anchor);
   if (elsewhere) return { state: 'moved', detail: `now at ${elsewhere.path}:${elsewhere.lines.join('-')}`, now: elsewhere };
   return 'missing' in read
     ? { state: 'missing', detail: `${anchor.path} is not in this checkout` }
     : { state: 'missing', detail: `${anchor.symbol ? `no definition of ${anchor.symbol}` : 'the cited lines are gone'} in ${anchor.path}` };
+}
+
+/** What the cited file alone says of an anchor: fresh, moved within it, drifted; undefined when its text is not there (looked for elsewhere). */
+function inFile(anchor: Anchor, lines: readonly string[]): AnchorCheck | undefined {
+  const range = citedRange(lines, anchor);
+  if (typeof range !== 'string' && hashOf(lines.slice(range[0] - 1, range[1])) === anchor.hash) return { state: 'fresh', detail: 'as cited' };
+  // Cited lines may have moved within the file; a symbol is found by its definition, a whole file is the file.
+  const found = anchor.lines && !anchor.symbol ? locate(lines, anchor.span, anchor.hash) : undefined;
+  if (found) return { state: 'moved', detail: `now at ${anchor.path}:${found.join('-')}`, now: { path: anchor.path, lines: found } };
+  if (typeof range !== 'string') return { state: 'drifted', detail: driftOf(anchor, lines.slice(range[0] - 1, range[1])) };
+  return undefined;
 }
 
 /** The cited text in another file: looked for by its files holding the symbol's definition, or (lines) nothing to go by but the hash. */

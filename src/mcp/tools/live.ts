@@ -16,15 +16,15 @@ export const liveTools = [
     title: 'Write a live note',
     permission: 'write',
     description:
-      'Record what you observe, decide, do or wonder in a space as you work: one short note per fact. ' +
-      'Consolidation later folds the notes into the bank. Secrets are masked; <private>…</private> is never stored.',
+      'Record what you observe, decide, do or wonder as you work: one short note per fact. ' +
+      'Consolidation folds them into the bank. Secrets are masked; <private>…</private> is never stored.',
     input: {
       space_id: projectSpaceId,
       category,
       content: z.string().describe('text or Markdown'),
       agent: z.string().default('').describe("your agent name; empty = the server's"),
       tags: z.string().default('').describe('comma-separated'),
-      anchors: z.string().default('').describe('code it cites: path:12-40, path#symbol'),
+      anchors: z.string().default('').describe('cited code: path:1-9, path#fn'),
     },
     output: outputShape({
       space_id: str,

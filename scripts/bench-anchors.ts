@@ -1,0 +1,117 @@
+/**
+ * Section 28 of the benchmark (run by bench.ts): what anchors cost (src/core/anchors/, issue 45). A git
+ * repository of FILES files (FILES / 100 folders, 40 lines each, committed), 1,000 anchors over them —
+ * a third lines, a third symbols, a third whole files — captured through the bounded checkout reader
+ * (config/checkout.ts), then checked: the first check of a new process (a fresh checkout: every file read
+ * once), then warm checks (nothing changed: the check kept by the file's version answers), p50 and p99 of
+ * all 1,000 checked, over ROUNDS rounds; and what capturing a note's anchors adds to its write (a note citing
+ * three places, against the same note citing none). The load average is printed beside each figure.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import path from 'node:path';
+import { gitCheckout } from '../src/config/checkout.js';
+import { type Anchor, captureAnchor, checkAnchor } from '../src/core/anchors/anchor.js';
+import { anchorsFor } from '../src/core/anchors/note-anchors.js';
+import type { Checkout } from '../src/shared/checkout.js';
+import { type Figure, figure, freshHome, percentile, progress } from './bench-lib.js';
+
+/** The repository's size and the rounds: the section's, or a tiny one (test/bench/anchors.test.ts). */
+export interface AnchorBenchSize {
+  files: number;
+  rounds: number;
+  notes: number;
+}
+const FULL: AnchorBenchSize = { files: 10_000, rounds: 20, notes: 200 };
+const load = () => (loadavg()[0] ?? 0).toFixed(1);
+
+const fileText = (i: number) =>
+  [
+    `// module ${i}`,
+    `export function handler${i}(input: string) {`,
+    ...Array.from({ length: 36 }, (_, j) => `  const step${j} = input.length + ${i * j};`),
+    '}',
+    '',
+  ].join('\n');
+
+async function repository(dir: string, files: number): Promise<void> {
+  for (let folder = 0; folder < files / 100; folder++) {
+    await mkdir(path.join(dir, `src/m${folder}`), { recursive: true });
+    await Promise.all(Array.from({ length: 100 }, (_, k) => writeFile(path.join(dir, `src/m${folder}/f${k}.ts`), fileText(folder * 100 + k))));
+  }
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: dir,
+      env: { ...process.env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@e', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@e' },
+    });
+  git('init', '-q', '-b', 'main');
+  git('remote', 'add', 'origin', 'git@github.com:bench/anchors.git');
+  git('add', '.');
+  git('commit', '-q', '-m', 'bench');
+}
+
+const pathOf = (i: number) => `src/m${Math.floor(i / 100)}/f${i % 100}.ts`;
+
+async function checkAll(checkout: Checkout, anchors: readonly Anchor[]): Promise<number> {
+  const start = performance.now();
+  for (const anchor of anchors) await checkAnchor(checkout, anchor);
+  return performance.now() - start;
+}
+
+export async function benchAnchors(size: AnchorBenchSize = FULL): Promise<Figure[]> {
+  const { files: FILES, rounds: ROUNDS, notes: NOTES } = size;
+  const ANCHORS = Math.min(1_000, FILES);
+  const dir = await freshHome('anchors');
+  const started = performance.now();
+  await repository(dir, FILES);
+  progress(`  anchors: a repository of ${FILES} files in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const writer = (await gitCheckout(dir)) as Checkout;
+  const anchors: Anchor[] = [];
+  for (let n = 0; n < ANCHORS; n++) {
+    const file = Math.floor((n * FILES) / ANCHORS);
+    const citation =
+      n % 3 === 0
+        ? { path: pathOf(file), lines: [3, 10] as [number, number] }
+        : n % 3 === 1
+          ? { path: pathOf(file), symbol: `handler${file}` }
+          : { path: pathOf(file) };
+    const anchor = await captureAnchor(writer, citation);
+    if ('refused' in anchor) throw new Error(anchor.refused);
+    anchors.push(anchor);
+  }
+  // A new process: a checkout of its own, nothing cached.
+  const first = await checkAll((await gitCheckout(dir)) as Checkout, anchors);
+  const reader = (await gitCheckout(dir)) as Checkout;
+  await checkAll(reader, anchors);
+  const warm: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) warm.push(await checkAll(reader, anchors));
+  progress(`  anchors: first ${first.toFixed(0)} ms, warm ${warm.map((ms) => ms.toFixed(1)).join(' ')} ms (load ${load()})`);
+  // What capturing adds to a note's write: the text's citations read from the checkout (the store's write is the same either way).
+  const cited = `Retries live in ${pathOf(1)}:3-10, the handler \`handler2\` in ${pathOf(2)} and ${pathOf(3)}.`;
+  const plain = 'Retries live in the network module, the handler, and the third file.';
+  const withAnchors: number[] = [];
+  const without: number[] = [];
+  for (let i = 0; i < NOTES; i++) {
+    let t = performance.now();
+    await anchorsFor(writer, cited);
+    withAnchors.push(performance.now() - t);
+    t = performance.now();
+    await anchorsFor(writer, plain);
+    without.push(performance.now() - t);
+  }
+  const p = (values: number[], q: number) => percentile(values, q);
+  return [
+    figure('anchors_first_check_ms', `${ANCHORS} anchors over ${FILES} files: checked by a new process (every file read once; load ${load()})`, first, 'ms'),
+    figure('anchors_warm_p50_ms', `  the same, warm, p50 of ${ROUNDS} rounds (all ${ANCHORS})`, p(warm, 50), 'ms'),
+    figure('anchors_warm_p99_ms', '  the same, warm, p99', p(warm, 99), 'ms'),
+    figure('anchors_warm_per_anchor_us', '  warm, one anchor (p50 / anchors)', (p(warm, 50) / ANCHORS) * 1000, 'ratio'),
+    figure(
+      'anchors_capture_p50_ms',
+      "  a note's write: capturing three anchors from its text, p50 (the commit asked of git included)",
+      p(withAnchors, 50),
+      'ms',
+    ),
+    figure('anchors_capture_none_p50_ms', '  the same note citing nothing, p50', p(without, 50), 'ms'),
+  ];
+}
