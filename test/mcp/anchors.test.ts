@@ -86,7 +86,7 @@ describe('anchors through the MCP tools', () => {
     }
   });
 
-  it('a reader in another clone, at a later commit, reads the same note as drifted, and says how much', async () => {
+  it('a reader in another clone, at a later commit, reads the same note as drifted, and says how much (live_search, memory_search)', async () => {
     const server = await inProcessServer(env, { cwd: readerDir });
     try {
       const read = (await server.call('live_search', { query: 'retries' })) as unknown as { notes: Note[] };
@@ -97,6 +97,12 @@ describe('anchors through the MCP tools', () => {
         JSON.stringify(anchors),
       );
       assert.match(anchors[1]?.detail ?? '', /1 of 7 cited lines differ/);
+      const found = (await server.call('memory_search', { query: 'retries attempts' })) as unknown as { results: Note[] };
+      assert.deepEqual(
+        found.results[0]?.anchors?.map((a) => a.state),
+        ['fresh', 'drifted'],
+        'memory_search shows the same states',
+      );
     } finally {
       await server.close();
     }

@@ -1,4 +1,5 @@
 import { BoundedCache } from '../../shared/bounded-cache.js';
+import type { Anchor } from '../anchors/anchor.js';
 import type { CoreContext } from '../context.js';
 import { parseRecord, type SummaryRecord } from '../derived/summary-record.js';
 import { spaceKeys } from '../layout.js';
@@ -36,6 +37,16 @@ export function createDocumentText(context: CoreContext, corpus: Corpus) {
     return note ? (note.tags.length > 0 ? `${note.content}\n[tags: ${note.tags.join(', ')}]` : note.content) : null;
   };
 
+  /** The anchors of a note a hit shows (core/anchors/): none for any other document, or a note gone since it was indexed. */
+  const anchorsOf = async (spaceId: string, meta: DocMeta): Promise<Anchor[]> => {
+    if (meta.source !== 'live' && meta.source !== 'history') return [];
+    const name = parseNoteName(meta.ref);
+    if (!name) return [];
+    const note0: Level0Note = { ...name, source: meta.source, ...(meta.consolidation_id ? { consolidation_id: meta.consolidation_id } : {}) };
+    const [note] = await corpus.read(spaceId, [note0]);
+    return note?.anchors ?? [];
+  };
+
   /** The full text of a document, or null when it is gone since it was indexed. */
   const textOf = async (spaceId: string, index: SpaceIndex, meta: DocMeta): Promise<string | null> => {
     switch (meta.source) {
@@ -59,5 +70,5 @@ export function createDocumentText(context: CoreContext, corpus: Corpus) {
     }
   };
 
-  return { readSummary, textOf };
+  return { readSummary, textOf, anchorsOf };
 }

@@ -30,6 +30,7 @@ import {
   SITTING_REACH,
 } from './ranking.js';
 import { snippetOf } from './snippet.js';
+import type { Anchor } from '../anchors/anchor.js';
 import type { Sources } from './sources.js';
 import type { SpaceIndex } from './space-index.js';
 
@@ -75,6 +76,8 @@ export interface RecallHit {
   sources?: string[];
   /** Source `history`: the note's consolidation did not find all its facts in the bank (core/retention): which are missing. */
   retention?: NoteRetention;
+  /** Sources `live`, `history`: the code the note cites (core/anchors/). */
+  anchors?: Anchor[];
   /** The whole text when short, else a snippet around the first match. */
   text: string;
   truncated: boolean;
@@ -170,6 +173,8 @@ export interface RecallQueryParts {
   withIndexRecovery: IndexRecovery;
   embeddings: EmbeddingScheduler;
   textOf: (spaceId: string, index: SpaceIndex, meta: DocMeta) => Promise<string | null>;
+  /** The anchors of a note a hit shows (core/anchors/): checked against the reader's checkout by whoever has one. */
+  anchorsOf: (spaceId: string, meta: DocMeta) => Promise<Anchor[]>;
   sources: Sources;
 }
 
@@ -231,11 +236,13 @@ async function present(parts: RecallQueryParts, spaceId: string, index: SpaceInd
     // A consolidated note whose facts the bank does not all hold says so (core/retention): its text is the only place they are.
     // The timeline keeps what the check found of those (no record read per hit).
     const retention = meta.source === 'history' && meta.consolidation_id ? index.timeline.retentionOf(meta.consolidation_id, meta.ref) : undefined;
+    const anchors = await parts.anchorsOf(spaceId, meta);
     results.push({
       score: Math.round(hit.score * 10000) / 10000,
       ...fields,
       ...(cited.length > 0 ? { sources: cited } : {}),
       ...(retention ? { retention } : {}),
+      ...(anchors.length > 0 ? { anchors } : {}),
       text: snippet.text,
       truncated: snippet.truncated,
     });

@@ -22,7 +22,7 @@ export { MAX_SEARCH_LIMIT, type MemorySearchInput, type RecallHit, type RecallOp
  */
 export function createRecallService(context: CoreContext, corpus: Corpus, engine: TextIndexEngine, sources: Sources) {
   const store = createIndexStore(context, engine);
-  const { readSummary, textOf } = createDocumentText(context, corpus);
+  const { readSummary, textOf, anchorsOf } = createDocumentText(context, corpus);
   const embeddings = createEmbeddingScheduler(context, textOf, (spaceId, index) => indexes.reweigh(spaceId, index));
   const indexes = createIndexCache(context, corpus, (spaceId) => createSpaceIndex({ context, corpus, engine, store, spaceId }), embeddings.running);
 
@@ -89,7 +89,7 @@ export function createRecallService(context: CoreContext, corpus: Corpus, engine
   const analyzer = createAnalyzer({ cacheLimit: 20_000 });
 
   return {
-    search: createRecallQuery({ context, analyzer, indexOf, withIndexRecovery, embeddings, textOf, sources }),
+    search: createRecallQuery({ context, analyzer, indexOf, withIndexRecovery, embeddings, textOf, anchorsOf, sources }),
     /** How far the space's embeddings are (space_info): counted only when this process holds its index. */
     embeddingProgress: (spaceId: string) => embeddings.progress(spaceId, indexes.peek(spaceId)),
     /** The notes written around a note (neighbours.ts): what memory_context and hits with neighbours show. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { categoryFilter, int, note, obj, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
+import { withCheckedAnchors } from '../../core/anchors/note-anchors.js';
 import { defineTool, READ_ONLY } from '../tool.js';
 
 const SOURCES = ['live', 'history', 'bank', 'bank_history', 'synthesis', 'summary'] as const;
@@ -33,8 +34,8 @@ export const recallTools = [
     },
     output: outputShape({ results: z.array(hit).describe('best first'), total: int }),
     annotations: READ_ONLY,
-    handler: (args, { core, caller }) =>
-      core.recall.search(caller, {
+    handler: async (args, { core, caller, checkout }) => {
+      const found = await core.recall.search(caller, {
         space_id: args.space_id,
         query: args.query,
         limit: args.limit,
@@ -45,7 +46,10 @@ export const recallTools = [
         ...(given(args.since) ? { since: args.since } : {}),
         ...(given(args.until) ? { until: args.until } : {}),
         ...(args.neighbours ? { neighbours: args.neighbours } : {}),
-      }),
+      });
+      // A note's anchors, checked against the reader's checkout (core/anchors/).
+      return { ...found, results: await withCheckedAnchors(await checkout?.(), found.results) };
+    },
   }),
   defineTool({
     name: 'memory_context',
