@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
 import { inProcessServer } from '../helpers/in-process.js';
 import { BIN } from '../helpers/mcp-client.js';
+import { writePlan } from '../helpers/plan-writer.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const CLIENT = `export async function retryRequest(url: string) {
@@ -137,5 +138,22 @@ describe('anchors through the MCP tools', () => {
     const nowhere = await cli(home.dir, 'anchors', 'cli-space');
     assert.match(nowhere.stdout, /checkout: none/);
     assert.match(nowhere.stdout, /unverifiable/);
+  });
+
+  it('anchors go with their note into history: a consolidated note found by memory_search still shows them', async () => {
+    const server = await inProcessServer(env, { cwd: writerDir });
+    try {
+      const pkg = (await server.call('bank_consolidate', {})) as unknown as { handle: string; prompt: string };
+      const done = await server.call('bank_consolidate', { handle: pkg.handle, plan: writePlan(pkg) });
+      assert.equal(done.status, 'ok', JSON.stringify(done));
+      assert.equal(((await server.call('live_read', {})) as unknown as { notes: Note[] }).notes.length, 0);
+      const found = (await server.call('memory_search', { query: 'retries attempts', sources: ['history'] })) as unknown as { results: Note[] };
+      assert.deepEqual(
+        found.results[0]?.anchors?.map((a) => a.state),
+        ['fresh', 'fresh'],
+      );
+    } finally {
+      await server.close();
+    }
   });
 });
