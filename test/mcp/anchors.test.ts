@@ -156,4 +156,25 @@ describe('anchors through the MCP tools', () => {
       await server.close();
     }
   });
+
+  it('memory_context labels each note by its code, the notes shown beside a hit included; a note whose code is as cited comes first', async () => {
+    const writer = await inProcessServer(env, { cwd: writerDir });
+    try {
+      await writer.call('live_note', { category: 'observation', content: 'When retries give up, src/net/client.ts:6 throws.' });
+    } finally {
+      await writer.close();
+    }
+    const reader = await inProcessServer(env, { cwd: readerDir });
+    try {
+      const context = await reader.call('memory_context', { query: 'retries' });
+      const text = String(context.text);
+      const fresh = text.indexOf('code fresh');
+      const drifted = text.search(/code drifted src\/net\/client\.ts#retryRequest: the block of retryRequest changed: 1 of 7 cited lines differ/);
+      // The consolidated note is shown beside the hit (its neighbour), labelled all the same.
+      assert.ok(fresh > 0 && drifted > 0, text);
+      assert.ok(fresh < drifted, 'the note whose code is as cited comes first');
+    } finally {
+      await reader.close();
+    }
+  });
 });

@@ -55,6 +55,8 @@ export const recall = (
  */
 export async function memoryContext(session: Session, spaceId: string, words: string[], options: { maxTokens: number; hook?: boolean }) {
   const { core, caller, progress } = session;
+  // The notes' anchors are checked against this folder's checkout (a hook runs in the project): labelled, code that moved on ranked after.
+  const checkout = await (await import('../../config/checkout.js')).gitCheckout(process.cwd());
   const result = await core.recall.context(
     caller,
     {
@@ -62,7 +64,7 @@ export async function memoryContext(session: Session, spaceId: string, words: st
       max_tokens: options.maxTokens,
       ...(words.length > 0 ? { query: words.join(' ') } : {}),
     },
-    showIndexing(progress),
+    { ...showIndexing(progress), ...(checkout ? { checkout } : {}) },
   );
   if (!options.hook) return result;
   process.stdout.write(`${result.text.trimEnd()}\n`);

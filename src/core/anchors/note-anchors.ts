@@ -71,3 +71,19 @@ export async function withCheckedAnchors<Note extends { anchors?: Anchor[] }>(
     }),
   );
 }
+
+/**
+ * What a note's anchors say in the reader's checkout, for its label: "code fresh", or each anchor that is not
+ * ("code drifted: src/a.ts:3-9 …"); `stale` when one drifted or is missing. Nothing for a note citing no code.
+ */
+export async function codeLabel(checkout: Checkout | undefined, anchors: readonly Anchor[] | undefined): Promise<{ text: string; stale: boolean } | undefined> {
+  if (!anchors || anchors.length === 0) return undefined;
+  const checks = await Promise.all(anchors.map((anchor) => checkAnchor(checkout, anchor)));
+  const off = checks.flatMap((check, i) => (check.state === 'fresh' ? [] : [`${check.state} ${citedAs(anchors[i] as Anchor)}: ${check.detail}`]));
+  return {
+    text: off.length === 0 ? 'code fresh' : `code ${off.join('; ')}`,
+    stale: checks.some((check) => check.state === 'drifted' || check.state === 'missing'),
+  };
+}
+
+const citedAs = (anchor: Anchor): string => `${anchor.path}${anchor.lines ? `:${anchor.lines.join('-')}` : ''}${anchor.symbol ? `#${anchor.symbol}` : ''}`;

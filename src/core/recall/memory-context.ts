@@ -1,3 +1,5 @@
+import type { Checkout } from '../../shared/checkout.js';
+import { codeLabel } from '../anchors/note-anchors.js';
 import { mapLimit } from '../../shared/concurrency.js';
 import { invalid } from '../../shared/errors.js';
 import { listKeys, listPrefixes } from '../../storage/list.js';
@@ -33,6 +35,8 @@ export interface ContextParts {
 export interface ContextOptions extends RecallOptions {
   /** Who consolidates for this caller, and whether it can ask (the MCP server knows; default: the endpoint, else the agent). */
   reach?: BacklogReach;
+  /** The reader's checkout: a note's anchors are checked against it, labelled, and evidence whose code moved on ranked after the rest (core/anchors/). */
+  checkout?: Checkout;
 }
 
 type SectionName = 'bank' | 'recent' | 'search' | 'summaries_l1' | 'summaries_higher';
@@ -117,10 +121,11 @@ function renderSummary(doc: SummaryRecord): string {
 }
 
 /** Under its hit: which side, when (the time of day on the hit's day), who, and the text (whole unless long). */
-function renderNeighbour(side: 'before' | 'after', note: Level0Text, hitTime: string | undefined): Item {
+function renderNeighbour(side: 'before' | 'after', note: Level0Text, hitTime: string | undefined, code: string | undefined): Item {
   const minute = toMinute(note.timestamp);
   const when = hitTime !== undefined && note.timestamp.slice(0, 10) === hitTime.slice(0, 10) ? minute.slice(11) : minute;
-  return { key: note.filename, text: shown(`  - ${side} ${oneLine(when)} ${quoted(note.agent)}: ${oneLine(clipNote(note.content).text)}\n`) };
+  const label = code ? ` (${oneLine(code)})` : '';
+  return { key: note.filename, text: shown(`  - ${side} ${oneLine(when)} ${quoted(note.agent)}${label}: ${oneLine(clipNote(note.content).text)}\n`) };
 }
 
 /**
@@ -140,6 +145,14 @@ function bankItems(working: WorkingSet): Item[] {
     ...working.files.flatMap((file) => fileItems(file.filename, file.content, file.appendOnly)),
     ...(working.synthesis.trim() ? fileItems('synthesis', working.synthesis, false) : []),
   ];
+}
+
+/** A recent note as an item: when, who, what kind, what its code says in the reader's checkout. */
+async function recentItem(note: Level0Text, checkout: Checkout | undefined): Promise<Item> {
+  const code = await codeLabel(checkout, note.anchors);
+  const consolidated = note.source === 'history' ? ', consolidated' : '';
+  const label = `${oneLine(toMinute(note.timestamp))} ${quoted(note.agent)} ${oneLine(note.category)}${consolidated}${code ? `; ${oneLine(code.text)}` : ''}`;
+  return { key: note.filename, text: shown(`- [${label}] ${oneLine(note.content)}\n`) };
 }
 
 /** A hit's label: a note by its filename, other sources by their ref with what dates them. */
@@ -267,25 +280,31 @@ export function createMemoryContext(
     return docs.filter((doc): doc is SummaryRecord => doc !== null);
   };
 
-  /** Hits as items, a note's with its neighbours. */
-  const hitItems = async (spaceId: string, hits: RecallHit[]): Promise<Item[]> => {
+  /** Hits as items, a note's with its neighbours; a hit whose cited code moved on (drifted, missing) after the others, labelled. */
+  const hitItems = async (spaceId: string, found: RecallHit[], checkout: Checkout | undefined): Promise<Item[]> => {
+    const order = await Promise.all(found.map(async (hit) => ({ hit, code: await codeLabel(checkout, hit.anchors) })));
+    const ranked = [...order.filter((entry) => !entry.code?.stale), ...order.filter((entry) => entry.code?.stale)];
+    const hits = ranked.map((entry) => entry.hit);
     const notes = hits.filter((hit) => hit.source === 'live' || hit.source === 'history');
     const around = await recall.neighbours.of(
       spaceId,
       notes.map(({ ref, consolidation_id }) => ({ ref, consolidation_id })),
       tuning.neighbours,
     );
-    return hits.map((hit) => {
+    // A neighbour shown beside a hit is labelled by its code as the hit is.
+    const near = [...around.values()].flatMap((side) => [...side.before, ...side.after]);
+    const nearCodes = new Map(await Promise.all(near.map(async (note) => [note.filename, (await codeLabel(checkout, note.anchors))?.text] as const)));
+    return ranked.map(({ hit, code }) => {
       const near = hit.source === 'live' || hit.source === 'history' ? around.get(hit.ref) : undefined;
       return {
         // An earlier version of a bank section has the ref of the section it was: told apart by its compaction.
         key: hit.compaction_id ? `${hit.compaction_id}/${hit.ref}` : hit.ref,
-        text: shown(`- [${oneLine(hitLabel(hit))}] ${oneLine(hit.text)}\n`),
+        text: shown(`- [${oneLine(hitLabel(hit))}${code ? `; ${oneLine(code.text)}` : ''}] ${oneLine(hit.text)}\n`),
         ...(near
           ? {
               extras: [
-                ...near.before.map((note) => renderNeighbour('before', note, hit.timestamp)),
-                ...near.after.map((note) => renderNeighbour('after', note, hit.timestamp)),
+                ...near.before.map((note) => renderNeighbour('before', note, hit.timestamp, nearCodes.get(note.filename))),
+                ...near.after.map((note) => renderNeighbour('after', note, hit.timestamp, nearCodes.get(note.filename))),
               ],
             }
           : {}),
@@ -338,18 +357,13 @@ export function createMemoryContext(
         name: 'recent',
         title: '## Recent notes (newest first)',
         kind: 'notes',
-        items: recentNotes.map((note) => ({
-          key: note.filename,
-          text: shown(
-            `- [${oneLine(toMinute(note.timestamp))} ${quoted(note.agent)} ${oneLine(note.category)}${note.source === 'history' ? ', consolidated' : ''}] ${oneLine(note.content)}\n`,
-          ),
-        })),
+        items: await Promise.all(recentNotes.map((note) => recentItem(note, options.checkout))),
       },
       {
         name: 'search',
         title: `## Relevant to ${escapeShown(quoted(query ?? ''))} (search over every level)`,
         kind: 'hits',
-        items: await hitItems(spaceId, hits),
+        items: await hitItems(spaceId, hits, options.checkout),
       },
       {
         name: 'summaries_l1',

@@ -65,12 +65,14 @@ export const recallTools = [
     },
     output: outputShape({ text: str, tokens: int, omitted: z.record(str, int).describe('what did not fit, by section') }),
     annotations: READ_ONLY,
-    handler: (args, { core, caller, consolidation }) =>
-      core.recall.context(
+    handler: async (args, { core, caller, consolidation, checkout }) => {
+      const here = await checkout?.();
+      return core.recall.context(
         caller,
         { space_id: args.space_id, max_tokens: args.max_tokens, ...(args.query ? { query: args.query } : {}) },
-        consolidation ? { reach: consolidation } : {},
-      ),
+        { ...(consolidation ? { reach: consolidation } : {}), ...(here ? { checkout: here } : {}) },
+      );
+    },
   }),
   defineTool({
     name: 'history_list',
