@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { open, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Checkout, FileRead } from '../shared/checkout.js';
-import { repositoryOf } from './git-files.js';
+import { commonDirOf, gitDirOf, repositoryOf } from './git-files.js';
+import { workTreeTop } from './project-identity.js';
 import { remoteProject } from './git-remote.js';
 
 /**
@@ -23,17 +23,6 @@ const CACHED_FILES = 2_000;
 const GIT_TIMEOUT_MS = 5_000;
 const run = promisify(execFile);
 
-/** The top of the git work tree holding `folder`, or undefined. */
-export function workTreeOf(folder: string): string | undefined {
-  let dir = path.resolve(folder);
-  for (;;) {
-    if (existsSync(path.join(dir, '.git'))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
-}
-
 async function git(top: string, args: string[]): Promise<string | undefined> {
   try {
     const { stdout } = await run('git', args, { cwd: top, timeout: GIT_TIMEOUT_MS, maxBuffer: 1024 * 1024 });
@@ -49,21 +38,14 @@ async function git(top: string, args: string[]): Promise<string | undefined> {
  * not as expected (the caller asks git then).
  */
 async function headOf(top: string): Promise<string | undefined> {
+  const gitDir = gitDirOf(top);
+  if (typeof gitDir !== 'string') return undefined;
   try {
-    let gitDir = path.join(top, '.git');
-    if ((await stat(gitDir)).isFile()) {
-      const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(await readFile(gitDir, 'utf8'))?.[1];
-      if (!pointer) return undefined;
-      gitDir = path.resolve(top, pointer);
-    }
     const head = (await readFile(path.join(gitDir, 'HEAD'), 'utf8')).trim();
     if (/^[0-9a-f]{40,64}$/.test(head)) return head;
     const ref = /^ref: (refs\/[^\s]+)$/.exec(head)?.[1];
     if (!ref || ref.includes('..')) return undefined;
-    const common = await readFile(path.join(gitDir, 'commondir'), 'utf8').then(
-      (dir) => path.resolve(gitDir, dir.trim()),
-      () => gitDir,
-    );
+    const common = commonDirOf(gitDir);
     for (const dir of new Set([gitDir, common])) {
       const loose = await readFile(path.join(dir, ref), 'utf8').catch(() => undefined);
       if (loose && /^[0-9a-f]{40,64}\s*$/.test(loose)) return loose.trim();
@@ -77,7 +59,8 @@ async function headOf(top: string): Promise<string | undefined> {
 
 /** The checkout of the work tree holding `folder`; undefined when `folder` is in none. */
 export async function gitCheckout(folder: string): Promise<Checkout | undefined> {
-  const top = workTreeOf(folder);
+  // The home folder is not passed: a checkout is wherever git says the work tree is (config/project-identity.ts).
+  const top = workTreeTop(path.resolve(folder), undefined);
   if (!top) return undefined;
   const realTop = await realpath(top);
   const repository = repositoryOf(top);

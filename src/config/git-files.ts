@@ -19,19 +19,29 @@ export type WorkTreeRepository = { origin: string | undefined } | { refused: str
 
 /** The repository whose work tree is `top` (which holds `.git`), or why it is not used. */
 export function repositoryOf(top: string): WorkTreeRepository {
+  const gitDir = gitDirOf(top);
+  if (gitDir === undefined) return { origin: undefined };
+  return typeof gitDir === 'string' ? { origin: originOf(gitDir) } : gitDir;
+}
+
+/** The git folder of the work tree `top`: its `.git` folder, or the one its `.git` file names if that points back; undefined without `.git`. */
+export function gitDirOf(top: string): string | { refused: string } | undefined {
   const dotGit = path.join(top, '.git');
-  let gitDir = dotGit;
   try {
-    if (statSync(dotGit).isFile()) {
-      const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'))?.[1];
-      if (!pointer) return { refused: `its .git file names no git folder` };
-      gitDir = path.resolve(top, pointer);
-      if (!pointsBack(gitDir, top)) return { refused: `its .git file points to ${gitDir}, which does not point back to ${top}` };
-    }
+    if (!statSync(dotGit).isFile()) return dotGit;
+    const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'))?.[1];
+    if (!pointer) return { refused: `its .git file names no git folder` };
+    const gitDir = path.resolve(top, pointer);
+    return pointsBack(gitDir, top) ? gitDir : { refused: `its .git file points to ${gitDir}, which does not point back to ${top}` };
   } catch {
-    return { origin: undefined };
+    return undefined;
   }
-  return { origin: originOf(gitDir) };
+}
+
+/** The repository's common folder (a linked worktree's `commondir`; else the git folder itself): where its config and shared refs are. */
+export function commonDirOf(gitDir: string): string {
+  const common = readText(path.join(gitDir, 'commondir'));
+  return common === undefined ? gitDir : path.resolve(gitDir, common.trim());
 }
 
 /** Whether the git folder `gitDir` names `top` as its work tree: a linked worktree's `gitdir`, or a `core.worktree`. */
@@ -45,8 +55,7 @@ function pointsBack(gitDir: string, top: string): boolean {
 
 /** The origin URL in the config of the repository whose git folder is `gitDir` (a worktree's: its `commondir`'s). */
 function originOf(gitDir: string): string | undefined {
-  const common = readText(path.join(gitDir, 'commondir'));
-  const config = readText(path.join(common === undefined ? gitDir : path.resolve(gitDir, common.trim()), 'config'));
+  const config = readText(path.join(commonDirOf(gitDir), 'config'));
   return config === undefined ? undefined : originUrl(config);
 }
 

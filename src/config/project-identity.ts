@@ -136,7 +136,7 @@ function sameFolder(a: string, b: string): boolean {
 }
 
 /** The nearest folder from `folder` up holding `.git` (a folder, or a worktree's or submodule's file), below the home folder and the root. */
-function workTreeTop(folder: string, home: string | undefined): string | undefined {
+export function workTreeTop(folder: string, home: string | undefined): string | undefined {
   for (let at = folder; path.dirname(at) !== at && !isHome(at, home); at = path.dirname(at)) {
     if (exists(path.join(at, '.git'))) return at;
   }

@@ -89,17 +89,20 @@ export function serveTasks(
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const byId = { params: z.looseObject({ taskId: z.string() }) };
   /** The task's job as its caller may read it; an unknown job (or space) is an unknown task. */
-  const find = async (taskId: string, ctx: RequestContext) => {
+  const find = async (taskId: string, ctx: RequestContext): Promise<JobRecord<unknown, unknown>> => {
     const { tool, spaceId, jobId } = parseTaskId(taskId, byName);
     const caller = await host.resolveCaller(ctx);
+    let job: JobRecord<unknown, unknown> | null | undefined;
     try {
-      return await tool.task.follow(host.core, caller, spaceId, jobId);
+      [job] = (await tool.task.jobs(host.core).status(caller, { space_id: spaceId, job_id: jobId })).jobs;
     } catch (error) {
       if (isLiveMemError(error, 'not_found') || isLiveMemError(error, 'invalid_input'))
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown task ${JSON.stringify(taskId)}`);
       if (isLiveMemError(error)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
       throw error;
     }
+    if (!job) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `unknown task ${JSON.stringify(taskId)}`);
+    return job;
   };
   server.server.setRequestHandler('tasks/get', byId, async (params, ctx) => taskOf(params.taskId, await find(params.taskId, ctx)));
   // Nothing is ever asked of the client (no input_required task): responses are for no outstanding key, and ignored.

@@ -70,9 +70,11 @@ export interface ToolDefinition<Input extends z.ZodRawShape = z.ZodRawShape> {
   task?: ToolTask;
 }
 
-/** How a tool's background job is read by its space and id (a task's state: tasks.ts); not_found when there is none. */
+/** Where a tool's background jobs are read (a task's state: tasks.ts): the core's job service of that kind. */
 export interface ToolTask {
-  follow(core: Core, caller: Caller, spaceId: string, jobId: string): Promise<JobRecord<unknown, unknown>>;
+  jobs(core: Core): {
+    status(caller: Caller, input: { space_id: string; job_id: string }): Promise<{ jobs: ReadonlyArray<JobRecord<unknown, unknown> | null> }>;
+  };
 }
 
 /**

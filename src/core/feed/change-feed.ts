@@ -9,6 +9,7 @@ import { mapLimit } from '../../shared/concurrency.js';
 import type { Logger } from '../../shared/log.js';
 import type { StorageDriver } from '../../storage/types.js';
 import { STORE_CHANGES } from '../layout.js';
+import { keepsMarkers } from './change-marker.js';
 import { createSpaceProbe, FULL_CHECK_MS, type FeedEvent, markerWatch } from './space-probe.js';
 
 export type { FeedEvent } from './space-probe.js';
@@ -235,7 +236,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
 function createStoreProbe(storage: StorageDriver, clock: () => Date, fullCheckMs: number): Probe {
   let spaces: Set<string> | undefined;
   let version: string | null | undefined;
-  const marker = storage.version || storage.removeFolder ? undefined : markerWatch(storage, STORE_CHANGES, clock, fullCheckMs);
+  const marker = keepsMarkers(storage) ? markerWatch(storage, STORE_CHANGES, clock, fullCheckMs) : undefined;
   return {
     async check(full) {
       let commit: (() => void) | undefined;

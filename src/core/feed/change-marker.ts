@@ -27,20 +27,32 @@ import { STORE_CHANGES, spaceChanges, spaceKeys } from '../layout.js';
  * marker goes too, which its watchers see — and a marker written after its space's last object would
  * leave the space's folder behind on S3.
  */
+/** What of a space's folder a write is marked for, by its name there (layout.ts, read once: no key built per write). */
+const MARKED = (() => {
+  const keys = spaceKeys('_');
+  const inSpace = (key: string) => key.slice(keys.root.length);
+  return {
+    meta: inSpace(keys.meta),
+    files: new Set([inSpace(keys.synthesis), inSpace(keys.rules)]),
+    folders: [keys.live, keys.history, keys.bank].map(inSpace),
+  };
+})();
+
 export function markersOf(key: string, deleted = false): string[] {
   const slash = key.indexOf('/');
   if (slash <= 0 || key.startsWith('_')) return [];
-  const keys = spaceKeys(key.slice(0, slash));
-  const marker = spaceChanges(key.slice(0, slash));
-  if (key === keys.meta || (deleted && key === keys.root)) return deleted ? [STORE_CHANGES] : [marker, STORE_CHANGES];
+  const inSpace = key.slice(slash + 1);
+  if (inSpace === MARKED.meta || (deleted && inSpace === '')) return deleted ? [STORE_CHANGES] : [spaceChanges(key.slice(0, slash)), STORE_CHANGES];
   if (deleted) return [];
-  const marked = key === keys.synthesis || key === keys.rules || key.startsWith(keys.live) || key.startsWith(keys.history) || key.startsWith(keys.bank);
-  return marked ? [marker] : [];
+  return MARKED.files.has(inSpace) || MARKED.folders.some((folder) => inSpace.startsWith(folder)) ? [spaceChanges(key.slice(0, slash))] : [];
 }
+
+/** Whether writes to `storage` keep change markers, and watchers read them: a store with neither folders nor folder versions (S3). */
+export const keepsMarkers = (storage: StorageDriver): boolean => !storage.version && !storage.removeFolder;
 
 /** `storage`, its writes marked; a store with folders or folder versions needs no markers: it is returned as it is. */
 export function withChangeMarkers(storage: StorageDriver, logger: Logger): StorageDriver {
-  if (storage.version || storage.removeFolder) return storage;
+  if (!keepsMarkers(storage)) return storage;
   /** Per marker: the write in flight, and whether another is owed once it lands. */
   const writing = new Map<string, { owed: boolean; done: Promise<void> }>();
   let count = 0;

@@ -10,6 +10,7 @@
 import type { StorageDriver } from '../../storage/types.js';
 import type { ChangedFile } from '../events.js';
 import { spaceChanges, spaceKeys } from '../layout.js';
+import { keepsMarkers } from './change-marker.js';
 import { toStamp } from '../note-name.js';
 import { isStoredBankFilename } from '../validate.js';
 
@@ -160,7 +161,7 @@ function bankEvent(spaceId: string, before: Map<string, string>, after: Map<stri
 
 export function createSpaceProbe(storage: StorageDriver, spaceId: string, clock: () => Date, fullCheckMs = FULL_CHECK_MS): SpaceProbe {
   const keys = spaceKeys(spaceId);
-  const marker = storage.version || storage.removeFolder ? undefined : markerWatch(storage, spaceChanges(spaceId), clock, fullCheckMs);
+  const marker = keepsMarkers(storage) ? markerWatch(storage, spaceChanges(spaceId), clock, fullCheckMs) : undefined;
   const folders: Record<Part, string> = { root: keys.root, live: keys.live, history: keys.history, bank: keys.bank };
   const versions = new Map<Part, string>();
   let exists: boolean | undefined;

@@ -28,23 +28,24 @@ export function createDocumentText(context: CoreContext, corpus: Corpus) {
     return doc;
   };
 
+  /** The note a live or history document is (the corpus keeps it read), or undefined when it is gone. */
+  const noteOf = async (spaceId: string, meta: DocMeta, source: Level0Note['source']) => {
+    const name = parseNoteName(meta.ref);
+    if (!name) return undefined;
+    const note0: Level0Note = { ...name, source, ...(meta.consolidation_id ? { consolidation_id: meta.consolidation_id } : {}) };
+    return (await corpus.read(spaceId, [note0]))[0];
+  };
+
   /** A note's text as indexed (its tags after it), or null when it is gone. */
   const noteText = async (spaceId: string, meta: DocMeta, source: Level0Note['source']): Promise<string | null> => {
-    const name = parseNoteName(meta.ref);
-    if (!name) return null;
-    const note0: Level0Note = { ...name, source, ...(meta.consolidation_id ? { consolidation_id: meta.consolidation_id } : {}) };
-    const [note] = await corpus.read(spaceId, [note0]);
+    const note = await noteOf(spaceId, meta, source);
     return note ? (note.tags.length > 0 ? `${note.content}\n[tags: ${note.tags.join(', ')}]` : note.content) : null;
   };
 
   /** The anchors of a note a hit shows (core/anchors/): none for any other document, or a note gone since it was indexed. */
   const anchorsOf = async (spaceId: string, meta: DocMeta): Promise<Anchor[]> => {
     if (meta.source !== 'live' && meta.source !== 'history') return [];
-    const name = parseNoteName(meta.ref);
-    if (!name) return [];
-    const note0: Level0Note = { ...name, source: meta.source, ...(meta.consolidation_id ? { consolidation_id: meta.consolidation_id } : {}) };
-    const [note] = await corpus.read(spaceId, [note0]);
-    return note?.anchors ?? [];
+    return (await noteOf(spaceId, meta, meta.source))?.anchors ?? [];
   };
 
   /** The full text of a document, or null when it is gone since it was indexed. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { int, outputShape, projectSpaceId, spaceId, str } from '../schemas.js';
 import { DEFAULT_PACKAGE_TOKENS } from '../../core/consolidation/agent-plan.js';
 import { type ConsolidationResult, joinRuns } from '../../core/consolidation/result.js';
-import { invalid, LiveMemError } from '../../shared/errors.js';
+import { invalid } from '../../shared/errors.js';
 import { defineTool, READ_ONLY } from '../tool.js';
 
 const metrics = {
@@ -13,13 +13,6 @@ const metrics = {
 };
 
 const job = z.looseObject({ job_id: str, state: z.enum(['running', 'ok', 'partial', 'error', 'interrupted']) });
-
-/** The one job a status asked by id answers; not_found when its record is gone. */
-export function onlyJob<Job>(status: { jobs: ReadonlyArray<Job | null> }): Job {
-  const job = status.jobs[0];
-  if (!job) throw new LiveMemError('not_found', 'no such job');
-  return job;
-}
 
 export const consolidationTools = [
   defineTool({
@@ -54,7 +47,7 @@ export const consolidationTools = [
         : core.consolidation.consolidate(caller, input, { ...(llm ? { llm } : {}), onProgress: reportProgress });
     },
     rounds: (earlier, later) => joinRuns(earlier as ConsolidationResult, later as ConsolidationResult),
-    task: { follow: async (core, caller, spaceId, jobId) => onlyJob(await core.jobs.status(caller, { space_id: spaceId, job_id: jobId })) },
+    task: { jobs: (core) => core.jobs },
   }),
   defineTool({
     name: 'bank_compact',

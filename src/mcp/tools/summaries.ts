@@ -3,7 +3,6 @@ import type { ProgressEvent } from '../../core/consolidation/consolidation-servi
 import type { SummariesProgress } from '../../core/recall/summaries/run-types.js';
 import { int, obj, outputShape, spaceId, str } from '../schemas.js';
 import { defineTool, READ_ONLY } from '../tool.js';
-import { onlyJob } from './consolidation.js';
 
 const updateResult = {
   written: int,
@@ -67,7 +66,7 @@ export const summaryTools = [
         ? core.summaries.start(caller, input, llm ? { llm } : {})
         : core.summaries.update(caller, input, { ...(llm ? { llm } : {}), onProgress: levelProgress(reportProgress) });
     },
-    task: { follow: async (core, caller, spaceId, jobId) => onlyJob(await core.summaries.status(caller, { space_id: spaceId, job_id: jobId })) },
+    task: { jobs: (core) => core.summaries },
   }),
   defineTool({
     name: 'summaries_list',
