@@ -187,7 +187,7 @@ const VIEWS = {
   },
   notes,
   /** The anchors of a space's notes in this checkout (live-mem anchors). */
-  anchors: (result: Result) => `checkout: ${scalar(result.checkout)}\n\n${table((result.anchors as Result[]) ?? [], ['note', 'cites', 'state', 'detail'])}`,
+  anchors: (result: Result) => `checkout: ${scalar(result.checkout)}\n\n${table((result.anchors as Result[]) ?? [], ['where', 'cites', 'state', 'detail'])}`,
   spaces: (result: Result) => {
     const spaces = (result.spaces as Result[]) ?? [];
     const columns = ['space_id', 'live_notes_count', 'bank_files_count', 'owner', 'description'];

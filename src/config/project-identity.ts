@@ -25,6 +25,8 @@ export interface ProjectIdentity {
   project?: string;
   /** The id the rule before gave this project (`webapp`), whose space may hold its older notes (core/space/project-space.ts). */
   legacy_id?: string;
+  /** The folder on this machine it was read from (not for a remote alone): its checkout holds the code notes cite (core/anchors/). */
+  folder?: string;
 }
 
 /** Why a folder is no project, for people (`space_source_detail`). */
@@ -41,7 +43,11 @@ export interface NoProject {
  * (config/git-files.ts) makes no repository: the folder is taken as one without git.
  */
 export function projectIdentity(dir: string, home: string | undefined): ProjectIdentity | NoProject {
-  const folder = path.resolve(dir);
+  const found = identityOf(path.resolve(dir), home);
+  return 'space_id' in found ? { ...found, folder: path.resolve(dir) } : found;
+}
+
+function identityOf(folder: string, home: string | undefined): ProjectIdentity | NoProject {
   if (path.dirname(folder) === folder) return { none: `${folder} is the root of the file system, no project` };
   if (isHome(folder, home)) return { none: `${folder} is the home folder, no project` };
   const top = workTreeTop(folder, home);

@@ -49,6 +49,8 @@ import { createMemoryContext } from './recall/memory-context.js';
 import { searchWithNeighbours } from './recall/search-neighbours.js';
 import { createRecallService } from './recall/recall-service.js';
 import { createSources } from './recall/sources.js';
+import { createBankCode } from './recall/bank-code.js';
+import { createSpaceCode } from './recall/space-code.js';
 import { createSummaryJobs } from './recall/summaries/jobs.js';
 import { createSummariesService } from './recall/summaries/summaries-service.js';
 import { bm25Engine } from '../search/bm25.js';
@@ -104,7 +106,10 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     corpus,
     onCommitted: (spaceId, files, synthesis) => events.emit({ type: 'bank_changed', space_id: spaceId, files, synthesis }),
   });
+  const sources = createSources(context, corpus);
+  const bankCode = createBankCode(context, corpus, sources);
   const consolidationHooks: ConsolidationHooks = {
+    codeDrift: bankCode.drift,
     onCommitted: (spaceId, changes) => {
       summaryJobs.auto(spaceId);
       autoCompaction.after(
@@ -121,10 +126,10 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
   const backups = createBackupService(context);
   const auth = createAuthService(context, options.auth ?? { required: false, ownerAgent: 'local' });
   const health = createHealth(context);
-  const sources = createSources(context, corpus);
   const recall = createRecallService(context, corpus, searchEngine, sources);
   const memoryContext = createMemoryContext(context, corpus, recall, {
     working: (spaceId) => bank.working(spaceId),
+    bankLabels: bankCode.labels,
   });
   const history = createHistoryService(context, corpus);
   const forget = createForgetService(context, {
@@ -133,7 +138,13 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     onForgotten: (spaceId) => recall.refreshIfOpen(spaceId),
     sectionsOf: (spaceId, note) => sources.ofNote(spaceId, note),
   });
+  const spaceCode = createSpaceCode({
+    bankCode,
+    bankFiles: async (caller, spaceId) => (await bank.readAllFor(caller, { space_id: spaceId })).files,
+    liveNotes: async (caller, spaceId, limit) => (await notes.read(caller, { space_id: spaceId, limit })).notes,
+  });
   const doctor = createDoctor(context, {
+    spaceCode,
     claims: claimInspector(context),
     snapshots: recall.snapshots,
     rebuildIndex: recall.rebuildIndex,
@@ -163,6 +174,8 @@ export function createCore(options: CoreOptions & { auth?: AuthSettings; searchE
     history,
     /** Provenance: the notes behind a bank section and the sections behind a note (bank_explain; forget reports with it). */
     sources,
+    /** The code bank sections stand on (their notes' anchors), checked against a reader's checkout (core/anchors/). */
+    bankCode: { check: bankCode.check, annotate: bankCode.annotate, spaceCode },
     summaries: {
       update: summaries.update,
       start: summaryJobs.start,

@@ -23,7 +23,7 @@ import { createMemoryDriver } from '../storage/memory/memory-driver.js';
 export type SpaceSource = 'space_id' | 'LIVE_MEM_SPACE' | 'argument' | 'roots' | 'folder' | 'token';
 
 /** A folder's project (config/project-identity.ts), or why it is none. */
-export type FolderProject = (ProjectClaim & { from: string }) | { none: string };
+export type FolderProject = (ProjectClaim & { from: string; folder?: string | undefined }) | { none: string };
 
 /** What a stdio server knows of its project, from the CLI (the composition root). None over HTTP: no client folder there. */
 export interface ProjectSpaces {
@@ -37,7 +37,7 @@ export interface ProjectSpaces {
 
 export type DefaultSpace =
   /** `project`: the project a space this call creates is made for (recorded in its meta). */
-  | { space_id: string; source: SpaceSource; detail: string; project?: string | undefined }
+  | { space_id: string; source: SpaceSource; detail: string; project?: string | undefined; folder?: string | undefined }
   /** No rule gave a space: `detail` says why each did not; `refused`, the refusal to give (a project's older space undecided). */
   | { space_id?: undefined; source: 'none'; detail: string; refused?: LiveMemError };
 
@@ -154,7 +154,7 @@ async function namedProject(
  */
 function projectSpaces(core: Core) {
   const known = new Map<string, { space_id: string; older?: string | undefined }>();
-  return async (claim: ProjectClaim, source: SpaceSource, detail: string): Promise<DefaultSpace> => {
+  return async (claim: ProjectClaim & { folder?: string | undefined }, source: SpaceSource, detail: string): Promise<DefaultSpace> => {
     const key = `${claim.space_id}\n${claim.project ?? ''}`;
     let chosen = known.get(key);
     if (!chosen) {
@@ -173,6 +173,8 @@ function projectSpaces(core: Core) {
       source,
       detail: chosen.older ? `${detail}; ${chosen.older}` : detail,
       ...(own && claim.project !== undefined ? { project: claim.project } : {}),
+      // The project's folder on this machine, when it was read from one: the checkout its notes' code is read from.
+      ...(claim.folder !== undefined ? { folder: claim.folder } : {}),
     };
   };
 }

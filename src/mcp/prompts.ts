@@ -1,4 +1,5 @@
 import type { McpServer, GetPromptResult } from '@modelcontextprotocol/server';
+import type { Checkout } from '../shared/checkout.js';
 import { z } from 'zod';
 import type { Caller } from '../core/caller.js';
 import type { Core } from '../core/core.js';
@@ -26,6 +27,8 @@ interface PromptContext {
   offered: Offered;
   /** The space named, or the default space. */
   space: string;
+  /** The reader's checkout: the project's folder's when it was read from one, else the server's (core/anchors/). */
+  checkout?: Checkout | undefined;
 }
 
 /** A prompt is data, like a tool: its arguments (strings, as MCP wants them) and the text it builds. */
@@ -116,14 +119,14 @@ export const prompts = [
     title: 'Start a task with the shared memory',
     description: "Loads a space's memory at the start of a task (the current memory_context is embedded) and says what to read and note.",
     args: { space, task: z.string().optional().describe('what you are about to work on; focuses the loaded memory') },
-    async text(args, { core, caller, offered, space: id }) {
+    async text(args, { core, caller, offered, space: id, checkout }) {
       const query = args.task?.trim() ?? '';
       const [context, bank] = await Promise.all([
         attempt(() =>
           core.recall.context(
             caller,
             { space_id: id, max_tokens: START_CONTEXT_TOKENS, ...(query ? { query } : {}) },
-            { reach: { by: offered.model ? 'model' : 'agent', tool: offers(offered, 'bank_consolidate') } },
+            { reach: { by: offered.model ? 'model' : 'agent', tool: offers(offered, 'bank_consolidate') }, ...(checkout ? { checkout } : {}) },
           ),
         ),
         attempt(() => core.bank.list(caller, { space_id: id })),
@@ -202,6 +205,8 @@ export interface PromptHost {
   offered?: Offered;
   /** The space of a prompt whose space argument is omitted, as a tool's (default-space.ts). */
   spaces: DefaultSpaces;
+  /** The checkout of a folder of this machine (default: the server's), as a tool's (tool.ts). */
+  checkout?: (folder?: string) => Promise<Checkout | undefined>;
 }
 
 /** Registers the prompts; each builds its text through the core with the caller of the request. */
@@ -218,7 +223,8 @@ export function registerPrompts(server: McpServer, host: PromptHost): void {
           if (chosen?.source === 'none') throw noDefaultSpace('the space argument', chosen);
           const space = chosen ? chosen.space_id : (given as string);
           const offered = { ...(host.offered ?? EVERY_TOOL), autoCreateSpaces: host.core.notes.createsSpaces(caller) };
-          const text = await prompt.text(args as never, { core: host.core, caller, offered, space });
+          const checkout = await host.checkout?.(chosen?.folder);
+          const text = await prompt.text(args as never, { core: host.core, caller, offered, space, checkout });
           return { description: prompt.description, messages: [{ role: 'user', content: { type: 'text', text } }] };
         } catch (error) {
           throw protocolError(error, host.logger, `prompts/get ${prompt.name}`, host.offered);

@@ -49,8 +49,8 @@ export interface McpServerOptions {
    * its own, and a sampling request would have no stream to come back on.
    */
   sampling?: boolean;
-  /** The project's checkout on this machine (stdio: the server's folder's work tree), for the anchors of notes (core/anchors/). */
-  checkout?: () => Promise<Checkout | undefined>;
+  /** The checkout of a folder of this machine (default: the server's own; stdio only), for the anchors of notes (core/anchors/). */
+  checkout?: (folder?: string) => Promise<Checkout | undefined>;
   /**
    * The clients reach this server over the network (HTTP): what a person fixes on their own machine
    * (a client's entry, `live-mem setup`) changes nothing for them, so hints and messages send them
@@ -302,6 +302,7 @@ export async function createMcpServer(options: McpServerOptions): Promise<McpSer
     caller: async (ctx: RequestContext) => options.resolveCaller(ctx),
     offered,
     spaces,
+    ...(options.checkout ? { checkout: options.checkout } : {}),
   };
   registerResources(server, { ...host, notifications });
   registerPrompts(server, host);

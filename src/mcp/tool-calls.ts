@@ -23,7 +23,7 @@ export interface ToolHost {
     logger: Logger;
     resolveCaller(ctx: RequestContext): Caller | Promise<Caller>;
     remote?: boolean;
-    checkout?: () => Promise<Checkout | undefined>;
+    checkout?: (folder?: string) => Promise<Checkout | undefined>;
   };
   offered: Offered;
   offeredTo(caller: Caller, ctx: RequestContext): { profile: string; listed: ToolDefinition[]; offered: Offered };

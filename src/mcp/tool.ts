@@ -32,8 +32,11 @@ export interface ToolContext {
   tools: { profile: string; count: number };
   /** The space of a call whose `projectSpaceId` is left empty, and how a space reads before its first note (default-space.ts). */
   spaces: DefaultSpaces;
-  /** The project's checkout on this machine, for anchors (stdio: the server's folder's work tree); none over HTTP. */
-  checkout?(): Promise<Checkout | undefined>;
+  /**
+   * The project's checkout on this machine, for anchors (core/anchors/): the one of the folder the call's project
+   * was read from (its `project` argument, the client's roots), else the server's folder's; none over HTTP.
+   */
+  checkout?(folder?: string): Promise<Checkout | undefined>;
   /** The client reaches this server over the network (HTTP): what needs fixing is for whoever runs it (server.ts `remote`). */
   remote?: boolean;
   /**
@@ -142,8 +145,11 @@ export async function runTool(tool: ToolDefinition, args: unknown, context: Tool
   if (chosen?.source === 'none') throw noDefaultSpace('project or space_id', chosen);
   const spaceId = chosen ? chosen.space_id : given;
   const input = { ...rest, space_id: spaceId } as never;
+  // The code of a project read from a folder (its argument, the client's roots) is that folder's checkout.
+  const { checkout } = context;
+  const call = chosen?.folder && checkout ? { ...context, checkout: () => checkout(chosen.folder) } : context;
   try {
-    const result = await tool.handler(input, context);
+    const result = await tool.handler(input, call);
     if (result.space_created !== true) return result;
     if (chosen?.project !== undefined) await recordProject(context, spaceId, chosen.project);
     return { ...result, ...sourceOf(chosen) };
@@ -155,7 +161,7 @@ export async function runTool(tool: ToolDefinition, args: unknown, context: Tool
     if (own.space_id !== spaceId || !context.core.notes.createsSpaces(context.caller)) throw error;
     const core = await context.spaces.asCreated(spaceId, context.caller);
     return {
-      ...(await tool.handler(input, { ...context, core })),
+      ...(await tool.handler(input, { ...call, core })),
       space_exists: false,
       message: `space '${spaceId}' does not exist yet: it is empty until the first note written to it creates it`,
     };

@@ -189,7 +189,7 @@ describe('projectIdentity', () => {
     const plain = path.join(tmp.dir, 'plain dir');
     await mkdir(plain);
     const identity = projectIdentity(plain, undefined);
-    assert.deepEqual(identity, { space_id: 'plain-dir', from: `the folder ${plain} (no git repository)` });
+    assert.deepEqual(identity, { space_id: 'plain-dir', from: `the folder ${plain} (no git repository)`, folder: plain });
   });
 
   it("follows a linked worktree's .git file to the shared config (commondir): its git folder names it back", async () => {

@@ -6,14 +6,14 @@
  * 50 MB file are refused or unverifiable, never read whole.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdir, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Anchor, captureAnchor, checkAnchor } from '../../src/core/anchors/anchor.js';
 import { citationsIn, parseCitations } from '../../src/core/anchors/cite.js';
 import { gitCheckout } from '../../src/config/checkout.js';
 import type { Checkout } from '../../src/shared/checkout.js';
+import { git, webappRepository } from '../helpers/git-project.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const CLIENT = `import { sleep } from './time.js';
@@ -29,14 +29,6 @@ export async function retryRequest(url: string, attempts = 3) {
 
 export const TIMEOUT_MS = 5_000;
 `;
-
-function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', args, {
-    cwd: dir,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' },
-  });
-}
 
 async function captured(checkout: Checkout, text: string): Promise<Anchor[]> {
   const anchors: Anchor[] = [];
@@ -54,12 +46,7 @@ describe('anchors against a real git checkout', () => {
   before(async () => {
     home = await tempDir();
     repo = path.join(home.dir, 'webapp');
-    await mkdir(path.join(repo, 'src/net'), { recursive: true });
-    git(repo, 'init', '-q', '-b', 'main');
-    git(repo, 'remote', 'add', 'origin', 'git@github.com:acme/webapp.git');
-    await writeFile(path.join(repo, 'src/net/client.ts'), CLIENT);
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-q', '-m', 'first');
+    await webappRepository(repo, CLIENT);
   });
   after(() => home.remove());
 

@@ -150,7 +150,7 @@ describe('spend ledger', () => {
   });
 
   it('a background consolidation stops cleanly at the cap: its job says why, the rest of the notes wait in live/', async () => {
-    const { core, storage, server } = await setup([windowPlan(1), windowPlan(2)], { notes: 0, contextWindow: 4_000, limits: { llmDailyTokens: 6_000 } });
+    const { core, storage, server } = await setup([windowPlan(1), windowPlan(2)], { notes: 0, contextWindow: 4_100, limits: { llmDailyTokens: 6_000 } });
     for (let i = 0; i < 30; i++) await core.notes.write(owner, { space_id: 'proj', category: 'insight', content: `long note ${i} ${'word '.repeat(150)}` });
     const started = await core.jobs.start(owner, { space_id: 'proj' });
     await core.jobs.idle();
@@ -245,7 +245,7 @@ describe('spend ledger', () => {
       llm: server.client({ maxTokens: 1_000 }),
       consolidation: { retryBackoffMs: 5, timeoutMs: 2_000 },
       summaries: { auto: true },
-      limits: { llmDailyTokens: 3_800 },
+      limits: { llmDailyTokens: 3_850 },
     });
     await core.spaces.create(owner, { space_id: 'proj' });
     for (let i = 0; i < 4; i++) await core.notes.write(owner, { space_id: 'proj', category: 'progress', content: `Step ${i}. ${'z'.repeat(990)}` });
@@ -259,7 +259,7 @@ describe('spend ledger', () => {
     const run = jobs[0]!.result;
     assert.ok(run && 'levels' in run, 'the run’s own result (it answered the refusal), not a thrown error');
     assert.equal(run.code, 'quota_exceeded');
-    assert.match(String(run.message), /LIVE_MEM_LLM_DAILY_TOKENS = 3800/);
+    assert.match(String(run.message), /LIVE_MEM_LLM_DAILY_TOKENS = 3850/);
     assert.equal(server.requests.length, 1, 'only the consolidation was sent');
     assert.deepEqual(await core.summaries.records('proj'), []);
   });

@@ -7,60 +7,25 @@
  * note` anchors from the folder it runs in, `live-mem anchors` lists the states in its own.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
+import { git, type TwoClones, twoClones } from '../helpers/git-project.js';
 import { inProcessServer } from '../helpers/in-process.js';
 import { BIN } from '../helpers/mcp-client.js';
 import { writePlan } from '../helpers/plan-writer.js';
-import { tempDir } from '../helpers/tmp.js';
-
-const CLIENT = `export async function retryRequest(url: string) {
-  for (let i = 0; i < 3; i++) {
-    const answer = await fetch(url);
-    if (answer.ok) return answer;
-  }
-  throw new Error('gave up');
-}
-`;
-
-const git = (dir: string, ...args: string[]) =>
-  execFileSync('git', args, {
-    cwd: dir,
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' },
-  });
 
 type Note = { content: string; anchors?: Array<{ path: string; state: string; detail: string; symbol?: string; lines?: number[] }> };
 
 describe('anchors through the MCP tools', () => {
-  let home: Awaited<ReturnType<typeof tempDir>>;
+  let fixture: TwoClones;
   let writerDir: string;
   let readerDir: string;
   let env: Record<string, string>;
   before(async () => {
-    home = await tempDir();
-    const origin = path.join(home.dir, 'origin.git');
-    writerDir = path.join(home.dir, 'writer');
-    readerDir = path.join(home.dir, 'reader');
-    git(home.dir, 'init', '-q', '--bare', '-b', 'main', origin);
-    await mkdir(path.join(writerDir, 'src/net'), { recursive: true });
-    git(writerDir, 'init', '-q', '-b', 'main');
-    git(writerDir, 'remote', 'add', 'origin', 'git@github.com:acme/webapp.git');
-    await writeFile(path.join(writerDir, 'src/net/client.ts'), CLIENT);
-    git(writerDir, 'add', '.');
-    git(writerDir, 'commit', '-q', '-m', 'first');
-    git(writerDir, 'push', '-q', origin, 'main');
-    git(home.dir, 'clone', '-q', origin, readerDir);
-    git(readerDir, 'remote', 'set-url', 'origin', 'git@github.com:acme/webapp.git');
-    // The reader's clone moves on: the function is rewritten there.
-    await writeFile(path.join(readerDir, 'src/net/client.ts'), CLIENT.replace('i < 3', 'i < 5'));
-    git(readerDir, 'commit', '-qam', 'five attempts');
-    env = { HOME: home.dir, LIVE_MEM_HOME: path.join(home.dir, 'store'), LIVE_MEM_LOG_LEVEL: 'warn' };
+    fixture = await twoClones();
+    ({ writerDir, readerDir, env } = fixture);
   });
-  after(() => home.remove());
+  after(() => fixture.remove());
 
   it('writes a note with the anchors its text and its writer name, and reads them fresh where they were written', async () => {
     const server = await inProcessServer(env, { cwd: writerDir });
@@ -135,7 +100,7 @@ describe('anchors through the MCP tools', () => {
     assert.match(here.stdout, /src\/net\/client\.ts:2-5\s+fresh/);
     const there = await cli(readerDir, 'anchors', 'cli-space');
     assert.match(there.stdout, /src\/net\/client\.ts:2-5\s+drifted\s+lines 2-5 changed: 1 of 4 cited lines differ/);
-    const nowhere = await cli(home.dir, 'anchors', 'cli-space');
+    const nowhere = await cli(fixture.home, 'anchors', 'cli-space');
     assert.match(nowhere.stdout, /checkout: none/);
     assert.match(nowhere.stdout, /unverifiable/);
   });
@@ -173,6 +138,39 @@ describe('anchors through the MCP tools', () => {
       // The consolidated note is shown beside the hit (its neighbour), labelled all the same.
       assert.ok(fresh > 0 && drifted > 0, text);
       assert.ok(fresh < drifted, 'the note whose code is as cited comes first');
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('memory_context ranks a hit whose code drifted after one whose code is as cited, though search ranks it first', async () => {
+    const space = 'ranking';
+    const writer = await inProcessServer(env, { cwd: writerDir });
+    try {
+      // The drifted note matches the query best; three unrelated notes apart from it, so that neither hit is the other's neighbour.
+      await writer.call('live_note', {
+        space_id: space,
+        category: 'insight',
+        content: 'Backoff backoff backoff: `retryRequest` in src/net/client.ts has no backoff.',
+      });
+      for (const i of [1, 2, 3, 4, 5]) await writer.call('live_note', { space_id: space, category: 'observation', content: `Unrelated chore number ${i}.` });
+      await writer.call('live_note', { space_id: space, category: 'decision', content: 'A backoff would wrap the throw at src/net/client.ts:6.' });
+    } finally {
+      await writer.close();
+    }
+    const reader = await inProcessServer(env, { cwd: readerDir });
+    try {
+      const found = (await reader.call('memory_search', { space_id: space, query: 'backoff', sources: ['live'] })) as unknown as {
+        results: Array<Note & { ref: string }>;
+      };
+      assert.deepEqual(
+        found.results.slice(0, 2).map((hit) => hit.anchors?.map((a) => a.state).join()),
+        ['drifted', 'fresh'],
+        'search alone ranks the drifted note first',
+      );
+      const text = String((await reader.call('memory_context', { space_id: space, query: 'backoff' })).text);
+      const hits = [...text.matchAll(/^- \[live \S+; code (\w+)/gm)].map((match) => match[1]);
+      assert.deepEqual(hits, ['fresh', 'drifted'], text);
     } finally {
       await reader.close();
     }

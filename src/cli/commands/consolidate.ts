@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { invalid, isLiveMemError, LiveMemError } from '../../shared/errors.js';
 import { type CommandDef, integer } from '../command.js';
 import { readStdin } from '../stdin.js';
+import { hereCheckout } from '../here.js';
 import type { Session } from '../open.js';
 import { percent } from '../progress.js';
 
@@ -22,12 +23,19 @@ export interface ConsolidateOptions {
 export const consolidate = async ({ core, caller, progress }: Session, spaceId: string, options: ConsolidateOptions) => {
   const only = options.onlyAgent;
   if (options.prepare && options.plan !== undefined) throw invalid('--prepare and --plan are two steps: run one, then the other');
+  // The bank's statements whose code moved on in this folder's checkout are shown to whoever writes the plan, to repair.
+  const checkout = await hereCheckout();
+  const inCheckout = checkout ? { checkout } : {};
   if (options.prepare)
-    return core.consolidation.ask(caller, {
-      space_id: spaceId,
-      ...(only !== undefined ? { agent: only } : {}),
-      ...(options.tokens ? { budget_tokens: options.tokens } : {}),
-    });
+    return core.consolidation.ask(
+      caller,
+      {
+        space_id: spaceId,
+        ...(only !== undefined ? { agent: only } : {}),
+        ...(options.tokens ? { budget_tokens: options.tokens } : {}),
+      },
+      inCheckout,
+    );
   if (options.plan !== undefined) {
     if (!options.handle) throw invalid('--plan needs --handle: the handle `live-mem consolidate --prepare` printed');
     const text = options.plan === '-' ? await readStdin('the plan (JSON)') : await readFile(options.plan, 'utf8');
@@ -40,6 +48,7 @@ export const consolidate = async ({ core, caller, progress }: Session, spaceId: 
       {
         onProgress: (event: ProgressEvent) =>
           progress.update(`consolidate ${spaceId} ${percent(event.notes_done, event.notes_total) || '…'} · ${event.message}`),
+        ...inCheckout,
       },
     );
   } catch (error) {

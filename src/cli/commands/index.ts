@@ -6,7 +6,7 @@ import { connectCommand } from './connect.js';
 import { consolidateCommand, consolidateStatusCommand } from './consolidate.js';
 import { doctorCommand } from './doctor.js';
 import { ingestCommand } from './ingest.js';
-import { anchorsCommand, noteCommand, readCommand, searchCommand } from './live.js';
+import { anchorsCommand, citeCommand, noteCommand, readCommand, searchCommand } from './live.js';
 import { contextCommand, forgetCommand, historyCommands, recallCommand } from './recall.js';
 import { serveCommand } from './serve.js';
 import { setupCommands } from './setup.js';
@@ -26,6 +26,7 @@ export const COMMANDS: CommandDef[] = [
   ingestCommand,
   readCommand,
   anchorsCommand,
+  citeCommand,
   searchCommand,
   recallCommand,
   contextCommand,

@@ -1,6 +1,8 @@
-import { anchorsFor, withCheckedAnchors } from '../../core/anchors/note-anchors.js';
+import { anchorsFor } from '../../core/anchors/note-anchors.js';
 import { CATEGORIES } from '../../core/validate.js';
 import { type CommandDef, integer } from '../command.js';
+import { invalid } from '../../shared/errors.js';
+import { hereCheckout } from '../here.js';
 import type { Session } from '../open.js';
 import { readStdin } from '../stdin.js';
 
@@ -9,9 +11,6 @@ async function contentFrom(words: string[]): Promise<string> {
   if (words.length > 0 && !(words.length === 1 && words[0] === '-')) return words.join(' ');
   return readStdin('the note');
 }
-
-/** The checkout of the folder the command runs in (anchors: core/anchors/), if it is in a git work tree. */
-const hereCheckout = async () => (await import('../../config/checkout.js')).gitCheckout(process.cwd());
 
 export async function note(
   { core, caller }: Session,
@@ -30,18 +29,10 @@ export async function note(
   });
 }
 
-/** The anchors of a space's live notes and their states in the checkout the command runs in. */
+/** The anchors of a space's live notes and of its bank's sections, and their states in the checkout the command runs in. */
 export async function anchors({ core, caller }: Session, spaceId: string, options: { limit: number }) {
   const checkout = await hereCheckout();
-  const { notes } = await core.notes.read(caller, { space_id: spaceId, limit: options.limit });
-  const rows = (await withCheckedAnchors(checkout, notes)).flatMap((checked) =>
-    (checked.anchors ?? []).map((anchor) => ({
-      note: checked.filename,
-      cites: `${anchor.path}${anchor.lines ? `:${anchor.lines.join('-')}` : ''}${anchor.symbol ? `#${anchor.symbol}` : ''}`,
-      state: anchor.state,
-      detail: anchor.detail,
-    })),
-  );
+  const rows = await core.bankCode.spaceCode(caller, spaceId, checkout, options.limit);
   const commit = await checkout?.commit();
   return {
     status: 'ok' as const,
@@ -114,9 +105,28 @@ export const searchCommand: CommandDef = {
   examples: ['live-mem search my-project "node 20"'],
 };
 
+/**
+ * `live-mem cite`: the anchors of citations, captured from this folder's checkout and printed as the JSON
+ * `live_note`'s `anchors` takes: how a note written to a server that cannot read this machine (over HTTP)
+ * keeps the code it cites.
+ */
+async function cite(_globals: unknown, citations: string[]) {
+  const checkout = await hereCheckout();
+  if (!checkout) throw invalid('this folder is in no git work tree: run live-mem cite in the project whose code the note cites');
+  process.stdout.write(`${JSON.stringify(await anchorsFor(checkout, '', citations.join(' ')))}\n`);
+}
+
+export const citeCommand: CommandDef = {
+  name: 'cite <citation...>',
+  description: "anchors for code a note cites (path, path:12-40, path#symbol), from this folder's checkout, as JSON for live_note's anchors (over HTTP)",
+  direct: cite,
+  examples: ["live-mem cite 'src/net/client.ts:40-72' 'src/net/client.ts#retryRequest'"],
+};
+
 export const anchorsCommand: CommandDef = {
   name: 'anchors <space_id>',
-  description: "the code a space's live notes cite, and whether it is still so in this folder's checkout (fresh, drifted, moved, missing, unverifiable)",
+  description:
+    "the code a space's bank sections and live notes cite, and whether it is still so in this folder's checkout (fresh, drifted, moved, missing, unverifiable)",
   options: [{ flags: '-n, --limit <n>', description: 'newest notes to look at (1-1000)', parse: integer, default: 1000 }],
   run: anchors,
   view: 'anchors',

@@ -4,6 +4,7 @@ import type { IndexProgress } from '../../core/recall/space-index.js';
 import { projectSpace as spaceOfProject } from '../../core/space/project-space.js';
 import { invalid } from '../../shared/errors.js';
 import { type CommandDef, integer, REASON } from '../command.js';
+import { hereCheckout } from '../here.js';
 import type { Session } from '../open.js';
 import { percent, type ProgressLine } from '../progress.js';
 
@@ -56,7 +57,7 @@ export const recall = (
 export async function memoryContext(session: Session, spaceId: string, words: string[], options: { maxTokens: number; hook?: boolean }) {
   const { core, caller, progress } = session;
   // The notes' anchors are checked against this folder's checkout (a hook runs in the project): labelled, code that moved on ranked after.
-  const checkout = await (await import('../../config/checkout.js')).gitCheckout(process.cwd());
+  const checkout = await hereCheckout();
   const result = await core.recall.context(
     caller,
     {

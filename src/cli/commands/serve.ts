@@ -121,18 +121,29 @@ export async function stdioServer(
     project: projectSpaces(session.settings.space, place),
     argument: (text: string) => projectOfArgument(text, { home: place.home, folders: true }),
     resolveCaller: session.resolveCaller,
-    checkout: checkoutOf(place.cwd),
+    checkout: checkoutsOf(place.cwd),
   };
 }
 
-/** The git checkout of the folder the server runs in, found on first use (anchors: core/anchors/); none in `/` or a folder outside any work tree. */
-function checkoutOf(cwd: string): () => Promise<Checkout | undefined> {
-  let found: Promise<Checkout | undefined> | undefined;
-  return () => {
-    found ??= import('../../config/checkout.js').then(({ gitCheckout }) => gitCheckout(cwd));
-    return found;
+/**
+ * The git checkout of a folder (default: the one the server runs in), found on first use and kept (anchors:
+ * core/anchors/); none in `/` or a folder outside any work tree. A client's roots or a call's project name
+ * the other folders: a session's few, each kept (at most MAX_CHECKOUTS: past it the oldest is found again).
+ */
+function checkoutsOf(cwd: string): (folder?: string) => Promise<Checkout | undefined> {
+  const found = new Map<string, Promise<Checkout | undefined>>();
+  return (folder = cwd) => {
+    let checkout = found.get(folder);
+    if (!checkout) {
+      if (found.size >= MAX_CHECKOUTS) found.delete(found.keys().next().value as string);
+      checkout = import('../../config/checkout.js').then(({ gitCheckout }) => gitCheckout(folder));
+      found.set(folder, checkout);
+    }
+    return checkout;
   };
 }
+
+const MAX_CHECKOUTS = 16;
 
 /** Where a stdio server runs: the folder it was started in and the user's home (a project's identity is read from both). */
 export interface ServePlace {

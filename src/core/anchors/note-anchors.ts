@@ -20,7 +20,10 @@ export async function anchorsFor(checkout: Checkout | undefined, content: string
   if (refused.length > 0)
     throw invalid(`anchors: ${refused.map((r) => JSON.stringify(r)).join(', ')} name no file of the repository (path, path:12-40 or path#symbol)`);
   if (!checkout) {
-    if (asked.length > 0) throw invalid('anchors: no checkout of the project here to capture them from (a stdio server in the project, or the CLI in it)');
+    if (asked.length > 0)
+      throw invalid(
+        'anchors: no checkout of the project here to capture them from (a stdio server in the project, or the CLI in it): pass what `live-mem cite` prints in the project instead',
+      );
     return [];
   }
   const anchors: Anchor[] = [];
@@ -49,6 +52,17 @@ export interface CheckedAnchor extends AnchorCheck {
   commit?: string;
 }
 
+/** One anchor as a reader is shown it, checked against `checkout`. */
+export async function checkedAnchor(checkout: Checkout | undefined, anchor: Anchor): Promise<CheckedAnchor> {
+  return {
+    path: anchor.path,
+    ...(anchor.lines ? { lines: anchor.lines } : {}),
+    ...(anchor.symbol ? { symbol: anchor.symbol } : {}),
+    ...(anchor.commit ? { commit: anchor.commit.slice(0, 12) } : {}),
+    ...(await checkAnchor(checkout, anchor)),
+  };
+}
+
 /** `notes` with their anchors checked against `checkout` (`anchors` replaced by what a reader needs). */
 export async function withCheckedAnchors<Note extends { anchors?: Anchor[] }>(
   checkout: Checkout | undefined,
@@ -58,16 +72,7 @@ export async function withCheckedAnchors<Note extends { anchors?: Anchor[] }>(
     notes.map(async (note): Promise<Omit<Note, 'anchors'> & { anchors?: CheckedAnchor[] }> => {
       const { anchors: stored, ...rest } = note;
       if (!stored || stored.length === 0) return rest;
-      const anchors = await Promise.all(
-        stored.map(async (anchor) => ({
-          path: anchor.path,
-          ...(anchor.lines ? { lines: anchor.lines } : {}),
-          ...(anchor.symbol ? { symbol: anchor.symbol } : {}),
-          ...(anchor.commit ? { commit: anchor.commit.slice(0, 12) } : {}),
-          ...(await checkAnchor(checkout, anchor)),
-        })),
-      );
-      return { ...rest, anchors };
+      return { ...rest, anchors: await Promise.all(stored.map((anchor) => checkedAnchor(checkout, anchor))) };
     }),
   );
 }
@@ -86,4 +91,6 @@ export async function codeLabel(checkout: Checkout | undefined, anchors: readonl
   };
 }
 
-const citedAs = (anchor: Anchor): string => `${anchor.path}${anchor.lines ? `:${anchor.lines.join('-')}` : ''}${anchor.symbol ? `#${anchor.symbol}` : ''}`;
+/** What an anchor cites, as people write it: `path:12-40`, `path#symbol`. */
+export const citedAs = (anchor: Pick<Anchor, 'path' | 'lines' | 'symbol'>): string =>
+  `${anchor.path}${anchor.lines ? `:${anchor.lines.join('-')}` : ''}${anchor.symbol ? `#${anchor.symbol}` : ''}`;

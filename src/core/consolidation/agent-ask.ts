@@ -11,7 +11,8 @@ import { lockForAgent, openSpace, rulesOf } from './space-access.js';
 import type { ConsolidationDeps } from './types.js';
 import { type Claim, expired, newHandle, readClaim, writeClaim } from './claim.js';
 import { PLAN_SCHEMA } from './plan-schema.js';
-import { draftWindow, MIN_WINDOW_TOKENS, pendingNotes } from './window.js';
+import { draftWindow, driftOf, MIN_WINDOW_TOKENS, pendingNotes } from './window.js';
+import type { Checkout } from '../../shared/checkout.js';
 
 /**
  * The asking half of agent-written consolidation (agent-plan.ts): claims the oldest window of live
@@ -87,7 +88,12 @@ async function holdsLiveNotes(context: CoreContext, spaceId: string, claim: Clai
 }
 
 /** Claims the oldest window of `input.space_id`'s live notes and answers its work package; nothing claimed when no note waits. */
-export async function askPackage({ context, engine }: ConsolidationDeps, caller: Caller, input: AskInput): Promise<WorkPackage | NothingToDo> {
+export async function askPackage(
+  { context, engine, hooks }: ConsolidationDeps,
+  caller: Caller,
+  input: AskInput,
+  options: { checkout?: Checkout } = {},
+): Promise<WorkPackage | NothingToDo> {
   const spaceId = await openSpace(context, caller, input.space_id);
   const budgetTokens = input.budget_tokens ?? DEFAULT_PACKAGE_TOKENS;
   if (!Number.isInteger(budgetTokens) || budgetTokens < MIN_PACKAGE_TOKENS) {
@@ -123,6 +129,7 @@ export async function askPackage({ context, engine }: ConsolidationDeps, caller:
         ),
       warnings,
       engine,
+      ...driftOf(hooks, spaceId, options.checkout),
     });
     if (!draft) return nothingToDo(spaceId);
     const [first] = draft.entries;

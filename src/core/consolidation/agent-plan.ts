@@ -1,3 +1,4 @@
+import type { Checkout } from '../../shared/checkout.js';
 import type { TextIndexEngine } from '../../search/types.js';
 import type { Caller } from '../caller.js';
 import type { CoreContext } from '../context.js';
@@ -20,7 +21,8 @@ export { type AskInput, DEFAULT_PACKAGE_TOKENS, type NothingToDo, type WorkPacka
 export function createAgentConsolidation(context: CoreContext, hooks: ConsolidationHooks, engine: TextIndexEngine) {
   const deps: ConsolidationDeps = { context, hooks, engine };
   return {
-    ask: (caller: Caller, input: AskInput): Promise<WorkPackage | NothingToDo> => askPackage(deps, caller, input),
+    ask: (caller: Caller, input: AskInput, options: { checkout?: Checkout } = {}): Promise<WorkPackage | NothingToDo> =>
+      askPackage(deps, caller, input, options),
     submit: (caller: Caller, input: { space_id: string; handle: string }, text: string): Promise<ConsolidationResult> => submitPlan(deps, caller, input, text),
   };
 }

@@ -10,7 +10,7 @@ import { meteredCalls } from '../spend/meter.js';
 import type { ConsolidateInput, ConsolidateOptions, ConsolidationDeps, ProgressEvent } from './types.js';
 import { consolidateWindow, type RunState, type WindowRun } from './model-window.js';
 import type { ConsolidationResult } from './result.js';
-import { pendingNotes } from './window.js';
+import { driftOf, pendingNotes } from './window.js';
 
 /**
  * A model's consolidation run (consolidation-service.ts begins it under the space's lease): the
@@ -107,6 +107,7 @@ export async function runWindows(
     analyzer: createAnalyzer(),
     held,
     progress,
+    ...driftOf(hooks, spaceId, options.checkout),
   };
   result.notes_remaining = all.length;
   progress('collect', `${all.length} live notes, ${selected.length} to consolidate`);

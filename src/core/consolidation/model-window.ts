@@ -17,7 +17,7 @@ import { planWindow } from './plan-window.js';
 import { type Accounting, accountingWarnings } from './provenance.js';
 import type { ConsolidationResult } from './result.js';
 import { addToSummary, type RetentionSummary, retentionWarning, windowRetention } from './retention.js';
-import { draftWindow } from './window.js';
+import { type DraftOptions, draftWindow } from './window.js';
 import { windowRecord } from './window-record.js';
 
 /**
@@ -46,6 +46,8 @@ export interface WindowRun {
   analyzer: Analyzer;
   held: SpaceLock;
   progress: (phase: ProgressEvent['phase'], message: string) => void;
+  /** The bank's statements whose code moved on in the consolidating checkout (window.ts driftOf). */
+  drift?: DraftOptions['drift'];
 }
 
 /** What the run has done so far, which a window adds to and a failure reports. */
@@ -82,6 +84,7 @@ export async function consolidateWindow(run: WindowRun, state: RunState, remaini
       ),
     warnings,
     engine: run.engine,
+    ...(run.drift ? { drift: run.drift } : {}),
   });
   if (!draft) return undefined;
   const window = draft.entries;

@@ -24,6 +24,8 @@ export interface PromptInput {
   notes: PromptNote[];
   /** Each file as bank-view.ts shows it: whole, or in part (`partial`) when over its budget. */
   bank: Array<{ filename: string; text: string; partial?: PartialView }>;
+  /** The bank's statements whose cited code moved on in the consolidating checkout, a line each (recall/bank-code.ts). */
+  drift?: string[];
 }
 
 export const SYSTEM_PROMPT = `You maintain the memory bank of a project: Markdown files that agents read to know the project.
@@ -59,6 +61,11 @@ const FORMAT = `Answer with this JSON object, and nothing else:
 "section" is the heading path, outermost first, separated by " > " (heading text only, without #).
 File names are plain names ending in .md, without folders. List only files you change.
 "synthesis" is cumulative: merge the previous synthesis with what these notes add.`;
+
+/** Said before the bank's statements whose code changed since their notes were written. */
+const DRIFT_RULE =
+  'These sections were written from notes citing code that has changed since. Correct each statement the new notes or the change settle; ' +
+  'mark the others "(stale: <path> changed)" in the section (a replace edit) rather than leave them stated as current. Cite the change\'s notes as sources.';
 
 const PARTIAL_RULE = `A file marked SENT IN PART was not shown whole: change it only with section edits (append, prepend, add; replace or delete only a section shown whole), never with "rewrite" or "create".`;
 
@@ -106,6 +113,9 @@ export function buildMessages(input: PromptInput): ChatMessage[] {
     '=== CURRENT BANK FILES ===',
     bank,
     '',
+    ...(input.drift && input.drift.length > 0
+      ? ['=== CODE THE BANK CITES THAT MOVED ON (in the checkout consolidating now) ===', DRIFT_RULE, ...input.drift, '']
+      : []),
     '=== INSTRUCTIONS ===',
     FORMAT,
     ...(input.bank.some((file) => file.partial) ? [PARTIAL_RULE] : []),

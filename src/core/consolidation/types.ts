@@ -1,3 +1,4 @@
+import type { Checkout } from '../../shared/checkout.js';
 import type { LlmClient } from '../../llm/types.js';
 import type { TextIndexEngine } from '../../search/types.js';
 import type { CoreContext } from '../context.js';
@@ -28,6 +29,8 @@ export interface ConsolidateOptions {
   /** A model for this call only (e.g. MCP sampling), used when none is configured. */
   llm?: LlmClient;
   onProgress?: (event: ProgressEvent) => void;
+  /** The checkout of whoever consolidates: the prompt lists the bank's statements whose code moved on there (core/anchors/). */
+  checkout?: Checkout;
 }
 
 /** What a run's committed windows wrote, all windows together. */
@@ -41,7 +44,12 @@ export interface CommittedChanges {
 export interface ConsolidationHooks {
   /** Called after a run that committed at least one window (e.g. to update the space's summaries); must not throw. */
   onCommitted?: (spaceId: string, changes: CommittedChanges) => void;
+  /** What the bank's files say of code that moved on in `checkout`, a line each (recall/bank-code.ts): what a prompt asks to repair. */
+  codeDrift?: CodeDrift;
 }
+
+/** The bank's statements whose cited code drifted or is missing in a checkout, a line each (at most a few dozen). */
+export type CodeDrift = (spaceId: string, files: ReadonlyArray<{ filename: string; content: string }>, checkout: Checkout) => Promise<string[]>;
 
 /**
  * What every consolidation path is given by the core's composition: one small object instead of a

@@ -1,3 +1,4 @@
+import type { Checkout } from '../../shared/checkout.js';
 import { mapLimit } from '../../shared/concurrency.js';
 import type { LiveMemError } from '../../shared/errors.js';
 import { normalizeLineEndings } from '../../shared/line-endings.js';
@@ -6,6 +7,7 @@ import { listAll } from '../../storage/list.js';
 import type { TextIndexEngine } from '../../search/types.js';
 import { toAgentName } from '../caller.js';
 import type { CoreContext } from '../context.js';
+import type { ConsolidationHooks } from './types.js';
 import { baseName, spaceKeys } from '../layout.js';
 import { readLiveNote } from '../note/corpus.js';
 import { parseNoteFile } from '../note/note-file.js';
@@ -96,6 +98,12 @@ export function cutNote(content: string, keep: number, where: string): string {
   return `${content.slice(0, keep)}\n[… ${content.length - keep} characters cut to fit ${where}; the full note is kept in history]`;
 }
 
+/** A draft's `drift` for a consolidation in `checkout` (none without one, or without the hook). */
+export function driftOf(hooks: ConsolidationHooks, spaceId: string, checkout: Checkout | undefined): Pick<DraftOptions, 'drift'> {
+  const { codeDrift } = hooks;
+  return codeDrift && checkout ? { drift: (files) => codeDrift(spaceId, files, checkout) } : {};
+}
+
 export interface DraftOptions {
   spaceId: string;
   rules: string;
@@ -110,6 +118,8 @@ export interface DraftOptions {
   tooSmall: (fixedTokens: number) => LiveMemError;
   warnings: string[];
   engine: TextIndexEngine;
+  /** The bank's statements whose code moved on in the consolidating checkout (prompt.ts shows them, to be repaired). */
+  drift?: (files: ReadonlyArray<{ filename: string; content: string }>) => Promise<string[]>;
 }
 
 /**
@@ -127,7 +137,8 @@ export async function draftWindow(context: CoreContext, options: DraftOptions): 
   const synthesis = synthesisObject?.body.toString('utf8') ?? '';
   const bankFiles = [...bank.files].map(([filename, file]) => ({ filename, content: file.content })).sort((a, b) => (a.filename < b.filename ? -1 : 1));
   // Each file whole within its allowance, else in part: the bank's share of the prompt is bounded.
-  const base = { spaceId, rules, synthesis, consolidationNumber: meta.consolidation_count + 1, nonce: newNonce() };
+  const drift = (await options.drift?.(bankFiles)) ?? [];
+  const base = { spaceId, rules, synthesis, consolidationNumber: meta.consolidation_count + 1, nonce: newNonce(), drift };
   const { allowance, fixedTokens } = fitBank(bankFiles, {
     fileTokens: options.budget.fileTokens,
     room: options.room,

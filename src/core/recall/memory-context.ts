@@ -10,14 +10,14 @@ import { requireSpace } from '../space-meta.js';
 import { escapeShown, fenceLines, newNonce, oneLine, shownDataRule } from '../prompt-fence.js';
 import { estimateTokens } from '../tokens.js';
 import { validateQuery, validateSpaceId } from '../validate.js';
-import type { Corpus, Level0Text } from '../note/corpus.js';
-import { clipNote, type NeighbourOptions } from './neighbours.js';
+import type { Corpus } from '../note/corpus.js';
+import type { NeighbourOptions } from './neighbours.js';
+import { bankItems, hitLabel, type Item, quoted, recentItem, renderNeighbour, renderSummary, shown } from './context-items.js';
 import { newestLive, newestNotes } from '../note/newest.js';
 import { SITTING_PAUSE_MS } from './ranking.js';
 import type { RecallHit, RecallOptions, RecallService } from './recall-service.js';
 import { MAX_LEVEL, type SummaryRecord } from '../derived/summary-record.js';
 import type { WorkingSet } from '../bank/bank-service.js';
-import { bankSections } from '../markdown/sections.js';
 import { type Backlog, type BacklogReach, backlogOf, CONSOLIDATE_BACKLOG, defaultReach } from '../backlog.js';
 
 export interface MemoryContextInput {
@@ -30,6 +30,12 @@ export interface MemoryContextInput {
 export interface ContextParts {
   /** The bank's working files and the synthesis (bank-service.ts). */
   working(spaceId: string): Promise<WorkingSet>;
+  /** Bank sections' code labels in the reader's checkout (bank-code.ts), keyed `filename` NUL `lowercased heading path`. */
+  bankLabels(
+    spaceId: string,
+    files: ReadonlyArray<{ filename: string; content: string }>,
+    checkout: Checkout | undefined,
+  ): Promise<Map<string, { text: string }>>;
 }
 
 export interface ContextOptions extends RecallOptions {
@@ -40,16 +46,6 @@ export interface ContextOptions extends RecallOptions {
 }
 
 type SectionName = 'bank' | 'recent' | 'search' | 'summaries_l1' | 'summaries_higher';
-
-interface Item {
-  /** Deduplication key: a note's filename, a summary id, a bank ref. */
-  key: string;
-  text: string;
-  /** Lines shown with it when they fit (a hit's neighbour notes), each deduplicated like an item. */
-  extras?: Item[];
-  /** What it is part of (a bank file): named on a line of its own before the first item shown of it. */
-  group?: string;
-}
 
 /** The line naming an item's group, escaped like the text it heads. */
 const groupLine = (group: string): string => shown(`[${group}]\n`);
@@ -92,75 +88,6 @@ export const MIN_CONTEXT_TOKENS = 200;
 export const MAX_CONTEXT_TOKENS = 200_000;
 /** Newest raw notes considered for the "recent" section. */
 const RECENT_NOTES = 30;
-
-/** A field of stored text in quotes, on one line: an agent called `Human` reads as a name, not as a speaker. */
-const quoted = (text: string): string => JSON.stringify(oneLine(text));
-
-/**
- * An item's line as shown: every stored field is on one line already (no text of a note starts a
- * line of its own), and the line is escaped (prompt-fence.ts): no fence, no tag.
- */
-const shown = (line: string): string => escapeShown(line);
-
-/*
- * What each line says about its item is short: in a model's tokens an ISO timestamp costs a dozen and a
- * note's filename eighteen, and written in full beside every hit and neighbour they took 45% of a
- * context (o200k_base, on LoCoMo's turns). Times are given to the minute, a neighbour's as its time of
- * day when it is the hit's day, and a note hit by its filename alone (its time, agent and category are
- * in it, and it is the ref other tools take).
- */
-
-/** "2023-05-08T13:56:16Z" → "2023-05-08 13:56"; anything else as it is. */
-const toMinute = (iso: string): string => (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 16)}` : iso);
-
-function renderSummary(doc: SummaryRecord): string {
-  const findings = doc.key_findings.length > 0 ? `\n  Key findings: ${doc.key_findings.map(oneLine).join('; ')}` : '';
-  const files = doc.files_mentioned.length > 0 ? `\n  Files: ${doc.files_mentioned.map(oneLine).join(', ')}` : '';
-  const label = oneLine(`L${doc.level} ${toMinute(doc.range_start)} → ${toMinute(doc.range_end)}, ${doc.id}`);
-  return shown(`- [${label}] ${oneLine(doc.summary)}${findings}${files}\n`);
-}
-
-/** Under its hit: which side, when (the time of day on the hit's day), who, and the text (whole unless long). */
-function renderNeighbour(side: 'before' | 'after', note: Level0Text, hitTime: string | undefined, code: string | undefined): Item {
-  const minute = toMinute(note.timestamp);
-  const when = hitTime !== undefined && note.timestamp.slice(0, 10) === hitTime.slice(0, 10) ? minute.slice(11) : minute;
-  const label = code ? ` (${oneLine(code)})` : '';
-  return { key: note.filename, text: shown(`  - ${side} ${oneLine(when)} ${quoted(note.agent)}${label}: ${oneLine(clipNote(note.content).text)}\n`) };
-}
-
-/**
- * Where the work stands, as items: each working file's sections, then the synthesis's, each under
- * the name of what it is part of. An append-only file keeps its title first and then gives its
- * newest entries first: its latest are what a session needs when not all fit. The texts are
- * escaped like every stored text shown (prompt-fence.ts).
- */
-function bankItems(working: WorkingSet): Item[] {
-  const fileItems = (filename: string, content: string, appendOnly: boolean): Item[] => {
-    const [first, ...rest] = bankSections(filename, content);
-    const sections = first ? [first, ...(appendOnly ? rest.reverse() : rest)] : [];
-    const group = appendOnly && rest.length > 1 ? `${filename}, newest entries first` : filename;
-    return sections.map((section) => ({ key: `bank ${filename}#${section.start}`, text: shown(`${section.text}\n`), group }));
-  };
-  return [
-    ...working.files.flatMap((file) => fileItems(file.filename, file.content, file.appendOnly)),
-    ...(working.synthesis.trim() ? fileItems('synthesis', working.synthesis, false) : []),
-  ];
-}
-
-/** A recent note as an item: when, who, what kind, what its code says in the reader's checkout. */
-async function recentItem(note: Level0Text, checkout: Checkout | undefined): Promise<Item> {
-  const code = await codeLabel(checkout, note.anchors);
-  const consolidated = note.source === 'history' ? ', consolidated' : '';
-  const label = `${oneLine(toMinute(note.timestamp))} ${quoted(note.agent)} ${oneLine(note.category)}${consolidated}${code ? `; ${oneLine(code.text)}` : ''}`;
-  return { key: note.filename, text: shown(`- [${label}] ${oneLine(note.content)}\n`) };
-}
-
-/** A hit's label: a note by its filename, other sources by their ref with what dates them. */
-function hitLabel(hit: RecallHit): string {
-  if (hit.source === 'live' || hit.source === 'history') return `${hit.source} ${hit.ref}`;
-  const when = hit.range_end ?? (hit.superseded_at ? `superseded ${toMinute(hit.superseded_at)}` : undefined);
-  return `${hit.source}${hit.level === null ? '' : ` L${hit.level}`}${when ? ` ${toMinute(when)}` : ''} ${hit.ref}`;
-}
 
 /**
  * Fills sections within one budget: each first up to its share, in PRIORITY order, then each again
@@ -283,7 +210,11 @@ export function createMemoryContext(
   /** Hits as items, a note's with its neighbours; a hit whose cited code moved on (drifted, missing) after the others, labelled. */
   const hitItems = async (spaceId: string, found: RecallHit[], checkout: Checkout | undefined): Promise<Item[]> => {
     const order = await Promise.all(found.map(async (hit) => ({ hit, code: await codeLabel(checkout, hit.anchors) })));
-    const ranked = [...order.filter((entry) => !entry.code?.stale), ...order.filter((entry) => entry.code?.stale)];
+    // Among the hits that cite code, those whose code moved on come after the others, in the places anchored hits had;
+    // a hit citing no code keeps its rank (a drifted note is not pushed below what barely matches).
+    const anchored = order.filter((entry) => entry.code);
+    const reordered = [...anchored.filter((entry) => !entry.code?.stale), ...anchored.filter((entry) => entry.code?.stale)];
+    const ranked = order.map((entry) => (entry.code ? (reordered.shift() as typeof entry) : entry));
     const hits = ranked.map((entry) => entry.hit);
     const notes = hits.filter((hit) => hit.source === 'live' || hit.source === 'history');
     const around = await recall.neighbours.of(
@@ -349,7 +280,7 @@ export function createMemoryContext(
               name: 'bank' as const,
               title: '## Where the work stands (the memory bank: working files, then the synthesis)',
               kind: 'bank' as const,
-              items: bankItems(working),
+              items: bankItems(working, await parts.bankLabels(spaceId, working.files, options.checkout)),
             },
           ]
         : []),

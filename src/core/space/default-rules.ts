@@ -41,4 +41,5 @@ Fed by: \`progress\` and \`issue\` notes, and \`todo\` notes once done.
 - Each file stays within its size budget: compaction rewrites its oldest sections as digests
   (the text they replace stays in history).
 - Attribute decisions to the agent that made them when it matters.
+- Code listed as moved on: correct the statements citing it, or mark them "(stale)".
 `;

@@ -14,6 +14,9 @@ import { checkSpendHolds } from './doctor-spend.js';
 import { checkClaim, type Claims } from './doctor-claim.js';
 import { checkHistory, checkIndex, checkLeases, checkOrphan, checkPending, type Finding, historyState, plural, type SpaceCheckDeps } from './doctor-space.js';
 import { checkConditionalWrites, checkStore } from './doctor-store.js';
+import { checkAnchors } from './doctor-anchors.js';
+import type { SpaceCode } from '../recall/space-code.js';
+import type { Checkout } from '../../shared/checkout.js';
 
 /**
  * `live-mem doctor`: checks that the store is sound and says what to do about each finding; with
@@ -34,6 +37,8 @@ export interface DoctorProgress {
 
 export interface DoctorOptions {
   onProgress?: (event: DoctorProgress) => void;
+  /** The checkout doctor runs in: each space's statements whose code drifted or is missing there are listed (core/anchors/). */
+  checkout?: Checkout;
 }
 
 export interface DoctorDeps {
@@ -44,6 +49,8 @@ export interface DoctorDeps {
   claims?: Claims;
   /** The Node.js version the runtime check judges (default: this process's). */
   nodeVersion?: string;
+  /** A space's anchored statements checked in a checkout (recall/space-code.ts). */
+  spaceCode?: SpaceCode;
 }
 
 /** What each per-space check says when no space has anything to report. */
@@ -63,6 +70,7 @@ const ALL_CLEAR: Record<string, string> = {
   'bank-file-size': 'no bank file is larger than LIVE_MEM_BANK_FILE_MAX_BYTES',
   'spend-holds': 'every spend hold is a model call in flight',
   backups: 'no backup left unfinished by a killed run',
+  anchors: 'no bank section or live note cites code that drifted or is missing in this checkout',
 };
 
 export function createDoctor(context: CoreContext, deps: DoctorDeps) {
@@ -117,7 +125,15 @@ export function createDoctor(context: CoreContext, deps: DoctorDeps) {
         perSpace.push(...budgetFinding(spaceId, budget));
         step('index', `checking the search index of '${spaceId}'`);
         perSpace.push(...(await checkIndex(spaceDeps, spaceId, history.complete)));
+        if (deps.spaceCode && options.checkout) perSpace.push(...(await checkAnchors(deps.spaceCode, caller, spaceId, options.checkout)));
       }
+      if (!options.checkout)
+        perSpace.push({
+          check: 'anchors',
+          status: 'ok',
+          fixable: false,
+          message: 'not checked: doctor runs in no git work tree (run it in the project to check the code its memory cites)',
+        });
       step('backups', 'looking for backups a killed run left unfinished');
       perSpace.push(...(await checkBackups(spaceDeps, everything ? undefined : folders)));
       for (const [check, message] of Object.entries(ALL_CLEAR)) {

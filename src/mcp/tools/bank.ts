@@ -11,17 +11,23 @@ export const bankTools = [
     input: { space_id: projectSpaceId, filename: z.string().describe('e.g. activeContext.md') },
     output: outputShape({ filename: str, content: str, version: str }),
     annotations: READ_ONLY,
-    handler: (args, { core, caller }) => core.bank.read(caller, args),
+    handler: async (args, { core, caller, checkout }) => {
+      const read = await core.bank.read(caller, args);
+      return core.bankCode.annotate(read, args.space_id, [read], await checkout?.());
+    },
   }),
   defineTool({
     name: 'bank_read_all',
     title: 'Read the whole memory bank',
     permission: 'read',
-    description: 'Read every memory bank file in one call. Past a size cap, truncated=true and omitted_files lists what to read with bank_read.',
+    description: 'Read every memory bank file in one call; past a size cap, truncated=true and omitted_files lists the rest.',
     input: { space_id: projectSpaceId },
     output: outputShape(bankReadAllResult),
     annotations: READ_ONLY,
-    handler: (args, { core, caller }) => core.bank.readAllFor(caller, args),
+    handler: async (args, { core, caller, checkout }) => {
+      const read = await core.bank.readAllFor(caller, args);
+      return core.bankCode.annotate(read, args.space_id, read.files, await checkout?.());
+    },
   }),
   defineTool({
     name: 'bank_list',

@@ -32,19 +32,22 @@ export const consolidationTools = [
     },
     output: outputShape(metrics),
     annotations: { readOnlyHint: false, destructiveHint: false },
-    handler: (args, { core, caller, clientModel, reportProgress, asTask }) => {
+    handler: async (args, { core, caller, clientModel, reportProgress, asTask, checkout }) => {
       const input = { space_id: args.space_id, ...(args.agent ? { agent: args.agent } : {}) };
       if (args.handle !== '' && args.handle !== 'new') {
         if (args.plan === '') throw invalid("give your plan (plan) with the handle, or handle='new' for a work package");
         return core.consolidation.submit(caller, { space_id: args.space_id, handle: args.handle }, args.plan);
       }
       const llm = clientModel({ background: args.background });
-      if (args.handle === 'new' || (!core.context.llm && !llm)) return core.consolidation.ask(caller, { ...input, budget_tokens: args.tokens });
+      // The bank's statements whose code moved on in this checkout are shown to whoever writes the plan, to repair.
+      const here = await checkout?.();
+      const inCheckout = here ? { checkout: here } : {};
+      if (args.handle === 'new' || (!core.context.llm && !llm)) return core.consolidation.ask(caller, { ...input, budget_tokens: args.tokens }, inCheckout);
       // A background job outlives this request: its progress goes to the job record, not to notifications.
       // A client that takes tasks gets live-mem's own model's work as one (the client's model answers within the call).
       return args.background || (asTask === true && !llm)
         ? core.jobs.start(caller, input, llm ? { llm } : {})
-        : core.consolidation.consolidate(caller, input, { ...(llm ? { llm } : {}), onProgress: reportProgress });
+        : core.consolidation.consolidate(caller, input, { ...(llm ? { llm } : {}), onProgress: reportProgress, ...inCheckout });
     },
     rounds: (earlier, later) => joinRuns(earlier as ConsolidationResult, later as ConsolidationResult),
     task: { jobs: (core) => core.jobs },

@@ -3,11 +3,24 @@ import { category, categoryFilter, int, notesResult, outputShape, projectSpaceId
 import type { Anchor } from '../../core/anchors/anchor.js';
 import { anchorsFor, withCheckedAnchors } from '../../core/anchors/note-anchors.js';
 import type { Checkout } from '../../shared/checkout.js';
+import { invalid } from '../../shared/errors.js';
 import { defineTool, READ_ONLY, WRITES } from '../tool.js';
 
 /** A result's notes with their anchors checked against the reader's checkout (core/anchors/). */
 async function checked<Result extends { notes: Array<{ anchors?: Anchor[] }> }>(result: Result, checkout: Checkout | undefined) {
   return { ...result, notes: await withCheckedAnchors(checkout, result.notes) };
+}
+
+/** Anchors `live-mem cite` printed (a JSON array), as given; undefined for citations to capture here. */
+function capturedElsewhere(named: string): unknown[] | undefined {
+  if (!named.trimStart().startsWith('[')) return undefined;
+  try {
+    const given: unknown = JSON.parse(named);
+    if (Array.isArray(given)) return given;
+  } catch {
+    // said below
+  }
+  throw invalid('anchors: starts like the JSON `live-mem cite` prints but is not a JSON array of anchors');
 }
 
 export const liveTools = [
@@ -24,7 +37,7 @@ export const liveTools = [
       content: z.string().describe('text or Markdown'),
       agent: z.string().default('').describe("your agent name; empty = the server's"),
       tags: z.string().default('').describe('comma-separated'),
-      anchors: z.string().default('').describe('cited code: path:1-9, path#fn'),
+      anchors: z.string().default('').describe('code cited: path:1-9, path#fn, or cite JSON'),
     },
     output: outputShape({
       space_id: str,
@@ -36,8 +49,9 @@ export const liveTools = [
       private_removed: int,
     }),
     annotations: WRITES,
+    // Anchors captured elsewhere (`live-mem cite`: a server over HTTP cannot read the writer's checkout) are taken as given, checked by the core.
     handler: async ({ anchors: named, ...args }, { core, caller, checkout }) =>
-      core.notes.write(caller, { ...args, anchors: await anchorsFor(await checkout?.(), args.content, named) }),
+      core.notes.write(caller, { ...args, anchors: capturedElsewhere(named) ?? (await anchorsFor(await checkout?.(), args.content, named)) }),
   }),
   defineTool({
     name: 'live_read',

@@ -77,7 +77,10 @@ export const spaceTools = [
     input: { space_id: projectSpaceId },
     output: outputShape({ space_id: str, rules: str, synthesis: str, ...bankReadAllResult }),
     annotations: READ_ONLY,
-    handler: (args, { core, caller, consolidation }) => core.spaces.summary(caller, args, consolidation),
+    handler: async (args, { core, caller, consolidation, checkout }) => {
+      const summary = await core.spaces.summary(caller, args, consolidation);
+      return core.bankCode.annotate(summary, summary.space_id, summary.files, await checkout?.());
+    },
   }),
   defineTool({
     name: 'space_update',

@@ -262,7 +262,7 @@ describe('consolidation: large backlogs, synthesis, concurrency', () => {
 
   it('cuts a backlog into windows that fit the context, each committed on its own', async () => {
     const steps: Step[] = [1, 2, 3, 4, 5, 6, 7, 8].map(appendPlan);
-    const { core, storage, server } = await setup({ steps, notes: 40, llm: { contextWindow: 4_000, maxTokens: 1_000 } });
+    const { core, storage, server } = await setup({ steps, notes: 40, llm: { contextWindow: 4_100, maxTokens: 1_000 } });
     for (let i = 0; i < 40; i++) await core.notes.write(owner, { space_id: 'proj', category: 'insight', content: `long note ${i} ${'word '.repeat(150)}` });
     const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
     assert.equal(result.status, 'ok', result.message);
@@ -280,7 +280,7 @@ describe('consolidation: large backlogs, synthesis, concurrency', () => {
   });
 
   it('keeps the windows before a failure and reports partial', async () => {
-    const { core, storage } = await setup({ steps: [appendPlan(1), { reply: 'not json' }], notes: 0, llm: { contextWindow: 4_000, maxTokens: 1_000 } });
+    const { core, storage } = await setup({ steps: [appendPlan(1), { reply: 'not json' }], notes: 0, llm: { contextWindow: 4_100, maxTokens: 1_000 } });
     for (let i = 0; i < 30; i++) await core.notes.write(owner, { space_id: 'proj', category: 'insight', content: `long note ${i} ${'word '.repeat(150)}` });
     const result = await core.consolidation.consolidate(owner, { space_id: 'proj' });
     assert.equal(result.status, 'partial');

@@ -73,6 +73,7 @@ describe('doctor', () => {
         'bank-file-size',
         'spend-holds',
         'backups',
+        'anchors',
         'runtime',
         'llm',
         'embeddings',
@@ -82,7 +83,7 @@ describe('doctor', () => {
     assert.equal(llm.modelListings, listings + 1);
     assert.equal(llm.requests.length, requests, 'no chat request');
     const runtimeWarns = of(result.findings, 'runtime')[0]?.status === 'warn' ? 1 : 0;
-    assert.deepEqual(result.counts, { ok: 21 - runtimeWarns, warn: runtimeWarns, error: 0, fixed: 0, fixable: 0 });
+    assert.deepEqual(result.counts, { ok: 22 - runtimeWarns, warn: runtimeWarns, error: 0, fixed: 0, fixable: 0 });
     assert.deepEqual(await listKeys(storage, '_system/'), [], 'its probes leave nothing behind');
   });
 
